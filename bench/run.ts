@@ -1,0 +1,2 @@
+// The benchmarks; written in the foundation issue.
+console.log("no benchmarks yet");

@@ -1,0 +1,28 @@
+import type { Deps } from "../lib/deps.ts";
+import { outboxJob } from "./outbox.ts";
+import { sweepRatesJob } from "./sweep_rates.ts";
+
+export interface Job {
+  name: string;
+  run(deps: Deps): Promise<unknown>;
+}
+
+/** Run by the minutely cron (main.ts); each job is independent of the others. */
+export const MINUTELY: Job[] = [
+  { name: "outbox", run: outboxJob },
+  { name: "sweep-rates", run: sweepRatesJob },
+];
+
+/** Run by the daily cron (main.ts). */
+export const DAILY: Job[] = [];
+
+/** Runs jobs one after another; one failing job does not stop the others. */
+export async function runJobs(deps: Deps, jobs: Job[]): Promise<void> {
+  for (const job of jobs) {
+    try {
+      await job.run(deps);
+    } catch (err) {
+      console.error(`job ${job.name} failed:`, err instanceof Error ? err.message : err);
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import { claimId } from "./ids.ts";
+
+/**
+ * Accounts. Key layout:
+ *   ["accounts", id]              -> Account
+ *   ["accounts_by_email", email]  -> id   (canonical address; unique)
+ *   ["accounts_by_slug", slug]    -> id   (unique; only named accounts have a slug)
+ * Indexes hold ids only, never copies of the account, and are written in the same atomic
+ * as the account with `check(versionstamp: null)` when created.
+ */
+
+export const ROLES = ["contributor", "reviewer", "owner"] as const;
+export type Role = typeof ROLES[number];
+export type Standing = Role | "collector";
+
+export interface Profile {
+  org: string;
+  role: string;
+  about: string;
+  bio: string;
+  place: string;
+  contact: string;
+  website: string;
+  langs: string[];
+}
+
+export interface AvatarRef {
+  /** Content hash of the stored picture, used as ETag and cache buster. */
+  etag: string;
+  type: string;
+  updated: number;
+}
+
+export interface Account {
+  id: number;
+  kind: "email";
+  email: string;
+  /** "" until the account is named. */
+  name: string;
+  /** "" until the account is named; then unique, for public profile paths. */
+  slug: string;
+  created: number;
+  roles: Role[];
+  profile: Profile;
+  avatar: AvatarRef | null;
+}
+
+export const emptyProfile = (): Profile => ({
+  org: "",
+  role: "",
+  about: "",
+  bio: "",
+  place: "",
+  contact: "",
+  website: "",
+  langs: [],
+});
+
+export const accountKey = (id: number) => ["accounts", id] as const;
+export const emailKey = (email: string) => ["accounts_by_email", email] as const;
+export const slugKey = (slug: string) => ["accounts_by_slug", slug] as const;
+
+/** Highest role wins: owner, then reviewer, then contributor; none is "collector". */
+export function standingOf(roles: readonly Role[]): Standing {
+  for (const r of ["owner", "reviewer", "contributor"] as const) if (roles.includes(r)) return r;
+  return "collector";
+}
+
+export const isTeam = (a: Account) => a.roles.includes("reviewer") || a.roles.includes("owner");
+export const isOwner = (a: Account) => a.roles.includes("owner");
+
+export async function getAccount(kv: Deno.Kv, id: number) {
+  return await kv.get<Account>(accountKey(id));
+}
+
+export async function findAccountByEmail(
+  kv: Deno.Kv,
+  email: string,
+): Promise<Deno.KvEntry<Account> | null> {
+  const idx = await kv.get<number>(emailKey(email));
+  if (idx.value === null) return null;
+  const acc = await kv.get<Account>(accountKey(idx.value));
+  return acc.value === null ? null : acc as Deno.KvEntry<Account>;
+}
+
+/** A URL-safe slug from a name: accents folded, lower-case, words joined by "-". */
+export function slugify(name: string): string {
+  const s = name.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60).replace(/-+$/, "");
+  return s || "member";
+}
+
+/**
+ * Finds a free slug for `name` (base, base-2, base-3, ...). The caller writes it with
+ * `check(versionstamp: null)` on the slug key, so a race for the same slug fails the commit
+ * and the caller's transaction retries with a fresh pick.
+ */
+export async function freeSlug(kv: Deno.Kv, name: string, ownId?: number): Promise<string> {
+  const base = slugify(name);
+  for (let n = 1;; n++) {
+    const slug = n === 1 ? base : `${base}-${n}`;
+    const taken = await kv.get<number>(slugKey(slug));
+    if (taken.value === null || taken.value === ownId) return slug;
+  }
+}
+
+export interface NewAccount {
+  account: Account;
+  apply(op: Deno.AtomicOperation): Deno.AtomicOperation;
+}
+
+/** Prepares a new account for an address with no account; the caller commits it. */
+export async function prepareAccount(
+  kv: Deno.Kv,
+  email: string,
+  name: string,
+  now: number,
+  roles: Role[] = [],
+): Promise<NewAccount> {
+  const claim = await claimId(kv, "account");
+  const slug = name ? await freeSlug(kv, name) : "";
+  const account: Account = {
+    id: claim.id,
+    kind: "email",
+    email,
+    name,
+    slug,
+    created: now,
+    roles,
+    profile: emptyProfile(),
+    avatar: null,
+  };
+  return {
+    account,
+    apply(op) {
+      claim.apply(op)
+        .check({ key: emailKey(email), versionstamp: null })
+        .set(accountKey(account.id), account)
+        .set(emailKey(email), account.id);
+      if (slug) op.check({ key: slugKey(slug), versionstamp: null }).set(slugKey(slug), account.id);
+      return op;
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * Schema migrations: ordered, idempotent steps run at start. Key layout:
+ *   ["migrations", index] -> {name, at}   one per applied step (index from 1)
+ * The number of applied steps is `migrations` in GET /api/healthz. A step is recorded with
+ * `check(versionstamp: null)`, so two processes starting together apply it once.
+ */
+
+export interface Migration {
+  name: string;
+  /** Must be safe to run again (a crash may stop it before it is recorded). */
+  run(kv: Deno.Kv): Promise<void>;
+}
+
+export const MIGRATIONS: Migration[] = [
+  // The initial layout needs no data change; the step marks schema level 1.
+  { name: "initial layout", run: () => Promise.resolve() },
+];
+
+export async function runMigrations(kv: Deno.Kv, now: number): Promise<number> {
+  for (let i = 0; i < MIGRATIONS.length; i++) {
+    const key = ["migrations", i + 1];
+    const done = await kv.get(key);
+    if (done.value !== null) continue;
+    await MIGRATIONS[i].run(kv);
+    await kv.atomic().check(done).set(key, { name: MIGRATIONS[i].name, at: now }).commit();
+  }
+  return MIGRATIONS.length;
+}
+
+export async function countMigrations(kv: Deno.Kv): Promise<number> {
+  let n = 0;
+  for await (const _ of kv.list({ prefix: ["migrations"] })) n++;
+  return n;
+}

@@ -1,0 +1,68 @@
+import { HOUR } from "../lib/clock.ts";
+import { sha256hex } from "../lib/crypto.ts";
+import { transact } from "./_atomic.ts";
+
+/**
+ * Fixed-window rate limits, one mechanism for every limit of SPEC.md section 8. Key layout:
+ *   ["rate", window_end_ms, rule, subject_hash] -> Deno.KvU64 count
+ * The window is in the key (KV `sum` takes no expireIn), so the sweep job deletes whole
+ * past windows by range. Subjects (addresses, origins, account ids) are hashed: no address
+ * sits in a key.
+ */
+
+export interface Rule {
+  name: string;
+  max: number;
+  windowMs: number;
+}
+
+const hourly = (name: string, max: number): Rule => ({ name, max, windowMs: HOUR });
+
+export const RULES = {
+  linkByAddress: hourly("link_address", 5),
+  linkByOrigin: hourly("link_origin", 5),
+  journal: hourly("journal", 60),
+  points: hourly("points", 120),
+  search: hourly("search", 1200),
+  manualCheck: hourly("manual_check", 60),
+  heartbeat: hourly("heartbeat", 600),
+  upload: hourly("upload", 60),
+  proposalByAddress: hourly("proposal_address", 5),
+  proposalByOrigin: hourly("proposal_origin", 5),
+} as const satisfies Record<string, Rule>;
+
+export interface Verdict {
+  ok: boolean;
+  count: number;
+  /** Seconds until the window ends (for Retry-After). */
+  retryAfter: number;
+}
+
+/** Counts one use of `rule` by `subject`; refused uses are not counted. */
+export async function hit(kv: Deno.Kv, rule: Rule, subject: string, now: number): Promise<Verdict> {
+  const windowEnd = (Math.floor(now / rule.windowMs) + 1) * rule.windowMs;
+  const retryAfter = Math.max(1, Math.ceil((windowEnd - now) / 1000));
+  const key = ["rate", windowEnd, rule.name, (await sha256hex(subject)).slice(0, 32)];
+  return await transact<Verdict>(async () => {
+    const entry = await kv.get<Deno.KvU64>(key);
+    const count = Number(entry.value?.value ?? 0n);
+    if (count >= rule.max) return { op: null, result: { ok: false, count, retryAfter } };
+    const op = kv.atomic().check(entry).sum(key, 1n);
+    return { op, result: { ok: true, count: count + 1, retryAfter } };
+  });
+}
+
+/** Deletes every counter whose window has ended. */
+export async function sweepRateWindows(kv: Deno.Kv, now: number): Promise<number> {
+  let n = 0;
+  let op = kv.atomic();
+  for await (const e of kv.list({ start: ["rate"], end: ["rate", now] })) {
+    op.delete(e.key);
+    if (++n % 500 === 0) {
+      await op.commit();
+      op = kv.atomic();
+    }
+  }
+  await op.commit();
+  return n;
+}

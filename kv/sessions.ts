@@ -1,0 +1,126 @@
+import { DAY, MINUTE } from "../lib/clock.ts";
+import { randomToken, sha256hex } from "../lib/crypto.ts";
+import { claimId } from "./ids.ts";
+
+/**
+ * Device sessions (bearer tokens). Only the SHA-256 of a token is stored. Key layout:
+ *   ["sessions", token_hash]                   -> Session
+ *   ["sessions_by_account", account_id, id]    -> token_hash
+ * Both are written and deleted together; expiry is in the value (the KV expireIn only
+ * cleans up afterwards).
+ */
+
+export const TOKEN_LIFE = 30 * DAY;
+/** last_used is rewritten at most this often, so a request does not cost a KV write. */
+export const LAST_USED_GRANULARITY = MINUTE;
+
+export interface Session {
+  id: number;
+  account: number;
+  created: number;
+  expires: number;
+  last_used: number;
+}
+
+const sessionKey = (hash: string) => ["sessions", hash] as const;
+const byAccountKey = (account: number, id: number) => ["sessions_by_account", account, id] as const;
+
+export interface NewSession {
+  token: string;
+  session: Session;
+  apply(op: Deno.AtomicOperation): Deno.AtomicOperation;
+}
+
+export async function prepareSession(
+  kv: Deno.Kv,
+  account: number,
+  now: number,
+): Promise<NewSession> {
+  const claim = await claimId(kv, "session");
+  const token = randomToken(32);
+  const hash = await sha256hex(token);
+  const session: Session = {
+    id: claim.id,
+    account,
+    created: now,
+    expires: now + TOKEN_LIFE,
+    last_used: now,
+  };
+  // Clean-up a day after expiry; validity itself is decided by `expires`.
+  const expireIn = TOKEN_LIFE + DAY;
+  return {
+    token,
+    session,
+    apply: (op) =>
+      claim.apply(op)
+        .set(sessionKey(hash), session, { expireIn })
+        .set(byAccountKey(account, session.id), hash, { expireIn }),
+  };
+}
+
+export interface ActiveSession {
+  session: Session;
+  hash: string;
+}
+
+/** The live session behind a bearer token, or null (unknown, ended or expired). */
+export async function findSession(
+  kv: Deno.Kv,
+  token: string,
+  now: number,
+): Promise<ActiveSession | null> {
+  if (token.length < 20 || token.length > 200) return null;
+  const hash = await sha256hex(token);
+  const entry = await kv.get<Session>(sessionKey(hash));
+  const session = entry.value;
+  if (!session || session.expires <= now) return null;
+  if (now - session.last_used >= LAST_USED_GRANULARITY) {
+    // Best effort: a lost race only means another request already moved last_used.
+    const touched = { ...session, last_used: now };
+    await kv.atomic().check(entry).set(sessionKey(hash), touched, {
+      expireIn: Math.max(session.expires - now + DAY, 1),
+    }).commit();
+    return { session: touched, hash };
+  }
+  return { session, hash };
+}
+
+export async function listSessions(kv: Deno.Kv, account: number): Promise<ActiveSession[]> {
+  const hashes: string[] = [];
+  for await (const e of kv.list<string>({ prefix: ["sessions_by_account", account] })) {
+    hashes.push(e.value);
+  }
+  const out: ActiveSession[] = [];
+  for (let i = 0; i < hashes.length; i += 10) {
+    const batch = hashes.slice(i, i + 10);
+    const got = await kv.getMany<Session[]>(batch.map(sessionKey));
+    got.forEach((g, j) => g.value && out.push({ session: g.value, hash: batch[j] }));
+  }
+  return out;
+}
+
+/** Ends one session of an account; false when the account has no such session. */
+export async function endSession(kv: Deno.Kv, account: number, id: number): Promise<boolean> {
+  const idx = await kv.get<string>(byAccountKey(account, id));
+  if (idx.value === null) return false;
+  await kv.atomic().delete(byAccountKey(account, id)).delete(sessionKey(idx.value)).commit();
+  return true;
+}
+
+/** Ends every session of an account; answers how many there were. */
+export async function endAllSessions(kv: Deno.Kv, account: number): Promise<number> {
+  let n = 0;
+  let op = kv.atomic();
+  let pending = 0;
+  for await (const e of kv.list<string>({ prefix: ["sessions_by_account", account] })) {
+    op.delete(e.key).delete(sessionKey(e.value));
+    n++;
+    if (++pending >= 400) {
+      await op.commit();
+      op = kv.atomic();
+      pending = 0;
+    }
+  }
+  if (pending) await op.commit();
+  return n;
+}

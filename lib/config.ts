@@ -1,0 +1,90 @@
+import { z } from "@hono/zod-openapi";
+import { canonicalEmail } from "./email.ts";
+
+const optionalUrl = (schemes: string[]) =>
+  z.string().optional().refine(
+    (v) => v === undefined || (URL.canParse(v) && schemes.includes(new URL(v).protocol)),
+    { message: `must be a ${schemes.map((s) => s.replace(":", "://")).join(" or ")} URL` },
+  );
+
+const optionalEmail = z.string().optional().refine(
+  (v) => v === undefined || canonicalEmail(v) !== null,
+  { message: "must be an e-mail address" },
+);
+
+/** The environment variables of CONTRACT.md; empty values count as unset. */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOSTNAME: z.string().min(1).default("0.0.0.0"),
+  KV_PATH: z.string().min(1).optional(),
+  BASE_URL: optionalUrl(["http:", "https:"]),
+  SMTP_URL: optionalUrl(["smtp:", "smtps:"]),
+  MAIL_API_URL: optionalUrl(["http:", "https:"]),
+  MAIL_API_KEY: z.string().optional(),
+  MAIL_FROM: optionalEmail.default("noreply@localhost"),
+  TEAM_INBOX: optionalEmail,
+  REPORT_INBOX: optionalEmail,
+  SERVICE_TOKEN: z.string().min(1).optional(),
+  TRUST_PROXY: z.enum(["1", "0"]).optional(),
+  MACHINE_SNAPSHOT: z.string().min(1).optional(),
+  CATALOGUE_FILE: z.string().min(1).optional(),
+});
+
+export interface Config {
+  port: number;
+  hostname: string;
+  /** undefined: Deno's default KV (the platform KV on Deno Deploy). */
+  kvPath: string | undefined;
+  baseUrl: string;
+  smtpUrl?: string;
+  mailApiUrl?: string;
+  mailApiKey?: string;
+  mailFrom: string;
+  teamInbox?: string;
+  reportInbox?: string;
+  serviceToken?: string;
+  trustProxy: boolean;
+  machineSnapshot?: string;
+  catalogueFile?: string;
+}
+
+export class ConfigError extends Error {}
+
+const onDeploy = () => Boolean(Deno.env.get("DENO_DEPLOYMENT_ID"));
+
+/** Reads and validates the environment once; a bad value names its variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${lines.join("; ")}`);
+  }
+  const e = parsed.data;
+  if (e.MAIL_API_URL && !e.MAIL_API_KEY) {
+    throw new ConfigError("invalid configuration: MAIL_API_KEY: required with MAIL_API_URL");
+  }
+  return {
+    port: e.PORT,
+    hostname: e.HOSTNAME,
+    kvPath: e.KV_PATH ?? (onDeploy() ? undefined : "./data/kv.sqlite3"),
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    smtpUrl: e.SMTP_URL,
+    mailApiUrl: e.MAIL_API_URL,
+    mailApiKey: e.MAIL_API_KEY,
+    mailFrom: e.MAIL_FROM,
+    teamInbox: e.TEAM_INBOX,
+    reportInbox: e.REPORT_INBOX,
+    serviceToken: e.SERVICE_TOKEN,
+    trustProxy: e.TRUST_PROXY === "1",
+    machineSnapshot: e.MACHINE_SNAPSHOT,
+    catalogueFile: e.CATALOGUE_FILE,
+  };
+}
+
+export function envRecord(): Record<string, string | undefined> {
+  const keys = Object.keys(envSchema.shape);
+  return Object.fromEntries(keys.map((k) => [k, Deno.env.get(k)]));
+}

@@ -1,0 +1,14 @@
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { Mailer } from "./mail.ts";
+import type { Connector, Resolver } from "./net.ts";
+
+/** Everything the app needs from outside; main.ts wires real parts, tests their own. */
+export interface Deps {
+  kv: Deno.Kv;
+  clock: Clock;
+  mailer: Mailer;
+  resolver: Resolver;
+  connector: Connector;
+  config: Config;
+}

@@ -1,0 +1,77 @@
+import nodemailer from "nodemailer";
+import type { Config } from "./config.ts";
+
+export interface Mail {
+  to: string;
+  subject: string;
+  /** Plain text; links stand on lines of their own. */
+  text: string;
+}
+
+/** Delivers one mail or throws; retrying is the outbox's business (kv/outbox.ts). */
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+  /** Where mail goes, for logs and docs: never an address. */
+  readonly kind: string;
+}
+
+/** The transport CONTRACT.md asks for: SMTP, an HTTP mail API, or standard output. */
+export function createMailer(config: Config): Mailer {
+  if (config.smtpUrl) return smtpMailer(config.smtpUrl, config.mailFrom);
+  if (config.mailApiUrl) return apiMailer(config.mailApiUrl, config.mailApiKey!, config.mailFrom);
+  return stdoutMailer();
+}
+
+export function smtpMailer(url: string, from: string): Mailer {
+  const u = new URL(url);
+  const secure = u.protocol === "smtps:";
+  const transport = nodemailer.createTransport({
+    host: u.hostname.replace(/^\[|\]$/g, ""),
+    port: Number(u.port) || (secure ? 465 : 25),
+    secure,
+    // STARTTLS when the relay offers it, plain otherwise (a local relay may offer neither).
+    ignoreTLS: false,
+    requireTLS: false,
+    auth: u.username
+      ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) }
+      : undefined,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+    logger: false,
+    debug: false,
+  });
+  return {
+    kind: secure ? "smtps" : "smtp",
+    async send(mail) {
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+  };
+}
+
+export function apiMailer(url: string, key: string, from: string): Mailer {
+  return {
+    kind: "http-api",
+    async send(mail) {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "authorization": `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ from, to: mail.to, subject: mail.subject, text: mail.text }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`mail API answered ${res.status}`);
+    },
+  };
+}
+
+/** Without a transport, CONTRACT.md wants each mail printed, so a local operator can click it. */
+export function stdoutMailer(): Mailer {
+  return {
+    kind: "stdout",
+    send(mail) {
+      console.log(`--- mail\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n--- end`);
+      return Promise.resolve();
+    },
+  };
+}

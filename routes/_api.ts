@@ -1,0 +1,85 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Hook } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Account } from "../kv/accounts.ts";
+import type { Session } from "../kv/sessions.ts";
+import { fail } from "../lib/errors.ts";
+
+/** What guards put on the request context. */
+export type AppEnv = {
+  Variables: {
+    /** Set by requireToken / optionalToken / requireTeam (bearer) / requireOwner. */
+    account: Account;
+    session: Session & { hash: string };
+    /** Set by requireTeam: who acts for the team. */
+    team: { via: "service" } | { via: "account"; account: Account };
+  };
+};
+
+export type Ctx = Context<AppEnv>;
+
+/** Turns a failed validation into 400 naming the field (404 for a malformed path id). */
+// deno-lint-ignore no-explicit-any
+export const validationHook: Hook<any, AppEnv, any, any> = (result, c) => {
+  if (result.success) return;
+  if (result.target === "param") return c.json({ error: "not found" }, 404);
+  const issue = result.error.issues[0];
+  const field = issue?.path.map(String).join(".") || result.target;
+  const message = issue?.message ?? "invalid";
+  return c.json({ error: `${field}: ${message}`, field }, 400);
+};
+
+/** A sub-app whose routes are validated by zod and described in the OpenAPI document. */
+export function router(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+}
+
+export const ErrorSchema = z.object({ error: z.string() }).openapi("Error");
+
+const described: Record<number, string> = {
+  400: "Invalid input; `error` names the field",
+  401: "No valid bearer token",
+  403: "Not allowed for this account",
+  404: "Not found",
+  409: "Conflict with the current state",
+  410: "Link used, expired or unknown",
+  411: "Content-Length required",
+  413: "Too large",
+  415: "Unsupported type",
+  429: "Rate limit reached; see Retry-After",
+  503: "Database unavailable",
+};
+
+/** OpenAPI entries for error answers. */
+export function errors(...codes: (keyof typeof described)[]) {
+  return Object.fromEntries(codes.map((code) => [code, {
+    description: described[code],
+    content: { "application/json": { schema: ErrorSchema } },
+  }]));
+}
+
+/** A JSON response entry for createRoute. */
+export function json<T extends z.ZodType>(schema: T, description = "OK") {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** A required JSON request body for createRoute. */
+export function body<T extends z.ZodType>(schema: T) {
+  return { body: { required: true, content: { "application/json": { schema } } } };
+}
+
+/** Path parameter for integer ids: anything else answers 404. */
+export const idParam = z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).openapi({
+  param: { name: "id", in: "path" },
+  type: "string",
+  example: "1",
+});
+
+export const bearer = [{ bearer: [] }];
+export const team = [{ bearer: [] }, { serviceToken: [] }];
+
+/** Query flag `?all=1`. */
+export const flag = z.enum(["1", "0", "true", "false"]).optional()
+  .transform((v) => v === "1" || v === "true");
+
+export const notJson = () => fail(400, "body must be JSON");

@@ -1,0 +1,108 @@
+import { createMiddleware } from "hono/factory";
+import { type Account, getAccount, isOwner, isTeam } from "../kv/accounts.ts";
+import { hit, type Rule } from "../kv/rate_limit.ts";
+import { findSession } from "../kv/sessions.ts";
+import { MINUTE } from "../lib/clock.ts";
+import { constantTimeEqual } from "../lib/crypto.ts";
+import type { Deps } from "../lib/deps.ts";
+import { fail } from "../lib/errors.ts";
+import type { AppEnv, Ctx } from "./_api.ts";
+
+/** A token younger than this is "fresh" (SPEC.md section 5). */
+export const FRESH_AGE = 15 * MINUTE;
+
+/** The bearer token of the Authorization header; tokens are never taken from elsewhere. */
+function bearerToken(c: Ctx): string | null {
+  const h = c.req.header("authorization");
+  const m = h?.match(/^Bearer[ ]+([A-Za-z0-9_-]+)\s*$/i);
+  return m ? m[1] : null;
+}
+
+async function resolveBearer(deps: Deps, c: Ctx): Promise<Account | null> {
+  const token = bearerToken(c);
+  if (!token) return null;
+  const found = await findSession(deps.kv, token, deps.clock.now());
+  if (!found) return null;
+  const acc = await getAccount(deps.kv, found.session.account);
+  if (!acc.value) return null;
+  c.set("account", acc.value);
+  c.set("session", { ...found.session, hash: found.hash });
+  return acc.value;
+}
+
+/** Any valid bearer token; 401 otherwise. */
+export const requireToken = (deps: Deps) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (!await resolveBearer(deps, c)) fail(401, "sign-in required: send a valid bearer token");
+    await next();
+  });
+
+/** Reads a bearer token when one is sent; public routes stay public without it. */
+export const optionalToken = (deps: Deps) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    await resolveBearer(deps, c);
+    await next();
+  });
+
+/** The team: the service token, or a reviewer's or owner's bearer token. */
+export const requireTeam = (deps: Deps) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const sent = c.req.header("x-service-token");
+    const expected = deps.config.serviceToken;
+    if (sent !== undefined && expected && constantTimeEqual(sent, expected)) {
+      c.set("team", { via: "service" });
+      return await next();
+    }
+    const account = await resolveBearer(deps, c);
+    if (!account) fail(401, "sign-in required: a valid bearer token or service token");
+    if (!isTeam(account)) fail(403, "this needs the reviewer or owner role");
+    c.set("team", { via: "account", account });
+    await next();
+  });
+
+/** The owner's bearer token. */
+export const requireOwner = (deps: Deps) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const account = await resolveBearer(deps, c);
+    if (!account) fail(401, "sign-in required: send a valid bearer token");
+    if (!isOwner(account)) fail(403, "this needs the owner role");
+    await next();
+  });
+
+/** SPEC.md section 5.6: some actions need a token signed in less than 15 minutes ago. */
+export function requireFresh(deps: Deps, c: Ctx): void {
+  const s = c.get("session");
+  if (!s || deps.clock.now() - s.created >= FRESH_AGE) {
+    fail(409, "this needs a fresh sign-in: request a new link, open it and repeat the call", {
+      fresh_required: true,
+    });
+  }
+}
+
+/** "account:<id>" for the trail, "service" for the team token. */
+export function actorRef(c: Ctx): string {
+  const t = c.get("team");
+  if (t?.via === "service") return "service";
+  const a = c.get("account");
+  return a ? `account:${a.id}` : "system";
+}
+
+/** The client address: the connection's, or the first X-Forwarded-For entry behind a proxy. */
+export function clientOrigin(deps: Deps, c: Ctx): string {
+  if (deps.config.trustProxy) {
+    const xff = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    if (xff) return xff.slice(0, 64);
+  }
+  const info = c.env as { remoteAddr?: { hostname?: string } } | undefined;
+  return info?.remoteAddr?.hostname ?? "unknown";
+}
+
+/** Counts one use of a rate-limited action; over the limit answers 429 with Retry-After. */
+export async function limit(deps: Deps, rule: Rule, subject: string | number): Promise<void> {
+  const v = await hit(deps.kv, rule, `${rule.name}:${subject}`, deps.clock.now());
+  if (!v.ok) {
+    fail(429, `too many requests: at most ${rule.max} an hour; try again later`, {
+      retry_after: v.retryAfter,
+    }, { "Retry-After": String(v.retryAfter) });
+  }
+}

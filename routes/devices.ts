@@ -1,0 +1,104 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { endAllSessions, endSession, listSessions } from "../kv/sessions.ts";
+import { iso } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { fail } from "../lib/errors.ts";
+import { bearer, errors, flag, idParam, json, router } from "./_api.ts";
+import { requireToken } from "./_guards.ts";
+
+const Device = z.object({
+  id: z.number().int(),
+  created: z.string(),
+  expires: z.string(),
+  last_used: z.string(),
+  current: z.boolean(),
+}).openapi("Device");
+
+const Ended = z.object({ ok: z.literal(true), ended: z.number().int() });
+
+export function deviceRoutes(deps: Deps) {
+  const app = router();
+  const auth = [requireToken(deps)];
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/devices",
+      tags: ["sign-in"],
+      summary: "Live sessions of the account, newest first",
+      security: bearer,
+      middleware: auth,
+      responses: { 200: json(z.object({ items: z.array(Device) })), ...errors(401) },
+    }),
+    async (c) => {
+      const me = c.get("session");
+      const now = deps.clock.now();
+      const items = (await listSessions(deps.kv, me.account))
+        .filter(({ session }) => session.expires > now)
+        .sort((a, b) => b.session.id - a.session.id)
+        .map(({ session, hash }) => ({
+          id: session.id,
+          created: iso(session.created),
+          expires: iso(session.expires),
+          last_used: iso(session.last_used),
+          current: hash === me.hash,
+        }));
+      return c.json({ items }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/me/devices/{id}",
+      tags: ["sign-in"],
+      summary: "End one session",
+      security: bearer,
+      middleware: auth,
+      request: { params: z.object({ id: idParam }) },
+      responses: { 200: json(Ended), ...errors(401, 404) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const ok = await endSession(deps.kv, c.get("account").id, id);
+      if (!ok) fail(404, "no such session");
+      return c.json({ ok: true as const, ended: 1 }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/me/devices",
+      tags: ["sign-in"],
+      summary: "End every session, this one included (needs ?all=1)",
+      security: bearer,
+      middleware: auth,
+      request: { query: z.object({ all: flag }) },
+      responses: { 200: json(Ended), ...errors(400, 401) },
+    }),
+    async (c) => {
+      if (!c.req.valid("query").all) fail(400, "all: send all=1 to end every session");
+      const ended = await endAllSessions(deps.kv, c.get("account").id);
+      return c.json({ ok: true as const, ended }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/me/token",
+      tags: ["sign-in"],
+      summary: "Sign this device out",
+      security: bearer,
+      middleware: auth,
+      responses: { 200: json(Ended), ...errors(401) },
+    }),
+    async (c) => {
+      await endSession(deps.kv, c.get("account").id, c.get("session").id);
+      return c.json({ ok: true as const, ended: 1 }, 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,67 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { verifyTrail } from "../kv/trail.ts";
+import { countMigrations } from "../kv/migrations.ts";
+import type { Deps } from "../lib/deps.ts";
+import { flag, json, router } from "./_api.ts";
+
+const Health = z.object({
+  ok: z.boolean(),
+  db: z.enum(["ok", "fail"]),
+  migrations: z.number().int().optional(),
+  error: z.string().optional(),
+}).openapi("Health");
+
+const Verdict = z.object({
+  ok: z.boolean(),
+  lines: z.number().int(),
+  head: z.string(),
+  checked: z.number().int(),
+  from: z.number().int(),
+  broken: z.object({ seq: z.number().int(), reason: z.string() }).nullable(),
+}).openapi("TrailVerdict");
+
+export function healthRoutes(deps: Deps) {
+  const app = router();
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/healthz",
+      tags: ["public"],
+      summary: "Database state and schema level",
+      responses: { 200: json(Health), 503: json(Health, "Database unavailable") },
+    }),
+    async (c) => {
+      c.header("Cache-Control", "no-store");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timeout")), 3000);
+      });
+      try {
+        const migrations = await Promise.race([countMigrations(deps.kv), timeout]);
+        return c.json({ ok: true, db: "ok" as const, migrations }, 200);
+      } catch {
+        return c.json(
+          { ok: false, db: "fail" as const, error: "the database does not answer" },
+          503,
+        );
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/audit/verify",
+      tags: ["public"],
+      summary: "Verify the record trail's hash chain (from the last checkpoint; ?full=1 all)",
+      request: { query: z.object({ full: flag }) },
+      responses: { 200: json(Verdict) },
+    }),
+    async (c) => c.json(await verifyTrail(deps.kv, c.req.valid("query").full), 200),
+  );
+
+  return app;
+}

@@ -1,0 +1,93 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { standingOf } from "../kv/accounts.ts";
+import { accountParts } from "../kv/parts.ts";
+import { completeLink, issueLink, signInMail } from "../kv/sign_in.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { iso } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { emailSchema } from "../lib/email.ts";
+import { fail } from "../lib/errors.ts";
+import { body, errors, json, router } from "./_api.ts";
+import { clientOrigin, limit } from "./_guards.ts";
+import { ActorSchema, actorView } from "./me.ts";
+
+export const nameSchema = z.string().trim().min(2).max(120);
+
+const LinkRequest = z.object({
+  email: emailSchema,
+  purpose: z.enum(["login", "address"]).default("login"),
+  age_ok: z.boolean().optional(),
+  name: nameSchema.optional(),
+}).openapi("LinkRequest");
+
+const VerifyAnswer = z.object({
+  ok: z.literal(true),
+  token: z.string(),
+  expires: z.string(),
+  confirmed: z.number().int(),
+  actor: ActorSchema,
+}).openapi("VerifyAnswer");
+
+export function signInRoutes(deps: Deps) {
+  const app = router();
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/verify/request",
+      tags: ["sign-in"],
+      summary: "Mail a sign-in (login) or address confirmation link",
+      request: body(LinkRequest),
+      responses: {
+        202: json(z.object({ ok: z.literal(true), sent: z.literal(true) }), "Link mailed"),
+        ...errors(400, 429),
+      },
+    }),
+    async (c) => {
+      const { email, purpose, age_ok, name } = c.req.valid("json");
+      if (purpose === "login" && age_ok !== true) {
+        fail(400, "age_ok: must be true to sign in", { field: "age_ok" });
+      }
+      await limit(deps, RULES.linkByOrigin, clientOrigin(deps, c));
+      await limit(deps, RULES.linkByAddress, email);
+      // The same answer and the same work whether or not the address has an account.
+      await issueLink(deps, { purpose, email, name }, signInMail(purpose));
+      return c.json({ ok: true as const, sent: true as const }, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/verify",
+      tags: ["sign-in"],
+      summary: "Complete a mailed link: signs in, creating the account on first use",
+      request: { query: z.object({ token: z.string().min(1).max(200) }) },
+      responses: { 200: json(VerifyAnswer), ...errors(400, 410) },
+    }),
+    async (c) => {
+      const { token } = c.req.valid("query");
+      const done = await completeLink(deps, token, {
+        address: clientOrigin(deps, c),
+        agent: c.req.header("user-agent") ?? "",
+      });
+      let confirmed = 0;
+      for (const part of accountParts) {
+        const r = await part.afterVerify?.(deps, done.account, done.link);
+        confirmed += r?.confirmed ?? 0;
+      }
+      c.header("Cache-Control", "no-store");
+      return c.json({
+        ok: true as const,
+        token: done.token,
+        expires: iso(done.session.expires),
+        confirmed,
+        actor: actorView({ ...done.account, roles: done.account.roles }),
+      }, 200);
+    },
+  );
+
+  return app;
+}
+
+export { standingOf };
