@@ -1,4 +1,6 @@
 import type { Deps } from "../lib/deps.ts";
+import { expireProposalsJob } from "./expire_proposals.ts";
+import { expireRequestsJob } from "./expire_requests.ts";
 import { outboxJob } from "./outbox.ts";
 import { sweepRatesJob } from "./sweep_rates.ts";
 
@@ -11,10 +13,13 @@ export interface Job {
 export const MINUTELY: Job[] = [
   { name: "outbox", run: outboxJob },
   { name: "sweep-rates", run: sweepRatesJob },
+  { name: "expire-proposals", run: expireProposalsJob },
 ];
 
 /** Run by the daily cron (main.ts). */
-export const DAILY: Job[] = [];
+export const DAILY: Job[] = [
+  { name: "expire-requests", run: expireRequestsJob },
+];
 
 /** Runs jobs one after another; one failing job does not stop the others. */
 export async function runJobs(deps: Deps, jobs: Job[]): Promise<void> {
