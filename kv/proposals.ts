@@ -379,12 +379,13 @@ export async function setAttribution(
   });
 }
 
-/** Adds the deletion of a proposal and all its keys to `op`. */
-async function dropKeys(op: Deno.AtomicOperation, p: Proposal, emailOf = p.email) {
+/** Adds the deletion of a proposal and all its keys to `op` (`addr`: its address hash). */
+function dropKeys(op: Deno.AtomicOperation, p: Proposal, addr: string | null): void {
   op.delete(pKey(p.id)).delete(recKey(p.id)).delete(statusKey(p.status, p.id));
-  if (emailOf) op.delete(["proposals_by_address", await addressHash(emailOf), p.id]);
-  return op;
+  if (addr) op.delete(["proposals_by_address", addr, p.id]);
 }
+
+const hashOf = async (email: string) => email ? await addressHash(email) : null;
 
 /** Deletes an unpublished proposal; 409 for a published one. */
 export async function deleteProposal(deps: Deps, id: number, actor: string): Promise<void> {
@@ -399,7 +400,8 @@ export async function deleteProposal(deps: Deps, id: number, actor: string): Pro
         status: p.status,
       });
     }
-    const op = await dropKeys(kv.atomic().check(entry), p);
+    const op = kv.atomic().check(entry);
+    dropKeys(op, p, await hashOf(p.email));
     (await trailAppend(kv, [{ actor, action: "proposal.delete", subject: `proposal:${id}` }], now))
       .apply(op);
     return { op, result: null };
@@ -425,7 +427,8 @@ export async function expireReceived(deps: Deps): Promise<number> {
       if (p.status !== "received" || p.created + CONFIRM_WINDOW > now) {
         return { op: null, result: false };
       }
-      const op = await dropKeys(kv.atomic().check(entry), p);
+      const op = kv.atomic().check(entry);
+      dropKeys(op, p, await hashOf(p.email));
       (await trailAppend(kv, [{
         actor: "system",
         action: "proposal.expire",
@@ -467,7 +470,8 @@ export async function eraseProposal(
     const entry = await getProposal(kv, id);
     const p = entry.value;
     if (!p) return { op: null, result: false };
-    const op = await dropKeys(kv.atomic().check(entry), p, email);
+    const op = kv.atomic().check(entry);
+    dropKeys(op, p, await hashOf(email));
     (await trailAppend(
       kv,
       [{ actor, action: "proposal.erase", subject: `proposal:${id}` }],

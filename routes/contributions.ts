@@ -224,7 +224,7 @@ export function contributionRoutes(deps: Deps) {
       await limit(deps, RULES.proposalByAddress, input.email);
       const me = c.get("account");
       const submitter = me && me.email === input.email ? me : null;
-      const sent = records.length > 0 || chain !== null;
+      const sent = records.length > 0 || (chain !== null && chain.length > 0);
       const verdict = await verifyRecordChain(records, chain ?? undefined);
       const { proposal, key } = await createProposal(
         deps,
