@@ -13,12 +13,15 @@ import { trailAppend } from "./trail.ts";
 /**
  * Proposals of work sent through the public contribution form. Key layout:
  *   ["proposals", id]                             -> Proposal
- *   ["proposal_records", id]                      -> {records, chain} as sent (may be absent)
+ *   ["proposal_data", id]                         -> {trail, records, chain} as sent
  *   ["proposals_by_address", address_hash, id]    -> true   (confirmation, export, erasure)
  *   ["proposals_by_status", status, id]           -> true   (expiry of `received`, listings)
  * All four are written and deleted in one atomic; a status change moves the status index in
  * the atomic that changes the status. The record chain is verified once, when it is sent
  * (records never change afterwards), and the verdict is kept in the proposal.
+ * Size: the long texts (trail, records) live apart from the proposal, and decisions are
+ * capped (first plus the last 15, reasons up to 1000 characters), so both values stay under
+ * the 64 KiB KV limit even at every field's maximum.
  */
 
 export const STATUSES = [
@@ -68,7 +71,6 @@ export interface Proposal {
   title: string;
   area: Area;
   summary: string;
-  trail: string;
   files: FileLink[];
   attribution: "keep" | "remove";
   created: number;
@@ -87,18 +89,25 @@ export interface Proposal {
   key_hash: string;
 }
 
-export interface ProposalRecords {
+export interface ProposalData {
+  trail: string;
   records: ChainRecord[];
   chain: Chain | null;
 }
 
 export type ProposalInput = Pick<
   Proposal,
-  "name" | "email" | "title" | "area" | "summary" | "trail" | "files" | "attribution"
+  "name" | "email" | "title" | "area" | "summary" | "files" | "attribution"
 >;
 
 const pKey = (id: number) => ["proposals", id] as const;
-const recKey = (id: number) => ["proposal_records", id] as const;
+const dataKey = (id: number) => ["proposal_data", id] as const;
+/** Decisions kept per proposal: the first and the latest ones. */
+export const MAX_DECISIONS = 16;
+export const MAX_REASON = 1000;
+
+const capped = (list: Decision[]) =>
+  list.length <= MAX_DECISIONS ? list : [list[0], ...list.slice(-(MAX_DECISIONS - 1))];
 const statusKey = (s: ProposalStatus, id: number) => ["proposals_by_status", s, id] as const;
 
 export const statusUrl = (baseUrl: string, id: number, key?: string) =>
@@ -108,8 +117,8 @@ export async function getProposal(kv: Deno.Kv, id: number) {
   return await kv.get<Proposal>(pKey(id));
 }
 
-export async function getRecords(kv: Deno.Kv, id: number): Promise<ProposalRecords | null> {
-  return (await kv.get<ProposalRecords>(recKey(id))).value;
+export async function getData(kv: Deno.Kv, id: number): Promise<ProposalData> {
+  return (await kv.get<ProposalData>(dataKey(id))).value ?? { trail: "", records: [], chain: null };
 }
 
 /** True when the status link's secret belongs to this proposal. */
@@ -146,7 +155,7 @@ export interface Created {
 export async function createProposal(
   deps: Deps,
   input: ProposalInput,
-  data: { records: ChainRecord[]; chain: Chain | null; verdict: Proposal["records"] },
+  data: ProposalData & { verdict: Proposal["records"] },
   submitter: Account | null,
   actor: string,
 ): Promise<Created> {
@@ -178,9 +187,7 @@ export async function createProposal(
       .set(pKey(proposal.id), proposal)
       .set(["proposals_by_address", addr, proposal.id], true)
       .set(statusKey(status, proposal.id), true);
-    if (data.verdict.sent) {
-      op.set(recKey(proposal.id), { records: data.records, chain: data.chain });
-    }
+    op.set(dataKey(proposal.id), { trail: data.trail, records: data.records, chain: data.chain });
     (await trailAppend(kv, [{
       actor,
       action: "proposal.create",
@@ -259,13 +266,13 @@ export async function confirmReceived(deps: Deps, account: Account): Promise<num
         confirmed: now,
         account: account.id,
         updated: now,
-        decisions: [...p.decisions, {
+        decisions: capped([...p.decisions, {
           status: "confirmed",
           from: "received",
           reason: "",
           actor: `account:${account.id}`,
           at: now,
-        }],
+        }]),
       };
       const op = kv.atomic().check(entry).set(entry.key, next)
         .delete(statusKey("received", id)).set(statusKey("confirmed", id), true);
@@ -330,13 +337,13 @@ export async function moveStatus(deps: Deps, id: number, m: Move): Promise<Propo
       ...m.patch,
       status: m.to,
       updated: now,
-      decisions: [...p.decisions, {
+      decisions: capped([...p.decisions, {
         status: m.to,
         from: p.status,
         reason: m.reason,
         actor: m.actor,
         at: now,
-      }],
+      }]),
     };
     const op = kv.atomic().check(entry).set(entry.key, next);
     if (p.status !== m.to) op.delete(statusKey(p.status, id)).set(statusKey(m.to, id), true);
@@ -381,7 +388,7 @@ export async function setAttribution(
 
 /** Adds the deletion of a proposal and all its keys to `op` (`addr`: its address hash). */
 function dropKeys(op: Deno.AtomicOperation, p: Proposal, addr: string | null): void {
-  op.delete(pKey(p.id)).delete(recKey(p.id)).delete(statusKey(p.status, p.id));
+  op.delete(pKey(p.id)).delete(dataKey(p.id)).delete(statusKey(p.status, p.id));
   if (addr) op.delete(["proposals_by_address", addr, p.id]);
 }
 
@@ -495,7 +502,6 @@ export function proposalView(baseUrl: string, p: Proposal, team = false) {
     title: p.title,
     area: p.area,
     summary: p.summary,
-    trail: p.trail,
     files: p.files.map((f) => ({ ...f })),
     attribution: p.attribution,
     created: iso(p.created),

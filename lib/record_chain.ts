@@ -19,7 +19,7 @@ import { GENESIS, lineHash } from "../kv/trail.ts";
 const HEX64 = /^[0-9a-f]{64}$/;
 export const MAX_RECORDS = 500;
 /** Records and chain together, as JSON text: keeps the stored value well under 64 KiB. */
-export const MAX_RECORDS_JSON = 28_000;
+export const MAX_RECORDS_JSON = 16_000;
 
 const hex64 = z.string().regex(HEX64, "must be 64 lower-case hex digits");
 

@@ -7,10 +7,11 @@ import {
   AREAS,
   createProposal,
   deleteProposal,
+  getData,
   getProposal,
-  getRecords,
   keyMatches,
   listProposals,
+  MAX_REASON,
   moveStatus,
   OPEN,
   type Proposal,
@@ -84,7 +85,6 @@ const ProposalItem = z.object({
   title: z.string(),
   area: z.string(),
   summary: z.string(),
-  trail: z.string(),
   files: z.array(z.object({ label: z.string(), url: z.string() })),
   attribution: z.string(),
   created: z.string(),
@@ -112,6 +112,7 @@ const ProposalItem = z.object({
 }).openapi("Proposal");
 
 const ProposalFull = ProposalItem.extend({
+  trail: z.string(),
   records: z.array(z.unknown()),
   chain: z.unknown().nullable(),
 }).openapi("ProposalFull");
@@ -135,7 +136,7 @@ const PublicStatus = z.object({
 
 const Patch = z.object({
   status: z.enum(["reviewing", "admitted", "rejected", "published", "withdrawn"]).optional(),
-  reason: z.string().trim().max(2000).nullish().transform((v) => v ?? ""),
+  reason: z.string().trim().max(MAX_REASON).nullish().transform((v) => v ?? ""),
   attribution: z.enum(["keep", "remove"]).optional(),
 }).openapi("ProposalChange");
 
@@ -234,11 +235,11 @@ export function contributionRoutes(deps: Deps) {
           title: input.title,
           area: input.area,
           summary: input.summary,
-          trail: input.trail,
           files: input.files,
           attribution: input.attribution,
         },
         {
+          trail: input.trail,
           records,
           chain,
           verdict: { sent, ok: verdict.ok, detail: verdict.detail, count: records.length },
@@ -330,14 +331,10 @@ export function contributionRoutes(deps: Deps) {
     }),
     async (c) => {
       const p = await visible(c, c.req.valid("param").id);
-      const rec = await getRecords(deps.kv, p.id);
+      const data = await getData(deps.kv, p.id);
       return c.json({
         ok: true as const,
-        item: {
-          ...await item(p, isTeamCaller(c)),
-          records: rec?.records ?? [],
-          chain: rec?.chain ?? null,
-        },
+        item: { ...await item(p, isTeamCaller(c)), ...data },
       }, 200);
     },
   );

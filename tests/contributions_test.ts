@@ -159,11 +159,34 @@ Deno.test("contributions: every field rule answers 400 naming the field, nothing
   }
   assert.equal(await dumpKv(t.kv), before);
   assert.equal(t.mail.sent.length, 0);
-  // The limits themselves pass.
+  // The limits themselves pass, even in two-byte characters (stored values stay < 64 KiB).
+  const wide = (n: number) => "ж".repeat(n);
+  const records = Array.from({ length: 40 }, (_, i) => ({
+    seq: i + 1,
+    at: wide(40),
+    actor: wide(120),
+    action: wide(120),
+  }));
+  assert.ok(JSON.stringify([records, null]).length <= 16000);
   const edge = await t.req("POST", "/api/contributions", {
-    body: proposal({ files: files(10), trail: "x".repeat(12000), summary: "y".repeat(4000) }),
+    body: proposal({
+      name: wide(120),
+      title: wide(160),
+      files: Array.from({ length: 10 }, () => ({
+        label: wide(120),
+        url: "https://e.org/" + wide(486),
+      })),
+      trail: wide(12000),
+      summary: wide(4000),
+      records,
+    }),
   });
   assert.equal(edge.status, 201, edge.text);
+  const tooMany = await t.req("POST", "/api/contributions", {
+    body: proposal({ records: [...records, ...records] }),
+  });
+  assert.equal(tooMany.status, 400);
+  assert.equal(tooMany.body.field, "records");
 });
 
 Deno.test("contributions: 5 an hour per address and per origin, then 429", async () => {
@@ -411,7 +434,7 @@ Deno.test("contributions: the submitter or the owner deletes an unpublished prop
   const dump = await dumpKv(t.kv);
   assert.ok(!dump.includes(`["proposals"`));
   assert.ok(!dump.includes(`"proposals_by_`));
-  assert.ok(!dump.includes(`"proposal_records"`));
+  assert.ok(!dump.includes(`"proposal_data"`));
   const actions = await trailActions(t);
   assert.ok(actions.includes("proposal.delete proposal:1"));
   assert.ok(actions.includes("proposal.delete proposal:2"));

@@ -4,7 +4,7 @@ import {
   confirmReceived,
   detachSubmitter,
   eraseProposal,
-  getRecords,
+  getData,
   proposalsOf,
   proposalView,
 } from "../proposals.ts";
@@ -24,12 +24,7 @@ export const formsPart: AccountPart = {
   async export(deps, account) {
     const proposals = [];
     for (const p of await proposalsOf(deps.kv, account.email)) {
-      const rec = await getRecords(deps.kv, p.id);
-      proposals.push({
-        ...proposalView(deps.config.baseUrl, p),
-        records: rec?.records ?? [],
-        chain: rec?.chain ?? null,
-      });
+      proposals.push({ ...proposalView(deps.config.baseUrl, p), ...await getData(deps.kv, p.id) });
     }
     const requests = (await requestsOfAddress(deps.kv, account.email)).map(requestView);
     return { proposals, requests };
