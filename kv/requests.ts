@@ -1,9 +1,10 @@
-import { DAY, iso } from "../lib/clock.ts";
+import { DAY, HOUR, iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { flush, mailInbox, mailTo, pending } from "./inbox.ts";
 import { addressHash } from "./links.ts";
+import { hit, type Rule } from "./rate_limit.ts";
 import { trailAppend } from "./trail.ts";
 
 /**
@@ -30,6 +31,13 @@ export const REPORT_KINDS: readonly RequestKind[] = ["report", "contribute"];
 
 export const REQUEST_LIFE = 180 * DAY;
 
+/**
+ * The form has no limit of its own (SPEC.md names none), so anyone could make it mail an
+ * address over and over: past this many receipts an hour to one address, the request is still
+ * stored and passed to the team, but no further receipt is sent.
+ */
+export const RECEIPTS: Rule = { name: "request_receipt", max: 5, windowMs: HOUR };
+
 export interface ContactRequest {
   id: number;
   name: string;
@@ -52,6 +60,7 @@ export async function createRequest(deps: Deps, input: RequestInput): Promise<Co
   const { kv, clock, config } = deps;
   const now = clock.now();
   const addr = await addressHash(input.email);
+  const receipt = (await hit(kv, RECEIPTS, `${RECEIPTS.name}:${input.email}`, now)).ok;
   const { item, p } = await transact(async () => {
     const claim = await claimId(kv, "request");
     const item: ContactRequest = { ...input, id: claim.id, created: now, handled: null };
@@ -60,13 +69,15 @@ export async function createRequest(deps: Deps, input: RequestInput): Promise<Co
       .set(requestKey(item.id), item)
       .set(["requests_by_address", addr, item.id], true);
     const p = pending();
-    mailTo(op, p, {
-      to: item.email,
-      subject: `We received your message (#${item.id})`,
-      text: `Hello ${item.name},\n\nwe received your message (${item.kind}, number ${item.id}) ` +
-        `on ${iso(now)} and will answer at this address.\n\n` +
-        `If you did not send it, ignore this mail.\n`,
-    }, now);
+    if (receipt) {
+      mailTo(op, p, {
+        to: item.email,
+        subject: `We received your message (#${item.id})`,
+        text: `Hello ${item.name},\n\nwe received your message (${item.kind}, number ${item.id}) ` +
+          `on ${iso(now)} and will answer at this address.\n\n` +
+          `If you did not send it, ignore this mail.\n`,
+      }, now);
+    }
     const report = REPORT_KINDS.includes(item.kind);
     const moduleLine = item.module
       ? `Module: ${item.module}\n${config.baseUrl}/modules/${encodeURIComponent(item.module)}\n`

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DAY } from "../lib/clock.ts";
+import { DAY, HOUR } from "../lib/clock.ts";
 import { expireRequests } from "../kv/requests.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
@@ -188,4 +188,18 @@ Deno.test("requests: kept 180 days, then removed by the daily job", async () => 
   t.clock.advance(DAY);
   assert.equal(await expireRequests(t.deps), 1);
   assert.ok(!(await dumpKv(t.kv)).includes(`"requests`));
+});
+
+Deno.test("requests: at most 5 receipts an hour to one address; requests still stored", async () => {
+  await using t = await testApp({ config: inboxes });
+  for (let i = 0; i < 7; i++) {
+    const r = await t.req("POST", "/api/requests", { body: form() });
+    assert.equal(r.status, 202);
+    assert.equal(r.body.id, i + 1);
+  }
+  assert.equal(t.mail.sent.filter((m) => m.to === "grace@example.org").length, 5);
+  assert.equal(t.mail.sent.filter((m) => m.to === "team@inbox.test").length, 7);
+  t.clock.advance(HOUR);
+  await t.req("POST", "/api/requests", { body: form() });
+  assert.equal(t.mail.sent.filter((m) => m.to === "grace@example.org").length, 6);
 });
