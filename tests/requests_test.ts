@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { DAY, HOUR } from "../lib/clock.ts";
+import { publishModule } from "../kv/catalogue_api.ts";
 import { expireRequests } from "../kv/requests.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
@@ -202,4 +203,52 @@ Deno.test("requests: at most 5 receipts an hour to one address; requests still s
   t.clock.advance(HOUR);
   await t.req("POST", "/api/requests", { body: form() });
   assert.equal(t.mail.sent.filter((m) => m.to === "grace@example.org").length, 6);
+});
+
+Deno.test({
+  name: "requests: a report on an existing module reaches the report inbox with its link",
+  // Until the catalogue lands on this branch its API is a stub that refuses every write.
+  ignore: publishModule.toString().includes("not built yet"),
+  fn: async () => {
+    await using t = await testApp({ config: inboxes });
+    const { account } = await t.account("c@example.org", { name: "Cy" });
+    await publishModule(t.deps, {
+      slug: "tidal-gardens",
+      title: "Tidal gardens",
+      who: "",
+      lede: "Gardens by the sea",
+      about: "",
+      area: "nature-based",
+      track: "",
+      by: "Cy",
+      facts: [],
+      gets: [],
+      contributors: [account.id],
+      proposal: 0,
+    }, "owner");
+    const r = await t.req("POST", "/api/requests", {
+      body: form({ kind: "report", module: "tidal-gardens", text: "A broken link on the page." }),
+    });
+    assert.equal(r.status, 202, r.text);
+    const mail = t.mail.last("reports@inbox.test")!;
+    assert.match(mail.text, /^http:\/\/test\.local\/modules\/tidal-gardens$/m);
+    assert.match(mail.text, /A broken link on the page\./);
+    const offer = await t.req("POST", "/api/requests", {
+      body: form({ kind: "contribute", module: "tidal-gardens" }),
+    });
+    assert.equal(offer.status, 202);
+    // Other kinds do not keep a module.
+    const other = await t.req("POST", "/api/requests", {
+      body: form({ kind: "tool", module: "tidal-gardens" }),
+    });
+    assert.equal(other.status, 202);
+    const list = await t.req("GET", "/api/requests", {
+      headers: { "x-service-token": t.deps.config.serviceToken! },
+    });
+    assert.deepEqual(list.body.items.map((i: { module: string | null }) => i.module), [
+      null,
+      "tidal-gardens",
+      "tidal-gardens",
+    ]);
+  },
 });
