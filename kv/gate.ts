@@ -45,8 +45,11 @@ export function moduleSlug(title: string): string {
     .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60).replace(/-+$/, "");
 }
 
-/** The slug the proposal publishes under: its own module's, or one derived from the title. */
-export const slugFor = (p: Proposal) => p.slug ?? moduleSlug(p.title);
+/**
+ * The slug the proposal publishes under: its own module's, or one derived from the title
+ * (`proposal-<id>` when the title has no Latin letter or digit to make one from).
+ */
+export const slugFor = (p: Proposal) => p.slug ?? (moduleSlug(p.title) || `proposal-${p.id}`);
 
 const httpsLink = (url: string) => {
   if (!URL.canParse(url)) return false;
@@ -95,13 +98,8 @@ export async function gateOf(kv: Deno.Kv, p: Proposal): Promise<Gate> {
     `file ${bad + 1}: not a well-formed https link`,
   );
   const slug = slugFor(p);
-  const free = slug !== "" && (p.slug !== null || await isSlugFree(kv, slug));
-  add(
-    "slug",
-    free,
-    `slug ${slug} is free`,
-    slug === "" ? "the title gives no slug" : `slug ${slug} is taken`,
-  );
+  const free = p.slug !== null || await isSlugFree(kv, slug);
+  add("slug", free, `slug ${slug} is free`, `slug ${slug} is taken`);
   const failed = checks.filter((c) => !c.ok).map((c) => c.name);
   return { open: failed.length === 0, checks, failed };
 }

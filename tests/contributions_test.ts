@@ -470,3 +470,21 @@ Deno.test("contributions: the status page shows no address or text without the s
   assert.equal((await t.req("GET", "/contribute/status?id=abc")).status, 404);
   assert.equal((await t.req("GET", "/api/contributions/9/status")).status, 404);
 });
+
+Deno.test("contributions: gate slugs come from the title, or the id when it gives none", async () => {
+  await using t = await testApp({ config: inboxes });
+  const { owner } = await team(t);
+  const { token } = await t.account(SUBMITTER, { name: "Ada" });
+  await t.req("POST", "/api/contributions", {
+    token,
+    body: proposal({ title: "  Über die Gärten: Teil 2! " }),
+  });
+  await t.req("POST", "/api/contributions", { token, body: proposal({ title: "Сады у моря" }) });
+  const list = await t.req("GET", "/api/contributions", { token: owner });
+  const slugOf = (i: { gate: { checks: { name: string; detail: string }[] } }) =>
+    i.gate.checks.find((c) => c.name === "slug")!.detail;
+  assert.deepEqual(list.body.items.map(slugOf), [
+    "slug proposal-2 is free",
+    "slug uber-die-garten-teil-2 is free",
+  ]);
+});
