@@ -1,5 +1,8 @@
 import { iso, MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
+
+/** What the catalogue document needs; the owner's command has no mailer or network. */
+export type DocDeps = Pick<Deps, "kv" | "clock" | "config">;
 import {
   allModules,
   contributorsView,
@@ -36,7 +39,7 @@ const cache = new WeakMap<Deno.Kv, Published>();
 const building = new WeakMap<Deno.Kv, Promise<Published>>();
 
 /** The published modules as of now, from the cache when the version has not moved. */
-export async function published(deps: Deps): Promise<Published> {
+export async function published(deps: DocDeps): Promise<Published> {
   const { kv, clock } = deps;
   const v = await kv.get<Deno.KvU64>(VERSION_KEY);
   const version = v.value?.value ?? 0n;
@@ -73,7 +76,7 @@ export function catalogueEntry(m: Module, names: Map<number, string>) {
 }
 
 /** `{generated, count, modules}` as JSON text. */
-export async function catalogueJson(deps: Deps): Promise<string> {
+export async function catalogueJson(deps: DocDeps): Promise<string> {
   const p = await published(deps);
   p.json ??= JSON.stringify({
     generated: iso(p.built),
@@ -100,7 +103,7 @@ let writing: Promise<void> = Promise.resolve();
  * Writes run one after another and each builds from the latest state, so the file ends up
  * matching the last change even when changes race.
  */
-export function catalogueChanged(deps: Deps): Promise<void> {
+export function catalogueChanged(deps: DocDeps): Promise<void> {
   const path = deps.config.catalogueFile;
   if (!path) return Promise.resolve();
   const run = writing.then(() => writeCatalogueFile(deps, path));
@@ -111,7 +114,7 @@ export function catalogueChanged(deps: Deps): Promise<void> {
   });
 }
 
-export async function writeCatalogueFile(deps: Deps, path: string): Promise<void> {
+export async function writeCatalogueFile(deps: DocDeps, path: string): Promise<void> {
   const text = await catalogueJson(deps);
   const dir = path.replace(/[\\/][^\\/]*$/, "");
   if (dir && dir !== path) await Deno.mkdir(dir, { recursive: true });

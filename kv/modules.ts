@@ -320,12 +320,18 @@ export async function putModule(
       proposal: opts.proposal ?? old?.proposal ?? null,
       updated: now,
     };
-    const lines: TrailEntry[] = [{
-      actor,
-      action: old ? "module.update" : "module.create",
-      subject: `module:${input.slug}`,
-      fields: old ? changedFields(old, next) : undefined,
-    }];
+    const fields = old ? changedFields(old, next) : [];
+    if (old && fields.length === 0 && old.published === published) {
+      return { op: null, result: { created: false, module: old } };
+    }
+    const lines: TrailEntry[] = fields.length > 0 || !old
+      ? [{
+        actor,
+        action: old ? "module.update" : "module.create",
+        subject: `module:${input.slug}`,
+        fields: old ? fields : undefined,
+      }]
+      : [];
     if (published !== (old?.published ?? false)) {
       lines.push({
         actor,
