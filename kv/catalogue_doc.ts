@@ -33,6 +33,8 @@ export interface Published {
   names: Map<number, string>;
   /** The document's JSON text, made on first use. */
   json?: string;
+  /** GET /api/modules/meta as JSON text, for one points version. */
+  meta?: { points: bigint; json: string };
 }
 
 const cache = new WeakMap<Deno.Kv, Published>();

@@ -1,5 +1,6 @@
 import { transact } from "./_atomic.ts";
 import { getModule } from "./modules.ts";
+import { rateKey, RULES } from "./rate_limit.ts";
 
 /**
  * Points: one per account and module, given and withdrawn by a toggle. Key layout:
@@ -22,20 +23,33 @@ export const POINTS_VERSION = ["points_version"] as const;
 const ONE = 1n;
 const MINUS_ONE = (1n << 64n) - 1n;
 
-export type ToggleResult = { ok: true; points: number; mine: boolean } | { ok: false };
+export type ToggleResult =
+  | { ok: true; points: number; mine: boolean }
+  | { ok: false; reason: "missing" }
+  | { ok: false; reason: "limited"; retryAfter: number };
 
-/** Gives or withdraws the account's point on a published module; not published: ok false. */
+/**
+ * Gives or withdraws the account's point on a published module. The use is counted
+ * against RULES.points in the same atomic (one commit per toggle; a refused toggle is not
+ * counted), so the limit and the point can never disagree.
+ */
 export async function togglePoint(
   kv: Deno.Kv,
   slug: string,
   accountId: number,
+  now: number,
 ): Promise<ToggleResult> {
   const m = await getModule(kv, slug);
-  if (!m.value?.published) return { ok: false };
-  const r = await transact(async () => {
-    const mine = await kv.get<true>(pointKey(slug, accountId));
+  if (!m.value?.published) return { ok: false, reason: "missing" };
+  const rate = await rateKey(RULES.points, `${RULES.points.name}:${accountId}`, now);
+  const r = await transact<boolean | null>(async () => {
+    const [mine, used] = await kv.getMany<[true, Deno.KvU64]>([
+      pointKey(slug, accountId),
+      rate.key,
+    ]);
+    if (Number(used.value?.value ?? 0n) >= RULES.points.max) return { op: null, result: null };
     const give = mine.value === null;
-    const op = kv.atomic().check(mine);
+    const op = kv.atomic().check(mine, used).sum(rate.key, ONE);
     if (give) {
       op.set(pointKey(slug, accountId), true).set(mineKey(accountId, slug), true)
         .sum(countKey(slug), ONE);
@@ -46,6 +60,7 @@ export async function togglePoint(
     op.sum(POINTS_VERSION, ONE);
     return { op, result: give };
   }, 200);
+  if (r === null) return { ok: false, reason: "limited", retryAfter: rate.retryAfter };
   const count = await kv.get<Deno.KvU64>(countKey(slug));
   return { ok: true, points: Number(count.value?.value ?? 0n), mine: r };
 }
@@ -64,21 +79,32 @@ export async function pointCount(kv: Deno.Kv, slug: string): Promise<number> {
   return Number(c.value?.value ?? 0n);
 }
 
-const countCache = new WeakMap<Deno.Kv, { version: bigint; counts: Map<string, number> }>();
+export interface Counts {
+  version: bigint;
+  counts: Map<string, number>;
+}
+
+const countCache = new WeakMap<Deno.Kv, Counts>();
 
 /** Every module's point count (modules without points are absent), cached per version. */
 export async function allCounts(kv: Deno.Kv): Promise<Map<string, number>> {
+  return (await countsSnapshot(kv)).counts;
+}
+
+export async function countsSnapshot(kv: Deno.Kv): Promise<Counts> {
   const v = await kv.get<Deno.KvU64>(POINTS_VERSION);
   const version = v.value?.value ?? 0n;
   const hit = countCache.get(kv);
-  if (hit && hit.version === version) return hit.counts;
+  if (hit && hit.version === version) return hit;
   const counts = new Map<string, number>();
   for await (const e of kv.list<Deno.KvU64>({ prefix: ["point_counts"] }, { batchSize: 1000 })) {
     const n = Number(e.value.value);
     if (n > 0) counts.set(e.key[1] as string, n);
   }
-  countCache.set(kv, { version, counts });
-  return counts;
+  const snap = { version, counts };
+  const current = countCache.get(kv);
+  if (!current || current.version <= version) countCache.set(kv, snap);
+  return snap;
 }
 
 /** Withdraws every point of an account (erasure), 8 at a time, each with its count. */

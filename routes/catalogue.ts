@@ -20,14 +20,14 @@ import {
   slugsOf,
   STATES,
 } from "../kv/modules.ts";
-import { allCounts, pointCount, pointsOf, togglePoint } from "../kv/points.ts";
+import { allCounts, countsSnapshot, pointCount, pointsOf, togglePoint } from "../kv/points.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
 import { type AppEnv, bearer, body, type Ctx, errors, idParam, json, router } from "./_api.ts";
-import { actorRef, limit, optionalToken, requireToken } from "./_guards.ts";
+import { actorRef, optionalToken, requireToken } from "./_guards.ts";
 
 const Contributor = z.object({ id: z.number().int(), name: z.string() }).openapi("Contributor");
 
@@ -293,10 +293,13 @@ export function catalogueRoutes(deps: Deps) {
     }),
     async (c) => {
       const { slug } = c.req.valid("param");
-      const m = await getModule(deps.kv, slug);
-      if (!m.value?.published) fail(404, "no such module");
-      await limit(deps, RULES.points, c.get("account").id);
-      const r = await togglePoint(deps.kv, slug, c.get("account").id);
+      const r = await togglePoint(deps.kv, slug, c.get("account").id, deps.clock.now());
+      if (!r.ok && r.reason === "limited") {
+        const max = RULES.points.max;
+        fail(429, `too many requests: at most ${max} point changes an hour; try again later`, {
+          retry_after: r.retryAfter,
+        }, { "Retry-After": String(r.retryAfter) });
+      }
       if (!r.ok) fail(404, "no such module");
       return c.json({ ok: true as const, points: r.points, mine: r.mine }, 200);
     },
@@ -344,7 +347,16 @@ export function catalogueRoutes(deps: Deps) {
     }),
     async (c) => {
       const p = await published(deps);
-      return c.json({ items: metaOf(p, await allCounts(deps.kv)) }, 200);
+      const counts = await countsSnapshot(deps.kv);
+      // One serialisation per (catalogue, points) version: 5 000 modules make a large answer.
+      if (p.meta?.points !== counts.version) {
+        p.meta = {
+          points: counts.version,
+          json: JSON.stringify({ items: metaOf(p, counts.counts) }),
+        };
+      }
+      // deno-lint-ignore no-explicit-any
+      return c.body(p.meta.json, 200, { "content-type": "application/json; charset=UTF-8" }) as any;
     },
   );
 
