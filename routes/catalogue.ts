@@ -325,7 +325,9 @@ export function catalogueRoutes(deps: Deps) {
       const counts: Record<string, number> = {};
       for (const m of p.modules) counts[m.slug] = all.get(m.slug) ?? 0;
       const me = c.get("account");
-      const mine = me ? (await pointsOf(deps.kv, me.id)).filter((s) => s in counts) : [];
+      const mine = me
+        ? (await pointsOf(deps.kv, me.id)).filter((s) => Object.hasOwn(counts, s))
+        : [];
       return c.json({ counts, mine }, 200);
     },
   );
