@@ -33,8 +33,11 @@ export interface Published {
   names: Map<number, string>;
   /** The document's JSON text, made on first use. */
   json?: string;
+  slugs: Set<string>;
   /** GET /api/modules/meta as JSON text, for one points version. */
   meta?: { points: bigint; json: string };
+  /** The `counts` of GET /api/points as JSON text, for one points version. */
+  counts?: { points: bigint; json: string };
 }
 
 const cache = new WeakMap<Deno.Kv, Published>();
@@ -58,7 +61,8 @@ export async function published(deps: DocDeps): Promise<Published> {
   const job = (async () => {
     const modules = (await allModules(kv)).filter((m) => m.published);
     const names = await namesOf(kv, modules.flatMap((m) => m.contributors));
-    const p: Published = { version, built: now, modules, names };
+    const slugs = new Set(modules.map((m) => m.slug));
+    const p: Published = { version, built: now, modules, names, slugs };
     const current = cache.get(kv);
     if (!current || current.version <= version) cache.set(kv, p);
     return p;
