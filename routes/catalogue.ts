@@ -79,9 +79,11 @@ const PatchSchema = z.object({
   who: text(LIMITS.who).optional(),
   lede: text(LIMITS.lede).optional(),
   about: text(LIMITS.about).optional(),
-  note: text(LIMITS.note).optional().openapi({ description: "empty string clears" }),
+  note: text(LIMITS.note).nullable().optional().transform((v) => v === null ? "" : v)
+    .openapi({ description: "empty string (or null) clears" }),
   state: z.enum(STATES).optional(),
-  meta: text(LIMITS.meta).optional().openapi({ description: "empty string clears" }),
+  meta: text(LIMITS.meta).nullable().optional().transform((v) => v === null ? "" : v)
+    .openapi({ description: "empty string (or null) clears" }),
   facts: FactsSchema.optional().openapi({ description: "[label, value] pairs" }),
   gets: GetsSchema.optional().openapi({ description: "lines of text" }),
 }).openapi("ModulePatch");

@@ -128,7 +128,7 @@ Deno.test("modules: PATCH edits, stamps updated, one trail line per field, no co
   // Empty strings clear note and meta; gets as text lines.
   const cleared = await t.req("PATCH", "/api/me/modules/pond-life", {
     token: grete.token,
-    body: { note: "", meta: "", gets: "one\ntwo\n\n" },
+    body: { note: "", meta: null, gets: "one\ntwo\n\n" },
   });
   assert.equal(cleared.status, 200);
   assert.equal(cleared.body.item.note, null);
