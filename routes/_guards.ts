@@ -44,12 +44,17 @@ export const optionalToken = (deps: Deps) =>
     await next();
   });
 
+/** True when the request carries the configured service token (X-Service-Token only). */
+function hasServiceToken(deps: Deps, c: Ctx): boolean {
+  const sent = c.req.header("x-service-token");
+  const expected = deps.config.serviceToken;
+  return sent !== undefined && !!expected && constantTimeEqual(sent, expected);
+}
+
 /** The team: the service token, or a reviewer's or owner's bearer token. */
 export const requireTeam = (deps: Deps) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const sent = c.req.header("x-service-token");
-    const expected = deps.config.serviceToken;
-    if (sent !== undefined && expected && constantTimeEqual(sent, expected)) {
+    if (hasServiceToken(deps, c)) {
       c.set("team", { via: "service" });
       return await next();
     }
@@ -64,6 +69,8 @@ export const requireTeam = (deps: Deps) =>
 export const requireOwner = (deps: Deps) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const account = await resolveBearer(deps, c);
+    // The service token is known (team) but is not the owner: 403, as for a reviewer.
+    if (!account && hasServiceToken(deps, c)) fail(403, "this needs the owner role");
     if (!account) fail(401, "sign-in required: send a valid bearer token");
     if (!isOwner(account)) fail(403, "this needs the owner role");
     await next();

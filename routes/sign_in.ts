@@ -11,7 +11,14 @@ import { body, errors, json, router } from "./_api.ts";
 import { clientOrigin, limit } from "./_guards.ts";
 import { ActorSchema, actorView } from "./me.ts";
 
-export const nameSchema = z.string().trim().min(2).max(120);
+/**
+ * A person's name: 2 to 120 characters after trimming, no control characters (CR/LF would
+ * break the mails it is written into) and no lone surrogates (not valid text).
+ */
+export const nameSchema = z.string().trim().min(2).max(120)
+  .refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), {
+    message: "must be plain text without control characters",
+  });
 
 const LinkRequest = z.object({
   email: emailSchema,
