@@ -16,6 +16,17 @@ Deno.test("sign-in: link request, verify, account created, token works", async (
   const v = await t.req("GET", `/api/verify?token=${token}`);
   assert.equal(v.status, 200, v.text);
   assert.equal(v.body.ok, true);
+  assert.deepEqual(Object.keys(v.body).sort(), ["actor", "confirmed", "expires", "ok", "token"]);
+  assert.deepEqual(Object.keys(v.body.actor).sort(), [
+    "created",
+    "email",
+    "id",
+    "name",
+    "roles",
+    "standing",
+  ]);
+  assert.equal(v.body.actor.created, new Date(t.clock.now()).toISOString());
+  assert.equal(v.headers.get("cache-control"), "no-store");
   assert.equal(v.body.confirmed, 0);
   assert.equal(v.body.actor.email, "ada@example.org");
   assert.equal(v.body.actor.name, "Ada Lovelace");
@@ -28,6 +39,28 @@ Deno.test("sign-in: link request, verify, account created, token works", async (
   assert.equal(me.body.kind, "email");
   assert.equal(me.body.slug, "ada-lovelace");
   assert.equal(me.body.avatar, null);
+  assert.deepEqual(Object.keys(me.body).sort(), [
+    "avatar",
+    "created",
+    "email",
+    "id",
+    "kind",
+    "name",
+    "profile",
+    "roles",
+    "slug",
+    "standing",
+  ]);
+  assert.deepEqual(me.body.profile, {
+    org: "",
+    role: "",
+    about: "",
+    bio: "",
+    place: "",
+    contact: "",
+    website: "",
+    langs: [],
+  });
   // The link works once.
   const again = await t.req("GET", `/api/verify?token=${token}`);
   assert.equal(again.status, 410);
