@@ -52,6 +52,12 @@ Deno.test("config: values are read and normalised", () => {
   assert.equal(c.trustProxy, true);
   assert.equal(loadConfig({ PORT: "9001" }).baseUrl, "http://localhost:9001");
   assert.equal(loadConfig({ TRUST_PROXY: "0" }).trustProxy, false);
+  // The default sender can be set explicitly, and a display name is allowed.
+  assert.equal(loadConfig({ MAIL_FROM: "noreply@localhost" }).mailFrom, "noreply@localhost");
+  assert.equal(
+    loadConfig({ MAIL_FROM: "Catalogue <noreply@example.org>" }).mailFrom,
+    "Catalogue <noreply@example.org>",
+  );
   const api = loadConfig({ MAIL_API_URL: "https://api.example.org/emails", MAIL_API_KEY: "k" });
   assert.equal(api.mailApiUrl, "https://api.example.org/emails");
   assert.equal(api.mailApiKey, "k");
@@ -69,6 +75,8 @@ Deno.test("config: a bad value names its variable", () => {
   refused({ MAIL_API_URL: "mail.example.org" }, "MAIL_API_URL");
   refused({ MAIL_API_URL: "https://api.example.org" }, "MAIL_API_KEY");
   refused({ MAIL_FROM: "nobody" }, "MAIL_FROM");
+  refused({ MAIL_FROM: "a@b.org\r\nBcc: c@d.org" }, "MAIL_FROM");
+  refused({ MAIL_FROM: "Team <a@b.org>\nX: y" }, "MAIL_FROM");
   refused({ TEAM_INBOX: "a@b@c" }, "TEAM_INBOX");
   refused({ REPORT_INBOX: "x" }, "REPORT_INBOX");
   refused({ TRUST_PROXY: "yes" }, "TRUST_PROXY");
