@@ -141,7 +141,10 @@ async function walkTrail(kv: Deno.Kv, checkpoint: Head | null): Promise<TrailVer
   if (total > 0 && prev !== head.value!.hash) {
     return verdict({ seq: total, reason: "head does not match the last line" });
   }
-  if (total > 0) await kv.set(["trail_checkpoint"], { seq: total, hash: prev });
+  // A public GET should not cost a write when nothing new was proved.
+  if (total > 0 && checkpoint?.seq !== total) {
+    await kv.set(["trail_checkpoint"], { seq: total, hash: prev });
+  }
   return verdict(null);
 }
 

@@ -147,7 +147,9 @@ Deno.test("trail: checkpoints: a second verify reads only new lines; full=1 re-r
   await append(t, 6);
   const first = (await t.req("GET", "/api/audit/verify")).body;
   assert.equal(first.checked, 6);
+  const cp = (await t.kv.get(["trail_checkpoint"])).versionstamp;
   const again = (await t.req("GET", "/api/audit/verify")).body;
+  assert.equal((await t.kv.get(["trail_checkpoint"])).versionstamp, cp, "no write: nothing new");
   assert.deepEqual({ ...again, head: "" }, {
     ok: true,
     lines: 6,
