@@ -73,6 +73,9 @@ export function signInRoutes(deps: Deps) {
       responses: { 200: json(VerifyAnswer), ...errors(400, 410) },
     }),
     async (c) => {
+      // Hono answers HEAD with the GET handler; a HEAD (a link checker, a prefetch) must not
+      // use up the link and throw away the token it would give.
+      if (c.req.method === "HEAD") fail(405, "use GET to complete a link", {}, { Allow: "GET" });
       const { token } = c.req.valid("query");
       const done = await completeLink(deps, token, {
         address: clientOrigin(deps, c),

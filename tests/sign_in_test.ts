@@ -158,6 +158,16 @@ Deno.test("sign-in: a new link replaces the live one", async () => {
   assert.equal((await t.req("GET", `/api/verify?token=${login}`)).status, 200);
 });
 
+Deno.test("sign-in: HEAD on a link does not use it up", async () => {
+  await using t = await testApp();
+  await ask(t, { email: "a@b.org", purpose: "address" });
+  const token = t.mail.linkToken("a@b.org");
+  const head = await t.req("HEAD", `/api/verify?token=${token}`);
+  assert.equal(head.status, 405);
+  assert.equal(head.headers.get("allow"), "GET");
+  assert.equal((await t.req("GET", `/api/verify?token=${token}`)).status, 200);
+});
+
 Deno.test("sign-in: unknown, garbage and missing link tokens answer 4xx {error}", async () => {
   await using t = await testApp();
   for (const q of ["?token=" + "x".repeat(43), "?token=short", "?token=" + "y".repeat(201), ""]) {
