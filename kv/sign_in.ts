@@ -80,6 +80,33 @@ function expandIpv6(addr: string): string[] | null {
   return groups.map((g) => g.replace(/^0+(?=.)/, ""));
 }
 
+const BROWSERS: [RegExp, string][] = [
+  [/Edg\//, "Edge"],
+  [/OPR\/|Opera/, "Opera"],
+  [/Firefox\//, "Firefox"],
+  [/Chrome\/|Chromium\//, "Chrome"],
+  [/Safari\//, "Safari"],
+  [/curl\//i, "curl"],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/Android/, "Android"],
+  [/iPhone|iPad|iOS/, "iOS"],
+  [/Windows/, "Windows"],
+  [/Mac OS X|Macintosh/, "macOS"],
+  [/Linux|X11/, "Linux"],
+];
+
+/**
+ * " (Firefox on Linux)" from a User-Agent: only names from fixed lists, because the header
+ * is the client's free text and must not put a stranger's words into a security mail.
+ */
+export function deviceKind(agent: string): string {
+  const browser = BROWSERS.find(([re]) => re.test(agent))?.[1];
+  const system = SYSTEMS.find(([re]) => re.test(agent))?.[1];
+  if (!browser && !system) return "";
+  return ` (${[browser ?? "a browser", system].filter(Boolean).join(" on ")})`;
+}
+
 export interface SignedIn {
   account: Account;
   created: boolean;
@@ -110,7 +137,7 @@ export async function completeLink(
     if (existing) {
       account = existing.value;
       op.check(existing);
-      const agent = origin.agent ? ` using ${origin.agent.slice(0, 80)}` : "";
+      const agent = deviceKind(origin.agent);
       mailIds.push(enqueueMail(op, {
         to: account.email,
         subject: "New sign-in to your account",

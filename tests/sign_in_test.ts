@@ -404,3 +404,18 @@ Deno.test("sign-in: the address is canonicalised before anything is stored or ma
   const again = await t.req("GET", `/api/verify?token=${t.mail.linkToken("ada@example.org")}`);
   assert.equal(again.body.actor.id, v.body.actor.id);
 });
+
+Deno.test("sign-in notice names the device from fixed lists, never the client's free text", async () => {
+  await using t = await testApp();
+  await t.signIn("ua@example.org");
+  await t.req("POST", "/api/verify/request", {
+    body: { email: "ua@example.org", age_ok: true },
+  });
+  const token = t.mail.linkToken("ua@example.org");
+  const agent = "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0 VISIT evil.example NOW";
+  const v = await t.req("GET", `/api/verify?token=${token}`, { headers: { "user-agent": agent } });
+  assert.equal(v.status, 200);
+  const notice = t.mail.last("ua@example.org")!;
+  assert.match(notice.text, /\(Firefox on Linux\)/);
+  assert.doesNotMatch(notice.text, /evil|VISIT/);
+});
