@@ -1,6 +1,7 @@
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
+import { expandIpv6 } from "../lib/ip.ts";
 import type { Mail } from "../lib/mail.ts";
 import { transact } from "./_atomic.ts";
 import { type Account, findAccountByEmail, prepareAccount } from "./accounts.ts";
@@ -63,21 +64,6 @@ export function roughOrigin(addr: string): string {
   const v6 = expandIpv6(addr);
   if (v6) return `${v6.slice(0, 3).join(":")}::/48`;
   return "an unknown network";
-}
-
-/** The eight groups of an IPv6 address (compressed "::" forms included), or null. */
-function expandIpv6(addr: string): string[] | null {
-  const a = addr.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
-  if (!a.includes(":") || !/^[0-9a-f:]+$/.test(a)) return null;
-  const halves = a.split("::");
-  if (halves.length > 2) return null;
-  const head = halves[0] ? halves[0].split(":") : [];
-  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  const groups = [...head, ...Array(missing).fill("0"), ...tail];
-  if (!groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return null;
-  return groups.map((g) => g.replace(/^0+(?=.)/, ""));
 }
 
 const BROWSERS: [RegExp, string][] = [

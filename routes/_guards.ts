@@ -6,6 +6,7 @@ import { MINUTE } from "../lib/clock.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
+import { originSubject } from "../lib/ip.ts";
 import type { AppEnv, Ctx } from "./_api.ts";
 
 /** A token younger than this is "fresh" (SPEC.md section 5). */
@@ -106,7 +107,8 @@ export function clientOrigin(deps: Deps, c: Ctx): string {
 
 /** Counts one use of a rate-limited action; over the limit answers 429 with Retry-After. */
 export async function limit(deps: Deps, rule: Rule, subject: string | number): Promise<void> {
-  const v = await hit(deps.kv, rule, `${rule.name}:${subject}`, deps.clock.now());
+  const who = typeof subject === "string" ? originSubject(subject) : subject;
+  const v = await hit(deps.kv, rule, `${rule.name}:${who}`, deps.clock.now());
   if (!v.ok) {
     fail(429, `too many requests: at most ${rule.max} an hour; try again later`, {
       retry_after: v.retryAfter,

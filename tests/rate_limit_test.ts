@@ -109,3 +109,24 @@ Deno.test("rate limit: the minutely sweep job clears ended windows", async () =>
   await runJobs(t.deps, MINUTELY);
   assert.equal((await dumpKv(t.kv)).match(/^\["rate",/gm), null);
 });
+
+Deno.test("per-origin limits count an IPv6 client by its /64", async () => {
+  await using t = await testApp();
+  for (let i = 1; i <= 5; i++) {
+    const r = await t.req("POST", "/api/verify/request", {
+      body: { email: `v6-${i}@example.org`, age_ok: true },
+      from: `2001:db8:1:2::${i.toString(16)}`,
+    });
+    assert.equal(r.status, 202);
+  }
+  const sixth = await t.req("POST", "/api/verify/request", {
+    body: { email: "v6-6@example.org", age_ok: true },
+    from: "2001:db8:1:2:ffff::9",
+  });
+  assert.equal(sixth.status, 429);
+  const other = await t.req("POST", "/api/verify/request", {
+    body: { email: "v6-7@example.org", age_ok: true },
+    from: "2001:db8:1:3::1",
+  });
+  assert.equal(other.status, 202);
+});
