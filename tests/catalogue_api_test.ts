@@ -80,3 +80,19 @@ Deno.test("catalogue api: search is newest first and limited", async () => {
   const hits = await searchModules(t.kv, queryWords("pond"), 2);
   assert.deepEqual(hits.map((h) => h.slug), ["three", "two"]);
 });
+
+Deno.test("catalogue api: publish, unpublish and by rewrite the catalogue file", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/catalogue.json`;
+  await using t = await testApp({ config: { catalogueFile: file } });
+  const { account } = await t.account("a@example.org", { name: "Anna Berg" });
+  const onDisk = async () => JSON.parse(await Deno.readTextFile(file));
+  await publishModule(t.deps, input([account.id]), "system");
+  assert.deepEqual((await onDisk()).modules.map((m: { slug: string }) => m.slug), ["pond-life"]);
+  await setModuleBy(t.deps, "pond-life", "", "system");
+  assert.equal((await onDisk()).modules[0].by, "");
+  await unpublishModule(t.deps, "pond-life", "system");
+  assert.deepEqual(await onDisk(), (await t.req("GET", "/api/catalogue")).body);
+  assert.equal((await onDisk()).count, 0);
+  await Deno.remove(dir, { recursive: true });
+});

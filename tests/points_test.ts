@@ -120,3 +120,44 @@ Deno.test("points: two toggles by one account at once never leave the count off"
     assert.equal(after.counts["pond-life"], holdsNow ? 1 : 0);
   }
 });
+
+Deno.test("points: the hourly limit holds under concurrent toggles by one account", async () => {
+  await using t = await testApp();
+  const a = await t.account("a@example.org", { name: "Ann Able", roles: ["contributor"] });
+  await seedModule(t, "pond-life", [a.account.id]);
+  const rs = await Promise.all(
+    Array.from(
+      { length: 130 },
+      () => t.req("POST", "/api/modules/pond-life/point", { token: a.token }),
+    ),
+  );
+  assert.equal(rs.filter((r) => r.status === 200).length, 120);
+  assert.equal(rs.filter((r) => r.status === 429).length, 10);
+  // 120 toggles: an even number, so no point is held.
+  assert.deepEqual((await t.req("GET", "/api/points", { token: a.token })).body, {
+    counts: { "pond-life": 0 },
+    mine: [],
+  });
+});
+
+Deno.test("points: an unpublished module's points are hidden, and come back with it", async () => {
+  await using t = await testApp();
+  const a = await t.account("a@example.org", { name: "Ann Able", roles: ["contributor"] });
+  await seedModule(t, "pond-life", [a.account.id]);
+  await t.req("POST", "/api/modules/pond-life/point", { token: a.token });
+  await seedModule(t, "pond-life", [a.account.id], { published: false });
+  assert.deepEqual((await t.req("GET", "/api/points", { token: a.token })).body, {
+    counts: {},
+    mine: [],
+  });
+  assert.deepEqual((await t.req("GET", "/api/modules/meta")).body, { items: {} });
+  assert.equal(
+    (await t.req("POST", "/api/modules/pond-life/point", { token: a.token })).status,
+    404,
+  );
+  await seedModule(t, "pond-life", [a.account.id]);
+  assert.deepEqual((await t.req("GET", "/api/points", { token: a.token })).body, {
+    counts: { "pond-life": 1 },
+    mine: ["pond-life"],
+  });
+});
