@@ -36,7 +36,17 @@ import {
   RecordSchema,
   verifyRecordChain,
 } from "../lib/record_chain.ts";
-import { type AppEnv, bearer, body, type Ctx, errors, idParam, json, router } from "./_api.ts";
+import {
+  type AppEnv,
+  bearer,
+  body,
+  type Ctx,
+  errors,
+  idParam,
+  json,
+  router,
+  team,
+} from "./_api.ts";
 import {
   actorRef,
   clientOrigin,
@@ -45,7 +55,7 @@ import {
   requireFresh,
   requireTeam,
 } from "./_guards.ts";
-import { honeypot, teamSecurity } from "./requests.ts";
+import { honeypot } from "./requests.ts";
 
 const httpsUrl = z.string().trim().max(500).refine((v) => {
   if (!URL.canParse(v)) return false;
@@ -276,7 +286,7 @@ export function contributionRoutes(deps: Deps) {
       path: "/contributions",
       tags: ["team"],
       summary: "Every proposal, newest first, with state, submitter and gate checks",
-      security: teamSecurity,
+      security: team,
       middleware: [requireTeam(deps)],
       request: { query: z.object({ status: z.enum(STATUSES).optional() }) },
       responses: {
@@ -321,7 +331,7 @@ export function contributionRoutes(deps: Deps) {
       path: "/contributions/{id}",
       tags: ["forms"],
       summary: "One proposal with state, decisions, reasons, records and gate (submitter or team)",
-      security: teamSecurity,
+      security: team,
       middleware: who,
       request: { params: z.object({ id: idParam }) },
       responses: {
@@ -350,7 +360,7 @@ export function contributionRoutes(deps: Deps) {
         "reason needed. published: owner, from admitted or reviewing, gate open (else 409 " +
         "with `failed`). withdrawn: submitter, from received, confirmed, reviewing or " +
         "admitted, reason needed. Reasons have at least 3 characters.",
-      security: teamSecurity,
+      security: team,
       middleware: who,
       request: { params: z.object({ id: idParam }), ...body(Patch) },
       responses: {

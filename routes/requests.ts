@@ -13,11 +13,8 @@ import {
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
-import { type AppEnv, body, errors, flag, idParam, json, router } from "./_api.ts";
+import { type AppEnv, body, errors, flag, idParam, json, router, team } from "./_api.ts";
 import { actorRef, requireTeam } from "./_guards.ts";
-
-/** Bearer token of a reviewer or owner, or the service token. */
-export const teamSecurity: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
 
 /**
  * A filled `website` field (the honeypot) answers 202 before validation, so a bot learns
@@ -101,7 +98,7 @@ export function requestRoutes(deps: Deps) {
       path: "/requests",
       tags: ["team"],
       summary: "Open requests, newest first; ?all=1 adds handled ones",
-      security: teamSecurity,
+      security: team,
       middleware: [requireTeam(deps)],
       request: { query: z.object({ all: flag }) },
       responses: { 200: json(z.object({ items: z.array(RequestItem) })), ...errors(401, 403) },
@@ -118,7 +115,7 @@ export function requestRoutes(deps: Deps) {
       path: "/requests/{id}",
       tags: ["team"],
       summary: "Mark a request handled (or open again with false)",
-      security: teamSecurity,
+      security: team,
       middleware: [requireTeam(deps)],
       request: { params: z.object({ id: idParam }), ...body(z.object({ handled: z.boolean() })) },
       responses: {

@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
-import { publishModule, searchModules } from "../kv/catalogue_api.ts";
+import { searchModules } from "../kv/catalogue_api.ts";
 import { formsPart } from "../kv/parts/forms.ts";
 import { MAX_DECISIONS } from "../kv/proposals.ts";
 import { queryWords } from "../kv/search_index.ts";
 import { proposal } from "./_forms_fixtures.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
-
-// Until the catalogue lands on this branch its API is a stub that refuses every write.
-const ignore = publishModule.toString().includes("not built yet");
-const test = (name: string, fn: () => Promise<void>) => Deno.test({ name, ignore, fn });
 
 const inboxes = { teamInbox: "team@inbox.test", reportInbox: "reports@inbox.test" };
 const SLUG = "analytical-engines-for-beginners";
@@ -50,7 +46,7 @@ async function catalogue(t: TestApp) {
 const found = async (t: TestApp, q: string) =>
   (await searchModules(t.kv, queryWords(q), 10)).map((h) => h.slug);
 
-test("publication: the owner publishes; the module is in the catalogue and search at once", async () => {
+Deno.test("publication: the owner publishes; the module is in the catalogue and search at once", async () => {
   await using t = await testApp({ config: inboxes });
   const { rev, owner } = await setup(t);
   const a = await admitted(t, rev);
@@ -82,7 +78,7 @@ test("publication: the owner publishes; the module is in the catalogue and searc
   assert.equal(status.body.status, "published");
 });
 
-test("publication: the owner takes a module back; it leaves catalogue and search at once", async () => {
+Deno.test("publication: the owner takes a module back; it leaves catalogue and search at once", async () => {
   await using t = await testApp({ config: inboxes });
   const { rev, owner } = await setup(t);
   const a = await admitted(t, rev);
@@ -116,7 +112,7 @@ test("publication: the owner takes a module back; it leaves catalogue and search
   ]);
 });
 
-test("publication: a taken slug closes the gate: 409 naming it, nothing changes", async () => {
+Deno.test("publication: a taken slug closes the gate: 409 naming it, nothing changes", async () => {
   await using t = await testApp({ config: inboxes });
   const { rev, owner } = await setup(t);
   const a = await admitted(t, rev);
@@ -142,7 +138,7 @@ test("publication: a taken slug closes the gate: 409 naming it, nothing changes"
   assert.deepEqual((await catalogue(t)).map((m) => m.slug).sort(), [SLUG, "tidal-gardens"]);
 });
 
-test("publication: decisions stay capped through many publish cycles", async () => {
+Deno.test("publication: decisions stay capped through many publish cycles", async () => {
   await using t = await testApp({ config: inboxes });
   const { rev, owner } = await setup(t);
   const a = await admitted(t, rev);
@@ -157,7 +153,7 @@ test("publication: decisions stay capped through many publish cycles", async () 
   assert.equal(got.body.item.decisions.at(-1).status, "admitted");
 });
 
-test("publication: erasure keeps or removes the name per published proposal", async () => {
+Deno.test("publication: erasure keeps or removes the name per published proposal", async () => {
   await using t = await testApp({ config: inboxes });
   const { rev, owner } = await setup(t);
   const a = await admitted(t, rev, { attribution: "keep" });
@@ -202,7 +198,7 @@ test("publication: erasure keeps or removes the name per published proposal", as
   assert.deepEqual(own, []);
 });
 
-test("publication: without a body decision each proposal's attribution applies", async () => {
+Deno.test("publication: without a body decision each proposal's attribution applies", async () => {
   await using t = await testApp({ config: inboxes });
   const { rev, owner } = await setup(t);
   const a = await admitted(t, rev, { attribution: "remove" });

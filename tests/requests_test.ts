@@ -207,8 +207,6 @@ Deno.test("requests: at most 5 receipts an hour to one address; requests still s
 
 Deno.test({
   name: "requests: a report on an existing module reaches the report inbox with its link",
-  // Until the catalogue lands on this branch its API is a stub that refuses every write.
-  ignore: publishModule.toString().includes("not built yet"),
   fn: async () => {
     await using t = await testApp({ config: inboxes });
     const { account } = await t.account("c@example.org", { name: "Cy" });
