@@ -64,6 +64,14 @@ Deno.test("publication: the owner publishes; the module is in the catalogue and 
   assert.equal(mods[0].lede, "A module that explains the engine.");
   assert.deepEqual(mods[0].contributors.map((c) => c.id), [a.account.id]);
   assert.deepEqual(await found(t, "analytical engine"), [SLUG]);
+  // The submitter is the module's contributor; the module's meta lists them.
+  const mine = await t.req("GET", `/api/me/modules/${SLUG}`, { token: a.token });
+  assert.equal(mine.status, 200, mine.text);
+  assert.equal(mine.body.item.by, "Ada Lovelace");
+  const meta = await t.req("GET", "/api/modules/meta");
+  assert.deepEqual(meta.body.items[SLUG].contributors.map((c: { id: number }) => c.id), [
+    a.account.id,
+  ]);
   const mail = t.mail.last("ada@example.org")!;
   assert.match(mail.subject, /published/);
   assert.match(mail.text, new RegExp(`http://test\\.local/modules/${SLUG}`));
