@@ -16,12 +16,16 @@ import { trailAppend } from "./trail.ts";
  *   ["proposal_data", id]                         -> {trail, records, chain} as sent
  *   ["proposals_by_address", address_hash, id]    -> true   (confirmation, export, erasure)
  *   ["proposals_by_status", status, id]           -> true   (expiry of `received`, listings)
- * All four are written and deleted in one atomic; a status change moves the status index in
+ *   ["proposal_slugs", slug]                      -> proposal id that claimed the module slug
+ * All are written and deleted in one atomic; a status change moves the status index in
  * the atomic that changes the status. The record chain is verified once, when it is sent
  * (records never change afterwards), and the verdict is kept in the proposal.
  * Size: the long texts (trail, records) live apart from the proposal, and decisions are
  * capped (first plus the last 15, reasons up to 1000 characters), so both values stay under
  * the 64 KiB KV limit even at every field's maximum.
+ * A slug claim is taken (check: absent) before the catalogue writes a module for the
+ * proposal, so two publications racing for one slug cannot both reach the catalogue; it
+ * goes with the proposal.
  */
 
 export const STATUSES = [
@@ -390,6 +394,24 @@ export async function setAttribution(
 function dropKeys(op: Deno.AtomicOperation, p: Proposal, addr: string | null): void {
   op.delete(pKey(p.id)).delete(dataKey(p.id)).delete(statusKey(p.status, p.id));
   if (addr) op.delete(["proposals_by_address", addr, p.id]);
+  if (p.slug) op.delete(slugClaimKey(p.slug));
+}
+
+const slugClaimKey = (slug: string) => ["proposal_slugs", slug] as const;
+
+/** Claims a module slug for a proposal; false when another proposal holds it. */
+export async function claimSlug(kv: Deno.Kv, slug: string, id: number): Promise<boolean> {
+  return await transact(async () => {
+    const e = await kv.get<number>(slugClaimKey(slug));
+    if (e.value !== null) return { op: null, result: e.value === id };
+    return { op: kv.atomic().check(e).set(e.key, id), result: true };
+  });
+}
+
+/** Gives a claim back (the catalogue did not take the module). */
+export async function releaseSlug(kv: Deno.Kv, slug: string, id: number): Promise<void> {
+  const e = await kv.get<number>(slugClaimKey(slug));
+  if (e.value === id) await kv.atomic().check(e).delete(e.key).commit();
 }
 
 const hashOf = async (email: string) => email ? await addressHash(email) : null;

@@ -3,7 +3,15 @@ import { ApiError, fail } from "../lib/errors.ts";
 import { findAccountByEmail } from "./accounts.ts";
 import { publishModule, unpublishModule } from "./catalogue_api.ts";
 import { gateOf, publishInputOf } from "./gate.ts";
-import { getProposal, moveStatus, type Proposal, PUBLISH_FROM, statusUrl } from "./proposals.ts";
+import {
+  claimSlug,
+  getProposal,
+  moveStatus,
+  type Proposal,
+  PUBLISH_FROM,
+  releaseSlug,
+  statusUrl,
+} from "./proposals.ts";
 
 /**
  * Publication and its undoing. The catalogue writes the module in its own atomic, so each
@@ -36,10 +44,19 @@ export async function publishProposal(
   const account = await findAccountByEmail(deps.kv, p.email);
   if (!account) fail(409, "the gate is closed: confirmed", { failed: ["confirmed"] });
   const input = publishInputOf(p, account.value.id);
+  if (!await claimSlug(deps.kv, input.slug, id)) {
+    fail(409, "the gate is closed: slug", {
+      failed: ["slug"],
+      checks: gate.checks.map((c) =>
+        c.name === "slug" ? { ...c, ok: false, detail: `slug ${input.slug} is taken` } : c
+      ),
+    });
+  }
   let slug: string;
   try {
     slug = (await publishModule(deps, input, actor)).slug;
   } catch (err) {
+    if (p.slug === null) await releaseSlug(deps.kv, input.slug, id);
     if (err instanceof ApiError) throw err;
     fail(409, `the catalogue did not take the module: ${err instanceof Error ? err.message : err}`);
   }
@@ -59,7 +76,10 @@ export async function publishProposal(
     });
   } catch (err) {
     // The proposal moved meanwhile (withdrawn, deleted, decided): the module goes back.
-    if (p.slug === null) await unpublishModule(deps, slug, actor).catch(() => false);
+    if (p.slug === null) {
+      await unpublishModule(deps, slug, actor).catch(() => false);
+      await releaseSlug(deps.kv, slug, id);
+    }
     throw err;
   }
 }

@@ -218,3 +218,33 @@ Deno.test("publication: without a body decision each proposal's attribution appl
   assert.deepEqual(counts, { kept: 0, unpublished: 1, deleted: 0 });
   assert.deepEqual(await catalogue(t), []);
 });
+
+Deno.test("publication: two proposals racing for one slug: one wins, the other gets 409", async () => {
+  await using t = await testApp({ config: inboxes });
+  const { rev, owner } = await setup(t);
+  const a = await admitted(t, rev);
+  const b = await admitted(t, rev, { email: "bob@example.org", name: "Bob Builder" });
+  const [ra, rb] = await Promise.all([
+    patch(t, a.id, owner, { status: "published" }),
+    patch(t, b.id, owner, { status: "published" }),
+  ]);
+  assert.deepEqual([ra.status, rb.status].sort(), [200, 409], `${ra.text} ${rb.text}`);
+  const loser = ra.status === 409 ? ra : rb;
+  assert.deepEqual(loser.body.failed, ["slug"]);
+  const winner = ra.status === 200 ? "Ada Lovelace" : "Bob Builder";
+  const mods = await catalogue(t);
+  assert.equal(mods.length, 1);
+  assert.equal(mods[0].by, winner);
+  assert.equal(mods[0].contributors.length, 1);
+  // The winner's proposal deleted later (after being taken back) frees nothing the module holds.
+  const winnerId = ra.status === 200 ? a.id : b.id;
+  await patch(t, winnerId, owner, { status: "admitted" });
+  assert.equal(
+    (await t.req("DELETE", `/api/contributions/${winnerId}`, { token: owner })).status,
+    200,
+  );
+  const loserId = winnerId === a.id ? b.id : a.id;
+  const again = await patch(t, loserId, owner, { status: "published" });
+  assert.equal(again.status, 409, "the module still holds the slug");
+  assert.ok(!(await dumpKv(t.kv)).includes(`["proposal_slugs"`));
+});
