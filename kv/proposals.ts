@@ -1,4 +1,4 @@
-import { DAY, iso } from "../lib/clock.ts";
+import { DAY, iso, isoOrNull } from "../lib/clock.ts";
 import { constantTimeEqual, randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
@@ -106,13 +106,14 @@ export type ProposalInput = Pick<
 
 const pKey = (id: number) => ["proposals", id] as const;
 const dataKey = (id: number) => ["proposal_data", id] as const;
+const statusKey = (s: ProposalStatus, id: number) => ["proposals_by_status", s, id] as const;
+
 /** Decisions kept per proposal: the first and the latest ones. */
 export const MAX_DECISIONS = 16;
 export const MAX_REASON = 1000;
 
 const capped = (list: Decision[]) =>
   list.length <= MAX_DECISIONS ? list : [list[0], ...list.slice(-(MAX_DECISIONS - 1))];
-const statusKey = (s: ProposalStatus, id: number) => ["proposals_by_status", s, id] as const;
 
 export const statusUrl = (baseUrl: string, id: number, key?: string) =>
   `${baseUrl}/contribute/status?id=${id}` + (key ? `&key=${encodeURIComponent(key)}` : "");
@@ -511,8 +512,6 @@ export async function eraseProposal(
   });
 }
 
-export const isoOr = (ms: number | null) => ms === null ? null : iso(ms);
-
 /** The proposal as its submitter and the team see it (records and gate are added apart). */
 export function proposalView(baseUrl: string, p: Proposal, team = false) {
   const last = p.decisions.findLast((d) => d.reason !== "");
@@ -528,7 +527,7 @@ export function proposalView(baseUrl: string, p: Proposal, team = false) {
     attribution: p.attribution,
     created: iso(p.created),
     updated: iso(p.updated),
-    confirmed: isoOr(p.confirmed),
+    confirmed: isoOrNull(p.confirmed),
     submitter: { name: p.name, email: p.email || null, account: p.account },
     decisions: p.decisions.map((d) => ({
       status: d.status,
@@ -541,7 +540,7 @@ export function proposalView(baseUrl: string, p: Proposal, team = false) {
     records_sent: p.records.sent,
     slug: p.slug,
     module_url: p.slug && p.status === "published" ? `/modules/${p.slug}` : null,
-    published: isoOr(p.published),
+    published: isoOrNull(p.published),
     status_url: statusUrl(baseUrl, p.id),
   };
 }
