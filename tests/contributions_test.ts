@@ -488,3 +488,17 @@ Deno.test("contributions: gate slugs come from the title, or the id when it give
     "slug uber-die-garten-teil-2 is free",
   ]);
 });
+
+Deno.test("contributions: a sign-in link of any purpose confirms waiting proposals", async () => {
+  await using t = await testApp({ config: inboxes });
+  await t.req("POST", "/api/contributions", { body: proposal() });
+  const v = await t.signIn(SUBMITTER);
+  assert.equal(v.confirmed, 1);
+  await t.req("POST", "/api/contributions", { body: proposal({ email: "bob@example.org" }) });
+  await t.req("POST", "/api/verify/request", {
+    body: { email: "bob@example.org", purpose: "address" },
+  });
+  const a = await t.req("GET", `/api/verify?token=${t.mail.linkToken("bob@example.org")}`);
+  assert.equal(a.status, 200);
+  assert.equal(a.body.confirmed, 1);
+});

@@ -248,3 +248,20 @@ Deno.test("publication: two proposals racing for one slug: one wins, the other g
   assert.equal(again.status, 409, "the module still holds the slug");
   assert.ok(!(await dumpKv(t.kv)).includes(`["proposal_slugs"`));
 });
+
+Deno.test("publication: the keyed status page links the published module", async () => {
+  await using t = await testApp({ config: inboxes });
+  const { rev, owner } = await setup(t);
+  const r = await t.req("POST", "/api/contributions", { body: proposal() });
+  const key = t.mail.last("ada@example.org")!.text.match(/&key=([\w-]+)/)![1];
+  await t.req("GET", `/api/verify?token=${t.mail.linkToken("ada@example.org")}`);
+  await patch(t, r.body.id, rev, { status: "reviewing" });
+  await patch(t, r.body.id, owner, { status: "published", reason: "Lovely" });
+  const page = await t.req("GET", `/contribute/status?id=${r.body.id}&key=${key}`);
+  assert.equal(page.status, 200);
+  assert.match(page.text, new RegExp(`href="/modules/${SLUG}"`));
+  assert.match(page.text, /Lovely/);
+  const plain = await t.req("GET", `/contribute/status?id=${r.body.id}`);
+  assert.match(plain.text, /published/);
+  assert.ok(!plain.text.includes("Lovely") && !plain.text.includes("Ada"));
+});
