@@ -271,8 +271,10 @@ Deno.test("contributions: review, admit and reject follow the table, reasons mai
   }
   // confirmed -> admitted is not allowed; -> reviewing is.
   assert.equal((await patch(t, a.id, rev, { status: "admitted", reason: "fine" })).status, 409);
+  const quiet = t.mail.sent.length;
   const reviewing = await patch(t, a.id, rev, { status: "reviewing" });
   assert.equal(reviewing.status, 200, reviewing.text);
+  assert.equal(t.mail.sent.length, quiet, "review mails nobody");
   assert.equal(reviewing.body.item.status, "reviewing");
   assert.equal((await patch(t, a.id, rev, { status: "reviewing" })).status, 409);
   // Reasons: at least 3 characters.
@@ -360,8 +362,10 @@ Deno.test("contributions: the submitter withdraws an open proposal with a reason
     403,
   );
   assert.equal((await patch(t, a.id, a.token, { status: "withdrawn" })).status, 400);
+  const quiet = t.mail.sent.length;
   const w = await patch(t, a.id, a.token, { status: "withdrawn", reason: "Changed my mind" });
   assert.equal(w.status, 200, w.text);
+  assert.equal(t.mail.sent.length, quiet, "withdrawal mails nobody");
   assert.equal(w.body.item.status, "withdrawn");
   assert.equal(w.body.item.reason, "Changed my mind");
   assert.equal(
