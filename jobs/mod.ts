@@ -1,4 +1,5 @@
 import type { Deps } from "../lib/deps.ts";
+import { checksJob } from "./checks.ts";
 import { outboxJob } from "./outbox.ts";
 import { sweepRatesJob } from "./sweep_rates.ts";
 
@@ -11,6 +12,7 @@ export interface Job {
 export const MINUTELY: Job[] = [
   { name: "outbox", run: outboxJob },
   { name: "sweep-rates", run: sweepRatesJob },
+  { name: "checks", run: checksJob },
 ];
 
 /** Run by the daily cron (main.ts). */
