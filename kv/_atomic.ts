@@ -51,17 +51,19 @@ export async function transact<T>(
 }
 
 const RETRIED = new Set(["get", "getMany", "set", "delete", "commit"]);
+const ATOMIC_RETRIED = new Set(["commit"]);
 
 /** Wraps a KV (and the atomics it makes) so that every read and write retries a locked file. */
-export function lockSafe<T extends object>(target: T): T {
+export function lockSafe<T extends object>(target: T, retried: Set<string> = RETRIED): T {
   const proxy: T = new Proxy(target, {
     get(t, prop, _receiver) {
       const value = Reflect.get(t, prop, t);
       if (typeof value !== "function") return value;
-      if (RETRIED.has(String(prop))) {
+      if (retried.has(String(prop))) {
         return (...args: unknown[]) => retryLocked(() => value.apply(t, args));
       }
-      if (prop === "atomic") return () => lockSafe(value.apply(t, []));
+      // On an atomic only commit touches the file; set/delete/check just build the operation.
+      if (prop === "atomic") return () => lockSafe(value.apply(t, []), ATOMIC_RETRIED);
       return (...args: unknown[]) => {
         const r = value.apply(t, args);
         return r === t ? proxy : r;

@@ -266,11 +266,18 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
 }
 
 /** Adds the removal of a service and everything indexed with it to an atomic. */
-function removeInto(op: Deno.AtomicOperation, s: Service): Deno.AtomicOperation {
-  op.delete(serviceKey(s.account, s.id))
+function removeInto(
+  op: Deno.AtomicOperation,
+  s: Service,
+  count: Deno.KvEntryMaybe<Deno.KvU64>,
+): Deno.AtomicOperation {
+  const left = Number(count.value?.value ?? 1n) - 1;
+  op.check(count)
+    .delete(serviceKey(s.account, s.id))
     .delete(byIdKey(s.id))
-    .delete(dueKey(s.due, s.id))
-    .sum(countKey(s.account), 0xffffffffffffffffn); // minus one (u64 wraps)
+    .delete(dueKey(s.due, s.id));
+  if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
+  else op.delete(countKey(s.account));
   if (s.kind === "webhook") op.delete(beatKey(s.account, s.id));
   if (s.hook) {
     op.delete(hookKey(s.hook));
@@ -282,9 +289,12 @@ function removeInto(op: Deno.AtomicOperation, s: Service): Deno.AtomicOperation 
 export async function deleteService(deps: Deps, account: number, id: number): Promise<boolean> {
   const { kv } = deps;
   const done = await transact(async () => {
-    const entry = await getService(kv, account, id);
+    const [entry, count] = await kv.getMany<[Service, Deno.KvU64]>([
+      serviceKey(account, id),
+      countKey(account),
+    ]);
     if (!entry.value) return { op: null, result: false };
-    return { op: removeInto(kv.atomic().check(entry), entry.value), result: true };
+    return { op: removeInto(kv.atomic().check(entry), entry.value, count), result: true };
   });
   forgetHooks(kv);
   return done;
@@ -296,19 +306,12 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
   let n = 0;
   for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
     const done = await transact(async () => {
-      const entry = await kv.get<Service>(e.key);
+      const [entry, count] = await kv.getMany<[Service, Deno.KvU64]>([e.key, countKey(account)]);
       if (!entry.value) return { op: null, result: false };
-      return { op: removeInto(kv.atomic().check(entry), entry.value), result: true };
+      return { op: removeInto(kv.atomic().check(entry), entry.value, count), result: true };
     });
     if (done) n++;
   }
-  await transact(async () => {
-    const count = await kv.get(countKey(account));
-    return {
-      op: count.versionstamp ? kv.atomic().check(count).delete(countKey(account)) : null,
-      result: 0,
-    };
-  });
   forgetHooks(kv);
   return n;
 }
