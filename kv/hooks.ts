@@ -1,6 +1,7 @@
 import { iso } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
+import { ConflictError } from "./_atomic.ts";
 import { RULES } from "./rate_limit.ts";
 
 /**
@@ -241,7 +242,7 @@ async function commitBatch(
     st.cache.clear();
     st.gen = null;
   }
-  throw new Error("heartbeat batch kept conflicting");
+  throw new ConflictError();
 }
 
 /**

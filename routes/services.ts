@@ -174,7 +174,7 @@ export function servicesRoutes(deps: Deps) {
       middleware: auth,
       request: body(CreateBody),
       responses: {
-        201: json(Item.extend({ hook_url: z.string().optional() }), "Created"),
+        200: json(Item.extend({ hook_url: z.string().optional() }), "Created"),
         ...errors(400, 401, 409),
       },
     }),
@@ -208,7 +208,7 @@ export function servicesRoutes(deps: Deps) {
         key
           ? { ok: true as const, item, hook_url: hookUrl(deps, key) }
           : { ok: true as const, item },
-        201,
+        200,
       );
     },
   );

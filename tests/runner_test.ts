@@ -45,7 +45,7 @@ async function tcpService(t: T, token: string, port: number, extra = {}) {
     token,
     body: { name: "Port", check: `tcp:127.0.0.1:${port}`, interval: 5, ...extra },
   });
-  assert.equal(r.status, 201, r.text);
+  assert.equal(r.status, 200, r.text);
   return r.body.item;
 }
 

@@ -50,7 +50,7 @@ Deno.test("services: create runs the first check before answering; item shape", 
     place: "cloud",
     interval: 5,
   });
-  assert.equal(r.status, 201, r.text);
+  assert.equal(r.status, 200, r.text);
   assert.equal(r.body.ok, true);
   assert.equal(r.body.hook_url, undefined);
   const item = r.body.item;
@@ -128,10 +128,10 @@ Deno.test("services: 30 per account, the 31st answers 409", async () => {
   assert.match(over.body.error, /30/);
   const overChecked = await add(t, token, { check: "tcp:db.test:5432" });
   assert.equal(overChecked.status, 409);
-  assert.equal((await add(t, other.token, { check: "webhook:" })).status, 201);
+  assert.equal((await add(t, other.token, { check: "webhook:" })).status, 200);
   const first = (await t.req("GET", "/api/me/services", { token })).body.items[0];
   assert.equal((await t.req("DELETE", `/api/me/services/${first.id}`, { token })).status, 200);
-  assert.equal((await add(t, token, { check: "webhook:" })).status, 201);
+  assert.equal((await add(t, token, { check: "webhook:" })).status, 200);
   assert.equal((await add(t, token, { check: "webhook:" })).status, 409);
 });
 
@@ -210,7 +210,7 @@ Deno.test("services: owners may watch private targets; team listing and machine"
     const reviewer = await t.account("rev@example.org", { name: "Rev", roles: ["reviewer"] });
     const user = await t.account("user@example.org", { name: "User" });
     const r = await add(t, owner.token, { check: "tcp:nas.lan:445", name: "NAS" });
-    assert.equal(r.status, 201);
+    assert.equal(r.status, 200);
     assert.equal((await add(t, user.token, { check: "tcp:nas.lan:445" })).status, 400);
     await add(t, user.token, { check: "webhook:", name: "Cron" });
 
