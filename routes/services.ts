@@ -83,7 +83,9 @@ const CreateBody = z.object({
   alerts: z.boolean().default(true),
 }).openapi("NewService");
 
-const fixed = z.undefined({ message: "kind and target cannot change; create a new service" });
+const fixed = z.unknown().refine((v) => v === undefined, {
+  message: "kind and target cannot change; create a new service",
+}).openapi({ description: "Cannot change: sending it answers 400" });
 const PatchBody = z.object({
   name: name.optional(),
   what: what.optional(),

@@ -277,3 +277,20 @@ Deno.test("services: export, counts and erasure through the account parts", asyn
   assert.deepEqual(await servicesPart.counts!(t.deps, account), { services: 0 });
   assert.deepEqual(await servicesPart.counts!(t.deps, keep.account), { services: 1 });
 });
+
+Deno.test("services: the routes are in the OpenAPI document", async () => {
+  await using t = await app();
+  const r = await t.req("GET", "/api/openapi.json");
+  assert.equal(r.status, 200, r.text.slice(0, 200));
+  for (
+    const p of [
+      "/api/me/services",
+      "/api/me/services/{id}",
+      "/api/me/services/{id}/check",
+      "/api/me/services/{id}/rotate",
+      "/api/services",
+      "/api/hooks/{key}",
+    ]
+  ) assert.ok(r.body.paths[p], p);
+  assert.ok(r.body.paths["/api/hooks/{key}"].get && r.body.paths["/api/hooks/{key}"].post);
+});
