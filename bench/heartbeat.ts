@@ -8,7 +8,8 @@
  *    under the 600-an-hour limit). Next to it, in the same run, a bare Deno.serve answering
  *    the same JSON. A ping is answered only after its beat is committed to the KV file.
  * 2. The runner's time to work through 1 000 due url checks against a local HTTP server.
- * Everything listens on and connects to 127.0.0.1 only. Prints a Markdown table.
+ * Everything listens on and connects to 127.0.0.1 only. Prints Markdown tables; bench/run.ts
+ * may import `servicesBenchmarks()` to add them to `deno task bench`.
  */
 import autocannon from "autocannon";
 import { runDueChecks } from "../jobs/checks.ts";
@@ -226,26 +227,35 @@ async function runnerBench() {
   }
 }
 
-const { bareLoad, hookLoad } = await heartbeatBench();
-const runner = await runnerBench();
-const f = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d });
-console.log(`
+/** Runs both benchmarks and answers their Markdown tables (bench/run.ts may call this). */
+export async function servicesBenchmarks(): Promise<string> {
+  const { bareLoad, hookLoad } = await heartbeatBench();
+  const runner = await runnerBench();
+  return report(bareLoad, hookLoad, runner);
+}
+
+function report(bareLoad: Load, hookLoad: Load, runner: { ms: number; ran: number; ok: number }) {
+  const f = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d });
+  return `
 Heartbeat: ${SERVICES} services, ${CONNECTIONS} connections, ${DURATION} s, 127.0.0.1
 
 | server | pings/s | p99 ms | CPU ms per ping | answered 2xx | other |
 |---|---:|---:|---:|---:|---:|
 | bare Deno.serve (same JSON) | ${f(bareLoad.rps)} | ${bareLoad.p99} | ${
-  f(bareLoad.cpuPerPing, 3)
-} | ${bareLoad.ok} | ${bareLoad.bad} |
+    f(bareLoad.cpuPerPing, 3)
+  } | ${bareLoad.ok} | ${bareLoad.bad} |
 | service, GET /api/hooks/<key> (KV file, durable) | ${f(hookLoad.rps)} | ${hookLoad.p99} | ${
-  f(hookLoad.cpuPerPing, 3)
-} | ${hookLoad.ok} | ${hookLoad.bad} |
+    f(hookLoad.cpuPerPing, 3)
+  } | ${hookLoad.ok} | ${hookLoad.bad} |
 
 Heartbeat pings/s as a share of bare Deno.serve: ${f((100 * hookLoad.rps) / bareLoad.rps, 1)} %
 
 | runner | due checks | ran | ok | time ms | checks/s |
 |---|---:|---:|---:|---:|---:|
 | url checks against a local server, pool of 3 | ${SERVICES} | ${runner.ran} | ${runner.ok} | ${
-  f(runner.ms)
-} | ${f((runner.ran * 1000) / runner.ms)} |
-`);
+    f(runner.ms)
+  } | ${f((runner.ran * 1000) / runner.ms)} |
+`;
+}
+
+if (import.meta.main) console.log(await servicesBenchmarks());

@@ -30,7 +30,9 @@ const MAX_HEADER = 32 * 1024;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-export class HttpError extends Error {}
+export class HttpError extends Error {
+  override name = "HttpError";
+}
 
 /** Sends one request; the caller bounds the time by closing through `track`. */
 export async function httpRequest(
