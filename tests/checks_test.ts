@@ -223,3 +223,44 @@ Deno.test("checks: without a TLS connector an https check is refused, no packet 
   assert.equal(item.state, "off");
   assert.equal(connects, 0);
 });
+
+Deno.test("checks: a server that does not speak HTTP is off, with a short reason", async () => {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const replies = [
+    "SSH-2.0-OpenSSH_9.6\r\n",
+    "HTTP/1.1 200 OK\r\n" + "X-Fill: " + "a".repeat(40_000) + "\r\n\r\n",
+    "",
+  ];
+  const loop = (async () => {
+    for (const reply of replies) {
+      const c = await l.accept();
+      const buf = new Uint8Array(4096);
+      await c.read(buf);
+      if (reply) {
+        try {
+          await c.write(new TextEncoder().encode(reply));
+        } catch { /* the client may have closed */ }
+      }
+      c.close();
+    }
+  })();
+  try {
+    await using t = await testApp({ connector: systemConnector });
+    const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
+    const port = (l.addr as Deno.NetAddr).port;
+    const statuses = [];
+    for (let i = 0; i < replies.length; i++) {
+      const item = await create(t, token, `url:http://127.0.0.1:${port}/`);
+      assert.equal(item.state, "off", item.status);
+      statuses.push(item.status);
+    }
+    assert.deepEqual(statuses, [
+      "not an HTTP answer",
+      "answer headers too large",
+      "connection closed before an answer",
+    ]);
+    await loop;
+  } finally {
+    l.close();
+  }
+});

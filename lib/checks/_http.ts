@@ -124,9 +124,15 @@ async function readAnswer(conn: Deno.Conn, req: HttpRequest): Promise<HttpAnswer
   for (;;) {
     let end: number;
     while ((end = indexOf(r.buffered, CRLFCRLF)) < 0) {
+      // A banner that is not HTTP (ssh, smtp) fails here instead of waiting out the limit.
+      const eol = indexOf(r.buffered, CRLF);
+      if (eol >= 0 && !/^HTTP\/1\.[01] /.test(dec.decode(r.buffered.subarray(0, eol)))) {
+        throw new HttpError("not an HTTP answer");
+      }
       if (r.buffered.length > MAX_HEADER) throw new HttpError("answer headers too large");
       if (!await r.more()) throw new HttpError("connection closed before an answer");
     }
+    if (end > MAX_HEADER) throw new HttpError("answer headers too large");
     const head = dec.decode(r.take(end + 4)).split("\r\n");
     const m = head[0].match(/^HTTP\/1\.[01] ([0-9]{3})(?: .*)?$/);
     if (!m) throw new HttpError("not an HTTP answer");
