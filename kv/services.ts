@@ -373,11 +373,12 @@ function alertMail(
   now: number,
 ): Mail {
   const word = state === "off" ? "is off" : "is back";
+  const name = s.name.replace(/\p{Cc}+/gu, " ");
   return {
     to,
-    subject: `Watched service "${s.name}" ${word}`,
+    subject: `Watched service "${name}" ${word}`,
     text: [
-      `Your watched service "${s.name}" ${word} (${iso(now)}).`,
+      `Your watched service "${name}" ${word} (${iso(now)}).`,
       `Last result: ${status}`,
       "",
       `Your services: ${deps.config.baseUrl}/me`,

@@ -114,7 +114,9 @@ function parseHostPort(rest: string, defaultPort: number | null): { host: string
  * and `2130706433` are both 127.0.0.1 and cannot slip past the range checks.
  */
 export function canonicalHost(raw: string): string {
-  const h = raw.toLowerCase().replace(/\.$/, "");
+  let h = raw.toLowerCase().replace(/\.$/, "");
+  // International names go to their punycode form, as URLs carry them.
+  if (/[^\p{ASCII}]/u.test(h) && URL.canParse(`http://${h}/`)) h = new URL(`http://${h}/`).hostname;
   if (h.includes(":")) {
     const b = parseIPv6(h);
     if (!b) bad("not a valid IPv6 address");

@@ -23,6 +23,7 @@ Deno.test("targets: check strings parse to canonical forms and hints", () => {
   assert.deepEqual(parseCheck("tcp:[2001:DB8:0::1]:22").host, "2001:db8::1");
   assert.deepEqual(parseCheck("webhook:").kind, "webhook");
   assert.deepEqual(parseCheck("webhook:").hint, null);
+  assert.deepEqual(parseCheck("tcp:Bücher.example:22").host, "xn--bcher-kva.example");
 });
 
 Deno.test("targets: malformed check strings are refused", () => {

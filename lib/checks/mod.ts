@@ -60,7 +60,8 @@ export async function runCheck(
   const start = performance.now();
   const done = (state: CheckState, status: string): CheckResult => ({
     state,
-    status: status.slice(0, 120),
+    // Texts from the target (an MCP server's name) may hold anything; keep one plain line.
+    status: status.replace(/\p{Cc}+/gu, " ").slice(0, 120),
     ms: Math.round(performance.now() - start),
   });
   let target: Target;
