@@ -1,6 +1,7 @@
 import type { Deps } from "../lib/deps.ts";
 import { outboxJob } from "./outbox.ts";
 import { sweepRatesJob } from "./sweep_rates.ts";
+import { sweepUploadsJob } from "./sweep_uploads.ts";
 
 export interface Job {
   name: string;
@@ -11,6 +12,7 @@ export interface Job {
 export const MINUTELY: Job[] = [
   { name: "outbox", run: outboxJob },
   { name: "sweep-rates", run: sweepRatesJob },
+  { name: "sweep-uploads", run: sweepUploadsJob },
 ];
 
 /** Run by the daily cron (main.ts). */
