@@ -159,8 +159,11 @@ class Abort extends Error {
 
 /**
  * Streams `body` into chunks of upload `id`. At most one batch (720 KiB) is held at a time,
- * and the body is read only as fast as KV takes the batches. Anything but exactly `size`
- * bytes fails; the caller then calls `discardUpload`.
+ * and the body is read only as fast as KV takes the batches. Chunk buffers are reused from
+ * batch to batch and, on a byte stream (a real connection), the body is read straight into
+ * them: an upload allocates next to nothing, so memory does not grow with the file, not even
+ * as garbage waiting for the collector. Anything but exactly `size` bytes fails; the caller
+ * then calls `discardUpload`.
  */
 export async function writeUpload(
   kv: Deno.Kv,
@@ -172,62 +175,88 @@ export async function writeUpload(
   idleMs = MINUTE,
 ): Promise<WriteOutcome> {
   const hash = createHash("sha256");
+  const free: Uint8Array[] = [];
+  const take = () => free.pop() ?? new Uint8Array(Math.min(CHUNK, Math.max(1, size)));
   let pending: Uint8Array[] = [];
-  let buf = new Uint8Array(Math.min(CHUNK, size));
+  let buf = take();
   let fill = 0;
   let next = 0;
   let total = 0;
 
   const flush = async (last: boolean) => {
-    if (last && fill > 0) pending.push(buf.subarray(0, fill));
+    if (last && fill > 0) pending.push(buf.slice(0, fill));
     if (pending.length === 0) return;
     const entry = await kv.get<Pending>(pendingKey(account, id));
     if (entry.value?.state !== "uploading") throw new Abort("aborted");
     const op = kv.atomic().check(entry);
     for (const chunk of pending) op.set(chunkKey(account, id, next++), chunk);
-    const t = now();
     op.set(pendingKey(account, id), {
       ...entry.value,
       written: total,
-      deadline: t + UPLOAD_DEADLINE,
+      deadline: now() + UPLOAD_DEADLINE,
     });
     if (!(await op.commit()).ok) throw new Abort("aborted");
+    // Committed: KV holds its own copy, so the buffers take the next batch.
+    for (const b of pending) if (b.length === CHUNK) free.push(b);
     pending = [];
   };
 
-  const reader = body?.getReader();
+  /** Takes `n` bytes now at the end of `buf` into the hash and the chunk sequence. */
+  const took = async (n: number) => {
+    total += n;
+    if (total > size) throw new Abort("long");
+    hash.update(buf.subarray(fill, fill + n));
+    fill += n;
+    if (fill === buf.length) {
+      pending.push(buf);
+      buf = take();
+      fill = 0;
+      if (pending.length === BATCH) await flush(false);
+    }
+  };
+
+  const timed = async <T>(read: Promise<T>): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Abort("stalled")), idleMs);
+    });
+    try {
+      return await Promise.race([read, stalled]);
+    } catch (err) {
+      if (err instanceof Abort) throw err;
+      // The client went away or the connection broke mid-body.
+      throw new Abort("short");
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  let byob: ReadableStreamBYOBReader | null = null;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   try {
+    byob = body?.getReader({ mode: "byob" }) ?? null;
+  } catch {
+    reader = body?.getReader() ?? null; // not a byte stream: copy from its chunks
+  }
+  try {
+    while (byob) {
+      // One byte more than expected would show a body longer than announced.
+      const want = Math.max(1, Math.min(buf.length - fill, size - total));
+      const read = await timed(byob.read(new Uint8Array(buf.buffer, fill, want)));
+      // The read moved the buffer; keep using it under its new name.
+      if (read.value) buf = new Uint8Array(read.value.buffer);
+      if (read.done) break;
+      await took(read.value.length);
+    }
     while (reader) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const stalled = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Abort("stalled")), idleMs);
-      });
-      let read: ReadableStreamReadResult<Uint8Array>;
-      try {
-        read = await Promise.race([reader.read(), stalled]);
-      } catch (err) {
-        if (err instanceof Abort) throw err;
-        // The client went away or the connection broke mid-body.
-        throw new Abort("short");
-      } finally {
-        clearTimeout(timer);
-      }
+      const read = await timed(reader.read());
       if (read.done) break;
       let value = read.value;
-      total += value.length;
-      if (total > size) throw new Abort("long");
-      hash.update(value);
       while (value.length > 0) {
         const n = Math.min(buf.length - fill, value.length);
         buf.set(value.subarray(0, n), fill);
-        fill += n;
         value = value.subarray(n);
-        if (fill === buf.length) {
-          pending.push(buf);
-          buf = new Uint8Array(Math.min(CHUNK, Math.max(1, size - (total - value.length))));
-          fill = 0;
-          if (pending.length === BATCH) await flush(false);
-        }
+        await took(n);
       }
     }
     if (total < size) throw new Abort("short");
@@ -235,7 +264,7 @@ export async function writeUpload(
     return { ok: true, sha256: hash.digest("hex") };
   } catch (err) {
     if (!(err instanceof Abort)) throw err;
-    reader?.cancel().catch(() => {});
+    (byob ?? reader)?.cancel().catch(() => {});
     return { ok: false, reason: err.reason };
   }
 }

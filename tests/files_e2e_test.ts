@@ -95,8 +95,27 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000) {
 Deno.test("e2e files: a 50 MB streamed upload reads back identical, whole and in ranges", async () => {
   await using s = await startServer();
   const token = await s.signIn("ada@example.org");
+  // The server's memory while it takes the file: it must not grow with the file.
+  const rss = async () => {
+    const status = await Deno.readTextFile(`/proc/${s.pid}/status`).catch(() => "");
+    return Number(status.match(/VmRSS:\s+(\d+) kB/)?.[1] ?? 0) * 1024;
+  };
+  const before = await rss();
+  let peak = before;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, await rss());
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
   const up = await streamUpload(s, token, MAX_FILE, "lecture.mp4");
+  sampling = false;
+  await sampler;
   assert.equal(up.res.status, 201, up.res.text);
+  if (before > 0) {
+    assert.ok(peak - before < MAX_FILE / 2, `server grew by ${peak - before} bytes`);
+  }
   assert.equal(up.body.item.size, MAX_FILE);
   assert.equal(up.body.used, MAX_FILE);
   const url = `${s.base}${up.body.item.url}`;
