@@ -21,7 +21,7 @@ import { RULES } from "../kv/rate_limit.ts";
 import type { Config } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
-import { isActiveType, kindOf } from "../lib/file_kinds.ts";
+import { FILE_KINDS, isActiveType, kindOf } from "../lib/file_kinds.ts";
 import { cleanFileName, cleanText, contentDisposition, headerText } from "../lib/file_names.ts";
 import { bearer, body, errors, idParam, json, router } from "./_api.ts";
 import { limit, optionalToken, requireToken } from "./_guards.ts";
@@ -67,7 +67,9 @@ const FileParams = z.object({
 
 const Patch = z.object({
   public: z.boolean().optional(),
-  label: z.string().max(MAX_LABEL).optional(),
+  label: z.string().refine((v) => [...cleanText(v)].length <= MAX_LABEL, {
+    message: `up to ${MAX_LABEL} characters`,
+  }).optional(),
   name: z.string().min(1).max(1000).optional(),
 }).openapi("FilePatch");
 
@@ -195,8 +197,9 @@ export function filesRoutes(deps: Deps) {
         fail(
           415,
           clean.ext
-            ? `files ending in .${clean.ext} are not accepted; see docs/api.md for the list`
+            ? `files ending in .${clean.ext} are not accepted; accepted lists the endings`
             : "the file name needs an ending (.pdf, .png, ...) that says its kind",
+          { accepted: Object.keys(FILE_KINDS) },
         );
       }
       const rawLabel = c.req.header("x-file-label");

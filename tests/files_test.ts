@@ -180,6 +180,9 @@ Deno.test("files: upload refusals 400 401 411 413 415 store nothing", async () =
     assert.equal(r.status, status, `${JSON.stringify(opts)}: ${r.text}`);
     assert.match(r.body.error, message);
   }
+  const refused = await upload(t, token, b, { name: "run.bat" });
+  assert.ok(refused.body.accepted.includes("pdf"));
+  assert.ok(!refused.body.accepted.includes("bat"));
   const anon = await t.req("PUT", "/api/me/files", {
     raw: b,
     headers: { "content-length": "100", "x-file-name": "a.pdf" },
@@ -357,6 +360,11 @@ Deno.test("files: download headers: type, disposition, nosniff, ETag, 304", asyn
   assert.equal(h.get("content-security-policy"), null);
   assert.equal(h.get("last-modified"), "Mon, 02 Mar 2026 09:00:00 GMT");
   assert.equal(h.get("accept-ranges"), "bytes");
+  const head = await t.app.request(pdf.url, { method: "HEAD" });
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get("content-length"), "5");
+  assert.equal(head.headers.get("content-type"), "application/pdf");
+  assert.equal((await head.arrayBuffer()).byteLength, 0);
   const etag = h.get("etag")!;
   const cached = await download(t, pdf.url, { "if-none-match": etag });
   assert.equal(cached.res.status, 304);
@@ -460,6 +468,7 @@ Deno.test("files: PATCH changes visibility, label and name (same ending)", async
     [{ name: "plan.docx" }, /^name: .*\.pdf/],
     [{ name: "plan" }, /^name: /],
     [{ label: "x".repeat(61) }, /^label: /],
+    [{ label: "😀".repeat(61) }, /^label: /],
     [{ public: "yes" }, /^public: /],
     [{}, /nothing to change/],
   ];
@@ -474,6 +483,8 @@ Deno.test("files: PATCH changes visibility, label and name (same ending)", async
   assert.equal(list.name, "Année 2.pdf");
   assert.equal(list.label, "Week one");
 
+  const emoji = await t.req("PATCH", path, { token, body: { label: "😀".repeat(60) } });
+  assert.equal(emoji.status, 200);
   const priv = await t.req("PATCH", path, { token, body: { public: false, label: "" } });
   assert.equal(priv.body.item.label, "");
   assert.equal((await download(t, renamed.body.item.url)).res.status, 404);
