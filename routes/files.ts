@@ -251,6 +251,9 @@ export function filesRoutes(deps: Deps) {
         } else if (w.reason === "stalled") {
           fail(400, "the upload stalled before Content-Length bytes arrived; discarded");
         }
+        if (!stored && (w.ok || w.reason === "aborted")) {
+          fail(400, "the upload took too long (nothing stored for 5 minutes); discarded");
+        }
         if (!stored) {
           fail(400, "fewer bytes arrived than Content-Length announced; the file was discarded");
         }

@@ -4,6 +4,8 @@ import { sweepUploadsJob } from "../jobs/sweep_uploads.ts";
 import {
   BATCH,
   CHUNK,
+  discardUpload,
+  getUsage,
   MAX_FILE,
   QUOTA,
   reserveUpload,
@@ -572,6 +574,7 @@ Deno.test("files: an upload swept while still writing fails and leaves nothing",
   release();
   const r = await pending;
   assert.equal(r.status, 400);
+  assert.match(r.body.error, /took too long/);
   assert.deepEqual(await fileKeys(t), []);
   assert.equal(await used(t, token), 0);
 });
@@ -619,4 +622,26 @@ Deno.test("files: the routes are in the OpenAPI document", async () => {
   assert.ok(doc.paths["/api/me/files"].put.responses["411"]);
   const wrong = await t.req("POST", "/api/me/files");
   assert.equal(wrong.status, 405);
+});
+
+Deno.test("files: a body that stops sending is given up after the idle time", async () => {
+  await using t = await testApp();
+  const { account } = await t.account("ada@example.org");
+  const r = await reserveUpload(t.kv, account.id, 1000, t.clock.now());
+  assert.ok(r.ok);
+  let cancelled = false;
+  const silent = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(bytesOf(10));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  const w = await writeUpload(t.kv, account.id, r.id, 1000, silent, () => t.clock.now(), 30);
+  assert.deepEqual(w, { ok: false, reason: "stalled" });
+  assert.ok(cancelled);
+  await discardUpload(t.kv, account.id, r.id, t.clock.now());
+  assert.deepEqual(await fileKeys(t), []);
+  assert.deepEqual(await getUsage(t.kv, account.id), { bytes: 0, files: 0 });
 });
