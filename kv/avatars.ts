@@ -1,4 +1,4 @@
-import { decode, GIF, Image } from "imagescript";
+import type { Image as ImageT } from "imagescript";
 import { sha256hex } from "../lib/crypto.ts";
 import { fail } from "../lib/errors.ts";
 import { transact } from "./_atomic.ts";
@@ -70,6 +70,20 @@ export function readHeader(b: Uint8Array): Header | null {
   return null;
 }
 
+/**
+ * imagescript loads a native codec (needs --allow-ffi) when imported, so it is loaded on the
+ * first upload only: the service starts without it, and only uploads fail where it is absent.
+ */
+let loaded: Promise<typeof import("imagescript")> | null = null;
+function codec() {
+  loaded ??= import("imagescript").catch((err) => {
+    loaded = null;
+    console.error(`image codec unavailable: ${err instanceof Error ? err.message : err}`);
+    fail(503, "pictures cannot be processed on this server right now");
+  });
+  return loaded;
+}
+
 export interface Prepared {
   bytes: Uint8Array;
   type: string;
@@ -88,12 +102,13 @@ export async function prepareAvatar(bytes: Uint8Array): Promise<Prepared> {
   if (head.width * head.height > MAX_AVATAR_PIXELS) {
     fail(413, `image over ${MAX_AVATAR_PIXELS} pixels (${head.width} x ${head.height})`);
   }
-  let img: Image;
+  let img: ImageT;
+  const { decode, GIF, Image } = await codec();
   try {
     const decoded = await decode(bytes, true);
     const first = decoded instanceof GIF ? decoded[0] : decoded;
     if (!(first instanceof Image)) throw new Error("no frame");
-    img = first as Image;
+    img = first as ImageT;
   } catch {
     fail(400, "body: the image could not be decoded (damaged or truncated)");
   }
