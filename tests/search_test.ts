@@ -42,7 +42,7 @@ Deno.test("search: results change atomically with the records", async () => {
   });
   const q = async (s: string) =>
     (await t.req("GET", `/api/search?q=${encodeURIComponent(s)}`)).body;
-  let r = await q("analytic");
+  const r = await q("analytic");
   assert.equal(r.journal.length, 1);
   assert.deepEqual(Object.keys(r.journal[0]).sort(), ["actor_id", "created", "id", "name", "text"]);
   assert.equal(r.journal[0].actor_id, a.account.id);
