@@ -110,3 +110,64 @@ Deno.test("search: q must be at least 2 characters; 1200 an hour per origin", as
   t.clock.advance(HOUR);
   assert.equal((await t.req("GET", "/api/search?q=ab", { from: "203.0.113.9" })).status, 200);
 });
+
+Deno.test("search: a rare word narrows a word with more index entries than one scan reads", async () => {
+  await using t = await testApp();
+  const { account, token } = await t.account("a@example.org", { name: "Ada" });
+  // 2 100 public entries say "common"; the newest one also says "rare", so a scan of
+  // "common" (ids in ascending order, capped) never reaches it.
+  let op = t.kv.atomic();
+  for (let id = 1; id <= 2100; id++) {
+    const e = {
+      id,
+      account: account.id,
+      text: `common ${id}`,
+      public: true,
+      created: 0,
+      updated: null,
+    };
+    op.set(["journal", id], e).set(["journal_by_account", account.id, id], true)
+      .set(["search", "journal", "common", id], true);
+    if (id % 300 === 0) {
+      await op.commit();
+      op = t.kv.atomic();
+    }
+  }
+  await op.set(["ids", "journal"], new Deno.KvU64(2100n)).commit();
+  const first = await t.req("POST", "/api/me/journal", { token, body: { text: "common rare" } });
+  assert.equal(first.body.id, 2101);
+  const both = await t.req("GET", "/api/search?q=common%20rare");
+  assert.deepEqual(both.body.journal.map((j: { id: number }) => j.id), [first.body.id]);
+  const rareFirst = await t.req("GET", "/api/search?q=rare%20comm");
+  assert.equal(rareFirst.body.journal.length, 1);
+  const common = await t.req("GET", "/api/search?q=common");
+  assert.equal(common.body.journal.length, 20);
+});
+
+Deno.test("search and accounts routes are in the OpenAPI document; wrong methods answer 405", async () => {
+  await using t = await testApp();
+  const doc = await t.req("GET", "/api/openapi.json");
+  assert.equal(doc.status, 200);
+  for (
+    const p of [
+      "/me/journal",
+      "/me/journal/{id}",
+      "/search",
+      "/profiles/{id}",
+      "/profiles/slug/{name}",
+      "/avatars/{id}",
+      "/me/avatar",
+      "/me/apply",
+      "/applications",
+      "/applications/{id}",
+      "/me/invites",
+      "/invites",
+      "/actors",
+      "/me/export",
+    ]
+  ) assert.ok(doc.body.paths[`/api${p}`], p);
+  assert.ok(doc.body.paths["/api/me"].patch && doc.body.paths["/api/me"].delete);
+  const wrong = await t.req("PUT", "/api/me/journal");
+  assert.equal(wrong.status, 405);
+  assert.equal((await t.req("POST", "/api/search?q=ab")).status, 405);
+});
