@@ -50,13 +50,13 @@ export async function transact<T>(
   throw new ConflictError();
 }
 
-const RETRIED = new Set(["get", "getMany", "set", "delete", "commit"]);
-// An atomic's set/delete/check only queue a mutation (and return the atomic for chaining):
-// wrapping them would turn the chain into promises. Only its commit touches the file.
+// An atomic's check/set/delete only queue work (and answer the operation itself); only its
+// commit touches the file.
+const RETRIED_KV = new Set(["get", "getMany", "set", "delete", "commit"]);
 const RETRIED_ATOMIC = new Set(["commit"]);
 
 /** Wraps a KV (and the atomics it makes) so that every read and write retries a locked file. */
-export function lockSafe<T extends object>(target: T, retried = RETRIED): T {
+export function lockSafe<T extends object>(target: T, retried = RETRIED_KV): T {
   const proxy: T = new Proxy(target, {
     get(t, prop, _receiver) {
       const value = Reflect.get(t, prop, t);

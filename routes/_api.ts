@@ -75,8 +75,8 @@ export const idParam = z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).
   example: "1",
 });
 
-export const bearer = [{ bearer: [] }];
-export const team = [{ bearer: [] }, { serviceToken: [] }];
+export const bearer: Record<string, string[]>[] = [{ bearer: [] }];
+export const team: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
 
 /** Query flag `?all=1`. */
 export const flag = z.enum(["1", "0", "true", "false"]).optional()

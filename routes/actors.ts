@@ -6,9 +6,6 @@ import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { errors, json, router, team } from "./_api.ts";
 import { requireTeam } from "./_guards.ts";
-
-// The shared `team` list is inferred too loosely for createRoute; its shape is right.
-const teamAuth = team as unknown as Record<string, string[]>[];
 import { avatarUrl, ProfileSchema } from "./me.ts";
 
 /** Counts every actor shows, 0 when no part reports them. */
@@ -45,7 +42,7 @@ export function actorRoutes(deps: Deps) {
       path: "/actors",
       tags: ["team"],
       summary: "Every account with roles, standing, profile, counts and dormant notice",
-      security: teamAuth,
+      security: team,
       middleware: [requireTeam(deps)],
       responses: { 200: json(z.object({ items: z.array(ActorItem) })), ...errors(401, 403) },
     }),

@@ -9,9 +9,6 @@ import { bearer, body, errors, flag, idParam, json, router, team } from "./_api.
 import { multiLine } from "./_text.ts";
 import { actorRef, requireTeam, requireToken } from "./_guards.ts";
 
-// The shared `team` list is inferred too loosely for createRoute; its shape is right.
-const teamAuth = team as unknown as Record<string, string[]>[];
-
 const ApplyBody = z.object({
   text: multiLine(2000, 20),
 }).openapi("ApplicationRequest");
@@ -97,7 +94,7 @@ export function applicationRoutes(deps: Deps) {
       path: "/applications",
       tags: ["team"],
       summary: "Open applications (all=1 adds decided ones), oldest first",
-      security: teamAuth,
+      security: team,
       middleware: [requireTeam(deps)],
       request: { query: z.object({ all: flag }) },
       responses: { 200: json(z.object({ items: z.array(TeamItem) })), ...errors(401, 403) },
@@ -129,7 +126,7 @@ export function applicationRoutes(deps: Deps) {
       path: "/applications/{id}",
       tags: ["team"],
       summary: "Decide an application; approval grants the contributor role",
-      security: teamAuth,
+      security: team,
       middleware: [requireTeam(deps)],
       request: { params: z.object({ id: idParam }), ...body(DecisionBody) },
       responses: {

@@ -11,9 +11,6 @@ import { bearer, body, errors, json, router, team } from "./_api.ts";
 import { multiLine } from "./_text.ts";
 import { limit, requireTeam, requireToken } from "./_guards.ts";
 
-// The shared `team` list is inferred too loosely for createRoute; its shape is right.
-const teamAuth = team as unknown as Record<string, string[]>[];
-
 const InviteBody = z.object({
   email: emailSchema,
   message: multiLine(500).default(""),
@@ -104,7 +101,7 @@ export function inviteRoutes(deps: Deps) {
       path: "/invites",
       tags: ["team"],
       summary: "Every invitation with inviter and outcome, newest first",
-      security: teamAuth,
+      security: team,
       middleware: [requireTeam(deps)],
       responses: { 200: json(z.object({ items: z.array(TeamInvite) })), ...errors(401, 403) },
     }),

@@ -1,5 +1,5 @@
 import { createApp } from "../app.ts";
-import { transact } from "../kv/_atomic.ts";
+import { lockSafe, transact } from "../kv/_atomic.ts";
 import { type Account, prepareAccount, type Role } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
@@ -103,7 +103,8 @@ let origins = 0;
 export async function testApp(
   opts: { config?: Partial<Config>; resolver?: Resolver; connector?: Connector } = {},
 ): Promise<TestApp> {
-  const kv = await Deno.openKv(":memory:");
+  // Wrapped as main.ts wraps the real KV, so tests run the same code paths.
+  const kv = lockSafe(await Deno.openKv(":memory:"));
   const clock = fakeClock();
   const mail = captureMailer();
   await runMigrations(kv, clock.now());
@@ -169,7 +170,9 @@ export async function testApp(
       });
     },
     [Symbol.asyncDispose]() {
-      kv.close();
+      try {
+        kv.close();
+      } catch { /* a test closed it already (database-down tests) */ }
       return Promise.resolve();
     },
   };
