@@ -39,7 +39,14 @@ export function readHeader(b: Uint8Array): Header | null {
     return { kind: "png", width: dv.getUint32(16), height: dv.getUint32(20) };
   }
   if (b.length >= 10 && /^GIF8[79]a$/.test(String.fromCharCode(...b.subarray(0, 6)))) {
-    return { kind: "gif", width: dv.getUint16(6, true), height: dv.getUint16(8, true) };
+    const screen = { width: dv.getUint16(6, true), height: dv.getUint16(8, true) };
+    // The first frame may declare a size of its own, larger than the screen: take the larger.
+    const frame = gifFirstFrame(b, dv);
+    return {
+      kind: "gif",
+      width: Math.max(screen.width, frame?.width ?? 0),
+      height: Math.max(screen.height, frame?.height ?? 0),
+    };
   }
   if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) {
     // Walk the segments to the first start-of-frame, which declares the size.
@@ -82,6 +89,23 @@ function codec() {
     fail(503, "pictures cannot be processed on this server right now");
   });
   return loaded;
+}
+
+/** Size of a GIF's first image descriptor, walking past the colour table and extensions. */
+function gifFirstFrame(b: Uint8Array, dv: DataView): { width: number; height: number } | null {
+  let i = 13;
+  if (b.length > 10 && b[10] & 0x80) i += 3 * 2 ** ((b[10] & 7) + 1);
+  while (i < b.length) {
+    if (b[i] === 0x2c) {
+      if (i + 9 > b.length) return null;
+      return { width: dv.getUint16(i + 5, true), height: dv.getUint16(i + 7, true) };
+    }
+    if (b[i] !== 0x21) return null;
+    i += 2;
+    while (i < b.length && b[i] !== 0) i += b[i] + 1;
+    i++;
+  }
+  return null;
 }
 
 export interface Prepared {

@@ -130,3 +130,16 @@ Deno.test("applications: validation, auth and unknown ids", async () => {
   });
   assert.equal(unknown.status, 404);
 });
+
+Deno.test("applications: two applications at once leave exactly one open", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ada@example.org", { name: "Ada" });
+  const [a, b] = await Promise.all([
+    t.req("POST", "/api/me/apply", { token, body: { text: TEXT } }),
+    t.req("POST", "/api/me/apply", { token, body: { text: TEXT } }),
+  ]);
+  assert.deepEqual([a.status, b.status].sort(), [202, 409]);
+  let n = 0;
+  for await (const _ of t.kv.list({ prefix: ["applications"] })) n++;
+  assert.equal(n, 1);
+});

@@ -176,6 +176,13 @@ Deno.test("avatar: headers are read before decoding", () => {
   assert.deepEqual(readHeader(pngHeader(640, 480)), { kind: "png", width: 640, height: 480 });
   const gif = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x10, 0x00, 0x20, 0x00]);
   assert.deepEqual(readHeader(gif), { kind: "gif", width: 16, height: 32 });
+  // A small screen whose first frame declares 65 535 x 65 535 counts as the larger size.
+  const gifBomb = new Uint8Array([
+    ...[0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x10, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00],
+    ...[0x21, 0xf9, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00],
+    ...[0x2c, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00],
+  ]);
+  assert.deepEqual(readHeader(gifBomb), { kind: "gif", width: 65535, height: 65535 });
   assert.equal(readHeader(new Uint8Array([1, 2, 3])), null);
   assert.equal(readHeader(new Uint8Array([0xff, 0xd8, 0xff, 0xd9])), null);
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { verifyTrail } from "../kv/trail.ts";
+import { seedModule } from "./_catalogue.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
 Deno.test("profile: PATCH /api/me sets fields, absent stay, empty clears, trail names fields", async () => {
@@ -180,4 +181,40 @@ Deno.test("public profile: shape, contact outside, public journal only, never th
   assert.equal((await t.req("GET", "/api/profiles/abc")).status, 404);
   assert.equal((await t.req("GET", "/api/profiles/slug/nobody")).status, 404);
   assert.equal((await t.req("GET", "/api/profiles/slug/Bad%20Slug")).status, 404);
+});
+
+Deno.test("profile: two accounts taking the same name at once get different slugs", async () => {
+  await using t = await testApp();
+  const a = await t.account("a@example.org");
+  const b = await t.account("b@example.org");
+  const [ra, rb] = await Promise.all([
+    t.req("PATCH", "/api/me", { token: a.token, body: { name: "Sam Same" } }),
+    t.req("PATCH", "/api/me", { token: b.token, body: { name: "Sam Same" } }),
+  ]);
+  assert.equal(ra.status, 200);
+  assert.equal(rb.status, 200);
+  assert.deepEqual([ra.body.slug, rb.body.slug].sort(), ["sam-same", "sam-same-2"]);
+  assert.equal((await t.req("GET", "/api/search?q=sam")).body.people.length, 2);
+});
+
+Deno.test("public profile and search: published modules of the account come from the catalogue", async () => {
+  await using t = await testApp();
+  const { account } = await t.account("ada@example.org", { name: "Ada Lovelace" });
+  await seedModule(t, "pond-life", [account.id]);
+  await seedModule(t, "draft-work", [account.id], {
+    published: false,
+    over: { title: "Pond drafts unseen" },
+  });
+  const p = await t.req("GET", `/api/profiles/${account.id}`);
+  assert.deepEqual(p.body.profile.modules, [{
+    title: "Pond life through the seasons",
+    slug: "pond-life",
+    published: "2026-03-02",
+  }]);
+  const s = await t.req("GET", "/api/search?q=pond");
+  assert.deepEqual(s.body.modules, [{
+    title: "Pond life through the seasons",
+    slug: "pond-life",
+    name: "Grete Olsen",
+  }]);
 });
