@@ -136,15 +136,18 @@ export async function prepareAvatar(bytes: Uint8Array): Promise<Prepared> {
   } catch {
     fail(400, "body: the image could not be decoded (damaged or truncated)");
   }
-  if (img.width !== head.width || img.height !== head.height) {
-    if (img.width * img.height > MAX_AVATAR_PIXELS) fail(413, "image too large");
+  if (img.width * img.height > MAX_AVATAR_PIXELS) fail(413, "image too large");
+  try {
+    const side = Math.min(img.width, img.height);
+    const x = Math.floor((img.width - side) / 2);
+    const y = Math.floor((img.height - side) / 2);
+    img = img.crop(x, y, side, side).resize(AVATAR_SIZE, AVATAR_SIZE);
+    if (head.kind === "jpeg") return { bytes: await img.encodeJPEG(85), type: "image/jpeg" };
+    return { bytes: await img.encode(3), type: "image/png" };
+  } catch {
+    // A picture that decoded but cannot be scaled (a zero-sized frame, say) is the client's.
+    fail(400, "body: the image could not be processed");
   }
-  const side = Math.min(img.width, img.height);
-  const x = Math.floor((img.width - side) / 2);
-  const y = Math.floor((img.height - side) / 2);
-  img = img.crop(x, y, side, side).resize(AVATAR_SIZE, AVATAR_SIZE);
-  if (head.kind === "jpeg") return { bytes: await img.encodeJPEG(85), type: "image/jpeg" };
-  return { bytes: await img.encode(3), type: "image/png" };
 }
 
 const chunkPrefix = (account: number, etag: string) => ["avatar_chunks", account, etag] as const;

@@ -156,6 +156,18 @@ Deno.test("avatar: bad images answer 4xx and store nothing", async () => {
   assert.equal((await upload(t, token, jpegBomb, "image/jpeg")).status, 413);
   const truncated = await upload(t, token, png.slice(0, Math.floor(png.length / 2)), "image/png");
   assert.equal(truncated.status, 400, truncated.text);
+  // Valid headers followed by garbage: 400, never 500.
+  const garbage = crypto.getRandomValues(new Uint8Array(500));
+  for (
+    const head of [
+      pngHeader(100, 100),
+      new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x10, 0x00, 0x10, 0x00]),
+      new Uint8Array([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x00, 0x10, 0x00, 0x10]),
+    ]
+  ) {
+    const r = await upload(t, token, new Uint8Array([...head, ...garbage]), "image/png");
+    assert.ok(r.status === 400 || r.status === 415, `${r.status} ${r.text}`);
+  }
   const text = await upload(t, token, new TextEncoder().encode("hello, not an image"), "image/png");
   assert.equal(text.status, 415);
   const wrongType = await upload(t, token, png, "text/plain");
