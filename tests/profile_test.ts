@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { verifyTrail } from "../kv/trail.ts";
+import { unpublishModule } from "../kv/catalogue_api.ts";
 import { seedModule } from "./_catalogue.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
@@ -217,4 +218,8 @@ Deno.test("public profile and search: published modules of the account come from
     slug: "pond-life",
     name: "Grete Olsen",
   }]);
+  // Taken back from the catalogue: gone from search and from the profile at once.
+  assert.equal(await unpublishModule(t.deps, "pond-life", "owner"), true);
+  assert.deepEqual((await t.req("GET", "/api/search?q=pond")).body.modules, []);
+  assert.deepEqual((await t.req("GET", `/api/profiles/${account.id}`)).body.profile.modules, []);
 });
