@@ -1,4 +1,5 @@
 import type { Deps } from "../lib/deps.ts";
+import { dormantJob } from "./dormant.ts";
 import { outboxJob } from "./outbox.ts";
 import { sweepRatesJob } from "./sweep_rates.ts";
 import { sweepUploadsJob } from "./sweep_uploads.ts";
@@ -16,7 +17,9 @@ export const MINUTELY: Job[] = [
 ];
 
 /** Run by the daily cron (main.ts). */
-export const DAILY: Job[] = [];
+export const DAILY: Job[] = [
+  { name: "dormant-notices", run: dormantJob },
+];
 
 /** Runs jobs one after another; one failing job does not stop the others. */
 export async function runJobs(deps: Deps, jobs: Job[]): Promise<void> {
