@@ -294,3 +294,41 @@ Deno.test("services: the routes are in the OpenAPI document", async () => {
   ) assert.ok(r.body.paths[p], p);
   assert.ok(r.body.paths["/api/hooks/{key}"].get && r.body.paths["/api/hooks/{key}"].post);
 });
+
+Deno.test("services: in the account export, the actors' counts, and gone with the account", async () => {
+  await using t = await app();
+  const { account, token } = await t.account("user@example.org", { name: "User" });
+  const keep = await t.account("keep@example.org", { name: "Keep" });
+  await add(t, token, { check: "tcp:db.test:5432" });
+  const hb = await add(t, token, { check: "webhook:" });
+  const hook = new URL(hb.body.hook_url).pathname;
+  assert.equal((await t.req("GET", `${hook}?status=fine`)).status, 200);
+  await add(t, keep.token, { check: "webhook:" });
+
+  const ex = await t.req("GET", "/api/me/export", { token });
+  assert.equal(ex.status, 200);
+  const services = JSON.stringify(ex.body);
+  assert.ok(services.includes("tcp:db.test:5432"));
+  assert.ok(!services.includes(hook.split("/").pop()!), "no hook key in the export");
+
+  const actors = await t.req("GET", "/api/actors", {
+    headers: { "x-service-token": t.deps.config.serviceToken! },
+  });
+  assert.equal(actors.status, 200);
+  const me = (actors.body.items ?? actors.body.actors ?? []).find((
+    a: { id: number },
+  ) => a.id === account.id);
+  assert.equal(me.counts.services, 2);
+
+  const erased = await t.req("DELETE", "/api/me", { token });
+  assert.equal(erased.status, 200, erased.text);
+  assert.equal((await t.req("GET", hook)).status, 404);
+  const dump = await dumpKv(t.kv);
+  assert.ok(!dump.includes("db.test"), "no service of the erased account is left");
+  assert.ok(!dump.includes('"fine"'), "no beat is left");
+  assert.ok(!dump.includes(`["service_count",${account.id}]`));
+  assert.equal(
+    (await t.req("GET", "/api/me/services", { token: keep.token })).body.items.length,
+    1,
+  );
+});
