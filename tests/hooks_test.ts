@@ -214,3 +214,22 @@ Deno.test("hooks: a rotation by another process stops the old key in this one", 
     await Deno.remove(path);
   }
 });
+
+Deno.test("hooks: pings racing a deletion leave no beat behind", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  for (let round = 0; round < 5; round++) {
+    const hb = await heartbeat(t, token);
+    assert.equal((await t.req("GET", hb.path)).status, 200);
+    const pings = Array.from({ length: 20 }, () => t.req("GET", hb.path));
+    const del = t.req("DELETE", `/api/me/services/${hb.id}`, { token });
+    const more = Array.from({ length: 20 }, () => t.req("GET", hb.path));
+    assert.equal((await del).status, 200);
+    for (const r of await Promise.all([...pings, ...more])) {
+      assert.ok(r.status === 200 || r.status === 404, String(r.status));
+    }
+    assert.equal((await t.req("GET", hb.path)).status, 404);
+    const dump = await dumpKv(t.kv);
+    assert.ok(!dump.includes(`["beats",`), `round ${round}: a beat outlived its service`);
+  }
+});
