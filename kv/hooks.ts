@@ -153,7 +153,7 @@ async function lookup(
   if (hit) return { ref: hit, stamp: stampOf(st.gen) };
   const [hook, gen] = await kv.getMany<[HookRef, Deno.KvU64]>([hookKey(hash), GEN_KEY]);
   const current = !st.gen || stampOf(gen) >= stampOf(st.gen);
-  if (current && stampOf(gen) !== stampOf(st.gen)) {
+  if (current && (!st.gen || stampOf(gen) !== stampOf(st.gen))) {
     st.cache.clear();
     st.gen = gen;
   }
