@@ -253,7 +253,7 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
     const entry = await getService(kv, account, id);
     const s = entry.value;
     if (!s) return { op: null, result: false };
-    if (s.kind !== "webhook") fail(409, "only a heartbeat service has a hook address to rotate");
+    if (s.kind !== "webhook") fail(400, "only a heartbeat service has a hook address to rotate");
     const op = kv.atomic().check(entry)
       .set(serviceKey(account, id), { ...s, hook: hash })
       .set(hookKey(hash), { account, id, name: s.name } satisfies HookRef);

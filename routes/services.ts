@@ -246,7 +246,7 @@ export function servicesRoutes(deps: Deps) {
       security: bearer,
       middleware: auth,
       request: { params: Params },
-      responses: { 200: json(Item), ...errors(401, 404, 409, 429) },
+      responses: { 200: json(Item), ...errors(400, 401, 404, 429) },
     }),
     async (c) => {
       const me = c.get("account");
@@ -254,7 +254,7 @@ export function servicesRoutes(deps: Deps) {
       const s = (await getService(deps.kv, me.id, id)).value;
       if (!s) fail(404, "no such service");
       if (s.kind === "webhook") {
-        fail(409, "a heartbeat service is not checked: it is called at its hook address");
+        fail(400, "a heartbeat service is not checked: it is called at its hook address");
       }
       await limit(deps, RULES.manualCheck, me.id);
       const result = await runCheck(deps, s.check, isOwner(me));
@@ -275,7 +275,7 @@ export function servicesRoutes(deps: Deps) {
       request: { params: Params },
       responses: {
         200: json(z.object({ ok: z.literal(true), hook_url: z.string() })),
-        ...errors(401, 404, 409),
+        ...errors(400, 401, 404),
       },
     }),
     async (c) => {

@@ -170,8 +170,8 @@ Deno.test("services: manual check 60 an hour; not for heartbeats; rotate only he
   const { token } = await t.account("user@example.org", { name: "User" });
   const id = (await add(t, token, { check: "tcp:db.test:5432" })).body.item.id;
   const hb = (await add(t, token, { check: "webhook:" })).body.item.id;
-  assert.equal((await t.req("POST", `/api/me/services/${hb}/check`, { token })).status, 409);
-  assert.equal((await t.req("POST", `/api/me/services/${id}/rotate`, { token })).status, 409);
+  assert.equal((await t.req("POST", `/api/me/services/${hb}/check`, { token })).status, 400);
+  assert.equal((await t.req("POST", `/api/me/services/${id}/rotate`, { token })).status, 400);
   t.clock.set(Math.ceil(t.clock.now() / 3_600_000) * 3_600_000);
   for (let i = 0; i < 60; i++) {
     const r = await t.req("POST", `/api/me/services/${id}/check`, { token });
