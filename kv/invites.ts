@@ -1,4 +1,4 @@
-import { DAY } from "../lib/clock.ts";
+import { DAY, iso } from "../lib/clock.ts";
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { addressHash } from "./links.ts";
@@ -145,3 +145,14 @@ export async function countInvites(kv: Deno.Kv, inviter: number): Promise<number
   for await (const _ of kv.list({ prefix: ["invites_by_inviter", inviter] })) n++;
   return n;
 }
+
+/** An invitation as its inviter sees it (API answers and the data export). */
+export const inviteView = (i: Invite) => ({
+  id: i.id,
+  email: i.email,
+  message: i.message,
+  created: iso(i.created),
+  expires: iso(i.expires),
+  accepted: i.accepted !== null,
+  account: i.account,
+});

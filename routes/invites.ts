@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { type Account, findAccountByEmail, getAccount } from "../kv/accounts.ts";
-import { allInvites, createInvite, type Invite, invitesBy } from "../kv/invites.ts";
+import { allInvites, createInvite, invitesBy, inviteView } from "../kv/invites.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { issueLink } from "../kv/sign_in.ts";
-import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
@@ -30,16 +29,6 @@ const TeamInvite = InviteItem.extend({
   inviter: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   outcome: z.enum(["accepted", "open", "expired"]),
 }).openapi("TeamInvite");
-
-const inviteView = (i: Invite) => ({
-  id: i.id,
-  email: i.email,
-  message: i.message,
-  created: iso(i.created),
-  expires: iso(i.expires),
-  accepted: i.accepted !== null,
-  account: i.account,
-});
 
 export function inviteRoutes(deps: Deps) {
   const app = router();

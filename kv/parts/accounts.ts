@@ -2,7 +2,7 @@ import { iso, isoOrNull } from "../../lib/clock.ts";
 import { applicationsOf, deleteApplicationsOf, hasOpenApplication } from "../applications.ts";
 import { dropAvatarChunks } from "../avatars.ts";
 import { dropSeen, markSeen } from "../dormant.ts";
-import { acceptInvite, countInvites, eraseInvites, invitesBy } from "../invites.ts";
+import { acceptInvite, countInvites, eraseInvites, invitesBy, inviteView } from "../invites.ts";
 import { deleteAllEntries, listEntries } from "../journal.ts";
 import type { AccountPart } from "../parts.ts";
 import { listSessions } from "../sessions.ts";
@@ -31,15 +31,7 @@ export const accountsPart: AccountPart = {
         reason: a.reason,
         decided: isoOrNull(a.decided),
       })),
-      invitations: invites.map((i) => ({
-        id: i.id,
-        email: i.email,
-        message: i.message,
-        created: iso(i.created),
-        expires: iso(i.expires),
-        accepted: i.accepted !== null,
-        account: i.account,
-      })),
+      invitations: invites.map(inviteView),
     };
   },
   async erase({ kv }, account) {
