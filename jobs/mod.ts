@@ -1,8 +1,11 @@
 import type { Deps } from "../lib/deps.ts";
+import { checksJob } from "./checks.ts";
+import { dormantJob } from "./dormant.ts";
 import { expireProposalsJob } from "./expire_proposals.ts";
 import { expireRequestsJob } from "./expire_requests.ts";
 import { outboxJob } from "./outbox.ts";
 import { sweepRatesJob } from "./sweep_rates.ts";
+import { sweepUploadsJob } from "./sweep_uploads.ts";
 
 export interface Job {
   name: string;
@@ -13,11 +16,14 @@ export interface Job {
 export const MINUTELY: Job[] = [
   { name: "outbox", run: outboxJob },
   { name: "sweep-rates", run: sweepRatesJob },
+  { name: "checks", run: checksJob },
+  { name: "sweep-uploads", run: sweepUploadsJob },
   { name: "expire-proposals", run: expireProposalsJob },
 ];
 
 /** Run by the daily cron (main.ts). */
 export const DAILY: Job[] = [
+  { name: "dormant-notices", run: dormantJob },
   { name: "expire-requests", run: expireRequestsJob },
 ];
 

@@ -29,6 +29,8 @@ export const RULES = {
   upload: hourly("upload", 60),
   proposalByAddress: hourly("proposal_address", 5),
   proposalByOrigin: hourly("proposal_origin", 5),
+  // Not in SPEC.md: invitations mail strangers, so they are bounded like link requests.
+  invite: hourly("invite", 20),
 } as const satisfies Record<string, Rule>;
 
 export interface Verdict {

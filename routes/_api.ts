@@ -46,6 +46,7 @@ const described: Record<number, string> = {
   411: "Content-Length required",
   413: "Too large",
   415: "Unsupported type",
+  416: "Range not satisfiable",
   429: "Rate limit reached; see Retry-After",
   503: "Database unavailable",
 };

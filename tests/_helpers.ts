@@ -7,7 +7,7 @@ import type { Clock } from "../lib/clock.ts";
 import { type Config, loadConfig } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { Mail, Mailer } from "../lib/mail.ts";
-import type { Connector, Resolver } from "../lib/net.ts";
+import type { Connector, Resolver, TlsConnector } from "../lib/net.ts";
 
 export const T0 = Date.parse("2026-03-02T09:00:00.000Z");
 
@@ -101,7 +101,12 @@ export interface TestApp extends AsyncDisposable {
 let origins = 0;
 
 export async function testApp(
-  opts: { config?: Partial<Config>; resolver?: Resolver; connector?: Connector } = {},
+  opts: {
+    config?: Partial<Config>;
+    resolver?: Resolver;
+    connector?: Connector;
+    tls?: TlsConnector;
+  } = {},
 ): Promise<TestApp> {
   // Wrapped as main.ts wraps the real KV, so tests run the same code paths.
   const kv = lockSafe(await Deno.openKv(":memory:"));
@@ -120,6 +125,7 @@ export async function testApp(
     mailer: mail,
     resolver: opts.resolver ?? fakeResolver(),
     connector: opts.connector ?? refusingConnector,
+    tls: opts.tls,
     config,
   };
   const app = createApp(deps);
