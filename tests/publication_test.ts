@@ -265,3 +265,75 @@ Deno.test("publication: the keyed status page links the published module", async
   assert.match(plain.text, /published/);
   assert.ok(!plain.text.includes("Lovely") && !plain.text.includes("Ada"));
 });
+
+Deno.test("publication: search finds the module at once, and not once it is taken back", async () => {
+  await using t = await testApp({ config: inboxes });
+  const { rev, owner } = await setup(t);
+  const a = await admitted(t, rev);
+  const search = async () =>
+    (await t.req("GET", "/api/search?q=analytical%20engines")).body.modules.map((
+      m: { slug: string; name: string },
+    ) => `${m.slug} ${m.name}`);
+  assert.deepEqual(await search(), []);
+  await patch(t, a.id, owner, { status: "published" });
+  assert.deepEqual(await search(), [`${SLUG} Ada Lovelace`]);
+  await patch(t, a.id, owner, { status: "admitted" });
+  assert.deepEqual(await search(), []);
+});
+
+Deno.test("publication: DELETE /api/me applies keep/remove and answers the counts", async () => {
+  await using t = await testApp({ config: inboxes });
+  const { rev, owner } = await setup(t);
+  const a = await admitted(t, rev, { attribution: "remove" });
+  await patch(t, a.id, owner, { status: "published" });
+  const r2 = await t.req("POST", "/api/contributions", {
+    token: a.token,
+    body: proposal({ title: "Tidal gardens" }),
+  });
+  await patch(t, r2.body.id, rev, { status: "reviewing" });
+  await patch(t, r2.body.id, owner, { status: "published" });
+  await t.req("POST", "/api/contributions", { token: a.token, body: proposal({ title: "Draft" }) });
+  await t.req("POST", "/api/requests", {
+    body: { name: "Ada", email: "ada@example.org", kind: "tool", text: "A tool for engines" },
+  });
+  // The team sees the count; the export holds proposals (with files) and requests.
+  const actors = await t.req("GET", "/api/actors", { token: owner });
+  const me = actors.body.items.find((i: { id: number }) => i.id === a.account.id);
+  assert.equal(me.counts.contributions, 3);
+  const ex = await t.req("GET", "/api/me/export", { token: a.token });
+  assert.equal(ex.status, 200);
+  assert.deepEqual(ex.body.proposals.map((p: { title: string }) => p.title).sort(), [
+    "Analytical engines for beginners",
+    "Draft",
+    "Tidal gardens",
+  ]);
+  assert.deepEqual(ex.body.proposals[0].files, proposal().files);
+  assert.deepEqual(ex.body.requests.map((r: { text: string }) => r.text), ["A tool for engines"]);
+  // Erasure: the body keeps the first (its own attribution says remove); the second follows
+  // its attribution (keep); the draft is deleted.
+  const gone = await t.req("DELETE", "/api/me", { token: a.token, body: { keep: [a.id] } });
+  assert.equal(gone.status, 200, gone.text);
+  assert.deepEqual(gone.body, { ok: true, kept: 2, unpublished: 0, deleted: 1 });
+  assert.deepEqual((await catalogue(t)).map((m) => `${m.slug} ${m.by}`).sort(), [
+    `${SLUG} Ada Lovelace`,
+    "tidal-gardens Ada Lovelace",
+  ]);
+  const dump = await dumpKv(t.kv);
+  assert.ok(!dump.includes("ada@example.org"), "the address is gone everywhere");
+  assert.ok(!dump.includes("A tool for engines"));
+});
+
+Deno.test("publication: erasure with remove takes the module back and drops the name", async () => {
+  await using t = await testApp({ config: inboxes });
+  const { rev, owner } = await setup(t);
+  const a = await admitted(t, rev);
+  await patch(t, a.id, owner, { status: "published" });
+  const gone = await t.req("DELETE", "/api/me", { token: a.token, body: { remove: [a.id] } });
+  assert.equal(gone.status, 200, gone.text);
+  assert.deepEqual(gone.body, { ok: true, kept: 0, unpublished: 1, deleted: 0 });
+  assert.deepEqual(await catalogue(t), []);
+  const all = await t.req("GET", "/api/me/modules", { token: owner });
+  const mod = all.body.items.find((m: { slug: string }) => m.slug === SLUG);
+  assert.equal(mod.by, "");
+  assert.equal((await t.req("GET", `/api/contributions/${a.id}`, { token: owner })).status, 404);
+});
