@@ -7,7 +7,19 @@ Deno.test("journal: create, list newest first, patch stamps updated, delete", as
   const { token } = await t.account("ada@example.org", { name: "Ada" });
   const a = await t.req("POST", "/api/me/journal", { token, body: { text: " first " } });
   assert.equal(a.status, 201, a.text);
-  assert.deepEqual(Object.keys(a.body).sort(), ["created", "id", "public", "text", "updated"]);
+  // `{ok, item}` as every other write answers, with the entry's fields also at the top level.
+  assert.deepEqual(Object.keys(a.body).sort(), [
+    "created",
+    "id",
+    "item",
+    "ok",
+    "public",
+    "text",
+    "updated",
+  ]);
+  assert.equal(a.body.ok, true);
+  assert.deepEqual(Object.keys(a.body.item).sort(), ["created", "id", "public", "text", "updated"]);
+  for (const [k, v] of Object.entries(a.body.item)) assert.equal(a.body[k], v, k);
   assert.equal(a.body.text, "first");
   assert.equal(a.body.public, true);
   assert.equal(a.body.updated, null);
@@ -29,6 +41,9 @@ Deno.test("journal: create, list newest first, patch stamps updated, delete", as
   assert.equal(p.body.text, "first, edited");
   assert.equal(p.body.public, true);
   assert.equal(p.body.updated, new Date(t.clock.now()).toISOString());
+  assert.equal(p.body.ok, true);
+  assert.equal(p.body.item.text, "first, edited");
+  assert.equal(p.body.item.updated, p.body.updated);
   const p2 = await t.req("PATCH", `/api/me/journal/${b.body.id}`, {
     token,
     body: { public: true },
