@@ -24,7 +24,7 @@ const langSet = new Set(LANGS);
 const ProfilePatch = z.object({
   name: z.string().trim().refine((s) => s === "" || (s.length >= 2 && s.length <= 120), {
     message: "must be 2 to 120 characters (empty clears)",
-  }).refine((s) => !/\p{Cc}/u.test(s), { message: "must be one line of text" })
+  }).refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), { message: "must be one line of text" })
     .optional(),
   org: oneLine(200).optional(),
   role: z.enum(["", ...PROFILE_ROLES]).optional(),

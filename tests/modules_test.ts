@@ -168,6 +168,13 @@ Deno.test("modules: bad PATCH input answers 400 naming the field and changes not
     [{ gets: Array.from({ length: 9 }, (_, i) => `line ${i}`) }, "gets"],
     [{ gets: [42] }, "gets"],
     [{ title: 42 }, "title"],
+    // Control characters and lone surrogates are not text; a title is one line.
+    [{ title: "Pond\u0000life" }, "title"],
+    [{ title: "Pond\nlife" }, "title"],
+    [{ lede: "bell\u0007" }, "lede"],
+    [{ about: "half \ud800 a pair" }, "about"],
+    [{ facts: [["l\u001b", "v"]] }, "facts"],
+    [{ gets: "one\nt\u0000wo" }, "gets"],
     [{}, "body"],
   ];
   for (const [body, field] of cases) {

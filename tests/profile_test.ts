@@ -85,6 +85,9 @@ Deno.test("profile: each invalid field answers 400 naming it and stores nothing"
     ["bio", "x".repeat(4001)],
     ["place", "x".repeat(121)],
     ["place", "two\nlines"],
+    // A lone surrogate is not text (sign-in refuses it in a name too).
+    ["name", "Ada \ud800 Lovelace"],
+    ["about", "half a pair \udc00"],
     ["contact", "not-an-address"],
     ["website", "http://ada.example.org"],
     ["website", "javascript:alert(1)"],
