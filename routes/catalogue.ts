@@ -28,7 +28,7 @@ import { emailSchema } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
 import { type AppEnv, bearer, body, type Ctx, errors, idParam, json, router } from "./_api.ts";
 import { actorRef, optionalToken, requireToken } from "./_guards.ts";
-import { multiLine, oneLine } from "./_text.ts";
+import { chars, multiLine, oneLine } from "./_text.ts";
 
 const Contributor = z.object({ id: z.number().int(), name: z.string() }).openapi("Contributor");
 
@@ -71,7 +71,7 @@ const FactsSchema = z.array(
 const GetsSchema = z.union([z.array(text(LIMITS.getsLine)), text(10_000)])
   .transform((g, ctx) => {
     const lines = cleanGets(typeof g === "string" ? g.split(/\r?\n/) : g);
-    if (lines.some((l) => l.length > LIMITS.getsLine)) {
+    if (lines.some((l) => chars(l) > LIMITS.getsLine)) {
       ctx.addIssue({ code: "custom", message: `lines up to ${LIMITS.getsLine} characters` });
     }
     return lines;

@@ -15,14 +15,14 @@ import type { Deps } from "../lib/deps.ts";
 import { canonicalEmail } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
 import { bearer, body, errors, idParam, json, router } from "./_api.ts";
-import { multiLine, oneLine } from "./_text.ts";
+import { chars, multiLine, oneLine } from "./_text.ts";
 import { requireToken } from "./_guards.ts";
 import { avatarUrl, ProfileSchema } from "./me.ts";
 
 const langSet = new Set(LANGS);
 
 const ProfilePatch = z.object({
-  name: z.string().trim().refine((s) => s === "" || (s.length >= 2 && s.length <= 120), {
+  name: z.string().trim().refine((s) => s === "" || (chars(s) >= 2 && chars(s) <= 120), {
     message: "must be 2 to 120 characters (empty clears)",
   }).refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), { message: "must be one line of text" })
     .optional(),

@@ -69,6 +69,7 @@ Deno.test("journal: validation 400s name the field and store nothing", async () 
     [{}, "text"],
     [{ text: "ok", public: "yes" }, "public"],
     [{ text: "bell\u0007" }, "text"],
+    [{ text: "\u{1F331}".repeat(2001) }, "text"],
   ];
   for (const [body, field] of bad) {
     const r = await t.req("POST", "/api/me/journal", { token, body });
@@ -82,6 +83,13 @@ Deno.test("journal: validation 400s name the field and store nothing", async () 
   assert.equal((await t.req("POST", "/api/me/journal", { body: { text: "x" } })).status, 401);
   const x2000 = await t.req("POST", "/api/me/journal", { token, body: { text: "x".repeat(2000) } });
   assert.equal(x2000.status, 201);
+  // Characters, not UTF-16 units: 2000 emoji (4000 units) are 2000 characters.
+  const emoji = await t.req("POST", "/api/me/journal", {
+    token,
+    body: { text: "\u{1F331}".repeat(2000) },
+  });
+  assert.equal(emoji.status, 201, emoji.text);
+  assert.equal([...emoji.body.text].length, 2000);
 });
 
 Deno.test("journal: another account's entry answers 404", async () => {

@@ -171,6 +171,9 @@ Deno.test("modules: bad PATCH input answers 400 naming the field and changes not
     // Control characters and lone surrogates are not text; a title is one line.
     [{ title: "Pond\u0000life" }, "title"],
     [{ title: "Pond\nlife" }, "title"],
+    // Two emoji are two characters (four UTF-16 units): under the minimum of 3.
+    [{ title: "\u{1F331}\u{1F331}" }, "title"],
+    [{ lede: "\u{1F331}".repeat(301) }, "lede"],
     [{ lede: "bell\u0007" }, "lede"],
     [{ about: "half \ud800 a pair" }, "about"],
     [{ facts: [["l\u001b", "v"]] }, "facts"],
@@ -200,6 +203,16 @@ Deno.test("modules: bad PATCH input answers 400 naming the field and changes not
   });
   assert.equal(ok.status, 200, ok.text);
   assert.equal(ok.body.item.facts.length, 12);
+  // At the limits counted in characters, emoji included.
+  const wide = await t.req("PATCH", "/api/me/modules/pond-life", {
+    token: grete.token,
+    body: {
+      title: "\u{1F331}".repeat(120),
+      lede: "\u{1F331}".repeat(300),
+      gets: "\u{1F331}".repeat(300),
+    },
+  });
+  assert.equal(wide.status, 200, wide.text);
   assert.notEqual(await dumpKv(t.kv), before);
 });
 
