@@ -8,6 +8,7 @@ import {
   setAvatar,
 } from "../kv/avatars.ts";
 import { modulesOf } from "../kv/catalogue_api.ts";
+import { catalogueChanged } from "../kv/catalogue_doc.ts";
 import { listEntries } from "../kv/journal.ts";
 import { LANGS, PROFILE_ROLES, updateProfile } from "../kv/profile.ts";
 import { iso, isoDate, isoOrNull } from "../lib/clock.ts";
@@ -167,8 +168,11 @@ export function profileRoutes(deps: Deps) {
     }),
     async (c) => {
       const patch = c.req.valid("json");
-      const next = await updateProfile(deps.kv, c.get("account").id, patch, deps.clock.now());
+      const before = c.get("account");
+      const next = await updateProfile(deps.kv, before.id, patch, deps.clock.now());
       if (!next) fail(401, "sign-in required: send a valid bearer token");
+      // Contributor names are in the catalogue file too.
+      if (next.name !== before.name) await catalogueChanged(deps);
       return c.json({
         ok: true as const,
         name: next.name,

@@ -383,3 +383,26 @@ Deno.test("modules: export holds the account's modules and points; erasure leave
   assert.ok(!kv.includes(`"contributors":[${grete.account.id}]`));
   assert.equal((await verifyTrail(t.kv)).ok, true);
 });
+
+Deno.test("modules: a contributor's new name shows at once in meta, the catalogue and its file", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/catalogue.json`;
+  const { t, grete } = await setup({ catalogueFile: file });
+  await using _ = t;
+  const names = async () => {
+    const meta = await t.req("GET", "/api/modules/meta");
+    const cat = await t.req("GET", "/api/catalogue");
+    const disk = JSON.parse(await Deno.readTextFile(file));
+    const pond = (doc: { modules: { slug: string; contributors: { name: string }[] }[] }) =>
+      doc.modules.find((m) => m.slug === "pond-life")!.contributors[0].name;
+    return [meta.body.items["pond-life"].contributors[0].name, pond(cat.body), pond(disk)];
+  };
+  // A module write first, so that the file exists and the published document is cached.
+  await t.req("PATCH", "/api/me/modules/pond-life", { token: grete.token, body: { meta: "m" } });
+  assert.deepEqual(await names(), ["Grete Olsen", "Grete Olsen", "Grete Olsen"]);
+  const r = await t.req("PATCH", "/api/me", { token: grete.token, body: { name: "Grete Berg" } });
+  assert.equal(r.status, 200, r.text);
+  // No clock advance: the rename itself moves the catalogue.
+  assert.deepEqual(await names(), ["Grete Berg", "Grete Berg", "Grete Berg"]);
+  await Deno.remove(dir, { recursive: true });
+});
