@@ -1,6 +1,6 @@
-import type { Image as ImageT } from "imagescript";
 import { sha256hex } from "../lib/crypto.ts";
 import { fail } from "../lib/errors.ts";
+import { centreSquare, decodeImage, encodePng, type ImageKind, type Rgba } from "../lib/image.ts";
 import { transact } from "./_atomic.ts";
 import { type Account, accountKey, type AvatarRef, getAccount } from "./accounts.ts";
 
@@ -18,7 +18,7 @@ export const MAX_AVATAR_BYTES = 10 * 1024 * 1024;
 export const MAX_AVATAR_PIXELS = 40_000_000;
 const CHUNK = 60_000;
 
-export type ImageKind = "png" | "jpeg" | "gif";
+export type { ImageKind };
 
 export interface Header {
   kind: ImageKind;
@@ -77,20 +77,6 @@ export function readHeader(b: Uint8Array): Header | null {
   return null;
 }
 
-/**
- * imagescript loads a native codec (needs --allow-ffi) when imported, so it is loaded on the
- * first upload only: the service starts without it, and only uploads fail where it is absent.
- */
-let loaded: Promise<typeof import("imagescript")> | null = null;
-function codec() {
-  loaded ??= import("imagescript").catch((err) => {
-    loaded = null;
-    console.error(`image codec unavailable: ${err instanceof Error ? err.message : err}`);
-    fail(503, "pictures cannot be processed on this server right now");
-  });
-  return loaded;
-}
-
 /** Size of a GIF's first image descriptor, walking past the colour table and extensions. */
 function gifFirstFrame(b: Uint8Array, dv: DataView): { width: number; height: number } | null {
   let i = 13;
@@ -114,8 +100,8 @@ export interface Prepared {
 }
 
 /**
- * Checks, decodes, centre-crops and re-encodes an upload; 4xx for anything else. PNG and
- * GIF come out as PNG (they may be transparent), JPEG as JPEG.
+ * Checks, decodes, centre-crops and re-encodes an upload; 4xx for anything else. Every
+ * picture comes out as PNG: the encoder needs no native code, so it runs on Deno Deploy.
  */
 export async function prepareAvatar(bytes: Uint8Array): Promise<Prepared> {
   if (bytes.length === 0) fail(400, "body: send the image bytes");
@@ -126,28 +112,15 @@ export async function prepareAvatar(bytes: Uint8Array): Promise<Prepared> {
   if (head.width * head.height > MAX_AVATAR_PIXELS) {
     fail(413, `image over ${MAX_AVATAR_PIXELS} pixels (${head.width} x ${head.height})`);
   }
-  let img: ImageT;
-  const { decode, GIF, Image } = await codec();
+  let img: Rgba;
   try {
-    const decoded = await decode(bytes, true);
-    const first = decoded instanceof GIF ? decoded[0] : decoded;
-    if (!(first instanceof Image)) throw new Error("no frame");
-    img = first as ImageT;
+    img = await decodeImage(bytes, head.kind);
   } catch {
     fail(400, "body: the image could not be decoded (damaged or truncated)");
   }
+  if (img.width < 1 || img.height < 1) fail(400, "body: the image has no pixels");
   if (img.width * img.height > MAX_AVATAR_PIXELS) fail(413, "image too large");
-  try {
-    const side = Math.min(img.width, img.height);
-    const x = Math.floor((img.width - side) / 2);
-    const y = Math.floor((img.height - side) / 2);
-    img = img.crop(x, y, side, side).resize(AVATAR_SIZE, AVATAR_SIZE);
-    if (head.kind === "jpeg") return { bytes: await img.encodeJPEG(85), type: "image/jpeg" };
-    return { bytes: await img.encode(3), type: "image/png" };
-  } catch {
-    // A picture that decoded but cannot be scaled (a zero-sized frame, say) is the client's.
-    fail(400, "body: the image could not be processed");
-  }
+  return { bytes: await encodePng(centreSquare(img, AVATAR_SIZE)), type: "image/png" };
 }
 
 const chunkPrefix = (account: number, etag: string) => ["avatar_chunks", account, etag] as const;
