@@ -50,18 +50,21 @@ export async function transact<T>(
   throw new ConflictError();
 }
 
-const RETRIED = new Set(["get", "getMany", "set", "delete", "commit"]);
+// An atomic's check/set/delete only queue work (and answer the operation itself); only its
+// commit touches the file.
+const RETRIED_KV = new Set(["get", "getMany", "set", "delete", "commit"]);
+const RETRIED_ATOMIC = new Set(["commit"]);
 
 /** Wraps a KV (and the atomics it makes) so that every read and write retries a locked file. */
-export function lockSafe<T extends object>(target: T): T {
+export function lockSafe<T extends object>(target: T, retried = RETRIED_KV): T {
   const proxy: T = new Proxy(target, {
     get(t, prop, _receiver) {
       const value = Reflect.get(t, prop, t);
       if (typeof value !== "function") return value;
-      if (RETRIED.has(String(prop))) {
+      if (retried.has(String(prop))) {
         return (...args: unknown[]) => retryLocked(() => value.apply(t, args));
       }
-      if (prop === "atomic") return () => lockSafe(value.apply(t, []));
+      if (prop === "atomic") return () => lockSafe(value.apply(t, []), RETRIED_ATOMIC);
       return (...args: unknown[]) => {
         const r = value.apply(t, args);
         return r === t ? proxy : r;
