@@ -52,7 +52,7 @@ async function rssMiB(pid: number): Promise<number> {
   return kb / 1024;
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -63,7 +63,7 @@ async function freePort(): Promise<number> {
 async function coldStart(t: Target): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < COLD_RUNS + 1; i++) {
-    const port = await freePort();
+    const port = freePort();
     const started = performance.now();
     const child = new Deno.Command(Deno.execPath(), {
       args: t.args,
