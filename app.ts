@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
-import { ConflictError } from "./kv/_atomic.ts";
+import { ConflictError, isLocked } from "./kv/_atomic.ts";
 import type { Deps } from "./lib/deps.ts";
 import { ApiError } from "./lib/errors.ts";
 import { type AppEnv, router } from "./routes/_api.ts";
@@ -97,6 +97,11 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     if (err instanceof ConflictError) {
       c.header("Retry-After", "1");
       return c.json({ error: err.message }, 503);
+    }
+    if (err instanceof Deno.errors.BadResource || isLocked(err)) {
+      // The KV is closed or stays locked: the database does not answer, as healthz says.
+      c.header("Retry-After", "5");
+      return c.json({ error: "the database does not answer; try again later" }, 503);
     }
     // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
     console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);

@@ -6,7 +6,7 @@ import { systemClock } from "./lib/clock.ts";
 import { ConfigError, envRecord, loadConfig } from "./lib/config.ts";
 import type { Deps } from "./lib/deps.ts";
 import { createMailer } from "./lib/mail.ts";
-import { systemConnector, systemResolver } from "./lib/net.ts";
+import { systemConnector, systemResolver, systemTls } from "./lib/net.ts";
 
 async function start(): Promise<Deps> {
   const config = loadConfig(envRecord());
@@ -18,6 +18,7 @@ async function start(): Promise<Deps> {
     mailer: createMailer(config),
     resolver: systemResolver,
     connector: systemConnector,
+    tls: systemTls(),
     config,
   };
 }

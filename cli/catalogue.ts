@@ -1,3 +1,60 @@
-// The owner's catalogue command; written in the catalogue issue.
-console.error("usage: deno task catalogue import <file.json> | export");
-Deno.exit(2);
+import { openKv } from "../kv/_atomic.ts";
+import { exportCatalogue, importCatalogue, ImportError } from "../kv/catalogue_io.ts";
+import { systemClock } from "../lib/clock.ts";
+import { ConfigError, envRecord, loadConfig } from "../lib/config.ts";
+
+/**
+ * The owner's catalogue command, on the same KV as the server (it may be running: a busy
+ * KV file is retried, see kv/_atomic.ts).
+ *   deno task catalogue import <file.json>   loads modules (existing slugs are updated)
+ *   deno task catalogue export               prints every module in the same form
+ */
+
+const USAGE = "usage: deno task catalogue import <file.json> | export";
+
+async function main(args: string[]): Promise<number> {
+  const [cmd, file, ...extra] = args;
+  if (!(cmd === "import" && file && extra.length === 0) && !(cmd === "export" && !file)) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadConfig(envRecord());
+  let data: unknown = null;
+  if (cmd === "import") {
+    try {
+      data = JSON.parse(await Deno.readTextFile(file));
+    } catch (err) {
+      console.error(`cannot read ${file}: ${err instanceof Error ? err.message : err}`);
+      return 1;
+    }
+  }
+  const kv = await openKv(config.kvPath);
+  try {
+    if (cmd === "export") {
+      console.log(JSON.stringify(await exportCatalogue(kv), null, 2));
+      return 0;
+    }
+    const r = await importCatalogue({ kv, clock: systemClock, config }, data);
+    console.log(
+      `imported ${r.created + r.updated} modules: ${r.created} created, ${r.updated} updated`,
+    );
+    return 0;
+  } catch (err) {
+    if (err instanceof ImportError) {
+      console.error(`import refused: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    kv.close();
+  }
+}
+
+if (import.meta.main) {
+  try {
+    Deno.exit(await main(Deno.args));
+  } catch (err) {
+    console.error(err instanceof ConfigError ? err.message : err);
+    Deno.exit(1);
+  }
+}

@@ -1,6 +1,9 @@
 import type { Deps } from "../lib/deps.ts";
+import { checksJob } from "./checks.ts";
+import { dormantJob } from "./dormant.ts";
 import { outboxJob } from "./outbox.ts";
 import { sweepRatesJob } from "./sweep_rates.ts";
+import { sweepUploadsJob } from "./sweep_uploads.ts";
 
 export interface Job {
   name: string;
@@ -11,10 +14,14 @@ export interface Job {
 export const MINUTELY: Job[] = [
   { name: "outbox", run: outboxJob },
   { name: "sweep-rates", run: sweepRatesJob },
+  { name: "checks", run: checksJob },
+  { name: "sweep-uploads", run: sweepUploadsJob },
 ];
 
 /** Run by the daily cron (main.ts). */
-export const DAILY: Job[] = [];
+export const DAILY: Job[] = [
+  { name: "dormant-notices", run: dormantJob },
+];
 
 /** Runs jobs one after another; one failing job does not stop the others. */
 export async function runJobs(deps: Deps, jobs: Job[]): Promise<void> {

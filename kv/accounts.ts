@@ -1,4 +1,5 @@
 import { claimId } from "./ids.ts";
+import { indexChange } from "./search_index.ts";
 
 /**
  * Accounts. Key layout:
@@ -83,6 +84,14 @@ export async function findAccountByEmail(
   return acc.value === null ? null : acc as Deno.KvEntry<Account>;
 }
 
+/**
+ * What people search finds an account by (name, org, about); null for an unnamed account,
+ * which is never searchable. Every write of an account updates the index from this.
+ */
+export function personText(a: Pick<Account, "name" | "profile">): string | null {
+  return a.name ? `${a.name} ${a.profile.org} ${a.profile.about}` : null;
+}
+
 /** A URL-safe slug from a name: accents folded, lower-case, words joined by "-". */
 export function slugify(name: string): string {
   const s = name.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase()
@@ -138,7 +147,7 @@ export async function prepareAccount(
         .set(accountKey(account.id), account)
         .set(emailKey(email), account.id);
       if (slug) op.check({ key: slugKey(slug), versionstamp: null }).set(slugKey(slug), account.id);
-      return op;
+      return indexChange(op, "person", account.id, null, personText(account));
     },
   };
 }

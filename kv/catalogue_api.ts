@@ -1,9 +1,24 @@
 import type { Deps } from "../lib/deps.ts";
+import { isoDate } from "../lib/clock.ts";
+import { catalogueChanged } from "./catalogue_doc.ts";
+import {
+  cleanFacts,
+  cleanGets,
+  getModule,
+  LIMITS,
+  loadModules,
+  type Module,
+  putModule,
+  searchText,
+  setModuleField,
+  slugsOf,
+} from "./modules.ts";
+import { candidates, matchesAll } from "./search_index.ts";
 
 /**
  * What other areas need from the catalogue: search and public profiles (accounts) and
- * publication of proposals (forms). The catalogue issue implements these; until then they
- * answer as an empty catalogue would, and writes refuse.
+ * publication of proposals (forms). Writes here commit the module, its indexes and one
+ * trail line in one atomic, then rewrite the catalogue file (kv/catalogue_doc.ts).
  */
 
 export interface ModuleHit {
@@ -20,14 +35,32 @@ export interface ProfileModule {
   published: string;
 }
 
+const newestFirst = (a: Module, b: Module) =>
+  (b.published_at ?? 0) - (a.published_at ?? 0) || a.slug.localeCompare(b.slug);
+
 /** Published modules matching every query word (see kv/search_index.ts), newest first. */
-export function searchModules(_kv: Deno.Kv, _words: string[], _limit: number) {
-  return Promise.resolve<ModuleHit[]>([]);
+export async function searchModules(
+  kv: Deno.Kv,
+  words: string[],
+  limit: number,
+): Promise<ModuleHit[]> {
+  if (words.length === 0 || limit <= 0) return [];
+  const slugs = (await candidates(kv, "module", words)).map(String);
+  const found = (await loadModules(kv, slugs))
+    .filter((m) => m.published && matchesAll(searchText(m)!, words))
+    .sort(newestFirst);
+  return found.slice(0, limit).map((m) => ({ title: m.title, slug: m.slug, name: m.by }));
 }
 
-/** Published modules the account contributes to, for its public profile. */
-export function modulesOf(_kv: Deno.Kv, _accountId: number) {
-  return Promise.resolve<ProfileModule[]>([]);
+/** Published modules the account contributes to, for its public profile, newest first. */
+export async function modulesOf(kv: Deno.Kv, accountId: number): Promise<ProfileModule[]> {
+  const mods = await loadModules(kv, await slugsOf(kv, accountId));
+  return mods.filter((m) => m.published && m.contributors.includes(accountId)).sort(newestFirst)
+    .map((m) => ({
+      title: m.title,
+      slug: m.slug,
+      published: isoDate(m.published_at ?? m.created),
+    }));
 }
 
 export interface PublishInput {
@@ -49,30 +82,73 @@ export interface PublishInput {
 }
 
 /** True when no module (published or not) has this slug. */
-export function isSlugFree(_kv: Deno.Kv, _slug: string) {
-  return Promise.resolve(true);
+export async function isSlugFree(kv: Deno.Kv, slug: string): Promise<boolean> {
+  return (await getModule(kv, slug)).value === null;
 }
 
-/** Creates the module (or republishes it) in the catalogue; one trail line. */
-export function publishModule(
-  _deps: Deps,
-  _input: PublishInput,
-  _actor: string,
+const cut = (s: string, n: number) => s.trim().slice(0, n);
+
+/**
+ * Creates the module in the catalogue, published; one trail line (two on creation:
+ * create and publish). When the slug exists (a proposal published again after being taken
+ * back) the module keeps its content and contributors, the input's contributors are added,
+ * and it is published again. Texts longer than the module limits are cut to them.
+ */
+export async function publishModule(
+  deps: Deps,
+  input: PublishInput,
+  actor: string,
 ): Promise<{ slug: string }> {
-  return Promise.reject(new Error("the catalogue is not built yet"));
+  const title = cut(input.title, LIMITS.title[1]);
+  await putModule(
+    deps.kv,
+    {
+      slug: input.slug,
+      title: title.length >= LIMITS.title[0] ? title : input.slug,
+      who: cut(input.who, LIMITS.who),
+      lede: cut(input.lede, LIMITS.lede),
+      about: cut(input.about, LIMITS.about),
+      note: "",
+      meta: "",
+      state: "development",
+      track: cut(input.track, LIMITS.track),
+      area: cut(input.area, LIMITS.area),
+      by: cut(input.by, LIMITS.by),
+      facts: cleanFacts(input.facts).slice(0, LIMITS.facts)
+        .map(([l, v]) => [l.slice(0, LIMITS.factLabel), v.slice(0, LIMITS.factValue)]),
+      gets: cleanGets(input.gets).slice(0, LIMITS.gets).map((g) => g.slice(0, LIMITS.getsLine)),
+    },
+    input.contributors,
+    true,
+    {
+      actor,
+      now: deps.clock.now(),
+      proposal: input.proposal,
+      keepContent: true,
+    },
+  );
+  await catalogueChanged(deps);
+  return { slug: input.slug };
 }
 
-/** Takes a module back out of the published catalogue (it stays editable); one trail line. */
-export function unpublishModule(_deps: Deps, _slug: string, _actor: string): Promise<boolean> {
-  return Promise.reject(new Error("the catalogue is not built yet"));
+/**
+ * Takes a module back out of the published catalogue (it stays editable by its
+ * contributors, and its points stay); one trail line. False when there is no such module.
+ */
+export async function unpublishModule(deps: Deps, slug: string, actor: string): Promise<boolean> {
+  const ok = await setModuleField(deps.kv, slug, { published: false }, actor, deps.clock.now());
+  if (ok) await catalogueChanged(deps);
+  return ok;
 }
 
-/** Sets a module's `by` (erasure with attribution removed passes ""). */
-export function setModuleBy(
-  _deps: Deps,
-  _slug: string,
-  _by: string,
-  _actor: string,
+/** Sets a module's `by` (erasure with attribution removed passes ""). False: no module. */
+export async function setModuleBy(
+  deps: Deps,
+  slug: string,
+  by: string,
+  actor: string,
 ): Promise<boolean> {
-  return Promise.reject(new Error("the catalogue is not built yet"));
+  const ok = await setModuleField(deps.kv, slug, { by }, actor, deps.clock.now());
+  if (ok) await catalogueChanged(deps);
+  return ok;
 }

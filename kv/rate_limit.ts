@@ -29,6 +29,8 @@ export const RULES = {
   upload: hourly("upload", 60),
   proposalByAddress: hourly("proposal_address", 5),
   proposalByOrigin: hourly("proposal_origin", 5),
+  // Not in SPEC.md: invitations mail strangers, so they are bounded like link requests.
+  invite: hourly("invite", 20),
 } as const satisfies Record<string, Rule>;
 
 export interface Verdict {
@@ -38,11 +40,17 @@ export interface Verdict {
   retryAfter: number;
 }
 
-/** Counts one use of `rule` by `subject`; refused uses are not counted. */
-export async function hit(kv: Deno.Kv, rule: Rule, subject: string, now: number): Promise<Verdict> {
+/** The counter key of `subject` under `rule` at `now`, and seconds until its window ends. */
+export async function rateKey(rule: Rule, subject: string, now: number) {
   const windowEnd = (Math.floor(now / rule.windowMs) + 1) * rule.windowMs;
   const retryAfter = Math.max(1, Math.ceil((windowEnd - now) / 1000));
   const key = ["rate", windowEnd, rule.name, (await sha256hex(subject)).slice(0, 32)];
+  return { key, retryAfter };
+}
+
+/** Counts one use of `rule` by `subject`; refused uses are not counted. */
+export async function hit(kv: Deno.Kv, rule: Rule, subject: string, now: number): Promise<Verdict> {
+  const { key, retryAfter } = await rateKey(rule, subject, now);
   return await transact<Verdict>(async () => {
     const entry = await kv.get<Deno.KvU64>(key);
     const count = Number(entry.value?.value ?? 0n);

@@ -81,3 +81,25 @@ export function matchesAll(text: string, words: string[]): boolean {
   const have = terms(text);
   return words.every((w) => have.some((t) => t.startsWith(w)));
 }
+
+export interface WordHits {
+  word: string;
+  ids: Set<DocId>;
+  /** False when the scan stopped at SCAN_CAP, so ids is only part of the matches. */
+  complete: boolean;
+}
+
+/** Every id with a term that `word` is a prefix of, up to SCAN_CAP index keys. */
+export async function wordHits(kv: Deno.Kv, kind: SearchKind, word: string): Promise<WordHits> {
+  const ids = new Set<DocId>();
+  let read = 0;
+  const iter = kv.list<true>({
+    start: ["search", kind, word],
+    end: ["search", kind, word + "\u{10FFFF}"],
+  }, { batchSize: 500 });
+  for await (const e of iter) {
+    if (++read > SCAN_CAP) return { word, ids, complete: false };
+    ids.add(e.key[3] as DocId);
+  }
+  return { word, ids, complete: true };
+}

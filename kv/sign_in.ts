@@ -1,6 +1,7 @@
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
+import { expandIpv6 } from "../lib/ip.ts";
 import type { Mail } from "../lib/mail.ts";
 import { transact } from "./_atomic.ts";
 import { type Account, findAccountByEmail, prepareAccount } from "./accounts.ts";
@@ -60,8 +61,36 @@ export const signInMail = (purpose: LinkPurpose) => (url: string, validFor: stri
 export function roughOrigin(addr: string): string {
   const v4 = addr.match(/^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.\d+$/i);
   if (v4) return `${v4[1]}.${v4[2]}.${v4[3]}.x`;
-  if (addr.includes(":")) return `${addr.split(":").slice(0, 3).join(":")}::/48`;
+  const v6 = expandIpv6(addr);
+  if (v6) return `${v6.slice(0, 3).join(":")}::/48`;
   return "an unknown network";
+}
+
+const BROWSERS: [RegExp, string][] = [
+  [/Edg\//, "Edge"],
+  [/OPR\/|Opera/, "Opera"],
+  [/Firefox\//, "Firefox"],
+  [/Chrome\/|Chromium\//, "Chrome"],
+  [/Safari\//, "Safari"],
+  [/curl\//i, "curl"],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/Android/, "Android"],
+  [/iPhone|iPad|iOS/, "iOS"],
+  [/Windows/, "Windows"],
+  [/Mac OS X|Macintosh/, "macOS"],
+  [/Linux|X11/, "Linux"],
+];
+
+/**
+ * " (Firefox on Linux)" from a User-Agent: only names from fixed lists, because the header
+ * is the client's free text and must not put a stranger's words into a security mail.
+ */
+export function deviceKind(agent: string): string {
+  const browser = BROWSERS.find(([re]) => re.test(agent))?.[1];
+  const system = SYSTEMS.find(([re]) => re.test(agent))?.[1];
+  if (!browser && !system) return "";
+  return ` (${[browser ?? "a browser", system].filter(Boolean).join(" on ")})`;
 }
 
 export interface SignedIn {
@@ -94,7 +123,7 @@ export async function completeLink(
     if (existing) {
       account = existing.value;
       op.check(existing);
-      const agent = origin.agent ? ` using ${origin.agent.slice(0, 80)}` : "";
+      const agent = deviceKind(origin.agent);
       mailIds.push(enqueueMail(op, {
         to: account.email,
         subject: "New sign-in to your account",

@@ -90,11 +90,24 @@ export interface TrailVerdict {
   broken: { seq: number; reason: string } | null;
 }
 
-/** Walks the chain from the last checkpoint (or from the start with `full`). */
+/**
+ * Walks the chain from the last checkpoint (or from the start with `full`). A break found at
+ * or before the checkpoint (only `full` can see one) drops the checkpoint, so that every later
+ * verification walks from the start again and keeps reporting the break.
+ */
 export async function verifyTrail(kv: Deno.Kv, full = false): Promise<TrailVerdict> {
-  const [head, cp] = await kv.getMany<[Head, Head]>([["trail_head"], ["trail_checkpoint"]]);
+  const cp = await kv.get<Head>(["trail_checkpoint"]);
+  const v = await walkTrail(kv, full ? null : cp.value);
+  if (v.broken && cp.value && v.broken.seq <= cp.value.seq) {
+    await kv.atomic().check(cp).delete(cp.key).commit();
+  }
+  return v;
+}
+
+async function walkTrail(kv: Deno.Kv, checkpoint: Head | null): Promise<TrailVerdict> {
+  const head = await kv.get<Head>(["trail_head"]);
   const total = head.value?.seq ?? 0;
-  const start = full || !cp.value || cp.value.seq > total ? null : cp.value;
+  const start = checkpoint && checkpoint.seq <= total ? checkpoint : null;
   let prev = start?.hash ?? GENESIS;
   let expected = (start?.seq ?? 0) + 1;
   const from = expected;
@@ -128,7 +141,10 @@ export async function verifyTrail(kv: Deno.Kv, full = false): Promise<TrailVerdi
   if (total > 0 && prev !== head.value!.hash) {
     return verdict({ seq: total, reason: "head does not match the last line" });
   }
-  if (total > 0) await kv.set(["trail_checkpoint"], { seq: total, hash: prev });
+  // A public GET should not cost a write when nothing new was proved.
+  if (total > 0 && checkpoint?.seq !== total) {
+    await kv.set(["trail_checkpoint"], { seq: total, hash: prev });
+  }
   return verdict(null);
 }
 

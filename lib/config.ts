@@ -12,6 +12,17 @@ const optionalEmail = z.string().optional().refine(
   { message: "must be an e-mail address" },
 );
 
+/**
+ * The sender: `addr@host` (a local host such as the default `noreply@localhost` included) or
+ * `Display Name <addr@host>`; never CR/LF, which would let the value write mail headers.
+ */
+const senderSchema = z.string().optional().refine(
+  (v) =>
+    v === undefined ||
+    /^(?:[^\r\n<>@"]{0,120} ?<[^\s<>@"]+@[^\s<>@"]+>|[^\s<>@"]+@[^\s<>@"]+)$/.test(v.trim()),
+  { message: "must be an address (addr@host) or Name <addr@host>" },
+);
+
 /** The environment variables of CONTRACT.md; empty values count as unset. */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -21,7 +32,7 @@ const envSchema = z.object({
   SMTP_URL: optionalUrl(["smtp:", "smtps:"]),
   MAIL_API_URL: optionalUrl(["http:", "https:"]),
   MAIL_API_KEY: z.string().optional(),
-  MAIL_FROM: optionalEmail.default("noreply@localhost"),
+  MAIL_FROM: senderSchema.default("noreply@localhost"),
   TEAM_INBOX: optionalEmail,
   REPORT_INBOX: optionalEmail,
   SERVICE_TOKEN: z.string().min(1).optional(),
@@ -74,7 +85,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     smtpUrl: e.SMTP_URL,
     mailApiUrl: e.MAIL_API_URL,
     mailApiKey: e.MAIL_API_KEY,
-    mailFrom: e.MAIL_FROM,
+    mailFrom: e.MAIL_FROM.trim(),
     teamInbox: e.TEAM_INBOX,
     reportInbox: e.REPORT_INBOX,
     serviceToken: e.SERVICE_TOKEN,

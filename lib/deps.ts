@@ -1,7 +1,7 @@
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Mailer } from "./mail.ts";
-import type { Connector, Resolver } from "./net.ts";
+import type { Connector, Resolver, TlsConnector } from "./net.ts";
 
 /** Everything the app needs from outside; main.ts wires real parts, tests their own. */
 export interface Deps {
@@ -10,5 +10,7 @@ export interface Deps {
   mailer: Mailer;
   resolver: Resolver;
   connector: Connector;
+  /** TLS towards checked addresses; absent: refused (kv/checks never open TLS alone). */
+  tls?: TlsConnector;
   config: Config;
 }

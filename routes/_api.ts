@@ -46,6 +46,7 @@ const described: Record<number, string> = {
   411: "Content-Length required",
   413: "Too large",
   415: "Unsupported type",
+  416: "Range not satisfiable",
   429: "Rate limit reached; see Retry-After",
   503: "Database unavailable",
 };
@@ -75,8 +76,8 @@ export const idParam = z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).
   example: "1",
 });
 
-export const bearer = [{ bearer: [] }];
-export const team = [{ bearer: [] }, { serviceToken: [] }];
+export const bearer: Record<string, string[]>[] = [{ bearer: [] }];
+export const team: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
 
 /** Query flag `?all=1`. */
 export const flag = z.enum(["1", "0", "true", "false"]).optional()

@@ -6,6 +6,7 @@ import { MINUTE } from "../lib/clock.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
+import { originSubject } from "../lib/ip.ts";
 import type { AppEnv, Ctx } from "./_api.ts";
 
 /** A token younger than this is "fresh" (SPEC.md section 5). */
@@ -42,12 +43,17 @@ export const optionalToken = (deps: Deps) =>
     await next();
   });
 
+/** True when the request carries the configured service token (X-Service-Token only). */
+function hasServiceToken(deps: Deps, c: Ctx): boolean {
+  const sent = c.req.header("x-service-token");
+  const expected = deps.config.serviceToken;
+  return sent !== undefined && !!expected && constantTimeEqual(sent, expected);
+}
+
 /** The team: the service token, or a reviewer's or owner's bearer token. */
 export const requireTeam = (deps: Deps) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const sent = c.req.header("x-service-token");
-    const expected = deps.config.serviceToken;
-    if (sent !== undefined && expected && constantTimeEqual(sent, expected)) {
+    if (hasServiceToken(deps, c)) {
       c.set("team", { via: "service" });
       return await next();
     }
@@ -62,6 +68,8 @@ export const requireTeam = (deps: Deps) =>
 export const requireOwner = (deps: Deps) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const account = await resolveBearer(deps, c);
+    // The service token is known (team) but is not the owner: 403, as for a reviewer.
+    if (!account && hasServiceToken(deps, c)) fail(403, "this needs the owner role");
     if (!account) fail(401, "sign-in required: send a valid bearer token");
     if (!isOwner(account)) fail(403, "this needs the owner role");
     await next();
@@ -97,7 +105,8 @@ export function clientOrigin(deps: Deps, c: Ctx): string {
 
 /** Counts one use of a rate-limited action; over the limit answers 429 with Retry-After. */
 export async function limit(deps: Deps, rule: Rule, subject: string | number): Promise<void> {
-  const v = await hit(deps.kv, rule, `${rule.name}:${subject}`, deps.clock.now());
+  const who = typeof subject === "string" ? originSubject(subject) : subject;
+  const v = await hit(deps.kv, rule, `${rule.name}:${who}`, deps.clock.now());
   if (!v.ok) {
     fail(429, `too many requests: at most ${rule.max} an hour; try again later`, {
       retry_after: v.retryAfter,

@@ -1,8 +1,393 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { findAccountByEmail, isTeam } from "../kv/accounts.ts";
+import { catalogueChanged, catalogueJson, metaOf, published } from "../kv/catalogue_doc.ts";
+import {
+  allModules,
+  changeContributor,
+  cleanFacts,
+  cleanGets,
+  contributorsView,
+  EDITABLE,
+  getModule,
+  LIMITS,
+  loadModules,
+  type Module,
+  moduleView,
+  namesOf,
+  patchModule,
+  SLUG_RE,
+  slugsOf,
+  STATES,
+} from "../kv/modules.ts";
+import { allCounts, countsSnapshot, pointCount, pointsOf, togglePoint } from "../kv/points.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
-import { router } from "./_api.ts";
+import { emailSchema } from "../lib/email.ts";
+import { fail } from "../lib/errors.ts";
+import { type AppEnv, bearer, body, type Ctx, errors, idParam, json, router } from "./_api.ts";
+import { actorRef, optionalToken, requireToken } from "./_guards.ts";
+
+const Contributor = z.object({ id: z.number().int(), name: z.string() }).openapi("Contributor");
+
+export const ModuleSchema = z.object({
+  slug: z.string(),
+  title: z.string(),
+  who: z.string(),
+  lede: z.string(),
+  about: z.string(),
+  note: z.string().nullable(),
+  meta: z.string(),
+  state: z.enum(STATES),
+  track: z.string(),
+  area: z.string(),
+  by: z.string(),
+  url: z.string().openapi({ example: "/modules/pond-life" }),
+  updated: z.string().openapi({ example: "2026-03-02" }),
+  facts: z.array(z.tuple([z.string(), z.string()])),
+  gets: z.array(z.string()),
+  contributors: z.array(Contributor),
+  points: z.number().int(),
+  published: z.boolean(),
+}).openapi("Module");
+
+const slugParam = z.string().regex(SLUG_RE).openapi({
+  param: { name: "slug", in: "path" },
+  example: "pond-life",
+});
+
+const text = (max: number) => z.string().trim().max(max);
+
+const FactsSchema = z.array(
+  z.tuple([text(LIMITS.factLabel), text(LIMITS.factValue)]),
+).max(100).transform(cleanFacts).refine((f) => f.length <= LIMITS.facts, {
+  message: `at most ${LIMITS.facts} pairs with both sides filled`,
+});
+
+const GetsSchema = z.union([z.array(text(LIMITS.getsLine)), z.string().max(10_000)])
+  .transform((g, ctx) => {
+    const lines = cleanGets(typeof g === "string" ? g.split(/\r?\n/) : g);
+    if (lines.some((l) => l.length > LIMITS.getsLine)) {
+      ctx.addIssue({ code: "custom", message: `lines up to ${LIMITS.getsLine} characters` });
+    }
+    return lines;
+  }).refine((g) => g.length <= LIMITS.gets, { message: `at most ${LIMITS.gets} lines` });
+
+const PatchSchema = z.object({
+  title: text(LIMITS.title[1]).min(LIMITS.title[0]).optional(),
+  who: text(LIMITS.who).optional(),
+  lede: text(LIMITS.lede).optional(),
+  about: text(LIMITS.about).optional(),
+  note: text(LIMITS.note).nullable().optional().transform((v) => v === null ? "" : v)
+    .openapi({ description: "empty string (or null) clears" }),
+  state: z.enum(STATES).optional(),
+  meta: text(LIMITS.meta).nullable().optional().transform((v) => v === null ? "" : v)
+    .openapi({ description: "empty string (or null) clears" }),
+  facts: FactsSchema.optional().openapi({ description: "[label, value] pairs" }),
+  gets: GetsSchema.optional().openapi({ description: "lines of text" }),
+}).openapi("ModulePatch");
+
+const ContributorsAnswer = z.object({ ok: z.literal(true), contributors: z.array(Contributor) });
+
+/** Any bearer token, or the team's service token (which acts as the team). */
+const member = (deps: Deps) => {
+  const token = requireToken(deps);
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const sent = c.req.header("x-service-token");
+    const expected = deps.config.serviceToken;
+    if (sent !== undefined && expected && constantTimeEqual(sent, expected)) {
+      c.set("team", { via: "service" });
+      return await next();
+    }
+    return await token(c, next);
+  });
+};
+
+const isTeamCaller = (c: Ctx) => {
+  if (c.get("team")) return true;
+  const a = c.get("account");
+  return Boolean(a && isTeam(a));
+};
+
+/** The module, if the caller may work on it: a contributor or the team (403 otherwise). */
+async function editable(deps: Deps, c: Ctx, slug: string): Promise<Deno.KvEntry<Module>> {
+  const entry = await getModule(deps.kv, slug);
+  if (!entry.value) fail(404, "no such module");
+  const me = c.get("account");
+  if (!isTeamCaller(c) && !(me && entry.value.contributors.includes(me.id))) {
+    fail(403, "only the module's contributors and the team may do this");
+  }
+  return entry as Deno.KvEntry<Module>;
+}
+
+async function views(deps: Deps, mods: Module[]) {
+  const names = await namesOf(deps.kv, mods.flatMap((m) => m.contributors));
+  const counts = await allCounts(deps.kv);
+  return mods.sort((a, b) => a.slug.localeCompare(b.slug))
+    .map((m) => moduleView(m, names, counts.get(m.slug) ?? 0));
+}
+
+async function oneView(deps: Deps, m: Module) {
+  const names = await namesOf(deps.kv, m.contributors);
+  return moduleView(m, names, await pointCount(deps.kv, m.slug));
+}
 
 /** Routes of modules, contributors, points, the published catalogue (issue 4). */
-export function catalogueRoutes(_deps: Deps) {
+export function catalogueRoutes(deps: Deps) {
   const app = router();
+  const auth = [member(deps)];
+  const security: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/modules",
+      tags: ["modules"],
+      summary: "The caller's modules; for the team every module (published or not)",
+      security,
+      middleware: auth,
+      responses: {
+        200: json(z.object({ items: z.array(ModuleSchema), team: z.boolean() })),
+        ...errors(401),
+      },
+    }),
+    async (c) => {
+      const isTeamNow = isTeamCaller(c);
+      const mods = isTeamNow
+        ? await allModules(deps.kv)
+        : (await loadModules(deps.kv, await slugsOf(deps.kv, c.get("account").id)))
+          .filter((m) => m.contributors.includes(c.get("account").id));
+      return c.json({ items: await views(deps, mods), team: isTeamNow }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/modules/{slug}",
+      tags: ["modules"],
+      summary: "One module, for its contributors and the team",
+      security,
+      middleware: auth,
+      request: { params: z.object({ slug: slugParam }) },
+      responses: { 200: json(z.object({ item: ModuleSchema })), ...errors(401, 403, 404) },
+    }),
+    async (c) => {
+      const entry = await editable(deps, c, c.req.valid("param").slug);
+      return c.json({ item: await oneView(deps, entry.value) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/me/modules/{slug}",
+      tags: ["modules"],
+      summary: "Edit a module; stamps `updated`, one trail line per changed field",
+      security,
+      middleware: auth,
+      request: { params: z.object({ slug: slugParam }), ...body(PatchSchema) },
+      responses: {
+        200: json(z.object({
+          ok: z.literal(true),
+          item: ModuleSchema,
+          changed: z.array(z.string()),
+        })),
+        ...errors(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const { slug } = c.req.valid("param");
+      const patch = c.req.valid("json");
+      if (!EDITABLE.some((f) => patch[f] !== undefined)) {
+        fail(400, `body: send at least one of ${EDITABLE.join(", ")}`, { field: "body" });
+      }
+      await editable(deps, c, slug);
+      const r = await patchModule(deps.kv, slug, patch, actorRef(c), deps.clock.now());
+      if (!r.ok) fail(404, "no such module");
+      if (r.changed.length > 0) await catalogueChanged(deps);
+      return c.json(
+        { ok: true as const, item: await oneView(deps, r.module), changed: r.changed },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/modules/{slug}/contributors",
+      tags: ["modules"],
+      summary: "Add a contributor by address (a named account with contributor standing)",
+      security,
+      middleware: auth,
+      request: {
+        params: z.object({ slug: slugParam }),
+        ...body(z.object({ email: emailSchema }).openapi("ContributorAdd")),
+      },
+      responses: { 200: json(ContributorsAnswer), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { slug } = c.req.valid("param");
+      const { email } = c.req.valid("json");
+      await editable(deps, c, slug);
+      const found = await findAccountByEmail(deps.kv, email);
+      // One answer for "no account" and "not a contributor": addresses are not probed here.
+      if (!found || !found.value.name || found.value.roles.length === 0) {
+        fail(400, "email: no named account with contributor standing has this address", {
+          field: "email",
+        });
+      }
+      const r = await changeContributor(
+        deps.kv,
+        slug,
+        found.value.id,
+        "add",
+        actorRef(c),
+        deps.clock.now(),
+      );
+      if (!r.ok) fail(404, "no such module");
+      await catalogueChanged(deps);
+      const names = await namesOf(deps.kv, r.module.contributors);
+      return c.json({ ok: true as const, contributors: contributorsView(r.module, names) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/me/modules/{slug}/contributors/{id}",
+      tags: ["modules"],
+      summary: "Remove a contributor; a module keeps at least one (409)",
+      security,
+      middleware: auth,
+      request: { params: z.object({ slug: slugParam, id: idParam }) },
+      responses: { 200: json(ContributorsAnswer), ...errors(401, 403, 404, 409) },
+    }),
+    async (c) => {
+      const { slug, id } = c.req.valid("param");
+      await editable(deps, c, slug);
+      const r = await changeContributor(deps.kv, slug, id, "remove", actorRef(c), deps.clock.now());
+      if (!r.ok) {
+        if (r.reason === "last") fail(409, "a module keeps at least one contributor");
+        fail(404, r.reason === "absent" ? "not a contributor of this module" : "no such module");
+      }
+      await catalogueChanged(deps);
+      const names = await namesOf(deps.kv, r.module.contributors);
+      return c.json({ ok: true as const, contributors: contributorsView(r.module, names) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/modules/{slug}/point",
+      tags: ["modules"],
+      summary: "Give the caller's point, or withdraw it when given (120 changes an hour)",
+      security: bearer,
+      middleware: [requireToken(deps)],
+      request: { params: z.object({ slug: slugParam }) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), points: z.number().int(), mine: z.boolean() })),
+        ...errors(401, 404, 429),
+      },
+    }),
+    async (c) => {
+      const { slug } = c.req.valid("param");
+      const r = await togglePoint(deps.kv, slug, c.get("account").id, deps.clock.now());
+      if (!r.ok && r.reason === "limited") {
+        const max = RULES.points.max;
+        fail(429, `too many requests: at most ${max} point changes an hour; try again later`, {
+          retry_after: r.retryAfter,
+        }, { "Retry-After": String(r.retryAfter) });
+      }
+      if (!r.ok) fail(404, "no such module");
+      return c.json({ ok: true as const, points: r.points, mine: r.mine }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/points",
+      tags: ["modules"],
+      summary: "Point counts of every published module, and the caller's points",
+      middleware: [optionalToken(deps)],
+      responses: {
+        200: json(z.object({
+          counts: z.record(z.string(), z.number().int()),
+          mine: z.array(z.string()),
+        })),
+      },
+    }),
+    async (c) => {
+      const p = await published(deps);
+      const snap = await countsSnapshot(deps.kv);
+      if (p.counts?.points !== snap.version) {
+        const counts: Record<string, number> = {};
+        for (const m of p.modules) counts[m.slug] = snap.counts.get(m.slug) ?? 0;
+        p.counts = { points: snap.version, json: JSON.stringify(counts) };
+      }
+      const me = c.get("account");
+      const mine = me ? (await pointsOf(deps.kv, me.id)).filter((s) => p.slugs.has(s)) : [];
+      // The counts are the same for every caller: serialised once per version.
+      const text = `{"counts":${p.counts.json},"mine":${JSON.stringify(mine)}}`;
+      // deno-lint-ignore no-explicit-any
+      return c.body(text, 200, { "content-type": "application/json; charset=UTF-8" }) as any;
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/modules/meta",
+      tags: ["modules"],
+      summary: "Contributors and point count of every published module",
+      responses: {
+        200: json(z.object({
+          items: z.record(
+            z.string(),
+            z.object({ contributors: z.array(Contributor), points: z.number().int() }),
+          ),
+        })),
+      },
+    }),
+    async (c) => {
+      const p = await published(deps);
+      const counts = await countsSnapshot(deps.kv);
+      // One serialisation per (catalogue, points) version: 5 000 modules make a large answer.
+      if (p.meta?.points !== counts.version) {
+        p.meta = {
+          points: counts.version,
+          json: JSON.stringify({ items: metaOf(p, counts.counts) }),
+        };
+      }
+      // deno-lint-ignore no-explicit-any
+      return c.body(p.meta.json, 200, { "content-type": "application/json; charset=UTF-8" }) as any;
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/catalogue",
+      tags: ["modules"],
+      summary: "The published catalogue: every published module (without points)",
+      responses: {
+        200: json(z.object({
+          generated: z.string(),
+          count: z.number().int(),
+          modules: z.array(ModuleSchema.omit({ points: true, published: true })),
+        })),
+      },
+    }),
+    async (c) => {
+      const text = await catalogueJson(deps);
+      // deno-lint-ignore no-explicit-any
+      return c.body(text, 200, { "content-type": "application/json; charset=UTF-8" }) as any;
+    },
+  );
+
   return app;
 }

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { type Account, standingOf } from "../kv/accounts.ts";
+import { latestApplication } from "../kv/applications.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { bearer, errors, json, router } from "./_api.ts";
@@ -57,6 +58,17 @@ export function accountView(a: Account) {
   };
 }
 
+/** GET /api/me adds the latest application for contributor standing (null when none). */
+export const MeSchema = AccountSchema.extend({
+  application: z.object({
+    id: z.number().int(),
+    created: z.string(),
+    outcome: z.enum(["approved", "declined"]).nullable(),
+    reason: z.string().nullable(),
+    decided: z.string().nullable(),
+  }).nullable(),
+}).openapi("Me");
+
 export function meRoutes(deps: Deps) {
   const app = router();
 
@@ -68,9 +80,22 @@ export function meRoutes(deps: Deps) {
       summary: "The signed-in account",
       security: bearer,
       middleware: [requireToken(deps)],
-      responses: { 200: json(AccountSchema), ...errors(401) },
+      responses: { 200: json(MeSchema), ...errors(401) },
     }),
-    (c) => c.json(accountView(c.get("account")), 200),
+    async (c) => {
+      const a = c.get("account");
+      const app = await latestApplication(deps.kv, a.id);
+      return c.json({
+        ...accountView(a),
+        application: app && {
+          id: app.id,
+          created: iso(app.created),
+          outcome: app.outcome,
+          reason: app.reason,
+          decided: app.decided === null ? null : iso(app.decided),
+        },
+      }, 200);
+    },
   );
 
   return app;

@@ -1,8 +1,347 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import {
+  countServices,
+  createService,
+  deleteService,
+  getBeat,
+  getService,
+  GROUPS,
+  INTERVALS,
+  listAllServices,
+  listServices,
+  MAX_SERVICES,
+  patchService,
+  PLACES,
+  recordResult,
+  rotateHook,
+  serviceView,
+} from "../kv/services.ts";
+import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
-import { router } from "./_api.ts";
+import { fail } from "../lib/errors.ts";
+import { readSnapshot } from "../lib/machine.ts";
+import { KINDS, parseCheck, resolveTarget, type Target, TargetError } from "../lib/targets.ts";
+import { bearer, body, errors, idParam, json, router } from "./_api.ts";
 
-/** Routes of watched services and heartbeat hooks (issue 5). */
-export function servicesRoutes(_deps: Deps) {
+// The same as _api.ts `team`, typed as createRoute wants it.
+const teamSecurity: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
+import { limit, requireTeam, requireToken } from "./_guards.ts";
+import { hookRoutes } from "./hooks.ts";
+
+const ServiceSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  what: z.string(),
+  group: z.string(),
+  place: z.string().nullable(),
+  kind: z.enum(KINDS),
+  interval: z.number().int(),
+  target_hint: z.string().nullable(),
+  state: z.enum(["ok", "warn", "off", "wait"]),
+  status: z.string(),
+  checked: z.string().nullable(),
+  ms: z.number().int().nullable(),
+  beat: z.string().nullable(),
+  created: z.string(),
+  alerts: z.boolean(),
+}).openapi("Service");
+
+const SnapshotSchema = z.object({
+  host: z.string(),
+  read: z.string(),
+  services: z.array(z.object({
+    group: z.string(),
+    name: z.string(),
+    what: z.string(),
+    where: z.string(),
+    state: z.string(),
+    status: z.string(),
+    flag: z.union([z.string(), z.boolean(), z.null()]),
+  })),
+}).nullable().openapi("MachineSnapshot");
+
+const interval = z.number().int().refine((v) => (INTERVALS as readonly number[]).includes(v), {
+  message: `must be one of ${INTERVALS.join(", ")} (minutes)`,
+});
+const name = z.string().trim().min(2).max(80);
+const what = z.string().trim().max(160);
+const place = z.enum(PLACES).nullable();
+
+const CreateBody = z.object({
+  name,
+  check: z.string().max(2000).openapi({
+    description: "url:<address>, mcp:<https address>, tcp:<host>:<port>, tls:<host>[:<port>] " +
+      "or webhook:",
+    example: "url:https://example.org/health",
+  }),
+  what: what.default(""),
+  group: z.enum(GROUPS).default("Public"),
+  place: place.optional(),
+  interval: interval.default(60),
+  alerts: z.boolean().default(true),
+}).openapi("NewService");
+
+const fixed = z.unknown().refine((v) => v === undefined, {
+  message: "kind and target cannot change; create a new service",
+}).openapi({ description: "Cannot change: sending it answers 400" });
+const PatchBody = z.object({
+  name: name.optional(),
+  what: what.optional(),
+  group: z.enum(GROUPS).optional(),
+  place: place.optional(),
+  interval: interval.optional(),
+  alerts: z.boolean().optional(),
+  check: fixed.optional(),
+  kind: fixed.optional(),
+  target: fixed.optional(),
+}).openapi("ServicePatch");
+
+const Params = z.object({ id: idParam });
+const Item = z.object({ ok: z.literal(true), item: ServiceSchema });
+
+/** The parsed check, with its address validated for this account (400 otherwise). */
+async function validTarget(deps: Deps, account: Account, check: string): Promise<Target> {
+  let target: Target;
+  try {
+    target = parseCheck(check);
+  } catch (err) {
+    if (err instanceof TargetError) fail(400, `check: ${err.message}`, { field: "check" });
+    throw err;
+  }
+  if (target.kind !== "webhook") {
+    const r = await resolveTarget(deps.resolver, target.host, isOwner(account));
+    if (!r.ok) fail(400, `check: ${r.error}`, { field: "check" });
+  }
+  return target;
+}
+
+const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
+
+export function servicesRoutes(deps: Deps) {
   const app = router();
+  const auth = [requireToken(deps)];
+
+  app.route("/", hookRoutes(deps));
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/services",
+      tags: ["services"],
+      summary: "The caller's watched services, the allowed values, and (owner) the machine",
+      security: bearer,
+      middleware: auth,
+      responses: {
+        200: json(z.object({
+          items: z.array(ServiceSchema),
+          team: z.boolean(),
+          machine: SnapshotSchema,
+          kinds: z.array(z.string()),
+          groups: z.array(z.string()),
+          places: z.array(z.string()),
+          intervals: z.array(z.number()),
+          max: z.number().int(),
+        })),
+        ...errors(401),
+      },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const now = deps.clock.now();
+      const items = (await listServices(deps.kv, me.id))
+        .map(({ service, beat }) => serviceView(service, beat, now));
+      return c.json({
+        items,
+        team: isTeam(me),
+        machine: isOwner(me) ? await readSnapshot(deps.config) : null,
+        kinds: [...KINDS],
+        groups: [...GROUPS],
+        places: [...PLACES],
+        intervals: [...INTERVALS],
+        max: MAX_SERVICES,
+      }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/services",
+      tags: ["services"],
+      summary: "Watch a service; a checked kind is checked once before the answer",
+      description: "hook_url is present only for a heartbeat (webhook:) and only in this answer.",
+      security: bearer,
+      middleware: auth,
+      request: body(CreateBody),
+      responses: {
+        200: json(Item.extend({ hook_url: z.string().optional() }), "Created"),
+        ...errors(400, 401, 409),
+      },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const input = c.req.valid("json");
+      const target = await validTarget(deps, me, input.check);
+      // Fail fast before a check runs; the atomic below enforces the limit for real.
+      if (await countServices(deps.kv, me.id) >= MAX_SERVICES) {
+        fail(409, `at most ${MAX_SERVICES} services per account; remove one first`, {
+          max: MAX_SERVICES,
+        });
+      }
+      const first = target.kind === "webhook"
+        ? null
+        : await runCheck(deps, target.check, isOwner(me));
+      const { service, key } = await createService(deps, me.id, {
+        name: input.name,
+        what: input.what,
+        group: input.group,
+        place: input.place ?? null,
+        interval: input.interval,
+        alerts: input.alerts,
+        kind: target.kind,
+        check: target.check,
+        hint: target.hint,
+      }, first);
+      const item = serviceView(service, null, deps.clock.now());
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        key
+          ? { ok: true as const, item, hook_url: hookUrl(deps, key) }
+          : { ok: true as const, item },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/me/services/{id}",
+      tags: ["services"],
+      summary: "Change name, what, group, place, interval or alerts (not kind or target)",
+      security: bearer,
+      middleware: auth,
+      request: { params: Params, ...body(PatchBody) },
+      responses: { 200: json(Item), ...errors(400, 401, 404) },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const { id } = c.req.valid("param");
+      const { check: _c, kind: _k, target: _t, ...patch } = c.req.valid("json");
+      const s = await patchService(deps, me.id, id, patch);
+      if (!s) fail(404, "no such service");
+      const item = serviceView(s, await getBeat(deps.kv, s), deps.clock.now());
+      return c.json({ ok: true as const, item }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/services/{id}/check",
+      tags: ["services"],
+      summary: "Run the check now (60 an hour per account; not for heartbeats)",
+      security: bearer,
+      middleware: auth,
+      request: { params: Params },
+      responses: { 200: json(Item), ...errors(400, 401, 404, 429) },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const { id } = c.req.valid("param");
+      const s = (await getService(deps.kv, me.id, id)).value;
+      if (!s) fail(404, "no such service");
+      if (s.kind === "webhook") {
+        fail(400, "a heartbeat service is not checked: it is called at its hook address");
+      }
+      await limit(deps, RULES.manualCheck, me.id);
+      const result = await runCheck(deps, s.check, isOwner(me));
+      const saved = await recordResult(deps, me.id, id, result, null);
+      if (!saved) fail(404, "no such service");
+      return c.json({ ok: true as const, item: serviceView(saved, null, deps.clock.now()) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/services/{id}/rotate",
+      tags: ["services"],
+      summary: "A new hook address for a heartbeat; the old one stops at once",
+      security: bearer,
+      middleware: auth,
+      request: { params: Params },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), hook_url: z.string() })),
+        ...errors(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const { id } = c.req.valid("param");
+      const key = await rotateHook(deps, me.id, id);
+      if (!key) fail(404, "no such service");
+      c.header("Cache-Control", "no-store");
+      return c.json({ ok: true as const, hook_url: hookUrl(deps, key) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/me/services/{id}",
+      tags: ["services"],
+      summary: "Stop watching a service",
+      security: bearer,
+      middleware: auth,
+      request: { params: Params },
+      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      if (!await deleteService(deps, c.get("account").id, id)) fail(404, "no such service");
+      return c.json({ ok: true as const }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/services",
+      tags: ["team"],
+      summary: "Every account's services with account and full target, and the machine",
+      security: teamSecurity,
+      middleware: [requireTeam(deps)],
+      responses: {
+        200: json(z.object({
+          items: z.array(ServiceSchema.extend({
+            target: z.string(),
+            account: z.object({ id: z.number().int(), name: z.string(), email: z.string() }),
+          })),
+          machine: SnapshotSchema,
+        })),
+        ...errors(401, 403),
+      },
+    }),
+    async (c) => {
+      const now = deps.clock.now();
+      const all = await listAllServices(deps.kv);
+      const names = new Map<number, { id: number; name: string; email: string }>();
+      const items = [];
+      for (const { service, beat } of all) {
+        let acc = names.get(service.account);
+        if (!acc) {
+          const a = (await deps.kv.get<Account>(["accounts", service.account])).value;
+          acc = { id: service.account, name: a?.name ?? "", email: a?.email ?? "" };
+          names.set(service.account, acc);
+        }
+        items.push({ ...serviceView(service, beat, now), target: service.check, account: acc });
+      }
+      return c.json({ items, machine: await readSnapshot(deps.config) }, 200);
+    },
+  );
+
   return app;
 }

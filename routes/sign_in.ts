@@ -11,7 +11,14 @@ import { body, errors, json, router } from "./_api.ts";
 import { clientOrigin, limit } from "./_guards.ts";
 import { ActorSchema, actorView } from "./me.ts";
 
-export const nameSchema = z.string().trim().min(2).max(120);
+/**
+ * A person's name: 2 to 120 characters after trimming, no control characters (CR/LF would
+ * break the mails it is written into) and no lone surrogates (not valid text).
+ */
+export const nameSchema = z.string().trim().min(2).max(120)
+  .refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), {
+    message: "must be plain text without control characters",
+  });
 
 const LinkRequest = z.object({
   email: emailSchema,
@@ -66,6 +73,9 @@ export function signInRoutes(deps: Deps) {
       responses: { 200: json(VerifyAnswer), ...errors(400, 410) },
     }),
     async (c) => {
+      // Hono answers HEAD with the GET handler; a HEAD (a link checker, a prefetch) must not
+      // use up the link and throw away the token it would give.
+      if (c.req.method === "HEAD") fail(405, "use GET to complete a link", {}, { Allow: "GET" });
       const { token } = c.req.valid("query");
       const done = await completeLink(deps, token, {
         address: clientOrigin(deps, c),

@@ -1,5 +1,5 @@
 import { createApp } from "../app.ts";
-import { transact } from "../kv/_atomic.ts";
+import { lockSafe, transact } from "../kv/_atomic.ts";
 import { type Account, prepareAccount, type Role } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
@@ -7,7 +7,7 @@ import type { Clock } from "../lib/clock.ts";
 import { type Config, loadConfig } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { Mail, Mailer } from "../lib/mail.ts";
-import type { Connector, Resolver } from "../lib/net.ts";
+import type { Connector, Resolver, TlsConnector } from "../lib/net.ts";
 
 export const T0 = Date.parse("2026-03-02T09:00:00.000Z");
 
@@ -101,9 +101,15 @@ export interface TestApp extends AsyncDisposable {
 let origins = 0;
 
 export async function testApp(
-  opts: { config?: Partial<Config>; resolver?: Resolver; connector?: Connector } = {},
+  opts: {
+    config?: Partial<Config>;
+    resolver?: Resolver;
+    connector?: Connector;
+    tls?: TlsConnector;
+  } = {},
 ): Promise<TestApp> {
-  const kv = await Deno.openKv(":memory:");
+  // Wrapped as main.ts wraps the real KV, so tests run the same code paths.
+  const kv = lockSafe(await Deno.openKv(":memory:"));
   const clock = fakeClock();
   const mail = captureMailer();
   await runMigrations(kv, clock.now());
@@ -119,6 +125,7 @@ export async function testApp(
     mailer: mail,
     resolver: opts.resolver ?? fakeResolver(),
     connector: opts.connector ?? refusingConnector,
+    tls: opts.tls,
     config,
   };
   const app = createApp(deps);
@@ -169,7 +176,9 @@ export async function testApp(
       });
     },
     [Symbol.asyncDispose]() {
-      kv.close();
+      try {
+        kv.close();
+      } catch { /* a test closed it already (database-down tests) */ }
       return Promise.resolve();
     },
   };

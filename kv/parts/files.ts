@@ -1,8 +1,23 @@
+import { eraseFiles, fileItem, listFiles } from "../files.ts";
 import type { AccountPart } from "../parts.ts";
 
 /** What the files area holds of an account: stored files (issue 6). */
 export const filesPart: AccountPart = {
   name: "files",
-  export: () => Promise.resolve({}),
-  erase: () => Promise.resolve({}),
+  async export(deps, account) {
+    const files = await listFiles(deps.kv, account.id);
+    return {
+      files: files.map((f) => {
+        const item = fileItem(f);
+        return { ...item, address: `${deps.config.baseUrl}${item.url}` };
+      }),
+    };
+  },
+  async erase(deps, account) {
+    await eraseFiles(deps.kv, account.id, deps.clock.now());
+    return {};
+  },
+  async counts(deps, account) {
+    return { files: (await listFiles(deps.kv, account.id)).length };
+  },
 };

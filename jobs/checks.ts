@@ -1,0 +1,108 @@
+import { getAccount, isOwner } from "../kv/accounts.ts";
+import { claimDue, type DueItem, listDue, recordResult, reviewHeartbeat } from "../kv/services.ts";
+import { MINUTE } from "../lib/clock.ts";
+import { runCheck } from "../lib/checks/mod.ts";
+import type { Deps } from "../lib/deps.ts";
+
+/**
+ * Minutely: runs the due checks (SPEC.md section 8: at most three at a time). Due services
+ * come from the ["service_due"] index, earliest first; each is claimed with a KV lease
+ * right before it runs, so several processes on one KV run it once, and one that overruns
+ * its minute is not started again. Work left when the minute's budget is spent stays due
+ * for the next run. Heartbeats pass through the same index: the runner derives their state
+ * for off/back alerts.
+ */
+
+export const POOL_SIZE = 3;
+/** Stop claiming new checks after this, so one run ends within its minute. */
+export const BUDGET_MS = 45_000;
+const MAX_LISTED = 10_000;
+
+interface Pool {
+  active: number;
+  waiting: (() => void)[];
+  queued: Set<number>;
+}
+
+/** One pool per KV handle: overlapping runs in a process share the three slots. */
+const pools = new WeakMap<Deno.Kv, Pool>();
+
+function poolOf(kv: Deno.Kv): Pool {
+  let p = pools.get(kv);
+  if (!p) pools.set(kv, p = { active: 0, waiting: [], queued: new Set() });
+  return p;
+}
+
+async function slot<T>(pool: Pool, fn: () => Promise<T>): Promise<T> {
+  if (pool.active >= POOL_SIZE) await new Promise<void>((r) => pool.waiting.push(r));
+  else pool.active++;
+  try {
+    return await fn();
+  } finally {
+    const next = pool.waiting.shift();
+    if (next) next(); // hands its slot over: active stays the same
+    else pool.active--;
+  }
+}
+
+/** The next due time: one interval after the scheduled one, never in the past. */
+export function nextDue(scheduled: number, intervalMin: number, now: number): number {
+  const i = intervalMin * MINUTE;
+  const next = scheduled + i;
+  return next > now ? next : Math.floor(now / MINUTE) * MINUTE + i;
+}
+
+async function runOne(deps: Deps, item: DueItem): Promise<boolean> {
+  const claimed = await claimDue(deps, item);
+  if (!claimed) return false;
+  if (claimed.kind === "webhook") {
+    await reviewHeartbeat(deps, claimed);
+    return true;
+  }
+  // The account's standing now decides whether a private target is still allowed.
+  const account = (await getAccount(deps.kv, claimed.account)).value;
+  const result = await runCheck(deps, claimed.check, account ? isOwner(account) : false);
+  await recordResult(
+    deps,
+    claimed.account,
+    claimed.id,
+    result,
+    (s) => nextDue(item.due, s.interval, deps.clock.now()),
+  );
+  return true;
+}
+
+export interface RunReport {
+  due: number;
+  ran: number;
+}
+
+export async function runDueChecks(
+  deps: Deps,
+  opts: { budgetMs?: number } = {},
+): Promise<RunReport> {
+  const started = performance.now();
+  const budget = opts.budgetMs ?? BUDGET_MS;
+  const pool = poolOf(deps.kv);
+  const items = await listDue(deps.kv, deps.clock.now(), MAX_LISTED);
+  let ran = 0;
+  await Promise.all(items.map(async (item) => {
+    if (pool.queued.has(item.id)) return;
+    pool.queued.add(item.id);
+    try {
+      await slot(pool, async () => {
+        if (performance.now() - started > budget) return;
+        try {
+          if (await runOne(deps, item)) ran++;
+        } catch (err) {
+          console.error("check runner:", err instanceof Error ? err.name : "error");
+        }
+      });
+    } finally {
+      pool.queued.delete(item.id);
+    }
+  }));
+  return { due: items.length, ran };
+}
+
+export const checksJob = (deps: Deps) => runDueChecks(deps);

@@ -1,0 +1,62 @@
+import type { Deps } from "../lib/deps.ts";
+import { transact } from "./_atomic.ts";
+import { type Account, accountKey, emailKey, getAccount, personText, slugKey } from "./accounts.ts";
+import { dropLinksTo } from "./links.ts";
+import { dropMailTo } from "./outbox.ts";
+import { accountParts, type ErasureCounts, type ErasureDecisions } from "./parts.ts";
+import { indexChange } from "./search_index.ts";
+import { endAllSessions } from "./sessions.ts";
+import { trailAppend } from "./trail.ts";
+
+/**
+ * Erasure of an account (DELETE /api/me). Owns no keys of its own: each area's part erases
+ * what it holds, then this removes the account record, its email and slug indexes, its
+ * person search entries, its trail_by_account index, sessions, live links and queued mail.
+ * Trail lines stay (ids only, so the chain still verifies); one `account.erase` line is
+ * appended in the atomic that deletes the account.
+ */
+export async function eraseAccount(
+  deps: Deps,
+  account: Account,
+  decisions: ErasureDecisions,
+): Promise<ErasureCounts> {
+  const { kv } = deps;
+  const totals: ErasureCounts = { kept: 0, unpublished: 0, deleted: 0 };
+  for (const part of accountParts) {
+    const got = await part.erase(deps, account, decisions);
+    totals.kept += got.kept ?? 0;
+    totals.unpublished += got.unpublished ?? 0;
+    totals.deleted += got.deleted ?? 0;
+  }
+  const ref = `account:${account.id}`;
+  await transact(async () => {
+    const entry = await getAccount(kv, account.id);
+    const acc = entry.value;
+    if (!acc) return { op: null, result: null };
+    const op = kv.atomic().check(entry).delete(accountKey(acc.id)).delete(emailKey(acc.email));
+    if (acc.slug) op.delete(slugKey(acc.slug));
+    indexChange(op, "person", acc.id, personText(acc), null);
+    const trail = await trailAppend(
+      kv,
+      [{ actor: ref, action: "account.erase", subject: ref }],
+      deps.clock.now(),
+    );
+    trail.apply(op);
+    return { op, result: null };
+  });
+  // The erase line itself was indexed under the account; the index goes with the rest.
+  let op = kv.atomic();
+  let n = 0;
+  for await (const e of kv.list({ prefix: ["trail_by_account", account.id] })) {
+    op.delete(e.key);
+    if (++n % 500 === 0) {
+      await op.commit();
+      op = kv.atomic();
+    }
+  }
+  await op.commit();
+  await endAllSessions(kv, account.id);
+  await dropLinksTo(kv, account.email);
+  await dropMailTo(kv, account.email);
+  return totals;
+}

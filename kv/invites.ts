@@ -1,0 +1,158 @@
+import { DAY, iso } from "../lib/clock.ts";
+import { transact } from "./_atomic.ts";
+import { claimId } from "./ids.ts";
+import { addressHash } from "./links.ts";
+import { trailAppend } from "./trail.ts";
+
+/**
+ * Invitations. Key layout:
+ *   ["invites", id]                                -> Invite
+ *   ["invites_by_inviter", account_id, id]         -> true
+ *   ["invites_by_address", address_hash, id]       -> true   (kv/links.ts addressHash)
+ * The link itself is a kv/links.ts link of purpose "invite" naming the invitation; opening
+ * it creates the account and marks the invitation accepted (kv/parts/accounts.ts).
+ */
+
+export const INVITE_LIFE = 7 * DAY;
+
+export interface Invite {
+  id: number;
+  inviter: number;
+  /** "" once the invited address's account was erased. */
+  email: string;
+  message: string;
+  created: number;
+  expires: number;
+  /** The account the invitation created or signed in, once accepted. */
+  account: number | null;
+  accepted: number | null;
+}
+
+const inviteKey = (id: number) => ["invites", id] as const;
+const byInviterKey = (account: number, id: number) => ["invites_by_inviter", account, id] as const;
+const byAddressKey = (hash: string, id: number) => ["invites_by_address", hash, id] as const;
+
+export async function createInvite(
+  kv: Deno.Kv,
+  inviter: number,
+  email: string,
+  message: string,
+  now: number,
+): Promise<Invite> {
+  const hash = await addressHash(email);
+  return await transact(async () => {
+    const claim = await claimId(kv, "invite");
+    const invite: Invite = {
+      id: claim.id,
+      inviter,
+      email,
+      message,
+      created: now,
+      expires: now + INVITE_LIFE,
+      account: null,
+      accepted: null,
+    };
+    const trail = await trailAppend(kv, [{
+      actor: `account:${inviter}`,
+      action: "invite.create",
+      subject: `invite:${invite.id}`,
+    }], now);
+    const op = claim.apply(kv.atomic())
+      .set(inviteKey(invite.id), invite)
+      .set(byInviterKey(inviter, invite.id), true)
+      .set(byAddressKey(hash, invite.id), true);
+    trail.apply(op);
+    return { op, result: invite };
+  });
+}
+
+async function getInvites(kv: Deno.Kv, ids: number[]): Promise<Invite[]> {
+  const out: Invite[] = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    const got = await kv.getMany<Invite[]>(ids.slice(i, i + 10).map(inviteKey));
+    for (const g of got) if (g.value) out.push(g.value);
+  }
+  return out;
+}
+
+/** Invitations an account sent, newest first. */
+export async function invitesBy(kv: Deno.Kv, inviter: number): Promise<Invite[]> {
+  const ids: number[] = [];
+  for await (const e of kv.list({ prefix: ["invites_by_inviter", inviter] }, { reverse: true })) {
+    ids.push(e.key[2] as number);
+  }
+  return await getInvites(kv, ids);
+}
+
+/** Every invitation, newest first (team). */
+export async function allInvites(kv: Deno.Kv): Promise<Invite[]> {
+  const out: Invite[] = [];
+  for await (const e of kv.list<Invite>({ prefix: ["invites"] }, { reverse: true })) {
+    out.push(e.value);
+  }
+  return out;
+}
+
+/** Marks an invitation accepted by `account` (first acceptance wins); one trail line. */
+export async function acceptInvite(
+  kv: Deno.Kv,
+  id: number,
+  account: number,
+  now: number,
+): Promise<boolean> {
+  return await transact(async () => {
+    const entry = await kv.get<Invite>(inviteKey(id));
+    if (!entry.value || entry.value.accepted !== null) return { op: null, result: false };
+    const op = kv.atomic().check(entry)
+      .set(inviteKey(id), { ...entry.value, account, accepted: now });
+    (await trailAppend(kv, [{
+      actor: `account:${account}`,
+      action: "invite.accept",
+      subject: `invite:${id}`,
+    }], now)).apply(op);
+    return { op, result: true };
+  });
+}
+
+/**
+ * Erasure: deletes the invitations the account sent, and takes its address out of the
+ * invitations others sent to it (they stay in the inviter's list, without the address).
+ */
+export async function eraseInvites(kv: Deno.Kv, account: number, email: string) {
+  let n = 0;
+  for (const inv of await invitesBy(kv, account)) {
+    const op = kv.atomic().delete(inviteKey(inv.id)).delete(byInviterKey(account, inv.id));
+    if (inv.email) op.delete(byAddressKey(await addressHash(inv.email), inv.id));
+    await op.commit();
+    n++;
+  }
+  const hash = await addressHash(email);
+  for await (const e of kv.list({ prefix: ["invites_by_address", hash] })) {
+    const id = e.key[2] as number;
+    await transact(async () => {
+      const entry = await kv.get<Invite>(inviteKey(id));
+      const op = kv.atomic().check(entry).delete(e.key);
+      if (entry.value) op.set(inviteKey(id), { ...entry.value, email: "", message: "" });
+      return { op, result: null };
+    });
+  }
+  return n;
+}
+
+/** Invitations an account sent (for the team's counts). */
+export async function countInvites(kv: Deno.Kv, inviter: number): Promise<number> {
+  let n = 0;
+  for await (const _ of kv.list({ prefix: ["invites_by_inviter", inviter] })) n++;
+  return n;
+}
+
+/** An invitation as its inviter sees it (API answers and the data export). */
+export const inviteView = (i: Invite) => ({
+  id: i.id,
+  email: i.email,
+  message: i.message,
+  created: iso(i.created),
+  expires: iso(i.expires),
+  accepted: i.accepted !== null,
+  account: i.account,
+});

@@ -1,0 +1,121 @@
+import { transact } from "./_atomic.ts";
+import { claimId } from "./ids.ts";
+import { indexChange } from "./search_index.ts";
+
+/**
+ * Journal entries. Key layout:
+ *   ["journal", id]                          -> JournalEntry
+ *   ["journal_by_account", account_id, id]   -> true
+ * Public entries are in the word index as ["search", "journal", term, id]; the index, the
+ * entry and its account index change in one atomic, so a private or deleted entry leaves
+ * search results at once.
+ */
+
+export interface JournalEntry {
+  id: number;
+  account: number;
+  text: string;
+  public: boolean;
+  created: number;
+  /** null until the entry is changed. */
+  updated: number | null;
+}
+
+const entryKey = (id: number) => ["journal", id] as const;
+const byAccountKey = (account: number, id: number) => ["journal_by_account", account, id] as const;
+
+/** What the search index holds of an entry: its text while public, nothing otherwise. */
+const indexed = (e: JournalEntry | null) => (e && e.public ? e.text : null);
+
+export async function addEntry(
+  kv: Deno.Kv,
+  account: number,
+  input: { text: string; public: boolean },
+  now: number,
+): Promise<JournalEntry> {
+  return await transact(async () => {
+    const claim = await claimId(kv, "journal");
+    const entry: JournalEntry = {
+      id: claim.id,
+      account,
+      text: input.text,
+      public: input.public,
+      created: now,
+      updated: null,
+    };
+    const op = claim.apply(kv.atomic())
+      .set(entryKey(entry.id), entry)
+      .set(byAccountKey(account, entry.id), true);
+    indexChange(op, "journal", entry.id, null, indexed(entry));
+    return { op, result: entry };
+  });
+}
+
+/** One entry of an account, or null (unknown, or another account's). */
+export async function getEntry(kv: Deno.Kv, account: number, id: number) {
+  const e = await kv.get<JournalEntry>(entryKey(id));
+  return e.value && e.value.account === account ? e as Deno.KvEntry<JournalEntry> : null;
+}
+
+/** Entries by id, skipping the missing ones, in the order asked. */
+export async function getEntries(kv: Deno.Kv, ids: number[]): Promise<JournalEntry[]> {
+  const out: JournalEntry[] = [];
+  const batches: Promise<Deno.KvEntryMaybe<JournalEntry>[]>[] = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    batches.push(kv.getMany<JournalEntry[]>(ids.slice(i, i + 10).map(entryKey)));
+  }
+  for (const got of await Promise.all(batches)) for (const g of got) if (g.value) out.push(g.value);
+  return out;
+}
+
+/** Every entry of an account, newest first. */
+export async function listEntries(kv: Deno.Kv, account: number): Promise<JournalEntry[]> {
+  const ids: number[] = [];
+  for await (
+    const e of kv.list({ prefix: ["journal_by_account", account] }, { reverse: true })
+  ) ids.push(e.key[2] as number);
+  return await getEntries(kv, ids);
+}
+
+export async function updateEntry(
+  kv: Deno.Kv,
+  account: number,
+  id: number,
+  patch: { text?: string; public?: boolean },
+  now: number,
+): Promise<JournalEntry | null> {
+  return await transact(async () => {
+    const found = await getEntry(kv, account, id);
+    if (!found) return { op: null, result: null };
+    const old = found.value;
+    const next: JournalEntry = {
+      ...old,
+      text: patch.text ?? old.text,
+      public: patch.public ?? old.public,
+    };
+    if (next.text === old.text && next.public === old.public) return { op: null, result: old };
+    next.updated = now;
+    const op = kv.atomic().check(found).set(entryKey(id), next);
+    indexChange(op, "journal", id, indexed(old), indexed(next));
+    return { op, result: next };
+  });
+}
+
+export async function deleteEntry(kv: Deno.Kv, account: number, id: number): Promise<boolean> {
+  return await transact(async () => {
+    const found = await getEntry(kv, account, id);
+    if (!found) return { op: null, result: false };
+    const op = kv.atomic().check(found).delete(entryKey(id)).delete(byAccountKey(account, id));
+    indexChange(op, "journal", id, indexed(found.value), null);
+    return { op, result: true };
+  });
+}
+
+/** Deletes every entry of an account with its index entries (erasure); answers the count. */
+export async function deleteAllEntries(kv: Deno.Kv, account: number): Promise<number> {
+  let n = 0;
+  for (const e of await listEntries(kv, account)) {
+    if (await deleteEntry(kv, account, e.id)) n++;
+  }
+  return n;
+}

@@ -1,0 +1,395 @@
+import { isoDate } from "../lib/clock.ts";
+import { transact } from "./_atomic.ts";
+import { type Account, accountKey } from "./accounts.ts";
+import { indexChange } from "./search_index.ts";
+import { trailAppend, type TrailEntry } from "./trail.ts";
+
+/**
+ * Modules of the catalogue, addressed by slug. Key layout:
+ *   ["modules", slug]                         -> Module
+ *   ["modules_by_account", account_id, slug]  -> true   (contributor index)
+ *   ["catalogue_version"]                     -> Deno.KvU64, summed in every module write
+ *   ["search", "module", term, slug]          -> true   (kv/search_index.ts; published only)
+ * Every write goes through `writeModule`, which puts the record, the contributor index,
+ * the search index and the catalogue version in the caller's atomic, so none of them can
+ * disagree with the record. The version is summed (never checked), so writes to different
+ * modules never conflict on it; readers compare it to rebuild cached catalogue views.
+ */
+
+export const STATES = ["idea", "development", "finished"] as const;
+export type ModuleState = typeof STATES[number];
+
+export const LIMITS = {
+  title: [3, 120],
+  who: 160,
+  lede: 300,
+  about: 4000,
+  note: 2000,
+  meta: 160,
+  track: 120,
+  area: 120,
+  by: 120,
+  facts: 12,
+  factLabel: 60,
+  factValue: 200,
+  gets: 8,
+  getsLine: 300,
+} as const;
+
+/** Slugs: lower-case letters, digits and inner hyphens, at most 80 characters. */
+export const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$/;
+
+export interface Module {
+  slug: string;
+  title: string;
+  who: string;
+  lede: string;
+  about: string;
+  /** "" when empty (shown as null). */
+  note: string;
+  meta: string;
+  state: ModuleState;
+  track: string;
+  area: string;
+  by: string;
+  facts: [string, string][];
+  gets: string[];
+  /** Account ids, in the order they joined; names are read from the accounts. */
+  contributors: number[];
+  published: boolean;
+  /** When the module was last published (ms), null if never. */
+  published_at: number | null;
+  /** The proposal it was published from, when there is one. */
+  proposal: number | null;
+  created: number;
+  updated: number;
+}
+
+/** The fields a contributor may edit (PATCH /api/me/modules/<slug>). */
+export const EDITABLE = [
+  "title",
+  "who",
+  "lede",
+  "about",
+  "note",
+  "state",
+  "meta",
+  "facts",
+  "gets",
+] as const;
+export type Editable = typeof EDITABLE[number];
+export type ModulePatch = Partial<Pick<Module, Editable>>;
+
+export const moduleKey = (slug: string) => ["modules", slug] as const;
+export const byAccountKey = (id: number, slug: string) => ["modules_by_account", id, slug] as const;
+export const VERSION_KEY = ["catalogue_version"] as const;
+
+/** Facts: trimmed, pairs with an empty side dropped. */
+export function cleanFacts(facts: readonly (readonly [string, string])[]): [string, string][] {
+  return facts.map(([l, v]) => [l.trim(), v.trim()] as [string, string]).filter(([l, v]) =>
+    l !== "" && v !== ""
+  );
+}
+
+/** Gets: trimmed lines, empty ones dropped. */
+export function cleanGets(gets: readonly string[]): string[] {
+  return gets.map((g) => g.trim()).filter((g) => g !== "");
+}
+
+/** The text the search index holds for a module: null when it is not published. */
+export function searchText(m: Module | null): string | null {
+  if (!m || !m.published) return null;
+  return [m.title, m.lede, m.about, m.who, m.by].join("\n");
+}
+
+export async function getModule(kv: Deno.Kv, slug: string) {
+  return await kv.get<Module>(moduleKey(slug));
+}
+
+/** Adds to `op` the record change and everything kept in step with it. */
+export function writeModule(
+  op: Deno.AtomicOperation,
+  before: Module | null,
+  after: Module | null,
+): Deno.AtomicOperation {
+  const slug = (after ?? before)!.slug;
+  if (after) op.set(moduleKey(slug), after);
+  else op.delete(moduleKey(slug));
+  const was = new Set(before?.contributors ?? []);
+  const now = new Set(after?.contributors ?? []);
+  for (const id of was) if (!now.has(id)) op.delete(byAccountKey(id, slug));
+  for (const id of now) if (!was.has(id)) op.set(byAccountKey(id, slug), true);
+  indexChange(op, "module", slug, searchText(before), searchText(after));
+  return op.sum(VERSION_KEY, 1n);
+}
+
+/** Slugs of the modules an account contributes to. */
+export async function slugsOf(kv: Deno.Kv, accountId: number): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of kv.list({ prefix: ["modules_by_account", accountId] })) {
+    out.push(e.key[2] as string);
+  }
+  return out;
+}
+
+/** Loads modules by slug (10 per read), skipping any that are gone. */
+export async function loadModules(kv: Deno.Kv, slugs: string[]): Promise<Module[]> {
+  const out: Module[] = [];
+  for (let i = 0; i < slugs.length; i += 10) {
+    const got = await kv.getMany<Module[]>(slugs.slice(i, i + 10).map(moduleKey));
+    for (const g of got) if (g.value) out.push(g.value);
+  }
+  return out;
+}
+
+export async function allModules(kv: Deno.Kv): Promise<Module[]> {
+  const out: Module[] = [];
+  for await (const e of kv.list<Module>({ prefix: ["modules"] }, { batchSize: 500 })) {
+    out.push(e.value);
+  }
+  return out;
+}
+
+/** Names of accounts by id ("" for an account that is gone or unnamed). */
+export async function namesOf(kv: Deno.Kv, ids: Iterable<number>): Promise<Map<number, string>> {
+  const list = [...new Set(ids)];
+  const names = new Map<number, string>();
+  for (let i = 0; i < list.length; i += 10) {
+    const got = await kv.getMany<Account[]>(list.slice(i, i + 10).map(accountKey));
+    for (const g of got) if (g.value) names.set(g.value.id, g.value.name);
+  }
+  return names;
+}
+
+export const contributorsView = (m: Module, names: Map<number, string>) =>
+  m.contributors.map((id) => ({ id, name: names.get(id) ?? "" }));
+
+/** The module resource of SPEC.md section 2. */
+export function moduleView(m: Module, names: Map<number, string>, points: number) {
+  return {
+    slug: m.slug,
+    title: m.title,
+    who: m.who,
+    lede: m.lede,
+    about: m.about,
+    note: m.note === "" ? null : m.note,
+    meta: m.meta,
+    state: m.state,
+    track: m.track,
+    area: m.area,
+    by: m.by,
+    url: `/modules/${m.slug}`,
+    updated: isoDate(m.updated),
+    facts: m.facts.map(([l, v]) => [l, v] as [string, string]),
+    gets: [...m.gets],
+    contributors: contributorsView(m, names),
+    points,
+    published: m.published,
+  };
+}
+
+export type ModuleView = ReturnType<typeof moduleView>;
+
+/** Applies a patch; answers the changed field names (none: nothing to write). */
+export function applyPatch(m: Module, patch: ModulePatch): { next: Module; changed: Editable[] } {
+  const next: Module = { ...m };
+  const changed: Editable[] = [];
+  for (const f of EDITABLE) {
+    const v = patch[f];
+    if (v === undefined) continue;
+    if (JSON.stringify(v) === JSON.stringify(m[f])) continue;
+    // deno-lint-ignore no-explicit-any
+    (next as any)[f] = v;
+    changed.push(f);
+  }
+  return { next, changed };
+}
+
+export type PatchResult =
+  | { ok: true; module: Module; changed: Editable[] }
+  | { ok: false; reason: "missing" };
+
+/** Edits a module: one trail line per changed field, `updated` stamped when anything changed. */
+export async function patchModule(
+  kv: Deno.Kv,
+  slug: string,
+  patch: ModulePatch,
+  actor: string,
+  now: number,
+): Promise<PatchResult> {
+  return await transact<PatchResult>(async () => {
+    const entry = await getModule(kv, slug);
+    if (!entry.value) return { op: null, result: { ok: false, reason: "missing" } };
+    const { next, changed } = applyPatch(entry.value, patch);
+    if (changed.length === 0) {
+      return { op: null, result: { ok: true, module: entry.value, changed } };
+    }
+    next.updated = now;
+    const trail = await trailAppend(
+      kv,
+      changed.map((f) => ({
+        actor,
+        action: "module.update",
+        subject: `module:${slug}`,
+        fields: [f],
+      })),
+      now,
+    );
+    const op = trail.apply(writeModule(kv.atomic().check(entry), entry.value, next));
+    return { op, result: { ok: true, module: next, changed } };
+  });
+}
+
+export type ContributorResult =
+  | { ok: true; module: Module }
+  | { ok: false; reason: "missing" | "last" | "absent" };
+
+/** Adds or removes one contributor; a module keeps at least one (except on erasure). */
+export async function changeContributor(
+  kv: Deno.Kv,
+  slug: string,
+  accountId: number,
+  change: "add" | "remove" | "erase",
+  actor: string,
+  now: number,
+): Promise<ContributorResult> {
+  return await transact<ContributorResult>(async () => {
+    const entry = await getModule(kv, slug);
+    const m = entry.value;
+    if (!m) return { op: null, result: { ok: false, reason: "missing" } };
+    const has = m.contributors.includes(accountId);
+    if (change === "add" && has) return { op: null, result: { ok: true, module: m } };
+    if (change !== "add" && !has) return { op: null, result: { ok: false, reason: "absent" } };
+    if (change === "remove" && m.contributors.length <= 1) {
+      return { op: null, result: { ok: false, reason: "last" } };
+    }
+    const next: Module = {
+      ...m,
+      contributors: change === "add"
+        ? [...m.contributors, accountId]
+        : m.contributors.filter((id) => id !== accountId),
+      updated: now,
+    };
+    const trail = await trailAppend(kv, [{
+      actor,
+      action: change === "add" ? "module.contributor.add" : "module.contributor.remove",
+      subject: `module:${slug}`,
+      fields: ["contributors"],
+    }], now);
+    const op = trail.apply(writeModule(kv.atomic().check(entry), m, next));
+    return { op, result: { ok: true, module: next } };
+  });
+}
+
+/** Every field of a module that the owner's import or a publication sets. */
+export type ModuleInput = Omit<
+  Module,
+  "contributors" | "published" | "published_at" | "proposal" | "created" | "updated"
+>;
+
+/**
+ * Creates a module or overwrites an existing one (import and publication): content,
+ * contributors and the published flag. Answers whether it was created.
+ */
+export async function putModule(
+  kv: Deno.Kv,
+  input: ModuleInput,
+  contributors: number[],
+  published: boolean,
+  opts: { actor: string; now: number; proposal?: number; keepContent?: boolean },
+): Promise<{ created: boolean; module: Module }> {
+  const { actor, now } = opts;
+  return await transact(async () => {
+    const entry = await getModule(kv, input.slug);
+    const old = entry.value;
+    const base: Module = old && opts.keepContent ? old : {
+      ...input,
+      contributors: [],
+      published: false,
+      published_at: null,
+      proposal: null,
+      created: old?.created ?? now,
+      updated: now,
+    };
+    const next: Module = {
+      ...base,
+      contributors: [...new Set([...(opts.keepContent ? base.contributors : []), ...contributors])],
+      published,
+      published_at: published ? (old?.published && old.published_at) || now : old?.published_at ??
+        null,
+      proposal: opts.proposal ?? old?.proposal ?? null,
+      updated: now,
+    };
+    const fields = old ? changedFields(old, next) : [];
+    if (old && fields.length === 0 && old.published === published) {
+      return { op: null, result: { created: false, module: old } };
+    }
+    const lines: TrailEntry[] = fields.length > 0 || !old
+      ? [{
+        actor,
+        action: old ? "module.update" : "module.create",
+        subject: `module:${input.slug}`,
+        fields: old ? fields : undefined,
+      }]
+      : [];
+    if (published !== (old?.published ?? false)) {
+      lines.push({
+        actor,
+        action: published ? "module.publish" : "module.unpublish",
+        subject: `module:${input.slug}`,
+      });
+    }
+    const trail = await trailAppend(kv, lines, now);
+    const op = trail.apply(writeModule(kv.atomic().check(entry), old, next));
+    return { op, result: { created: !old, module: next } };
+  });
+}
+
+function changedFields(a: Module, b: Module): string[] {
+  const keys = [
+    ...EDITABLE,
+    "track",
+    "area",
+    "by",
+    "contributors",
+  ] as const;
+  return keys.filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+}
+
+/** Sets one plain field of a module (published flag or `by`); false when there is none. */
+export async function setModuleField(
+  kv: Deno.Kv,
+  slug: string,
+  change: { published: boolean } | { by: string },
+  actor: string,
+  now: number,
+): Promise<boolean> {
+  return await transact(async () => {
+    const entry = await getModule(kv, slug);
+    const m = entry.value;
+    if (!m) return { op: null, result: false };
+    let next: Module;
+    let line: TrailEntry;
+    if ("published" in change) {
+      if (m.published === change.published) return { op: null, result: true };
+      next = {
+        ...m,
+        published: change.published,
+        published_at: change.published ? now : m.published_at,
+      };
+      line = {
+        actor,
+        action: change.published ? "module.publish" : "module.unpublish",
+        subject: `module:${slug}`,
+      };
+    } else {
+      const by = change.by.slice(0, LIMITS.by);
+      if (m.by === by) return { op: null, result: true };
+      next = { ...m, by, updated: now };
+      line = { actor, action: "module.update", subject: `module:${slug}`, fields: ["by"] };
+    }
+    const trail = await trailAppend(kv, [line], now);
+    const op = trail.apply(writeModule(kv.atomic().check(entry), m, next));
+    return { op, result: true };
+  });
+}

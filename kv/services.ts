@@ -1,0 +1,483 @@
+import { HOUR, iso, isoOrNull, MINUTE } from "../lib/clock.ts";
+import type { CheckResult, CheckState } from "../lib/checks/mod.ts";
+import { randomToken, sha256hex } from "../lib/crypto.ts";
+import type { Deps } from "../lib/deps.ts";
+import { fail } from "../lib/errors.ts";
+import type { Mail } from "../lib/mail.ts";
+import type { Kind } from "../lib/targets.ts";
+import { transact } from "./_atomic.ts";
+import { getAccount } from "./accounts.ts";
+import { claimId } from "./ids.ts";
+import { type Beat, beatKey, bumpHooks, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
+import { deliver, enqueueMail } from "./outbox.ts";
+
+/**
+ * Watched services. Key layout:
+ *   ["services", account_id, id]    -> Service
+ *   ["services_by_id", id]          -> account id
+ *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
+ *   ["service_due", due_ms, id]     -> account id: when the runner looks at the service next.
+ *                                      Claiming a check moves this entry to the lease's end,
+ *                                      so one process runs it; `Service.due` names the entry.
+ * Heartbeat keys and beats live in kv/hooks.ts. Every index and counter is written in the
+ * atomic of its record.
+ */
+
+export const GROUPS = ["Public", "LAN and tailnet", "Data", "Jobs"] as const;
+export const PLACES = [
+  "via tunnel",
+  "cloudflared",
+  "LAN",
+  "tailnet",
+  "container only",
+  "oneshot",
+  "cloud",
+  "on site",
+] as const;
+export const INTERVALS = [5, 15, 60, 240, 1440] as const;
+export const MAX_SERVICES = 30;
+/** A claimed check is run again by anyone after this, should its process die. */
+export const LEASE_MS = 2 * MINUTE;
+
+export type State = CheckState | "wait";
+
+export interface Service {
+  id: number;
+  account: number;
+  name: string;
+  what: string;
+  group: string;
+  place: string | null;
+  kind: Kind;
+  interval: number;
+  /** Canonical check string (`webhook:` for heartbeats). */
+  check: string;
+  hint: string | null;
+  alerts: boolean;
+  created: number;
+  /** Hash of the heartbeat key. */
+  hook: string | null;
+  /** Last check result (checked kinds). */
+  last: { state: CheckState; status: string; checked: number; ms: number } | null;
+  /** The state the runner last saw, for off/back alerts. */
+  seen: State;
+  /** An "off" mail went out and no "back" mail since. */
+  down_mailed: boolean;
+  /** Time of this service's ["service_due"] entry. */
+  due: number;
+}
+
+export const serviceKey = (account: number, id: number) => ["services", account, id] as const;
+const byIdKey = (id: number) => ["services_by_id", id] as const;
+const countKey = (account: number) => ["service_count", account] as const;
+const dueKey = (due: number, id: number) => ["service_due", due, id] as const;
+
+const floorMinute = (t: number) => Math.floor(t / MINUTE) * MINUTE;
+
+/** SPEC.md section 3: ok up to the interval, warn up to twice it, off beyond. */
+export function beatState(beat: Beat | null, intervalMin: number, now: number): State {
+  if (!beat) return "wait";
+  const age = now - beat.at;
+  const i = intervalMin * MINUTE;
+  if (age <= i) return "ok";
+  if (age <= 2 * i) return "warn";
+  return "off";
+}
+
+export function serviceView(s: Service, beat: Beat | null, now: number) {
+  const hb = s.kind === "webhook";
+  return {
+    id: s.id,
+    name: s.name,
+    what: s.what,
+    group: s.group,
+    place: s.place,
+    kind: s.kind,
+    interval: s.interval,
+    target_hint: s.hint,
+    state: hb ? beatState(beat, s.interval, now) : s.last?.state ?? "wait",
+    status: hb
+      ? beat ? beat.status : "waiting for the first heartbeat"
+      : s.last?.status ?? "not checked yet",
+    checked: hb ? null : isoOrNull(s.last?.checked),
+    ms: hb ? null : s.last?.ms ?? null,
+    beat: hb ? isoOrNull(beat?.at) : null,
+    created: iso(s.created),
+    alerts: s.alerts,
+  };
+}
+export type ServiceView = ReturnType<typeof serviceView>;
+
+export async function getService(kv: Deno.Kv, account: number, id: number) {
+  return await kv.get<Service>(serviceKey(account, id));
+}
+
+export async function getBeat(kv: Deno.Kv, s: Service): Promise<Beat | null> {
+  if (s.kind !== "webhook") return null;
+  return (await kv.get<Beat>(beatKey(s.account, s.id))).value;
+}
+
+/** The account's services, oldest first, with their last beats. */
+export async function listServices(
+  kv: Deno.Kv,
+  account: number,
+): Promise<{ service: Service; beat: Beat | null }[]> {
+  const beats = new Map<number, Beat>();
+  for await (const e of kv.list<Beat>({ prefix: ["beats", account] })) {
+    beats.set(e.key[2] as number, e.value);
+  }
+  const out = [];
+  for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
+    out.push({ service: e.value, beat: beats.get(e.value.id) ?? null });
+  }
+  return out;
+}
+
+/** Every service of every account (team listing). */
+export async function listAllServices(kv: Deno.Kv) {
+  const out: { service: Service; beat: Beat | null }[] = [];
+  for await (const e of kv.list<Service>({ prefix: ["services"] })) {
+    out.push({ service: e.value, beat: await getBeat(kv, e.value) });
+  }
+  return out;
+}
+
+export async function countServices(kv: Deno.Kv, account: number): Promise<number> {
+  return Number((await kv.get<Deno.KvU64>(countKey(account))).value?.value ?? 0n);
+}
+
+export interface NewService {
+  name: string;
+  what: string;
+  group: string;
+  place: string | null;
+  interval: number;
+  alerts: boolean;
+  kind: Kind;
+  check: string;
+  hint: string | null;
+}
+
+const tooMany = () =>
+  fail(409, `at most ${MAX_SERVICES} services per account; remove one first`, {
+    max: MAX_SERVICES,
+  });
+
+/** Stores a new service with its first result; answers it and, for a heartbeat, its key. */
+export async function createService(
+  deps: Deps,
+  account: number,
+  input: NewService,
+  first: CheckResult | null,
+): Promise<{ service: Service; key: string | null }> {
+  const { kv } = deps;
+  const key = input.kind === "webhook" ? randomToken(32) : null;
+  const hash = key ? await sha256hex(key) : null;
+  const now = deps.clock.now();
+  const service = await transact(async () => {
+    const count = await kv.get<Deno.KvU64>(countKey(account));
+    if (Number(count.value?.value ?? 0n) >= MAX_SERVICES) tooMany();
+    const id = await claimId(kv, "service");
+    const due = floorMinute(now) + input.interval * MINUTE;
+    const s: Service = {
+      id: id.id,
+      account,
+      ...input,
+      created: now,
+      hook: hash,
+      last: first ? { ...first, checked: now } : null,
+      seen: first?.state ?? "wait",
+      down_mailed: false,
+      due,
+    };
+    const op = id.apply(kv.atomic()).check(count)
+      .set(serviceKey(account, s.id), s)
+      .set(byIdKey(s.id), account)
+      .sum(countKey(account), 1n)
+      .set(dueKey(due, s.id), account);
+    if (hash) {
+      op.set(hookKey(hash), { account, id: s.id, name: s.name } satisfies HookRef);
+      bumpHooks(op);
+    }
+    return { op, result: s };
+  });
+  return { service, key };
+}
+
+export interface ServicePatch {
+  name?: string;
+  what?: string;
+  group?: string;
+  place?: string | null;
+  interval?: number;
+  alerts?: boolean;
+}
+
+export async function patchService(
+  deps: Deps,
+  account: number,
+  id: number,
+  patch: ServicePatch,
+): Promise<Service | null> {
+  const { kv } = deps;
+  const now = deps.clock.now();
+  const out = await transact(async () => {
+    const entry = await getService(kv, account, id);
+    if (!entry.value) return { op: null, result: null };
+    const old = entry.value;
+    const s: Service = { ...old, ...patch };
+    const op = kv.atomic().check(entry);
+    if (patch.interval !== undefined && patch.interval !== old.interval) {
+      // The next look comes one new interval after the last one, or now if that is past.
+      const base = old.last?.checked ?? old.created;
+      s.due = Math.max(floorMinute(now), floorMinute(base) + s.interval * MINUTE);
+      op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
+    }
+    if (s.hook && s.name !== old.name) {
+      op.set(hookKey(s.hook), { account, id, name: s.name } satisfies HookRef);
+      bumpHooks(op);
+    }
+    op.set(serviceKey(account, id), s);
+    return { op, result: s };
+  });
+  if (out?.hook) forgetHooks(kv);
+  return out;
+}
+
+/** A new heartbeat key; the old one stops at once. Null: no such service. */
+export async function rotateHook(deps: Deps, account: number, id: number): Promise<string | null> {
+  const { kv } = deps;
+  const key = randomToken(32);
+  const hash = await sha256hex(key);
+  const done = await transact(async () => {
+    const entry = await getService(kv, account, id);
+    const s = entry.value;
+    if (!s) return { op: null, result: false };
+    if (s.kind !== "webhook") fail(400, "only a heartbeat service has a hook address to rotate");
+    const op = kv.atomic().check(entry)
+      .set(serviceKey(account, id), { ...s, hook: hash })
+      .set(hookKey(hash), { account, id, name: s.name } satisfies HookRef);
+    if (s.hook) op.delete(hookKey(s.hook));
+    bumpHooks(op);
+    return { op, result: true };
+  });
+  forgetHooks(kv);
+  return done ? key : null;
+}
+
+/** Adds the removal of a service and everything indexed with it to an atomic. */
+function removeInto(
+  op: Deno.AtomicOperation,
+  s: Service,
+  count: Deno.KvEntryMaybe<Deno.KvU64>,
+): Deno.AtomicOperation {
+  const left = Number(count.value?.value ?? 1n) - 1;
+  op.check(count)
+    .delete(serviceKey(s.account, s.id))
+    .delete(byIdKey(s.id))
+    .delete(dueKey(s.due, s.id));
+  if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
+  else op.delete(countKey(s.account));
+  if (s.kind === "webhook") op.delete(beatKey(s.account, s.id));
+  if (s.hook) {
+    op.delete(hookKey(s.hook));
+    bumpHooks(op);
+  }
+  return op;
+}
+
+export async function deleteService(deps: Deps, account: number, id: number): Promise<boolean> {
+  const { kv } = deps;
+  const done = await transact(async () => {
+    const [entry, count] = await kv.getMany<[Service, Deno.KvU64]>([
+      serviceKey(account, id),
+      countKey(account),
+    ]);
+    if (!entry.value) return { op: null, result: false };
+    return { op: removeInto(kv.atomic().check(entry), entry.value, count), result: true };
+  });
+  forgetHooks(kv);
+  return done;
+}
+
+/** Removes every service of an account (erasure); answers how many. */
+export async function eraseServices(deps: Deps, account: number): Promise<number> {
+  const { kv } = deps;
+  let n = 0;
+  for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
+    const done = await transact(async () => {
+      const [entry, count] = await kv.getMany<[Service, Deno.KvU64]>([e.key, countKey(account)]);
+      if (!entry.value) return { op: null, result: false };
+      return { op: removeInto(kv.atomic().check(entry), entry.value, count), result: true };
+    });
+    if (done) n++;
+  }
+  forgetHooks(kv);
+  return n;
+}
+
+// ---- The runner's side: due index, lease, results, alerts ----
+
+export interface DueItem {
+  id: number;
+  account: number;
+  due: number;
+  entry: Deno.KvEntry<number>;
+}
+
+/** Due entries, earliest first. */
+export async function listDue(kv: Deno.Kv, now: number, limit: number): Promise<DueItem[]> {
+  const out: DueItem[] = [];
+  const iter = kv.list<number>({ start: ["service_due"], end: ["service_due", now + 1] }, {
+    limit,
+  });
+  for await (const e of iter) {
+    out.push({ due: e.key[1] as number, id: e.key[2] as number, account: e.value, entry: e });
+  }
+  return out;
+}
+
+/**
+ * Takes the lease on one due check: moves its due entry to the end of the lease in one
+ * atomic checked against the entry, so of several runners exactly one wins. Null: someone
+ * else has it, or the service is gone.
+ */
+export async function claimDue(
+  deps: Deps,
+  item: DueItem,
+): Promise<Service | null> {
+  const { kv } = deps;
+  const entry = await getService(kv, item.account, item.id);
+  const s = entry.value;
+  if (!s || s.due !== item.due) {
+    // A stale index entry (the service moved or is gone): drop it if still unchanged.
+    if (!s) await kv.atomic().check(item.entry).delete(item.entry.key).commit();
+    return null;
+  }
+  const until = deps.clock.now() + LEASE_MS;
+  const claimed = { ...s, due: until };
+  const res = await kv.atomic().check(item.entry, entry)
+    .delete(item.entry.key)
+    .set(dueKey(until, s.id), s.account)
+    .set(serviceKey(s.account, s.id), claimed)
+    .commit();
+  return res.ok ? claimed : null;
+}
+
+function alertMail(
+  deps: Deps,
+  to: string,
+  s: Service,
+  state: "off" | "back",
+  status: string,
+  now: number,
+): Mail {
+  const word = state === "off" ? "is off" : "is back";
+  const name = s.name.replace(/\p{Cc}+/gu, " ");
+  return {
+    to,
+    subject: `Watched service "${name}" ${word}`,
+    text: [
+      `Your watched service "${name}" ${word} (${iso(now)}).`,
+      `Last result: ${status}`,
+      "",
+      `Your services: ${deps.config.baseUrl}/me`,
+      "Set alerts to false on the service to stop these mails.",
+    ].join("\n"),
+  };
+}
+
+/** Off and back mails: never for the first result, never repeated while a state holds. */
+function alertFor(s: Service, next: State): "off" | "back" | null {
+  if (!s.alerts) return null;
+  if (next === "off" && (s.seen === "ok" || s.seen === "warn") && !s.down_mailed) return "off";
+  if ((next === "ok" || next === "warn") && s.down_mailed) return "back";
+  return null;
+}
+
+/**
+ * Records a check result (and, for the runner, the next due time) in one atomic with any
+ * alert mail. `nextDue` null keeps the schedule (manual checks).
+ */
+export async function recordResult(
+  deps: Deps,
+  account: number,
+  id: number,
+  result: CheckResult,
+  nextDue: ((s: Service) => number) | null,
+): Promise<Service | null> {
+  const { kv } = deps;
+  const now = deps.clock.now();
+  const acc = (await getAccount(kv, account)).value;
+  const mails: string[] = [];
+  const saved = await transact(async () => {
+    mails.length = 0;
+    const entry = await getService(kv, account, id);
+    const old = entry.value;
+    if (!old) return { op: null, result: null };
+    const alert = alertFor(old, result.state);
+    const s: Service = {
+      ...old,
+      last: { ...result, checked: now },
+      seen: result.state,
+      down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
+    };
+    const op = kv.atomic().check(entry);
+    if (nextDue) {
+      s.due = nextDue(old);
+      op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
+    }
+    op.set(serviceKey(account, id), s);
+    if (alert && acc) {
+      mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, result.status, now), now));
+    }
+    return { op, result: s };
+  });
+  if (mails.length) await deliver(deps, mails);
+  return saved;
+}
+
+/**
+ * The runner's look at a heartbeat: its state now, alerts on a change, and the next look:
+ * when the last beat would turn it off, or a minute while it is off and mailed (to notice
+ * its return), or one interval when it never beat.
+ */
+export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<void> {
+  const { kv } = deps;
+  const now = deps.clock.now();
+  const acc = (await getAccount(kv, claimed.account)).value;
+  const mails: string[] = [];
+  await transact(async () => {
+    mails.length = 0;
+    const [entry, beatEntry] = await kv.getMany<[Service, Beat]>([
+      serviceKey(claimed.account, claimed.id),
+      beatKey(claimed.account, claimed.id),
+    ]);
+    const old = entry.value;
+    if (!old) return { op: null, result: null };
+    const beat = beatEntry.value;
+    const state = beatState(beat, old.interval, now);
+    const alert = alertFor(old, state);
+    const s: Service = {
+      ...old,
+      seen: state,
+      down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
+    };
+    const i = old.interval * MINUTE;
+    s.due = !beat
+      ? floorMinute(now) + i
+      : state === "off"
+      ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
+      : Math.ceil((beat.at + 2 * i + 1) / MINUTE) * MINUTE;
+    const op = kv.atomic().check(entry)
+      .delete(dueKey(old.due, old.id))
+      .set(dueKey(s.due, old.id), old.account)
+      .set(serviceKey(old.account, old.id), s);
+    if (alert && acc) {
+      const status = beat ? `last heartbeat ${iso(beat.at)}` : "no heartbeat";
+      mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, status, now), now));
+    }
+    return { op, result: null };
+  });
+  if (mails.length) await deliver(deps, mails);
+}

@@ -1,0 +1,151 @@
+import { DAY } from "../clock.ts";
+import type { Deps } from "../deps.ts";
+import { parseCheck, resolveTarget, type Target } from "../targets.ts";
+import { mcpCheck } from "./mcp.ts";
+import { tcpCheck } from "./tcp.ts";
+import { tlsCheck } from "./tls.ts";
+import { urlCheck } from "./url.ts";
+
+/**
+ * One check of a watched service, with the 10 s limit of SPEC.md section 8. Each run
+ * validates the target again (a name may now point elsewhere) and connects only to the
+ * address it validated. Results map to states as docs/api.md says:
+ *   ok   - answered as expected within SLOW_MS
+ *   warn - answered, but slowly, with a 4xx, or a certificate expiring within 14 days
+ *   off  - refused target, no answer, timeout, 5xx, invalid certificate or MCP answer
+ */
+
+export type CheckState = "ok" | "warn" | "off";
+export interface CheckResult {
+  state: CheckState;
+  /** Short human text; never the address. */
+  status: string;
+  ms: number;
+}
+
+export const CHECK_LIMIT_MS = 10_000;
+export const SLOW_MS = 5_000;
+export const EXPIRY_WARN_MS = 14 * DAY;
+
+/** What a checker gets: the validated address and a way to bound its connections. */
+export interface Probe {
+  deps: Deps;
+  target: Target;
+  address: string;
+  allowPrivate: boolean;
+  /** Registers a connection to close when the time limit strikes. */
+  track(c: { close(): void }): void;
+  signal: AbortSignal;
+  /** Wall-clock ms for the check's own time (the service clock may be faked). */
+  now(): number;
+}
+
+export type Checker = (p: Probe) => Promise<{ state: CheckState; status: string }>;
+
+const CHECKERS: Record<string, Checker> = {
+  url: urlCheck,
+  mcp: mcpCheck,
+  tcp: tcpCheck,
+  tls: tlsCheck,
+};
+
+export class TimeoutError extends Error {}
+
+/** Runs the check of a stored check string; never throws. */
+export async function runCheck(
+  deps: Deps,
+  check: string,
+  allowPrivate: boolean,
+): Promise<CheckResult> {
+  const start = performance.now();
+  const done = (state: CheckState, status: string): CheckResult => ({
+    state,
+    // Texts from the target (an MCP server's name) may hold anything; keep one plain line.
+    status: status.replace(/\p{Cc}+/gu, " ").slice(0, 120),
+    ms: Math.round(performance.now() - start),
+  });
+  let target: Target;
+  try {
+    target = parseCheck(check);
+  } catch {
+    return done("off", "the target is no longer valid");
+  }
+  const checker = CHECKERS[target.kind];
+  if (!checker) return done("off", "not a checked kind");
+
+  const conns = new Set<{ close(): void }>();
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new TimeoutError());
+    }, CHECK_LIMIT_MS);
+  });
+  const closeAll = () => {
+    for (const c of conns) {
+      try {
+        c.close();
+      } catch { /* already closed */ }
+    }
+    conns.clear();
+  };
+  try {
+    const work = (async () => {
+      const resolved = await resolveTarget(deps.resolver, target.host, allowPrivate);
+      if (!resolved.ok) {
+        return {
+          state: "off" as const,
+          status: resolved.refused ? "target refused: private address" : resolved.error,
+        };
+      }
+      return await checker({
+        deps,
+        target,
+        address: resolved.address,
+        allowPrivate,
+        track: (c) => {
+          if (abort.signal.aborted) c.close();
+          else conns.add(c);
+        },
+        signal: abort.signal,
+        now: () => performance.now(),
+      });
+    })();
+    work.catch(() => {});
+    const r = await Promise.race([work, limit]);
+    return done(r.state, r.status);
+  } catch (err) {
+    if (err instanceof TimeoutError) {
+      return done("off", `no answer within ${CHECK_LIMIT_MS / 1000} s`);
+    }
+    return done("off", describeError(err));
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+    closeAll();
+  }
+}
+
+/** A network error in a few words, without addresses. */
+export function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return "check failed";
+  const name = err.name;
+  const msg = err.message;
+  if (name === "ConnectionRefused" || /refused/i.test(msg)) return "connection refused";
+  if (name === "TimedOut" || /timed? ?out/i.test(msg)) return "connection timed out";
+  if (/certificate|UnknownIssuer|NotValidForName|CertExpired|invalid peer/i.test(msg)) {
+    return "TLS certificate not valid";
+  }
+  if (/TLS|handshake|InvalidData/i.test(name + msg)) return "TLS handshake failed";
+  if (name === "HttpError") return msg;
+  if (name === "ConnectionReset" || /reset/i.test(msg)) return "connection reset";
+  if (/unreachable/i.test(msg)) return "network unreachable";
+  return "connection failed";
+}
+
+/** ok, or warn when slow. */
+export const bySpeed = (ms: number, text: string) => ({
+  state: ms > SLOW_MS ? "warn" as const : "ok" as const,
+  status: ms > SLOW_MS ? `${text} (slow)` : text,
+});

@@ -1,0 +1,155 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { type Account, getAccount, standingOf } from "../kv/accounts.ts";
+import { type Application, applyFor, decide, listApplications } from "../kv/applications.ts";
+import { deliver } from "../kv/outbox.ts";
+import { iso, isoOrNull } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { fail } from "../lib/errors.ts";
+import { bearer, body, errors, flag, idParam, json, router, team } from "./_api.ts";
+import { multiLine } from "./_text.ts";
+import { actorRef, requireTeam, requireToken } from "./_guards.ts";
+
+const ApplyBody = z.object({
+  text: multiLine(2000, 20),
+}).openapi("ApplicationRequest");
+
+const DecisionBody = z.object({
+  outcome: z.enum(["approved", "declined"]),
+  reason: z.string().trim().min(3).max(2000),
+}).openapi("ApplicationDecision");
+
+const Decision = z.object({
+  id: z.number().int(),
+  created: z.string(),
+  outcome: z.enum(["approved", "declined"]).nullable(),
+  reason: z.string().nullable(),
+  decided: z.string().nullable(),
+}).openapi("ApplicationState");
+
+const TeamItem = Decision.extend({
+  text: z.string(),
+  applicant: z.object({
+    id: z.number().int(),
+    name: z.string(),
+    email: z.string(),
+    standing: z.string(),
+  }).nullable(),
+}).openapi("ApplicationItem");
+
+/** How an application shows to its applicant (GET /api/me). */
+export const decisionView = (a: Application) => ({
+  id: a.id,
+  created: iso(a.created),
+  outcome: a.outcome,
+  reason: a.reason,
+  decided: isoOrNull(a.decided),
+});
+export { Decision as ApplicationStateSchema };
+
+const decisionMail = (baseUrl: string) => (app: Application, _account: Account) =>
+  app.outcome === "approved"
+    ? {
+      subject: "Your application was approved",
+      text: `Your application for contributor standing was approved. You are now a ` +
+        `contributor.\n\nReason given:\n${app.reason}\n\n${baseUrl}/me\n`,
+    }
+    : {
+      subject: "Your application was declined",
+      text: `Your application for contributor standing was declined.\n\nReason given:\n` +
+        `${app.reason}\n\nYou may apply again.\n\n${baseUrl}/me\n`,
+    };
+
+export function applicationRoutes(deps: Deps) {
+  const app = router();
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/apply",
+      tags: ["account"],
+      summary: "Apply for contributor standing; one open application at a time",
+      security: bearer,
+      middleware: [requireToken(deps)],
+      request: body(ApplyBody),
+      responses: {
+        202: json(
+          z.object({
+            application: z.object({ id: z.number().int(), created: z.string() }),
+          }),
+          "Received; the decision comes by mail and shows under GET /api/me",
+        ),
+        ...errors(400, 401, 409),
+      },
+    }),
+    async (c) => {
+      const { text } = c.req.valid("json");
+      const a = await applyFor(deps.kv, c.get("account").id, text, deps.clock.now());
+      return c.json({ application: { id: a.id, created: iso(a.created) } }, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/applications",
+      tags: ["team"],
+      summary: "Open applications (all=1 adds decided ones), oldest first",
+      security: team,
+      middleware: [requireTeam(deps)],
+      request: { query: z.object({ all: flag }) },
+      responses: { 200: json(z.object({ items: z.array(TeamItem) })), ...errors(401, 403) },
+    }),
+    async (c) => {
+      const apps = await listApplications(deps.kv, c.req.valid("query").all);
+      const accounts = new Map<number, Account | null>();
+      const items = [];
+      for (const a of apps) {
+        if (!accounts.has(a.account)) {
+          accounts.set(a.account, (await getAccount(deps.kv, a.account)).value);
+        }
+        const who = accounts.get(a.account);
+        items.push({
+          ...decisionView(a),
+          text: a.text,
+          applicant: who
+            ? { id: who.id, name: who.name, email: who.email, standing: standingOf(who.roles) }
+            : null,
+        });
+      }
+      return c.json({ items }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/applications/{id}",
+      tags: ["team"],
+      summary: "Decide an application; approval grants the contributor role",
+      security: team,
+      middleware: [requireTeam(deps)],
+      request: { params: z.object({ id: idParam }), ...body(DecisionBody) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), application: Decision })),
+        ...errors(400, 401, 403, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const input = c.req.valid("json");
+      const done = await decide(
+        deps.kv,
+        id,
+        input,
+        actorRef(c),
+        deps.clock.now(),
+        decisionMail(deps.config.baseUrl),
+      );
+      if (!done) fail(404, "no such application");
+      await deliver(deps, [done.mailId]);
+      return c.json({ ok: true as const, application: decisionView(done.application) }, 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,86 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { eraseAccount } from "../kv/erasure.ts";
+import { exportAccount } from "../kv/export.ts";
+import type { Deps } from "../lib/deps.ts";
+import { fail } from "../lib/errors.ts";
+import { bearer, errors, json, router } from "./_api.ts";
+import { requireFresh, requireToken } from "./_guards.ts";
+
+const ids = z.array(z.number().int().positive()).max(1000).default([]);
+const EraseBody = z.object({ keep: ids, remove: ids }).openapi("ErasureDecisions");
+
+const Erased = z.object({
+  ok: z.literal(true),
+  kept: z.number().int(),
+  unpublished: z.number().int(),
+  deleted: z.number().int(),
+}).openapi("Erased");
+
+export function exportRoutes(deps: Deps) {
+  const app = router();
+  const auth = [requireToken(deps)];
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/export",
+      tags: ["account"],
+      summary: "Everything held about the caller, as a JSON download",
+      security: bearer,
+      middleware: auth,
+      responses: { 200: json(z.record(z.string(), z.unknown()), "The export"), ...errors(401) },
+    }),
+    async (c) => {
+      const a = c.get("account");
+      const data = await exportAccount(deps, a);
+      c.header("Content-Disposition", `attachment; filename="account-${a.id}-export.json"`);
+      c.header("Cache-Control", "no-store");
+      return c.json(data, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/me",
+      tags: ["account"],
+      summary: "Erase the account and everything it owns (fresh token)",
+      description: "Optional body `{keep: [proposal_id], remove: [proposal_id]}` decides per " +
+        "published proposal whether the module keeps the name.",
+      security: bearer,
+      middleware: auth,
+      request: {
+        body: { required: false, content: { "application/json": { schema: EraseBody } } },
+      },
+      responses: { 200: json(Erased), ...errors(400, 401, 409) },
+    }),
+    async (c) => {
+      requireFresh(deps, c);
+      const raw = await c.req.text();
+      let parsed: unknown = {};
+      if (raw.trim() !== "") {
+        try {
+          parsed = JSON.parse(raw);
+        } catch {
+          fail(400, "body must be a JSON object (Content-Type: application/json)");
+        }
+      }
+      const got = EraseBody.safeParse(parsed ?? {});
+      if (!got.success) {
+        const issue = got.error.issues[0];
+        const field = issue?.path.map(String).join(".") || "body";
+        fail(400, `${field}: ${issue?.message ?? "invalid"}`, { field });
+      }
+      const keep = new Set(got.data.keep);
+      const remove = new Set(got.data.remove);
+      const both = [...keep].find((id) => remove.has(id));
+      if (both !== undefined) {
+        fail(400, `keep: proposal ${both} is in both keep and remove`, { field: "keep" });
+      }
+      const counts = await eraseAccount(deps, c.get("account"), { keep, remove });
+      return c.json({ ok: true as const, ...counts }, 200);
+    },
+  );
+
+  return app;
+}

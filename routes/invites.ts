@@ -1,0 +1,129 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { type Account, findAccountByEmail, getAccount } from "../kv/accounts.ts";
+import { allInvites, createInvite, invitesBy, inviteView } from "../kv/invites.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { issueLink } from "../kv/sign_in.ts";
+import type { Deps } from "../lib/deps.ts";
+import { emailSchema } from "../lib/email.ts";
+import { fail } from "../lib/errors.ts";
+import { bearer, body, errors, json, router, team } from "./_api.ts";
+import { multiLine } from "./_text.ts";
+import { limit, requireTeam, requireToken } from "./_guards.ts";
+
+const InviteBody = z.object({
+  email: emailSchema,
+  message: multiLine(500).default(""),
+}).openapi("InviteRequest");
+
+const InviteItem = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  message: z.string(),
+  created: z.string(),
+  expires: z.string(),
+  accepted: z.boolean(),
+  account: z.number().int().nullable(),
+}).openapi("Invite");
+
+const TeamInvite = InviteItem.extend({
+  inviter: z.object({ id: z.number().int(), name: z.string() }).nullable(),
+  outcome: z.enum(["accepted", "open", "expired"]),
+}).openapi("TeamInvite");
+
+export function inviteRoutes(deps: Deps) {
+  const app = router();
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/invites",
+      tags: ["account"],
+      summary: "Invitations sent, newest first, with the accepted marker and resulting account",
+      security: bearer,
+      middleware: [requireToken(deps)],
+      responses: { 200: json(z.object({ items: z.array(InviteItem) })), ...errors(401) },
+    }),
+    async (c) => {
+      const items = (await invitesBy(deps.kv, c.get("account").id)).map(inviteView);
+      return c.json({ items }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/invites",
+      tags: ["account"],
+      summary: "Invite an address with no account; the mailed link lasts seven days",
+      security: bearer,
+      middleware: [requireToken(deps)],
+      request: body(InviteBody),
+      responses: {
+        201: json(z.object({ ok: z.literal(true), item: InviteItem }), "Invitation mailed"),
+        ...errors(400, 401, 409, 429),
+      },
+    }),
+    async (c) => {
+      const { email, message } = c.req.valid("json");
+      const me = c.get("account");
+      if (!me.name) {
+        fail(400, "name: set a name on your profile before inviting", { field: "name" });
+      }
+      if (email === me.email) fail(400, "email: that is your own address", { field: "email" });
+      if (await findAccountByEmail(deps.kv, email)) {
+        fail(409, "email: this address already has an account", { field: "email" });
+      }
+      await limit(deps, RULES.invite, me.id);
+      const invite = await createInvite(deps.kv, me.id, email, message, deps.clock.now());
+      await issueLink(
+        deps,
+        { purpose: "invite", email, invite: invite.id },
+        inviteMail(me, message),
+      );
+      return c.json({ ok: true as const, item: inviteView(invite) }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/invites",
+      tags: ["team"],
+      summary: "Every invitation with inviter and outcome, newest first",
+      security: team,
+      middleware: [requireTeam(deps)],
+      responses: { 200: json(z.object({ items: z.array(TeamInvite) })), ...errors(401, 403) },
+    }),
+    async (c) => {
+      const now = deps.clock.now();
+      const names = new Map<number, Account | null>();
+      const items = [];
+      for (const i of await allInvites(deps.kv)) {
+        if (!names.has(i.inviter)) {
+          names.set(i.inviter, (await getAccount(deps.kv, i.inviter)).value);
+        }
+        const who = names.get(i.inviter);
+        items.push({
+          ...inviteView(i),
+          inviter: who ? { id: who.id, name: who.name } : null,
+          outcome: i.accepted !== null
+            ? "accepted" as const
+            : i.expires <= now
+            ? "expired" as const
+            : "open" as const,
+        });
+      }
+      return c.json({ items }, 200);
+    },
+  );
+
+  return app;
+}
+
+const inviteMail = (inviter: Account, message: string) => (url: string, validFor: string) => ({
+  subject: `${inviter.name} invites you to the community catalogue`,
+  text: `${inviter.name} invites you to join the community catalogue.\n\n` +
+    (message ? `Their message:\n${message}\n\n` : "") +
+    `Open this link to accept; it creates your account and signs you in. It works once, ` +
+    `for ${validFor}:\n\n${url}\n\nIf you do not want to join, ignore this mail.\n`,
+});

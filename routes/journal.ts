@@ -1,0 +1,120 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  addEntry,
+  deleteEntry,
+  type JournalEntry,
+  listEntries,
+  updateEntry,
+} from "../kv/journal.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { iso, isoOrNull } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { fail } from "../lib/errors.ts";
+import { bearer, body, errors, idParam, json, router } from "./_api.ts";
+import { multiLine } from "./_text.ts";
+import { limit, requireToken } from "./_guards.ts";
+
+const Entry = z.object({
+  id: z.number().int(),
+  text: z.string(),
+  public: z.boolean(),
+  created: z.string(),
+  updated: z.string().nullable(),
+}).openapi("JournalEntry");
+
+const entryText = multiLine(2000, 1);
+
+const NewEntry = z.object({ text: entryText, public: z.boolean().default(true) })
+  .openapi("NewJournalEntry");
+const EntryPatch = z.object({ text: entryText.optional(), public: z.boolean().optional() })
+  .openapi("JournalPatch");
+
+export const entryView = (e: JournalEntry) => ({
+  id: e.id,
+  text: e.text,
+  public: e.public,
+  created: iso(e.created),
+  updated: isoOrNull(e.updated),
+});
+
+export function journalRoutes(deps: Deps) {
+  const app = router();
+  const auth = [requireToken(deps)];
+  const param = { params: z.object({ id: idParam }) };
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/journal",
+      tags: ["journal"],
+      summary: "The account's journal, newest first",
+      security: bearer,
+      middleware: auth,
+      responses: { 200: json(z.object({ items: z.array(Entry) })), ...errors(401) },
+    }),
+    async (c) => {
+      const items = (await listEntries(deps.kv, c.get("account").id)).map(entryView);
+      return c.json({ items }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/journal",
+      tags: ["journal"],
+      summary: "Write an entry (public unless public: false); 60 an hour",
+      security: bearer,
+      middleware: auth,
+      request: body(NewEntry),
+      responses: { 201: json(Entry, "Created"), ...errors(400, 401, 429) },
+    }),
+    async (c) => {
+      const input = c.req.valid("json");
+      const account = c.get("account").id;
+      await limit(deps, RULES.journal, account);
+      const e = await addEntry(deps.kv, account, input, deps.clock.now());
+      return c.json(entryView(e), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/me/journal/{id}",
+      tags: ["journal"],
+      summary: "Change an entry's text and/or visibility",
+      security: bearer,
+      middleware: auth,
+      request: { ...param, ...body(EntryPatch) },
+      responses: { 200: json(Entry), ...errors(400, 401, 404) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const patch = c.req.valid("json");
+      const e = await updateEntry(deps.kv, c.get("account").id, id, patch, deps.clock.now());
+      if (!e) fail(404, "no such journal entry");
+      return c.json(entryView(e), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/me/journal/{id}",
+      tags: ["journal"],
+      summary: "Delete an entry",
+      security: bearer,
+      middleware: auth,
+      request: param,
+      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      if (!await deleteEntry(deps.kv, c.get("account").id, id)) fail(404, "no such journal entry");
+      return c.json({ ok: true as const }, 200);
+    },
+  );
+
+  return app;
+}

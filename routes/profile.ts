@@ -1,0 +1,307 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { type Account, getAccount, slugKey, standingOf } from "../kv/accounts.ts";
+import {
+  MAX_AVATAR_BYTES,
+  prepareAvatar,
+  readAvatar,
+  removeAvatar,
+  setAvatar,
+} from "../kv/avatars.ts";
+import { modulesOf } from "../kv/catalogue_api.ts";
+import { listEntries } from "../kv/journal.ts";
+import { LANGS, PROFILE_ROLES, updateProfile } from "../kv/profile.ts";
+import { iso, isoDate, isoOrNull } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { canonicalEmail } from "../lib/email.ts";
+import { fail } from "../lib/errors.ts";
+import { bearer, body, errors, idParam, json, router } from "./_api.ts";
+import { multiLine, oneLine } from "./_text.ts";
+import { requireToken } from "./_guards.ts";
+import { avatarUrl, ProfileSchema } from "./me.ts";
+
+const langSet = new Set(LANGS);
+
+const ProfilePatch = z.object({
+  name: z.string().trim().refine((s) => s === "" || (s.length >= 2 && s.length <= 120), {
+    message: "must be 2 to 120 characters (empty clears)",
+  }).refine((s) => !/\p{Cc}/u.test(s), { message: "must be one line of text" })
+    .optional(),
+  org: oneLine(200).optional(),
+  role: z.enum(["", ...PROFILE_ROLES]).optional(),
+  about: multiLine(280).optional(),
+  bio: multiLine(4000).optional(),
+  place: oneLine(120).optional(),
+  contact: z.string().trim().max(320).transform((v, ctx) => {
+    if (v === "") return "";
+    const e = canonicalEmail(v);
+    if (e === null) {
+      ctx.addIssue({ code: "custom", message: "must be an e-mail address (empty clears)" });
+      return z.NEVER;
+    }
+    return e;
+  }).optional(),
+  website: z.string().trim().max(500).refine(
+    (v) =>
+      v === "" || (URL.canParse(v) && new URL(v).protocol === "https:" && !new URL(v).username),
+    { message: "must be an https:// address (empty clears)" },
+  ).optional(),
+  langs: z.union([
+    z.array(
+      z.string().trim().toLowerCase().refine((l) => langSet.has(l), {
+        message: "must be an ISO 639-1 language code",
+      }),
+    ).max(20),
+    z.literal("").transform(() => [] as string[]),
+  ]).transform((l) => [...new Set(l)]).optional(),
+}).openapi("ProfilePatch");
+
+const ProfileAnswer = z.object({
+  ok: z.literal(true),
+  name: z.string(),
+  slug: z.string(),
+  profile: ProfileSchema,
+});
+
+const PublicProfile = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  slug: z.string(),
+  standing: z.string(),
+  since: z.string(),
+  avatar: z.string().nullable(),
+  contact: z.string(),
+  profile: z.object({
+    org: z.string(),
+    role: z.string(),
+    about: z.string(),
+    bio: z.string(),
+    place: z.string(),
+    website: z.string(),
+    langs: z.array(z.string()),
+  }),
+  modules: z.array(z.object({ title: z.string(), slug: z.string(), published: z.string() })),
+  journal: z.array(z.object({
+    id: z.number().int(),
+    text: z.string(),
+    created: z.string(),
+    updated: z.string().nullable(),
+  })),
+}).openapi("PublicProfile");
+
+/** At most this many public journal entries are shown on a profile, newest first. */
+export const PROFILE_JOURNAL = 100;
+
+async function publicProfile(deps: Deps, a: Account) {
+  const { org, role, about, bio, place, website, langs } = a.profile;
+  const entries = (await listEntries(deps.kv, a.id)).filter((e) => e.public)
+    .slice(0, PROFILE_JOURNAL);
+  return {
+    id: a.id,
+    name: a.name,
+    slug: a.slug,
+    standing: standingOf(a.roles),
+    since: isoDate(a.created),
+    avatar: avatarUrl(a),
+    contact: a.profile.contact,
+    profile: { org, role, about, bio, place, website, langs: [...langs] },
+    modules: await modulesOf(deps.kv, a.id),
+    journal: entries.map((e) => ({
+      id: e.id,
+      text: e.text,
+      created: iso(e.created),
+      updated: isoOrNull(e.updated),
+    })),
+  };
+}
+
+const binary = (description: string) => ({
+  description,
+  content: {
+    "image/png": { schema: z.any().openapi({ type: "string", format: "binary" }) },
+    "image/jpeg": { schema: z.any().openapi({ type: "string", format: "binary" }) },
+    "image/gif": { schema: z.any().openapi({ type: "string", format: "binary" }) },
+  },
+});
+
+/** Reads a raw body up to `max` bytes; 413 past it, without reading the rest. */
+async function readCapped(req: Request, max: number): Promise<Uint8Array> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > max) fail(413, `body over ${max} bytes`);
+  if (!req.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel();
+      fail(413, `body over ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+export function profileRoutes(deps: Deps) {
+  const app = router();
+  const auth = [requireToken(deps)];
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/me",
+      tags: ["account"],
+      summary: "Change name and profile fields; absent fields stay, an empty string clears",
+      security: bearer,
+      middleware: auth,
+      request: body(ProfilePatch),
+      responses: { 200: json(ProfileAnswer), ...errors(400, 401) },
+    }),
+    async (c) => {
+      const patch = c.req.valid("json");
+      const next = await updateProfile(deps.kv, c.get("account").id, patch, deps.clock.now());
+      if (!next) fail(401, "sign-in required: send a valid bearer token");
+      return c.json({
+        ok: true as const,
+        name: next.name,
+        slug: next.slug,
+        profile: { ...next.profile, langs: [...next.profile.langs] },
+      }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/avatar",
+      tags: ["account"],
+      summary: "Upload a picture (raw PNG, JPEG or GIF bytes); stored at 256 x 256",
+      security: bearer,
+      middleware: auth,
+      request: { body: { required: true, ...binary("The image bytes") } },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), avatar: z.string() })),
+        ...errors(400, 401, 413, 415),
+      },
+    }),
+    async (c) => {
+      const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+      if (type && !type.startsWith("image/") && type !== "application/octet-stream") {
+        fail(415, "Content-Type: send the image with an image/png, image/jpeg or image/gif type");
+      }
+      const bytes = await readCapped(c.req.raw, MAX_AVATAR_BYTES);
+      const pic = await prepareAvatar(bytes);
+      const next = await setAvatar(deps.kv, c.get("account").id, pic, deps.clock.now());
+      if (!next) fail(401, "sign-in required: send a valid bearer token");
+      return c.json({ ok: true as const, avatar: avatarUrl(next)! }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/me/avatar",
+      tags: ["account"],
+      summary: "Remove the picture",
+      security: bearer,
+      middleware: auth,
+      responses: {
+        200: json(z.object({ ok: z.literal(true), removed: z.boolean() })),
+        ...errors(401),
+      },
+    }),
+    async (c) => {
+      const removed = await removeAvatar(deps.kv, c.get("account").id);
+      return c.json({ ok: true as const, removed }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/avatars/{id}",
+      tags: ["public"],
+      summary: "An account's picture",
+      request: { params: z.object({ id: idParam }) },
+      responses: {
+        200: binary("The picture"),
+        304: { description: "Not modified (If-None-Match)" },
+        ...errors(404),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const pic = await readAvatar(deps.kv, id);
+      if (!pic) fail(404, "no picture");
+      const etag = `"${pic.ref.etag}"`;
+      const headers = {
+        "ETag": etag,
+        "Cache-Control": "public, max-age=300",
+        "Last-Modified": new Date(pic.ref.updated).toUTCString(),
+      };
+      const inm = c.req.header("if-none-match");
+      if (inm && inm.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {
+        return c.body(null, 304, headers);
+      }
+      return c.body(pic.bytes as Uint8Array<ArrayBuffer>, 200, {
+        ...headers,
+        "Content-Type": pic.ref.type,
+        "Content-Length": String(pic.bytes.length),
+      });
+    },
+  );
+
+  const ProfileAnswerPublic = z.object({ ok: z.literal(true), profile: PublicProfile });
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/profiles/{id}",
+      tags: ["public"],
+      summary: "Public profile of a named account",
+      request: { params: z.object({ id: idParam }) },
+      responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const a = (await getAccount(deps.kv, id)).value;
+      if (!a || !a.name) fail(404, "no such profile");
+      return c.json({ ok: true as const, profile: await publicProfile(deps, a) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/profiles/slug/{name}",
+      tags: ["public"],
+      summary: "Public profile by its slug",
+      request: {
+        params: z.object({
+          name: z.string().regex(/^[a-z0-9-]{1,80}$/).openapi({
+            param: { name: "name", in: "path" },
+            example: "ada-lovelace",
+          }),
+        }),
+      },
+      responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const idx = await deps.kv.get<number>(slugKey(name));
+      const a = idx.value === null ? null : (await getAccount(deps.kv, idx.value)).value;
+      if (!a || !a.name || a.slug !== name) fail(404, "no such profile");
+      return c.json({ ok: true as const, profile: await publicProfile(deps, a) }, 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,193 @@
+/**
+ * The real server for end-to-end tests and benchmarks: `main.ts` in a child process on
+ * 127.0.0.1 with an ephemeral port and a KV file in a temporary directory. Mail is printed
+ * to its standard output (no SMTP_URL), which is how `signIn` finds the link.
+ */
+
+const ROOT = new URL("..", import.meta.url);
+
+export interface RealServer extends AsyncDisposable {
+  port: number;
+  pid: number;
+  base: string;
+  kvPath: string;
+  /** A new account through the mailed link; answers its bearer token. */
+  signIn(email: string): Promise<string>;
+  /** Everything the server printed so far. */
+  output(): string;
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<RealServer> {
+  const dir = await Deno.makeTempDir({ prefix: "files_e2e_" });
+  const kvPath = `${dir}/kv.sqlite3`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write",
+      "--allow-sys",
+      "main.ts",
+    ],
+    cwd: ROOT,
+    env: {
+      PORT: "0",
+      HOSTNAME: "127.0.0.1",
+      KV_PATH: kvPath,
+      BASE_URL: "http://127.0.0.1",
+      SMTP_URL: "",
+      MAIL_API_URL: "",
+      SERVICE_TOKEN: "",
+      TRUST_PROXY: "",
+      ...env,
+    },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+
+  let out = "";
+  const waiters: (() => void)[] = [];
+  const pump = (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of child.stdout) {
+      out += dec.decode(chunk, { stream: true });
+      waiters.splice(0).forEach((w) => w());
+    }
+  })();
+  const waitFor = async (re: RegExp, ms = 30_000): Promise<RegExpMatchArray> => {
+    const until = Date.now() + ms;
+    for (;;) {
+      const m = out.match(re);
+      if (m) return m;
+      if (Date.now() > until) throw new Error(`server did not print ${re}; output:\n${out}`);
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        setTimeout(r, 200);
+      });
+    }
+  };
+
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+    await child.status;
+    await pump.catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  };
+
+  let port: number;
+  try {
+    port = Number((await waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/))[1]);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const base = `http://127.0.0.1:${port}`;
+
+  return {
+    port,
+    pid: child.pid,
+    base,
+    kvPath,
+    output: () => out,
+    async signIn(email) {
+      const asked = await fetch(`${base}/api/verify/request`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, purpose: "login", age_ok: true }),
+      });
+      await asked.body?.cancel();
+      if (asked.status !== 202) throw new Error(`link request answered ${asked.status}`);
+      const link = await waitFor(
+        new RegExp(`To: ${email.replace(/[.]/g, "\\.")}[^]*?verify=([A-Za-z0-9_-]+)`),
+      );
+      const v = await fetch(`${base}/api/verify?token=${link[1]}`);
+      const body = await v.json();
+      if (v.status !== 200) throw new Error(`verify answered ${v.status}`);
+      return body.token as string;
+    },
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/**
+ * One HTTP/1.1 request over a plain TCP connection, so that a body can be streamed with a
+ * Content-Length (fetch sends streams chunked), cut short, or dropped. `body` writes the
+ * bytes; it may throw to drop the connection.
+ */
+export async function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: (write: (b: Uint8Array) => Promise<void>, conn: Deno.TcpConn) => Promise<void>,
+): Promise<RawAnswer> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    const head = [`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, "Connection: close"];
+    for (const [k, v] of Object.entries(headers)) head.push(`${k}: ${v}`);
+    const enc = new TextEncoder();
+    const writeAll = async (b: Uint8Array) => {
+      let off = 0;
+      while (off < b.length) off += await conn.write(b.subarray(off));
+    };
+    await writeAll(enc.encode(head.join("\r\n") + "\r\n\r\n"));
+    // The server may answer (and close) before the body is all sent: stop writing then.
+    await body(writeAll, conn).catch((err) => {
+      if (!(err instanceof Deno.errors.BrokenPipe || err instanceof Deno.errors.ConnectionReset)) {
+        throw err;
+      }
+    });
+    // Read to the end of the answer: EOF, or Content-Length bytes after the head (a server
+    // that answered early may keep the connection open, waiting for the announced body).
+    let all = new Uint8Array(0);
+    const buf = new Uint8Array(64 * 1024);
+    for (;;) {
+      const n = await conn.read(buf).catch(() => null);
+      if (n === null) break;
+      const next = new Uint8Array(all.length + n);
+      next.set(all);
+      next.set(buf.subarray(0, n), all.length);
+      all = next;
+      const text = new TextDecoder().decode(all);
+      const end = text.indexOf("\r\n\r\n");
+      const length = text.slice(0, end).match(/\r\ncontent-length:\s*(\d+)/i);
+      if (end >= 0 && length && all.length >= end + 4 + Number(length[1])) break;
+    }
+    const raw = new TextDecoder().decode(all);
+    const split = raw.indexOf("\r\n\r\n");
+    const lines = raw.slice(0, split).split("\r\n");
+    const status = Number(lines[0].split(" ")[1]);
+    const h = new Headers();
+    for (const l of lines.slice(1)) {
+      const i = l.indexOf(":");
+      h.append(l.slice(0, i).trim(), l.slice(i + 1).trim());
+    }
+    let text = raw.slice(split + 4);
+    if (h.get("transfer-encoding")?.includes("chunked")) {
+      let decoded = "";
+      let rest = text;
+      for (;;) {
+        const eol = rest.indexOf("\r\n");
+        const size = parseInt(rest.slice(0, eol), 16);
+        if (!size) break;
+        decoded += rest.slice(eol + 2, eol + 2 + size);
+        rest = rest.slice(eol + 2 + size + 2);
+      }
+      text = decoded;
+    }
+    return { status, headers: h, text };
+  } finally {
+    try {
+      conn.close();
+    } catch { /* closed by the body writer */ }
+  }
+}

@@ -1,0 +1,145 @@
+/** Local servers and certificates for end-to-end check tests: 127.0.0.1 only, port 0. */
+import type { Connector } from "../lib/net.ts";
+
+export interface Local {
+  port: number;
+  close(): Promise<void>;
+}
+
+export function localHttp(
+  handler: (req: Request) => Response | Promise<Response>,
+  tls?: { cert: string; key: string },
+): Local {
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: () => {},
+    ...(tls ?? {}),
+  }, handler);
+  return { port: server.addr.port, close: () => server.shutdown() };
+}
+
+/** A TLS listener that completes handshakes and nothing else. */
+export function localTls(tls: { cert: string; key: string }): Local {
+  const listener = Deno.listenTls({ hostname: "127.0.0.1", port: 0, ...tls });
+  const conns = new Set<Deno.Conn>();
+  const loop = (async () => {
+    for await (const c of listener) {
+      conns.add(c);
+      c.handshake().catch(() => {}).finally(() => {
+        setTimeout(() => {
+          try {
+            c.close();
+          } catch { /* closed */ }
+          conns.delete(c);
+        }, 50);
+      });
+    }
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    async close() {
+      listener.close();
+      await loop;
+      await new Promise((r) => setTimeout(r, 60));
+    },
+  };
+}
+
+/** A port on 127.0.0.1 that nothing listens on (bound, then released). */
+export function closedPort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/**
+ * A connector that sends every connection to 127.0.0.1 (the port asked, or `port`), and
+ * records which checked address each was meant for.
+ */
+export function loopbackConnector(port?: number): Connector & { asked: string[] } {
+  const asked: string[] = [];
+  const c = ((opts: { hostname: string; port: number }) => {
+    asked.push(`${opts.hostname}:${opts.port}`);
+    return Deno.connect({ hostname: "127.0.0.1", port: port ?? opts.port });
+  }) as Connector & { asked: string[] };
+  c.asked = asked;
+  return c;
+}
+
+export interface Certs {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+async function openssl(dir: string, args: string[]) {
+  const out = await new Deno.Command("openssl", { args, cwd: dir, stdout: "null", stderr: "piped" })
+    .output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+}
+
+/** A test CA and a leaf certificate for `names`, valid `days` days, made with openssl. */
+export async function makeCerts(names: string[], days: number): Promise<Certs> {
+  const dir = await Deno.makeTempDir({ prefix: "i5-certs-" });
+  try {
+    const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    await openssl(dir, [
+      "req",
+      "-x509",
+      ...ec,
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.pem",
+      "-days",
+      "30",
+      "-subj",
+      "/CN=Test CA",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
+    ]);
+    await openssl(dir, [
+      "req",
+      ...ec,
+      "-keyout",
+      "leaf.key",
+      "-out",
+      "leaf.csr",
+      "-subj",
+      `/CN=${names[0]}`,
+    ]);
+    const san = names.map((n) => /^[0-9.]+$/.test(n) ? `IP:${n}` : `DNS:${n}`).join(",");
+    await Deno.writeTextFile(
+      `${dir}/ext.cnf`,
+      `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
+    );
+    await openssl(dir, [
+      "x509",
+      "-req",
+      "-in",
+      "leaf.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      "leaf.pem",
+      "-days",
+      String(days),
+      "-extfile",
+      "ext.cnf",
+    ]);
+    return {
+      ca: await Deno.readTextFile(`${dir}/ca.pem`),
+      cert: await Deno.readTextFile(`${dir}/leaf.pem`),
+      key: await Deno.readTextFile(`${dir}/leaf.key`),
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}

@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { ConflictError, isLocked, lockSafe, retryLocked, transact } from "../kv/_atomic.ts";
+
+const locked = () => new Error("database is locked");
+
+Deno.test("atomic: retryLocked retries a locked file, not other errors", async () => {
+  let calls = 0;
+  const v = await retryLocked(() => {
+    if (++calls < 3) return Promise.reject(locked());
+    return Promise.resolve("done");
+  });
+  assert.equal(v, "done");
+  assert.equal(calls, 3);
+  calls = 0;
+  await assert.rejects(
+    retryLocked(() => {
+      calls++;
+      return Promise.reject(new Error("disk full"));
+    }),
+    /disk full/,
+  );
+  assert.equal(calls, 1);
+  assert.ok(isLocked(new Error("SQLITE_BUSY: x")));
+  assert.ok(!isLocked("database is locked"));
+});
+
+Deno.test("atomic: lockSafe retries reads, writes and commits of a locked KV", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    let fails = 0;
+    // A KV whose first calls answer "locked", as a file shared with the owner command can.
+    const flaky = new Proxy(kv, {
+      get(t, prop) {
+        const value = Reflect.get(t, prop, t);
+        if (typeof value !== "function") return value;
+        if (prop === "atomic") {
+          return () => {
+            const op = value.apply(t, []);
+            const wrapped: Deno.AtomicOperation = new Proxy(op, {
+              get(o, p) {
+                const f = Reflect.get(o, p, o);
+                if (typeof f !== "function") return f;
+                if (p === "commit") {
+                  return () => fails++ % 2 === 0 ? Promise.reject(locked()) : f.apply(o, []);
+                }
+                return (...a: unknown[]) => {
+                  const r = f.apply(o, a);
+                  return r === o ? wrapped : r;
+                };
+              },
+            });
+            return wrapped;
+          };
+        }
+        if (prop === "get" || prop === "set") {
+          return (...a: unknown[]) =>
+            fails++ % 2 === 0 ? Promise.reject(locked()) : value.apply(t, a);
+        }
+        return value.bind(t);
+      },
+    });
+    const safe = lockSafe(flaky);
+    await safe.set(["a"], 1);
+    assert.equal((await safe.get(["a"])).value, 1);
+    const res = await safe.atomic().check({ key: ["b"], versionstamp: null }).set(["b"], 2)
+      .commit();
+    assert.ok(res.ok);
+    assert.equal((await kv.get(["b"])).value, 2);
+    assert.equal(fails, 6); // each call failed once, then went through
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("atomic: transact re-runs on a failed check and never loses an update", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const bump = () =>
+      transact(async () => {
+        const e = await kv.get<number>(["n"]);
+        const n = (e.value ?? 0) + 1;
+        return { op: kv.atomic().check(e).set(["n"], n), result: n };
+      });
+    const got = await Promise.all(Array.from({ length: 25 }, bump));
+    assert.equal((await kv.get(["n"])).value, 25);
+    assert.deepEqual(got.sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i + 1));
+    // op null: nothing to write, the result comes back at once.
+    assert.equal(await transact(() => Promise.resolve({ op: null, result: "same" })), "same");
+    // A check that can never pass ends in ConflictError (answered 503 by the app).
+    await kv.set(["x"], 1);
+    const stale = await kv.get(["x"]);
+    await kv.set(["x"], 2);
+    await assert.rejects(
+      transact(() => Promise.resolve({ op: kv.atomic().check(stale), result: 1 }), 3),
+      ConflictError,
+    );
+  } finally {
+    kv.close();
+  }
+});

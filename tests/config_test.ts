@@ -1,0 +1,106 @@
+import assert from "node:assert/strict";
+import { ConfigError, loadConfig } from "../lib/config.ts";
+
+const refused = (env: Record<string, string>, variable: string) => {
+  assert.throws(() => loadConfig(env), (err: unknown) => {
+    assert.ok(err instanceof ConfigError, String(err));
+    assert.match(err.message, new RegExp(`\\b${variable}\\b`), err.message);
+    return true;
+  }, JSON.stringify(env));
+};
+
+Deno.test("config: defaults of CONTRACT.md", () => {
+  const c = loadConfig({ KV_PATH: ":memory:" });
+  assert.equal(c.port, 8000);
+  assert.equal(c.hostname, "0.0.0.0");
+  assert.equal(c.baseUrl, "http://localhost:8000");
+  assert.equal(c.mailFrom, "noreply@localhost");
+  assert.equal(c.trustProxy, false);
+  assert.equal(c.serviceToken, undefined);
+  assert.equal(c.smtpUrl, undefined);
+  assert.equal(c.mailApiUrl, undefined);
+  assert.equal(c.teamInbox, undefined);
+  assert.equal(c.machineSnapshot, undefined);
+  assert.equal(c.catalogueFile, undefined);
+  assert.equal(loadConfig({}).kvPath, "./data/kv.sqlite3");
+  // Empty values count as unset.
+  assert.equal(loadConfig({ PORT: "", SERVICE_TOKEN: "" }).port, 8000);
+  assert.equal(loadConfig({ SERVICE_TOKEN: "" }).serviceToken, undefined);
+});
+
+Deno.test("config: values are read and normalised", () => {
+  const c = loadConfig({
+    PORT: "9001",
+    HOSTNAME: "127.0.0.1",
+    KV_PATH: "/tmp/x.sqlite3",
+    BASE_URL: "https://example.org/",
+    SMTP_URL: "smtps://u:p@mail.example.org:465",
+    MAIL_FROM: "Team@Example.org",
+    TEAM_INBOX: "team@example.org",
+    REPORT_INBOX: "reports@example.org",
+    SERVICE_TOKEN: "s3cret",
+    TRUST_PROXY: "1",
+    MACHINE_SNAPSHOT: "/tmp/m.json",
+    CATALOGUE_FILE: "/tmp/c.json",
+  });
+  assert.equal(c.port, 9001);
+  assert.equal(c.hostname, "127.0.0.1");
+  assert.equal(c.kvPath, "/tmp/x.sqlite3");
+  assert.equal(c.baseUrl, "https://example.org");
+  assert.equal(c.smtpUrl, "smtps://u:p@mail.example.org:465");
+  assert.equal(c.serviceToken, "s3cret");
+  assert.equal(c.trustProxy, true);
+  assert.equal(loadConfig({ PORT: "9001" }).baseUrl, "http://localhost:9001");
+  assert.equal(loadConfig({ TRUST_PROXY: "0" }).trustProxy, false);
+  // The default sender can be set explicitly, and a display name is allowed.
+  assert.equal(loadConfig({ MAIL_FROM: "noreply@localhost" }).mailFrom, "noreply@localhost");
+  assert.equal(
+    loadConfig({ MAIL_FROM: "Catalogue <noreply@example.org>" }).mailFrom,
+    "Catalogue <noreply@example.org>",
+  );
+  const api = loadConfig({ MAIL_API_URL: "https://api.example.org/emails", MAIL_API_KEY: "k" });
+  assert.equal(api.mailApiUrl, "https://api.example.org/emails");
+  assert.equal(api.mailApiKey, "k");
+});
+
+Deno.test("config: a bad value names its variable", () => {
+  refused({ PORT: "abc" }, "PORT");
+  refused({ PORT: "70000" }, "PORT");
+  refused({ PORT: "-1" }, "PORT");
+  refused({ PORT: "80.5" }, "PORT");
+  refused({ BASE_URL: "example.org" }, "BASE_URL");
+  refused({ BASE_URL: "ftp://example.org" }, "BASE_URL");
+  refused({ SMTP_URL: "http://mail.example.org" }, "SMTP_URL");
+  refused({ SMTP_URL: "not a url" }, "SMTP_URL");
+  refused({ MAIL_API_URL: "mail.example.org" }, "MAIL_API_URL");
+  refused({ MAIL_API_URL: "https://api.example.org" }, "MAIL_API_KEY");
+  refused({ MAIL_FROM: "nobody" }, "MAIL_FROM");
+  refused({ MAIL_FROM: "a@b.org\r\nBcc: c@d.org" }, "MAIL_FROM");
+  refused({ MAIL_FROM: "Team <a@b.org>\nX: y" }, "MAIL_FROM");
+  refused({ TEAM_INBOX: "a@b@c" }, "TEAM_INBOX");
+  refused({ REPORT_INBOX: "x" }, "REPORT_INBOX");
+  refused({ TRUST_PROXY: "yes" }, "TRUST_PROXY");
+});
+
+Deno.test("config: a bad value stops start-up with a message naming the variable", async () => {
+  const root = new URL("..", import.meta.url);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write",
+      "--allow-net",
+      "--allow-sys",
+      "main.ts",
+    ],
+    cwd: root,
+    env: { PORT: "not-a-port", KV_PATH: ":memory:", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 1);
+  const err = new TextDecoder().decode(out.stderr);
+  assert.match(err, /PORT/);
+  assert.doesNotMatch(new TextDecoder().decode(out.stdout), /listening/);
+});

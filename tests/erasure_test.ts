@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { Image } from "imagescript";
+import { verifyTrail } from "../kv/trail.ts";
+import { MINUTE } from "../lib/clock.ts";
+import { dumpKv, testApp } from "./_helpers.ts";
+
+Deno.test("erasure: needs a fresh token, then nothing of the account is left in KV", async () => {
+  await using t = await testApp();
+  // Carl invites Ada; Ada accepts, so Carl's invitation holds her address.
+  const carl = await t.account("carl@example.org", { name: "Carl" });
+  await t.req("POST", "/api/me/invites", {
+    token: carl.token,
+    body: { email: "adelaide@example.org", message: "Come along" },
+  });
+  const v = await t.req("GET", `/api/verify?token=${t.mail.linkToken("adelaide@example.org")}`);
+  assert.equal(v.status, 200);
+  const id = v.body.actor.id;
+  let token: string = v.body.token;
+  await t.req("PATCH", "/api/me", {
+    token,
+    body: {
+      name: "Adelaide Quuxley",
+      org: "Zorbulon Institute",
+      about: "Frobnicating widgets",
+      bio: "Biography of Wibblewobble",
+      place: "Plonkton",
+      contact: "shown@quuxley.example",
+      website: "https://quuxley.example/",
+      langs: ["en"],
+    },
+  });
+  const png = await new Image(40, 40).fill(0x336699ff).encode();
+  const up = await t.req("POST", "/api/me/avatar", {
+    token,
+    raw: png as Uint8Array<ArrayBuffer>,
+    headers: { "content-type": "image/png" },
+  });
+  assert.equal(up.status, 200);
+  await t.req("POST", "/api/me/journal", { token, body: { text: "Splendiferous public note" } });
+  await t.req("POST", "/api/me/journal", {
+    token,
+    body: { text: "Clandestine private note", public: false },
+  });
+  const app = await t.req("POST", "/api/me/apply", {
+    token,
+    body: { text: "Application about marmalade pedagogy" },
+  });
+  await t.req("PATCH", `/api/applications/${app.body.application.id}`, {
+    headers: { "x-service-token": t.deps.config.serviceToken! },
+    body: { outcome: "approved", reason: "Quite right" },
+  });
+  await t.req("POST", "/api/me/invites", {
+    token,
+    body: { email: "dora@example.org", message: "Hello from Quuxley" },
+  });
+  // A pending link to the address, and an invitation Dora accepts.
+  await t.req("GET", `/api/verify?token=${t.mail.linkToken("dora@example.org")}`);
+  assert.equal((await t.req("GET", "/api/search?q=quuxley")).body.people.length, 1);
+
+  // A token older than 15 minutes is not fresh.
+  t.clock.advance(16 * MINUTE);
+  const stale = await t.req("DELETE", "/api/me", { token });
+  assert.equal(stale.status, 409);
+  assert.equal(stale.body.fresh_required, true);
+  assert.ok((await dumpKv(t.kv)).includes("adelaide@example.org"));
+
+  // The caller signs in again and repeats with the new token.
+  const fresh = await t.signIn("adelaide@example.org");
+  token = fresh.token;
+  const badBody = await t.req("DELETE", "/api/me", { token, body: { keep: ["x"] } });
+  assert.equal(badBody.status, 400);
+  assert.equal(badBody.body.field, "keep.0");
+  const both = await t.req("DELETE", "/api/me", { token, body: { keep: [1], remove: [1] } });
+  assert.equal(both.status, 400);
+  const r = await t.req("DELETE", "/api/me", { token });
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { ok: true, kept: 0, unpublished: 0, deleted: 0 });
+
+  const dump = (await dumpKv(t.kv)).toLowerCase();
+  for (
+    const s of [
+      "adelaide",
+      "quuxley",
+      "zorbulon",
+      "frobnicat",
+      "wibblewobble",
+      "plonkton",
+      "splendiferous",
+      "clandestine",
+      "marmalade",
+      "from quuxley",
+      "avatar_chunks",
+      `["accounts",${id}]`,
+      `["journal_by_account",${id}`,
+      `["trail_by_account",${id}`,
+      `["sessions_by_account",${id}`,
+      `["applications_by_account",${id}`,
+      `["invites_by_inviter",${id}`,
+      `["account_seen",${id}]`,
+    ]
+  ) assert.ok(!dump.includes(s), `KV still holds ${s}`);
+
+  // The trail keeps its lines (ids only) and still verifies, with one erase line.
+  const verdict = await verifyTrail(t.kv, true);
+  assert.equal(verdict.ok, true);
+  const erased: string[] = [];
+  for await (const e of t.kv.list<{ action: string; subject: string }>({ prefix: ["trail"] })) {
+    if (e.value.action === "account.erase") erased.push(e.value.subject);
+  }
+  assert.deepEqual(erased, [`account:${id}`]);
+  // Every token of the account is dead; its public traces are gone.
+  assert.equal((await t.req("GET", "/api/me", { token })).status, 401);
+  assert.equal((await t.req("GET", `/api/profiles/${id}`)).status, 404);
+  assert.equal((await t.req("GET", `/api/avatars/${id}`)).status, 404);
+  assert.equal((await t.req("GET", "/api/search?q=splendiferous")).body.journal.length, 0);
+  // Carl's invitation stays in his list, accepted, without the address.
+  const carlList = await t.req("GET", "/api/me/invites", { token: carl.token });
+  assert.equal(carlList.body.items[0].accepted, true);
+  assert.equal(carlList.body.items[0].email, "");
+  // The address may sign up again as a new account.
+  const again = await t.signIn("adelaide@example.org");
+  assert.notEqual(again.actor.id, id);
+});
+
+Deno.test("erasure: other accounts are untouched", async () => {
+  await using t = await testApp();
+  const a = await t.account("a@example.org", { name: "Ann Erased" });
+  const b = await t.account("b@example.org", { name: "Bob Kept" });
+  await t.req("POST", "/api/me/journal", { token: b.token, body: { text: "bob stays here" } });
+  await t.req("POST", "/api/me/journal", { token: a.token, body: { text: "ann goes" } });
+  const r = await t.req("DELETE", "/api/me", { token: a.token });
+  assert.equal(r.status, 200, r.text);
+  const me = await t.req("GET", "/api/me", { token: b.token });
+  assert.equal(me.body.name, "Bob Kept");
+  assert.equal((await t.req("GET", "/api/search?q=bob")).body.people.length, 1);
+  assert.equal((await t.req("GET", "/api/search?q=stays")).body.journal.length, 1);
+  assert.equal((await t.req("GET", "/api/me/journal", { token: b.token })).body.items.length, 1);
+  assert.equal((await t.req("DELETE", "/api/me")).status, 401);
+});

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { testApp } from "./_helpers.ts";
+
+Deno.test("export: a JSON download with every section, the caller's data only", async () => {
+  await using t = await testApp();
+  const { account, token } = await t.account("ada@example.org", { name: "Ada" });
+  const other = await t.account("bob@example.org", { name: "Bob" });
+  await t.req("PATCH", "/api/me", { token, body: { org: "Society", bio: "Long bio" } });
+  await t.req("POST", "/api/me/journal", { token, body: { text: "public one" } });
+  await t.req("POST", "/api/me/journal", { token, body: { text: "private one", public: false } });
+  await t.req("POST", "/api/me/journal", { token: other.token, body: { text: "bob's note" } });
+  await t.req("POST", "/api/me/apply", { token, body: { text: "Twenty characters or more." } });
+  await t.req("POST", "/api/me/invites", {
+    token,
+    body: { email: "carl@example.org", message: "hi" },
+  });
+  const r = await t.req("GET", "/api/me/export", { token });
+  assert.equal(r.status, 200, r.text);
+  assert.match(r.headers.get("content-disposition")!, /^attachment; filename="[^"]+\.json"$/);
+  assert.match(r.headers.get("content-type")!, /application\/json/);
+  assert.equal(r.headers.get("cache-control"), "no-store");
+  const d = r.body;
+  for (
+    const s of [
+      "account",
+      "profile",
+      "journal",
+      "applications",
+      "proposals",
+      "requests",
+      "invitations",
+      "services",
+      "files",
+      "trail",
+    ]
+  ) assert.ok(s in d, `section ${s}`);
+  assert.equal(d.account.id, account.id);
+  assert.equal(d.account.email, "ada@example.org");
+  assert.equal(d.profile.org, "Society");
+  assert.deepEqual(d.journal.map((j: { text: string }) => j.text), ["private one", "public one"]);
+  assert.equal(d.applications.length, 1);
+  assert.equal(d.applications[0].text, "Twenty characters or more.");
+  assert.equal(d.invitations[0].email, "carl@example.org");
+  assert.deepEqual(d.proposals, []);
+  assert.deepEqual(d.requests, []);
+  assert.deepEqual(d.services, []);
+  assert.deepEqual(d.files, []);
+  const actions = d.trail.map((l: { action: string }) => l.action);
+  assert.ok(actions.includes("profile.update"));
+  assert.ok(actions.includes("application.create"));
+  assert.ok(d.trail.every((l: { hash: string }) => /^[0-9a-f]{64}$/.test(l.hash)));
+  assert.ok(!r.text.includes("bob"));
+  assert.equal((await t.req("GET", "/api/me/export")).status, 401);
+});

@@ -1,0 +1,235 @@
+import assert from "node:assert/strict";
+import { openKv } from "../kv/_atomic.ts";
+import { MINUTE } from "../lib/clock.ts";
+import { dumpKv, testApp } from "./_helpers.ts";
+
+type T = Awaited<ReturnType<typeof testApp>>;
+
+async function heartbeat(t: T, token: string, interval = 5) {
+  const r = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Nightly backup", check: "webhook:", interval, group: "Jobs" },
+  });
+  assert.equal(r.status, 200, r.text);
+  const path = new URL(r.body.hook_url).pathname;
+  return { id: r.body.item.id as number, path, key: path.split("/").pop()!, item: r.body.item };
+}
+
+const stateOf = async (t: T, token: string, id: number) =>
+  (await t.req("GET", "/api/me/services", { token })).body.items.find((
+    s: { id: number },
+  ) => s.id === id);
+
+Deno.test("hooks: a heartbeat service gets a hook_url once; only its hash is stored", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hb = await heartbeat(t, token);
+  assert.match(hb.key, /^[A-Za-z0-9_-]{43}$/, "256 random bits");
+  assert.ok(hb.path.startsWith("/api/hooks/"));
+  assert.equal(hb.item.state, "wait");
+  assert.equal(hb.item.kind, "webhook");
+  assert.equal(hb.item.target_hint, null);
+  assert.equal(hb.item.ms, null);
+  assert.ok(!(await dumpKv(t.kv)).includes(hb.key), "the key itself is never stored");
+  const list = await t.req("GET", "/api/me/services", { token });
+  assert.ok(!list.text.includes("hook_url") && !list.text.includes(hb.key));
+  const patched = await t.req("PATCH", `/api/me/services/${hb.id}`, {
+    token,
+    body: { name: "Backup" },
+  });
+  assert.equal(patched.status, 200);
+  assert.ok(!patched.text.includes("hook_url"));
+});
+
+Deno.test("hooks: GET and POST record a beat with its status text", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hb = await heartbeat(t, token);
+  const g = await t.req("GET", `${hb.path}?status=${encodeURIComponent("backup done: 3 GB")}`);
+  assert.equal(g.status, 200);
+  assert.deepEqual(g.body, {
+    ok: true,
+    service: "Nightly backup",
+    received: new Date(t.clock.now()).toISOString(),
+  });
+  let s = await stateOf(t, token, hb.id);
+  assert.equal(s.state, "ok");
+  assert.equal(s.status, "backup done: 3 GB");
+  assert.equal(s.beat, g.body.received);
+  assert.equal(s.checked, null);
+
+  t.clock.advance(1000);
+  const p = await t.req("POST", hb.path, { body: { status: "x".repeat(300) } });
+  assert.equal(p.status, 200);
+  s = await stateOf(t, token, hb.id);
+  assert.equal(s.status, "x".repeat(120), "status kept up to 120 characters");
+  assert.equal(s.beat, new Date(t.clock.now()).toISOString());
+
+  const bare = await t.req("POST", hb.path);
+  assert.equal(bare.status, 200);
+  assert.equal((await stateOf(t, token, hb.id)).status, "");
+
+  const badJson = await t.req("POST", hb.path, {
+    raw: "{nope",
+    headers: { "content-type": "application/json" },
+  });
+  assert.equal(badJson.status, 400);
+  const badType = await t.req("POST", hb.path, { body: { status: 5 } });
+  assert.equal(badType.status, 400);
+  assert.match(badType.body.error, /^status/);
+});
+
+Deno.test("hooks: state boundaries exactly at 1x and 2x the interval", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hb = await heartbeat(t, token, 15);
+  assert.equal((await stateOf(t, token, hb.id)).state, "wait");
+  t.clock.advance(3 * 60 * MINUTE);
+  assert.equal((await stateOf(t, token, hb.id)).state, "wait", "never beaten stays wait");
+  assert.equal((await t.req("GET", hb.path)).status, 200);
+  const i = 15 * MINUTE;
+  const at = async (ms: number) => {
+    const base = t.clock.now();
+    t.clock.advance(ms);
+    const s = (await stateOf(t, token, hb.id)).state;
+    t.clock.set(base);
+    return s;
+  };
+  assert.equal(await at(0), "ok");
+  assert.equal(await at(i), "ok");
+  assert.equal(await at(i + 1), "warn");
+  assert.equal(await at(2 * i), "warn");
+  assert.equal(await at(2 * i + 1), "off");
+});
+
+Deno.test("hooks: unknown and malformed keys answer 404", async () => {
+  await using t = await testApp();
+  for (const k of ["x", "A".repeat(43), "A".repeat(44), "%00"]) {
+    const r = await t.req("GET", `/api/hooks/${k}`);
+    assert.equal(r.status, 404, k);
+    assert.equal(typeof r.body.error, "string");
+  }
+});
+
+Deno.test("hooks: rotate gives a new key and the old one stops at once", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const other = await t.account("other@example.org", { name: "Other" });
+  const hb = await heartbeat(t, token);
+  assert.equal((await t.req("GET", hb.path)).status, 200); // now cached
+  assert.equal(
+    (await t.req("POST", `/api/me/services/${hb.id}/rotate`, { token: other.token })).status,
+    404,
+  );
+  const r = await t.req("POST", `/api/me/services/${hb.id}/rotate`, { token });
+  assert.equal(r.status, 200);
+  const next = new URL(r.body.hook_url).pathname;
+  assert.notEqual(next, hb.path);
+  assert.equal((await t.req("GET", hb.path)).status, 404);
+  assert.equal((await t.req("GET", next)).status, 200);
+});
+
+Deno.test("hooks: deleting the service stops its key; nothing of it is left", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const before = await dumpKv(t.kv);
+  const hb = await heartbeat(t, token);
+  assert.equal((await t.req("GET", hb.path)).status, 200);
+  assert.equal((await t.req("DELETE", `/api/me/services/${hb.id}`, { token })).status, 200);
+  assert.equal((await t.req("GET", hb.path)).status, 404);
+  const after = (await dumpKv(t.kv)).split("\n")
+    .filter((l) =>
+      !l.startsWith('["rate"') && !l.startsWith('["hooks_gen"]') &&
+      !l.startsWith('["ids","service"]')
+    );
+  assert.deepEqual(after, before.split("\n"));
+});
+
+Deno.test("hooks: 600 calls an hour per address, then 429 with Retry-After", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hb = await heartbeat(t, token);
+  t.clock.set(Math.floor(t.clock.now() / (60 * MINUTE)) * 60 * MINUTE + 10 * MINUTE);
+  const calls = [];
+  for (let i = 0; i < 600; i++) {
+    calls.push(t.req("GET", i % 2 ? hb.path : "/api/hooks/unknown", { from: "203.0.113.9" }));
+  }
+  const answers = await Promise.all(calls);
+  assert.ok(answers.every((a) => a.status === 200 || a.status === 404));
+  const over = await t.req("GET", hb.path, { from: "203.0.113.9" });
+  assert.equal(over.status, 429);
+  assert.equal(over.headers.get("retry-after"), String(50 * 60));
+  assert.equal((await t.req("GET", hb.path, { from: "203.0.113.10" })).status, 200);
+  t.clock.advance(50 * MINUTE);
+  assert.equal((await t.req("GET", hb.path, { from: "203.0.113.9" })).status, 200);
+});
+
+Deno.test("hooks: concurrent pings share commits and each is durable when answered", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hooks = [];
+  for (let i = 0; i < 20; i++) hooks.push(await heartbeat(t, token));
+  const answers = await Promise.all(
+    hooks.flatMap((h, i) => [0, 1, 2].map((n) => t.req("GET", `${h.path}?status=${i}-${n}`))),
+  );
+  assert.ok(answers.every((a) => a.status === 200));
+  const items = (await t.req("GET", "/api/me/services", { token })).body.items;
+  for (const [i, h] of hooks.entries()) {
+    const s = items.find((x: { id: number }) => x.id === h.id);
+    assert.equal(s.state, "ok");
+    assert.match(s.status, new RegExp(`^${i}-[012]$`));
+  }
+});
+
+Deno.test("hooks: a rotation by another process stops the old key in this one", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".sqlite3" });
+  try {
+    await using a = await testApp();
+    await using b = await testApp();
+    // Point both apps at one KV file, as two server processes would be.
+    const kvA = await openKv(path);
+    const kvB = await openKv(path);
+    Object.assign(a.deps, { kv: kvA });
+    Object.assign(b.deps, { kv: kvB });
+    const { token } = await (async () => {
+      const { transact } = await import("../kv/_atomic.ts");
+      const { prepareAccount } = await import("../kv/accounts.ts");
+      const { prepareSession } = await import("../kv/sessions.ts");
+      return await transact(async () => {
+        const acc = await prepareAccount(kvA, "cron@example.org", "Cron", a.clock.now(), []);
+        const s = await prepareSession(kvA, acc.account.id, a.clock.now());
+        return { op: s.apply(acc.apply(kvA.atomic())), result: { token: s.token } };
+      });
+    })();
+    const hb = await heartbeat(a, token);
+    assert.equal((await a.req("GET", hb.path)).status, 200); // cached in a
+    assert.equal((await b.req("GET", hb.path)).status, 200); // and in b
+    const r = await b.req("POST", `/api/me/services/${hb.id}/rotate`, { token });
+    assert.equal(r.status, 200);
+    assert.equal((await a.req("GET", hb.path)).status, 404, "old key stops in the other process");
+    assert.equal((await a.req("GET", new URL(r.body.hook_url).pathname)).status, 200);
+    kvA.close();
+    kvB.close();
+  } finally {
+    await Deno.remove(path);
+  }
+});
+
+Deno.test("hooks: pings racing a deletion leave no beat behind", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  for (let round = 0; round < 5; round++) {
+    const hb = await heartbeat(t, token);
+    assert.equal((await t.req("GET", hb.path)).status, 200);
+    const pings = Array.from({ length: 20 }, () => t.req("GET", hb.path));
+    const del = t.req("DELETE", `/api/me/services/${hb.id}`, { token });
+    const more = Array.from({ length: 20 }, () => t.req("GET", hb.path));
+    assert.equal((await del).status, 200);
+    for (const r of await Promise.all([...pings, ...more])) {
+      assert.ok(r.status === 200 || r.status === 404, String(r.status));
+    }
+    assert.equal((await t.req("GET", hb.path)).status, 404);
+    const dump = await dumpKv(t.kv);
+    assert.ok(!dump.includes(`["beats",`), `round ${round}: a beat outlived its service`);
+  }
+});

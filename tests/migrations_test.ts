@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { countMigrations, MIGRATIONS, runMigrations } from "../kv/migrations.ts";
+import { dumpKv, testApp } from "./_helpers.ts";
+
+Deno.test("migrations: ordered steps recorded once; running again changes nothing", async () => {
+  await using t = await testApp(); // the helper ran them once already
+  assert.ok(MIGRATIONS.length >= 1);
+  const before = await dumpKv(t.kv);
+  assert.equal(await runMigrations(t.kv, t.clock.now() + 1000), MIGRATIONS.length);
+  assert.equal(await runMigrations(t.kv, t.clock.now() + 2000), MIGRATIONS.length);
+  assert.equal(await dumpKv(t.kv), before);
+  assert.equal(await countMigrations(t.kv), MIGRATIONS.length);
+  for (let i = 1; i <= MIGRATIONS.length; i++) {
+    const e = await t.kv.get<{ name: string }>(["migrations", i]);
+    assert.equal(e.value?.name, MIGRATIONS[i - 1].name);
+  }
+});
+
+Deno.test("migrations: two processes starting together apply each step once", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await Promise.all([runMigrations(kv, 1), runMigrations(kv, 2), runMigrations(kv, 3)]);
+    assert.equal(await countMigrations(kv), MIGRATIONS.length);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("migrations: healthz reports the count", async () => {
+  await using t = await testApp();
+  const r = await t.req("GET", "/api/healthz");
+  assert.equal(r.status, 200);
+  assert.deepEqual(r.body, { ok: true, db: "ok", migrations: MIGRATIONS.length });
+  assert.equal(r.headers.get("cache-control"), "no-store");
+  assert.match(r.headers.get("content-type") ?? "", /application\/json/);
+});
+
+Deno.test("migrations: healthz answers 503 {db: fail} when the KV does not answer", async () => {
+  await using t = await testApp();
+  t.kv.close();
+  const r = await t.req("GET", "/api/healthz");
+  assert.equal(r.status, 503);
+  assert.equal(r.body.db, "fail");
+  assert.equal(r.body.ok, false);
+  assert.equal(typeof r.body.error, "string");
+});

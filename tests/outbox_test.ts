@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { deliver, enqueueMail, type QueuedMail, retryOutbox, sendMail } from "../kv/outbox.ts";
+import { MINUTELY, runJobs } from "../jobs/mod.ts";
+import { MINUTE } from "../lib/clock.ts";
+import { type TestApp, testApp } from "./_helpers.ts";
+
+async function queued(t: TestApp): Promise<QueuedMail[]> {
+  const out: QueuedMail[] = [];
+  for await (const e of t.kv.list<QueuedMail>({ prefix: ["outbox"] })) out.push(e.value);
+  return out;
+}
+
+/** Runs `fn` with console output captured, so tests can prove what is (not) logged. */
+async function captured<T>(fn: () => Promise<T>): Promise<{ result: T; logs: string }> {
+  const lines: string[] = [];
+  const saved = { error: console.error, log: console.log, warn: console.warn, info: console.info };
+  const grab = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+  Object.assign(console, { error: grab, log: grab, warn: grab, info: grab });
+  try {
+    return { result: await fn(), logs: lines.join("\n") };
+  } finally {
+    Object.assign(console, saved);
+  }
+}
+
+Deno.test("outbox: a failing mailer keeps the mail; the job retries with backoff until delivered", async () => {
+  await using t = await testApp();
+  const addr = "ada.private@example.org";
+  t.mail.failWith = new Error(`550 mailbox ${addr} unavailable`);
+  const { result: r, logs: requestLogs } = await captured(() =>
+    t.req("POST", "/api/verify/request", { body: { email: addr, age_ok: true } })
+  );
+  // The client sees the same answer: the mail is queued, not lost.
+  assert.equal(r.status, 202);
+  assert.equal(t.mail.sent.length, 0);
+  let q = await queued(t);
+  assert.equal(q.length, 1);
+  assert.equal(q[0].to, addr);
+  assert.equal(q[0].attempts, 1);
+  assert.equal(q[0].next, t.clock.now() + 2 * MINUTE);
+
+  const { logs } = await captured(async () => {
+    t.clock.advance(2 * MINUTE - 1);
+    assert.equal(await retryOutbox(t.deps), 0, "not due before its backoff");
+    assert.equal((await queued(t))[0].attempts, 1);
+    t.clock.advance(1);
+    await runJobs(t.deps, MINUTELY); // attempt 2 fails: next try 4 minutes later
+    q = await queued(t);
+    assert.equal(q[0].attempts, 2);
+    assert.equal(q[0].next, t.clock.now() + 4 * MINUTE);
+    t.clock.advance(4 * MINUTE);
+    await runJobs(t.deps, MINUTELY); // attempt 3 fails: 8 minutes
+    q = await queued(t);
+    assert.equal(q[0].attempts, 3);
+    assert.equal(q[0].next, t.clock.now() + 8 * MINUTE);
+  });
+  // Failures are logged, without the address or the text.
+  for (const text of [requestLogs, logs]) {
+    assert.match(text, /delivery attempt \d failed/);
+    assert.ok(!text.includes(addr), text);
+    assert.ok(!text.includes("ada.private"), text);
+    assert.ok(!text.includes("verify="), text);
+  }
+
+  t.mail.failWith = null;
+  t.clock.advance(8 * MINUTE - 1);
+  await runJobs(t.deps, MINUTELY);
+  assert.equal(t.mail.sent.length, 0);
+  t.clock.advance(1);
+  await runJobs(t.deps, MINUTELY);
+  assert.equal(t.mail.sent.length, 1);
+  assert.deepEqual(await queued(t), []);
+  // The mail delivered late is the one whose link was stored with it (14 min later, the
+  // login link still has 6 minutes to live).
+  const v = await t.req("GET", `/api/verify?token=${t.mail.linkToken(addr)}`);
+  assert.equal(v.status, 200);
+  // Delivered once only: later runs send nothing more.
+  t.clock.advance(60 * MINUTE);
+  await runJobs(t.deps, MINUTELY);
+  assert.equal(t.mail.sent.length, 1);
+});
+
+Deno.test("outbox: a mail delivered by the retry job carries a working link", async () => {
+  await using t = await testApp();
+  t.mail.failWith = new Error("ECONNREFUSED");
+  await captured(() =>
+    t.req("POST", "/api/verify/request", { body: { email: "a@b.org", age_ok: true } })
+  );
+  t.mail.failWith = null;
+  t.clock.advance(2 * MINUTE);
+  await captured(() => runJobs(t.deps, MINUTELY));
+  assert.equal(t.mail.sent.length, 1);
+  const v = await t.req("GET", `/api/verify?token=${t.mail.linkToken("a@b.org")}`);
+  assert.equal(v.status, 200);
+});
+
+Deno.test("outbox: backoff doubles up to six hours", async () => {
+  await using t = await testApp();
+  t.mail.failWith = Object.assign(new Error("x"), { responseCode: 451 });
+  const { logs } = await captured(async () => {
+    await sendMail(t.deps, { to: "a@b.org", subject: "s", text: "t" });
+    for (let i = 0; i < 10; i++) {
+      const [m] = await queued(t);
+      t.clock.set(m.next);
+      await retryOutbox(t.deps);
+    }
+  });
+  const [m] = await queued(t);
+  assert.equal(m.attempts, 11);
+  assert.equal(m.next - t.clock.now(), 6 * 60 * MINUTE);
+  assert.match(logs, /SMTP 451/);
+});
+
+Deno.test("outbox: concurrent deliveries of one mail send it once", async () => {
+  await using t = await testApp();
+  const op = t.kv.atomic();
+  const id = enqueueMail(op, { to: "a@b.org", subject: "s", text: "t" }, t.clock.now());
+  await op.commit();
+  await Promise.all([deliver(t.deps, [id]), deliver(t.deps, [id]), retryOutbox(t.deps)]);
+  assert.equal(t.mail.sent.length, 1);
+  assert.deepEqual(await queued(t), []);
+});
+
+Deno.test("outbox: a mail is queued only if its atomic commits", async () => {
+  await using t = await testApp();
+  await t.kv.set(["guard"], 1);
+  const stale = await t.kv.get(["guard"]);
+  await t.kv.set(["guard"], 2);
+  const op = t.kv.atomic().check(stale);
+  const id = enqueueMail(op, { to: "a@b.org", subject: "s", text: "t" }, t.clock.now());
+  assert.equal((await op.commit()).ok, false);
+  await deliver(t.deps, [id]);
+  assert.equal(t.mail.sent.length, 0);
+  assert.deepEqual(await queued(t), []);
+});

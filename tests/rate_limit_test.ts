@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { hit, RULES, sweepRateWindows } from "../kv/rate_limit.ts";
+import { HOUR, MINUTE } from "../lib/clock.ts";
+import { ApiError } from "../lib/errors.ts";
+import { limit } from "../routes/_guards.ts";
+import { dumpKv, T0, testApp } from "./_helpers.ts";
+
+const rule = { name: "test", max: 3, windowMs: HOUR };
+
+Deno.test("rate limit: max uses per window, refused uses not counted, Retry-After to the window end", async () => {
+  await using t = await testApp();
+  const now = T0 + 20 * MINUTE;
+  for (let i = 1; i <= 3; i++) {
+    const v = await hit(t.kv, rule, "s", now);
+    assert.deepEqual(v, { ok: true, count: i, retryAfter: 40 * 60 });
+  }
+  for (let i = 0; i < 3; i++) {
+    const v = await hit(t.kv, rule, "s", now + 1500);
+    assert.equal(v.ok, false);
+    assert.equal(v.count, 3);
+    assert.equal(v.retryAfter, 40 * 60 - 1); // 2398.5 s rounds up
+  }
+  // Another subject has its own count.
+  assert.equal((await hit(t.kv, rule, "other", now)).ok, true);
+  // The window ends at the full hour: the last millisecond is still in it.
+  const last = await hit(t.kv, rule, "s", T0 + HOUR - 1);
+  assert.equal(last.ok, false);
+  assert.equal(last.retryAfter, 1);
+  assert.deepEqual(await hit(t.kv, rule, "s", T0 + HOUR), {
+    ok: true,
+    count: 1,
+    retryAfter: 3600,
+  });
+});
+
+Deno.test("rate limit: concurrent hits never pass the limit", async () => {
+  await using t = await testApp();
+  const verdicts = await Promise.all(
+    Array.from({ length: 20 }, () => hit(t.kv, rule, "s", T0)),
+  );
+  assert.equal(verdicts.filter((v) => v.ok).length, 3);
+  assert.deepEqual(verdicts.filter((v) => v.ok).map((v) => v.count).sort(), [1, 2, 3]);
+});
+
+Deno.test("rate limit: subjects are hashed, the window end is in the key, the sweep drops past windows", async () => {
+  await using t = await testApp();
+  await hit(t.kv, rule, "ada@example.org", T0);
+  await hit(t.kv, rule, "203.0.113.9", T0 + HOUR);
+  const dump = await dumpKv(t.kv);
+  assert.ok(!dump.includes("ada@example.org"));
+  assert.ok(!dump.includes("203.0.113.9"));
+  assert.match(
+    dump,
+    new RegExp(`^\\["rate",${T0 + HOUR},"test","[0-9a-f]{32}"\\] \\{"value":"1"\\}$`, "m"),
+  );
+  // Nothing ends before its window does.
+  assert.equal(await sweepRateWindows(t.kv, T0 + HOUR), 0);
+  assert.equal(await sweepRateWindows(t.kv, T0 + HOUR + 1), 1);
+  const left = await dumpKv(t.kv);
+  assert.doesNotMatch(left, new RegExp(`"rate",${T0 + HOUR},`));
+  assert.match(left, new RegExp(`"rate",${T0 + 2 * HOUR},`));
+});
+
+Deno.test("rate limit: every limit of SPEC.md section 8 is a rule, hourly", () => {
+  const want: Record<string, number> = {
+    linkByAddress: 5,
+    linkByOrigin: 5,
+    journal: 60,
+    points: 120,
+    search: 1200,
+    manualCheck: 60,
+    heartbeat: 600,
+    upload: 60,
+    proposalByAddress: 5,
+    proposalByOrigin: 5,
+  };
+  for (const [k, max] of Object.entries(want)) {
+    const r = RULES[k as keyof typeof RULES];
+    assert.equal(r.max, max, k);
+    assert.equal(r.windowMs, HOUR, k);
+  }
+  const names = Object.values(RULES).map((r) => r.name);
+  assert.equal(new Set(names).size, names.length, "rule names are distinct keys");
+});
+
+Deno.test("rate limit: limit() throws 429 with Retry-After and retry_after", async () => {
+  await using t = await testApp();
+  t.clock.advance(59 * MINUTE);
+  for (let i = 0; i < 5; i++) await limit(t.deps, RULES.linkByOrigin, "192.0.2.1");
+  // The same subject under another rule is counted apart.
+  await limit(t.deps, RULES.linkByAddress, "192.0.2.1");
+  const err = await limit(t.deps, RULES.linkByOrigin, "192.0.2.1").then(() => null, (e) => e);
+  assert.ok(err instanceof ApiError);
+  assert.equal(err.status, 429);
+  assert.equal(err.headers["Retry-After"], "60");
+  assert.equal(err.extra.retry_after, 60);
+  t.clock.advance(MINUTE);
+  await limit(t.deps, RULES.linkByOrigin, "192.0.2.1");
+});
+
+Deno.test("rate limit: the minutely sweep job clears ended windows", async () => {
+  await using t = await testApp();
+  const { MINUTELY, runJobs } = await import("../jobs/mod.ts");
+  for (let i = 0; i < 3; i++) await limit(t.deps, RULES.search, `o${i}`);
+  assert.equal((await dumpKv(t.kv)).match(/^\["rate",/gm)?.length, 3);
+  await runJobs(t.deps, MINUTELY);
+  assert.equal((await dumpKv(t.kv)).match(/^\["rate",/gm)?.length, 3);
+  t.clock.advance(HOUR + MINUTE); // the first run after the window ended
+  await runJobs(t.deps, MINUTELY);
+  assert.equal((await dumpKv(t.kv)).match(/^\["rate",/gm), null);
+});
+
+Deno.test("per-origin limits count an IPv6 client by its /64", async () => {
+  await using t = await testApp();
+  for (let i = 1; i <= 5; i++) {
+    const r = await t.req("POST", "/api/verify/request", {
+      body: { email: `v6-${i}@example.org`, age_ok: true },
+      from: `2001:db8:1:2::${i.toString(16)}`,
+    });
+    assert.equal(r.status, 202);
+  }
+  const sixth = await t.req("POST", "/api/verify/request", {
+    body: { email: "v6-6@example.org", age_ok: true },
+    from: "2001:db8:1:2:ffff::9",
+  });
+  assert.equal(sixth.status, 429);
+  const other = await t.req("POST", "/api/verify/request", {
+    body: { email: "v6-7@example.org", age_ok: true },
+    from: "2001:db8:1:3::1",
+  });
+  assert.equal(other.status, 202);
+});

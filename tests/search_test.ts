@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { HOUR } from "../lib/clock.ts";
+import { testApp } from "./_helpers.ts";
+
+type Hit = { id: number; name: string };
+
+Deno.test("search: people by name, org and about; accent and case folded; prefix words", async () => {
+  await using t = await testApp();
+  const a = await t.account("a@example.org", { name: "Zoë Müller" });
+  await t.req("PATCH", "/api/me", {
+    token: a.token,
+    body: { org: "Gärtnerei Nord", about: "Teaching gardening", role: "teacher" },
+  });
+  await t.account("b@example.org", { name: "Bob Stone" });
+  await t.account("u@example.org"); // unnamed: never found
+  const r = await t.req("GET", "/api/search?q=zoe%20MULL");
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.ok, true);
+  assert.deepEqual(r.body.people, [{
+    id: a.account.id,
+    name: "Zoë Müller",
+    org: "Gärtnerei Nord",
+    role: "teacher",
+    about: "Teaching gardening",
+  }]);
+  assert.deepEqual(r.body.journal, []);
+  assert.deepEqual(r.body.modules, []);
+  assert.equal((await t.req("GET", "/api/search?q=gartn")).body.people.length, 1);
+  assert.equal((await t.req("GET", "/api/search?q=garden")).body.people.length, 1);
+  assert.equal((await t.req("GET", "/api/search?q=zoe%20stone")).body.people.length, 0);
+  assert.equal((await t.req("GET", "/api/search?q=stone")).body.people[0].name, "Bob Stone");
+  // Text of the sign-in address is not searchable.
+  assert.equal((await t.req("GET", "/api/search?q=example")).body.people.length, 0);
+});
+
+Deno.test("search: results change atomically with the records", async () => {
+  await using t = await testApp();
+  const a = await t.account("a@example.org", { name: "Ada Lovelace" });
+  const e = await t.req("POST", "/api/me/journal", {
+    token: a.token,
+    body: { text: "Thinking about analytical engines" },
+  });
+  const q = async (s: string) =>
+    (await t.req("GET", `/api/search?q=${encodeURIComponent(s)}`)).body;
+  const r = await q("analytic");
+  assert.equal(r.journal.length, 1);
+  assert.deepEqual(Object.keys(r.journal[0]).sort(), ["actor_id", "created", "id", "name", "text"]);
+  assert.equal(r.journal[0].actor_id, a.account.id);
+  assert.equal(r.journal[0].name, "Ada Lovelace");
+  // Made private: gone at once; public again: back.
+  await t.req("PATCH", `/api/me/journal/${e.body.id}`, { token: a.token, body: { public: false } });
+  assert.equal((await q("analytic")).journal.length, 0);
+  await t.req("PATCH", `/api/me/journal/${e.body.id}`, { token: a.token, body: { public: true } });
+  assert.equal((await q("analytic")).journal.length, 1);
+  // Edited text: the old words stop matching.
+  await t.req("PATCH", `/api/me/journal/${e.body.id}`, {
+    token: a.token,
+    body: { text: "Now about looms" },
+  });
+  assert.equal((await q("analytic")).journal.length, 0);
+  assert.equal((await q("looms")).journal.length, 1);
+  // Deleted: gone, and its index entries too.
+  await t.req("DELETE", `/api/me/journal/${e.body.id}`, { token: a.token });
+  assert.equal((await q("looms")).journal.length, 0);
+  for await (const k of t.kv.list({ prefix: ["search", "journal"] })) assert.fail(`left: ${k.key}`);
+  // Renamed: the old name stops matching; the name cleared: not searchable at all.
+  await t.req("PATCH", "/api/me", { token: a.token, body: { name: "Augusta King" } });
+  assert.equal((await q("lovelace")).people.length, 0);
+  assert.equal((await q("augusta")).people.length, 1);
+  await t.req("PATCH", "/api/me", { token: a.token, body: { name: "" } });
+  assert.equal((await q("augusta")).people.length, 0);
+  for await (const k of t.kv.list({ prefix: ["search", "person"] })) assert.fail(`left: ${k.key}`);
+});
+
+Deno.test("search: private entries and entries of unnamed accounts never show", async () => {
+  await using t = await testApp();
+  const a = await t.account("a@example.org", { name: "Ada" });
+  const u = await t.account("u@example.org");
+  await t.req("POST", "/api/me/journal", {
+    token: a.token,
+    body: { text: "hidden zebra", public: false },
+  });
+  await t.req("POST", "/api/me/journal", { token: u.token, body: { text: "nameless zebra" } });
+  await t.req("POST", "/api/me/journal", { token: a.token, body: { text: "visible zebra" } });
+  const r = await t.req("GET", "/api/search?q=zebra");
+  assert.deepEqual(r.body.journal.map((j: { text: string }) => j.text), ["visible zebra"]);
+  const people: Hit[] = r.body.people;
+  assert.equal(people.length, 0);
+});
+
+Deno.test("search: q must be at least 2 characters; 1200 an hour per origin", async () => {
+  await using t = await testApp();
+  for (const q of ["", "a", "%20a%20"]) {
+    const r = await t.req("GET", `/api/search?q=${q}`);
+    assert.equal(r.status, 400, q);
+    assert.equal(r.body.field, "q");
+  }
+  assert.equal((await t.req("GET", "/api/search")).status, 400);
+  assert.equal((await t.req("GET", `/api/search?q=${"x".repeat(201)}`)).status, 400);
+  const none = await t.req("GET", "/api/search?q=%21%21");
+  assert.deepEqual(none.body, { ok: true, people: [], journal: [], modules: [] });
+  for (let i = 0; i < 1200; i++) {
+    const r = await t.req("GET", "/api/search?q=ab", { from: "203.0.113.9" });
+    if (r.status !== 200) assert.fail(`call ${i} answered ${r.status}`);
+  }
+  const over = await t.req("GET", "/api/search?q=ab", { from: "203.0.113.9" });
+  assert.equal(over.status, 429);
+  assert.ok(Number(over.headers.get("retry-after")) > 0);
+  assert.equal((await t.req("GET", "/api/search?q=ab", { from: "203.0.113.10" })).status, 200);
+  t.clock.advance(HOUR);
+  assert.equal((await t.req("GET", "/api/search?q=ab", { from: "203.0.113.9" })).status, 200);
+});
+
+Deno.test("search: a rare word narrows a word with more index entries than one scan reads", async () => {
+  await using t = await testApp();
+  const { account, token } = await t.account("a@example.org", { name: "Ada" });
+  // 2 100 public entries say "common"; the newest one also says "rare", so a scan of
+  // "common" (ids in ascending order, capped) never reaches it.
+  let op = t.kv.atomic();
+  for (let id = 1; id <= 2100; id++) {
+    const e = {
+      id,
+      account: account.id,
+      text: `common ${id}`,
+      public: true,
+      created: 0,
+      updated: null,
+    };
+    op.set(["journal", id], e).set(["journal_by_account", account.id, id], true)
+      .set(["search", "journal", "common", id], true);
+    if (id % 300 === 0) {
+      await op.commit();
+      op = t.kv.atomic();
+    }
+  }
+  await op.set(["ids", "journal"], new Deno.KvU64(2100n)).commit();
+  const first = await t.req("POST", "/api/me/journal", { token, body: { text: "common rare" } });
+  assert.equal(first.body.id, 2101);
+  const both = await t.req("GET", "/api/search?q=common%20rare");
+  assert.deepEqual(both.body.journal.map((j: { id: number }) => j.id), [first.body.id]);
+  const rareFirst = await t.req("GET", "/api/search?q=rare%20comm");
+  assert.equal(rareFirst.body.journal.length, 1);
+  const common = await t.req("GET", "/api/search?q=common");
+  assert.equal(common.body.journal.length, 20);
+});
+
+Deno.test("search and accounts routes are in the OpenAPI document; wrong methods answer 405", async () => {
+  await using t = await testApp();
+  const doc = await t.req("GET", "/api/openapi.json");
+  assert.equal(doc.status, 200);
+  for (
+    const p of [
+      "/me/journal",
+      "/me/journal/{id}",
+      "/search",
+      "/profiles/{id}",
+      "/profiles/slug/{name}",
+      "/avatars/{id}",
+      "/me/avatar",
+      "/me/apply",
+      "/applications",
+      "/applications/{id}",
+      "/me/invites",
+      "/invites",
+      "/actors",
+      "/me/export",
+    ]
+  ) assert.ok(doc.body.paths[`/api${p}`], p);
+  assert.ok(doc.body.paths["/api/me"].patch && doc.body.paths["/api/me"].delete);
+  const wrong = await t.req("PUT", "/api/me/journal");
+  assert.equal(wrong.status, 405);
+  assert.equal((await t.req("POST", "/api/search?q=ab")).status, 405);
+});
