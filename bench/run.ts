@@ -6,7 +6,8 @@
  * counted). Also cold start (spawn to the first healthz answer) and idle RSS of both.
  * Then runs the other areas' bench scripts that exist; each prints its own table.
  *
- * Options (environment): BENCH_SECONDS (per run, default 5), BENCH_CONNECTIONS (default 10).
+ * Options (environment): BENCH_SECONDS (per run, default 5), BENCH_CONNECTIONS (default 10),
+ * BENCH_OTHERS=0 (skip the other areas' scripts).
  * Linux only (/proc). Exit 1 when a target is missed.
  */
 import autocannon from "autocannon";
@@ -245,7 +246,8 @@ async function main(): Promise<number> {
     for (const [name, ok] of checks) console.log(`${ok ? "met   " : "MISSED"} ${name}`);
     let missed = checks.some(([, ok]) => !ok);
 
-    for (const name of OTHER_BENCHES) {
+    const others = Deno.env.get("BENCH_OTHERS") === "0" ? [] : OTHER_BENCHES;
+    for (const name of others) {
       const file = `bench/${name}.ts`;
       try {
         await Deno.stat(`${ROOT}${file}`);
