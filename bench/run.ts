@@ -1,2 +1,276 @@
-// The benchmarks; written in the foundation issue.
-console.log("no benchmarks yet");
+/**
+ * `deno task bench`: the service (main.ts, a KV file in a temp dir) next to a bare Deno.serve
+ * answering the same JSON (bench/_bare.ts), both as processes on 127.0.0.1, loaded in turn
+ * by autocannon from this process. Per endpoint: req/s, p99 latency, and the server's own CPU
+ * time per request (utime + stime from /proc/<pid>/stat, so the load generator's CPU is not
+ * counted). Also cold start (spawn to the first healthz answer) and idle RSS of both.
+ * Then runs the other areas' bench scripts that exist; each prints its own table.
+ *
+ * Options (environment): BENCH_SECONDS (per run, default 5), BENCH_CONNECTIONS (default 10),
+ * BENCH_OTHERS=0 (skip the other areas' scripts).
+ * Linux only (/proc). Exit 1 when a target is missed.
+ */
+import autocannon from "autocannon";
+import { openKv, transact } from "../kv/_atomic.ts";
+import { prepareAccount } from "../kv/accounts.ts";
+import { MIGRATIONS, runMigrations } from "../kv/migrations.ts";
+import { prepareSession } from "../kv/sessions.ts";
+import { accountView } from "../routes/me.ts";
+import { ROOT, serverEnv, type ServerProcess, spawnListening, taskArgs } from "../tests/_server.ts";
+
+const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
+const CONNECTIONS = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 10);
+const COLD_RUNS = 5;
+const TICK_MS = 10; // USER_HZ is 100 on Linux: /proc times are in 1/100 s.
+const OTHER_BENCHES = ["search", "catalogue", "heartbeat", "files"];
+
+const TARGETS = { meCpuRatio: 6, coldStartRatio: 2, idleRssMiB: 60 };
+
+interface Target {
+  name: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+interface Run {
+  rps: number;
+  p99: number;
+  cpuUs: number;
+  requests: number;
+  errors: number;
+}
+
+async function cpuTicks(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  // Fields after the command name (which may hold spaces) start at field 3.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]); // utime, stime
+}
+
+async function rssMiB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const kb = Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** Milliseconds from spawn to the first 200 from /api/healthz; median of COLD_RUNS. */
+async function coldStart(t: Target): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < COLD_RUNS + 1; i++) {
+    const port = freePort();
+    const started = performance.now();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: t.args,
+      cwd: ROOT,
+      env: { ...t.env, PORT: String(port) },
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      for (;;) {
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}/api/healthz`);
+          await res.body?.cancel();
+          if (res.ok) break;
+        } catch { /* not listening yet */ }
+        if (performance.now() - started > 30_000) throw new Error(`${t.name} did not start`);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      // The first run fills the module cache after a code change; it is not counted.
+      if (i > 0) times.push(performance.now() - started);
+    } finally {
+      child.kill("SIGKILL");
+      await child.status;
+    }
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+async function load(server: ServerProcess, path: string, token?: string): Promise<Run> {
+  const opts = {
+    url: `${server.url}${path}`,
+    connections: CONNECTIONS,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  };
+  // Warm-up: JIT, connection setup, the session's once-a-minute last_used write.
+  await autocannon({ ...opts, duration: 1 });
+  const before = await cpuTicks(server.pid);
+  const r = await autocannon({ ...opts, duration: SECONDS });
+  const after = await cpuTicks(server.pid);
+  const requests = r.requests.total;
+  return {
+    rps: r.requests.average,
+    p99: r.latency.p99,
+    cpuUs: requests ? ((after - before) * TICK_MS * 1000) / requests : NaN,
+    requests,
+    errors: r.errors + r.non2xx + r.timeouts,
+  };
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
+  return [line(rows[0]), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`]
+    .concat(rows.slice(1).map(line)).join("\n");
+}
+
+const f0 = (n: number) => n.toFixed(0);
+const f1 = (n: number) => n.toFixed(1);
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+
+async function seed(kvPath: string): Promise<{ token: string; me: string }> {
+  const kv = await openKv(kvPath);
+  try {
+    const now = Date.now();
+    await runMigrations(kv, now);
+    const { account, token } = await transact(async () => {
+      const acc = await prepareAccount(kv, "bench@example.org", "Bench Mark", now);
+      const s = await prepareSession(kv, acc.account.id, now);
+      return {
+        op: s.apply(acc.apply(kv.atomic())),
+        result: { account: acc.account, token: s.token },
+      };
+    });
+    return { token, me: JSON.stringify(accountView(account)) };
+  } finally {
+    kv.close();
+  }
+}
+
+async function main(): Promise<number> {
+  if (Deno.build.os !== "linux") {
+    console.error("deno task bench reads /proc: run it on Linux");
+    return 2;
+  }
+  const dir = await Deno.makeTempDir({ prefix: "bench-" });
+  try {
+    const kvPath = `${dir}/kv.sqlite3`;
+    const { token, me } = await seed(kvPath);
+    const healthz = JSON.stringify({ ok: true, db: "ok", migrations: MIGRATIONS.length });
+    const app: Target = {
+      name: "service",
+      args: await taskArgs("start"),
+      env: serverEnv({ HOSTNAME: "127.0.0.1", KV_PATH: kvPath, BASE_URL: "http://bench.local" }),
+    };
+    const bare: Target = {
+      name: "bare",
+      args: ["run", "--allow-net", "--allow-env", "bench/_bare.ts"],
+      env: serverEnv({ HOSTNAME: "127.0.0.1", BARE_HEALTHZ: healthz, BARE_ME: me }),
+    };
+
+    console.log(
+      `bench: ${SECONDS} s per run, ${CONNECTIONS} connections, autocannon in this process, ` +
+        `${navigator.hardwareConcurrency} cores, deno ${Deno.version.deno}\n`,
+    );
+    const cold = { bare: await coldStart(bare), app: await coldStart(app) };
+
+    const rows: string[][] = [[
+      "endpoint",
+      "bare req/s",
+      "service req/s",
+      "bare p99 ms",
+      "service p99 ms",
+      "bare CPU µs/req",
+      "service CPU µs/req",
+      "CPU ratio",
+    ]];
+    const runs: Record<string, { bare: Run; app: Run }> = {};
+    const rss = { bare: 0, app: 0, bareLoaded: 0, appLoaded: 0 };
+    {
+      await using b = await spawnListening(bare.args, { ...bare.env, PORT: "0" });
+      await using a = await spawnListening(app.args, { ...app.env, PORT: "0" });
+      // Idle: started, answered one call, settled.
+      for (const s of [a, b]) await (await fetch(`${s.url}/api/healthz`)).body?.cancel();
+      const check = await fetch(`${a.url}/api/me`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      if (check.status !== 200) throw new Error(`GET /api/me answered ${check.status}`);
+      await check.body?.cancel();
+      await new Promise((r) => setTimeout(r, 1500));
+      rss.bare = await rssMiB(b.pid);
+      rss.app = await rssMiB(a.pid);
+      for (const [path, auth] of [["/api/healthz", undefined], ["/api/me", token]] as const) {
+        const br = await load(b, path, auth);
+        const ar = await load(a, path, auth);
+        runs[path] = { bare: br, app: ar };
+        for (const [who, r] of [["bare", br], ["service", ar]] as const) {
+          if (r.errors) console.error(`${who} ${path}: ${r.errors} errors or non-2xx answers`);
+        }
+        rows.push([
+          `GET ${path}`,
+          f0(br.rps),
+          f0(ar.rps),
+          String(br.p99),
+          String(ar.p99),
+          f1(br.cpuUs),
+          f1(ar.cpuUs),
+          ratio(ar.cpuUs, br.cpuUs),
+        ]);
+      }
+      rss.bareLoaded = await rssMiB(b.pid);
+      rss.appLoaded = await rssMiB(a.pid);
+    }
+
+    console.log(table(rows));
+    console.log();
+    console.log(table([
+      ["process", "bare", "service", "ratio"],
+      ["cold start ms (median of 5)", f0(cold.bare), f0(cold.app), ratio(cold.app, cold.bare)],
+      ["idle RSS MiB", f1(rss.bare), f1(rss.app), ratio(rss.app, rss.bare)],
+      ["RSS after load MiB", f1(rss.bareLoaded), f1(rss.appLoaded), ""],
+    ]));
+
+    const me_ = runs["/api/me"];
+    const checks: [string, boolean][] = [
+      [
+        `GET /api/me CPU per request <= ${TARGETS.meCpuRatio}x bare`,
+        me_.app.cpuUs / me_.bare.cpuUs <= TARGETS.meCpuRatio,
+      ],
+      [
+        `cold start <= ${TARGETS.coldStartRatio}x bare`,
+        cold.app / cold.bare <= TARGETS.coldStartRatio,
+      ],
+      [`idle RSS < ${TARGETS.idleRssMiB} MiB`, rss.app < TARGETS.idleRssMiB],
+      ["no errors under load", Object.values(runs).every((r) => !r.app.errors && !r.bare.errors)],
+    ];
+    console.log();
+    for (const [name, ok] of checks) console.log(`${ok ? "met   " : "MISSED"} ${name}`);
+    let missed = checks.some(([, ok]) => !ok);
+
+    const others = Deno.env.get("BENCH_OTHERS") === "0" ? [] : OTHER_BENCHES;
+    for (const name of others) {
+      const file = `bench/${name}.ts`;
+      try {
+        await Deno.stat(`${ROOT}${file}`);
+      } catch {
+        continue;
+      }
+      console.log(`\n## ${file}\n`);
+      const { code } = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", file],
+        cwd: ROOT,
+        stdin: "null",
+        stdout: "inherit",
+        stderr: "inherit",
+      }).output();
+      if (code !== 0) {
+        console.error(`${file} exited with ${code}`);
+        missed = true;
+      }
+    }
+    return missed ? 1 : 0;
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+if (import.meta.main) Deno.exit(await main());

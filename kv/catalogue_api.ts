@@ -12,6 +12,7 @@ import {
   searchText,
   setModuleField,
   slugsOf,
+  VERSION_KEY,
 } from "./modules.ts";
 import { candidates, matchesAll } from "./search_index.ts";
 
@@ -37,6 +38,21 @@ export interface ProfileModule {
 
 const newestFirst = (a: Module, b: Module) =>
   (b.published_at ?? 0) - (a.published_at ?? 0) || a.slug.localeCompare(b.slug);
+
+/**
+ * A contributor's name is part of the published catalogue (contributors: [{id, name}]). A
+ * rename adds to the catalogue's version in the rename's own atomic when the account has
+ * modules, so the document and GET /api/modules/meta rebuild at once; true when it did.
+ */
+export async function nameInCatalogue(
+  kv: Deno.Kv,
+  accountId: number,
+  op: Deno.AtomicOperation,
+): Promise<boolean> {
+  if ((await slugsOf(kv, accountId)).length === 0) return false;
+  op.sum(VERSION_KEY, 1n);
+  return true;
+}
 
 /** Published modules matching every query word (see kv/search_index.ts), newest first. */
 export async function searchModules(

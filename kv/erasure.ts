@@ -22,6 +22,9 @@ export async function eraseAccount(
 ): Promise<ErasureCounts> {
   const { kv } = deps;
   const totals: ErasureCounts = { kept: 0, unpublished: 0, deleted: 0 };
+  // Every device is signed out first: a request of another device during the erasure would
+  // otherwise write into an area already erased and leave orphaned data behind.
+  await endAllSessions(kv, account.id);
   for (const part of accountParts) {
     const got = await part.erase(deps, account, decisions);
     totals.kept += got.kept ?? 0;
@@ -55,6 +58,7 @@ export async function eraseAccount(
     }
   }
   await op.commit();
+  // Again, for a session that a link opened while the erasure ran.
   await endAllSessions(kv, account.id);
   await dropLinksTo(kv, account.email);
   await dropMailTo(kv, account.email);

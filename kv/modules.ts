@@ -8,7 +8,8 @@ import { trailAppend, type TrailEntry } from "./trail.ts";
  * Modules of the catalogue, addressed by slug. Key layout:
  *   ["modules", slug]                         -> Module
  *   ["modules_by_account", account_id, slug]  -> true   (contributor index)
- *   ["catalogue_version"]                     -> Deno.KvU64, summed in every module write
+ *   ["catalogue_version"]                     -> Deno.KvU64, summed in every module write (and
+ *                                               in a contributor's rename, kv/catalogue_api.ts)
  *   ["search", "module", term, slug]          -> true   (kv/search_index.ts; published only)
  * Every write goes through `writeModule`, which puts the record, the contributor index,
  * the search index and the catalogue version in the caller's atomic, so none of them can

@@ -8,6 +8,7 @@ import {
   type Profile,
   slugKey,
 } from "./accounts.ts";
+import { nameInCatalogue } from "./catalogue_api.ts";
 import { indexChange } from "./search_index.ts";
 import { trailAppend } from "./trail.ts";
 
@@ -15,7 +16,8 @@ import { trailAppend } from "./trail.ts";
  * Profile edits (PATCH /api/me). Writes only keys of kv/accounts.ts:
  *   ["accounts", id], ["accounts_by_slug", slug], and the person entries of
  *   ["search", "person", term, id] (kv/search_index.ts)
- * plus one trail line per changed field, all in one atomic with a check on the account.
+ * plus one trail line per changed field, all in one atomic with a check on the account; a
+ * rename of a contributor also adds to ["catalogue_version"] (kv/catalogue_api.ts).
  */
 
 /** Every ISO 639-1 code: the service's own list of languages a profile may name. */
@@ -93,6 +95,7 @@ export async function updateProfile(
       if (slug) op.check({ key: slugKey(slug), versionstamp: null }).set(slugKey(slug), old.id);
     }
     indexChange(op, "person", old.id, personText(old), personText(next));
+    if (name !== old.name) await nameInCatalogue(kv, old.id, op);
     const ref = `account:${old.id}`;
     const trail = await trailAppend(
       kv,

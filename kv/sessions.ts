@@ -1,5 +1,6 @@
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
+import { type Account, accountKey } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 
 /**
@@ -8,6 +9,10 @@ import { claimId } from "./ids.ts";
  *   ["sessions_by_account", account_id, id]    -> token_hash
  * Both are written and deleted together; expiry is in the value (the KV expireIn only
  * cleans up afterwards).
+ *
+ * A token is `<account id>_<256 random bits, base64url>`: the id lets one KV read fetch the
+ * session and its account together (each KV operation costs more CPU than the rest of a
+ * request). The id is no secret; the whole token is hashed, so it cannot be swapped.
  */
 
 export const TOKEN_LIFE = 30 * DAY;
@@ -37,7 +42,7 @@ export async function prepareSession(
   now: number,
 ): Promise<NewSession> {
   const claim = await claimId(kv, "session");
-  const token = randomToken(32);
+  const token = `${account}_${randomToken(32)}`;
   const hash = await sha256hex(token);
   const session: Session = {
     id: claim.id,
@@ -63,26 +68,38 @@ export interface ActiveSession {
   hash: string;
 }
 
-/** The live session behind a bearer token, or null (unknown, ended or expired). */
+const TOKEN_FORM = /^([1-9]\d{0,15})_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The live session behind a bearer token and its account, in one KV read; null when the
+ * token is malformed, unknown, ended or expired, or its account is gone.
+ */
 export async function findSession(
   kv: Deno.Kv,
   token: string,
   now: number,
-): Promise<ActiveSession | null> {
-  if (token.length < 20 || token.length > 200) return null;
+): Promise<(ActiveSession & { account: Account }) | null> {
+  const form = token.match(TOKEN_FORM);
+  if (!form) return null;
   const hash = await sha256hex(token);
-  const entry = await kv.get<Session>(sessionKey(hash));
+  const [entry, acc] = await kv.getMany<[Session, Account]>([
+    sessionKey(hash),
+    accountKey(Number(form[1])),
+  ]);
   const session = entry.value;
-  if (!session || session.expires <= now) return null;
+  const account = acc.value;
+  if (!session || session.expires <= now || !account || session.account !== account.id) {
+    return null;
+  }
   if (now - session.last_used >= LAST_USED_GRANULARITY) {
     // Best effort: a lost race only means another request already moved last_used.
     const touched = { ...session, last_used: now };
     await kv.atomic().check(entry).set(sessionKey(hash), touched, {
       expireIn: Math.max(session.expires - now + DAY, 1),
     }).commit();
-    return { session: touched, hash };
+    return { session: touched, hash, account };
   }
-  return { session, hash };
+  return { session, hash, account };
 }
 
 export async function listSessions(kv: Deno.Kv, account: number): Promise<ActiveSession[]> {

@@ -1,4 +1,4 @@
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Config } from "./config.ts";
 
 export interface Mail {
@@ -25,26 +25,40 @@ export function createMailer(config: Config): Mailer {
 export function smtpMailer(url: string, from: string): Mailer {
   const u = new URL(url);
   const secure = u.protocol === "smtps:";
-  const transport = nodemailer.createTransport({
-    host: u.hostname.replace(/^\[|\]$/g, ""),
-    port: Number(u.port) || (secure ? 465 : 25),
-    secure,
-    // STARTTLS when the relay offers it, plain otherwise (a local relay may offer neither).
-    ignoreTLS: false,
-    requireTLS: false,
-    auth: u.username
-      ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) }
-      : undefined,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 20_000,
-    logger: false,
-    debug: false,
-  });
+  // nodemailer is loaded on the first mail, not at start: it is a third of the start-up time.
+  let transport: Promise<Transporter> | null = null;
+  const connect = async () => {
+    const { default: nodemailer } = await import("nodemailer");
+    return nodemailer.createTransport({
+      host: u.hostname.replace(/^\[|\]$/g, ""),
+      port: Number(u.port) || (secure ? 465 : 25),
+      secure,
+      // STARTTLS when the relay offers it, plain otherwise (a local relay may offer neither).
+      ignoreTLS: false,
+      requireTLS: false,
+      auth: u.username
+        ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) }
+        : undefined,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+      logger: false,
+      debug: false,
+    });
+  };
   return {
     kind: secure ? "smtps" : "smtp",
     async send(mail) {
-      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+      transport ??= connect().catch((err) => {
+        transport = null;
+        throw err;
+      });
+      await (await transport).sendMail({
+        from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+      });
     },
   };
 }

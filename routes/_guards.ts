@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import { type Account, getAccount, isOwner, isTeam } from "../kv/accounts.ts";
+import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
 import { hit, type Rule } from "../kv/rate_limit.ts";
 import { findSession } from "../kv/sessions.ts";
 import { MINUTE } from "../lib/clock.ts";
@@ -24,11 +24,9 @@ async function resolveBearer(deps: Deps, c: Ctx): Promise<Account | null> {
   if (!token) return null;
   const found = await findSession(deps.kv, token, deps.clock.now());
   if (!found) return null;
-  const acc = await getAccount(deps.kv, found.session.account);
-  if (!acc.value) return null;
-  c.set("account", acc.value);
+  c.set("account", found.account);
   c.set("session", { ...found.session, hash: found.hash });
-  return acc.value;
+  return found.account;
 }
 
 /** Any valid bearer token; 401 otherwise. */

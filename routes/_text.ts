@@ -4,14 +4,28 @@ const CONTROL = /\p{Cc}/u;
 /** Control characters other than newline, carriage return and tab. */
 const CONTROL_BUT_LINES = /[^\P{Cc}\n\r\t]/u;
 
-/** Trimmed one-line text up to `max` characters, without control characters. */
+/** Trimmed one-line text up to `max` characters, without control characters or lone surrogates. */
 export const oneLine = (max: number) =>
-  z.string().trim().max(max).refine((s) => !CONTROL.test(s), {
+  z.string().trim().max(max).refine((s) => s.isWellFormed() && !CONTROL.test(s), {
     message: "must be one line of text without control characters",
   });
 
-/** Trimmed text up to `max` characters; newlines and tabs allowed, other controls not. */
+/** Trimmed text up to `max` characters; newlines and tabs allowed, other controls and lone
+ * surrogates (not text: they cannot be written as UTF-8) not. */
 export const multiLine = (max: number, min = 0) =>
-  z.string().trim().min(min).max(max).refine((s) => !CONTROL_BUT_LINES.test(s), {
-    message: "must not contain control characters",
-  });
+  z.string().trim().min(min).max(max).refine(
+    (s) => s.isWellFormed() && !CONTROL_BUT_LINES.test(s),
+    {
+      message: "must not contain control characters",
+    },
+  );
+
+/**
+ * Characters as people count them (code points), as zod's own string bounds count them; for the
+ * checks written by hand. `String.length` counts UTF-16 units: an emoji would count twice.
+ */
+export function chars(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}

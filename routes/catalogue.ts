@@ -28,6 +28,7 @@ import { emailSchema } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
 import { type AppEnv, bearer, body, type Ctx, errors, idParam, json, router } from "./_api.ts";
 import { actorRef, optionalToken, requireToken } from "./_guards.ts";
+import { chars, multiLine, oneLine } from "./_text.ts";
 
 const Contributor = z.object({ id: z.number().int(), name: z.string() }).openapi("Contributor");
 
@@ -57,7 +58,9 @@ const slugParam = z.string().regex(SLUG_RE).openapi({
   example: "pond-life",
 });
 
-const text = (max: number) => z.string().trim().max(max);
+// Module texts refuse control characters (newlines and tabs aside) and lone surrogates, as
+// profile texts do; a title is one line.
+const text = (max: number) => multiLine(max);
 
 const FactsSchema = z.array(
   z.tuple([text(LIMITS.factLabel), text(LIMITS.factValue)]),
@@ -65,17 +68,17 @@ const FactsSchema = z.array(
   message: `at most ${LIMITS.facts} pairs with both sides filled`,
 });
 
-const GetsSchema = z.union([z.array(text(LIMITS.getsLine)), z.string().max(10_000)])
+const GetsSchema = z.union([z.array(text(LIMITS.getsLine)), text(10_000)])
   .transform((g, ctx) => {
     const lines = cleanGets(typeof g === "string" ? g.split(/\r?\n/) : g);
-    if (lines.some((l) => l.length > LIMITS.getsLine)) {
+    if (lines.some((l) => chars(l) > LIMITS.getsLine)) {
       ctx.addIssue({ code: "custom", message: `lines up to ${LIMITS.getsLine} characters` });
     }
     return lines;
   }).refine((g) => g.length <= LIMITS.gets, { message: `at most ${LIMITS.gets} lines` });
 
 const PatchSchema = z.object({
-  title: text(LIMITS.title[1]).min(LIMITS.title[0]).optional(),
+  title: oneLine(LIMITS.title[1]).min(LIMITS.title[0]).optional(),
   who: text(LIMITS.who).optional(),
   lede: text(LIMITS.lede).optional(),
   about: text(LIMITS.about).optional(),

@@ -56,6 +56,7 @@ import {
   requireTeam,
 } from "./_guards.ts";
 import { honeypot } from "./requests.ts";
+import { multiLine, oneLine } from "./_text.ts";
 
 const httpsUrl = z.string().trim().max(500).refine((v) => {
   if (!URL.canParse(v)) return false;
@@ -64,16 +65,16 @@ const httpsUrl = z.string().trim().max(500).refine((v) => {
 }, { message: "must be an https:// link without credentials" });
 
 const ProposalBody = z.object({
-  name: z.string().trim().min(2).max(120),
+  name: oneLine(120).min(2),
   email: emailSchema,
-  title: z.string().trim().min(3).max(160),
+  title: oneLine(160).min(3),
   area: z.enum(AREAS).nullish().transform((v) => v ?? "other"),
-  summary: z.string().trim().min(1).max(4000),
-  trail: z.string().max(12000).nullish().transform((v) => v ?? ""),
+  summary: multiLine(4000, 1),
+  trail: multiLine(12000).nullish().transform((v) => v ?? ""),
   records: z.array(RecordSchema).max(MAX_RECORDS).nullish(),
   chain: ChainSchema.nullish(),
   files: z.array(z.object({
-    label: z.string().trim().max(120).nullish().transform((v) => v ?? ""),
+    label: oneLine(120).nullish().transform((v) => v ?? ""),
     url: httpsUrl,
   })).max(10).nullish().transform((v) => v ?? []),
   attribution: z.enum(["keep", "remove"]).nullish().transform((v) => v ?? "keep"),
@@ -146,7 +147,7 @@ const PublicStatus = z.object({
 
 const Patch = z.object({
   status: z.enum(["reviewing", "admitted", "rejected", "published", "withdrawn"]).optional(),
-  reason: z.string().trim().max(MAX_REASON).nullish().transform((v) => v ?? ""),
+  reason: multiLine(MAX_REASON).nullish().transform((v) => v ?? ""),
   attribution: z.enum(["keep", "remove"]).optional(),
 }).openapi("ProposalChange");
 

@@ -37,6 +37,16 @@ export const entryView = (e: JournalEntry) => ({
   updated: isoOrNull(e.updated),
 });
 
+/**
+ * Answer of POST and PATCH: `{ok, item}` like every other write of SPEC.md ("answers 201 with
+ * item"), with the entry's fields repeated at the top level for clients that read them there.
+ */
+const EntryAnswer = Entry.extend({ ok: z.literal(true), item: Entry }).openapi("JournalAnswer");
+const entryAnswer = (e: JournalEntry) => {
+  const item = entryView(e);
+  return { ok: true as const, item, ...item };
+};
+
 export function journalRoutes(deps: Deps) {
   const app = router();
   const auth = [requireToken(deps)];
@@ -67,14 +77,14 @@ export function journalRoutes(deps: Deps) {
       security: bearer,
       middleware: auth,
       request: body(NewEntry),
-      responses: { 201: json(Entry, "Created"), ...errors(400, 401, 429) },
+      responses: { 201: json(EntryAnswer, "Created"), ...errors(400, 401, 429) },
     }),
     async (c) => {
       const input = c.req.valid("json");
       const account = c.get("account").id;
       await limit(deps, RULES.journal, account);
       const e = await addEntry(deps.kv, account, input, deps.clock.now());
-      return c.json(entryView(e), 201);
+      return c.json(entryAnswer(e), 201);
     },
   );
 
@@ -87,14 +97,14 @@ export function journalRoutes(deps: Deps) {
       security: bearer,
       middleware: auth,
       request: { ...param, ...body(EntryPatch) },
-      responses: { 200: json(Entry), ...errors(400, 401, 404) },
+      responses: { 200: json(EntryAnswer), ...errors(400, 401, 404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
       const patch = c.req.valid("json");
       const e = await updateEntry(deps.kv, c.get("account").id, id, patch, deps.clock.now());
       if (!e) fail(404, "no such journal entry");
-      return c.json(entryView(e), 200);
+      return c.json(entryAnswer(e), 200);
     },
   );
 

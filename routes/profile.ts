@@ -8,6 +8,7 @@ import {
   setAvatar,
 } from "../kv/avatars.ts";
 import { modulesOf } from "../kv/catalogue_api.ts";
+import { catalogueChanged } from "../kv/catalogue_doc.ts";
 import { listEntries } from "../kv/journal.ts";
 import { LANGS, PROFILE_ROLES, updateProfile } from "../kv/profile.ts";
 import { iso, isoDate, isoOrNull } from "../lib/clock.ts";
@@ -15,16 +16,16 @@ import type { Deps } from "../lib/deps.ts";
 import { canonicalEmail } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
 import { bearer, body, errors, idParam, json, router } from "./_api.ts";
-import { multiLine, oneLine } from "./_text.ts";
+import { chars, multiLine, oneLine } from "./_text.ts";
 import { requireToken } from "./_guards.ts";
 import { avatarUrl, ProfileSchema } from "./me.ts";
 
 const langSet = new Set(LANGS);
 
 const ProfilePatch = z.object({
-  name: z.string().trim().refine((s) => s === "" || (s.length >= 2 && s.length <= 120), {
+  name: z.string().trim().refine((s) => s === "" || (chars(s) >= 2 && chars(s) <= 120), {
     message: "must be 2 to 120 characters (empty clears)",
-  }).refine((s) => !/\p{Cc}/u.test(s), { message: "must be one line of text" })
+  }).refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), { message: "must be one line of text" })
     .optional(),
   org: oneLine(200).optional(),
   role: z.enum(["", ...PROFILE_ROLES]).optional(),
@@ -167,8 +168,11 @@ export function profileRoutes(deps: Deps) {
     }),
     async (c) => {
       const patch = c.req.valid("json");
-      const next = await updateProfile(deps.kv, c.get("account").id, patch, deps.clock.now());
+      const before = c.get("account");
+      const next = await updateProfile(deps.kv, before.id, patch, deps.clock.now());
       if (!next) fail(401, "sign-in required: send a valid bearer token");
+      // Contributor names are in the catalogue file too.
+      if (next.name !== before.name) await catalogueChanged(deps);
       return c.json({
         ok: true as const,
         name: next.name,

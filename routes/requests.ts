@@ -15,6 +15,7 @@ import { emailSchema } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
 import { type AppEnv, body, errors, flag, idParam, json, router, team } from "./_api.ts";
 import { actorRef, requireTeam } from "./_guards.ts";
+import { multiLine, oneLine } from "./_text.ts";
 
 /**
  * A filled `website` field (the honeypot) answers 202 before validation, so a bot learns
@@ -31,14 +32,14 @@ export const honeypot = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 const RequestBody = z.object({
-  name: z.string().trim().min(2).max(120),
+  name: oneLine(120).min(2),
   email: emailSchema,
   kind: z.string().max(40).nullish().transform((v): RequestKind =>
     REQUEST_KINDS.includes(v as RequestKind) ? v as RequestKind : "other"
   ).openapi({ type: "string", enum: [...REQUEST_KINDS] }),
-  text: z.string().trim().min(10).max(4000),
-  org: z.string().trim().max(200).nullish().transform((v) => v ?? ""),
-  module: z.string().trim().max(120).nullish().transform((v) => v ?? ""),
+  text: multiLine(4000, 10),
+  org: oneLine(200).nullish().transform((v) => v ?? ""),
+  module: oneLine(120).nullish().transform((v) => v ?? ""),
   website: z.string().max(2000).nullish().openapi({ description: "Honeypot: leave empty" }),
 }).openapi("RequestForm");
 

@@ -4,7 +4,7 @@
  * to its standard output (no SMTP_URL), which is how `signIn` finds the link.
  */
 
-const ROOT = new URL("..", import.meta.url);
+import { startServer as spawnService } from "./_server.ts";
 
 export interface RealServer extends AsyncDisposable {
   port: number;
@@ -17,81 +17,23 @@ export interface RealServer extends AsyncDisposable {
   output(): string;
 }
 
+/** The service (tests/_server.ts) on a KV file of its own, removed when the server stops. */
 export async function startServer(env: Record<string, string> = {}): Promise<RealServer> {
   const dir = await Deno.makeTempDir({ prefix: "files_e2e_" });
   const kvPath = `${dir}/kv.sqlite3`;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      "--allow-sys",
-      "main.ts",
-    ],
-    cwd: ROOT,
-    env: {
-      PORT: "0",
-      HOSTNAME: "127.0.0.1",
-      KV_PATH: kvPath,
-      BASE_URL: "http://127.0.0.1",
-      SMTP_URL: "",
-      MAIL_API_URL: "",
-      SERVICE_TOKEN: "",
-      TRUST_PROXY: "",
-      ...env,
-    },
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-
-  let out = "";
-  const waiters: (() => void)[] = [];
-  const pump = (async () => {
-    const dec = new TextDecoder();
-    for await (const chunk of child.stdout) {
-      out += dec.decode(chunk, { stream: true });
-      waiters.splice(0).forEach((w) => w());
-    }
-  })();
-  const waitFor = async (re: RegExp, ms = 30_000): Promise<RegExpMatchArray> => {
-    const until = Date.now() + ms;
-    for (;;) {
-      const m = out.match(re);
-      if (m) return m;
-      if (Date.now() > until) throw new Error(`server did not print ${re}; output:\n${out}`);
-      await new Promise<void>((r) => {
-        waiters.push(r);
-        setTimeout(r, 200);
-      });
-    }
-  };
-
-  const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch { /* already gone */ }
-    await child.status;
-    await pump.catch(() => {});
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  };
-
-  let port: number;
-  try {
-    port = Number((await waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/))[1]);
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  const base = `http://127.0.0.1:${port}`;
-
+  const removeDir = () => Deno.remove(dir, { recursive: true }).catch(() => {});
+  const server = await spawnService(kvPath, { BASE_URL: "http://127.0.0.1", ...env })
+    .catch(async (err) => {
+      await removeDir();
+      throw err;
+    });
+  const base = server.url;
   return {
-    port,
-    pid: child.pid,
+    port: Number(new URL(base).port),
+    pid: server.pid,
     base,
     kvPath,
-    output: () => out,
+    output: () => server.stdout.text,
     async signIn(email) {
       const asked = await fetch(`${base}/api/verify/request`, {
         method: "POST",
@@ -100,15 +42,19 @@ export async function startServer(env: Record<string, string> = {}): Promise<Rea
       });
       await asked.body?.cancel();
       if (asked.status !== 202) throw new Error(`link request answered ${asked.status}`);
-      const link = await waitFor(
+      const link = await server.stdout.waitFor(
         new RegExp(`To: ${email.replace(/[.]/g, "\\.")}[^]*?verify=([A-Za-z0-9_-]+)`),
+        30_000,
       );
       const v = await fetch(`${base}/api/verify?token=${link[1]}`);
       const body = await v.json();
       if (v.status !== 200) throw new Error(`verify answered ${v.status}`);
       return body.token as string;
     },
-    [Symbol.asyncDispose]: stop,
+    async [Symbol.asyncDispose]() {
+      await server.stop();
+      await removeDir();
+    },
   };
 }
 

@@ -149,6 +149,10 @@ Deno.test("contributions: every field rule answers 400 naming the field, nothing
     [{ files: [{ label: "x".repeat(121), url: "https://e.org/x" }] }, "files.0.label"],
     [{ files: [{ label: "a", url: "https://e.org/" + "x".repeat(500) }] }, "files.0.url"],
     [{ attribution: "maybe" }, "attribution"],
+    [{ title: "Two\nlines" }, "title"],
+    [{ name: "Ada\u0000" }, "name"],
+    [{ summary: "broken \ud800 text" }, "summary"],
+    [{ files: [{ label: "tab\u0007", url: "https://e.org/x" }] }, "files.0.label"],
     [{ records: [{ seq: 0, at: "", actor: "", action: "" }] }, "records.0.seq"],
     [{ chain: "not-a-hash" }, "chain"],
   ];

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Image } from "imagescript";
+import { type AccountPart, accountParts } from "../kv/parts.ts";
 import { verifyTrail } from "../kv/trail.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
@@ -136,4 +137,34 @@ Deno.test("erasure: other accounts are untouched", async () => {
   assert.equal((await t.req("GET", "/api/search?q=stays")).body.journal.length, 1);
   assert.equal((await t.req("GET", "/api/me/journal", { token: b.token })).body.items.length, 1);
   assert.equal((await t.req("DELETE", "/api/me")).status, 401);
+});
+
+Deno.test("erasure: the account's other devices are signed out before its data goes", async () => {
+  await using t = await testApp();
+  const a = await t.account("rae@example.org", { name: "Rae Race" });
+  const other: string = (await t.signIn("rae@example.org")).token;
+  // A part that runs after the accounts area has erased the journal: a write by another device
+  // of the account at that moment would be left behind, orphaned, if its session still worked.
+  const statuses: number[] = [];
+  const probe: AccountPart = {
+    name: "probe",
+    export: () => Promise.resolve({}),
+    async erase() {
+      const r = await t.req("POST", "/api/me/journal", {
+        token: other,
+        body: { text: "Slipped in during erasure" },
+      });
+      statuses.push(r.status);
+      return {};
+    },
+  };
+  accountParts.push(probe);
+  try {
+    const r = await t.req("DELETE", "/api/me", { token: a.token });
+    assert.equal(r.status, 200, r.text);
+  } finally {
+    accountParts.splice(accountParts.indexOf(probe), 1);
+  }
+  assert.deepEqual(statuses, [401]);
+  assert.ok(!(await dumpKv(t.kv)).includes("Slipped in"));
 });

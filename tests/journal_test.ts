@@ -7,7 +7,19 @@ Deno.test("journal: create, list newest first, patch stamps updated, delete", as
   const { token } = await t.account("ada@example.org", { name: "Ada" });
   const a = await t.req("POST", "/api/me/journal", { token, body: { text: " first " } });
   assert.equal(a.status, 201, a.text);
-  assert.deepEqual(Object.keys(a.body).sort(), ["created", "id", "public", "text", "updated"]);
+  // `{ok, item}` as every other write answers, with the entry's fields also at the top level.
+  assert.deepEqual(Object.keys(a.body).sort(), [
+    "created",
+    "id",
+    "item",
+    "ok",
+    "public",
+    "text",
+    "updated",
+  ]);
+  assert.equal(a.body.ok, true);
+  assert.deepEqual(Object.keys(a.body.item).sort(), ["created", "id", "public", "text", "updated"]);
+  for (const [k, v] of Object.entries(a.body.item)) assert.equal(a.body[k], v, k);
   assert.equal(a.body.text, "first");
   assert.equal(a.body.public, true);
   assert.equal(a.body.updated, null);
@@ -29,6 +41,9 @@ Deno.test("journal: create, list newest first, patch stamps updated, delete", as
   assert.equal(p.body.text, "first, edited");
   assert.equal(p.body.public, true);
   assert.equal(p.body.updated, new Date(t.clock.now()).toISOString());
+  assert.equal(p.body.ok, true);
+  assert.equal(p.body.item.text, "first, edited");
+  assert.equal(p.body.item.updated, p.body.updated);
   const p2 = await t.req("PATCH", `/api/me/journal/${b.body.id}`, {
     token,
     body: { public: true },
@@ -54,6 +69,7 @@ Deno.test("journal: validation 400s name the field and store nothing", async () 
     [{}, "text"],
     [{ text: "ok", public: "yes" }, "public"],
     [{ text: "bell\u0007" }, "text"],
+    [{ text: "\u{1F331}".repeat(2001) }, "text"],
   ];
   for (const [body, field] of bad) {
     const r = await t.req("POST", "/api/me/journal", { token, body });
@@ -67,6 +83,13 @@ Deno.test("journal: validation 400s name the field and store nothing", async () 
   assert.equal((await t.req("POST", "/api/me/journal", { body: { text: "x" } })).status, 401);
   const x2000 = await t.req("POST", "/api/me/journal", { token, body: { text: "x".repeat(2000) } });
   assert.equal(x2000.status, 201);
+  // Characters, not UTF-16 units: 2000 emoji (4000 units) are 2000 characters.
+  const emoji = await t.req("POST", "/api/me/journal", {
+    token,
+    body: { text: "\u{1F331}".repeat(2000) },
+  });
+  assert.equal(emoji.status, 201, emoji.text);
+  assert.equal([...emoji.body.text].length, 2000);
 });
 
 Deno.test("journal: another account's entry answers 404", async () => {

@@ -168,6 +168,16 @@ Deno.test("modules: bad PATCH input answers 400 naming the field and changes not
     [{ gets: Array.from({ length: 9 }, (_, i) => `line ${i}`) }, "gets"],
     [{ gets: [42] }, "gets"],
     [{ title: 42 }, "title"],
+    // Control characters and lone surrogates are not text; a title is one line.
+    [{ title: "Pond\u0000life" }, "title"],
+    [{ title: "Pond\nlife" }, "title"],
+    // Two emoji are two characters (four UTF-16 units): under the minimum of 3.
+    [{ title: "\u{1F331}\u{1F331}" }, "title"],
+    [{ lede: "\u{1F331}".repeat(301) }, "lede"],
+    [{ lede: "bell\u0007" }, "lede"],
+    [{ about: "half \ud800 a pair" }, "about"],
+    [{ facts: [["l\u001b", "v"]] }, "facts"],
+    [{ gets: "one\nt\u0000wo" }, "gets"],
     [{}, "body"],
   ];
   for (const [body, field] of cases) {
@@ -193,6 +203,16 @@ Deno.test("modules: bad PATCH input answers 400 naming the field and changes not
   });
   assert.equal(ok.status, 200, ok.text);
   assert.equal(ok.body.item.facts.length, 12);
+  // At the limits counted in characters, emoji included.
+  const wide = await t.req("PATCH", "/api/me/modules/pond-life", {
+    token: grete.token,
+    body: {
+      title: "\u{1F331}".repeat(120),
+      lede: "\u{1F331}".repeat(300),
+      gets: "\u{1F331}".repeat(300),
+    },
+  });
+  assert.equal(wide.status, 200, wide.text);
   assert.notEqual(await dumpKv(t.kv), before);
 });
 
@@ -362,4 +382,27 @@ Deno.test("modules: export holds the account's modules and points; erasure leave
   assert.ok(!kv.includes(`["points","pond-life",${grete.account.id}]`));
   assert.ok(!kv.includes(`"contributors":[${grete.account.id}]`));
   assert.equal((await verifyTrail(t.kv)).ok, true);
+});
+
+Deno.test("modules: a contributor's new name shows at once in meta, the catalogue and its file", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/catalogue.json`;
+  const { t, grete } = await setup({ catalogueFile: file });
+  await using _ = t;
+  const names = async () => {
+    const meta = await t.req("GET", "/api/modules/meta");
+    const cat = await t.req("GET", "/api/catalogue");
+    const disk = JSON.parse(await Deno.readTextFile(file));
+    const pond = (doc: { modules: { slug: string; contributors: { name: string }[] }[] }) =>
+      doc.modules.find((m) => m.slug === "pond-life")!.contributors[0].name;
+    return [meta.body.items["pond-life"].contributors[0].name, pond(cat.body), pond(disk)];
+  };
+  // A module write first, so that the file exists and the published document is cached.
+  await t.req("PATCH", "/api/me/modules/pond-life", { token: grete.token, body: { meta: "m" } });
+  assert.deepEqual(await names(), ["Grete Olsen", "Grete Olsen", "Grete Olsen"]);
+  const r = await t.req("PATCH", "/api/me", { token: grete.token, body: { name: "Grete Berg" } });
+  assert.equal(r.status, 200, r.text);
+  // No clock advance: the rename itself moves the catalogue.
+  assert.deepEqual(await names(), ["Grete Berg", "Grete Berg", "Grete Berg"]);
+  await Deno.remove(dir, { recursive: true });
 });

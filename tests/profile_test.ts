@@ -85,6 +85,10 @@ Deno.test("profile: each invalid field answers 400 naming it and stores nothing"
     ["bio", "x".repeat(4001)],
     ["place", "x".repeat(121)],
     ["place", "two\nlines"],
+    // A lone surrogate is not text (sign-in refuses it in a name too).
+    ["name", "Ada \ud800 Lovelace"],
+    ["about", "half a pair \udc00"],
+    ["about", "\u{1F331}".repeat(281)],
     ["contact", "not-an-address"],
     ["website", "http://ada.example.org"],
     ["website", "javascript:alert(1)"],
@@ -222,4 +226,18 @@ Deno.test("public profile and search: published modules of the account come from
   assert.equal(await unpublishModule(t.deps, "pond-life", "owner"), true);
   assert.deepEqual((await t.req("GET", "/api/search?q=pond")).body.modules, []);
   assert.deepEqual((await t.req("GET", `/api/profiles/${account.id}`)).body.profile.modules, []);
+});
+
+Deno.test("profile: limits count characters, not UTF-16 units", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ada@example.org", { name: "Ada Lovelace" });
+  const r = await t.req("PATCH", "/api/me", {
+    token,
+    body: { name: "\u{1F331}".repeat(120), about: "\u{1F331}".repeat(280) },
+  });
+  assert.equal(r.status, 200, r.text);
+  assert.equal([...r.body.profile.about].length, 280);
+  const long = await t.req("PATCH", "/api/me", { token, body: { name: "\u{1F331}".repeat(121) } });
+  assert.equal(long.status, 400);
+  assert.equal(long.body.field, "name");
 });

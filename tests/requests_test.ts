@@ -116,6 +116,8 @@ Deno.test("requests: bad fields answer 400 naming the field and store nothing", 
     [{ email: undefined }, "email"],
     [{ org: "x".repeat(201) }, "org"],
     [{ kind: 5 }, "kind"],
+    [{ name: "Grace\nHopper" }, "name"],
+    [{ text: "long enough but \u001b[31m coloured" }, "text"],
   ];
   for (const [o, field] of cases) {
     const r = await t.req("POST", "/api/requests", { body: form(o) });

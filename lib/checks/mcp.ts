@@ -1,7 +1,3 @@
-import {
-  InitializeResultSchema,
-  LATEST_PROTOCOL_VERSION,
-} from "@modelcontextprotocol/sdk/types.js";
 import { httpRequest } from "./_http.ts";
 import { bySpeed, type Checker } from "./mod.ts";
 
@@ -34,6 +30,10 @@ function findAnswer(body: string, type: string): unknown {
  * slow); 401/403 warns (the server is up but wants credentials); anything else is off.
  */
 export const mcpCheck: Checker = async (p) => {
+  // Loaded on the first MCP check, not at start: the SDK costs ~120 ms of start-up and 8 MiB.
+  const { InitializeResultSchema, LATEST_PROTOCOL_VERSION } = await import(
+    "@modelcontextprotocol/sdk/types.js"
+  );
   const t0 = p.now();
   const ans = await httpRequest(p.deps, {
     address: p.address,

@@ -1,0 +1,304 @@
+/**
+ * End to end: the real server as a process (main.ts, a KV file, an ephemeral port on
+ * 127.0.0.1), mailing through a real transport to a sink on 127.0.0.1 that the test runs,
+ * and a client that signs in from the mail it receives.
+ */
+import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
+import { SMTPServer, type SMTPServerOptions } from "smtp-server";
+import { type ServerProcess, startServer } from "./_server.ts";
+
+interface Received {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+}
+
+interface Sink extends AsyncDisposable {
+  url: string;
+  mails: Received[];
+  /** Waits for the n-th mail (from 1) to an address. */
+  mail(to: string, n?: number): Promise<Received>;
+  /** Credentials the relay was given, for the AUTH test. */
+  logins: { user: string; pass: string }[];
+}
+
+function waiter(mails: Received[]) {
+  return async (to: string, n = 1) => {
+    const until = Date.now() + 20_000;
+    while (Date.now() < until) {
+      const got = mails.filter((m) => m.to === to);
+      if (got.length >= n) return got[n - 1];
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`no mail #${n} to ${to} within 20 s`);
+  };
+}
+
+/** Undoes quoted-printable (soft line breaks, =XX), which nodemailer uses for long lines. */
+function decodeQp(s: string): string {
+  const bytes = s.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/gi, (_, h) => `%${h}`);
+  return decodeURIComponent(bytes.replace(/%(?![0-9A-F]{2})/gi, "%25"));
+}
+
+function parseMessage(raw: string, envelope: { from: string; to: string }): Received {
+  const [head, ...rest] = raw.split(/\r?\n\r?\n/);
+  const headers = new Map<string, string>();
+  for (const line of head.replace(/\r?\n[ \t]+/g, " ").split(/\r?\n/)) {
+    const i = line.indexOf(":");
+    if (i > 0) headers.set(line.slice(0, i).toLowerCase(), line.slice(i + 1).trim());
+  }
+  let body = rest.join("\n\n");
+  if (/quoted-printable/i.test(headers.get("content-transfer-encoding") ?? "")) {
+    body = decodeQp(body);
+  }
+  return {
+    from: envelope.from,
+    to: envelope.to,
+    subject: headers.get("subject") ?? "",
+    text: body.replace(/\r\n/g, "\n"),
+  };
+}
+
+/** A local SMTP relay: plain (no STARTTLS, no AUTH) or requiring AUTH. */
+async function smtpSink(opts: { auth?: { user: string; pass: string } } = {}): Promise<Sink> {
+  const mails: Received[] = [];
+  const logins: Sink["logins"] = [];
+  const options: SMTPServerOptions = {
+    logger: false,
+    disabledCommands: opts.auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
+    authOptional: !opts.auth,
+    allowInsecureAuth: true,
+    onAuth(auth, _session, cb) {
+      logins.push({ user: auth.username ?? "", pass: auth.password ?? "" });
+      if (auth.username === opts.auth?.user && auth.password === opts.auth?.pass) {
+        cb(null, { user: auth.username });
+      } else cb(new Error("invalid credentials"));
+    },
+    onData(stream, session, cb) {
+      const chunks: Uint8Array[] = [];
+      stream.on("data", (c: Uint8Array) => chunks.push(c));
+      stream.on("end", () => {
+        const raw = new TextDecoder().decode(
+          chunks.reduce((a, b) => new Uint8Array([...a, ...b]), new Uint8Array()),
+        );
+        const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+        for (const rcpt of session.envelope.rcptTo) {
+          mails.push(parseMessage(raw, { from, to: rcpt.address }));
+        }
+        cb();
+      });
+    },
+  };
+  const server = new SMTPServer(options);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  const cred = opts.auth
+    ? `${encodeURIComponent(opts.auth.user)}:${encodeURIComponent(opts.auth.pass)}@`
+    : "";
+  return {
+    url: `smtp://${cred}127.0.0.1:${port}`,
+    mails,
+    logins,
+    mail: waiter(mails),
+    [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A local HTTP mail API in the shape CONTRACT.md names (POST JSON with a bearer key). */
+function mailApiSink(key: string) {
+  const mails: Received[] = [];
+  const refused: number[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    if (req.method !== "POST" || url.pathname !== "/emails") {
+      return new Response(null, { status: 404 });
+    }
+    if (req.headers.get("authorization") !== `Bearer ${key}`) {
+      refused.push(401);
+      return Response.json({ error: "bad key" }, { status: 401 });
+    }
+    assert.match(req.headers.get("content-type") ?? "", /^application\/json/);
+    const body = await req.json();
+    assert.deepEqual(Object.keys(body).sort(), ["from", "subject", "text", "to"]);
+    mails.push(body);
+    return Response.json({ id: `mail-${mails.length}` });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/emails`,
+    mails,
+    refused,
+    mail: waiter(mails),
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+const BASE = "http://e2e.test";
+
+/** What a person and the sign-in page do: ask for a link, open it from the mail, use the token. */
+async function signInFromMail(
+  server: ServerProcess,
+  email: string,
+  readMail: (to: string, n?: number) => Promise<Received>,
+  n = 1,
+): Promise<{ token: string; verify: Record<string, unknown>; mail: Received }> {
+  const asked = await fetch(`${server.url}/api/verify/request`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, purpose: "login", age_ok: true, name: "Ada Lovelace" }),
+  });
+  assert.equal(asked.status, 202);
+  assert.deepEqual(await asked.json(), { ok: true, sent: true });
+  const mail = await readMail(email.trim().toLowerCase(), n);
+  // The link stands alone on its line, under BASE_URL.
+  const line = mail.text.split("\n").find((l) => l.includes("/me?verify="));
+  assert.ok(line, `a link in: ${mail.text}`);
+  assert.match(line, /^http:\/\/e2e\.test\/me\?verify=[A-Za-z0-9_-]{43}$/);
+  const link = new URL(line);
+  // The page the link opens, on the real server.
+  const page = await fetch(`${server.url}${link.pathname}${link.search}`);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /\/api\/verify\?token=/);
+  const verified = await fetch(
+    `${server.url}/api/verify?token=${link.searchParams.get("verify")}`,
+  );
+  assert.equal(verified.status, 200);
+  const verify = await verified.json();
+  return { token: verify.token, verify, mail };
+}
+
+async function me(server: ServerProcess, token: string) {
+  const res = await fetch(`${server.url}/api/me`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function withKvDir(fn: (kvPath: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fn(`${dir}/data/kv.sqlite3`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("e2e: sign in from the mail a plain local SMTP relay received", async () => {
+  await withKvDir(async (kvPath) => {
+    await using sink = await smtpSink();
+    await using server = await startServer(kvPath, {
+      SMTP_URL: sink.url,
+      BASE_URL: BASE,
+      MAIL_FROM: "noreply@e2e.test",
+    });
+    assert.match(server.stdout.text, /listening on http:\/\/127\.0\.0\.1:\d+ \(mail: smtp\)/);
+    const health = await (await fetch(`${server.url}/api/healthz`)).json();
+    assert.deepEqual(health, { ok: true, db: "ok", migrations: 1 });
+
+    // Mailed to the canonical address.
+    const first = await signInFromMail(server, " Ada@Example.org", sink.mail);
+    assert.equal(first.mail.from, "noreply@e2e.test");
+    assert.equal(first.mail.subject, "Your sign-in link");
+    assert.equal(first.verify.ok, true);
+    assert.equal(first.verify.confirmed, 0);
+
+    const account = await me(server, first.token);
+    assert.equal(account.status, 200);
+    assert.equal(account.body.email, "ada@example.org");
+    assert.equal(account.body.name, "Ada Lovelace");
+    assert.equal(account.body.kind, "email");
+    assert.equal(account.body.standing, "collector");
+
+    // A second device: a new link, then the sign-in notice mail to the account.
+    const second = await signInFromMail(server, "ada@example.org", sink.mail, 2);
+    assert.notEqual(second.token, first.token);
+    const notice = await sink.mail("ada@example.org", 3);
+    assert.equal(notice.subject, "New sign-in to your account");
+    assert.match(notice.text, /127\.0\.0\.x/);
+    const devices = await fetch(`${server.url}/api/me/devices`, {
+      headers: { authorization: `Bearer ${second.token}` },
+    });
+    assert.equal((await devices.json()).items.length, 2);
+
+    // Signing out ends the token at once.
+    const out = await fetch(`${server.url}/api/me/token`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${first.token}` },
+    });
+    assert.equal(out.status, 200);
+    await out.body?.cancel();
+    assert.equal((await me(server, first.token)).status, 401);
+    assert.equal((await me(server, second.token)).status, 200);
+
+    // With a transport configured, neither address nor mail text reaches the logs.
+    assert.doesNotMatch(server.stdout.text + server.stderr.text, /ada@|verify=/i);
+  });
+});
+
+Deno.test("e2e: sign in through the HTTP mail API transport", async () => {
+  await withKvDir(async (kvPath) => {
+    await using api = mailApiSink("key-for-the-test-123");
+    await using server = await startServer(kvPath, {
+      MAIL_API_URL: api.url,
+      MAIL_API_KEY: "key-for-the-test-123",
+      BASE_URL: BASE,
+      MAIL_FROM: "noreply@e2e.test",
+    });
+    assert.match(server.stdout.text, /\(mail: http-api\)/);
+    const { token, mail } = await signInFromMail(server, "bea@example.org", api.mail);
+    assert.equal(mail.from, "noreply@e2e.test");
+    assert.equal(mail.subject, "Your sign-in link");
+    const account = await me(server, token);
+    assert.equal(account.status, 200);
+    assert.equal(account.body.email, "bea@example.org");
+    assert.deepEqual(api.refused, []);
+    assert.doesNotMatch(server.stdout.text + server.stderr.text, /bea@|verify=/i);
+  });
+});
+
+Deno.test("e2e: an SMTP relay that requires AUTH gets the URL's credentials", async () => {
+  await withKvDir(async (kvPath) => {
+    const auth = { user: "relay-user", pass: "p@ss:word/1" };
+    await using sink = await smtpSink({ auth });
+    await using server = await startServer(kvPath, { SMTP_URL: sink.url, BASE_URL: BASE });
+    const { token, mail } = await signInFromMail(server, "cy@example.org", sink.mail);
+    assert.equal(mail.from, "noreply@localhost");
+    assert.deepEqual(sink.logins, [auth]);
+    assert.equal((await me(server, token)).body.email, "cy@example.org");
+  });
+});
+
+Deno.test("e2e: a relay that refuses the login keeps the mail queued, not lost", async () => {
+  await withKvDir(async (kvPath) => {
+    await using sink = await smtpSink({ auth: { user: "right", pass: "right" } });
+    const wrong = sink.url.replace("right:right@", "wrong:wrong@");
+    {
+      await using server = await startServer(kvPath, { SMTP_URL: wrong, BASE_URL: BASE });
+      const asked = await fetch(`${server.url}/api/verify/request`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "dee@example.org", age_ok: true }),
+      });
+      // The answer does not depend on delivery.
+      assert.equal(asked.status, 202);
+      await asked.body?.cancel();
+      await server.stderr.waitFor(/mail \S+: delivery attempt 1 failed/);
+      assert.doesNotMatch(server.stderr.text, /dee@/);
+      assert.equal(sink.mails.length, 0);
+    }
+    // The queued mail is still in the KV file.
+    const kv = await Deno.openKv(kvPath);
+    try {
+      const queued = [];
+      for await (const e of kv.list<{ to: string; attempts: number }>({ prefix: ["outbox"] })) {
+        queued.push(e.value);
+      }
+      assert.equal(queued.length, 1);
+      assert.equal(queued[0].to, "dee@example.org");
+      assert.equal(queued[0].attempts, 1);
+    } finally {
+      kv.close();
+    }
+  });
+});
