@@ -34,7 +34,9 @@ export const honeypot = createMiddleware<AppEnv>(async (c, next) => {
 const RequestBody = z.object({
   name: oneLine(120).min(2),
   email: emailSchema,
-  kind: z.string().max(40).nullish().transform((v): RequestKind =>
+  // Any unknown text becomes other, however long: SPEC.md maps unknown values, it does not
+  // refuse them (the kind is never stored as sent).
+  kind: z.string().nullish().transform((v): RequestKind =>
     REQUEST_KINDS.includes(v as RequestKind) ? v as RequestKind : "other"
   ).openapi({ type: "string", enum: [...REQUEST_KINDS] }),
   text: multiLine(4000, 10),

@@ -50,6 +50,11 @@ Deno.test("requests: unknown kind becomes other and goes to the team inbox", asy
   assert.ok(t.mail.last("team@inbox.test"));
   const none = await t.req("POST", "/api/requests", { body: form({ kind: undefined }) });
   assert.equal(none.status, 202);
+  const long = await t.req("POST", "/api/requests", { body: form({ kind: "g".repeat(41) }) });
+  assert.equal(long.status, 202, long.text);
+  const again = await t.req("GET", "/api/requests", { token });
+  assert.equal(again.body.items[0].id, long.body.id);
+  assert.equal(again.body.items[0].kind, "other");
 });
 
 Deno.test("requests: reports go to the report inbox; an unknown module answers 400", async () => {
