@@ -75,10 +75,13 @@ export async function publishProposal(
       }),
     });
   } catch (err) {
-    // The proposal moved meanwhile (withdrawn, deleted, decided): the module goes back.
-    if (p.slug === null) {
+    // The proposal moved meanwhile. When a concurrent publication of it won, the module is
+    // that one's and stays; otherwise (withdrawn, deleted, decided) the module goes back,
+    // also one published before and taken back (it was unpublished when this call began).
+    const now = (await getProposal(deps.kv, id)).value;
+    if (now?.status !== "published" || now.slug !== slug) {
       await unpublishModule(deps, slug, actor).catch(() => false);
-      await releaseSlug(deps.kv, slug, id);
+      if (p.slug === null) await releaseSlug(deps.kv, slug, id);
     }
     throw err;
   }

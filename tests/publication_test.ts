@@ -337,3 +337,20 @@ Deno.test("publication: erasure with remove takes the module back and drops the 
   assert.equal(mod.by, "");
   assert.equal((await t.req("GET", `/api/contributions/${a.id}`, { token: owner })).status, 404);
 });
+
+Deno.test("publication: two publishes of one proposal at once: it and its module stay published", async () => {
+  await using t = await testApp({ config: inboxes });
+  const { rev, owner } = await setup(t);
+  const a = await admitted(t, rev);
+  const [r1, r2] = await Promise.all([
+    patch(t, a.id, owner, { status: "published" }),
+    patch(t, a.id, owner, { status: "published" }),
+  ]);
+  assert.deepEqual([r1.status, r2.status].sort(), [200, 409], `${r1.text} ${r2.text}`);
+  const got = await t.req("GET", `/api/contributions/${a.id}`, { token: owner });
+  assert.equal(got.body.item.status, "published");
+  const mods = await catalogue(t);
+  assert.deepEqual(mods.map((m) => m.slug), [SLUG], "the loser does not take the module back");
+  assert.deepEqual(await found(t, "analytical engines"), [SLUG]);
+  assert.ok((await dumpKv(t.kv)).includes(`["proposal_slugs","${SLUG}"]`), "the claim stays");
+});
