@@ -157,6 +157,16 @@ export async function unpublishModule(deps: Deps, slug: string, actor: string): 
   return ok;
 }
 
+/**
+ * Puts a module taken back by unpublishModule into the catalogue again, content unchanged:
+ * a take-back whose proposal did not move undoes its half. False when there is no such module.
+ */
+export async function republishModule(deps: Deps, slug: string, actor: string): Promise<boolean> {
+  const ok = await setModuleField(deps.kv, slug, { published: true }, actor, deps.clock.now());
+  if (ok) await catalogueChanged(deps);
+  return ok;
+}
+
 /** Sets a module's `by` (erasure with attribution removed passes ""). False: no module. */
 export async function setModuleBy(
   deps: Deps,

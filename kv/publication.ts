@@ -1,7 +1,7 @@
 import type { Deps } from "../lib/deps.ts";
 import { ApiError, fail } from "../lib/errors.ts";
 import { findAccountByEmail } from "./accounts.ts";
-import { publishModule, unpublishModule } from "./catalogue_api.ts";
+import { publishModule, republishModule, unpublishModule } from "./catalogue_api.ts";
 import { gateOf, publishInputOf } from "./gate.ts";
 import {
   claimSlug,
@@ -100,19 +100,30 @@ export async function unpublishProposal(
   if (p.status !== "published" || !p.slug) {
     fail(409, `a proposal in ${p.status} cannot move back to admitted`, { status: p.status });
   }
-  await unpublishModule(deps, p.slug, actor);
-  return await moveStatus(deps, id, {
-    to: "admitted",
-    from: ["published"],
-    reason,
-    actor,
-    versionstamp: entry.versionstamp!,
-    mail: (next) => ({
-      subject: `Your proposal #${id} is taken back from the catalogue`,
-      text: `Your proposal "${next.title}" is no longer published; it is admitted again and ` +
-        `may be published later.\n${reasonLine(reason)}\nStatus: ${
-          statusUrl(deps.config.baseUrl, id)
-        }\n`,
-    }),
-  });
+  const slug = p.slug;
+  await unpublishModule(deps, slug, actor);
+  try {
+    return await moveStatus(deps, id, {
+      to: "admitted",
+      from: ["published"],
+      reason,
+      actor,
+      versionstamp: entry.versionstamp!,
+      mail: (next) => ({
+        subject: `Your proposal #${id} is taken back from the catalogue`,
+        text: `Your proposal "${next.title}" is no longer published; it is admitted again and ` +
+          `may be published later.\n${reasonLine(reason)}\nStatus: ${
+            statusUrl(deps.config.baseUrl, id)
+          }\n`,
+      }),
+    });
+  } catch (err) {
+    // The proposal changed meanwhile (its attribution, say) and is still published: the
+    // module goes back into the catalogue, so the two agree; the caller may try again.
+    const now = (await getProposal(deps.kv, id)).value;
+    if (now?.status === "published" && now.slug === slug) {
+      await republishModule(deps, slug, actor).catch(() => false);
+    }
+    throw err;
+  }
 }

@@ -354,3 +354,23 @@ Deno.test("publication: two publishes of one proposal at once: it and its module
   assert.deepEqual(await found(t, "analytical engines"), [SLUG]);
   assert.ok((await dumpKv(t.kv)).includes(`["proposal_slugs","${SLUG}"]`), "the claim stays");
 });
+
+Deno.test("publication: a take-back that loses to a concurrent change leaves the module published", async () => {
+  await using t = await testApp({ config: inboxes });
+  const { rev, owner } = await setup(t);
+  const a = await admitted(t, rev);
+  assert.equal((await patch(t, a.id, owner, { status: "published" })).status, 200);
+  const [back, attr] = await Promise.all([
+    patch(t, a.id, owner, { status: "admitted" }),
+    patch(t, a.id, a.token, { attribution: "remove" }),
+  ]);
+  assert.equal(attr.status, 200, attr.text);
+  const got = await t.req("GET", `/api/contributions/${a.id}`, { token: owner });
+  const published = got.body.item.status === "published";
+  assert.equal(back.status, published ? 409 : 200, back.text);
+  assert.deepEqual(
+    (await catalogue(t)).map((m) => m.slug),
+    published ? [SLUG] : [],
+    `proposal ${got.body.item.status}: the catalogue agrees`,
+  );
+});
