@@ -10,6 +10,7 @@ import { catalogueRoutes } from "./routes/catalogue.ts";
 import { deviceRoutes } from "./routes/devices.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { formsRoutes } from "./routes/forms.ts";
+import { formsPageRoutes } from "./routes/forms_pages.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { meRoutes } from "./routes/me.ts";
 import { pageRoutes } from "./routes/pages.ts";
@@ -51,6 +52,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   api.route("/", formsRoutes(deps));
   app.route("/api", api);
   app.route("/", pageRoutes(deps));
+  app.route("/", formsPageRoutes(deps));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

@@ -1,6 +1,8 @@
 import type { Deps } from "../lib/deps.ts";
 import { checksJob } from "./checks.ts";
 import { dormantJob } from "./dormant.ts";
+import { expireProposalsJob } from "./expire_proposals.ts";
+import { expireRequestsJob } from "./expire_requests.ts";
 import { outboxJob } from "./outbox.ts";
 import { sweepRatesJob } from "./sweep_rates.ts";
 import { sweepUploadsJob } from "./sweep_uploads.ts";
@@ -16,11 +18,13 @@ export const MINUTELY: Job[] = [
   { name: "sweep-rates", run: sweepRatesJob },
   { name: "checks", run: checksJob },
   { name: "sweep-uploads", run: sweepUploadsJob },
+  { name: "expire-proposals", run: expireProposalsJob },
 ];
 
 /** Run by the daily cron (main.ts). */
 export const DAILY: Job[] = [
   { name: "dormant-notices", run: dormantJob },
+  { name: "expire-requests", run: expireRequestsJob },
 ];
 
 /** Runs jobs one after another; one failing job does not stop the others. */

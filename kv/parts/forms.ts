@@ -1,8 +1,67 @@
+import { setModuleBy, unpublishModule } from "../catalogue_api.ts";
 import type { AccountPart } from "../parts.ts";
+import {
+  confirmReceived,
+  detachSubmitter,
+  eraseProposal,
+  getData,
+  proposalsOf,
+  proposalView,
+} from "../proposals.ts";
+import { eraseRequestsOf, requestsOfAddress, requestView } from "../requests.ts";
 
-/** What the forms area holds of an account: requests and proposals (issue 7). */
+/**
+ * What the forms area holds of an account: the proposals and requests sent from its
+ * address. Erasure decides per published proposal: `keep` leaves the module published under
+ * the name (the proposal loses its address: kept); `remove` takes the name off the module,
+ * and as the gate needs a name the module is taken back and the proposal goes
+ * (unpublished); every unpublished proposal is deleted (deleted). Requests from the address
+ * are deleted and not counted.
+ */
 export const formsPart: AccountPart = {
   name: "forms",
-  export: () => Promise.resolve({}),
-  erase: () => Promise.resolve({}),
+
+  async export(deps, account) {
+    const proposals = [];
+    for (const p of await proposalsOf(deps.kv, account.email)) {
+      proposals.push({ ...proposalView(deps.config.baseUrl, p), ...await getData(deps.kv, p.id) });
+    }
+    const requests = (await requestsOfAddress(deps.kv, account.email)).map(requestView);
+    return { proposals, requests };
+  },
+
+  async erase(deps, account, decisions) {
+    const actor = `account:${account.id}`;
+    let kept = 0, unpublished = 0, deleted = 0;
+    for (const p of await proposalsOf(deps.kv, account.email)) {
+      if (p.status === "published" && p.slug) {
+        const keep = decisions.keep.has(p.id)
+          ? true
+          : decisions.remove.has(p.id)
+          ? false
+          : p.attribution === "keep";
+        if (keep) {
+          await detachSubmitter(deps, p.id, account.email);
+          kept++;
+        } else {
+          await setModuleBy(deps, p.slug, "", actor);
+          await unpublishModule(deps, p.slug, actor);
+          await eraseProposal(deps, p.id, account.email, actor);
+          unpublished++;
+        }
+      } else if (await eraseProposal(deps, p.id, account.email, actor)) {
+        deleted++;
+      }
+    }
+    await eraseRequestsOf(deps.kv, account.email);
+    return { kept, unpublished, deleted };
+  },
+
+  async counts(deps, account) {
+    return { contributions: (await proposalsOf(deps.kv, account.email)).length };
+  },
+
+  async afterVerify(deps, account) {
+    return { confirmed: await confirmReceived(deps, account) };
+  },
 };

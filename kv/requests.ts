@@ -1,0 +1,181 @@
+import { DAY, HOUR, iso } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { transact } from "./_atomic.ts";
+import { claimId } from "./ids.ts";
+import { flush, mailInbox, mailTo, pending } from "./inbox.ts";
+import { addressHash } from "./links.ts";
+import { hit, type Rule } from "./rate_limit.ts";
+import { trailAppend } from "./trail.ts";
+
+/**
+ * Requests and reports sent through the public request form. Key layout:
+ *   ["requests", id]                              -> ContactRequest
+ *   ["requests_by_address", address_hash, id]     -> true   (export and erasure)
+ * Both are written and deleted in one atomic. A request is kept 180 days from its
+ * creation (`created` in the value), then the daily job removes it.
+ */
+
+export const REQUEST_KINDS = [
+  "module",
+  "track",
+  "tool",
+  "service",
+  "report",
+  "contribute",
+  "other",
+] as const;
+export type RequestKind = typeof REQUEST_KINDS[number];
+
+/** Kinds that go to REPORT_INBOX (with a link to the module); the rest go to TEAM_INBOX. */
+export const REPORT_KINDS: readonly RequestKind[] = ["report", "contribute"];
+
+export const REQUEST_LIFE = 180 * DAY;
+
+/**
+ * The form has no limit of its own (SPEC.md names none), so anyone could make it mail an
+ * address over and over: past this many receipts an hour to one address, the request is still
+ * stored and passed to the team, but no further receipt is sent.
+ */
+export const RECEIPTS: Rule = { name: "request_receipt", max: 5, windowMs: HOUR };
+
+export interface ContactRequest {
+  id: number;
+  name: string;
+  email: string;
+  kind: RequestKind;
+  text: string;
+  org: string;
+  /** Module slug, for report and contribute; "" otherwise. */
+  module: string;
+  created: number;
+  /** When the team marked it handled; null while open. */
+  handled: number | null;
+}
+
+export type RequestInput = Omit<ContactRequest, "id" | "created" | "handled">;
+
+const requestKey = (id: number) => ["requests", id] as const;
+
+export async function createRequest(deps: Deps, input: RequestInput): Promise<ContactRequest> {
+  const { kv, clock, config } = deps;
+  const now = clock.now();
+  const addr = await addressHash(input.email);
+  const receipt = (await hit(kv, RECEIPTS, `${RECEIPTS.name}:${input.email}`, now)).ok;
+  const { item, p } = await transact(async () => {
+    const claim = await claimId(kv, "request");
+    const item: ContactRequest = { ...input, id: claim.id, created: now, handled: null };
+    const op = claim.apply(kv.atomic())
+      .check({ key: requestKey(item.id), versionstamp: null })
+      .set(requestKey(item.id), item)
+      .set(["requests_by_address", addr, item.id], true);
+    const p = pending();
+    if (receipt) {
+      mailTo(op, p, {
+        to: item.email,
+        subject: `We received your message (#${item.id})`,
+        text: `Hello ${item.name},\n\nwe received your message (${item.kind}, number ${item.id}) ` +
+          `on ${iso(now)} and will answer at this address.\n\n` +
+          `If you did not send it, ignore this mail.\n`,
+      }, now);
+    }
+    const report = REPORT_KINDS.includes(item.kind);
+    const moduleLine = item.module
+      ? `Module: ${item.module}\n${config.baseUrl}/modules/${encodeURIComponent(item.module)}\n`
+      : "";
+    mailInbox(op, p, report ? config.reportInbox : config.teamInbox, {
+      subject: `${report ? "Report" : "Request"} #${item.id} (${item.kind}) from ${item.name}`,
+      text: `Kind: ${item.kind}\nFrom: ${item.name} <${item.email}>\n` +
+        (item.org ? `Organisation: ${item.org}\n` : "") + moduleLine +
+        `\n${item.text}\n\nMark it handled: PATCH /api/requests/${item.id} {"handled": true}\n`,
+    }, now);
+    return { op, result: { item, p } };
+  });
+  await flush(deps, p);
+  return item;
+}
+
+/** Newest first; handled ones only with `all`. */
+export async function listRequests(kv: Deno.Kv, all: boolean): Promise<ContactRequest[]> {
+  const out: ContactRequest[] = [];
+  for await (const e of kv.list<ContactRequest>({ prefix: ["requests"] }, { reverse: true })) {
+    if (all || e.value.handled === null) out.push(e.value);
+  }
+  return out;
+}
+
+/** Marks a request handled (or open again); null when there is no such request. */
+export async function setHandled(
+  deps: Deps,
+  id: number,
+  handled: boolean,
+  actor: string,
+): Promise<ContactRequest | null> {
+  const { kv } = deps;
+  const now = deps.clock.now();
+  return await transact(async () => {
+    const entry = await kv.get<ContactRequest>(requestKey(id));
+    if (!entry.value) return { op: null, result: null };
+    if ((entry.value.handled !== null) === handled) return { op: null, result: entry.value };
+    const item = { ...entry.value, handled: handled ? now : null };
+    const op = kv.atomic().check(entry).set(entry.key, item);
+    (await trailAppend(kv, [{
+      actor,
+      action: handled ? "request.handle" : "request.reopen",
+      subject: `request:${id}`,
+      fields: ["handled"],
+    }], now)).apply(op);
+    return { op, result: item };
+  });
+}
+
+export async function requestsOfAddress(kv: Deno.Kv, email: string): Promise<ContactRequest[]> {
+  const addr = await addressHash(email);
+  const ids: number[] = [];
+  for await (const e of kv.list({ prefix: ["requests_by_address", addr] })) {
+    ids.push(e.key[2] as number);
+  }
+  const out: ContactRequest[] = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    const got = await kv.getMany<ContactRequest[]>(ids.slice(i, i + 10).map(requestKey));
+    for (const g of got) if (g.value && g.value.email === email) out.push(g.value);
+  }
+  return out;
+}
+
+async function deleteRequests(kv: Deno.Kv, items: ContactRequest[]): Promise<number> {
+  let n = 0;
+  for (const item of items) {
+    const addr = await addressHash(item.email);
+    await kv.atomic().delete(requestKey(item.id)).delete(["requests_by_address", addr, item.id])
+      .commit();
+    n++;
+  }
+  return n;
+}
+
+/** Erasure: every request sent from the address. */
+export async function eraseRequestsOf(kv: Deno.Kv, email: string): Promise<number> {
+  return await deleteRequests(kv, await requestsOfAddress(kv, email));
+}
+
+/** Daily job: removes requests older than 180 days. */
+export async function expireRequests(deps: Deps): Promise<number> {
+  const cutoff = deps.clock.now() - REQUEST_LIFE;
+  const old: ContactRequest[] = [];
+  for await (const e of deps.kv.list<ContactRequest>({ prefix: ["requests"] })) {
+    if (e.value.created <= cutoff) old.push(e.value);
+  }
+  return await deleteRequests(deps.kv, old);
+}
+
+export const requestView = (r: ContactRequest) => ({
+  id: r.id,
+  name: r.name,
+  email: r.email,
+  kind: r.kind,
+  text: r.text,
+  org: r.org,
+  module: r.module || null,
+  created: iso(r.created),
+  handled: r.handled === null ? null : iso(r.handled),
+});

@@ -1,0 +1,457 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { isOwner, isTeam } from "../kv/accounts.ts";
+import { gateOf } from "../kv/gate.ts";
+import {
+  ADMIT_FROM,
+  AREAS,
+  createProposal,
+  deleteProposal,
+  getData,
+  getProposal,
+  keyMatches,
+  listProposals,
+  MAX_REASON,
+  moveStatus,
+  OPEN,
+  type Proposal,
+  proposalView,
+  publicStatusView,
+  REJECT_FROM,
+  setAttribution,
+  STATUSES,
+  statusUrl,
+} from "../kv/proposals.ts";
+import { publishProposal, unpublishProposal } from "../kv/publication.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { issueLink } from "../kv/sign_in.ts";
+import { constantTimeEqual } from "../lib/crypto.ts";
+import type { Deps } from "../lib/deps.ts";
+import { emailSchema } from "../lib/email.ts";
+import { fail } from "../lib/errors.ts";
+import {
+  ChainSchema,
+  MAX_RECORDS,
+  MAX_RECORDS_JSON,
+  RecordSchema,
+  verifyRecordChain,
+} from "../lib/record_chain.ts";
+import {
+  type AppEnv,
+  bearer,
+  body,
+  type Ctx,
+  errors,
+  idParam,
+  json,
+  router,
+  team,
+} from "./_api.ts";
+import {
+  actorRef,
+  clientOrigin,
+  limit,
+  optionalToken,
+  requireFresh,
+  requireTeam,
+} from "./_guards.ts";
+import { honeypot } from "./requests.ts";
+import { multiLine, oneLine } from "./_text.ts";
+
+const httpsUrl = z.string().trim().max(500).refine((v) => {
+  if (!URL.canParse(v)) return false;
+  const u = new URL(v);
+  return u.protocol === "https:" && !u.username && !u.password;
+}, { message: "must be an https:// link without credentials" });
+
+const ProposalBody = z.object({
+  name: oneLine(120).min(2),
+  email: emailSchema,
+  title: oneLine(160).min(3),
+  area: z.enum(AREAS).nullish().transform((v) => v ?? "other"),
+  summary: multiLine(4000, 1),
+  trail: multiLine(12000).nullish().transform((v) => v ?? ""),
+  records: z.array(RecordSchema).max(MAX_RECORDS).nullish(),
+  chain: ChainSchema.nullish(),
+  files: z.array(z.object({
+    label: oneLine(120).nullish().transform((v) => v ?? ""),
+    url: httpsUrl,
+  })).max(10).nullish().transform((v) => v ?? []),
+  attribution: z.enum(["keep", "remove"]).nullish().transform((v) => v ?? "keep"),
+  website: z.string().max(2000).nullish().openapi({ description: "Honeypot: leave empty" }),
+}).openapi("ProposalForm");
+
+const Check = z.object({ name: z.string(), ok: z.boolean(), detail: z.string() });
+const GateSchema = z.object({
+  open: z.boolean(),
+  checks: z.array(Check),
+  failed: z.array(z.string()),
+}).openapi("Gate");
+
+const ProposalItem = z.object({
+  id: z.number().int(),
+  status: z.enum(STATUSES),
+  name: z.string(),
+  email: z.string().nullable(),
+  title: z.string(),
+  area: z.string(),
+  summary: z.string(),
+  files: z.array(z.object({ label: z.string(), url: z.string() })),
+  attribution: z.string(),
+  created: z.string(),
+  updated: z.string(),
+  confirmed: z.string().nullable(),
+  submitter: z.object({
+    name: z.string(),
+    email: z.string().nullable(),
+    account: z.number().int().nullable(),
+  }),
+  decisions: z.array(z.object({
+    status: z.string(),
+    from: z.string().nullable(),
+    reason: z.string().nullable(),
+    at: z.string(),
+    by: z.string().optional(),
+  })),
+  reason: z.string().nullable(),
+  records_sent: z.boolean(),
+  slug: z.string().nullable(),
+  module_url: z.string().nullable(),
+  published: z.string().nullable(),
+  status_url: z.string(),
+  gate: GateSchema,
+}).openapi("Proposal");
+
+const ProposalFull = ProposalItem.extend({
+  trail: z.string(),
+  records: z.array(z.unknown()),
+  chain: z.unknown().nullable(),
+}).openapi("ProposalFull");
+
+const PublicStatus = z.object({
+  ok: z.literal(true),
+  id: z.number().int(),
+  status: z.string(),
+  created: z.string(),
+  updated: z.string(),
+  history: z.array(z.object({
+    status: z.string(),
+    at: z.string(),
+    reason: z.string().nullable().optional(),
+  })),
+  title: z.string().optional(),
+  area: z.string().optional(),
+  name: z.string().optional(),
+  module_url: z.string().nullable().optional(),
+}).openapi("ProposalStatusPage");
+
+const Patch = z.object({
+  status: z.enum(["reviewing", "admitted", "rejected", "published", "withdrawn"]).optional(),
+  reason: multiLine(MAX_REASON).nullish().transform((v) => v ?? ""),
+  attribution: z.enum(["keep", "remove"]).optional(),
+}).openapi("ProposalChange");
+
+/** Signed-in caller or the service token; the team flag is set for either kind of team. */
+const caller = (deps: Deps) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const sent = c.req.header("x-service-token");
+    const expected = deps.config.serviceToken;
+    if (sent !== undefined && expected && constantTimeEqual(sent, expected)) {
+      c.set("team", { via: "service" });
+    } else {
+      const account = c.get("account");
+      if (!account) fail(401, "sign-in required: send a valid bearer token");
+      if (isTeam(account)) c.set("team", { via: "account", account });
+    }
+    await next();
+  });
+
+const isSubmitter = (c: Ctx, p: Proposal) => {
+  const a = c.get("account");
+  return Boolean(a && p.email && a.email === p.email && c.get("team")?.via !== "service");
+};
+const isTeamCaller = (c: Ctx) => c.get("team") !== undefined;
+const isOwnerCaller = (c: Ctx) => {
+  const t = c.get("team");
+  return t?.via === "account" && isOwner(t.account);
+};
+
+const MIN_REASON = 3;
+const needReason = (reason: string) => {
+  if ([...reason].length < MIN_REASON) {
+    fail(400, `reason: at least ${MIN_REASON} characters`, { field: "reason" });
+  }
+};
+
+export function contributionRoutes(deps: Deps) {
+  const app = router();
+  const who = [optionalToken(deps), caller(deps)];
+
+  const item = async (p: Proposal, teamView: boolean) => ({
+    ...proposalView(deps.config.baseUrl, p, teamView),
+    gate: await gateOf(deps.kv, p),
+  });
+
+  /** The proposal for a caller who may see it: team or submitter; anyone else 404. */
+  const visible = async (c: Ctx, id: number) => {
+    const p = (await getProposal(deps.kv, id)).value;
+    if (!p || !(isTeamCaller(c) || isSubmitter(c, p))) fail(404, "no such proposal");
+    return p;
+  };
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/contributions",
+      tags: ["forms"],
+      summary: "Public proposal form",
+      description: "Signed in with the proposal's address: confirmed at once and the team is " +
+        "notified. Otherwise received, and a confirmation link (valid seven days) is mailed.",
+      middleware: [honeypot, optionalToken(deps)],
+      request: body(ProposalBody),
+      responses: {
+        201: json(
+          z.object({
+            ok: z.literal(true),
+            id: z.number().int(),
+            status: z.enum(["received", "confirmed"]),
+            status_url: z.string(),
+          }),
+          "Stored",
+        ),
+        202: json(z.object({ ok: z.literal(true) }), "Honeypot filled: nothing done"),
+        ...errors(400, 429),
+      },
+    }),
+    async (c) => {
+      const input = c.req.valid("json");
+      const records = input.records ?? [];
+      const chain = input.chain ?? null;
+      if (JSON.stringify([records, chain]).length > MAX_RECORDS_JSON) {
+        fail(400, `records: records and chain over ${MAX_RECORDS_JSON} characters of JSON`, {
+          field: "records",
+        });
+      }
+      await limit(deps, RULES.proposalByOrigin, clientOrigin(deps, c));
+      await limit(deps, RULES.proposalByAddress, input.email);
+      const me = c.get("account");
+      const submitter = me && me.email === input.email ? me : null;
+      const sent = records.length > 0 || (chain !== null && chain.length > 0);
+      const verdict = await verifyRecordChain(records, chain ?? undefined);
+      const { proposal, key } = await createProposal(
+        deps,
+        {
+          name: input.name,
+          email: input.email,
+          title: input.title,
+          area: input.area,
+          summary: input.summary,
+          files: input.files,
+          attribution: input.attribution,
+        },
+        {
+          trail: input.trail,
+          records,
+          chain,
+          verdict: { sent, ok: verdict.ok, detail: verdict.detail, count: records.length },
+        },
+        submitter,
+        me ? `account:${me.id}` : "public",
+      );
+      const status = statusUrl(deps.config.baseUrl, proposal.id, key);
+      if (proposal.status === "received") {
+        await issueLink(
+          deps,
+          { purpose: "proposal", email: proposal.email, name: proposal.name },
+          (url, validFor) => ({
+            subject: `Confirm your proposal #${proposal.id}`,
+            text: `Open this link to confirm your proposal "${proposal.title}". ` +
+              `It works once, for ${validFor}; unconfirmed proposals are deleted after that:\n\n` +
+              `${url}\n\nFollow your proposal here:\n\n${status}\n\n` +
+              `If you did not send it, ignore this mail: the proposal is then deleted.\n`,
+          }),
+        );
+      }
+      return c.json({
+        ok: true as const,
+        id: proposal.id,
+        status: proposal.status as "received" | "confirmed",
+        status_url: statusUrl(deps.config.baseUrl, proposal.id),
+      }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/contributions",
+      tags: ["team"],
+      summary: "Every proposal, newest first, with state, submitter and gate checks",
+      security: team,
+      middleware: [requireTeam(deps)],
+      request: { query: z.object({ status: z.enum(STATUSES).optional() }) },
+      responses: {
+        200: json(z.object({ items: z.array(ProposalItem) })),
+        ...errors(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const list = await listProposals(deps.kv, c.req.valid("query").status);
+      const items = [];
+      for (const p of list) items.push(await item(p, true));
+      return c.json({ items }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/contributions/{id}/status",
+      tags: ["forms"],
+      summary: "What the public status page shows",
+      description: "Without `key` (the secret of the mailed status link): state and dates " +
+        "only. With it: also title, area, name and reasons. Never the address.",
+      request: {
+        params: z.object({ id: idParam }),
+        query: z.object({ key: z.string().max(100).optional() }),
+      },
+      responses: { 200: json(PublicStatus), ...errors(404) },
+    }),
+    async (c) => {
+      const p = (await getProposal(deps.kv, c.req.valid("param").id)).value;
+      if (!p) fail(404, "no such proposal");
+      const withKey = await keyMatches(p, c.req.valid("query").key);
+      c.header("Cache-Control", "no-store");
+      return c.json({ ok: true as const, ...publicStatusView(p, withKey) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/contributions/{id}",
+      tags: ["forms"],
+      summary: "One proposal with state, decisions, reasons, records and gate (submitter or team)",
+      security: team,
+      middleware: who,
+      request: { params: z.object({ id: idParam }) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), item: ProposalFull })),
+        ...errors(401, 404),
+      },
+    }),
+    async (c) => {
+      const p = await visible(c, c.req.valid("param").id);
+      const data = await getData(deps.kv, p.id);
+      return c.json({
+        ok: true as const,
+        item: { ...await item(p, isTeamCaller(c)), ...data },
+      }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/contributions/{id}",
+      tags: ["forms", "team"],
+      summary: "Change status (team; withdrawn: submitter) or attribution (submitter, fresh)",
+      description: "reviewing: from confirmed. admitted: from reviewing, reason needed; from " +
+        "published (owner) takes the module back. rejected: from confirmed or reviewing, " +
+        "reason needed. published: owner, from admitted or reviewing, gate open (else 409 " +
+        "with `failed`). withdrawn: submitter, from received, confirmed, reviewing or " +
+        "admitted, reason needed. Reasons have at least 3 characters.",
+      security: team,
+      middleware: who,
+      request: { params: z.object({ id: idParam }), ...body(Patch) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), item: ProposalItem })),
+        ...errors(400, 401, 403, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const b = c.req.valid("json");
+      const p = await visible(c, id);
+      const submitter = isSubmitter(c, p);
+      const teamCaller = isTeamCaller(c);
+      const actor = actorRef(c);
+      const reason = b.reason;
+      const base = deps.config.baseUrl;
+      const decisionMail = (what: string) => (next: Proposal) => ({
+        subject: `Your proposal #${next.id} is ${what}`,
+        text: `Your proposal "${next.title}" is ${what}.\n\nReason: ${reason}\n\n` +
+          `Status: ${statusUrl(base, next.id)}\n`,
+      });
+      let next: Proposal;
+      if (b.status !== undefined && b.attribution !== undefined) {
+        fail(400, "status: send either status or attribution, not both", { field: "status" });
+      }
+      if (b.attribution !== undefined) {
+        if (!submitter) fail(403, "only the submitter sets the attribution");
+        requireFresh(deps, c);
+        next = await setAttribution(deps, id, b.attribution, actor);
+      } else if (b.status === "withdrawn") {
+        if (!submitter) fail(403, "only the submitter withdraws a proposal");
+        needReason(reason);
+        next = await moveStatus(deps, id, { to: "withdrawn", from: OPEN, reason, actor });
+      } else if (b.status !== undefined) {
+        if (!teamCaller) fail(403, "this needs the reviewer or owner role");
+        if (b.status === "published") {
+          if (!isOwnerCaller(c)) fail(403, "only the owner publishes");
+          next = await publishProposal(deps, id, actor, reason);
+        } else if (b.status === "admitted" && p.status === "published") {
+          if (!isOwnerCaller(c)) fail(403, "only the owner takes a published proposal back");
+          next = await unpublishProposal(deps, id, actor, reason);
+        } else if (b.status === "reviewing") {
+          next = await moveStatus(deps, id, {
+            to: "reviewing",
+            from: ["confirmed"],
+            reason,
+            actor,
+          });
+        } else {
+          needReason(reason);
+          const admitted = b.status === "admitted";
+          next = await moveStatus(deps, id, {
+            to: b.status,
+            from: admitted ? ADMIT_FROM : REJECT_FROM,
+            reason,
+            actor,
+            mail: decisionMail(b.status),
+          });
+        }
+      } else {
+        fail(400, "status: send status or attribution", { field: "status" });
+      }
+      return c.json({ ok: true as const, item: await item(next, teamCaller) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/contributions/{id}",
+      tags: ["forms"],
+      summary: "Delete an unpublished proposal (submitter or owner)",
+      security: bearer,
+      middleware: who,
+      request: { params: z.object({ id: idParam }) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), deleted: z.number().int() })),
+        ...errors(401, 403, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const p = await visible(c, id);
+      if (!isSubmitter(c, p) && !isOwnerCaller(c)) {
+        fail(403, "only the submitter or the owner deletes a proposal");
+      }
+      await deleteProposal(deps, id, actorRef(c));
+      return c.json({ ok: true as const, deleted: id }, 200);
+    },
+  );
+
+  return app;
+}

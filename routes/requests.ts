@@ -1,0 +1,136 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { isSlugFree } from "../kv/catalogue_api.ts";
+import {
+  createRequest,
+  listRequests,
+  REPORT_KINDS,
+  REQUEST_KINDS,
+  type RequestKind,
+  requestView,
+  setHandled,
+} from "../kv/requests.ts";
+import type { Deps } from "../lib/deps.ts";
+import { emailSchema } from "../lib/email.ts";
+import { fail } from "../lib/errors.ts";
+import { type AppEnv, body, errors, flag, idParam, json, router, team } from "./_api.ts";
+import { actorRef, requireTeam } from "./_guards.ts";
+import { multiLine, oneLine } from "./_text.ts";
+
+/**
+ * A filled `website` field (the honeypot) answers 202 before validation, so a bot learns
+ * nothing and nothing is stored or mailed. The body stays cached for the validator.
+ */
+export const honeypot = createMiddleware<AppEnv>(async (c, next) => {
+  const b = await c.req.json().catch(() => null) as Record<string, unknown> | null;
+  if (b && typeof b === "object" && b.website !== undefined && b.website !== null) {
+    if (typeof b.website !== "string" || b.website.trim() !== "") {
+      return c.json({ ok: true as const }, 202);
+    }
+  }
+  await next();
+});
+
+const RequestBody = z.object({
+  name: oneLine(120).min(2),
+  email: emailSchema,
+  kind: z.string().max(40).nullish().transform((v): RequestKind =>
+    REQUEST_KINDS.includes(v as RequestKind) ? v as RequestKind : "other"
+  ).openapi({ type: "string", enum: [...REQUEST_KINDS] }),
+  text: multiLine(4000, 10),
+  org: oneLine(200).nullish().transform((v) => v ?? ""),
+  module: oneLine(120).nullish().transform((v) => v ?? ""),
+  website: z.string().max(2000).nullish().openapi({ description: "Honeypot: leave empty" }),
+}).openapi("RequestForm");
+
+export const RequestItem = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  email: z.string(),
+  kind: z.string(),
+  text: z.string(),
+  org: z.string(),
+  module: z.string().nullable(),
+  created: z.string(),
+  handled: z.string().nullable(),
+}).openapi("Request");
+
+export function requestRoutes(deps: Deps) {
+  const app = router();
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/requests",
+      tags: ["forms"],
+      summary: "Public request or report form",
+      middleware: [honeypot],
+      request: body(RequestBody),
+      responses: {
+        202: json(
+          z.object({ ok: z.literal(true), id: z.number().int().optional() }),
+          "Received (a filled honeypot answers the same, without id, and does nothing)",
+        ),
+        ...errors(400),
+      },
+    }),
+    async (c) => {
+      const input = c.req.valid("json");
+      const report = REPORT_KINDS.includes(input.kind);
+      const module = report ? input.module : "";
+      if (module && await isSlugFree(deps.kv, module)) {
+        fail(400, "module: no such module", { field: "module" });
+      }
+      const item = await createRequest(deps, {
+        name: input.name,
+        email: input.email,
+        kind: input.kind,
+        text: input.text,
+        org: input.org,
+        module,
+      });
+      return c.json({ ok: true as const, id: item.id }, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/requests",
+      tags: ["team"],
+      summary: "Open requests, newest first; ?all=1 adds handled ones",
+      security: team,
+      middleware: [requireTeam(deps)],
+      request: { query: z.object({ all: flag }) },
+      responses: { 200: json(z.object({ items: z.array(RequestItem) })), ...errors(401, 403) },
+    }),
+    async (c) => {
+      const items = await listRequests(deps.kv, c.req.valid("query").all);
+      return c.json({ items: items.map(requestView) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/requests/{id}",
+      tags: ["team"],
+      summary: "Mark a request handled (or open again with false)",
+      security: team,
+      middleware: [requireTeam(deps)],
+      request: { params: z.object({ id: idParam }), ...body(z.object({ handled: z.boolean() })) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), item: RequestItem })),
+        ...errors(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const item = await setHandled(deps, id, c.req.valid("json").handled, actorRef(c));
+      if (!item) fail(404, "no such request");
+      return c.json({ ok: true as const, item: requestView(item) }, 200);
+    },
+  );
+
+  return app;
+}
