@@ -308,6 +308,9 @@ function canonicalAddress(a: string): string | null {
   return v === null ? null : formatIPv4(v);
 }
 
+/** How long a name may take to resolve before the target counts as not resolving. */
+export const RESOLVE_TIMEOUT = 5_000;
+
 export type Resolved =
   | { ok: true; address: string; addresses: string[] }
   | { ok: false; error: string; refused: boolean };
@@ -321,15 +324,23 @@ export async function resolveTarget(
   resolver: Resolver,
   host: string,
   allowPrivate: boolean,
+  timeoutMs = RESOLVE_TIMEOUT,
 ): Promise<Resolved> {
   let addresses: string[];
   if (isIp(host)) addresses = [host];
   else {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const found = await resolver(host);
+      // A slow resolver must not hold a request (or a check) past its own time limit.
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("resolver timeout")), timeoutMs);
+      });
+      const found = await Promise.race([resolver(host), late]);
       addresses = found.map(canonicalAddress).filter((a): a is string => a !== null);
     } catch {
       return { ok: false, error: "the host name does not resolve", refused: false };
+    } finally {
+      clearTimeout(timer);
     }
     if (addresses.length === 0) {
       return { ok: false, error: "the host name does not resolve", refused: false };

@@ -20,12 +20,4 @@ export const multiLine = (max: number, min = 0) =>
     },
   );
 
-/**
- * Characters as people count them (code points), as zod's own string bounds count them; for the
- * checks written by hand. `String.length` counts UTF-16 units: an emoji would count twice.
- */
-export function chars(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
+export { chars } from "../lib/text.ts";

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { beat, countHeartbeat, pingAnswer } from "../kv/hooks.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
+import { cutChars } from "../lib/text.ts";
 import { type Ctx, errors, json, router } from "./_api.ts";
 import { clientOrigin } from "./_guards.ts";
 
@@ -40,7 +41,7 @@ async function statusOf(c: Ctx): Promise<string> {
       if (typeof s === "string") status = s;
     }
   }
-  return (status ?? "").trim().slice(0, STATUS_MAX);
+  return cutChars((status ?? "").trim(), STATUS_MAX);
 }
 
 /** GET and POST /api/hooks/<key>: public, authorised by the secret key alone. */

@@ -24,6 +24,7 @@ import { fail } from "../lib/errors.ts";
 import { readSnapshot } from "../lib/machine.ts";
 import { KINDS, parseCheck, resolveTarget, type Target, TargetError } from "../lib/targets.ts";
 import { bearer, body, errors, idParam, json, router } from "./_api.ts";
+import { multiLine, oneLine } from "./_text.ts";
 
 // The same as _api.ts `team`, typed as createRoute wants it.
 const teamSecurity: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
@@ -65,8 +66,10 @@ const SnapshotSchema = z.object({
 const interval = z.number().int().refine((v) => (INTERVALS as readonly number[]).includes(v), {
   message: `must be one of ${INTERVALS.join(", ")} (minutes)`,
 });
-const name = z.string().trim().min(2).max(80);
-const what = z.string().trim().max(160);
+// One line without control characters or lone surrogates, as every other name of the service:
+// it goes into alert mail subjects and the team's listing.
+const name = oneLine(80).min(2);
+const what = multiLine(160);
 const place = z.enum(PLACES).nullable();
 
 const CreateBody = z.object({

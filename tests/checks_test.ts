@@ -169,9 +169,9 @@ Deno.test("checks: tls certificate: valid, expiring soon, wrong name, untrusted"
   }
 });
 
-function mcpHandler(json: boolean) {
+function mcpHandler(json: boolean, name = "test-mcp") {
   return async (req: Request) => {
-    const server = new McpServer({ name: "test-mcp", version: "1.2.3" });
+    const server = new McpServer({ name, version: "1.2.3" });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: json,
@@ -206,6 +206,27 @@ Deno.test("checks: mcp against a real MCP server over streamable HTTP (SSE and J
     await sse.close();
     await json.close();
     await plain.close();
+  }
+});
+
+Deno.test("checks: a long status from the target is cut at 120 characters, whole", async () => {
+  const certs = await makeCerts(["mcp.test"], 90);
+  const srv = localHttp(mcpHandler(true, "\u{1F600}".repeat(150)), certs);
+  try {
+    await using t = await testApp({
+      connector: systemConnector,
+      resolver: fakeResolver({ "mcp.test": ["127.0.0.1"] }),
+      tls: systemTls([certs.ca]),
+    });
+    const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
+    const item = await create(t, token, `mcp:https://mcp.test:${srv.port}/mcp`);
+    assert.equal(item.state, "ok", item.status);
+    const status = item.status as string;
+    assert.equal([...status].length, 120, "120 characters, not 60 emoji");
+    assert.ok(status.isWellFormed(), "no emoji cut in two");
+    assert.equal(status, "MCP " + "\u{1F600}".repeat(116));
+  } finally {
+    await srv.close();
   }
 });
 

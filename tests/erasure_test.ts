@@ -168,3 +168,124 @@ Deno.test("erasure: the account's other devices are signed out before its data g
   assert.deepEqual(statuses, [401]);
   assert.ok(!(await dumpKv(t.kv)).includes("Slipped in"));
 });
+
+Deno.test("erasure across every area: services, files, points, modules, proposals, requests", async () => {
+  await using t = await testApp({
+    config: { teamInbox: "team@inbox.test", reportInbox: "reports@inbox.test" },
+  });
+  const owner = await t.account("own@example.org", { name: "Owner", roles: ["owner"] });
+  const ada = await t.signIn("adelaide@example.org", { name: "Adelaide Quuxley" });
+  const token: string = ada.token;
+  const id: number = ada.actor.id;
+  const ok = (r: { status: number; text: string }, status = 200) =>
+    assert.equal(r.status, status, r.text);
+
+  // Watched service with a heartbeat and its status text.
+  const svc = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Zorbulon backup", check: "webhook:", what: "Frobnicating dump" },
+  });
+  ok(svc);
+  ok(await t.req("POST", new URL(svc.body.hook_url).pathname, { body: { status: "plonkton" } }));
+  // A stored file.
+  const bytes = new TextEncoder().encode("Wibblewobble file bytes");
+  ok(
+    await t.req("PUT", "/api/me/files", {
+      token,
+      raw: bytes,
+      headers: {
+        "content-length": String(bytes.length),
+        "x-file-name": "quuxley-notes.txt",
+        "content-type": "text/plain",
+      },
+    }),
+    201,
+  );
+  // Two published proposals (attribution keep and remove), one still under review.
+  const publish = async (title: string, attribution: string) => {
+    const p = await t.req("POST", "/api/contributions", {
+      token,
+      body: {
+        name: "Adelaide Quuxley",
+        email: "adelaide@example.org",
+        title,
+        area: "technical",
+        summary: `Summary of ${title}`,
+        attribution,
+      },
+    });
+    ok(p, 201);
+    assert.equal(p.body.status, "confirmed");
+    for (
+      const [status, reason] of [["reviewing"], ["admitted", "Fine work"], ["published", "Go"]]
+    ) {
+      ok(
+        await t.req("PATCH", `/api/contributions/${p.body.id}`, {
+          token: owner.token,
+          body: { status, reason },
+        }),
+      );
+    }
+    return p.body.id as number;
+  };
+  await publish("Marmalade pedagogy", "keep");
+  await publish("Splendiferous widgets", "remove");
+  ok(
+    await t.req("POST", "/api/contributions", {
+      token,
+      body: {
+        name: "Adelaide Quuxley",
+        email: "adelaide@example.org",
+        title: "Clandestine draft",
+        area: "other",
+        summary: "Clandestine summary",
+        attribution: "keep",
+      },
+    }),
+    201,
+  );
+  const catalogue = await t.req("GET", "/api/catalogue");
+  const slugs: string[] = catalogue.body.modules.map((m: { slug: string }) => m.slug);
+  assert.equal(slugs.length, 2);
+  ok(await t.req("POST", `/api/modules/${slugs[0]}/point`, { token }));
+  ok(
+    await t.req("POST", "/api/requests", {
+      body: {
+        name: "Adelaide Quuxley",
+        email: "adelaide@example.org",
+        kind: "tool",
+        text: "Clandestine request text",
+      },
+    }),
+    202,
+  );
+
+  const r = await t.req("DELETE", "/api/me", { token });
+  ok(r);
+  assert.deepEqual(r.body, { ok: true, kept: 1, unpublished: 1, deleted: 1 });
+
+  // The kept module still says who made it; nothing else holds the name, and nothing at all
+  // holds the address or any text of the account.
+  const lines = (await dumpKv(t.kv)).toLowerCase().split("\n");
+  for (
+    const s of ["adelaide@", "zorbulon", "frobnicat", "plonkton", "wibblewobble", "clandestine"]
+  ) {
+    const left = lines.filter((l) => l.includes(s));
+    assert.deepEqual(left, [], `KV still holds ${s}`);
+  }
+  // Only the kept module, its published proposal (address blanked) and its search words do.
+  const named = lines.filter((l) => l.includes("quuxley"));
+  const kept = ['["modules","marmalade-pedagogy"]', '["proposals",1]', '["search","module",'];
+  const allowed = (l: string) =>
+    kept.some((k) => l.startsWith(k)) && (!l.startsWith('["search"') || l.includes("marmalade"));
+  assert.ok(named.length > 0 && named.every(allowed), named.join("\n"));
+  const after = await t.req("GET", "/api/catalogue");
+  assert.deepEqual(after.body.modules.map((m: { title: string }) => m.title), [
+    "Marmalade pedagogy",
+  ]);
+  assert.equal(after.body.modules[0].by, "Adelaide Quuxley");
+  const points = await t.req("GET", "/api/points");
+  assert.equal(points.body.counts[slugs[0]] ?? 0, 0);
+  assert.equal((await verifyTrail(t.kv, true)).ok, true);
+  assert.equal((await t.req("GET", `/api/profiles/${id}`)).status, 404);
+});

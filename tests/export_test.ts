@@ -52,3 +52,42 @@ Deno.test("export: a JSON download with every section, the caller's data only", 
   assert.ok(!r.text.includes("bob"));
   assert.equal((await t.req("GET", "/api/me/export")).status, 401);
 });
+
+Deno.test("export: every area fills its own section", async () => {
+  await using t = await testApp({ config: { teamInbox: "team@inbox.test" } });
+  const { token } = await t.account("ada@example.org", { name: "Ada" });
+  const svc = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Nightly job", check: "webhook:" },
+  });
+  assert.equal(svc.status, 200, svc.text);
+  const bytes = new TextEncoder().encode("notes");
+  const up = await t.req("PUT", "/api/me/files", {
+    token,
+    raw: bytes,
+    headers: { "content-length": String(bytes.length), "x-file-name": "notes.txt" },
+  });
+  assert.equal(up.status, 201, up.text);
+  const p = await t.req("POST", "/api/contributions", {
+    token,
+    body: {
+      name: "Ada",
+      email: "ada@example.org",
+      title: "Engines",
+      area: "technical",
+      summary: "About engines",
+      attribution: "keep",
+    },
+  });
+  assert.equal(p.status, 201, p.text);
+  await t.req("POST", "/api/requests", {
+    body: { name: "Ada", email: "ada@example.org", kind: "tool", text: "A tool for engines" },
+  });
+  const d = (await t.req("GET", "/api/me/export", { token })).body;
+  assert.deepEqual(d.services.map((s: { name: string }) => s.name), ["Nightly job"]);
+  assert.deepEqual(d.files.map((f: { name: string }) => f.name), ["notes.txt"]);
+  assert.deepEqual(d.proposals.map((x: { title: string }) => x.title), ["Engines"]);
+  assert.deepEqual(d.requests.map((x: { text: string }) => x.text), ["A tool for engines"]);
+  // The hook's secret address is never exported (only its hash is stored).
+  assert.ok(!JSON.stringify(d).includes(new URL(svc.body.hook_url).pathname));
+});

@@ -79,6 +79,25 @@ Deno.test("hooks: GET and POST record a beat with its status text", async () => 
   assert.match(badType.body.error, /^status/);
 });
 
+Deno.test("hooks: the status keeps 120 characters, not UTF-16 units, and stays text", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hb = await heartbeat(t, token);
+  // 131 characters, 261 UTF-16 units: a cut by units kept 60 emoji and half of another.
+  const r = await t.req("POST", hb.path, { body: { status: "a" + "\u{1F600}".repeat(130) } });
+  assert.equal(r.status, 200);
+  let s = (await stateOf(t, token, hb.id)).status as string;
+  assert.equal(s, "a" + "\u{1F600}".repeat(119));
+  assert.ok(s.isWellFormed());
+  const q = await t.req("GET", `${hb.path}?status=${encodeURIComponent("\u{1F600}".repeat(120))}`);
+  assert.equal(q.status, 200);
+  s = (await stateOf(t, token, hb.id)).status;
+  assert.equal(s, "\u{1F600}".repeat(120), "120 emoji are 120 characters: all kept");
+  const lone = await t.req("POST", hb.path, { body: { status: "ok \ud800" } });
+  assert.equal(lone.status, 200);
+  assert.equal((await stateOf(t, token, hb.id)).status, "ok \ufffd");
+});
+
 Deno.test("hooks: state boundaries exactly at 1x and 2x the interval", async () => {
   await using t = await testApp();
   const { token } = await t.account("cron@example.org", { name: "Cron" });

@@ -98,6 +98,11 @@ Deno.test("services: invalid fields answer 400 naming the field, nothing stored"
     [{ check: "ftp:site.test" }, "check"],
     [{ check: "url:https://nowhere.test/" }, "check"],
     [{ check: 5 }, "check"],
+    [{ name: "nul\u0000byte", check: "webhook:" }, "name"],
+    [{ name: "two\nlines", check: "webhook:" }, "name"],
+    [{ name: "lone \ud800 half", check: "webhook:" }, "name"],
+    [{ check: "webhook:", what: "bell\u0007" }, "what"],
+    [{ check: "webhook:", what: "lone \udc00" }, "what"],
   ];
   for (const [body, field] of cases) {
     const r = await add(t, token, body);
@@ -149,7 +154,11 @@ Deno.test("services: PATCH changes the allowed fields only; others' services are
   assert.equal(r.body.item.group, "Data");
   assert.equal(r.body.item.interval, 15);
   assert.equal(r.body.item.alerts, false);
-  for (const body of [{ check: "tcp:db.test:1" }, { kind: "url" }, { interval: 10 }]) {
+  for (
+    const body of [{ check: "tcp:db.test:1" }, { kind: "url" }, { interval: 10 }, {
+      name: "esc\u001b[31m",
+    }, { what: "\ud83d" }]
+  ) {
     const bad = await t.req("PATCH", `/api/me/services/${id}`, { token, body });
     assert.equal(bad.status, 400, JSON.stringify(body));
   }

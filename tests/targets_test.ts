@@ -164,3 +164,9 @@ Deno.test("targets: every private form is refused (400) to a non-owner, literal 
   assert.deepEqual(connects, 0, "no packet is sent for a refused target");
   assert.deepEqual(await dumpKv(t.kv), before, "nothing stored");
 });
+
+Deno.test("targets: a resolver that does not answer in time counts as not resolving", async () => {
+  const never = () => new Promise<string[]>(() => {});
+  const r = await resolveTarget(never, "slow.example.org", false, 20);
+  assert.deepEqual(r, { ok: false, error: "the host name does not resolve", refused: false });
+});

@@ -1,5 +1,6 @@
 import { DAY } from "../clock.ts";
 import type { Deps } from "../deps.ts";
+import { cutChars } from "../text.ts";
 import { parseCheck, resolveTarget, type Target } from "../targets.ts";
 import { mcpCheck } from "./mcp.ts";
 import { tcpCheck } from "./tcp.ts";
@@ -61,7 +62,7 @@ export async function runCheck(
   const done = (state: CheckState, status: string): CheckResult => ({
     state,
     // Texts from the target (an MCP server's name) may hold anything; keep one plain line.
-    status: status.replace(/\p{Cc}+/gu, " ").slice(0, 120),
+    status: cutChars(status.replace(/\p{Cc}+/gu, " "), 120),
     ms: Math.round(performance.now() - start),
   });
   let target: Target;
