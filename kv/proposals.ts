@@ -122,6 +122,13 @@ export async function getProposal(kv: Deno.Kv, id: number) {
   return await kv.get<Proposal>(pKey(id));
 }
 
+/** The proposal's entry, or 404: unknown ids answer as other people's proposals do. */
+export async function proposalOr404(kv: Deno.Kv, id: number): Promise<Deno.KvEntry<Proposal>> {
+  const entry = await getProposal(kv, id);
+  if (!entry.value) fail(404, "no such proposal");
+  return entry as Deno.KvEntry<Proposal>;
+}
+
 export async function getData(kv: Deno.Kv, id: number): Promise<ProposalData> {
   return (await kv.get<ProposalData>(dataKey(id))).value ?? { trail: "", records: [], chain: null };
 }
@@ -328,9 +335,8 @@ export async function moveStatus(deps: Deps, id: number, m: Move): Promise<Propo
   const { kv } = deps;
   const { next, mails } = await transact(async () => {
     const now = deps.clock.now();
-    const entry = await getProposal(kv, id);
+    const entry = await proposalOr404(kv, id);
     const p = entry.value;
-    if (!p) fail(404, "no such proposal");
     if (m.versionstamp && entry.versionstamp !== m.versionstamp) {
       fail(409, "the proposal changed meanwhile; try again");
     }
@@ -377,8 +383,7 @@ export async function setAttribution(
   const { kv } = deps;
   return await transact(async () => {
     const now = deps.clock.now();
-    const entry = await getProposal(kv, id);
-    if (!entry.value) fail(404, "no such proposal");
+    const entry = await proposalOr404(kv, id);
     const next = { ...entry.value, attribution, updated: now };
     const op = kv.atomic().check(entry).set(entry.key, next);
     (await trailAppend(kv, [{
@@ -422,9 +427,8 @@ export async function deleteProposal(deps: Deps, id: number, actor: string): Pro
   const { kv } = deps;
   await transact(async () => {
     const now = deps.clock.now();
-    const entry = await getProposal(kv, id);
+    const entry = await proposalOr404(kv, id);
     const p = entry.value;
-    if (!p) fail(404, "no such proposal");
     if (p.status === "published") {
       fail(409, "a published proposal cannot be deleted: the owner takes it back first", {
         status: p.status,

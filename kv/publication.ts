@@ -8,6 +8,7 @@ import {
   getProposal,
   moveStatus,
   type Proposal,
+  proposalOr404,
   PUBLISH_FROM,
   releaseSlug,
   statusUrl,
@@ -28,9 +29,8 @@ export async function publishProposal(
   actor: string,
   reason: string,
 ): Promise<Proposal> {
-  const entry = await getProposal(deps.kv, id);
+  const entry = await proposalOr404(deps.kv, id);
   const p = entry.value;
-  if (!p) fail(404, "no such proposal");
   if (!PUBLISH_FROM.includes(p.status)) {
     fail(409, `a proposal in ${p.status} cannot move to published`, { status: p.status });
   }
@@ -94,9 +94,8 @@ export async function unpublishProposal(
   actor: string,
   reason: string,
 ): Promise<Proposal> {
-  const entry = await getProposal(deps.kv, id);
+  const entry = await proposalOr404(deps.kv, id);
   const p = entry.value;
-  if (!p) fail(404, "no such proposal");
   if (p.status !== "published" || !p.slug) {
     fail(409, `a proposal in ${p.status} cannot move back to admitted`, { status: p.status });
   }
