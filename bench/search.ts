@@ -67,6 +67,7 @@ async function seedKv(kv: Deno.Kv) {
       roles: [],
       profile: { ...emptyProfile(), org: pick(ORGS), about: sentence(8) },
       avatar: null,
+      application: null,
     };
     op.set(["accounts", id], a).set(["accounts_by_email", a.email], id).set(
       ["accounts_by_slug", a.slug],

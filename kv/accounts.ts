@@ -44,6 +44,8 @@ export interface Account {
   roles: Role[];
   profile: Profile;
   avatar: AvatarRef | null;
+  /** Id of the latest application for contributor standing, null: none (kv/applications.ts). */
+  application: number | null;
 }
 
 export const emptyProfile = (): Profile => ({
@@ -138,6 +140,7 @@ export async function prepareAccount(
     roles,
     profile: emptyProfile(),
     avatar: null,
+    application: null,
   };
   return {
     account,

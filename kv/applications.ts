@@ -43,6 +43,8 @@ export async function applyFor(
   return await transact(async () => {
     const open = await kv.get<number>(openKey(account));
     if (open.value !== null) fail(409, "you already have an open application");
+    const holder = await getAccount(kv, account);
+    if (!holder.value) fail(404, "no such account");
     const claim = await claimId(kv, "application");
     const app: Application = {
       id: claim.id,
@@ -64,7 +66,10 @@ export async function applyFor(
       .check(open)
       .set(appKey(app.id), app)
       .set(byAccountKey(account, app.id), true)
-      .set(openKey(account), app.id);
+      .set(openKey(account), app.id)
+      // The account names its latest application, so GET /api/me needs no extra read.
+      .check(holder)
+      .set(accountKey(account), { ...holder.value, application: app.id });
     trail.apply(op);
     return { op, result: app };
   });
@@ -90,10 +95,20 @@ export async function applicationsOf(kv: Deno.Kv, account: number): Promise<Appl
   return await getApps(kv, ids);
 }
 
+/** The account's latest application: none without a read when the account names none. */
 export async function latestApplication(
   kv: Deno.Kv,
-  account: number,
+  account: Account,
 ): Promise<Application | null> {
+  if (account.application === null) return null;
+  if (account.application !== undefined) {
+    return (await kv.get<Application>(appKey(account.application))).value;
+  }
+  return await latestByIndex(kv, account.id);
+}
+
+/** The latest application through the account index (before migration 2 named it). */
+export async function latestByIndex(kv: Deno.Kv, account: number) {
   for await (
     const e of kv.list({ prefix: ["applications_by_account", account] }, {
       reverse: true,

@@ -5,6 +5,10 @@
  * `check(versionstamp: null)`, so two processes starting together apply it once.
  */
 
+import { transact } from "./_atomic.ts";
+import type { Account } from "./accounts.ts";
+import { latestByIndex } from "./applications.ts";
+
 export interface Migration {
   name: string;
   /** Must be safe to run again (a crash may stop it before it is recorded). */
@@ -14,7 +18,22 @@ export interface Migration {
 export const MIGRATIONS: Migration[] = [
   // The initial layout needs no data change; the step marks schema level 1.
   { name: "initial layout", run: () => Promise.resolve() },
+  { name: "accounts name their latest application", run: nameLatestApplications },
 ];
+
+/** Sets `application` on every account that lacks it, from the account's application index. */
+async function nameLatestApplications(kv: Deno.Kv): Promise<void> {
+  for await (const e of kv.list<Account>({ prefix: ["accounts"] })) {
+    if (e.value.application !== undefined) continue;
+    await transact(async () => {
+      const entry = await kv.get<Account>(e.key);
+      if (!entry.value || entry.value.application !== undefined) return { op: null, result: 0 };
+      const latest = await latestByIndex(kv, entry.value.id);
+      const next = { ...entry.value, application: latest?.id ?? null };
+      return { op: kv.atomic().check(entry).set(entry.key, next), result: 0 };
+    });
+  }
+}
 
 export async function runMigrations(kv: Deno.Kv, now: number): Promise<number> {
   for (let i = 0; i < MIGRATIONS.length; i++) {

@@ -84,7 +84,7 @@ export function meRoutes(deps: Deps) {
     }),
     async (c) => {
       const a = c.get("account");
-      const app = await latestApplication(deps.kv, a.id);
+      const app = await latestApplication(deps.kv, a);
       return c.json({
         ...accountView(a),
         application: app && {

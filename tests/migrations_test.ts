@@ -44,3 +44,37 @@ Deno.test("migrations: healthz answers 503 {db: fail} when the KV does not answe
   assert.equal(r.body.ok, false);
   assert.equal(typeof r.body.error, "string");
 });
+
+Deno.test("migration 2: accounts from before it name their latest application", async () => {
+  await using t = await testApp();
+  const ada = await t.account("ada@example.org", { name: "Ada" });
+  const bob = await t.account("bob@example.org", { name: "Bob" });
+  const applied = await t.req("POST", "/api/me/apply", {
+    token: ada.token,
+    body: { text: "Twenty characters or more, surely." },
+  });
+  assert.equal(applied.status, 202, applied.text);
+  const appId = applied.body.application.id;
+  // Applying names the application on the account record in the same atomic.
+  assert.equal(
+    (await t.kv.get<{ application: number }>(["accounts", ada.account.id])).value!
+      .application,
+    appId,
+  );
+  // Records as they were before migration 2: no `application` field, no migration record.
+  for (const id of [ada.account.id, bob.account.id]) {
+    const e = await t.kv.get<Record<string, unknown>>(["accounts", id]);
+    const { application: _, ...old } = e.value!;
+    await t.kv.set(e.key, old);
+  }
+  await t.kv.delete(["migrations", 2]);
+  assert.equal(await runMigrations(t.kv, t.clock.now()), MIGRATIONS.length);
+  const after = await t.kv.getMany<{ application: number | null }[]>([
+    ["accounts", ada.account.id],
+    ["accounts", bob.account.id],
+  ]);
+  assert.deepEqual(after.map((e) => e.value!.application), [appId, null]);
+  const me = await t.req("GET", "/api/me", { token: ada.token });
+  assert.equal(me.body.application.id, appId);
+  assert.equal((await t.req("GET", "/api/me", { token: bob.token })).body.application, null);
+});
