@@ -27,13 +27,16 @@ export const DAILY: Job[] = [
   { name: "expire-requests", run: expireRequestsJob },
 ];
 
-/** Runs jobs one after another; one failing job does not stop the others. */
+/**
+ * Runs jobs side by side: a long check sweep must not hold back mail retries or clean-ups, and
+ * one failing job does not stop the others.
+ */
 export async function runJobs(deps: Deps, jobs: Job[]): Promise<void> {
-  for (const job of jobs) {
+  await Promise.all(jobs.map(async (job) => {
     try {
       await job.run(deps);
     } catch (err) {
       console.error(`job ${job.name} failed:`, err instanceof Error ? err.message : err);
     }
-  }
+  }));
 }

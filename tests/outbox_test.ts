@@ -133,3 +133,20 @@ Deno.test("outbox: a mail is queued only if its atomic commits", async () => {
   assert.equal(t.mail.sent.length, 0);
   assert.deepEqual(await queued(t), []);
 });
+
+Deno.test("jobs: one slow or failing job holds back no other", async () => {
+  await using t = await testApp();
+  const ran: string[] = [];
+  let release!: () => void;
+  const slow = new Promise<void>((r) => release = r);
+  const done = runJobs(t.deps, [
+    { name: "slow", run: () => slow.then(() => ran.push("slow")) },
+    { name: "broken", run: () => Promise.reject(new Error("boom")) },
+    { name: "quick", run: () => Promise.resolve(ran.push("quick")) },
+  ]);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(ran, ["quick"], "the quick job ran while the slow one was still running");
+  release();
+  await done;
+  assert.deepEqual(ran, ["quick", "slow"]);
+});
