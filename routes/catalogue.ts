@@ -114,6 +114,13 @@ const isTeamCaller = (c: Ctx) => {
 };
 
 /** The module, if the caller may work on it: a contributor or the team (403 otherwise). */
+/** After a contributor change: the catalogue is rewritten and the answer lists the people. */
+async function contributorsChanged(deps: Deps, module: Module) {
+  await catalogueChanged(deps);
+  const names = await namesOf(deps.kv, module.contributors);
+  return { ok: true as const, contributors: contributorsView(module, names) };
+}
+
 async function editable(deps: Deps, c: Ctx, slug: string): Promise<Deno.KvEntry<Module>> {
   const entry = await getModule(deps.kv, slug);
   if (!entry.value) fail(404, "no such module");
@@ -251,9 +258,7 @@ export function catalogueRoutes(deps: Deps) {
         deps.clock.now(),
       );
       if (!r.ok) fail(404, "no such module");
-      await catalogueChanged(deps);
-      const names = await namesOf(deps.kv, r.module.contributors);
-      return c.json({ ok: true as const, contributors: contributorsView(r.module, names) }, 200);
+      return c.json(await contributorsChanged(deps, r.module), 200);
     },
   );
 
@@ -276,9 +281,7 @@ export function catalogueRoutes(deps: Deps) {
         if (r.reason === "last") fail(409, "a module keeps at least one contributor");
         fail(404, r.reason === "absent" ? "not a contributor of this module" : "no such module");
       }
-      await catalogueChanged(deps);
-      const names = await namesOf(deps.kv, r.module.contributors);
-      return c.json({ ok: true as const, contributors: contributorsView(r.module, names) }, 200);
+      return c.json(await contributorsChanged(deps, r.module), 200);
     },
   );
 
