@@ -132,7 +132,7 @@ export async function setAvatar(
   pic: Prepared,
   now: number,
 ): Promise<Account | null> {
-  const etag = (await sha256hex(pic.bytes)).slice(0, 32);
+  const etag = sha256hex(pic.bytes).slice(0, 32);
   return await transact(async () => {
     const entry = await getAccount(kv, accountId);
     if (!entry.value) return { op: null, result: null };

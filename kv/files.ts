@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { iso, MINUTE } from "../lib/clock.ts";
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
@@ -174,6 +173,8 @@ export async function writeUpload(
   now: () => number,
   idleMs = MINUTE,
 ): Promise<WriteOutcome> {
+  // Native hashing for bulk bytes, loaded on the first upload (see lib/net.ts on node:*).
+  const { createHash } = await import("node:crypto");
   const hash = createHash("sha256");
   const free: Uint8Array[] = [];
   const take = () => free.pop() ?? new Uint8Array(Math.min(CHUNK, Math.max(1, size)));

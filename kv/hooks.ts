@@ -1,5 +1,5 @@
 import { iso } from "../lib/clock.ts";
-import { createHash } from "node:crypto";
+import { sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ConflictError } from "./_atomic.ts";
 import { RULES } from "./rate_limit.ts";
@@ -100,12 +100,6 @@ export function forgetHooks(kv: Deno.Kv): void {
   }
 }
 
-/**
- * The same hex digest as lib/crypto.ts `sha256hex`, computed synchronously: on this path
- * WebCrypto's asynchronous round trip cost ten times the hash itself.
- */
-const sha256Sync = (s: string) => createHash("sha256").update(s).digest("hex");
-
 export type RateVerdict = { ok: true } | { ok: false; retryAfter: number };
 
 /** Counts one heartbeat call from an address (SPEC.md section 8: 600 an hour). */
@@ -121,7 +115,7 @@ export async function countHeartbeat(deps: Deps, origin: string): Promise<RateVe
   let slot = st.rate.get(origin);
   if (!slot) {
     // Same subject and key as kv/rate_limit.ts, so the sweep job and other tools agree.
-    const hash = sha256Sync(`${rule.name}:${origin}`).slice(0, 32);
+    const hash = sha256hex(`${rule.name}:${origin}`).slice(0, 32);
     const key = ["rate", windowEnd, rule.name, hash];
     const seen = await deps.kv.get<Deno.KvU64>(key);
     slot = st.rate.get(origin) ??
@@ -179,7 +173,7 @@ export async function beat(
     return null;
   }
   const st = stateOf(deps.kv);
-  const hash = sha256Sync(key);
+  const hash = sha256hex(key);
   const found = await lookup(deps.kv, st, hash);
   if (!found) {
     flushSoon(deps.kv);

@@ -31,8 +31,8 @@ export interface Link {
 
 const linkKey = (hash: string) => ["links", hash] as const;
 
-export async function addressHash(email: string): Promise<string> {
-  return (await sha256hex(`address:${email}`)).slice(0, 40);
+export function addressHash(email: string): string {
+  return sha256hex(`address:${email}`).slice(0, 40);
 }
 
 export interface NewLink {
@@ -47,7 +47,7 @@ export async function prepareLink(
   now: number,
 ): Promise<NewLink> {
   const token = randomToken(32);
-  const hash = await sha256hex(token);
+  const hash = sha256hex(token);
   const link: Link = { ...input, created: now, expires: now + LINK_LIFE[input.purpose] };
   const idxKey = ["links_by_address", input.purpose, await addressHash(input.email)];
   const prev = await kv.get<string>(idxKey);
@@ -73,7 +73,7 @@ export interface FoundLink {
 /** A live link for a token, or null (unknown, used, replaced or expired). */
 export async function findLink(kv: Deno.Kv, token: string, now: number): Promise<FoundLink | null> {
   if (token.length < 20 || token.length > 200) return null;
-  const hash = await sha256hex(token);
+  const hash = sha256hex(token);
   const entry = await kv.get<Link>(linkKey(hash));
   if (entry.value === null) return null;
   if (entry.value.expires <= now) return null;

@@ -134,9 +134,9 @@ export async function getData(kv: Deno.Kv, id: number): Promise<ProposalData> {
 }
 
 /** True when the status link's secret belongs to this proposal. */
-export async function keyMatches(p: Proposal, key: string | undefined): Promise<boolean> {
+export function keyMatches(p: Proposal, key: string | undefined): boolean {
   if (!key || key.length > 100) return false;
-  return constantTimeEqual(await sha256hex(key), p.key_hash);
+  return constantTimeEqual(sha256hex(key), p.key_hash);
 }
 
 function teamNotice(
@@ -174,7 +174,7 @@ export async function createProposal(
   const { kv } = deps;
   const now = deps.clock.now();
   const key = randomToken(24);
-  const keyHash = await sha256hex(key);
+  const keyHash = sha256hex(key);
   const addr = await addressHash(input.email);
   const { proposal, mails } = await transact(async () => {
     const claim = await claimId(kv, "proposal");

@@ -41,10 +41,10 @@ export interface Verdict {
 }
 
 /** The counter key of `subject` under `rule` at `now`, and seconds until its window ends. */
-export async function rateKey(rule: Rule, subject: string, now: number) {
+export function rateKey(rule: Rule, subject: string, now: number) {
   const windowEnd = (Math.floor(now / rule.windowMs) + 1) * rule.windowMs;
   const retryAfter = Math.max(1, Math.ceil((windowEnd - now) / 1000));
-  const key = ["rate", windowEnd, rule.name, (await sha256hex(subject)).slice(0, 32)];
+  const key = ["rate", windowEnd, rule.name, sha256hex(subject).slice(0, 32)];
   return { key, retryAfter };
 }
 

@@ -172,7 +172,7 @@ export async function createService(
 ): Promise<{ service: Service; key: string | null }> {
   const { kv } = deps;
   const key = input.kind === "webhook" ? randomToken(32) : null;
-  const hash = key ? await sha256hex(key) : null;
+  const hash = key ? sha256hex(key) : null;
   const now = deps.clock.now();
   const service = await transact(async () => {
     const count = await kv.get<Deno.KvU64>(countKey(account));
@@ -248,7 +248,7 @@ export async function patchService(
 export async function rotateHook(deps: Deps, account: number, id: number): Promise<string | null> {
   const { kv } = deps;
   const key = randomToken(32);
-  const hash = await sha256hex(key);
+  const hash = sha256hex(key);
   const done = await transact(async () => {
     const entry = await getService(kv, account, id);
     const s = entry.value;

@@ -43,7 +43,7 @@ export async function prepareSession(
 ): Promise<NewSession> {
   const claim = await claimId(kv, "session");
   const token = `${account}_${randomToken(32)}`;
-  const hash = await sha256hex(token);
+  const hash = sha256hex(token);
   const session: Session = {
     id: claim.id,
     account,
@@ -81,7 +81,7 @@ export async function findSession(
 ): Promise<(ActiveSession & { account: Account }) | null> {
   const form = token.match(TOKEN_FORM);
   if (!form) return null;
-  const hash = await sha256hex(token);
+  const hash = sha256hex(token);
   const [entry, acc] = await kv.getMany<[Session, Account]>([
     sessionKey(hash),
     accountKey(Number(form[1])),

@@ -38,7 +38,7 @@ interface Head {
 
 export const GENESIS = "0".repeat(64);
 
-export function lineHash(prev: string, l: Omit<TrailLine, "hash" | "prev">): Promise<string> {
+export function lineHash(prev: string, l: Omit<TrailLine, "hash" | "prev">): string {
   const body = JSON.stringify([l.seq, l.at, l.actor, l.action, l.subject ?? null, l.fields ?? []]);
   return sha256hex(`${prev}\n${body}`);
 }

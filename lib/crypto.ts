@@ -1,3 +1,6 @@
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+
 const encoder = new TextEncoder();
 
 /** URL-safe random secret; 32 bytes = 256 bits, well above the 128 bits SPEC requires. */
@@ -12,10 +15,13 @@ export function base64url(buf: Uint8Array): string {
   return btoa(s).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-export async function sha256hex(input: string | Uint8Array): Promise<string> {
-  const data = typeof input === "string" ? encoder.encode(input) : input;
-  const digest = await crypto.subtle.digest("SHA-256", data as BufferSource);
-  return hex(new Uint8Array(digest));
+/**
+ * SHA-256 as lower-case hex. Synchronous on purpose: WebCrypto's digest hops to a worker
+ * thread and back, which cost more CPU than the rest of an authenticated request (every
+ * bearer token, link and rate-limit key is hashed on the request path).
+ */
+export function sha256hex(input: string | Uint8Array): string {
+  return bytesToHex(sha256(typeof input === "string" ? encoder.encode(input) : input));
 }
 
 export function hex(buf: Uint8Array): string {

@@ -127,7 +127,9 @@ Deno.test("runner: two runners on one KV run each due check once (lease)", async
   const srv = listener();
   const path = await Deno.makeTempFile({ suffix: ".sqlite3" });
   try {
-    const { s, connector } = counting(srv.port, 5);
+    // Each check holds its slot long enough that one runner cannot lease all eight before the
+    // other has listed them, even on a loaded machine.
+    const { s, connector } = counting(srv.port, 40);
     await using t = await testApp({ connector });
     const { token, other, close } = await onFile(t, path);
     for (let i = 0; i < 8; i++) await tcpService(t, token, srv.port);
