@@ -3,6 +3,7 @@
  * (the owner command and the server share it) and optimistic loops for version-checked
  * atomics, so concurrent requests never lose an update.
  */
+import { authWrite, countsEpoch, EPOCH_KEY, isAuthKey, registerKv } from "./_auth_cache.ts";
 
 const LOCKED = /database is locked|SQLITE_BUSY|database table is locked/i;
 
@@ -50,22 +51,66 @@ export async function transact<T>(
   throw new ConflictError();
 }
 
-// An atomic's check/set/delete only queue work (and answer the operation itself); only its
-// commit touches the file.
-const RETRIED_KV = new Set(["get", "getMany", "set", "delete", "commit"]);
-const RETRIED_ATOMIC = new Set(["commit"]);
+const RETRIED_KV = new Set<PropertyKey>(["get", "getMany", "commit"]);
+const ATOMIC_MUTATIONS = new Set<PropertyKey>(["set", "delete", "sum", "min", "max"]);
 
-/** Wraps a KV (and the atomics it makes) so that every read and write retries a locked file. */
-export function lockSafe<T extends object>(target: T, retried = RETRIED_KV): T {
+/**
+ * Wraps a KV so that every read and write retries a locked file, and every write to a session
+ * or account is reported to the session cache (kv/_auth_cache.ts) and counted in its epoch.
+ */
+export function lockSafe<T extends object>(target: T): T {
   const proxy: T = new Proxy(target, {
     get(t, prop, _receiver) {
       const value = Reflect.get(t, prop, t);
       if (typeof value !== "function") return value;
-      if (retried.has(String(prop))) {
+      const kv = proxy as unknown as Deno.Kv;
+      const raw = t as unknown as Deno.Kv;
+      if (prop === "atomic") return () => watchedAtomic(kv, raw.atomic());
+      if (prop === "set" || prop === "delete") {
+        return (key: Deno.KvKey, ...rest: unknown[]) => {
+          if (!isAuthKey(key)) return retryLocked(() => value.apply(t, [key, ...rest]));
+          // Through an atomic, so the write reaches the cache and its epoch like any other.
+          const op = watchedAtomic(kv, raw.atomic());
+          if (prop === "set") op.set(key, rest[0], rest[1] as { expireIn?: number });
+          else op.delete(key);
+          return op.commit().then((r) => prop === "set" ? r : undefined);
+        };
+      }
+      if (RETRIED_KV.has(prop)) {
         return (...args: unknown[]) => retryLocked(() => value.apply(t, args));
       }
-      if (prop === "atomic") return () => lockSafe(value.apply(t, []), RETRIED_ATOMIC);
       return (...args: unknown[]) => {
+        const r = value.apply(t, args);
+        return r === t ? proxy : r;
+      };
+    },
+  });
+  return proxy;
+}
+
+/** An atomic that notes the session and account keys it writes; its commit retries locks. */
+function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperation {
+  const touched: Deno.KvKey[] = [];
+  const proxy: Deno.AtomicOperation = new Proxy(op, {
+    get(t, prop, _receiver) {
+      const value = Reflect.get(t, prop, t);
+      if (typeof value !== "function") return value;
+      if (prop === "commit") {
+        return async () => {
+          if (touched.length === 0) return await retryLocked(() => t.commit());
+          authWrite(kv, touched);
+          if (countsEpoch(kv)) t.sum(EPOCH_KEY, 1n);
+          const res = await retryLocked(() => t.commit());
+          authWrite(kv, touched, res.ok);
+          return res;
+        };
+      }
+      return (...args: unknown[]) => {
+        if (ATOMIC_MUTATIONS.has(prop) && isAuthKey(args[0] as Deno.KvKey)) {
+          touched.push(args[0] as Deno.KvKey);
+        } else if (prop === "mutate") {
+          for (const m of args as Deno.KvMutation[]) if (isAuthKey(m.key)) touched.push(m.key);
+        }
         const r = value.apply(t, args);
         return r === t ? proxy : r;
       };
@@ -79,6 +124,7 @@ export async function openKv(path: string | undefined): Promise<Deno.Kv> {
     const dir = path.replace(/[\\/][^\\/]*$/, "");
     if (dir && dir !== path) await Deno.mkdir(dir, { recursive: true });
   }
-  const kv = await retryLocked(() => Deno.openKv(path));
-  return lockSafe(kv);
+  const kv = lockSafe(await retryLocked(() => Deno.openKv(path)));
+  registerKv(kv, path);
+  return kv;
 }

@@ -1,5 +1,13 @@
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
+import {
+  cachedAuth,
+  EPOCH_KEY,
+  epochSeen,
+  readMark,
+  rememberAuth,
+  wantsEpoch,
+} from "./_auth_cache.ts";
 import { type Account, accountKey } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 
@@ -71,8 +79,9 @@ export interface ActiveSession {
 const TOKEN_FORM = /^([1-9]\d{0,15})_[A-Za-z0-9_-]{43}$/;
 
 /**
- * The live session behind a bearer token and its account, in one KV read; null when the
- * token is malformed, unknown, ended or expired, or its account is gone.
+ * The live session behind a bearer token and its account: from the session cache when it can
+ * vouch for them (kv/_auth_cache.ts), else in one KV read. Null when the token is malformed,
+ * unknown, ended or expired, or its account is gone.
  */
 export async function findSession(
   kv: Deno.Kv,
@@ -82,9 +91,16 @@ export async function findSession(
   const form = token.match(TOKEN_FORM);
   if (!form) return null;
   const hash = sha256hex(token);
-  const [entry, acc] = await kv.getMany<[Session, Account]>([
+  const hit = await cachedAuth(kv, hash);
+  if (hit && now - hit.session.last_used < LAST_USED_GRANULARITY) {
+    return hit.session.expires > now ? hit : null;
+  }
+  const mark = readMark(kv);
+  // The epoch comes in the same snapshot, so the cache knows what this read is current to.
+  const [entry, acc, epoch] = await kv.getMany<[Session, Account, Deno.KvU64]>([
     sessionKey(hash),
     accountKey(Number(form[1])),
+    EPOCH_KEY,
   ]);
   const session = entry.value;
   const account = acc.value;
@@ -92,14 +108,17 @@ export async function findSession(
     return null;
   }
   if (now - session.last_used >= LAST_USED_GRANULARITY) {
-    // Best effort: a lost race only means another request already moved last_used.
+    // Best effort: a lost race only means another request already moved last_used. The
+    // write drops the cached copy; the next request reads and caches the new one.
     const touched = { ...session, last_used: now };
     await kv.atomic().check(entry).set(sessionKey(hash), touched, {
       expireIn: Math.max(session.expires - now + DAY, 1),
     }).commit();
     return { session: touched, hash, account };
   }
-  return { session, hash, account };
+  const found = { session, hash, account };
+  if (!wantsEpoch(kv) || epochSeen(kv, epoch.value?.value ?? 0n)) rememberAuth(kv, mark, found);
+  return found;
 }
 
 export async function listSessions(kv: Deno.Kv, account: number): Promise<ActiveSession[]> {

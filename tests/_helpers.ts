@@ -1,5 +1,5 @@
 import { createApp } from "../app.ts";
-import { lockSafe, transact } from "../kv/_atomic.ts";
+import { openKv, transact } from "../kv/_atomic.ts";
 import { type Account, prepareAccount, type Role } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
@@ -108,8 +108,9 @@ export async function testApp(
     tls?: TlsConnector;
   } = {},
 ): Promise<TestApp> {
-  // Wrapped as main.ts wraps the real KV, so tests run the same code paths.
-  const kv = lockSafe(await Deno.openKv(":memory:"));
+  // Opened as main.ts opens the real KV (lock retries, session cache), so tests run the same
+  // code paths.
+  const kv = await openKv(":memory:");
   const clock = fakeClock();
   const mail = captureMailer();
   await runMigrations(kv, clock.now());

@@ -1,0 +1,209 @@
+/**
+ * A per-process cache of live sessions and their accounts, so an authenticated request
+ * usually costs no KV read (one Deno KV read costs more CPU than the rest of a request).
+ *
+ * It must never answer with a session that was ended or an account that changed. Three rules
+ * keep it exact:
+ *
+ * 1. Writes in this process: every KV handle is wrapped by `lockSafe` (kv/_atomic.ts), which
+ *    reports each write to a `sessions` or `accounts` key here before and after its commit;
+ *    the entries it names are dropped at once. A read that was in flight meanwhile is not
+ *    stored (the `invalidations` counter moved).
+ * 2. Writes by other processes on the same KV file (the owner command, a second server):
+ *    every such write also adds 1 to the KV counter `["auth_epoch"]` in the same atomic.
+ *    Before serving from the cache, the KV file and its write-ahead log are stat()ed; when
+ *    they changed since the last check, the counter is read once and, if it moved by more
+ *    than this process's own writes, the whole cache is dropped. A file changed less than
+ *    two seconds ago is not trusted (coarse file timestamps), so the cache waits.
+ * 3. A KV on the network (KV Connect, Deno Deploy) gives no cheap signal of other writers:
+ *    the cache is off there, and every request reads.
+ *
+ * Key layout owned here: ["auth_epoch"] -> Deno.KvU64, the count of session and account
+ * writes from every process (never read by anything else).
+ */
+import type { Account } from "./accounts.ts";
+import type { Session } from "./sessions.ts";
+
+export const EPOCH_KEY = ["auth_epoch"] as const;
+const AUTH_PREFIXES = new Set<unknown>(["sessions", "accounts"]);
+const MAX_ENTRIES = 10_000;
+/** File timestamps this recent may hide a second write within the same tick. */
+const SETTLE_MS = 2_000;
+
+export interface CachedAuth {
+  session: Session;
+  account: Account;
+  hash: string;
+}
+
+export type KvSource = "memory" | "file" | "remote";
+
+interface State {
+  source: KvSource;
+  /** The KV file and its write-ahead log (file source only). */
+  files: string[];
+  entries: Map<string, CachedAuth>;
+  byAccount: Map<number, Set<string>>;
+  invalidations: number;
+  /** File signature last proven free of other processes' auth writes. */
+  validSig: string | null;
+  /** The epoch counter at the last check, and this process's writes that landed since. */
+  epoch: bigint | null;
+  own: bigint;
+}
+
+const states = new WeakMap<Deno.Kv, State>();
+
+export function isAuthKey(key: Deno.KvKey): boolean {
+  return AUTH_PREFIXES.has(key[0]);
+}
+
+/** Whether writes through this handle must count in the epoch (other processes may read). */
+export function countsEpoch(kv: Deno.Kv): boolean {
+  return states.get(kv)?.source !== "memory";
+}
+
+/** Called once by openKv: where the KV lives decides how the cache learns of other writers. */
+export function registerKv(kv: Deno.Kv, path: string | undefined): void {
+  const source: KvSource = path === ":memory:"
+    ? "memory"
+    : path && !/^https?:/.test(path)
+    ? "file"
+    : "remote";
+  states.set(kv, {
+    source,
+    files: source === "file" ? [path!, `${path}-wal`] : [],
+    entries: new Map(),
+    byAccount: new Map(),
+    invalidations: 0,
+    validSig: null,
+    epoch: null,
+    own: 0n,
+  });
+}
+
+function drop(st: State, hash: string): void {
+  const e = st.entries.get(hash);
+  if (!e) return;
+  st.entries.delete(hash);
+  st.byAccount.get(e.account.id)?.delete(hash);
+}
+
+function dropAll(st: State): void {
+  st.entries.clear();
+  st.byAccount.clear();
+  st.invalidations++;
+}
+
+/** lockSafe reports every session or account key a write touches, before and after it. */
+export function authWrite(kv: Deno.Kv, keys: Deno.KvKey[], landed = false): void {
+  const st = states.get(kv);
+  if (!st) return;
+  st.invalidations++;
+  for (const key of keys) {
+    if (key[0] === "sessions") drop(st, String(key[1]));
+    else if (key[0] === "accounts") {
+      for (const hash of st.byAccount.get(Number(key[1])) ?? []) drop(st, hash);
+    }
+  }
+  if (landed && st.source === "file") st.own++;
+}
+
+function signature(st: State): { sig: string; settled: boolean } {
+  let sig = "";
+  let newest = 0;
+  for (const f of st.files) {
+    try {
+      const s = Deno.statSync(f);
+      const m = s.mtime?.getTime() ?? 0;
+      newest = Math.max(newest, m);
+      sig += `${s.ino}:${s.size}:${m};`;
+    } catch {
+      sig += "-;";
+    }
+  }
+  return { sig, settled: Date.now() - newest > SETTLE_MS };
+}
+
+/** Proves (or refutes) that no other process wrote a session or account since the last proof. */
+async function revalidate(kv: Deno.Kv, st: State, sig: string): Promise<void> {
+  const own = st.own;
+  const inv = st.invalidations;
+  const got = await kv.get<Deno.KvU64>(EPOCH_KEY);
+  const epoch = got.value?.value ?? 0n;
+  if (st.epoch === null || epoch !== st.epoch + own) dropAll(st);
+  st.epoch = epoch;
+  st.own -= own;
+  // The stat came first: a later write changes the file again, so the next request checks.
+  st.validSig = inv === st.invalidations ? sig : null;
+}
+
+/** The cached session of a token hash, when the cache can vouch that it is current. */
+export async function cachedAuth(kv: Deno.Kv, hash: string): Promise<CachedAuth | null> {
+  const st = states.get(kv);
+  if (!st || st.source === "remote") return null;
+  if (st.source === "file") {
+    const { sig, settled } = signature(st);
+    // A file written this instant cannot vouch for anything yet: read as if uncached.
+    if (!settled) return null;
+    if (sig !== st.validSig) {
+      await revalidate(kv, st, sig);
+      if (st.validSig !== sig) return null;
+    }
+  }
+  const e = st.entries.get(hash);
+  if (!e) return null;
+  // Most recently used last, so eviction takes the coldest.
+  st.entries.delete(hash);
+  st.entries.set(hash, e);
+  return e;
+}
+
+/** A mark taken before reading a session, so a read that raced a write is not stored. */
+export function readMark(kv: Deno.Kv): number {
+  return states.get(kv)?.invalidations ?? -1;
+}
+
+/** Whether a session read should fetch the epoch with it (a KV file other processes share). */
+export function wantsEpoch(kv: Deno.Kv): boolean {
+  return states.get(kv)?.source === "file";
+}
+
+/**
+ * The epoch read in the same snapshot as a session: the first one becomes the baseline; one
+ * that moved beyond this process's own writes means another process wrote, so all goes.
+ * Answers whether the session read may be stored.
+ */
+export function epochSeen(kv: Deno.Kv, epoch: bigint): boolean {
+  const st = states.get(kv);
+  if (!st) return false;
+  if (st.epoch !== null && epoch === st.epoch + st.own) return true;
+  if (st.epoch !== null) dropAll(st);
+  // The read is current to this epoch, which becomes the baseline; the file is proven anew
+  // before anything is served.
+  st.epoch = epoch;
+  st.own = 0n;
+  st.validSig = null;
+  return true;
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === "object" && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
+/** Stores what a read found, unless a write touched sessions or accounts since `mark`. */
+export function rememberAuth(kv: Deno.Kv, mark: number, found: CachedAuth): void {
+  const st = states.get(kv);
+  if (!st || st.source === "remote" || st.invalidations !== mark) return;
+  // Handlers get the cached objects themselves: frozen, so none can change them in place.
+  const e = deepFreeze({ ...found });
+  st.entries.set(found.hash, e);
+  let set = st.byAccount.get(found.account.id);
+  if (!set) st.byAccount.set(found.account.id, set = new Set());
+  set.add(found.hash);
+  if (st.entries.size > MAX_ENTRIES) drop(st, st.entries.keys().next().value!);
+}

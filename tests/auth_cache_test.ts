@@ -1,0 +1,205 @@
+import assert from "node:assert/strict";
+import { cachedAuth, readMark, registerKv, rememberAuth } from "../kv/_auth_cache.ts";
+import { lockSafe, openKv, transact } from "../kv/_atomic.ts";
+import { type Account, accountKey, prepareAccount } from "../kv/accounts.ts";
+import { findSession, prepareSession } from "../kv/sessions.ts";
+import { sha256hex } from "../lib/crypto.ts";
+import { MINUTE } from "../lib/clock.ts";
+
+const NOW = Date.parse("2026-03-02T09:00:00.000Z");
+
+async function seed(kv: Deno.Kv, email = "a@example.org") {
+  return await transact(async () => {
+    const acc = await prepareAccount(kv, email, "Ada", NOW);
+    const s = await prepareSession(kv, acc.account.id, NOW);
+    return {
+      op: s.apply(acc.apply(kv.atomic())),
+      result: { account: acc.account, token: s.token, hash: sha256hex(s.token) },
+    };
+  });
+}
+
+/** A KV wrapped and registered as openKv does, keeping the raw handle that bypasses both. */
+async function memoryKv() {
+  const raw = await Deno.openKv(":memory:");
+  const kv = lockSafe(raw);
+  registerKv(kv, ":memory:");
+  return { raw, kv };
+}
+
+/** Moves a file's timestamps back, as if its last write were long ago. */
+function age(path: string) {
+  const past = new Date(Date.now() - 60_000);
+  for (const f of [path, `${path}-wal`]) {
+    try {
+      Deno.utimeSync(f, past, past);
+    } catch { /* no WAL yet */ }
+  }
+}
+
+Deno.test("auth cache: a second lookup is served from memory, without a KV read", async () => {
+  const { raw, kv } = await memoryKv();
+  try {
+    const a = await seed(kv);
+    assert.equal((await findSession(kv, a.token, NOW))?.account.id, a.account.id);
+    // Deleted behind the wrapper's back (no product code can do this): the cache still
+    // answers, which proves the second lookup did not read KV.
+    await raw.delete(["sessions", a.hash]);
+    assert.equal((await findSession(kv, a.token, NOW))?.account.id, a.account.id);
+    // Through the wrapper, as every product write goes: gone at once.
+    await kv.delete(["sessions", a.hash]);
+    assert.equal(await findSession(kv, a.token, NOW), null);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("auth cache: session ends, account changes and erasure take effect at once", async () => {
+  const kv = await openKv(":memory:");
+  try {
+    const a = await seed(kv);
+    const b = await seed(kv, "b@example.org");
+    await findSession(kv, a.token, NOW);
+    await findSession(kv, b.token, NOW);
+    // An account write inside an atomic drops that account's sessions only.
+    const acc = (await kv.get<Account>(accountKey(a.account.id))).value!;
+    await kv.atomic().set(accountKey(a.account.id), { ...acc, roles: ["reviewer"] }).commit();
+    assert.deepEqual((await findSession(kv, a.token, NOW))?.account.roles, ["reviewer"]);
+    assert.equal((await findSession(kv, b.token, NOW))?.account.id, b.account.id);
+    // Erasure deletes the account: its token opens nothing.
+    await kv.atomic().delete(accountKey(a.account.id)).commit();
+    assert.equal(await findSession(kv, a.token, NOW), null);
+    // Expiry is decided on every lookup, cached or not.
+    assert.equal(await findSession(kv, b.token, NOW + 31 * 24 * 60 * MINUTE), null);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("auth cache: a read that raced a write is not stored", async () => {
+  const { kv } = await memoryKv();
+  try {
+    const a = await seed(kv);
+    const found = await findSession(kv, a.token, NOW);
+    assert.ok(found);
+    const fresh = await memoryKv();
+    try {
+      // A lookup took its mark, then a write to the same session landed before it stored.
+      const mark = readMark(fresh.kv);
+      await fresh.kv.set(["sessions", a.hash], found.session);
+      rememberAuth(fresh.kv, mark, found);
+      assert.equal(await cachedAuth(fresh.kv, a.hash), null);
+      // Without a write in between it is stored.
+      rememberAuth(fresh.kv, readMark(fresh.kv), found);
+      assert.equal((await cachedAuth(fresh.kv, a.hash))?.account.id, a.account.id);
+    } finally {
+      fresh.kv.close();
+    }
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("auth cache: cached objects are frozen, so no handler can change them in place", async () => {
+  const kv = await openKv(":memory:");
+  try {
+    const a = await seed(kv);
+    await findSession(kv, a.token, NOW);
+    const hit = await findSession(kv, a.token, NOW);
+    assert.ok(hit && Object.isFrozen(hit.account) && Object.isFrozen(hit.account.roles));
+    assert.throws(() => (hit.account as { name: string }).name = "x", TypeError);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("auth cache: last_used is written once a minute and the next lookup caches again", async () => {
+  const kv = await openKv(":memory:");
+  try {
+    const a = await seed(kv);
+    await findSession(kv, a.token, NOW);
+    const later = NOW + 2 * MINUTE;
+    assert.equal((await findSession(kv, a.token, later))?.session.last_used, later);
+    const stored = await kv.get<{ last_used: number }>(["sessions", a.hash]);
+    assert.equal(stored.value?.last_used, later);
+    assert.equal((await findSession(kv, a.token, later + 1))?.session.last_used, later);
+    assert.equal((await cachedAuth(kv, a.hash))?.session.last_used, later);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("auth cache: another process's write on the same KV file is seen by the next lookup", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite3`;
+  const server = await openKv(path);
+  const command = await openKv(path); // as `deno task roles` opens it
+  const foreign = await Deno.openKv(path); // a tool that bypasses openKv
+  try {
+    const a = await seed(server);
+    const b = await seed(server, "b@example.org");
+    await findSession(server, a.token, NOW);
+    await findSession(server, b.token, NOW);
+    age(path);
+    // Settled file: proven once against the epoch, then served from memory.
+    assert.ok(await cachedAuth(server, a.hash));
+
+    // A write that does not count in the epoch goes unseen: why every writer uses openKv.
+    const acc = (await foreign.get<Account>(accountKey(b.account.id))).value!;
+    await foreign.set(accountKey(b.account.id), { ...acc, name: "Foreign" });
+    age(path);
+    assert.equal((await findSession(server, b.token, NOW))?.account.name, "Ada");
+
+    // The owner command's write counts: the file changed, the epoch moved, all is re-read.
+    const accA = (await command.get<Account>(accountKey(a.account.id))).value!;
+    await command.atomic().set(accountKey(a.account.id), { ...accA, roles: ["owner"] }).commit();
+    assert.deepEqual((await findSession(server, a.token, NOW))?.account.roles, ["owner"]);
+    age(path);
+    assert.deepEqual((await findSession(server, a.token, NOW))?.account.roles, ["owner"]);
+    assert.equal((await findSession(server, b.token, NOW))?.account.name, "Foreign");
+
+    // Signed out from the other process, then a lookup once the file has settled.
+    await command.delete(["sessions", a.hash]);
+    age(path);
+    assert.equal(await findSession(server, a.token, NOW), null);
+
+    // The server's own writes elsewhere change the file but never drop its cache.
+    await findSession(server, b.token, NOW);
+    await server.set(["unrelated"], 1);
+    age(path);
+    assert.ok(await cachedAuth(server, b.hash));
+  } finally {
+    server.close();
+    command.close();
+    foreign.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("auth cache: a freshly written file is never trusted; a network KV never caches", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite3`;
+  const server = await openKv(path);
+  try {
+    const a = await seed(server);
+    await findSession(server, a.token, NOW);
+    // Written a moment ago: the cache stands aside and every lookup reads.
+    assert.equal(await cachedAuth(server, a.hash), null);
+    assert.ok(await findSession(server, a.token, NOW));
+  } finally {
+    server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  const kv = lockSafe(await Deno.openKv(":memory:"));
+  registerKv(kv, "https://api.deno.com/databases/x/connect");
+  try {
+    const a = await seed(kv);
+    await findSession(kv, a.token, NOW);
+    await findSession(kv, a.token, NOW);
+    assert.equal(await cachedAuth(kv, a.hash), null);
+    // Its writes still count in the epoch, for any process that caches.
+    assert.ok(((await kv.get<Deno.KvU64>(["auth_epoch"])).value?.value ?? 0n) >= 1n);
+  } finally {
+    kv.close();
+  }
+});
