@@ -167,11 +167,28 @@ async function main(): Promise<number> {
       env: serverEnv({ HOSTNAME: "127.0.0.1", BARE_HEALTHZ: healthz, BARE_ME: me }),
     };
 
+    const floor: Target = {
+      name: "floor",
+      args: [
+        "run",
+        "--allow-net",
+        "--allow-env",
+        "--allow-read",
+        "--allow-write",
+        "bench/_floor.ts",
+      ],
+      env: app.env,
+    };
+
     console.log(
       `bench: ${SECONDS} s per run, ${CONNECTIONS} connections, autocannon in this process, ` +
         `${navigator.hardwareConcurrency} cores, deno ${Deno.version.deno}\n`,
     );
-    const cold = { bare: await coldStart(bare), app: await coldStart(app) };
+    const cold = {
+      bare: await coldStart(bare),
+      floor: await coldStart(floor),
+      app: await coldStart(app),
+    };
 
     const rows: string[][] = [[
       "endpoint",
@@ -184,7 +201,13 @@ async function main(): Promise<number> {
       "CPU ratio",
     ]];
     const runs: Record<string, { bare: Run; app: Run }> = {};
-    const rss = { bare: 0, app: 0, bareLoaded: 0, appLoaded: 0 };
+    const rss = { bare: 0, floor: 0, app: 0, bareLoaded: 0, appLoaded: 0 };
+    {
+      await using f = await spawnListening(floor.args, { ...floor.env, PORT: "0" });
+      await (await fetch(`${f.url}/api/healthz`)).body?.cancel();
+      await new Promise((r) => setTimeout(r, 1500));
+      rss.floor = await rssMiB(f.pid);
+    }
     {
       await using b = await spawnListening(bare.args, { ...bare.env, PORT: "0" });
       await using a = await spawnListening(app.args, { ...app.env, PORT: "0" });
@@ -223,11 +246,28 @@ async function main(): Promise<number> {
     console.log(table(rows));
     console.log();
     console.log(table([
-      ["process", "bare", "service", "ratio"],
-      ["cold start ms (median of 5)", f0(cold.bare), f0(cold.app), ratio(cold.app, cold.bare)],
-      ["idle RSS MiB", f1(rss.bare), f1(rss.app), ratio(rss.app, rss.bare)],
-      ["RSS after load MiB", f1(rss.bareLoaded), f1(rss.appLoaded), ""],
+      ["process", "bare", "floor", "service", "floor ratio", "service ratio"],
+      [
+        "cold start ms (median of 5)",
+        f0(cold.bare),
+        f0(cold.floor),
+        f0(cold.app),
+        ratio(cold.floor, cold.bare),
+        ratio(cold.app, cold.bare),
+      ],
+      [
+        "idle RSS MiB",
+        f1(rss.bare),
+        f1(rss.floor),
+        f1(rss.app),
+        ratio(rss.floor, rss.bare),
+        ratio(rss.app, rss.bare),
+      ],
+      ["RSS after load MiB", f1(rss.bareLoaded), "", f1(rss.appLoaded), "", ""],
     ]));
+    console.log(
+      "floor: bench/_floor.ts, zod-validated configuration + KV + one Hono route, no service routes",
+    );
 
     const me_ = runs["/api/me"];
     const checks: [string, boolean][] = [
