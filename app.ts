@@ -1,30 +1,26 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { Hono } from "hono";
+import type { Context, Next } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
 import { ConflictError, isLocked } from "./kv/_atomic.ts";
 import type { Deps } from "./lib/deps.ts";
 import { ApiError } from "./lib/errors.ts";
 import { type AppEnv, router } from "./routes/_api.ts";
-import { accountsRoutes } from "./routes/accounts.ts";
-import { catalogueRoutes } from "./routes/catalogue.ts";
-import { deviceRoutes } from "./routes/devices.ts";
-import { filesRoutes } from "./routes/files.ts";
-import { formsRoutes } from "./routes/forms.ts";
-import { formsPageRoutes } from "./routes/forms_pages.ts";
-import { healthRoutes } from "./routes/health.ts";
-import { meRoutes } from "./routes/me.ts";
-import { pageRoutes } from "./routes/pages.ts";
-import { servicesRoutes } from "./routes/services.ts";
-import { signInRoutes } from "./routes/sign_in.ts";
+import { type AreaName, AREAS } from "./routes/_areas.ts";
+import { ROUTES } from "./routes/_manifest.ts";
 
 /** JSON bodies larger than this answer 413 (uploads have limits of their own). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
 /** Routes that take raw bytes and enforce their own size limits. */
 const RAW_BODY = [/^\/api\/me\/files$/, /^\/api\/me\/avatar$/];
 
-/** Builds the whole service over the given dependencies; nothing here touches globals. */
-export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
-  const app = router();
+/**
+ * Builds the whole service over the given dependencies; nothing here touches globals. Each
+ * route area (routes/_areas.ts) is imported and built on the first request that needs it, and
+ * that request is handed to it; routes/_manifest.ts says which area answers what.
+ */
+export function createApp(deps: Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
 
   app.use("*", async (c, next) => {
     await next();
@@ -40,39 +36,32 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     return await limited(c, next);
   });
 
-  const api = router();
-  api.route("/", healthRoutes(deps));
-  api.route("/", signInRoutes(deps));
-  api.route("/", deviceRoutes(deps));
-  api.route("/", meRoutes(deps));
-  api.route("/", accountsRoutes(deps));
-  api.route("/", catalogueRoutes(deps));
-  api.route("/", servicesRoutes(deps));
-  api.route("/", filesRoutes(deps));
-  api.route("/", formsRoutes(deps));
-  app.route("/api", api);
-  app.route("/", pageRoutes(deps));
-  app.route("/", formsPageRoutes(deps));
+  const areas = new Map<AreaName, Promise<Map<string, Handler[]>>>();
+  built.set(app, areas);
+  const area = (name: AreaName) => {
+    let chains = areas.get(name);
+    if (!chains) {
+      chains = AREAS[name].load().then((make) => handlerChains(areaApp(name, make, deps)));
+      // A failed import is retried by the next request rather than remembered.
+      chains.catch(() => areas.delete(name));
+      areas.set(name, chains);
+    }
+    return chains;
+  };
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
-    type: "http",
-    scheme: "bearer",
-    description: "Device token from GET /api/verify",
-  });
-  app.openAPIRegistry.registerComponent("securitySchemes", "serviceToken", {
-    type: "apiKey",
-    in: "header",
-    name: "X-Service-Token",
-  });
-  app.doc31("/api/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Community catalogue service",
-      version: "1",
-      description: "Catalogue, accounts, watched services, files and public forms. " +
-        "Errors are `{error}`; see docs/api.md.",
-    },
-  });
+  let doc: object | null = null;
+  app.get("/api/openapi.json", async (c) => c.json(doc ??= await openApiDocument(deps)));
+
+  for (const [name, method, path] of ROUTES) {
+    const id = `${method} ${path}`;
+    // The area's own middleware, validators and handler run on this request's context, as if
+    // they had been registered here: same params, same error handling, no second routing.
+    app.on(method, path, async (c, next) => {
+      const chain = (await area(name)).get(id);
+      if (!chain) return c.json({ error: "not found" }, 404);
+      return await runChain(chain, c, next);
+    });
+  }
 
   app.notFound((c) => {
     const allowed = methodsFor(app, c.req.path);
@@ -82,42 +71,119 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     }
     return c.json({ error: "not found" }, 404);
   });
-
-  app.onError((err, c) => {
-    if (err instanceof ApiError) {
-      for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-      return c.json({ error: err.message, ...err.extra }, err.status);
-    }
-    if (err instanceof HTTPException) {
-      // Hono's own validators: unreadable JSON, or a body that is not JSON.
-      const status = err.status === 415 ? 400 : err.status;
-      const message = err.status === 415 || /json/i.test(err.message)
-        ? "body must be a JSON object (Content-Type: application/json)"
-        : err.message || "bad request";
-      return c.json({ error: message }, status);
-    }
-    if (err instanceof ConflictError) {
-      c.header("Retry-After", "1");
-      return c.json({ error: err.message }, 503);
-    }
-    if (err instanceof Deno.errors.BadResource || isLocked(err)) {
-      // The KV is closed or stays locked: the database does not answer, as healthz says.
-      c.header("Retry-After", "5");
-      return c.json({ error: "the database does not answer; try again later" }, 503);
-    }
-    // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
-    console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
-    return c.json({ error: "internal error" }, 500);
-  });
-
+  app.onError(answerError);
   return app;
+}
+
+const built = new WeakMap<Hono<AppEnv>, Map<AreaName, unknown>>();
+
+/** The areas an app has built so far, in the order it built them. */
+export function builtAreas(app: Hono<AppEnv>): AreaName[] {
+  return [...built.get(app)?.keys() ?? []];
+}
+
+type Handler = (c: Context<AppEnv>, next: Next) => Response | void | Promise<Response | void>;
+
+/** Each route's handlers (guards, validators, the handler) by `METHOD path`, in order. */
+function handlerChains(area: Hono<AppEnv>): Map<string, Handler[]> {
+  const chains = new Map<string, Handler[]>();
+  for (const r of area.routes) {
+    const id = `${r.method} ${r.path}`;
+    const chain = chains.get(id) ?? [];
+    chain.push(r.handler as Handler);
+    chains.set(id, chain);
+  }
+  return chains;
+}
+
+/** Runs handlers as Hono's compose does: each gets `next` to the following one. */
+async function runChain(chain: Handler[], c: Context<AppEnv>, next: Next): Promise<Response> {
+  const step = async (i: number): Promise<void> => {
+    const handler = chain[i];
+    if (!handler) return await next();
+    const res = await handler(c, () => step(i + 1));
+    if (res instanceof Response && !c.finalized) c.res = res;
+  };
+  await step(0);
+  return c.res;
+}
+
+/** One area's routes at its mount point, answering errors as the whole app does. */
+export function areaApp(
+  name: AreaName,
+  make: (deps: Deps) => Hono<AppEnv>,
+  deps: Deps,
+): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.route(AREAS[name].mount, make(deps));
+  // Only reached when routes/_manifest.ts names a route the area no longer has.
+  app.notFound((c) => c.json({ error: "not found" }, 404));
+  app.onError(answerError);
+  return app;
+}
+
+/** The OpenAPI document of every area, built from the zod schemas its routes validate with. */
+async function openApiDocument(deps: Deps): Promise<object> {
+  const root = router();
+  const api = router();
+  for (const name of Object.keys(AREAS) as AreaName[]) {
+    const make = await AREAS[name].load();
+    if (AREAS[name].mount === "/api") api.route("/", make(deps) as ReturnType<typeof router>);
+  }
+  root.route("/api", api);
+  root.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "Device token from GET /api/verify",
+  });
+  root.openAPIRegistry.registerComponent("securitySchemes", "serviceToken", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Service-Token",
+  });
+  return root.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Community catalogue service",
+      version: "1",
+      description: "Catalogue, accounts, watched services, files and public forms. " +
+        "Errors are `{error}`; see docs/api.md.",
+    },
+  });
+}
+
+function answerError(err: Error, c: Context<AppEnv>) {
+  if (err instanceof ApiError) {
+    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+    return c.json({ error: err.message, ...err.extra }, err.status);
+  }
+  if (err instanceof HTTPException) {
+    // Hono's own validators: unreadable JSON, or a body that is not JSON.
+    const status = err.status === 415 ? 400 : err.status;
+    const message = err.status === 415 || /json/i.test(err.message)
+      ? "body must be a JSON object (Content-Type: application/json)"
+      : err.message || "bad request";
+    return c.json({ error: message }, status);
+  }
+  if (err instanceof ConflictError) {
+    c.header("Retry-After", "1");
+    return c.json({ error: err.message }, 503);
+  }
+  if (err instanceof Deno.errors.BadResource || isLocked(err)) {
+    // The KV is closed or stays locked: the database does not answer, as healthz says.
+    c.header("Retry-After", "5");
+    return c.json({ error: "the database does not answer; try again later" }, 503);
+  }
+  // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
+  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
+  return c.json({ error: "internal error" }, 500);
 }
 
 type Matcher = { method: string; re: RegExp };
 const matchers = new WeakMap<object, Matcher[]>();
 
 /** Methods that some route answers for this path, for 405 and its Allow header. */
-function methodsFor(app: OpenAPIHono<AppEnv>, path: string): string[] {
+function methodsFor(app: Hono<AppEnv>, path: string): string[] {
   let list = matchers.get(app);
   if (!list) {
     list = app.routes

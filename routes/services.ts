@@ -29,7 +29,6 @@ import { multiLine, oneLine } from "./_text.ts";
 // The same as _api.ts `team`, typed as createRoute wants it.
 const teamSecurity: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
 import { limit, requireTeam, requireToken } from "./_guards.ts";
-import { hookRoutes } from "./hooks.ts";
 
 const ServiceSchema = z.object({
   id: z.number().int(),
@@ -125,8 +124,6 @@ const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/$
 export function servicesRoutes(deps: Deps) {
   const app = router();
   const auth = [requireToken(deps)];
-
-  app.route("/", hookRoutes(deps));
 
   app.openapi(
     createRoute({

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { JSON_BODY_LIMIT } from "../app.ts";
+import { builtAreas, JSON_BODY_LIMIT } from "../app.ts";
+import { buildManifest } from "../cli/routes.ts";
+import { ROUTES } from "../routes/_manifest.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
 
 const JSON_CT = { "content-type": "application/json" };
@@ -377,4 +379,38 @@ Deno.test("app: hostile input on every documented route never answers 500", asyn
     }
   }
   assert.deepEqual(failures, []);
+});
+
+Deno.test("app: routes/_manifest.ts lists every route of every area (else: deno task routes)", async () => {
+  const current = await buildManifest();
+  assert.deepEqual(ROUTES, current, "routes/_manifest.ts is out of date: run `deno task routes`");
+  assert.ok(
+    ROUTES.some(([area, method, path]) => area === "me" && method === "GET" && path === "/api/me"),
+  );
+});
+
+Deno.test("app: an area is built on the first request it answers, and only then", async () => {
+  await using t = await testApp();
+  assert.deepEqual(builtAreas(t.app), []);
+  assert.equal((await t.req("GET", "/api/healthz")).status, 200);
+  assert.deepEqual(builtAreas(t.app), ["health"]);
+  const a = await t.account("a@example.org");
+  assert.equal((await t.req("GET", "/api/me", { token: a.token })).status, 200);
+  // Unknown paths and wrong methods are answered without building anything.
+  isError(await t.req("GET", "/api/nope"), 404, "unknown");
+  isError(await t.req("POST", "/api/me/files"), 405, "method");
+  assert.deepEqual(builtAreas(t.app), ["health", "me"]);
+  // HEAD is answered by the area's GET route, without a body.
+  const head = await t.app.request("/api/healthz", { method: "HEAD" });
+  assert.equal(head.status, 200);
+  assert.equal(await head.text(), "");
+  // Errors inside an area answer as everywhere: malformed JSON is a 400 {error}.
+  isError(await post(t, "{"), 400, "malformed JSON");
+  assert.deepEqual(builtAreas(t.app), ["health", "me", "sign_in"]);
+  // The OpenAPI document describes every area's routes (it does not build them for serving).
+  const doc = (await t.req("GET", "/api/openapi.json")).body;
+  for (const [, method, path] of ROUTES.filter(([, , p]) => p.startsWith("/api/"))) {
+    const openApiPath = path.replace(/:(\w+)/g, "{$1}");
+    assert.ok(doc.paths[openApiPath]?.[method.toLowerCase()], `${method} ${openApiPath}`);
+  }
 });

@@ -1,0 +1,72 @@
+import type { Hono } from "hono";
+import type { Deps } from "../lib/deps.ts";
+import type { AppEnv } from "./_api.ts";
+
+/**
+ * The service's route areas, each imported on the first request that needs it. A process
+ * answers sooner after start and holds less memory when it evaluates only the areas it serves
+ * (an isolate on Deno Deploy often serves one or two; a self-hosted server that never sees an
+ * upload never loads the file routes). routes/_manifest.ts says which area answers which
+ * method and path; `deno task routes` writes it from this list, in this order, which is the
+ * order routes are matched in.
+ */
+export interface Area {
+  /** Where its routes hang: the API areas under /api, the landing pages at the root. */
+  mount: "/api" | "/";
+  load(): Promise<(deps: Deps) => Hono<AppEnv>>;
+}
+
+export const AREAS = {
+  health: { mount: "/api", load: () => import("./health.ts").then((m) => m.healthRoutes) },
+  sign_in: { mount: "/api", load: () => import("./sign_in.ts").then((m) => m.signInRoutes) },
+  devices: { mount: "/api", load: () => import("./devices.ts").then((m) => m.deviceRoutes) },
+  me: { mount: "/api", load: () => import("./me.ts").then((m) => m.meRoutes) },
+  profile: { mount: "/api", load: () => import("./profile.ts").then((m) => m.profileRoutes) },
+  journal: { mount: "/api", load: () => import("./journal.ts").then((m) => m.journalRoutes) },
+  search: { mount: "/api", load: () => import("./search.ts").then((m) => m.searchRoutes) },
+  applications: {
+    mount: "/api",
+    load: () => import("./applications.ts").then((m) => m.applicationRoutes),
+  },
+  invites: { mount: "/api", load: () => import("./invites.ts").then((m) => m.inviteRoutes) },
+  actors: { mount: "/api", load: () => import("./actors.ts").then((m) => m.actorRoutes) },
+  export: { mount: "/api", load: () => import("./export.ts").then((m) => m.exportRoutes) },
+  catalogue: {
+    mount: "/api",
+    load: () => import("./catalogue.ts").then((m) => m.catalogueRoutes),
+  },
+  hooks: { mount: "/api", load: () => import("./hooks.ts").then((m) => m.hookRoutes) },
+  services: {
+    mount: "/api",
+    load: () => import("./services.ts").then((m) => m.servicesRoutes),
+  },
+  files: { mount: "/api", load: () => import("./files.ts").then((m) => m.filesRoutes) },
+  requests: { mount: "/api", load: () => import("./requests.ts").then((m) => m.requestRoutes) },
+  contributions: {
+    mount: "/api",
+    load: () => import("./contributions.ts").then((m) => m.contributionRoutes),
+  },
+  pages: { mount: "/", load: () => import("./pages.ts").then((m) => m.pageRoutes) },
+  forms_pages: {
+    mount: "/",
+    load: () => import("./forms_pages.ts").then((m) => m.formsPageRoutes),
+  },
+} as const satisfies Record<string, Area>;
+
+export type AreaName = keyof typeof AREAS;
+
+/** One route of the manifest: the area that answers it, its method and its Hono path. */
+export type ManifestRoute = readonly [AreaName, string, string];
+
+/** The routes an area registers, in order, each method and path once. */
+export function routesOf(area: AreaName, app: Hono<AppEnv>): ManifestRoute[] {
+  const seen = new Set<string>();
+  const out: ManifestRoute[] = [];
+  for (const r of app.routes) {
+    const id = `${r.method} ${r.path}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push([area, r.method, r.path]);
+  }
+  return out;
+}
