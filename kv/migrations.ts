@@ -7,7 +7,6 @@
 
 import { transact } from "./_atomic.ts";
 import type { Account } from "./accounts.ts";
-import { latestByIndex } from "./applications.ts";
 
 export interface Migration {
   name: string;
@@ -23,6 +22,8 @@ export const MIGRATIONS: Migration[] = [
 
 /** Sets `application` on every account that lacks it, from the account's application index. */
 async function nameLatestApplications(kv: Deno.Kv): Promise<void> {
+  // Imported here: a start-up with every step applied evaluates none of the steps' modules.
+  const { latestByIndex } = await import("./applications.ts");
   for await (const e of kv.list<Account>({ prefix: ["accounts"] })) {
     if (e.value.application !== undefined) continue;
     await transact(async () => {
@@ -36,8 +37,14 @@ async function nameLatestApplications(kv: Deno.Kv): Promise<void> {
 }
 
 export async function runMigrations(kv: Deno.Kv, now: number): Promise<number> {
+  const keys = MIGRATIONS.map((_, i) => ["migrations", i + 1]);
+  const applied: Deno.KvEntryMaybe<unknown>[] = [];
+  for (let i = 0; i < keys.length; i += 10) {
+    applied.push(...await kv.getMany(keys.slice(i, i + 10)));
+  }
   for (let i = 0; i < MIGRATIONS.length; i++) {
-    const key = ["migrations", i + 1];
+    if (applied[i].value !== null) continue;
+    const key = keys[i];
     const done = await kv.get(key);
     if (done.value !== null) continue;
     await MIGRATIONS[i].run(kv);
