@@ -1,10 +1,10 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
 import { ConflictError, isLocked } from "./kv/_atomic.ts";
 import type { Deps } from "./lib/deps.ts";
 import { ApiError } from "./lib/errors.ts";
 import { type AppEnv, router } from "./routes/_api.ts";
+import type { OpenApiHono } from "./routes/_openapi.ts";
 import { accountsRoutes } from "./routes/accounts.ts";
 import { catalogueRoutes } from "./routes/catalogue.ts";
 import { deviceRoutes } from "./routes/devices.ts";
@@ -23,7 +23,7 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 const RAW_BODY = [/^\/api\/me\/files$/, /^\/api\/me\/avatar$/];
 
 /** Builds the whole service over the given dependencies; nothing here touches globals. */
-export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
+export function createApp(deps: Deps): OpenApiHono<AppEnv> {
   const app = router();
 
   app.use("*", async (c, next) => {
@@ -54,23 +54,16 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route("/", pageRoutes(deps));
   app.route("/", formsPageRoutes(deps));
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
-    type: "http",
-    scheme: "bearer",
-    description: "Device token from GET /api/verify",
-  });
-  app.openAPIRegistry.registerComponent("securitySchemes", "serviceToken", {
-    type: "apiKey",
-    in: "header",
-    name: "X-Service-Token",
-  });
-  app.doc31("/api/openapi.json", {
-    openapi: "3.1.0",
+  app.doc("/api/openapi.json", {
     info: {
       title: "Community catalogue service",
       version: "1",
       description: "Catalogue, accounts, watched services, files and public forms. " +
         "Errors are `{error}`; see docs/api.md.",
+    },
+    securitySchemes: {
+      bearer: { type: "http", scheme: "bearer", description: "Device token from GET /api/verify" },
+      serviceToken: { type: "apiKey", in: "header", name: "X-Service-Token" },
     },
   });
 
@@ -117,7 +110,7 @@ type Matcher = { method: string; re: RegExp };
 const matchers = new WeakMap<object, Matcher[]>();
 
 /** Methods that some route answers for this path, for 405 and its Allow header. */
-function methodsFor(app: OpenAPIHono<AppEnv>, path: string): string[] {
+function methodsFor(app: OpenApiHono<AppEnv>, path: string): string[] {
   let list = matchers.get(app);
   if (!list) {
     list = app.routes
