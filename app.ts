@@ -6,6 +6,7 @@ import { ConflictError, isLocked } from "./kv/_atomic.ts";
 import type { Deps } from "./lib/deps.ts";
 import { ApiError } from "./lib/errors.ts";
 import { type AppEnv, router } from "./routes/_api.ts";
+import { buildDocument, type DocConfig } from "./routes/_openapi.ts";
 import { type AreaName, AREAS } from "./routes/_areas.ts";
 import { ROUTES } from "./routes/_manifest.ts";
 
@@ -122,34 +123,29 @@ export function areaApp(
   return app;
 }
 
+/** What the OpenAPI document says about the service as a whole. */
+const DOC: DocConfig = {
+  info: {
+    title: "Community catalogue service",
+    version: "1",
+    description: "Catalogue, accounts, watched services, files and public forms. " +
+      "Errors are `{error}`; see docs/api.md.",
+  },
+  securitySchemes: {
+    bearer: { type: "http", scheme: "bearer", description: "Device token from GET /api/verify" },
+    serviceToken: { type: "apiKey", in: "header", name: "X-Service-Token" },
+  },
+};
+
 /** The OpenAPI document of every area, built from the zod schemas its routes validate with. */
 async function openApiDocument(deps: Deps): Promise<object> {
-  const root = router();
   const api = router();
   for (const name of Object.keys(AREAS) as AreaName[]) {
-    const make = await AREAS[name].load();
-    if (AREAS[name].mount === "/api") api.route("/", make(deps) as ReturnType<typeof router>);
+    if (AREAS[name].mount === "/api") api.route("/", (await AREAS[name].load())(deps));
   }
+  const root = router();
   root.route("/api", api);
-  root.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
-    type: "http",
-    scheme: "bearer",
-    description: "Device token from GET /api/verify",
-  });
-  root.openAPIRegistry.registerComponent("securitySchemes", "serviceToken", {
-    type: "apiKey",
-    in: "header",
-    name: "X-Service-Token",
-  });
-  return root.getOpenAPI31Document({
-    openapi: "3.1.0",
-    info: {
-      title: "Community catalogue service",
-      version: "1",
-      description: "Catalogue, accounts, watched services, files and public forms. " +
-        "Errors are `{error}`; see docs/api.md.",
-    },
-  });
+  return buildDocument(root.defs, DOC);
 }
 
 function answerError(err: Error, c: Context<AppEnv>) {

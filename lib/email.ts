@@ -1,4 +1,4 @@
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 
 // Characters that render like "@" but are not; NFKC would quietly turn some into "@".
 const AT_LOOKALIKES = /[\uFF20\uFE6B\u0040\u2148]/g;
@@ -36,4 +36,4 @@ export const emailSchema = z.string().max(320).transform((raw, ctx) => {
     return z.NEVER;
   }
   return email;
-}).openapi({ type: "string", format: "email", example: "ada@example.org" });
+}).meta({ type: "string", format: "email", example: "ada@example.org" });

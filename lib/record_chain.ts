@@ -1,4 +1,4 @@
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { GENESIS, lineHash } from "../kv/trail.ts";
 
 /**
@@ -32,9 +32,9 @@ export const RecordSchema = z.object({
   fields: z.array(z.string().max(60)).max(50).optional(),
   prev: hex64.optional(),
   hash: hex64.optional(),
-}).openapi("ChainRecord");
+}).meta({ id: "ChainRecord" });
 
-export const ChainSchema = z.union([hex64, z.array(hex64).max(MAX_RECORDS)]).openapi("Chain");
+export const ChainSchema = z.union([hex64, z.array(hex64).max(MAX_RECORDS)]).meta({ id: "Chain" });
 
 export type ChainRecord = z.infer<typeof RecordSchema>;
 export type Chain = z.infer<typeof ChainSchema>;

@@ -1,9 +1,11 @@
-import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Hook } from "@hono/zod-openapi";
+import { z } from "zod";
 import type { Context } from "hono";
 import type { Account } from "../kv/accounts.ts";
 import type { Session } from "../kv/sessions.ts";
 import { fail } from "../lib/errors.ts";
+import { type Hook, OpenApiHono } from "./_openapi.ts";
+
+export { createRoute } from "./_openapi.ts";
 
 /** What guards put on the request context. */
 export type AppEnv = {
@@ -19,8 +21,7 @@ export type AppEnv = {
 export type Ctx = Context<AppEnv>;
 
 /** Turns a failed validation into 400 naming the field (404 for a malformed path id). */
-// deno-lint-ignore no-explicit-any
-export const validationHook: Hook<any, AppEnv, any, any> = (result, c) => {
+export const validationHook: Hook<AppEnv> = (result, c) => {
   if (result.success) return;
   if (result.target === "param") return c.json({ error: "not found" }, 404);
   const issue = result.error.issues[0];
@@ -30,11 +31,11 @@ export const validationHook: Hook<any, AppEnv, any, any> = (result, c) => {
 };
 
 /** A sub-app whose routes are validated by zod and described in the OpenAPI document. */
-export function router(): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export function router(): OpenApiHono<AppEnv> {
+  return new OpenApiHono<AppEnv>(validationHook);
 }
 
-export const ErrorSchema = z.object({ error: z.string() }).openapi("Error");
+export const ErrorSchema = z.object({ error: z.string() }).meta({ id: "Error" });
 
 const described: Record<number, string> = {
   400: "Invalid input; `error` names the field",
@@ -70,9 +71,7 @@ export function body<T extends z.ZodType>(schema: T) {
 }
 
 /** Path parameter for integer ids: anything else answers 404. */
-export const idParam = z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).openapi({
-  param: { name: "id", in: "path" },
-  type: "string",
+export const idParam = z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).meta({
   example: "1",
 });
 

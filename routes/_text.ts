@@ -1,4 +1,4 @@
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 
 const CONTROL = /\p{Cc}/u;
 /** Control characters other than newline, carriage return and tab. */

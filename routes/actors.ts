@@ -1,10 +1,10 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { type Account, standingOf } from "../kv/accounts.ts";
 import { seenOf } from "../kv/dormant.ts";
 import { accountParts } from "../kv/parts.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { errors, json, router, team } from "./_api.ts";
+import { createRoute, errors, json, router, team } from "./_api.ts";
 import { requireTeam } from "./_guards.ts";
 import { avatarUrl, ProfileSchema } from "./me.ts";
 
@@ -31,7 +31,7 @@ const ActorItem = z.object({
   counts: z.record(z.string(), z.number().int()),
   last_sign_in: z.string(),
   dormant_notice: z.string().nullable(),
-}).openapi("TeamActor");
+}).meta({ id: "TeamActor" });
 
 export function actorRoutes(deps: Deps) {
   const app = router();

@@ -1,22 +1,22 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { type Account, getAccount, standingOf } from "../kv/accounts.ts";
 import { type Application, applyFor, decide, listApplications } from "../kv/applications.ts";
 import { deliver } from "../kv/outbox.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
-import { bearer, body, errors, flag, idParam, json, router, team } from "./_api.ts";
+import { bearer, body, createRoute, errors, flag, idParam, json, router, team } from "./_api.ts";
 import { multiLine } from "./_text.ts";
 import { actorRef, requireTeam, requireToken } from "./_guards.ts";
 
 const ApplyBody = z.object({
   text: multiLine(2000, 20),
-}).openapi("ApplicationRequest");
+}).meta({ id: "ApplicationRequest" });
 
 const DecisionBody = z.object({
   outcome: z.enum(["approved", "declined"]),
   reason: z.string().trim().min(3).max(2000),
-}).openapi("ApplicationDecision");
+}).meta({ id: "ApplicationDecision" });
 
 const Decision = z.object({
   id: z.number().int(),
@@ -24,7 +24,7 @@ const Decision = z.object({
   outcome: z.enum(["approved", "declined"]).nullable(),
   reason: z.string().nullable(),
   decided: z.string().nullable(),
-}).openapi("ApplicationState");
+}).meta({ id: "ApplicationState" });
 
 const TeamItem = Decision.extend({
   text: z.string(),
@@ -34,7 +34,7 @@ const TeamItem = Decision.extend({
     email: z.string(),
     standing: z.string(),
   }).nullable(),
-}).openapi("ApplicationItem");
+}).meta({ id: "ApplicationItem" });
 
 /** How an application shows to its applicant (GET /api/me). */
 export const decisionView = (a: Application) => ({

@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { createMiddleware } from "hono/factory";
 import { findAccountByEmail, isTeam } from "../kv/accounts.ts";
 import { catalogueChanged, catalogueJson, metaOf, published } from "../kv/catalogue_doc.ts";
@@ -26,11 +26,23 @@ import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
-import { type AppEnv, bearer, body, type Ctx, errors, idParam, json, router } from "./_api.ts";
+import {
+  type AppEnv,
+  bearer,
+  body,
+  createRoute,
+  type Ctx,
+  errors,
+  idParam,
+  json,
+  router,
+} from "./_api.ts";
 import { actorRef, optionalToken, requireToken } from "./_guards.ts";
 import { chars, multiLine, oneLine } from "./_text.ts";
 
-const Contributor = z.object({ id: z.number().int(), name: z.string() }).openapi("Contributor");
+const Contributor = z.object({ id: z.number().int(), name: z.string() }).meta({
+  id: "Contributor",
+});
 
 export const ModuleSchema = z.object({
   slug: z.string(),
@@ -44,17 +56,16 @@ export const ModuleSchema = z.object({
   track: z.string(),
   area: z.string(),
   by: z.string(),
-  url: z.string().openapi({ example: "/modules/pond-life" }),
-  updated: z.string().openapi({ example: "2026-03-02" }),
+  url: z.string().meta({ example: "/modules/pond-life" }),
+  updated: z.string().meta({ example: "2026-03-02" }),
   facts: z.array(z.tuple([z.string(), z.string()])),
   gets: z.array(z.string()),
   contributors: z.array(Contributor),
   points: z.number().int(),
   published: z.boolean(),
-}).openapi("Module");
+}).meta({ id: "Module" });
 
-const slugParam = z.string().regex(SLUG_RE).openapi({
-  param: { name: "slug", in: "path" },
+const slugParam = z.string().regex(SLUG_RE).meta({
   example: "pond-life",
 });
 
@@ -83,13 +94,13 @@ const PatchSchema = z.object({
   lede: text(LIMITS.lede).optional(),
   about: text(LIMITS.about).optional(),
   note: text(LIMITS.note).nullable().optional().transform((v) => v === null ? "" : v)
-    .openapi({ description: "empty string (or null) clears" }),
+    .meta({ description: "empty string (or null) clears" }),
   state: z.enum(STATES).optional(),
   meta: text(LIMITS.meta).nullable().optional().transform((v) => v === null ? "" : v)
-    .openapi({ description: "empty string (or null) clears" }),
-  facts: FactsSchema.optional().openapi({ description: "[label, value] pairs" }),
-  gets: GetsSchema.optional().openapi({ description: "lines of text" }),
-}).openapi("ModulePatch");
+    .meta({ description: "empty string (or null) clears" }),
+  facts: FactsSchema.optional().meta({ description: "[label, value] pairs" }),
+  gets: GetsSchema.optional().meta({ description: "lines of text" }),
+}).meta({ id: "ModulePatch" });
 
 const ContributorsAnswer = z.object({ ok: z.literal(true), contributors: z.array(Contributor) });
 
@@ -234,7 +245,7 @@ export function catalogueRoutes(deps: Deps) {
       middleware: auth,
       request: {
         params: z.object({ slug: slugParam }),
-        ...body(z.object({ email: emailSchema }).openapi("ContributorAdd")),
+        ...body(z.object({ email: emailSchema }).meta({ id: "ContributorAdd" })),
       },
       responses: { 200: json(ContributorsAnswer), ...errors(400, 401, 403, 404) },
     }),

@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { createMiddleware } from "hono/factory";
 import { isOwner, isTeam } from "../kv/accounts.ts";
 import { gateOf } from "../kv/gate.ts";
@@ -40,6 +40,7 @@ import {
   type AppEnv,
   bearer,
   body,
+  createRoute,
   type Ctx,
   errors,
   idParam,
@@ -78,15 +79,15 @@ const ProposalBody = z.object({
     url: httpsUrl,
   })).max(10).nullish().transform((v) => v ?? []),
   attribution: z.enum(["keep", "remove"]).nullish().transform((v) => v ?? "keep"),
-  website: z.string().max(2000).nullish().openapi({ description: "Honeypot: leave empty" }),
-}).openapi("ProposalForm");
+  website: z.string().max(2000).nullish().meta({ description: "Honeypot: leave empty" }),
+}).meta({ id: "ProposalForm" });
 
 const Check = z.object({ name: z.string(), ok: z.boolean(), detail: z.string() });
 const GateSchema = z.object({
   open: z.boolean(),
   checks: z.array(Check),
   failed: z.array(z.string()),
-}).openapi("Gate");
+}).meta({ id: "Gate" });
 
 const ProposalItem = z.object({
   id: z.number().int(),
@@ -120,13 +121,13 @@ const ProposalItem = z.object({
   published: z.string().nullable(),
   status_url: z.string(),
   gate: GateSchema,
-}).openapi("Proposal");
+}).meta({ id: "Proposal" });
 
 const ProposalFull = ProposalItem.extend({
   trail: z.string(),
   records: z.array(z.unknown()),
   chain: z.unknown().nullable(),
-}).openapi("ProposalFull");
+}).meta({ id: "ProposalFull" });
 
 const PublicStatus = z.object({
   ok: z.literal(true),
@@ -143,13 +144,13 @@ const PublicStatus = z.object({
   area: z.string().optional(),
   name: z.string().optional(),
   module_url: z.string().nullable().optional(),
-}).openapi("ProposalStatusPage");
+}).meta({ id: "ProposalStatusPage" });
 
 const Patch = z.object({
   status: z.enum(["reviewing", "admitted", "rejected", "published", "withdrawn"]).optional(),
   reason: multiLine(MAX_REASON).nullish().transform((v) => v ?? ""),
   attribution: z.enum(["keep", "remove"]).optional(),
-}).openapi("ProposalChange");
+}).meta({ id: "ProposalChange" });
 
 /** Signed-in caller or the service token; the team flag is set for either kind of team. */
 const caller = (deps: Deps) =>

@@ -1,9 +1,9 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { endAllSessions, endSession, listSessions } from "../kv/sessions.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
-import { bearer, errors, flag, idParam, json, router } from "./_api.ts";
+import { bearer, createRoute, errors, flag, idParam, json, router } from "./_api.ts";
 import { requireToken } from "./_guards.ts";
 
 const Device = z.object({
@@ -12,7 +12,7 @@ const Device = z.object({
   expires: z.string(),
   last_used: z.string(),
   current: z.boolean(),
-}).openapi("Device");
+}).meta({ id: "Device" });
 
 const Ended = z.object({ ok: z.literal(true), ended: z.number().int() });
 

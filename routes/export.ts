@@ -1,20 +1,20 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { eraseAccount } from "../kv/erasure.ts";
 import { exportAccount } from "../kv/export.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
-import { bearer, errors, json, router } from "./_api.ts";
+import { bearer, createRoute, errors, json, router } from "./_api.ts";
 import { requireFresh, requireToken } from "./_guards.ts";
 
 const ids = z.array(z.number().int().positive()).max(1000).default([]);
-const EraseBody = z.object({ keep: ids, remove: ids }).openapi("ErasureDecisions");
+const EraseBody = z.object({ keep: ids, remove: ids }).meta({ id: "ErasureDecisions" });
 
 const Erased = z.object({
   ok: z.literal(true),
   kept: z.number().int(),
   unpublished: z.number().int(),
   deleted: z.number().int(),
-}).openapi("Erased");
+}).meta({ id: "Erased" });
 
 export function exportRoutes(deps: Deps) {
   const app = router();

@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import {
   CHUNK,
   completeUpload,
@@ -23,7 +23,7 @@ import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
 import { FILE_KINDS, isActiveType, kindOf } from "../lib/file_kinds.ts";
 import { cleanFileName, cleanText, contentDisposition, headerText } from "../lib/file_names.ts";
-import { bearer, body, errors, idParam, json, router } from "./_api.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
 import { limit, optionalToken, requireToken } from "./_guards.ts";
 
 export const MAX_LABEL = 60;
@@ -32,37 +32,35 @@ const FileSchema = z.object({
   id: z.number().int(),
   name: z.string(),
   label: z.string(),
-  ext: z.string().openapi({ description: "the ending, lower-case, without the dot" }),
+  ext: z.string().meta({ description: "the ending, lower-case, without the dot" }),
   type: z.string(),
   size: z.number().int(),
   public: z.boolean(),
   created: z.string(),
-  url: z.string().openapi({ example: "/api/files/1/7/notes.pdf" }),
-}).openapi("File");
+  url: z.string().meta({ example: "/api/files/1/7/notes.pdf" }),
+}).meta({ id: "File" });
 
 const Space = { used: z.number().int(), quota: z.number().int() };
 
 const UploadHeaders = z.object({
-  "content-length": z.string().optional().openapi({ description: "required (411 without)" }),
-  "x-file-name": z.string().optional().openapi({
+  "content-length": z.string().optional().meta({ description: "required (411 without)" }),
+  "x-file-name": z.string().optional().meta({
     description: "file name, URL-encoded; its ending decides the kind (415 when not accepted)",
   }),
-  "x-file-label": z.string().optional().openapi({
+  "x-file-label": z.string().optional().meta({
     description: `title up to ${MAX_LABEL} characters, URL-encoded`,
   }),
-  "x-public": z.string().optional().openapi({ description: "1 makes the file public" }),
+  "x-public": z.string().optional().meta({ description: "1 makes the file public" }),
 });
 
 const FileParams = z.object({
-  account: z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).openapi({
-    param: { name: "account", in: "path" },
+  account: z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).meta({
     type: "string",
   }),
-  file: z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).openapi({
-    param: { name: "file", in: "path" },
+  file: z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).meta({
     type: "string",
   }),
-  name: z.string().min(1).max(1000).openapi({ param: { name: "name", in: "path" } }),
+  name: z.string().min(1).max(1000),
 });
 
 const Patch = z.object({
@@ -71,12 +69,12 @@ const Patch = z.object({
     message: `up to ${MAX_LABEL} characters`,
   }).optional(),
   name: z.string().min(1).max(1000).optional(),
-}).openapi("FilePatch");
+}).meta({ id: "FilePatch" });
 
 const binary = (description: string) => ({
   description,
   content: {
-    "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) },
+    "application/octet-stream": { schema: z.string().meta({ format: "binary" }) },
   },
 });
 
@@ -167,7 +165,7 @@ export function filesRoutes(deps: Deps) {
         body: {
           required: true,
           content: {
-            "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) },
+            "application/octet-stream": { schema: z.string().meta({ format: "binary" }) },
           },
         },
       },

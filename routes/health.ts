@@ -1,15 +1,15 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { verifyTrail } from "../kv/trail.ts";
 import { countMigrations } from "../kv/migrations.ts";
 import type { Deps } from "../lib/deps.ts";
-import { flag, json, router } from "./_api.ts";
+import { createRoute, flag, json, router } from "./_api.ts";
 
 const Health = z.object({
   ok: z.boolean(),
   db: z.enum(["ok", "fail"]),
   migrations: z.number().int().optional(),
   error: z.string().optional(),
-}).openapi("Health");
+}).meta({ id: "Health" });
 
 const Verdict = z.object({
   ok: z.boolean(),
@@ -18,7 +18,7 @@ const Verdict = z.object({
   checked: z.number().int(),
   from: z.number().int(),
   broken: z.object({ seq: z.number().int(), reason: z.string() }).nullable(),
-}).openapi("TrailVerdict");
+}).meta({ id: "TrailVerdict" });
 
 export function healthRoutes(deps: Deps) {
   const app = router();

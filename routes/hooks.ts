@@ -1,22 +1,22 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { beat, countHeartbeat, pingAnswer } from "../kv/hooks.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
 import { cutChars } from "../lib/text.ts";
-import { type Ctx, errors, json, router } from "./_api.ts";
+import { createRoute, type Ctx, errors, json, router } from "./_api.ts";
 import { clientOrigin } from "./_guards.ts";
 
 /** Status texts longer than this are cut, not refused: a beat should never be lost to it. */
 export const STATUS_MAX = 120;
 
 const Answer = z.object({ ok: z.literal(true), service: z.string(), received: z.string() })
-  .openapi("HeartbeatAnswer");
+  .meta({ id: "HeartbeatAnswer" });
 
 const params = z.object({
-  key: z.string().openapi({ param: { name: "key", in: "path" }, example: "…43 characters…" }),
+  key: z.string().meta({ example: "…43 characters…" }),
 });
 const query = z.object({
-  status: z.string().optional().openapi({ description: `Up to ${STATUS_MAX} characters` }),
+  status: z.string().optional().meta({ description: `Up to ${STATUS_MAX} characters` }),
 });
 
 /** The status text of a ping: `?status=` or a JSON body `{status}`. */

@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { type Account, findAccountByEmail, getAccount } from "../kv/accounts.ts";
 import { allInvites, createInvite, invitesBy, inviteView } from "../kv/invites.ts";
 import { RULES } from "../kv/rate_limit.ts";
@@ -6,14 +6,14 @@ import { issueLink } from "../kv/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
-import { bearer, body, errors, json, router, team } from "./_api.ts";
+import { bearer, body, createRoute, errors, json, router, team } from "./_api.ts";
 import { multiLine } from "./_text.ts";
 import { limit, requireTeam, requireToken } from "./_guards.ts";
 
 const InviteBody = z.object({
   email: emailSchema,
   message: multiLine(500).default(""),
-}).openapi("InviteRequest");
+}).meta({ id: "InviteRequest" });
 
 const InviteItem = z.object({
   id: z.number().int(),
@@ -23,12 +23,12 @@ const InviteItem = z.object({
   expires: z.string(),
   accepted: z.boolean(),
   account: z.number().int().nullable(),
-}).openapi("Invite");
+}).meta({ id: "Invite" });
 
 const TeamInvite = InviteItem.extend({
   inviter: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   outcome: z.enum(["accepted", "open", "expired"]),
-}).openapi("TeamInvite");
+}).meta({ id: "TeamInvite" });
 
 export function inviteRoutes(deps: Deps) {
   const app = router();

@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import {
   addEntry,
   deleteEntry,
@@ -10,7 +10,7 @@ import { RULES } from "../kv/rate_limit.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
-import { bearer, body, errors, idParam, json, router } from "./_api.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
 import { multiLine } from "./_text.ts";
 import { limit, requireToken } from "./_guards.ts";
 
@@ -20,14 +20,14 @@ const Entry = z.object({
   public: z.boolean(),
   created: z.string(),
   updated: z.string().nullable(),
-}).openapi("JournalEntry");
+}).meta({ id: "JournalEntry" });
 
 const entryText = multiLine(2000, 1);
 
 const NewEntry = z.object({ text: entryText, public: z.boolean().default(true) })
-  .openapi("NewJournalEntry");
+  .meta({ id: "NewJournalEntry" });
 const EntryPatch = z.object({ text: entryText.optional(), public: z.boolean().optional() })
-  .openapi("JournalPatch");
+  .meta({ id: "JournalPatch" });
 
 export const entryView = (e: JournalEntry) => ({
   id: e.id,
@@ -41,7 +41,9 @@ export const entryView = (e: JournalEntry) => ({
  * Answer of POST and PATCH: `{ok, item}` like every other write of SPEC.md ("answers 201 with
  * item"), with the entry's fields repeated at the top level for clients that read them there.
  */
-const EntryAnswer = Entry.extend({ ok: z.literal(true), item: Entry }).openapi("JournalAnswer");
+const EntryAnswer = Entry.extend({ ok: z.literal(true), item: Entry }).meta({
+  id: "JournalAnswer",
+});
 const entryAnswer = (e: JournalEntry) => {
   const item = entryView(e);
   return { ok: true as const, item, ...item };

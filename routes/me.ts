@@ -1,9 +1,9 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { type Account, standingOf } from "../kv/accounts.ts";
 import { latestApplication } from "../kv/applications.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { bearer, errors, json, router } from "./_api.ts";
+import { bearer, createRoute, errors, json, router } from "./_api.ts";
 import { requireToken } from "./_guards.ts";
 
 export const ActorSchema = z.object({
@@ -13,7 +13,7 @@ export const ActorSchema = z.object({
   created: z.string(),
   roles: z.array(z.string()),
   standing: z.string(),
-}).openapi("Actor");
+}).meta({ id: "Actor" });
 
 export const ProfileSchema = z.object({
   org: z.string(),
@@ -24,14 +24,14 @@ export const ProfileSchema = z.object({
   contact: z.string(),
   website: z.string(),
   langs: z.array(z.string()),
-}).openapi("Profile");
+}).meta({ id: "Profile" });
 
 export const AccountSchema = ActorSchema.extend({
   kind: z.string(),
   slug: z.string(),
   profile: ProfileSchema,
   avatar: z.string().nullable(),
-}).openapi("Account");
+}).meta({ id: "Account" });
 
 export function actorView(a: Account) {
   return {
@@ -67,7 +67,7 @@ export const MeSchema = AccountSchema.extend({
     reason: z.string().nullable(),
     decided: z.string().nullable(),
   }).nullable(),
-}).openapi("Me");
+}).meta({ id: "Me" });
 
 export function meRoutes(deps: Deps) {
   const app = router();

@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { type Account, getAccount, slugKey, standingOf } from "../kv/accounts.ts";
 import {
   MAX_AVATAR_BYTES,
@@ -15,7 +15,7 @@ import { iso, isoDate, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { canonicalEmail } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
-import { bearer, body, errors, idParam, json, router } from "./_api.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
 import { chars, multiLine, oneLine } from "./_text.ts";
 import { requireToken } from "./_guards.ts";
 import { avatarUrl, ProfileSchema } from "./me.ts";
@@ -54,7 +54,7 @@ const ProfilePatch = z.object({
     ).max(20),
     z.literal("").transform(() => [] as string[]),
   ]).transform((l) => [...new Set(l)]).optional(),
-}).openapi("ProfilePatch");
+}).meta({ id: "ProfilePatch" });
 
 const ProfileAnswer = z.object({
   ok: z.literal(true),
@@ -87,7 +87,7 @@ const PublicProfile = z.object({
     created: z.string(),
     updated: z.string().nullable(),
   })),
-}).openapi("PublicProfile");
+}).meta({ id: "PublicProfile" });
 
 /** At most this many public journal entries are shown on a profile, newest first. */
 export const PROFILE_JOURNAL = 100;
@@ -118,9 +118,9 @@ async function publicProfile(deps: Deps, a: Account) {
 const binary = (description: string) => ({
   description,
   content: {
-    "image/png": { schema: z.any().openapi({ type: "string", format: "binary" }) },
-    "image/jpeg": { schema: z.any().openapi({ type: "string", format: "binary" }) },
-    "image/gif": { schema: z.any().openapi({ type: "string", format: "binary" }) },
+    "image/png": { schema: z.any().meta({ type: "string", format: "binary" }) },
+    "image/jpeg": { schema: z.any().meta({ type: "string", format: "binary" }) },
+    "image/gif": { schema: z.any().meta({ type: "string", format: "binary" }) },
   },
 });
 
@@ -290,8 +290,7 @@ export function profileRoutes(deps: Deps) {
       summary: "Public profile by its slug",
       request: {
         params: z.object({
-          name: z.string().regex(/^[a-z0-9-]{1,80}$/).openapi({
-            param: { name: "name", in: "path" },
+          name: z.string().regex(/^[a-z0-9-]{1,80}$/).meta({
             example: "ada-lovelace",
           }),
         }),

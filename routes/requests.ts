@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { createMiddleware } from "hono/factory";
 import { isSlugFree } from "../kv/catalogue_api.ts";
 import {
@@ -13,7 +13,17 @@ import {
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
-import { type AppEnv, body, errors, flag, idParam, json, router, team } from "./_api.ts";
+import {
+  type AppEnv,
+  body,
+  createRoute,
+  errors,
+  flag,
+  idParam,
+  json,
+  router,
+  team,
+} from "./_api.ts";
 import { actorRef, requireTeam } from "./_guards.ts";
 import { multiLine, oneLine } from "./_text.ts";
 
@@ -38,12 +48,12 @@ const RequestBody = z.object({
   // refuse them (the kind is never stored as sent).
   kind: z.string().nullish().transform((v): RequestKind =>
     REQUEST_KINDS.includes(v as RequestKind) ? v as RequestKind : "other"
-  ).openapi({ type: "string", enum: [...REQUEST_KINDS] }),
+  ).meta({ type: "string", enum: [...REQUEST_KINDS] }),
   text: multiLine(4000, 10),
   org: oneLine(200).nullish().transform((v) => v ?? ""),
   module: oneLine(120).nullish().transform((v) => v ?? ""),
-  website: z.string().max(2000).nullish().openapi({ description: "Honeypot: leave empty" }),
-}).openapi("RequestForm");
+  website: z.string().max(2000).nullish().meta({ description: "Honeypot: leave empty" }),
+}).meta({ id: "RequestForm" });
 
 export const RequestItem = z.object({
   id: z.number().int(),
@@ -55,7 +65,7 @@ export const RequestItem = z.object({
   module: z.string().nullable(),
   created: z.string(),
   handled: z.string().nullable(),
-}).openapi("Request");
+}).meta({ id: "Request" });
 
 export function requestRoutes(deps: Deps) {
   const app = router();

@@ -1,9 +1,9 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { RULES } from "../kv/rate_limit.ts";
 import { search } from "../kv/search.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { errors, json, router } from "./_api.ts";
+import { createRoute, errors, json, router } from "./_api.ts";
 import { clientOrigin, limit } from "./_guards.ts";
 
 const SearchAnswer = z.object({
@@ -23,7 +23,7 @@ const SearchAnswer = z.object({
     name: z.string(),
   })),
   modules: z.array(z.object({ title: z.string(), slug: z.string(), name: z.string() })),
-}).openapi("SearchAnswer");
+}).meta({ id: "SearchAnswer" });
 
 export function searchRoutes(deps: Deps) {
   const app = router();

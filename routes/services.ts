@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import {
@@ -23,7 +23,7 @@ import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
 import { readSnapshot } from "../lib/machine.ts";
 import { KINDS, parseCheck, resolveTarget, type Target, TargetError } from "../lib/targets.ts";
-import { bearer, body, errors, idParam, json, router } from "./_api.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
 import { multiLine, oneLine } from "./_text.ts";
 
 // The same as _api.ts `team`, typed as createRoute wants it.
@@ -46,7 +46,7 @@ const ServiceSchema = z.object({
   beat: z.string().nullable(),
   created: z.string(),
   alerts: z.boolean(),
-}).openapi("Service");
+}).meta({ id: "Service" });
 
 const SnapshotSchema = z.object({
   host: z.string(),
@@ -60,7 +60,7 @@ const SnapshotSchema = z.object({
     status: z.string(),
     flag: z.union([z.string(), z.boolean(), z.null()]),
   })),
-}).nullable().openapi("MachineSnapshot");
+}).nullable().meta({ id: "MachineSnapshot" });
 
 const interval = z.number().int().refine((v) => (INTERVALS as readonly number[]).includes(v), {
   message: `must be one of ${INTERVALS.join(", ")} (minutes)`,
@@ -73,7 +73,7 @@ const place = z.enum(PLACES).nullable();
 
 const CreateBody = z.object({
   name,
-  check: z.string().max(2000).openapi({
+  check: z.string().max(2000).meta({
     description: "url:<address>, mcp:<https address>, tcp:<host>:<port>, tls:<host>[:<port>] " +
       "or webhook:",
     example: "url:https://example.org/health",
@@ -83,11 +83,11 @@ const CreateBody = z.object({
   place: place.optional(),
   interval: interval.default(60),
   alerts: z.boolean().default(true),
-}).openapi("NewService");
+}).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
   message: "kind and target cannot change; create a new service",
-}).openapi({ description: "Cannot change: sending it answers 400" });
+}).meta({ description: "Cannot change: sending it answers 400" });
 const PatchBody = z.object({
   name: name.optional(),
   what: what.optional(),
@@ -98,7 +98,7 @@ const PatchBody = z.object({
   check: fixed.optional(),
   kind: fixed.optional(),
   target: fixed.optional(),
-}).openapi("ServicePatch");
+}).meta({ id: "ServicePatch" });
 
 const Params = z.object({ id: idParam });
 const Item = z.object({ ok: z.literal(true), item: ServiceSchema });

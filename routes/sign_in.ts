@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { standingOf } from "../kv/accounts.ts";
 import { accountParts } from "../kv/parts.ts";
 import { completeLink, issueLink, signInMail } from "../kv/sign_in.ts";
@@ -7,7 +7,7 @@ import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../lib/errors.ts";
-import { body, errors, json, router } from "./_api.ts";
+import { body, createRoute, errors, json, router } from "./_api.ts";
 import { clientOrigin, limit } from "./_guards.ts";
 import { ActorSchema, actorView } from "./me.ts";
 
@@ -25,7 +25,7 @@ const LinkRequest = z.object({
   purpose: z.enum(["login", "address"]).default("login"),
   age_ok: z.boolean().optional(),
   name: nameSchema.optional(),
-}).openapi("LinkRequest");
+}).meta({ id: "LinkRequest" });
 
 const VerifyAnswer = z.object({
   ok: z.literal(true),
@@ -33,7 +33,7 @@ const VerifyAnswer = z.object({
   expires: z.string(),
   confirmed: z.number().int(),
   actor: ActorSchema,
-}).openapi("VerifyAnswer");
+}).meta({ id: "VerifyAnswer" });
 
 export function signInRoutes(deps: Deps) {
   const app = router();
