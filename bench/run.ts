@@ -20,7 +20,7 @@ import { ROOT, serverEnv, type ServerProcess, spawnListening, taskArgs } from ".
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONNECTIONS = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 10);
-const COLD_RUNS = 5;
+const COLD_RUNS = 9;
 const TICK_MS = 10; // USER_HZ is 100 on Linux: /proc times are in 1/100 s.
 const OTHER_BENCHES = ["search", "catalogue", "heartbeat", "files"];
 
@@ -60,39 +60,48 @@ function freePort(): number {
   return port;
 }
 
-/** Milliseconds from spawn to the first 200 from /api/healthz; median of COLD_RUNS. */
-async function coldStart(t: Target): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < COLD_RUNS + 1; i++) {
-    const port = freePort();
-    const started = performance.now();
-    const child = new Deno.Command(Deno.execPath(), {
-      args: t.args,
-      cwd: ROOT,
-      env: { ...t.env, PORT: String(port) },
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    try {
-      for (;;) {
-        try {
-          const res = await fetch(`http://127.0.0.1:${port}/api/healthz`);
-          await res.body?.cancel();
-          if (res.ok) break;
-        } catch { /* not listening yet */ }
-        if (performance.now() - started > 30_000) throw new Error(`${t.name} did not start`);
-        await new Promise((r) => setTimeout(r, 2));
-      }
-      // The first run fills the module cache after a code change; it is not counted.
-      if (i > 0) times.push(performance.now() - started);
-    } finally {
-      child.kill("SIGKILL");
-      await child.status;
+/** Milliseconds from spawn to the first 200 from /api/healthz, one start. */
+async function startOnce(t: Target): Promise<number> {
+  const port = freePort();
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: t.args,
+    cwd: ROOT,
+    env: { ...t.env, PORT: String(port) },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/api/healthz`);
+        await res.body?.cancel();
+        if (res.ok) return performance.now() - started;
+      } catch { /* not listening yet */ }
+      if (performance.now() - started > 30_000) throw new Error(`${t.name} did not start`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  } finally {
+    child.kill("SIGKILL");
+    await child.status;
+  }
+}
+
+/**
+ * Median cold start of each target over COLD_RUNS starts, the targets taking turns so that a
+ * busy moment on the machine weighs on all of them alike. One unmeasured start each first
+ * fills Deno's caches after a code change.
+ */
+async function coldStarts(targets: Target[]): Promise<number[]> {
+  const times = targets.map(() => [] as number[]);
+  for (let i = 0; i <= COLD_RUNS; i++) {
+    for (const [n, t] of targets.entries()) {
+      const ms = await startOnce(t);
+      if (i > 0) times[n].push(ms);
     }
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return times.map((ts) => ts.sort((a, b) => a - b)[Math.floor(ts.length / 2)]);
 }
 
 async function load(server: ServerProcess, path: string, token?: string): Promise<Run> {
@@ -184,11 +193,8 @@ async function main(): Promise<number> {
       `bench: ${SECONDS} s per run, ${CONNECTIONS} connections, autocannon in this process, ` +
         `${navigator.hardwareConcurrency} cores, deno ${Deno.version.deno}\n`,
     );
-    const cold = {
-      bare: await coldStart(bare),
-      floor: await coldStart(floor),
-      app: await coldStart(app),
-    };
+    const [coldBare, coldFloor, coldApp] = await coldStarts([bare, floor, app]);
+    const cold = { bare: coldBare, floor: coldFloor, app: coldApp };
 
     const rows: string[][] = [[
       "endpoint",
@@ -248,7 +254,7 @@ async function main(): Promise<number> {
     console.log(table([
       ["process", "bare", "floor", "service", "floor ratio", "service ratio"],
       [
-        "cold start ms (median of 5)",
+        `cold start ms (median of ${COLD_RUNS})`,
         f0(cold.bare),
         f0(cold.floor),
         f0(cold.app),

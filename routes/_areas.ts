@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import type { Deps } from "../lib/deps.ts";
 import type { AppEnv } from "./_api.ts";
+import { healthRoutes } from "./health.ts";
 
 /**
  * The service's route areas, each imported on the first request that needs it. A process
@@ -17,7 +18,8 @@ export interface Area {
 }
 
 export const AREAS = {
-  health: { mount: "/api", load: () => import("./health.ts").then((m) => m.healthRoutes) },
+  // Loaded with the app: load balancers and uptime checks ask for healthz first.
+  health: { mount: "/api", load: () => Promise.resolve(healthRoutes) },
   sign_in: { mount: "/api", load: () => import("./sign_in.ts").then((m) => m.signInRoutes) },
   devices: { mount: "/api", load: () => import("./devices.ts").then((m) => m.deviceRoutes) },
   me: { mount: "/api", load: () => import("./me.ts").then((m) => m.meRoutes) },
