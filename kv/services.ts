@@ -178,7 +178,10 @@ export async function createService(
     const count = await kv.get<Deno.KvU64>(countKey(account));
     if (Number(count.value?.value ?? 0n) >= MAX_SERVICES) tooMany();
     const id = await claimId(kv, "service");
-    const due = floorMinute(now) + input.interval * MINUTE;
+    // Checked at creation: next at its interval. Not checked (past the manual-check limit): at
+    // the next minute's run.
+    const due = floorMinute(now) +
+      (first || input.kind === "webhook" ? input.interval : 1) * MINUTE;
     const s: Service = {
       id: id.id,
       account,

@@ -75,6 +75,16 @@ export const requireOwner = (deps: Deps) =>
     await next();
   });
 
+/** Counts one call under `rule` and answers whether it was within the limit; never throws. */
+export async function withinLimit(deps: Deps, rule: Rule, subject: string | number) {
+  return (await count(deps, rule, subject)).ok;
+}
+
+function count(deps: Deps, rule: Rule, subject: string | number) {
+  const who = typeof subject === "string" ? originSubject(subject) : subject;
+  return hit(deps.kv, rule, `${rule.name}:${who}`, deps.clock.now());
+}
+
 /** SPEC.md section 5.6: some actions need a token signed in less than 15 minutes ago. */
 export function requireFresh(deps: Deps, c: Ctx): void {
   const s = c.get("session");
@@ -105,8 +115,7 @@ export function clientOrigin(deps: Deps, c: Ctx): string {
 
 /** Counts one use of a rate-limited action; over the limit answers 429 with Retry-After. */
 export async function limit(deps: Deps, rule: Rule, subject: string | number): Promise<void> {
-  const who = typeof subject === "string" ? originSubject(subject) : subject;
-  const v = await hit(deps.kv, rule, `${rule.name}:${who}`, deps.clock.now());
+  const v = await count(deps, rule, subject);
   if (!v.ok) {
     fail(429, `too many requests: at most ${rule.max} an hour; try again later`, {
       retry_after: v.retryAfter,

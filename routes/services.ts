@@ -28,7 +28,7 @@ import { multiLine, oneLine } from "./_text.ts";
 
 // The same as _api.ts `team`, typed as createRoute wants it.
 const teamSecurity: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
-import { limit, requireTeam, requireToken } from "./_guards.ts";
+import { limit, requireTeam, requireToken, withinLimit } from "./_guards.ts";
 
 const ServiceSchema = z.object({
   id: z.number().int(),
@@ -190,7 +190,10 @@ export function servicesRoutes(deps: Deps) {
           max: MAX_SERVICES,
         });
       }
-      const first = target.kind === "webhook"
+      // The check at creation counts as a manual check: create-and-delete loops must not probe
+      // a target more often than "check now" may. Past the limit the service is still created
+      // and the runner checks it at the next minute.
+      const first = target.kind === "webhook" || !await withinLimit(deps, RULES.manualCheck, me.id)
         ? null
         : await runCheck(deps, target.check, isOwner(me));
       const { service, key } = await createService(deps, me.id, {

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { runDueChecks } from "../jobs/checks.ts";
+import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, fakeResolver, testApp } from "./_helpers.ts";
 
 type T = Awaited<ReturnType<typeof testApp>>;
@@ -181,7 +183,8 @@ Deno.test("services: manual check 60 an hour; not for heartbeats; rotate only he
   const hb = (await add(t, token, { check: "webhook:" })).body.item.id;
   assert.equal((await t.req("POST", `/api/me/services/${hb}/check`, { token })).status, 400);
   assert.equal((await t.req("POST", `/api/me/services/${id}/rotate`, { token })).status, 400);
-  t.clock.set(Math.ceil(t.clock.now() / 3_600_000) * 3_600_000);
+  // A fresh hour: the check at creation counted in the last one.
+  t.clock.set((Math.floor(t.clock.now() / 3_600_000) + 1) * 3_600_000);
   for (let i = 0; i < 60; i++) {
     const r = await t.req("POST", `/api/me/services/${id}/check`, { token });
     assert.equal(r.status, 200);
@@ -190,6 +193,44 @@ Deno.test("services: manual check 60 an hour; not for heartbeats; rotate only he
   const over = await t.req("POST", `/api/me/services/${id}/check`, { token });
   assert.equal(over.status, 429);
   assert.equal(over.headers.get("retry-after"), "3600");
+});
+
+Deno.test("services: the check at creation counts as a manual check; past the limit it waits for the runner", async () => {
+  let connects = 0;
+  await using t = await testApp({
+    resolver: fakeResolver(PUBLIC),
+    connector: () => {
+      connects++;
+      return Promise.reject(Object.assign(new Error("refused"), { name: "ConnectionRefused" }));
+    },
+  });
+  const { token } = await t.account("user@example.org", { name: "User" });
+  t.clock.set(Math.ceil(t.clock.now() / 3_600_000) * 3_600_000);
+  const first = await add(t, token, { check: "tcp:db.test:5432" });
+  assert.equal(first.status, 200);
+  assert.equal(first.body.item.state, "off");
+  assert.equal(connects, 1);
+  const id = first.body.item.id;
+  for (let i = 0; i < 59; i++) {
+    assert.equal((await t.req("POST", `/api/me/services/${id}/check`, { token })).status, 200);
+  }
+  assert.equal(connects, 60);
+  // The hour's 60 are used: creation still succeeds, without touching the target.
+  const second = await add(t, token, { name: "Later", check: "tcp:db.test:5433" });
+  assert.equal(second.status, 200);
+  assert.equal(second.body.item.state, "wait");
+  assert.equal(second.body.item.checked, null);
+  assert.equal(connects, 60);
+  assert.equal((await t.req("POST", `/api/me/services/${id}/check`, { token })).status, 429);
+  // A heartbeat needs no check and is not counted.
+  assert.equal((await add(t, token, { name: "Beat", check: "webhook:" })).status, 200);
+  // The runner checks the unchecked service at the next minute.
+  t.clock.advance(MINUTE);
+  const ran = await runDueChecks(t.deps);
+  assert.equal(ran.ran, 1);
+  assert.equal(connects, 61);
+  const list = (await t.req("GET", "/api/me/services", { token })).body.items;
+  assert.equal(list.find((s: { id: number }) => s.id === second.body.item.id).state, "off");
 });
 
 Deno.test("services: owners may watch private targets; team listing and machine", async () => {
