@@ -36,7 +36,8 @@ async function main(args: string[]): Promise<number> {
     }
     const r = await importCatalogue({ kv, clock: systemClock, config }, data);
     console.log(
-      `imported ${r.created + r.updated} modules: ${r.created} created, ${r.updated} updated`,
+      `imported ${r.created + r.updated + r.unchanged} modules: ${r.created} created, ` +
+        `${r.updated} updated, ${r.unchanged} unchanged`,
     );
     return 0;
   } catch (err) {

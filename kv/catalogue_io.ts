@@ -55,6 +55,8 @@ export class ImportError extends Error {}
 export interface ImportResult {
   created: number;
   updated: number;
+  /** Modules whose slug existed with the same content: nothing was written for them. */
+  unchanged: number;
 }
 
 /** Checks and loads a parsed catalogue file; throws ImportError naming what is wrong. */
@@ -89,7 +91,7 @@ export async function importCatalogue(deps: DocDeps, data: unknown): Promise<Imp
       ids.set(raw, acc.value.id);
     }
   }
-  const result: ImportResult = { created: 0, updated: 0 };
+  const result: ImportResult = { created: 0, updated: 0, unchanged: 0 };
   const now = deps.clock.now();
   for (const m of mods) {
     const { published, contributors, ...rest } = m;
@@ -99,7 +101,8 @@ export async function importCatalogue(deps: DocDeps, data: unknown): Promise<Imp
       now,
     });
     if (r.created) result.created++;
-    else result.updated++;
+    else if (r.changed) result.updated++;
+    else result.unchanged++;
   }
   if (mods.length > 0) await catalogueChanged(deps);
   return result;

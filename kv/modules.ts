@@ -298,9 +298,9 @@ export async function putModule(
   contributors: number[],
   published: boolean,
   opts: { actor: string; now: number; proposal?: number; keepContent?: boolean },
-): Promise<{ created: boolean; module: Module }> {
+): Promise<PutResult> {
   const { actor, now } = opts;
-  return await transact(async () => {
+  return await transact<PutResult>(async () => {
     const entry = await getModule(kv, input.slug);
     const old = entry.value;
     const base: Module = old && opts.keepContent ? old : {
@@ -323,7 +323,7 @@ export async function putModule(
     };
     const fields = old ? changedFields(old, next) : [];
     if (old && fields.length === 0 && old.published === published) {
-      return { op: null, result: { created: false, module: old } };
+      return { op: null, result: { created: false, changed: false, module: old } };
     }
     const lines: TrailEntry[] = fields.length > 0 || !old
       ? [{
@@ -342,8 +342,15 @@ export async function putModule(
     }
     const trail = await trailAppend(kv, lines, now);
     const op = trail.apply(writeModule(kv.atomic().check(entry), old, next));
-    return { op, result: { created: !old, module: next } };
+    return { op, result: { created: !old, changed: true, module: next } };
   });
+}
+
+interface PutResult {
+  created: boolean;
+  /** False when the module existed with this content: nothing was written. */
+  changed: boolean;
+  module: Module;
 }
 
 function changedFields(a: Module, b: Module): string[] {

@@ -128,11 +128,11 @@ Deno.test("catalogue import: field rules, duplicate slugs, and round trip", asyn
   }
   assert.ok(!(await dumpKv(t.kv)).includes('["modules"'));
   const data = file(["grete@example.org"], { note: "" });
-  assert.deepEqual(await importCatalogue(t.deps, data), { created: 1, updated: 0 });
+  assert.deepEqual(await importCatalogue(t.deps, data), { created: 1, updated: 0, unchanged: 0 });
   assert.deepEqual(await exportCatalogue(t.kv), data);
   // The same file again changes nothing, not even the trail.
   const lines = (await verifyTrail(t.kv)).lines;
-  assert.deepEqual(await importCatalogue(t.deps, data), { created: 0, updated: 1 });
+  assert.deepEqual(await importCatalogue(t.deps, data), { created: 0, updated: 0, unchanged: 1 });
   assert.equal((await verifyTrail(t.kv)).lines, lines);
   const pub = await t.req("GET", "/api/catalogue");
   assert.equal(pub.body.modules[0].note, null);
