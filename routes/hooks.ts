@@ -60,6 +60,11 @@ export function hookRoutes(deps: Deps) {
         responses: { 200: json(Answer), ...errors(400, 404, 429) },
       }),
       async (c) => {
+        // Hono answers HEAD with the GET handler. HEAD is safe by definition: a link preview or
+        // a checker sending one must not record a beat that hides an outage (as /api/verify).
+        if (c.req.method === "HEAD") {
+          fail(405, "send GET or POST to record a beat", {}, { Allow: "GET, POST" });
+        }
         const { key } = c.req.valid("param");
         const verdict = await countHeartbeat(deps, clientOrigin(deps, c));
         if (!verdict.ok) {

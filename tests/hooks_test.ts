@@ -79,6 +79,18 @@ Deno.test("hooks: GET and POST record a beat with its status text", async () => 
   assert.match(badType.body.error, /^status/);
 });
 
+Deno.test("hooks: HEAD answers 405 and records no beat", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hb = await heartbeat(t, token);
+  const head = await t.app.request(hb.path, { method: "HEAD" });
+  assert.equal(head.status, 405);
+  assert.equal(head.headers.get("allow"), "GET, POST");
+  assert.equal((await stateOf(t, token, hb.id)).state, "wait");
+  assert.equal((await t.req("GET", hb.path)).status, 200);
+  assert.equal((await stateOf(t, token, hb.id)).state, "ok");
+});
+
 Deno.test("hooks: the status keeps 120 characters, not UTF-16 units, and stays text", async () => {
   await using t = await testApp();
   const { token } = await t.account("cron@example.org", { name: "Cron" });
