@@ -1,5 +1,6 @@
 import { iso } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
+import { originSubject } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ConflictError } from "./_atomic.ts";
 import { RULES } from "./rate_limit.ts";
@@ -103,7 +104,9 @@ export function forgetHooks(kv: Deno.Kv): void {
 export type RateVerdict = { ok: true } | { ok: false; retryAfter: number };
 
 /** Counts one heartbeat call from an address (SPEC.md section 8: 600 an hour). */
-export async function countHeartbeat(deps: Deps, origin: string): Promise<RateVerdict> {
+export async function countHeartbeat(deps: Deps, address: string): Promise<RateVerdict> {
+  // An IPv6 client counts by its /64, as for every per-origin limit (one host holds a /64).
+  const origin = originSubject(address);
   const st = stateOf(deps.kv);
   const rule = RULES.heartbeat;
   const now = deps.clock.now();

@@ -195,6 +195,23 @@ Deno.test("hooks: 600 calls an hour per address, then 429 with Retry-After", asy
   assert.equal((await t.req("GET", hb.path, { from: "203.0.113.9" })).status, 200);
 });
 
+Deno.test("hooks: an IPv6 client counts by its /64", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hb = await heartbeat(t, token);
+  t.clock.set(Math.floor(t.clock.now() / (60 * MINUTE)) * 60 * MINUTE);
+  // 600 calls spread over many addresses of one /64 use up that /64's hour.
+  for (let i = 0; i < 600; i += 50) {
+    const batch = [];
+    for (let j = i; j < i + 50; j++) {
+      batch.push(t.req("GET", hb.path, { from: `2001:db8:1:2::${(j + 1).toString(16)}` }));
+    }
+    assert.ok((await Promise.all(batch)).every((a) => a.status === 200));
+  }
+  assert.equal((await t.req("GET", hb.path, { from: "2001:db8:1:2:ffff::1" })).status, 429);
+  assert.equal((await t.req("GET", hb.path, { from: "2001:db8:1:3::1" })).status, 200);
+});
+
 Deno.test("hooks: concurrent pings share commits and each is durable when answered", async () => {
   await using t = await testApp();
   const { token } = await t.account("cron@example.org", { name: "Cron" });
