@@ -209,6 +209,56 @@ Deno.test("checks: mcp against a real MCP server over streamable HTTP (SSE and J
   }
 });
 
+/** A stateful MCP server: every initialize opens a session, kept until DELETE ends it. */
+function statefulMcp() {
+  const opened: string[] = [];
+  const ended: string[] = [];
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const handler = async (req: Request) => {
+    const sid = req.headers.get("mcp-session-id");
+    if (sid) {
+      const transport = sessions.get(sid);
+      if (!transport) return new Response("unknown session", { status: 404 });
+      if (req.method === "DELETE") ended.push(sid);
+      return await transport.handleRequest(req);
+    }
+    const server = new McpServer({ name: "stateful", version: "2.0.0" });
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (id: string) => {
+          sessions.set(id, transport);
+          opened.push(id);
+        },
+      });
+    await server.connect(transport);
+    return await transport.handleRequest(req);
+  };
+  return { handler, opened, ended };
+}
+
+Deno.test("checks: mcp ends the session a stateful server opens", async () => {
+  const certs = await makeCerts(["mcp.test"], 90);
+  const mcp = statefulMcp();
+  const srv = localHttp(mcp.handler, certs);
+  try {
+    await using t = await testApp({
+      connector: systemConnector,
+      resolver: fakeResolver({ "mcp.test": ["127.0.0.1"] }),
+      tls: systemTls([certs.ca]),
+    });
+    const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
+    const item = await create(t, token, `mcp:https://mcp.test:${srv.port}/mcp`);
+    assert.equal(item.state, "ok", item.status);
+    assert.match(item.status, /^MCP stateful 2\.0\.0/);
+    assert.equal(mcp.opened.length, 1);
+    assert.deepEqual(mcp.ended, mcp.opened);
+  } finally {
+    await srv.close();
+  }
+});
+
 Deno.test("checks: a long status from the target is cut at 120 characters, whole", async () => {
   const certs = await makeCerts(["mcp.test"], 90);
   const srv = localHttp(mcpHandler(true, "\u{1F600}".repeat(150)), certs);

@@ -70,6 +70,22 @@ export const mcpCheck: Checker = async (p) => {
   const parsed = InitializeResultSchema.safeParse(msg.result);
   if (!parsed.success) return { state: "off", status: "not a valid MCP InitializeResult" };
   const ms = Math.round(p.now() - t0);
+  const session = ans.headers.get("mcp-session-id");
+  if (session && /^[\x21-\x7e]{1,200}$/.test(session)) {
+    // A stateful server opened a session for us: end it (MCP streamable HTTP says a client
+    // SHOULD), or every check every few minutes would leave one more behind. Best effort, to
+    // the same checked address; it does not change the result.
+    await httpRequest(p.deps, {
+      address: p.address,
+      url: p.target.url!,
+      method: "DELETE",
+      headers: {
+        "Mcp-Session-Id": session,
+        "MCP-Protocol-Version": parsed.data.protocolVersion,
+      },
+      bodyLimit: 1024,
+    }, p.track).catch(() => {});
+  }
   const info = parsed.data.serverInfo;
   return bySpeed(
     ms,
