@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { runCheck } from "../lib/checks/mod.ts";
 import { systemConnector, systemTls } from "../lib/net.ts";
 import { fakeResolver, testApp } from "./_helpers.ts";
 import { closedPort, localHttp, localTls, loopbackConnector, makeCerts } from "./_servers.ts";
@@ -206,6 +207,42 @@ Deno.test("checks: mcp against a real MCP server over streamable HTTP (SSE and J
     await sse.close();
     await json.close();
     await plain.close();
+  }
+});
+
+Deno.test("checks: an answer slower than 5 s warns; none within the limit is off", async () => {
+  // The check's own clock advances only when the server answers: 6 s pass, no one waits.
+  let wall = 0;
+  const srv = localHttp(() => {
+    wall += 6_000;
+    return new Response("late");
+  });
+  // Accepts connections and never answers.
+  const mute = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  (async () => {
+    for await (const c of mute) held.push(c);
+  })();
+  try {
+    await using t = await testApp({ connector: systemConnector });
+    const timing = { now: () => wall, limitMs: 10_000 };
+    const slow = await runCheck(t.deps, `url:http://127.0.0.1:${srv.port}/`, true, timing);
+    assert.equal(slow.state, "warn");
+    assert.equal(slow.status, "HTTP 200 in 6000 ms (slow)");
+    assert.equal(slow.ms, 6000);
+    const port = (mute.addr as Deno.NetAddr).port;
+    const started = performance.now();
+    const none = await runCheck(t.deps, `url:http://127.0.0.1:${port}/`, true, {
+      now: () => performance.now(),
+      limitMs: 150,
+    });
+    assert.equal(none.state, "off");
+    assert.equal(none.status, "no answer within 0.15 s");
+    assert.ok(performance.now() - started < 5_000, "the limit ends the check");
+  } finally {
+    mute.close();
+    for (const c of held) c.close();
+    await srv.close();
   }
 });
 
