@@ -7,12 +7,15 @@ import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import { type ServerProcess, startServer } from "./_server.ts";
+import { type Certs, makeCerts } from "./_servers.ts";
 
 interface Received {
   from: string;
   to: string;
   subject: string;
   text: string;
+  /** Whether the session had been upgraded with STARTTLS when the mail was sent. */
+  secure?: boolean;
 }
 
 interface Sink extends AsyncDisposable {
@@ -61,13 +64,16 @@ function parseMessage(raw: string, envelope: { from: string; to: string }): Rece
   };
 }
 
-/** A local SMTP relay: plain (no STARTTLS, no AUTH) or requiring AUTH. */
-async function smtpSink(opts: { auth?: { user: string; pass: string } } = {}): Promise<Sink> {
+/** A local SMTP relay: plain (no STARTTLS, no AUTH), requiring AUTH, or offering STARTTLS. */
+async function smtpSink(
+  opts: { auth?: { user: string; pass: string }; tls?: Certs } = {},
+): Promise<Sink> {
   const mails: Received[] = [];
   const logins: Sink["logins"] = [];
   const options: SMTPServerOptions = {
     logger: false,
-    disabledCommands: opts.auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
+    disabledCommands: opts.tls ? ["AUTH"] : opts.auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
+    ...(opts.tls ? { secure: false, key: opts.tls.key, cert: opts.tls.cert } : {}),
     authOptional: !opts.auth,
     allowInsecureAuth: true,
     onAuth(auth, _session, cb) {
@@ -85,7 +91,7 @@ async function smtpSink(opts: { auth?: { user: string; pass: string } } = {}): P
         );
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
         for (const rcpt of session.envelope.rcptTo) {
-          mails.push(parseMessage(raw, { from, to: rcpt.address }));
+          mails.push({ ...parseMessage(raw, { from, to: rcpt.address }), secure: session.secure });
         }
         cb();
       });
@@ -234,6 +240,28 @@ Deno.test("e2e: sign in from the mail a plain local SMTP relay received", async 
     // With a transport configured, neither address nor mail text reaches the logs.
     assert.doesNotMatch(server.stdout.text + server.stderr.text, /ada@|verify=/i);
   });
+});
+
+Deno.test("e2e: a relay that offers STARTTLS gets the mail over TLS", async () => {
+  const certs = await makeCerts(["127.0.0.1"], 30);
+  const ca = await Deno.makeTempFile({ suffix: ".pem" });
+  try {
+    await Deno.writeTextFile(ca, certs.ca);
+    await withKvDir(async (kvPath) => {
+      await using sink = await smtpSink({ tls: certs });
+      // DENO_CERT adds the test CA to the roots the server trusts, as an operator would add a
+      // private relay's CA; the server's code has no test switch.
+      await using server = await startServer(kvPath, {
+        SMTP_URL: sink.url,
+        BASE_URL: BASE,
+        DENO_CERT: ca,
+      });
+      const { mail } = await signInFromMail(server, "ada@example.org", sink.mail);
+      assert.equal(mail.secure, true, "upgraded with STARTTLS before the mail was sent");
+    });
+  } finally {
+    await Deno.remove(ca);
+  }
 });
 
 Deno.test("e2e: sign in through the HTTP mail API transport", async () => {
