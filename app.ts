@@ -42,9 +42,22 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const area = (name: AreaName) => {
     let chains = areas.get(name);
     if (!chains) {
-      chains = AREAS[name].load().then((make) => handlerChains(areaApp(name, make, deps)));
-      // A failed import is retried by the next request rather than remembered.
-      chains.catch(() => areas.delete(name));
+      chains = AREAS[name].load().then((make) => handlerChains(areaApp(name, make, deps)))
+        .catch((err) => {
+          // A failed import (a module missing or unreadable after a bad deploy) is retried by
+          // the next request rather than remembered; meanwhile the area does not answer.
+          areas.delete(name);
+          console.error(`route area ${name} failed to load:`, err);
+          throw new ApiError(
+            503,
+            "this part of the service is not available; try again later",
+            {},
+            {
+              "Retry-After": "5",
+            },
+          );
+        });
+      chains.catch(() => {});
       areas.set(name, chains);
     }
     return chains;

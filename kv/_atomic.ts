@@ -100,9 +100,14 @@ function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperat
           if (touched.length === 0) return await retryLocked(() => t.commit());
           authWrite(kv, touched);
           if (countsEpoch(kv)) t.sum(EPOCH_KEY, 1n);
-          const res = await retryLocked(() => t.commit());
-          authWrite(kv, touched, res.ok);
-          return res;
+          let landed = false;
+          try {
+            const res = await retryLocked(() => t.commit());
+            landed = res.ok;
+            return res;
+          } finally {
+            authWrite(kv, touched, landed);
+          }
         };
       }
       return (...args: unknown[]) => {

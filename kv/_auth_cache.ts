@@ -50,6 +50,12 @@ interface State {
   /** The epoch counter at the last check, and this process's writes that landed since. */
   epoch: bigint | null;
   own: bigint;
+  /**
+   * This process's session and account writes between their start and the moment their
+   * commit returns. One may already be in the file (and in an epoch read) before it counts in
+   * `own`: no baseline is taken while any is pending, else a foreign write could hide behind it.
+   */
+  pending: number;
 }
 
 const states = new WeakMap<Deno.Kv, State>();
@@ -79,6 +85,7 @@ export function registerKv(kv: Deno.Kv, path: string | undefined): void {
     validSig: null,
     epoch: null,
     own: 0n,
+    pending: 0,
   });
 }
 
@@ -95,10 +102,15 @@ function dropAll(st: State): void {
   st.invalidations++;
 }
 
-/** lockSafe reports every session or account key a write touches, before and after it. */
-export function authWrite(kv: Deno.Kv, keys: Deno.KvKey[], landed = false): void {
+/**
+ * lockSafe reports every session or account key a write touches: once before its commit
+ * (`landed` undefined), once after it returned or threw (`landed` says whether it committed).
+ */
+export function authWrite(kv: Deno.Kv, keys: Deno.KvKey[], landed?: boolean): void {
   const st = states.get(kv);
   if (!st) return;
+  if (landed === undefined) st.pending++;
+  else st.pending--;
   st.invalidations++;
   for (const key of keys) {
     if (key[0] === "sessions") drop(st, String(key[1]));
@@ -107,6 +119,14 @@ export function authWrite(kv: Deno.Kv, keys: Deno.KvKey[], landed = false): void
     }
   }
   if (landed && st.source === "file") st.own++;
+}
+
+/** Drops everything and the baseline: the next read sets a new one, nothing served before. */
+function forget(st: State): void {
+  dropAll(st);
+  st.epoch = null;
+  st.own = 0n;
+  st.validSig = null;
 }
 
 function signature(st: State): { sig: string; settled: boolean } {
@@ -129,8 +149,14 @@ function signature(st: State): { sig: string; settled: boolean } {
 async function revalidate(kv: Deno.Kv, st: State, sig: string): Promise<void> {
   const own = st.own;
   const inv = st.invalidations;
+  const busy = st.pending > 0;
   const got = await kv.get<Deno.KvU64>(EPOCH_KEY);
   const epoch = got.value?.value ?? 0n;
+  if (busy || st.pending > 0) {
+    // A write of ours may be in this read without counting in `own` yet: no sound baseline.
+    forget(st);
+    return;
+  }
   if (st.epoch === null || epoch !== st.epoch + own) dropAll(st);
   st.epoch = epoch;
   st.own -= own;
@@ -178,6 +204,12 @@ export function epochSeen(kv: Deno.Kv, epoch: bigint): boolean {
   const st = states.get(kv);
   if (!st) return false;
   if (st.epoch !== null && epoch === st.epoch + st.own) return true;
+  if (st.pending > 0) {
+    // A write of ours may be in this snapshot without counting in `own` yet: taking the
+    // snapshot as baseline would count it twice and hide the next foreign write.
+    forget(st);
+    return false;
+  }
   if (st.epoch !== null) dropAll(st);
   // The read is current to this epoch, which becomes the baseline; the file is proven anew
   // before anything is served.

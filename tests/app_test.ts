@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { builtAreas, JSON_BODY_LIMIT } from "../app.ts";
 import { buildManifest } from "../cli/routes.ts";
+import { AREAS } from "../routes/_areas.ts";
 import { ROUTES } from "../routes/_manifest.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
 
@@ -413,4 +414,31 @@ Deno.test("app: an area is built on the first request it answers, and only then"
     const openApiPath = path.replace(/:(\w+)/g, "{$1}");
     assert.ok(doc.paths[openApiPath]?.[method.toLowerCase()], `${method} ${openApiPath}`);
   }
+});
+
+Deno.test("app: an area whose import fails answers 503 {error}, and the next request retries", async () => {
+  await using t = await testApp();
+  const area = AREAS.search as { load: () => Promise<unknown> };
+  const load = area.load;
+  let calls = 0;
+  area.load = () => {
+    calls++;
+    return Promise.reject(new TypeError("error loading dynamically imported module"));
+  };
+  try {
+    const [first, second] = await Promise.all([
+      t.req("GET", "/api/search?q=xy"),
+      t.req("GET", "/api/search?q=xy"),
+    ]);
+    isError(first, 503, "failed import");
+    isError(second, 503, "failed import, concurrent");
+    assert.ok(first.headers.get("retry-after"));
+    // Concurrent first requests share one import.
+    assert.equal(calls, 1);
+    assert.deepEqual(builtAreas(t.app), []);
+  } finally {
+    area.load = load;
+  }
+  assert.equal((await t.req("GET", "/api/search?q=xy")).status, 200);
+  assert.deepEqual(builtAreas(t.app), ["search"]);
 });

@@ -203,3 +203,66 @@ Deno.test("auth cache: a freshly written file is never trusted; a network KV nev
     kv.close();
   }
 });
+
+Deno.test("auth cache: a write still finishing while a lookup sets the baseline never hides a later foreign write", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite3`;
+  const real = await Deno.openKv(path);
+  // Holds back the JS side of one commit after it landed in the file, as a busy event loop can.
+  let gate: Promise<void> | null = null;
+  const held = new Proxy(real, {
+    get(t, prop) {
+      const value = Reflect.get(t, prop, t);
+      if (prop !== "atomic") return typeof value === "function" ? value.bind(t) : value;
+      return () => {
+        const op = t.atomic();
+        const proxy: Deno.AtomicOperation = new Proxy(op, {
+          get(o, p) {
+            const v = Reflect.get(o, p, o);
+            if (typeof v !== "function") return v;
+            if (p === "commit") {
+              return async () => {
+                const wait = gate;
+                const res = await o.commit();
+                if (wait) await wait;
+                return res;
+              };
+            }
+            return (...args: unknown[]) => {
+              const r = v.apply(o, args);
+              return r === o ? proxy : r;
+            };
+          },
+        });
+        return proxy;
+      };
+    },
+  });
+  const server = lockSafe(held);
+  registerKv(server, path);
+  const command = await openKv(path);
+  try {
+    const a = await seed(server);
+    const b = await seed(server, "b@example.org");
+    // The server writes b's account; its commit lands but its caller resumes only later.
+    let release!: () => void;
+    gate = new Promise((r) => release = r);
+    const accB = (await server.get<Account>(accountKey(b.account.id))).value!;
+    const write = server.atomic().set(accountKey(b.account.id), { ...accB, name: "B2" }).commit();
+    gate = null;
+    await new Promise((r) => setTimeout(r, 50));
+    // Meanwhile a lookup reads a, with an epoch that already counts that write.
+    assert.equal((await findSession(server, a.token, NOW))?.account.name, "Ada");
+    release();
+    await write;
+    // The owner command (another process) changes a's roles.
+    const accA = (await command.get<Account>(accountKey(a.account.id))).value!;
+    await command.atomic().set(accountKey(a.account.id), { ...accA, roles: ["owner"] }).commit();
+    age(path);
+    assert.deepEqual((await findSession(server, a.token, NOW))?.account.roles, ["owner"]);
+  } finally {
+    server.close();
+    command.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
