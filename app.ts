@@ -154,7 +154,14 @@ const DOC: DocConfig = {
 async function openApiDocument(deps: Deps): Promise<object> {
   const api = router();
   for (const name of Object.keys(AREAS) as AreaName[]) {
-    if (AREAS[name].mount === "/api") api.route("/", (await AREAS[name].load())(deps));
+    if (AREAS[name].mount !== "/api") continue;
+    const make = await AREAS[name].load().catch((err) => {
+      console.error(`route area ${name} failed to load:`, err);
+      throw new ApiError(503, "the API description is not available; try again later", {}, {
+        "Retry-After": "5",
+      });
+    });
+    api.route("/", make(deps));
   }
   const root = router();
   root.route("/api", api);

@@ -98,8 +98,9 @@ function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperat
       if (prop === "commit") {
         return async () => {
           if (touched.length === 0) return await retryLocked(() => t.commit());
-          authWrite(kv, touched);
           if (countsEpoch(kv)) t.sum(EPOCH_KEY, 1n);
+          // From here to the finally, the write is pending for the cache (no baseline taken).
+          authWrite(kv, touched);
           let landed = false;
           try {
             const res = await retryLocked(() => t.commit());

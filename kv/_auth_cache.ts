@@ -138,7 +138,10 @@ function signature(st: State): { sig: string; settled: boolean } {
       const m = s.mtime?.getTime() ?? 0;
       newest = Math.max(newest, m);
       sig += `${s.ino}:${s.size}:${m};`;
-    } catch {
+    } catch (err) {
+      // Only a file that is not there has a known state. One that cannot be stat()ed (no read
+      // permission for the -wal, say) may change unseen: the cache cannot vouch for anything.
+      if (!(err instanceof Deno.errors.NotFound)) return { sig: "", settled: false };
       sig += "-;";
     }
   }

@@ -442,3 +442,18 @@ Deno.test("app: an area whose import fails answers 503 {error}, and the next req
   assert.equal((await t.req("GET", "/api/search?q=xy")).status, 200);
   assert.deepEqual(builtAreas(t.app), ["search"]);
 });
+
+Deno.test("app: /api/openapi.json answers 503 {error} while an area fails to import, then the document", async () => {
+  await using t = await testApp();
+  const area = AREAS.search as { load: () => Promise<unknown> };
+  const load = area.load;
+  area.load = () => Promise.reject(new TypeError("error loading dynamically imported module"));
+  try {
+    isError(await t.req("GET", "/api/openapi.json"), 503, "failed import");
+  } finally {
+    area.load = load;
+  }
+  const doc = await t.req("GET", "/api/openapi.json");
+  assert.equal(doc.status, 200);
+  assert.ok(doc.body.paths["/api/search"]?.get);
+});

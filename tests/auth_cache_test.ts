@@ -5,6 +5,7 @@ import { type Account, accountKey, prepareAccount } from "../kv/accounts.ts";
 import { findSession, prepareSession } from "../kv/sessions.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { MINUTE } from "../lib/clock.ts";
+import { ROOT } from "./_server.ts";
 
 const NOW = Date.parse("2026-03-02T09:00:00.000Z");
 
@@ -262,6 +263,67 @@ Deno.test("auth cache: a write still finishing while a lookup sets the baseline 
     assert.deepEqual((await findSession(server, a.token, NOW))?.account.roles, ["owner"]);
   } finally {
     server.close();
+    command.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("auth cache: a process that may not stat the write-ahead log never trusts its cache", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite3`;
+  const command = await openKv(path); // the owner command, in this process
+  try {
+    const a = await seed(command);
+    age(path);
+    // The server may read the KV file itself but not its -wal (deno run --allow-read=<file>).
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        `--allow-read=${path}`,
+        `--allow-write=${dir}`,
+        "tests/_cache_child.ts",
+        path,
+        a.token,
+        String(NOW),
+      ],
+      cwd: ROOT,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const writer = child.stdin.getWriter();
+    let buffered = "";
+    const nextLine = async () => {
+      while (!buffered.includes("\n")) {
+        const { value, done } = await lines.read();
+        if (done) throw new Error("child ended");
+        buffered += value;
+      }
+      const [line, ...rest] = buffered.split("\n");
+      buffered = rest.join("\n");
+      return JSON.parse(line);
+    };
+    const lookUp = async () => {
+      await writer.write(new TextEncoder().encode("go\n"));
+      return await nextLine();
+    };
+    try {
+      assert.deepEqual(await nextLine(), []);
+      age(path);
+      assert.deepEqual(await lookUp(), []);
+      // The owner command makes a an owner: the write goes to the -wal file only.
+      const acc = (await command.get<Account>(accountKey(a.account.id))).value!;
+      await command.atomic().set(accountKey(a.account.id), { ...acc, roles: ["owner"] }).commit();
+      const past = new Date(Date.now() - 60_000);
+      Deno.utimeSync(`${path}-wal`, past, past);
+      assert.deepEqual(await lookUp(), ["owner"]);
+    } finally {
+      await writer.close();
+      await lines.cancel();
+      await child.status;
+    }
+  } finally {
     command.close();
     await Deno.remove(dir, { recursive: true });
   }
