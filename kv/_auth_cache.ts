@@ -93,7 +93,9 @@ function drop(st: State, hash: string): void {
   const e = st.entries.get(hash);
   if (!e) return;
   st.entries.delete(hash);
-  st.byAccount.get(e.account.id)?.delete(hash);
+  const set = st.byAccount.get(e.account.id);
+  set?.delete(hash);
+  if (set?.size === 0) st.byAccount.delete(e.account.id);
 }
 
 function dropAll(st: State): void {
