@@ -122,18 +122,16 @@ async function runChain(chain: Handler[], c: Context<AppEnv>, next: Next): Promi
   return c.res;
 }
 
-/** One area's routes at its mount point, answering errors as the whole app does. */
+/**
+ * One area's routes at its mount point. Only its route list is used (the app runs the
+ * handlers on its own context), so it needs no error or not-found handling of its own.
+ */
 export function areaApp(
   name: AreaName,
   make: (deps: Deps) => Hono<AppEnv>,
   deps: Deps,
 ): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.route(AREAS[name].mount, make(deps));
-  // Only reached when routes/_manifest.ts names a route the area no longer has.
-  app.notFound((c) => c.json({ error: "not found" }, 404));
-  app.onError(answerError);
-  return app;
+  return new Hono<AppEnv>().route(AREAS[name].mount, make(deps));
 }
 
 /** What the OpenAPI document says about the service as a whole. */

@@ -195,19 +195,12 @@ export function readMark(kv: Deno.Kv): number {
   return states.get(kv)?.invalidations ?? -1;
 }
 
-/** Whether a session read should fetch the epoch with it (a KV file other processes share). */
-export function wantsEpoch(kv: Deno.Kv): boolean {
-  return states.get(kv)?.source === "file";
-}
-
 /**
  * The epoch read in the same snapshot as a session: the first one becomes the baseline; one
  * that moved beyond this process's own writes means another process wrote, so all goes.
  * Answers whether the session read may be stored.
  */
-export function epochSeen(kv: Deno.Kv, epoch: bigint): boolean {
-  const st = states.get(kv);
-  if (!st) return false;
+function epochSeen(st: State, epoch: bigint): boolean {
   if (st.epoch !== null && epoch === st.epoch + st.own) return true;
   if (st.pending > 0) {
     // A write of ours may be in this snapshot without counting in `own` yet: taking the
@@ -232,10 +225,16 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
-/** Stores what a read found, unless a write touched sessions or accounts since `mark`. */
-export function rememberAuth(kv: Deno.Kv, mark: number, found: CachedAuth): void {
+/**
+ * Stores what a read found, unless a write touched sessions or accounts since `mark`. `epoch`
+ * is `["auth_epoch"]` from the same snapshot: on a shared KV file it tells whether the read
+ * is current to what the cache knows of other processes.
+ */
+export function rememberAuth(kv: Deno.Kv, mark: number, found: CachedAuth, epoch: bigint): void {
   const st = states.get(kv);
-  if (!st || st.source === "remote" || st.invalidations !== mark) return;
+  if (!st || st.source === "remote") return;
+  if (st.source === "file" && !epochSeen(st, epoch)) return;
+  if (st.invalidations !== mark) return;
   // Handlers get the cached objects themselves: frozen, so none can change them in place.
   const e = deepFreeze({ ...found });
   st.entries.set(found.hash, e);

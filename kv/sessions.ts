@@ -1,13 +1,6 @@
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
-import {
-  cachedAuth,
-  EPOCH_KEY,
-  epochSeen,
-  readMark,
-  rememberAuth,
-  wantsEpoch,
-} from "./_auth_cache.ts";
+import { cachedAuth, EPOCH_KEY, readMark, rememberAuth } from "./_auth_cache.ts";
 import { type Account, accountKey } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 
@@ -117,7 +110,7 @@ export async function findSession(
     return { session: touched, hash, account };
   }
   const found = { session, hash, account };
-  if (!wantsEpoch(kv) || epochSeen(kv, epoch.value?.value ?? 0n)) rememberAuth(kv, mark, found);
+  rememberAuth(kv, mark, found, epoch.value?.value ?? 0n);
   return found;
 }
 

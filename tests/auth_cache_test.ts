@@ -88,10 +88,10 @@ Deno.test("auth cache: a read that raced a write is not stored", async () => {
       // A lookup took its mark, then a write to the same session landed before it stored.
       const mark = readMark(fresh.kv);
       await fresh.kv.set(["sessions", a.hash], found.session);
-      rememberAuth(fresh.kv, mark, found);
+      rememberAuth(fresh.kv, mark, found, 0n);
       assert.equal(await cachedAuth(fresh.kv, a.hash), null);
       // Without a write in between it is stored.
-      rememberAuth(fresh.kv, readMark(fresh.kv), found);
+      rememberAuth(fresh.kv, readMark(fresh.kv), found, 0n);
       assert.equal((await cachedAuth(fresh.kv, a.hash))?.account.id, a.account.id);
     } finally {
       fresh.kv.close();
