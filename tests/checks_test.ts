@@ -4,7 +4,14 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { runCheck } from "../lib/checks/mod.ts";
 import { systemConnector, systemTls } from "../lib/net.ts";
 import { fakeResolver, testApp } from "./_helpers.ts";
-import { closedPort, localHttp, localTls, loopbackConnector, makeCerts } from "./_servers.ts";
+import {
+  type Certs,
+  closedPort,
+  localHttp,
+  localTls,
+  loopbackConnector,
+  makeCerts,
+} from "./_servers.ts";
 
 const web = (req: Request) => {
   const path = new URL(req.url).pathname;
@@ -170,6 +177,15 @@ Deno.test("checks: tls certificate: valid, expiring soon, wrong name, untrusted"
   }
 });
 
+/** An app whose checks reach `mcp.test` on 127.0.0.1 over TLS trusted through the test CA. */
+function mcpApp(certs: Certs) {
+  return testApp({
+    connector: systemConnector,
+    resolver: fakeResolver({ "mcp.test": ["127.0.0.1"] }),
+    tls: systemTls([certs.ca]),
+  });
+}
+
 function mcpHandler(json: boolean, name = "test-mcp") {
   return async (req: Request) => {
     const server = new McpServer({ name, version: "1.2.3" });
@@ -188,11 +204,7 @@ Deno.test("checks: mcp against a real MCP server over streamable HTTP (SSE and J
   const json = localHttp(mcpHandler(true), certs);
   const plain = localHttp(() => new Response("hello"), certs);
   try {
-    await using t = await testApp({
-      connector: systemConnector,
-      resolver: fakeResolver({ "mcp.test": ["127.0.0.1"] }),
-      tls: systemTls([certs.ca]),
-    });
+    await using t = await mcpApp(certs);
     const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
     for (const srv of [sse, json]) {
       const item = await create(t, token, `mcp:https://mcp.test:${srv.port}/mcp`);
@@ -280,11 +292,7 @@ Deno.test("checks: mcp ends the session a stateful server opens", async () => {
   const mcp = statefulMcp();
   const srv = localHttp(mcp.handler, certs);
   try {
-    await using t = await testApp({
-      connector: systemConnector,
-      resolver: fakeResolver({ "mcp.test": ["127.0.0.1"] }),
-      tls: systemTls([certs.ca]),
-    });
+    await using t = await mcpApp(certs);
     const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
     const item = await create(t, token, `mcp:https://mcp.test:${srv.port}/mcp`);
     assert.equal(item.state, "ok", item.status);
@@ -300,11 +308,7 @@ Deno.test("checks: a long status from the target is cut at 120 characters, whole
   const certs = await makeCerts(["mcp.test"], 90);
   const srv = localHttp(mcpHandler(true, "\u{1F600}".repeat(150)), certs);
   try {
-    await using t = await testApp({
-      connector: systemConnector,
-      resolver: fakeResolver({ "mcp.test": ["127.0.0.1"] }),
-      tls: systemTls([certs.ca]),
-    });
+    await using t = await mcpApp(certs);
     const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
     const item = await create(t, token, `mcp:https://mcp.test:${srv.port}/mcp`);
     assert.equal(item.state, "ok", item.status);
