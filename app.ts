@@ -5,10 +5,10 @@ import { bodyLimit } from "hono/body-limit";
 import { ConflictError, isLocked } from "./kv/_atomic.ts";
 import type { Deps } from "./lib/deps.ts";
 import { ApiError } from "./lib/errors.ts";
-import { type AppEnv, router } from "./routes/_api.ts";
-import { buildDocument, type DocConfig } from "./routes/_openapi.ts";
-import { type AreaName, AREAS } from "./routes/_areas.ts";
-import { ROUTES } from "./routes/_manifest.ts";
+import { type AppEnv, router } from "./api/_api.ts";
+import { buildDocument, type DocConfig } from "./api/_openapi.ts";
+import { type AreaName, AREAS } from "./api/_areas.ts";
+import { ROUTES } from "./api/_manifest.ts";
 
 /** JSON bodies larger than this answer 413 (uploads have limits of their own). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -17,8 +17,8 @@ const RAW_BODY = [/^\/api\/me\/files$/, /^\/api\/me\/avatar$/];
 
 /**
  * Builds the whole service over the given dependencies; nothing here touches globals. Each
- * route area (routes/_areas.ts) is imported and built on the first request that needs it, and
- * that request is handed to it; routes/_manifest.ts says which area answers what.
+ * route area (api/_areas.ts) is imported and built on the first request that needs it, and
+ * that request is handed to it; api/_manifest.ts says which area answers what.
  */
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

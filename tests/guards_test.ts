@@ -3,7 +3,7 @@ import { accountKey } from "../kv/accounts.ts";
 import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ApiError } from "../lib/errors.ts";
-import { router } from "../routes/_api.ts";
+import { router } from "../api/_api.ts";
 import {
   actorRef,
   optionalToken,
@@ -11,7 +11,7 @@ import {
   requireOwner,
   requireTeam,
   requireToken,
-} from "../routes/_guards.ts";
+} from "../api/_guards.ts";
 import { testApp } from "./_helpers.ts";
 
 /** No real route uses every guard yet: a tiny router with each, answering who got through. */

@@ -7,7 +7,7 @@ import { healthRoutes } from "./health.ts";
  * The service's route areas, each imported on the first request that needs it. A process
  * answers sooner after start and holds less memory when it evaluates only the areas it serves
  * (an isolate on Deno Deploy often serves one or two; a self-hosted server that never sees an
- * upload never loads the file routes). routes/_manifest.ts says which area answers which
+ * upload never loads the file routes). api/_manifest.ts says which area answers which
  * method and path; `deno task routes` writes it from this list, in this order, which is the
  * order routes are matched in.
  */
