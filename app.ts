@@ -9,6 +9,7 @@ import { type AppEnv, router } from "./api/_api.ts";
 import { buildDocument, type DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
 import { ROUTES } from "./api/_manifest.ts";
+import { errorPage, isApiPath, NOT_FOUND, webMiddleware } from "./web/_web.tsx";
 
 /** JSON bodies larger than this answer 413 (uploads have limits of their own). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -27,6 +28,11 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     await next();
     c.header("X-Content-Type-Options", "nosniff");
   });
+
+  // Pages and static files: security headers, the cross-site check, the layout, the web
+  // session. The JSON API never sees the cookie.
+  const web = webMiddleware(deps);
+  app.use("*", (c, next) => isApiPath(c.req.path) ? next() : web(c, next));
 
   const limited = bodyLimit({
     maxSize: JSON_BODY_LIMIT,
@@ -79,11 +85,13 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 
   app.notFound((c) => {
     const allowed = methodsFor(app, c.req.path);
+    const page = !isApiPath(c.req.path);
     if (allowed.length > 0 && !allowed.includes(c.req.method)) {
       c.header("Allow", allowed.join(", "));
-      return c.json({ error: `method ${c.req.method} not allowed here` }, 405);
+      const message = `method ${c.req.method} not allowed here`;
+      return page ? errorPage(c, 405, message) : c.json({ error: message }, 405);
     }
-    return c.json({ error: "not found" }, 404);
+    return page ? errorPage(c, 404, NOT_FOUND) : c.json({ error: "not found" }, 404);
   });
   app.onError(answerError);
   return app;
@@ -167,6 +175,7 @@ async function openApiDocument(deps: Deps): Promise<object> {
 }
 
 function answerError(err: Error, c: Context<AppEnv>) {
+  if (!isApiPath(c.req.path)) return answerPageError(err, c);
   if (err instanceof ApiError) {
     for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
     return c.json({ error: err.message, ...err.extra }, err.status);
@@ -192,6 +201,36 @@ function answerError(err: Error, c: Context<AppEnv>) {
   console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
   return c.json({ error: "internal error" }, 500);
 }
+
+/** Errors of pages are pages: the same statuses, in HTML. */
+function answerPageError(err: Error, c: Context<AppEnv>) {
+  if (err instanceof ApiError) return errorPage(c, err.status, sentence(err.message), err.headers);
+  if (err instanceof HTTPException) {
+    // A guard's redirect (to the sign-in page) carries its own answer.
+    if (err.res) return err.getResponse();
+    return errorPage(c, err.status, sentence(err.message || TEXT_OF[err.status] || "Bad request."));
+  }
+  if (err instanceof ConflictError || err instanceof Deno.errors.BadResource || isLocked(err)) {
+    return errorPage(
+      c,
+      503,
+      "The service is busy or its database does not answer; try again soon.",
+      {
+        "Retry-After": "5",
+      },
+    );
+  }
+  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
+  return errorPage(c, 500, "Something went wrong on our side. Please try again.");
+}
+
+const TEXT_OF: Record<number, string> = { 404: NOT_FOUND };
+
+/** The API's messages ("too many requests: ...") as a sentence for a page. */
+const sentence = (s: string) => {
+  const t = s.charAt(0).toUpperCase() + s.slice(1);
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+};
 
 type Matcher = { method: string; re: RegExp };
 const matchers = new WeakMap<object, Matcher[]>();
