@@ -4,10 +4,11 @@ import { type Application, applyFor, decide, listApplications } from "../kv/appl
 import { deliver } from "../kv/outbox.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, flag, idParam, json, router, team } from "./_api.ts";
 import { multiLine } from "./_text.ts";
 import { actorRef, requireTeam, requireToken } from "./_guards.ts";
+import { applicationDecisionMail } from "../mail/accounts.ts";
 
 const ApplyBody = z.object({
   text: multiLine(2000, 20),
@@ -47,17 +48,11 @@ export const decisionView = (a: Application) => ({
 export { Decision as ApplicationStateSchema };
 
 const decisionMail = (baseUrl: string) => (app: Application, _account: Account) =>
-  app.outcome === "approved"
-    ? {
-      subject: "Your application was approved",
-      text: `Your application for contributor standing was approved. You are now a ` +
-        `contributor.\n\nReason given:\n${app.reason}\n\n${baseUrl}/me\n`,
-    }
-    : {
-      subject: "Your application was declined",
-      text: `Your application for contributor standing was declined.\n\nReason given:\n` +
-        `${app.reason}\n\nYou may apply again.\n\n${baseUrl}/me\n`,
-    };
+  applicationDecisionMail(
+    app.outcome === "approved" ? "approved" : "declined",
+    app.reason ?? "",
+    `${baseUrl}/me`,
+  );
 
 export function applicationRoutes(deps: Deps) {
   const app = router();

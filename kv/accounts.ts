@@ -1,5 +1,6 @@
 import { claimId } from "./ids.ts";
 import { indexChange } from "./search_index.ts";
+import { getManyValues } from "./_batch.ts";
 
 /**
  * Accounts. Key layout:
@@ -74,6 +75,11 @@ export const isOwner = (a: Account) => a.roles.includes("owner");
 
 export async function getAccount(kv: Deno.Kv, id: number) {
   return await kv.get<Account>(accountKey(id));
+}
+
+/** The accounts of `ids` that exist, in that order. */
+export async function getAccounts(kv: Deno.Kv, ids: number[]): Promise<Account[]> {
+  return await getManyValues<Account>(kv, ids.map(accountKey));
 }
 
 export async function findAccountByEmail(

@@ -2,7 +2,7 @@ import { HOUR, iso, isoOrNull, MINUTE } from "../lib/clock.ts";
 import type { CheckResult, CheckState } from "../lib/checks/mod.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { conflict, invalid } from "../lib/errors.ts";
 import type { Mail } from "../lib/mail.ts";
 import type { Kind } from "../lib/targets.ts";
 import { transact } from "./_atomic.ts";
@@ -10,6 +10,7 @@ import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { type Beat, beatKey, bumpHooks, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
+import { serviceAlertMail } from "../mail/services.ts";
 
 /**
  * Watched services. Key layout:
@@ -159,7 +160,7 @@ export interface NewService {
 }
 
 const tooMany = () =>
-  fail(409, `at most ${MAX_SERVICES} services per account; remove one first`, {
+  conflict(`at most ${MAX_SERVICES} services per account; remove one first`, {
     max: MAX_SERVICES,
   });
 
@@ -256,7 +257,7 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
     const entry = await getService(kv, account, id);
     const s = entry.value;
     if (!s) return { op: null, result: false };
-    if (s.kind !== "webhook") fail(400, "only a heartbeat service has a hook address to rotate");
+    if (s.kind !== "webhook") invalid("only a heartbeat service has a hook address to rotate");
     const op = kv.atomic().check(entry)
       .set(serviceKey(account, id), { ...s, hook: hash })
       .set(hookKey(hash), { account, id, name: s.name } satisfies HookRef);
@@ -375,19 +376,7 @@ function alertMail(
   status: string,
   now: number,
 ): Mail {
-  const word = state === "off" ? "is off" : "is back";
-  const name = s.name.replace(/\p{Cc}+/gu, " ");
-  return {
-    to,
-    subject: `Watched service "${name}" ${word}`,
-    text: [
-      `Your watched service "${name}" ${word} (${iso(now)}).`,
-      `Last result: ${status}`,
-      "",
-      `Your services: ${deps.config.baseUrl}/me`,
-      "Set alerts to false on the service to stop these mails.",
-    ].join("\n"),
-  };
+  return { ...serviceAlertMail(s.name, state, status, now, `${deps.config.baseUrl}/me`), to };
 }
 
 /** Off and back mails: never for the first result, never repeated while a state holds. */
