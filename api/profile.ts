@@ -18,7 +18,8 @@ import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
 import { chars, multiLine, oneLine } from "./_text.ts";
 import { requireToken } from "./_guards.ts";
-import { avatarUrl, ProfileSchema } from "./me.ts";
+import { ProfileSchema } from "./_schemas.ts";
+import { avatarUrl } from "../kv/accounts.ts";
 
 const langSet = new Set(LANGS);
 

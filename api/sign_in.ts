@@ -10,7 +10,8 @@ import { emailSchema } from "../lib/email.ts";
 import { fail } from "./_errors.ts";
 import { body, createRoute, errors, json, router } from "./_api.ts";
 import { clientOrigin, limit } from "./_guards.ts";
-import { ActorSchema, actorView } from "./me.ts";
+import { ActorSchema } from "./_schemas.ts";
+import { actorView } from "../kv/accounts.ts";
 
 /**
  * A person's name: 2 to 120 characters after trimming, no control characters (CR/LF would

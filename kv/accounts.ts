@@ -1,6 +1,7 @@
 import { claimId } from "./ids.ts";
 import { indexChange } from "./search_index.ts";
 import { getManyValues } from "./_batch.ts";
+import { iso } from "../lib/clock.ts";
 
 /**
  * Accounts. Key layout:
@@ -59,6 +60,33 @@ export const emptyProfile = (): Profile => ({
   website: "",
   langs: [],
 });
+
+/** The actor resource of SPEC.md section 2 (api/_schemas.ts ActorSchema). */
+export function actorView(a: Account) {
+  return {
+    id: a.id,
+    email: a.email,
+    name: a.name,
+    created: iso(a.created),
+    roles: [...a.roles],
+    standing: standingOf(a.roles),
+  };
+}
+
+/** Where the account's picture is served, with its hash so caches see every change. */
+export const avatarUrl = (a: Account) =>
+  a.avatar ? `/api/avatars/${a.id}?v=${a.avatar.etag.slice(0, 12)}` : null;
+
+/** The account resource of SPEC.md section 2 (api/_schemas.ts AccountSchema). */
+export function accountView(a: Account) {
+  return {
+    ...actorView(a),
+    kind: a.kind,
+    slug: a.slug,
+    profile: { ...a.profile, langs: [...a.profile.langs] },
+    avatar: avatarUrl(a),
+  };
+}
 
 export const accountKey = (id: number) => ["accounts", id] as const;
 export const emailKey = (email: string) => ["accounts_by_email", email] as const;

@@ -6,6 +6,7 @@ import { claimId } from "./ids.ts";
 import { enqueueMail } from "./outbox.ts";
 import { trailAppend, type TrailEntry } from "./trail.ts";
 import { getManyValues } from "./_batch.ts";
+import { iso, isoOrNull } from "../lib/clock.ts";
 
 /**
  * Applications for contributor standing. Key layout:
@@ -79,6 +80,15 @@ export async function applyFor(
 async function getApps(kv: Deno.Kv, ids: number[]): Promise<Application[]> {
   return await getManyValues<Application>(kv, ids.map(appKey));
 }
+
+/** How an application shows to its applicant (api/_schemas.ts ApplicationStateSchema). */
+export const applicationView = (a: Application) => ({
+  id: a.id,
+  created: iso(a.created),
+  outcome: a.outcome,
+  reason: a.reason,
+  decided: isoOrNull(a.decided),
+});
 
 /** An account's applications, newest first. */
 export async function applicationsOf(kv: Deno.Kv, account: number): Promise<Application[]> {
