@@ -9,7 +9,7 @@ import type { Kind } from "../lib/targets.ts";
 import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { type Beat, beatKey, bumpHooks, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
+import { type Beat, beatKey, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 
 /**
@@ -250,7 +250,6 @@ export async function createService(
       .set(dueKey(due, s.id), account);
     if (hash) {
       op.set(hookKey(hash), { account, id: s.id, name: s.name } satisfies HookRef);
-      bumpHooks(op);
     }
     return { op, result: s };
   });
@@ -297,7 +296,6 @@ export async function patchService(
     }
     if (s.hook && s.name !== old.name) {
       op.set(hookKey(s.hook), { account, id, name: s.name } satisfies HookRef);
-      bumpHooks(op);
     }
     op.set(serviceKey(account, id), s);
     return { op, result: s };
@@ -320,7 +318,6 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
       .set(serviceKey(account, id), { ...s, hook: hash })
       .set(hookKey(hash), { account, id, name: s.name } satisfies HookRef);
     if (s.hook) op.delete(hookKey(s.hook));
-    bumpHooks(op);
     return { op, result: true };
   });
   forgetHooks(kv);
@@ -343,7 +340,6 @@ function removeInto(
   if (s.kind === "webhook") op.delete(beatKey(s.account, s.id));
   if (s.hook) {
     op.delete(hookKey(s.hook));
-    bumpHooks(op);
   }
   return op;
 }
