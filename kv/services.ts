@@ -4,11 +4,12 @@ import { randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid } from "../lib/errors.ts";
 import type { Mail } from "../lib/mail.ts";
+import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
 import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { type Beat, beatKey, bumpHooks, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
+import { type Beat, beatKey, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
@@ -71,6 +72,8 @@ export interface Service {
   threshold?: number;
   /** Consecutive failed (not ok) checks up to the last one. */
   streak?: number;
+  /** Heartbeats: a cron schedule instead of the fixed interval (null/absent: the interval). */
+  schedule?: Schedule | null;
   /** The certificate last seen by a tls check and the last expiry mark alerted for it. */
   cert?: { expires: number; alerted: number | null } | null;
   /** The state the runner last saw, for off/back alerts. */
@@ -88,13 +91,34 @@ const dueKey = (due: number, id: number) => ["service_due", due, id] as const;
 
 const floorMinute = (t: number) => Math.floor(t / MINUTE) * MINUTE;
 
-/** SPEC.md section 3: ok up to the interval, warn up to twice it, off beyond. */
-export function beatState(beat: Beat | null, intervalMin: number, now: number): State {
+/**
+ * When a heartbeat that last beat at `at` turns warn and off: SPEC.md section 3 for a fixed
+ * interval (warn past one interval, off past two); for a schedule, Healthchecks' rule (late
+ * past the first scheduled time after the beat, off past that plus the grace time).
+ * Null: never (a schedule with no time left).
+ */
+export function beatLimits(
+  s: Pick<Service, "interval" | "schedule">,
+  at: number,
+): { warn: number; off: number } | null {
+  if (s.schedule) {
+    const due = nextDueAfter(s.schedule, at);
+    return due === null ? null : { warn: due, off: due + s.schedule.grace * MINUTE };
+  }
+  const i = s.interval * MINUTE;
+  return { warn: at + i, off: at + 2 * i };
+}
+
+/** A heartbeat's state at `now`: wait before any beat, then ok, warn (late) and off. */
+export function beatState(
+  beat: Beat | null,
+  s: Pick<Service, "interval" | "schedule">,
+  now: number,
+): State {
   if (!beat) return "wait";
-  const age = now - beat.at;
-  const i = intervalMin * MINUTE;
-  if (age <= i) return "ok";
-  if (age <= 2 * i) return "warn";
+  const lim = beatLimits(s, beat.at);
+  if (!lim || now <= lim.warn) return "ok";
+  if (now <= lim.off) return "warn";
   return "off";
 }
 
@@ -109,7 +133,7 @@ export function serviceView(s: Service, beat: Beat | null, now: number) {
     kind: s.kind,
     interval: s.interval,
     target_hint: s.hint,
-    state: hb ? beatState(beat, s.interval, now) : s.last?.state ?? "wait",
+    state: hb ? beatState(beat, s, now) : s.last?.state ?? "wait",
     status: hb
       ? beat ? beat.status : "waiting for the first heartbeat"
       : s.last?.status ?? "not checked yet",
@@ -121,6 +145,9 @@ export function serviceView(s: Service, beat: Beat | null, now: number) {
     threshold: s.threshold ?? 1,
     failed_checks: hb ? 0 : s.streak ?? 0,
     cert_expires: isoOrNull(s.cert?.expires),
+    schedule: s.schedule?.cron ?? null,
+    tz: s.schedule?.tz ?? null,
+    grace: s.schedule?.grace ?? null,
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;
@@ -175,6 +202,7 @@ export interface NewService {
   hint: string | null;
   /** 1 when absent. */
   threshold?: number;
+  schedule?: Schedule | null;
 }
 
 const tooMany = () =>
@@ -223,7 +251,6 @@ export async function createService(
       .set(dueKey(due, s.id), account);
     if (hash) {
       op.set(hookKey(hash), { account, id: s.id, name: s.name } satisfies HookRef);
-      bumpHooks(op);
     }
     return { op, result: s };
   });
@@ -238,6 +265,7 @@ export interface ServicePatch {
   interval?: number;
   alerts?: boolean;
   threshold?: number;
+  schedule?: Schedule | null;
 }
 
 export async function patchService(
@@ -259,10 +287,16 @@ export async function patchService(
       const base = old.last?.checked ?? old.created;
       s.due = Math.max(floorMinute(now), floorMinute(base) + s.interval * MINUTE);
       op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
+    } else if (
+      patch.schedule !== undefined &&
+      JSON.stringify(patch.schedule) !== JSON.stringify(old.schedule)
+    ) {
+      // A new schedule changes when the heartbeat is late: the runner looks again now.
+      s.due = floorMinute(now);
+      op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
     }
     if (s.hook && s.name !== old.name) {
       op.set(hookKey(s.hook), { account, id, name: s.name } satisfies HookRef);
-      bumpHooks(op);
     }
     op.set(serviceKey(account, id), s);
     return { op, result: s };
@@ -285,7 +319,6 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
       .set(serviceKey(account, id), { ...s, hook: hash })
       .set(hookKey(hash), { account, id, name: s.name } satisfies HookRef);
     if (s.hook) op.delete(hookKey(s.hook));
-    bumpHooks(op);
     return { op, result: true };
   });
   forgetHooks(kv);
@@ -308,7 +341,6 @@ function removeInto(
   if (s.kind === "webhook") op.delete(beatKey(s.account, s.id));
   if (s.hook) {
     op.delete(hookKey(s.hook));
-    bumpHooks(op);
   }
   return op;
 }
@@ -526,7 +558,7 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     const old = entry.value;
     if (!old) return { op: null, result: null };
     const beat = beatEntry.value;
-    const state = beatState(beat, old.interval, now);
+    const state = beatState(beat, old, now);
     const alert = alertFor(old, state);
     const s: Service = {
       ...old,
@@ -534,11 +566,14 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
     };
     const i = old.interval * MINUTE;
+    const lim = beat ? beatLimits(old, beat.at) : null;
     s.due = !beat
       ? floorMinute(now) + i
       : state === "off"
       ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
-      : Math.ceil((beat.at + 2 * i + 1) / MINUTE) * MINUTE;
+      : lim
+      ? Math.max(floorMinute(now) + MINUTE, Math.ceil((lim.off + 1) / MINUTE) * MINUTE)
+      : floorMinute(now) + Math.max(i, HOUR);
     const op = kv.atomic().check(entry)
       .delete(dueKey(old.due, old.id))
       .set(dueKey(s.due, old.id), old.account)
