@@ -1,15 +1,13 @@
 import { Hono } from "hono";
 import type { Context, Next } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
-import { ConflictError, isLocked } from "./kv/_atomic.ts";
 import type { Deps } from "./lib/deps.ts";
-import { ApiError } from "./lib/errors.ts";
+import { answerError, ApiError } from "./api/_errors.ts";
 import { type AppEnv, router } from "./api/_api.ts";
 import { buildDocument, type DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
 import { ROUTES } from "./api/_manifest.ts";
-import { errorPage, isApiPath, NOT_FOUND, webMiddleware } from "./web/_web.tsx";
+import { answerPageError, errorPage, isApiPath, NOT_FOUND, webMiddleware } from "./web/_web.tsx";
 
 /** JSON bodies larger than this answer 413 (uploads have limits of their own). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -93,7 +91,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     }
     return page ? errorPage(c, 404, NOT_FOUND) : c.json({ error: "not found" }, 404);
   });
-  app.onError(answerError);
+  app.onError((err, c) => isApiPath(c.req.path) ? answerError(err, c) : answerPageError(err, c));
   return app;
 }
 
@@ -173,64 +171,6 @@ async function openApiDocument(deps: Deps): Promise<object> {
   root.route("/api", api);
   return buildDocument(root.defs, DOC);
 }
-
-function answerError(err: Error, c: Context<AppEnv>) {
-  if (!isApiPath(c.req.path)) return answerPageError(err, c);
-  if (err instanceof ApiError) {
-    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json({ error: err.message, ...err.extra }, err.status);
-  }
-  if (err instanceof HTTPException) {
-    // Hono's own validators: unreadable JSON, or a body that is not JSON.
-    const status = err.status === 415 ? 400 : err.status;
-    const message = err.status === 415 || /json/i.test(err.message)
-      ? "body must be a JSON object (Content-Type: application/json)"
-      : err.message || "bad request";
-    return c.json({ error: message }, status);
-  }
-  if (err instanceof ConflictError) {
-    c.header("Retry-After", "1");
-    return c.json({ error: err.message }, 503);
-  }
-  if (err instanceof Deno.errors.BadResource || isLocked(err)) {
-    // The KV is closed or stays locked: the database does not answer, as healthz says.
-    c.header("Retry-After", "5");
-    return c.json({ error: "the database does not answer; try again later" }, 503);
-  }
-  // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
-  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
-  return c.json({ error: "internal error" }, 500);
-}
-
-/** Errors of pages are pages: the same statuses, in HTML. */
-function answerPageError(err: Error, c: Context<AppEnv>) {
-  if (err instanceof ApiError) return errorPage(c, err.status, sentence(err.message), err.headers);
-  if (err instanceof HTTPException) {
-    // A guard's redirect (to the sign-in page) carries its own answer.
-    if (err.res) return err.getResponse();
-    return errorPage(c, err.status, sentence(err.message || TEXT_OF[err.status] || "Bad request."));
-  }
-  if (err instanceof ConflictError || err instanceof Deno.errors.BadResource || isLocked(err)) {
-    return errorPage(
-      c,
-      503,
-      "The service is busy or its database does not answer; try again soon.",
-      {
-        "Retry-After": "5",
-      },
-    );
-  }
-  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
-  return errorPage(c, 500, "Something went wrong on our side. Please try again.");
-}
-
-const TEXT_OF: Record<number, string> = { 404: NOT_FOUND };
-
-/** The API's messages ("too many requests: ...") as a sentence for a page. */
-const sentence = (s: string) => {
-  const t = s.charAt(0).toUpperCase() + s.slice(1);
-  return /[.!?]$/.test(t) ? t : `${t}.`;
-};
 
 type Matcher = { method: string; re: RegExp };
 const matchers = new WeakMap<object, Matcher[]>();

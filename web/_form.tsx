@@ -7,7 +7,8 @@
  */
 import type { Child } from "hono/jsx";
 import type { z } from "zod";
-import { ApiError } from "../lib/errors.ts";
+import { DomainError } from "../lib/errors.ts";
+import { ApiError, STATUS_OF } from "../api/_errors.ts";
 import type { PageProps } from "./_layout.tsx";
 import { seeOther, type WebCtx } from "./_web.tsx";
 
@@ -69,7 +70,14 @@ export async function submitForm<S extends z.ZodType>(
     try {
       return seeOther(c, await spec.act(parsed.data, form));
     } catch (err) {
-      if (!(err instanceof ApiError) || !FORM_ERRORS.has(err.status)) throw err;
+      const status = err instanceof ApiError
+        ? err.status
+        : err instanceof DomainError
+        ? STATUS_OF[err.kind]
+        : 0;
+      if (!(err instanceof ApiError || err instanceof DomainError) || !FORM_ERRORS.has(status)) {
+        throw err;
+      }
       const field = typeof err.extra.field === "string" ? err.extra.field : undefined;
       // The API's messages start with the field's name ("email: ..."); beside the field the
       // name is already there.

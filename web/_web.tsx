@@ -14,7 +14,10 @@ import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { jsxRenderer } from "hono/jsx-renderer";
 import { secureHeaders } from "hono/secure-headers";
+import { ConflictError, isLocked } from "../kv/_atomic.ts";
 import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
+import { DomainError } from "../lib/errors.ts";
+import { ApiError, STATUS_OF } from "../api/_errors.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { AppEnv } from "../api/_api.ts";
 import { Layout } from "./_layout.tsx";
@@ -183,6 +186,37 @@ export function errorPage(
 
 const FOREIGN_FORM = "This form was sent from another site (or without saying where from), " +
   "so it was not accepted. Open the page on this site and send it again.";
+
+/** Errors of pages are pages: the same statuses as the API's, in HTML. */
+export function answerPageError(err: Error, c: WebCtx): Response | Promise<Response> {
+  if (err instanceof DomainError) {
+    const headers: Record<string, string> = err.retryAfter !== undefined
+      ? { "Retry-After": String(err.retryAfter) }
+      : {};
+    return errorPage(c, STATUS_OF[err.kind], sentence(err.message), headers);
+  }
+  if (err instanceof ApiError) return errorPage(c, err.status, sentence(err.message), err.headers);
+  if (err instanceof HTTPException) {
+    // A guard's redirect (to the sign-in page) carries its own answer.
+    if (err.res) return err.getResponse();
+    const message = err.message || (err.status === 404 ? NOT_FOUND : "That did not work.");
+    return errorPage(c, err.status, sentence(message));
+  }
+  if (err instanceof ConflictError || err instanceof Deno.errors.BadResource || isLocked(err)) {
+    return errorPage(c, 503, "The service is busy or its database does not answer; try again.", {
+      "Retry-After": "5",
+    });
+  }
+  // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
+  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
+  return errorPage(c, 500, "Something went wrong on our side. Please try again.");
+}
+
+/** The API's messages ("too many requests: ...") as a sentence for a page. */
+const sentence = (s: string) => {
+  const t = s.charAt(0).toUpperCase() + s.slice(1);
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+};
 
 /** The message of a not-found page. */
 export const NOT_FOUND = "There is nothing at this address. It may have moved or been removed.";

@@ -5,13 +5,15 @@
  * sign out (POST /sign-out: ends that session). The same domain functions as the API's
  * GET /api/verify and DELETE /api/me/token.
  */
+import { z } from "zod";
 import { accountParts } from "../kv/parts.ts";
 import { findLink } from "../kv/links.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { endSession } from "../kv/sessions.ts";
-import { completeLink, issueLink, signInMail } from "../kv/sign_in.ts";
+import { completeLink, issueLink } from "../kv/sign_in.ts";
+import { signInMail } from "../mail/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "../api/_errors.ts";
 import { clientOrigin, limit } from "../api/_guards.ts";
 import { LinkRequest } from "../api/sign_in.ts";
 import {
@@ -27,6 +29,11 @@ import {
 import { forgetWebSession, startWebSession } from "./_session.ts";
 import { safeNext, seeOther, viewer, webRouter } from "./_web.tsx";
 import { U } from "./_layout.tsx";
+
+/** The API's link request, with the age confirmation the API checks for sign-in links. */
+const SignInRequest = LinkRequest.extend({
+  age_ok: z.literal(true, { error: "please confirm this to sign in" }),
+});
 
 const LABELS = { email: "E-mail address", age_ok: "Age confirmation", name: "Your name" };
 
@@ -76,15 +83,14 @@ export function signInPages(deps: Deps) {
 
   app.post("/sign-in", async (c) => {
     return await submitForm(c, {
-      schema: LinkRequest,
+      schema: SignInRequest,
       input: (f) => ({
         email: f.email ?? "",
         purpose: "login",
         age_ok: checked(f.age_ok),
         name: given(f.name),
       }),
-      act: async ({ email, name, age_ok }) => {
-        if (age_ok !== true) fail(400, "please confirm this to sign in", { field: "age_ok" });
+      act: async ({ email, name }) => {
         await limit(deps, RULES.linkByOrigin, clientOrigin(deps, c));
         await limit(deps, RULES.linkByAddress, email);
         await issueLink(deps, { purpose: "login", email, name }, signInMail("login"));
