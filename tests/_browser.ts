@@ -186,8 +186,10 @@ export async function byText(page: Page, text: string): Promise<ElementHandle> {
   }, norm(text));
   const el = handle.asElement() as ElementHandle | null;
   if (!el) {
-    const seen = await page.$$eval("a[href], button", (els: Dom[]) =>
-      els.map((e) => e.innerText.trim()).filter(Boolean));
+    const seen = await page.$$eval(
+      "a[href], button",
+      (els: Dom[]) => els.map((e) => e.innerText.trim()).filter(Boolean),
+    );
     throw new Error(`no link or button "${text}" on ${page.url()}; there are: ${seen.join(" | ")}`);
   }
   return el;

@@ -108,4 +108,3 @@ export async function smtpSink(
     [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
