@@ -3,6 +3,7 @@
  * (the owner command and the server share it) and optimistic loops for version-checked
  * atomics, so concurrent requests never lose an update.
  */
+import { count } from "../lib/metrics.ts";
 import { authWrite, countsEpoch, EPOCH_KEY, isAuthKey, registerKv } from "./_auth_cache.ts";
 
 const LOCKED = /database is locked|SQLITE_BUSY|database table is locked/i;
@@ -46,6 +47,7 @@ export async function transact<T>(
     if (op === null) return result;
     const res = await retryLocked(() => op.commit());
     if (res.ok) return result;
+    count("catalogue_kv_commit_retries_total");
     if (i > 3) await new Promise((r) => setTimeout(r, Math.random() * 2 * i));
   }
   throw new ConflictError();

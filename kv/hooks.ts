@@ -2,6 +2,7 @@ import { iso } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { originSubject } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
+import { count } from "../lib/metrics.ts";
 import { ConflictError } from "./_atomic.ts";
 import { RULES } from "./rate_limit.ts";
 
@@ -191,6 +192,20 @@ export async function beat(
   return ref ? { ref, at } : null;
 }
 
+/**
+ * Resolves once every beat and rate count waiting in this process is committed (or its commit
+ * failed and its ping was answered so): the server calls it on SIGTERM before closing KV.
+ */
+export async function flushBeats(kv: Deno.Kv, maxMs = 5_000): Promise<void> {
+  const st = states.get(kv);
+  const until = performance.now() + maxMs;
+  while (st && (st.committing || st.queue.length > 0 || st.sums.size > 0)) {
+    if (performance.now() > until) return;
+    flushSoon(kv);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** Starts a commit unless one is under way; that one's loop takes what queued meanwhile. */
 function flushSoon(kv: Deno.Kv) {
   const st = stateOf(kv);
@@ -242,6 +257,7 @@ async function commitBatch(
       return;
     }
     // A hook changed somewhere since: drop the cache; every ping is looked up again.
+    count("catalogue_kv_commit_retries_total");
     st.cache.clear();
     st.gen = null;
   }
