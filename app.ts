@@ -1,15 +1,13 @@
 import { Hono } from "hono";
 import type { Context, Next } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
-import { ConflictError, isLocked } from "./kv/_atomic.ts";
 import type { Deps } from "./lib/deps.ts";
-import { ApiError } from "./lib/errors.ts";
+import { answerError, ApiError } from "./api/_errors.ts";
 import { type AppEnv, router } from "./api/_api.ts";
 import { buildDocument, type DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
 import { ROUTES } from "./api/_manifest.ts";
-import { enabled, errorKind, log, stackFrames } from "./lib/log.ts";
+import { enabled, errorKind, log } from "./lib/log.ts";
 import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
 import { metricsRoute } from "./api/_metrics.ts";
 
@@ -212,38 +210,6 @@ async function openApiDocument(deps: Deps): Promise<object> {
   const root = router();
   root.route("/api", api);
   return buildDocument(root.defs, DOC);
-}
-
-function answerError(err: Error, c: Context<AppEnv>) {
-  if (err instanceof ApiError) {
-    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json({ error: err.message, ...err.extra }, err.status);
-  }
-  if (err instanceof HTTPException) {
-    // Hono's own validators: unreadable JSON, or a body that is not JSON.
-    const status = err.status === 415 ? 400 : err.status;
-    const message = err.status === 415 || /json/i.test(err.message)
-      ? "body must be a JSON object (Content-Type: application/json)"
-      : err.message || "bad request";
-    return c.json({ error: message }, status);
-  }
-  if (err instanceof ConflictError) {
-    c.header("Retry-After", "1");
-    return c.json({ error: err.message }, 503);
-  }
-  if (err instanceof Deno.errors.BadResource || isLocked(err)) {
-    // The KV is closed or stays locked: the database does not answer, as healthz says.
-    c.header("Retry-After", "5");
-    return c.json({ error: "the database does not answer; try again later" }, 503);
-  }
-  // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
-  log("error", "internal error", {
-    method: c.req.method,
-    route: c.req.routePath,
-    error: errorKind(err),
-    at: stackFrames(err),
-  });
-  return c.json({ error: "internal error" }, 500);
 }
 
 type Matcher = { method: string; re: RegExp };

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { atomicStats } from "../kv/_atomic.ts";
 import { outboxStats } from "../kv/outbox.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -35,6 +36,18 @@ export function metricsRoute(deps: Deps) {
         name: "catalogue_uploads_in_progress",
         help: "File and avatar uploads being received",
         value: UPLOAD_ROUTES.reduce((n, [m, r]) => n + inFlight(m, r), 0),
+      },
+      {
+        name: "catalogue_kv_commit_retries_total",
+        help: "Atomic commits that failed a version check and ran again",
+        value: atomicStats.retries,
+        type: "counter",
+      },
+      {
+        name: "catalogue_kv_commit_gave_up_total",
+        help: "Atomics that kept failing their checks and answered 503",
+        value: atomicStats.gaveUp,
+        type: "counter",
       },
     ];
     c.header("Cache-Control", "no-store");

@@ -1,15 +1,17 @@
-import { HOUR, iso, isoOrNull, MINUTE } from "../lib/clock.ts";
+import { DAY, HOUR, iso, isoOrNull, MINUTE } from "../lib/clock.ts";
 import type { CheckResult, CheckState } from "../lib/checks/mod.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { conflict, invalid } from "../lib/errors.ts";
 import type { Mail } from "../lib/mail.ts";
+import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
 import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { type Beat, beatKey, bumpHooks, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
+import { type Beat, beatKey, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
+import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
 /**
  * Watched services. Key layout:
@@ -35,6 +37,10 @@ export const PLACES = [
   "on site",
 ] as const;
 export const INTERVALS = [5, 15, 60, 240, 1440] as const;
+/** Consecutive failed checks before a checked service turns warn or off (default 1). */
+export const THRESHOLDS = [1, 2, 3, 4, 5] as const;
+/** Days left on a certificate at which one expiry alert goes out each. */
+export const EXPIRY_MARKS = [14, 7, 1] as const;
 export const MAX_SERVICES = 30;
 /** A claimed check is run again by anyone after this, should its process die. */
 export const LEASE_MS = 2 * MINUTE;
@@ -57,8 +63,19 @@ export interface Service {
   created: number;
   /** Hash of the heartbeat key. */
   hook: string | null;
-  /** Last check result (checked kinds). */
-  last: { state: CheckState; status: string; checked: number; ms: number } | null;
+  /**
+   * Last check result (checked kinds), as counted: a failure below the threshold keeps the
+   * state before it ("wait" when there was none).
+   */
+  last: { state: State; status: string; checked: number; ms: number } | null;
+  /** Consecutive failed checks needed before warn or off (1 to 5; absent: 1). */
+  threshold?: number;
+  /** Consecutive failed (not ok) checks up to the last one. */
+  streak?: number;
+  /** Heartbeats: a cron schedule instead of the fixed interval (null/absent: the interval). */
+  schedule?: Schedule | null;
+  /** The certificate last seen by a tls check and the last expiry mark alerted for it. */
+  cert?: { expires: number; alerted: number | null } | null;
   /** The state the runner last saw, for off/back alerts. */
   seen: State;
   /** An "off" mail went out and no "back" mail since. */
@@ -74,13 +91,34 @@ const dueKey = (due: number, id: number) => ["service_due", due, id] as const;
 
 const floorMinute = (t: number) => Math.floor(t / MINUTE) * MINUTE;
 
-/** SPEC.md section 3: ok up to the interval, warn up to twice it, off beyond. */
-export function beatState(beat: Beat | null, intervalMin: number, now: number): State {
+/**
+ * When a heartbeat that last beat at `at` turns warn and off: SPEC.md section 3 for a fixed
+ * interval (warn past one interval, off past two); for a schedule, Healthchecks' rule (late
+ * past the first scheduled time after the beat, off past that plus the grace time).
+ * Null: never (a schedule with no time left).
+ */
+export function beatLimits(
+  s: Pick<Service, "interval" | "schedule">,
+  at: number,
+): { warn: number; off: number } | null {
+  if (s.schedule) {
+    const due = nextDueAfter(s.schedule, at);
+    return due === null ? null : { warn: due, off: due + s.schedule.grace * MINUTE };
+  }
+  const i = s.interval * MINUTE;
+  return { warn: at + i, off: at + 2 * i };
+}
+
+/** A heartbeat's state at `now`: wait before any beat, then ok, warn (late) and off. */
+export function beatState(
+  beat: Beat | null,
+  s: Pick<Service, "interval" | "schedule">,
+  now: number,
+): State {
   if (!beat) return "wait";
-  const age = now - beat.at;
-  const i = intervalMin * MINUTE;
-  if (age <= i) return "ok";
-  if (age <= 2 * i) return "warn";
+  const lim = beatLimits(s, beat.at);
+  if (!lim || now <= lim.warn) return "ok";
+  if (now <= lim.off) return "warn";
   return "off";
 }
 
@@ -95,7 +133,7 @@ export function serviceView(s: Service, beat: Beat | null, now: number) {
     kind: s.kind,
     interval: s.interval,
     target_hint: s.hint,
-    state: hb ? beatState(beat, s.interval, now) : s.last?.state ?? "wait",
+    state: hb ? beatState(beat, s, now) : s.last?.state ?? "wait",
     status: hb
       ? beat ? beat.status : "waiting for the first heartbeat"
       : s.last?.status ?? "not checked yet",
@@ -104,6 +142,12 @@ export function serviceView(s: Service, beat: Beat | null, now: number) {
     beat: hb ? isoOrNull(beat?.at) : null,
     created: iso(s.created),
     alerts: s.alerts,
+    threshold: s.threshold ?? 1,
+    failed_checks: hb ? 0 : s.streak ?? 0,
+    cert_expires: isoOrNull(s.cert?.expires),
+    schedule: s.schedule?.cron ?? null,
+    tz: s.schedule?.tz ?? null,
+    grace: s.schedule?.grace ?? null,
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;
@@ -156,10 +200,13 @@ export interface NewService {
   kind: Kind;
   check: string;
   hint: string | null;
+  /** 1 when absent. */
+  threshold?: number;
+  schedule?: Schedule | null;
 }
 
 const tooMany = () =>
-  fail(409, `at most ${MAX_SERVICES} services per account; remove one first`, {
+  conflict(`at most ${MAX_SERVICES} services per account; remove one first`, {
     max: MAX_SERVICES,
   });
 
@@ -182,17 +229,21 @@ export async function createService(
     // the next minute's run.
     const due = floorMinute(now) +
       (first || input.kind === "webhook" ? input.interval : 1) * MINUTE;
-    const s: Service = {
+    const base: Service = {
       id: id.id,
       account,
       ...input,
       created: now,
       hook: hash,
-      last: first ? { ...first, checked: now } : null,
-      seen: first?.state ?? "wait",
+      last: null,
+      streak: 0,
+      cert: null,
+      seen: "wait",
       down_mailed: false,
       due,
     };
+    // The first result counts as any other (threshold, certificate), without alerts.
+    const s = first ? counted(base, first, now).service : base;
     const op = id.apply(kv.atomic()).check(count)
       .set(serviceKey(account, s.id), s)
       .set(byIdKey(s.id), account)
@@ -200,7 +251,6 @@ export async function createService(
       .set(dueKey(due, s.id), account);
     if (hash) {
       op.set(hookKey(hash), { account, id: s.id, name: s.name } satisfies HookRef);
-      bumpHooks(op);
     }
     return { op, result: s };
   });
@@ -214,6 +264,8 @@ export interface ServicePatch {
   place?: string | null;
   interval?: number;
   alerts?: boolean;
+  threshold?: number;
+  schedule?: Schedule | null;
 }
 
 export async function patchService(
@@ -235,10 +287,16 @@ export async function patchService(
       const base = old.last?.checked ?? old.created;
       s.due = Math.max(floorMinute(now), floorMinute(base) + s.interval * MINUTE);
       op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
+    } else if (
+      patch.schedule !== undefined &&
+      JSON.stringify(patch.schedule) !== JSON.stringify(old.schedule)
+    ) {
+      // A new schedule changes when the heartbeat is late: the runner looks again now.
+      s.due = floorMinute(now);
+      op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
     }
     if (s.hook && s.name !== old.name) {
       op.set(hookKey(s.hook), { account, id, name: s.name } satisfies HookRef);
-      bumpHooks(op);
     }
     op.set(serviceKey(account, id), s);
     return { op, result: s };
@@ -256,12 +314,11 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
     const entry = await getService(kv, account, id);
     const s = entry.value;
     if (!s) return { op: null, result: false };
-    if (s.kind !== "webhook") fail(400, "only a heartbeat service has a hook address to rotate");
+    if (s.kind !== "webhook") invalid("only a heartbeat service has a hook address to rotate");
     const op = kv.atomic().check(entry)
       .set(serviceKey(account, id), { ...s, hook: hash })
       .set(hookKey(hash), { account, id, name: s.name } satisfies HookRef);
     if (s.hook) op.delete(hookKey(s.hook));
-    bumpHooks(op);
     return { op, result: true };
   });
   forgetHooks(kv);
@@ -284,7 +341,6 @@ function removeInto(
   if (s.kind === "webhook") op.delete(beatKey(s.account, s.id));
   if (s.hook) {
     op.delete(hookKey(s.hook));
-    bumpHooks(op);
   }
   return op;
 }
@@ -375,18 +431,58 @@ function alertMail(
   status: string,
   now: number,
 ): Mail {
-  const word = state === "off" ? "is off" : "is back";
-  const name = s.name.replace(/\p{Cc}+/gu, " ");
+  return { ...serviceAlertMail(s, state, status, now, `${deps.config.baseUrl}/me`), to };
+}
+
+function expiryMail(deps: Deps, to: string, s: Service, days: number, expires: number): Mail {
+  return { ...certificateExpiryMail(s, days, expires, `${deps.config.baseUrl}/me`), to };
+}
+
+/**
+ * A check result applied to a service: the failure streak and threshold decide the state
+ * shown; a certificate's expiry date is kept, and `expiry` names the mark (14, 7, 1 days)
+ * reached for the first time on this certificate.
+ */
+export function counted(
+  old: Service,
+  result: CheckResult,
+  now: number,
+): { service: Service; expiry: number | null } {
+  const threshold = old.threshold ?? 1;
+  const failed = result.state !== "ok";
+  const streak = failed ? (old.streak ?? 0) + 1 : 0;
+  let state: State = result.state;
+  let status = result.status;
+  if (failed && streak < threshold) {
+    // Not counted yet: the state stays what it was (ok, or wait before any result).
+    state = old.last?.state ?? "wait";
+    status = `${result.status} (failed check ${streak} of ${threshold} before an alert)`;
+  } else if (failed && threshold > 1) {
+    status = `${result.status} (${streak} failed checks in a row)`;
+  }
+  let cert = old.cert ?? null;
+  let expiry: number | null = null;
+  if (result.expires !== undefined) {
+    if (!cert || cert.expires !== result.expires) cert = { expires: result.expires, alerted: null };
+    const left = (result.expires - now) / DAY;
+    const alerted = cert.alerted;
+    const reached = EXPIRY_MARKS.filter((m) =>
+      left > 0 && left <= m && (alerted === null || m < alerted)
+    );
+    if (reached.length > 0) {
+      expiry = Math.min(...reached);
+      cert = { ...cert, alerted: expiry };
+    }
+  }
   return {
-    to,
-    subject: `Watched service "${name}" ${word}`,
-    text: [
-      `Your watched service "${name}" ${word} (${iso(now)}).`,
-      `Last result: ${status}`,
-      "",
-      `Your services: ${deps.config.baseUrl}/me`,
-      "Set alerts to false on the service to stop these mails.",
-    ].join("\n"),
+    service: {
+      ...old,
+      last: { state, status, ms: result.ms, checked: now },
+      streak,
+      cert,
+      seen: state,
+    },
+    expiry,
   };
 }
 
@@ -418,11 +514,10 @@ export async function recordResult(
     const entry = await getService(kv, account, id);
     const old = entry.value;
     if (!old) return { op: null, result: null };
-    const alert = alertFor(old, result.state);
+    const next = counted(old, result, now);
+    const alert = alertFor(old, next.service.seen);
     const s: Service = {
-      ...old,
-      last: { ...result, checked: now },
-      seen: result.state,
+      ...next.service,
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
     };
     const op = kv.atomic().check(entry);
@@ -432,7 +527,11 @@ export async function recordResult(
     }
     op.set(serviceKey(account, id), s);
     if (alert && acc) {
-      mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, result.status, now), now));
+      mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, s.last!.status, now), now));
+    }
+    if (next.expiry !== null && s.alerts && acc && s.cert) {
+      const mail = expiryMail(deps, acc.email, s, next.expiry, s.cert.expires);
+      mails.push(enqueueMail(op, mail, now));
     }
     return { op, result: s };
   });
@@ -459,7 +558,7 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     const old = entry.value;
     if (!old) return { op: null, result: null };
     const beat = beatEntry.value;
-    const state = beatState(beat, old.interval, now);
+    const state = beatState(beat, old, now);
     const alert = alertFor(old, state);
     const s: Service = {
       ...old,
@@ -467,11 +566,14 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
     };
     const i = old.interval * MINUTE;
+    const lim = beat ? beatLimits(old, beat.at) : null;
     s.due = !beat
       ? floorMinute(now) + i
       : state === "off"
       ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
-      : Math.ceil((beat.at + 2 * i + 1) / MINUTE) * MINUTE;
+      : lim
+      ? Math.max(floorMinute(now) + MINUTE, Math.ceil((lim.off + 1) / MINUTE) * MINUTE)
+      : floorMinute(now) + Math.max(i, HOUR);
     const op = kv.atomic().check(entry)
       .delete(dueKey(old.due, old.id))
       .set(dueKey(s.due, old.id), old.account)

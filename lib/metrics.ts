@@ -62,18 +62,19 @@ export function label(v: string): string {
   return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 
+/** A value read at scrape time (from KV, or a count kept by another module). */
 export interface Gauge {
   name: string;
   help: string;
   value: number;
   labels?: string;
+  type?: "gauge" | "counter";
 }
 
 const HELP: Record<string, string> = {
   catalogue_heartbeats_total: "Heartbeat pings answered, by outcome",
   catalogue_checks_total: "Checks run by the jobs, by kind and outcome",
   catalogue_mail_total: "Mail delivery attempts, by outcome",
-  catalogue_kv_commit_retries_total: "Atomic commits that failed a version check and were retried",
   catalogue_job_runs_total: "Job runs, by job and outcome",
 };
 
@@ -114,7 +115,7 @@ export function render(gauges: Gauge[]): string {
     if (!counters.get(name)?.size && !HELP[name].includes(", by")) out.push(`${name} 0`);
   }
   for (const g of gauges) {
-    out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`);
+    out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type ?? "gauge"}`);
     out.push(g.labels ? `${g.name}{${g.labels}} ${g.value}` : `${g.name} ${g.value}`);
   }
   out.push("# HELP catalogue_process_start_time_seconds When this process started");
