@@ -32,7 +32,7 @@ import { runCheck } from "../lib/checks/mod.ts";
 import { iso } from "../lib/clock.ts";
 import { overallUptime } from "../lib/history.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { readSnapshot } from "../lib/machine.ts";
 import { KINDS, parseCheck, resolveTarget, type Target, TargetError } from "../lib/targets.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
