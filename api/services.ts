@@ -46,6 +46,13 @@ const ServiceSchema = z.object({
   beat: z.string().nullable(),
   created: z.string(),
   alerts: z.boolean(),
+  threshold: z.number().int().meta({
+    description: "Consecutive failed checks before warn or off (1 to 5)",
+  }),
+  failed_checks: z.number().int().meta({ description: "Failed checks in a row so far" }),
+  cert_expires: z.string().nullable().meta({
+    description: "tls: when the certificate last seen expires",
+  }),
 }).meta({ id: "Service" });
 
 const SnapshotSchema = z.object({
@@ -70,6 +77,9 @@ const interval = z.number().int().refine((v) => (INTERVALS as readonly number[])
 const name = oneLine(80).min(2);
 const what = multiLine(160);
 const place = z.enum(PLACES).nullable();
+const threshold = z.number().int().min(1).max(5).meta({
+  description: "Consecutive failed checks before a checked service turns warn or off",
+});
 
 const CreateBody = z.object({
   name,
@@ -83,6 +93,7 @@ const CreateBody = z.object({
   place: place.optional(),
   interval: interval.default(60),
   alerts: z.boolean().default(true),
+  threshold: threshold.default(1),
 }).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
@@ -95,6 +106,7 @@ const PatchBody = z.object({
   place: place.optional(),
   interval: interval.optional(),
   alerts: z.boolean().optional(),
+  threshold: threshold.optional(),
   check: fixed.optional(),
   kind: fixed.optional(),
   target: fixed.optional(),
@@ -206,6 +218,7 @@ export function servicesRoutes(deps: Deps) {
         kind: target.kind,
         check: target.check,
         hint: target.hint,
+        threshold: input.threshold,
       }, first);
       const item = serviceView(service, null, deps.clock.now());
       c.header("Cache-Control", "no-store");

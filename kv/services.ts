@@ -1,4 +1,4 @@
-import { HOUR, iso, isoOrNull, MINUTE } from "../lib/clock.ts";
+import { DAY, HOUR, iso, isoOrNull, MINUTE } from "../lib/clock.ts";
 import type { CheckResult, CheckState } from "../lib/checks/mod.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -35,6 +35,10 @@ export const PLACES = [
   "on site",
 ] as const;
 export const INTERVALS = [5, 15, 60, 240, 1440] as const;
+/** Consecutive failed checks before a checked service turns warn or off (default 1). */
+export const THRESHOLDS = [1, 2, 3, 4, 5] as const;
+/** Days left on a certificate at which one expiry alert goes out each. */
+export const EXPIRY_MARKS = [14, 7, 1] as const;
 export const MAX_SERVICES = 30;
 /** A claimed check is run again by anyone after this, should its process die. */
 export const LEASE_MS = 2 * MINUTE;
@@ -57,8 +61,17 @@ export interface Service {
   created: number;
   /** Hash of the heartbeat key. */
   hook: string | null;
-  /** Last check result (checked kinds). */
-  last: { state: CheckState; status: string; checked: number; ms: number } | null;
+  /**
+   * Last check result (checked kinds), as counted: a failure below the threshold keeps the
+   * state before it ("wait" when there was none).
+   */
+  last: { state: State; status: string; checked: number; ms: number } | null;
+  /** Consecutive failed checks needed before warn or off (1 to 5; absent: 1). */
+  threshold?: number;
+  /** Consecutive failed (not ok) checks up to the last one. */
+  streak?: number;
+  /** The certificate last seen by a tls check and the last expiry mark alerted for it. */
+  cert?: { expires: number; alerted: number | null } | null;
   /** The state the runner last saw, for off/back alerts. */
   seen: State;
   /** An "off" mail went out and no "back" mail since. */
@@ -104,6 +117,9 @@ export function serviceView(s: Service, beat: Beat | null, now: number) {
     beat: hb ? isoOrNull(beat?.at) : null,
     created: iso(s.created),
     alerts: s.alerts,
+    threshold: s.threshold ?? 1,
+    failed_checks: hb ? 0 : s.streak ?? 0,
+    cert_expires: isoOrNull(s.cert?.expires),
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;
@@ -156,6 +172,8 @@ export interface NewService {
   kind: Kind;
   check: string;
   hint: string | null;
+  /** 1 when absent. */
+  threshold?: number;
 }
 
 const tooMany = () =>
@@ -182,17 +200,21 @@ export async function createService(
     // the next minute's run.
     const due = floorMinute(now) +
       (first || input.kind === "webhook" ? input.interval : 1) * MINUTE;
-    const s: Service = {
+    const base: Service = {
       id: id.id,
       account,
       ...input,
       created: now,
       hook: hash,
-      last: first ? { ...first, checked: now } : null,
-      seen: first?.state ?? "wait",
+      last: null,
+      streak: 0,
+      cert: null,
+      seen: "wait",
       down_mailed: false,
       due,
     };
+    // The first result counts as any other (threshold, certificate), without alerts.
+    const s = first ? counted(base, first, now).service : base;
     const op = id.apply(kv.atomic()).check(count)
       .set(serviceKey(account, s.id), s)
       .set(byIdKey(s.id), account)
@@ -214,6 +236,7 @@ export interface ServicePatch {
   place?: string | null;
   interval?: number;
   alerts?: boolean;
+  threshold?: number;
 }
 
 export async function patchService(
@@ -377,16 +400,85 @@ function alertMail(
 ): Mail {
   const word = state === "off" ? "is off" : "is back";
   const name = s.name.replace(/\p{Cc}+/gu, " ");
+  const streak = s.streak ?? 0;
   return {
     to,
     subject: `Watched service "${name}" ${word}`,
     text: [
       `Your watched service "${name}" ${word} (${iso(now)}).`,
       `Last result: ${status}`,
+      ...(state === "off" && s.kind !== "webhook"
+        ? [`Failed checks in a row: ${streak} (alerting after ${s.threshold ?? 1}).`]
+        : []),
       "",
       `Your services: ${deps.config.baseUrl}/me`,
       "Set alerts to false on the service to stop these mails.",
     ].join("\n"),
+  };
+}
+
+function expiryMail(deps: Deps, to: string, s: Service, days: number, expires: number): Mail {
+  const name = s.name.replace(/\p{Cc}+/gu, " ");
+  const left = days <= 1 ? "1 day" : `${days} days`;
+  return {
+    to,
+    subject: `Certificate of "${name}" expires within ${left}`,
+    text: [
+      `The certificate checked by your watched service "${name}" expires ${iso(expires)}` +
+      ` (within ${left}).`,
+      "Renew it before then; this alert comes once at 14, 7 and 1 days left.",
+      "",
+      `Your services: ${deps.config.baseUrl}/me`,
+      "Set alerts to false on the service to stop these mails.",
+    ].join("\n"),
+  };
+}
+
+/**
+ * A check result applied to a service: the failure streak and threshold decide the state
+ * shown; a certificate's expiry date is kept, and `expiry` names the mark (14, 7, 1 days)
+ * reached for the first time on this certificate.
+ */
+export function counted(
+  old: Service,
+  result: CheckResult,
+  now: number,
+): { service: Service; expiry: number | null } {
+  const threshold = old.threshold ?? 1;
+  const failed = result.state !== "ok";
+  const streak = failed ? (old.streak ?? 0) + 1 : 0;
+  let state: State = result.state;
+  let status = result.status;
+  if (failed && streak < threshold) {
+    // Not counted yet: the state stays what it was (ok, or wait before any result).
+    state = old.last?.state ?? "wait";
+    status = `${result.status} (failed check ${streak} of ${threshold} before an alert)`;
+  } else if (failed && threshold > 1) {
+    status = `${result.status} (${streak} failed checks in a row)`;
+  }
+  let cert = old.cert ?? null;
+  let expiry: number | null = null;
+  if (result.expires !== undefined) {
+    if (!cert || cert.expires !== result.expires) cert = { expires: result.expires, alerted: null };
+    const left = (result.expires - now) / DAY;
+    const alerted = cert.alerted;
+    const reached = EXPIRY_MARKS.filter((m) =>
+      left > 0 && left <= m && (alerted === null || m < alerted)
+    );
+    if (reached.length > 0) {
+      expiry = Math.min(...reached);
+      cert = { ...cert, alerted: expiry };
+    }
+  }
+  return {
+    service: {
+      ...old,
+      last: { state, status, ms: result.ms, checked: now },
+      streak,
+      cert,
+      seen: state,
+    },
+    expiry,
   };
 }
 
@@ -418,11 +510,10 @@ export async function recordResult(
     const entry = await getService(kv, account, id);
     const old = entry.value;
     if (!old) return { op: null, result: null };
-    const alert = alertFor(old, result.state);
+    const next = counted(old, result, now);
+    const alert = alertFor(old, next.service.seen);
     const s: Service = {
-      ...old,
-      last: { ...result, checked: now },
-      seen: result.state,
+      ...next.service,
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
     };
     const op = kv.atomic().check(entry);
@@ -432,7 +523,11 @@ export async function recordResult(
     }
     op.set(serviceKey(account, id), s);
     if (alert && acc) {
-      mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, result.status, now), now));
+      mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, s.last!.status, now), now));
+    }
+    if (next.expiry !== null && s.alerts && acc && s.cert) {
+      const mail = expiryMail(deps, acc.email, s, next.expiry, s.cert.expires);
+      mails.push(enqueueMail(op, mail, now));
     }
     return { op, result: s };
   });

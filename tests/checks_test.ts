@@ -155,6 +155,8 @@ Deno.test("checks: tls certificate: valid, expiring soon, wrong name, untrusted"
       resolver,
       tls: systemTls([good.ca, soon.ca]),
     });
+    // Certificates are judged by the service's clock; these were made just now.
+    t.clock.set(Date.now());
     const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
     const ok = await create(t, token, `tls:svc.test:${a.port}`);
     assert.equal(ok.state, "ok", ok.status);
@@ -167,6 +169,7 @@ Deno.test("checks: tls certificate: valid, expiring soon, wrong name, untrusted"
     assert.equal(name.status, "certificate is not valid for this name");
 
     await using u = await testApp({ connector: systemConnector, resolver, tls: systemTls() });
+    u.clock.set(Date.now());
     const owner2 = await u.account("owner@example.org", { name: "Owner", roles: ["owner"] });
     const untrusted = await create(u, owner2.token, `tls:svc.test:${a.port}`);
     assert.equal(untrusted.state, "off");

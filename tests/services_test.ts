@@ -59,8 +59,10 @@ Deno.test("services: create runs the first check before answering; item shape", 
   assert.deepEqual(Object.keys(item).sort(), [
     "alerts",
     "beat",
+    "cert_expires",
     "checked",
     "created",
+    "failed_checks",
     "group",
     "id",
     "interval",
@@ -71,6 +73,7 @@ Deno.test("services: create runs the first check before answering; item shape", 
     "state",
     "status",
     "target_hint",
+    "threshold",
     "what",
   ]);
   assert.equal(item.kind, "url");

@@ -22,6 +22,8 @@ export interface CheckResult {
   /** Short human text; never the address. */
   status: string;
   ms: number;
+  /** tls checks: when the certificate seen expires (ms), for the expiry alerts. */
+  expires?: number;
 }
 
 export const CHECK_LIMIT_MS = 10_000;
@@ -41,7 +43,9 @@ export interface Probe {
   now(): number;
 }
 
-export type Checker = (p: Probe) => Promise<{ state: CheckState; status: string }>;
+export type Checker = (
+  p: Probe,
+) => Promise<{ state: CheckState; status: string; expires?: number }>;
 
 const CHECKERS: Record<string, Checker> = {
   url: urlCheck,
@@ -69,11 +73,12 @@ export async function runCheck(
 ): Promise<CheckResult> {
   const { now, limitMs } = timing;
   const start = now();
-  const done = (state: CheckState, status: string): CheckResult => ({
+  const done = (state: CheckState, status: string, expires?: number): CheckResult => ({
     state,
     // Texts from the target (an MCP server's name) may hold anything; keep one plain line.
     status: cutChars(status.replace(/\p{Cc}+/gu, " "), 120),
     ms: Math.round(now() - start),
+    ...(expires === undefined ? {} : { expires }),
   });
   let target: Target;
   try {
@@ -124,8 +129,11 @@ export async function runCheck(
       });
     })();
     work.catch(() => {});
-    const r = await Promise.race([work, limit]);
-    return done(r.state, r.status);
+    const r: { state: CheckState; status: string; expires?: number } = await Promise.race([
+      work,
+      limit,
+    ]);
+    return done(r.state, r.status, r.expires);
   } catch (err) {
     if (err instanceof TimeoutError) {
       return done("off", `no answer within ${limitMs / 1000} s`);

@@ -10,7 +10,8 @@ export const tlsCheck: Checker = async (p) => {
     name: p.target.host,
     signal: p.signal,
   });
-  const now = Date.now();
+  // The service's clock judges the dates, so expiry is tested by moving it.
+  const now = p.deps.clock.now();
   const cert = report.cert;
   if (cert && cert.validTo <= now) return { state: "off", status: "certificate expired" };
   if (cert && cert.validFrom > now) return { state: "off", status: "certificate not yet valid" };
@@ -22,8 +23,9 @@ export const tlsCheck: Checker = async (p) => {
   }
   if (!cert) return { state: "off", status: "no certificate" };
   const days = Math.floor((cert.validTo - now) / DAY);
+  const expires = cert.validTo;
   if (cert.validTo - now <= EXPIRY_WARN_MS) {
-    return { state: "warn", status: `certificate expires in ${days} days` };
+    return { state: "warn", status: `certificate expires in ${days} days`, expires };
   }
-  return { state: "ok", status: `certificate valid, expires in ${days} days` };
+  return { state: "ok", status: `certificate valid, expires in ${days} days`, expires };
 };
