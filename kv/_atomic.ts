@@ -33,22 +33,46 @@ export class ConflictError extends Error {
 }
 
 /**
+ * Counters of `transact` since the process started, for logs and metrics: `retries` counts
+ * commits that failed a check and ran their attempt again, `gaveUp` transactions that ran out
+ * of time (each answered as a ConflictError). Read them; only `transact` writes them.
+ */
+export const atomicStats = { retries: 0, gaveUp: 0 };
+
+/** How long `transact` keeps trying before it gives up with a ConflictError. */
+export const TRANSACT_BUDGET_MS = 10_000;
+
+/**
  * Optimistic transaction: `attempt` reads what it needs and returns an atomic operation with
  * checks on what it read, plus the result to hand back. When the commit fails a check, the
  * whole attempt runs again with fresh reads. Returning `op: null` means nothing to write.
+ *
+ * Retries are bounded by time, not by a count: a burst of writers on one key resolves itself
+ * when each waits a random share of a growing delay (full jitter, 1 ms doubling to 250 ms), so
+ * the writers spread out instead of colliding again in lockstep.
  */
 export async function transact<T>(
   attempt: () => Promise<{ op: Deno.AtomicOperation | null; result: T }>,
-  maxAttempts = 40,
+  budgetMs = TRANSACT_BUDGET_MS,
 ): Promise<T> {
-  for (let i = 0; i < maxAttempts; i++) {
+  const start = performance.now();
+  let delay = 1;
+  for (let i = 0;; i++) {
     const { op, result } = await attempt();
     if (op === null) return result;
     const res = await retryLocked(() => op.commit());
     if (res.ok) return result;
-    if (i > 3) await new Promise((r) => setTimeout(r, Math.random() * 2 * i));
+    if (performance.now() - start > budgetMs) {
+      atomicStats.gaveUp++;
+      throw new ConflictError();
+    }
+    atomicStats.retries++;
+    // The first retry goes at once: most conflicts are one other writer, already done.
+    if (i > 0) {
+      await new Promise((r) => setTimeout(r, Math.random() * delay));
+      delay = Math.min(delay * 2, 250);
+    }
   }
-  throw new ConflictError();
 }
 
 const RETRIED_KV = new Set<PropertyKey>(["get", "getMany", "commit"]);

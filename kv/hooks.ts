@@ -2,14 +2,12 @@ import { iso } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { originSubject } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ConflictError } from "./_atomic.ts";
+import { atomicStats, ConflictError, TRANSACT_BUDGET_MS } from "./_atomic.ts";
 import { RULES } from "./rate_limit.ts";
 
 /**
  * Heartbeat hooks, the hottest path of the service. Key layout:
  *   ["hooks", key_hash]             -> HookRef {account, id, name}; only the key's hash is kept
- *   ["hooks_gen"]                   -> KvU64, bumped by every change that can stop or rename a
- *                                      hook (create, rotate, rename, delete, erasure)
  *   ["beats", account_id, service]  -> Beat {at, status}, the last heartbeat
  *   ["rate", window_end, "heartbeat", address_hash] -> KvU64 (layout of kv/rate_limit.ts)
  *
@@ -17,10 +15,12 @@ import { RULES } from "./rate_limit.ts";
  * Two things keep that cheap:
  * - Group commit: pings that arrive while a commit is under way wait for the next one, so
  *   one atomic (one fsync) carries many beats; each ping awaits its batch's commit.
- * - The lookup is an in-process cache of key hash -> HookRef, tagged with the `hooks_gen`
- *   entry it was read under. Every batch checks that entry, so a rotation or deletion made
- *   by any process fails the batch; the cache is then dropped and each ping of the batch is
- *   looked up again before it is retried. The old key therefore stops at once everywhere.
+ * - The lookup is an in-process cache of key hash -> HookRef with the versionstamp of the
+ *   `["hooks", key_hash]` entry it was read from. Every batch checks the entry of each hook
+ *   it writes a beat for (never a key shared by all hooks), so a rotation, rename or deletion
+ *   made by any process fails only the batches holding that very hook; those hooks are then
+ *   looked up again before the batch is retried. The old key therefore stops at once
+ *   everywhere, and other accounts' hook changes never touch a ping.
  * The heartbeat rate limit counts per address in process (seeded from KV once per window
  * and address) and adds its counts to KV in the same batch. With several server processes
  * each seeds from KV when it first sees an address, so the limit may be passed by what
@@ -40,18 +40,23 @@ export interface Beat {
 
 export const hookKey = (hash: string) => ["hooks", hash] as const;
 export const beatKey = (account: number, id: number) => ["beats", account, id] as const;
-export const GEN_KEY = ["hooks_gen"] as const;
 
 /** Keys are 32 random bytes in base64url (256 bits). */
 export const HOOK_KEY_RE = /^[A-Za-z0-9_-]{43}$/;
-/** Beats per atomic: 2 mutations each at most, well under the 1000-mutation limit. */
+/** Distinct hooks per atomic: one check each, and KV allows 100 checks per atomic. */
+const MAX_HOOKS = 90;
+/** Pings per atomic at most (each adds no more than one beat write). */
 const MAX_BATCH = 400;
 const CACHE_MAX = 100_000;
 
-interface Pending {
+interface Cached {
   ref: HookRef;
-  /** The `hooks_gen` versionstamp under which `ref` was read. */
+  /** Versionstamp of the `["hooks", hash]` entry `ref` was read from. */
   stamp: string;
+}
+
+interface Pending {
+  hook: Cached;
   hash: string;
   beat: Beat;
   resolve: (ref: HookRef | null) => void;
@@ -59,8 +64,7 @@ interface Pending {
 }
 
 interface HookState {
-  gen: Deno.KvEntryMaybe<Deno.KvU64> | null;
-  cache: Map<string, HookRef>;
+  cache: Map<string, Cached>;
   queue: Pending[];
   committing: boolean;
   rateWindow: number;
@@ -74,7 +78,6 @@ function stateOf(kv: Deno.Kv): HookState {
   let st = states.get(kv);
   if (!st) {
     st = {
-      gen: null,
       cache: new Map(),
       queue: [],
       committing: false,
@@ -87,18 +90,12 @@ function stateOf(kv: Deno.Kv): HookState {
   return st;
 }
 
-/** Adds the generation bump to an atomic that creates, rotates, renames or removes hooks. */
-export function bumpHooks(op: Deno.AtomicOperation): Deno.AtomicOperation {
-  return op.sum(GEN_KEY, 1n);
-}
-
-/** Drops this process's cache at once (other processes notice through `hooks_gen`). */
+/**
+ * Drops this process's cache at once after a hook change made here (other processes notice
+ * through the per-hook check of their next batch).
+ */
 export function forgetHooks(kv: Deno.Kv): void {
-  const st = states.get(kv);
-  if (st) {
-    st.cache.clear();
-    st.gen = null;
-  }
+  states.get(kv)?.cache.clear();
 }
 
 export type RateVerdict = { ok: true } | { ok: false; retryAfter: number };
@@ -135,31 +132,18 @@ export async function countHeartbeat(deps: Deps, address: string): Promise<RateV
   return { ok: true };
 }
 
-const stampOf = (e: Deno.KvEntryMaybe<unknown> | null) => e?.versionstamp ?? "";
-
-/**
- * The hook of a key, from the cache or KV, with the `hooks_gen` stamp it is valid under;
- * null when there is none.
- */
-async function lookup(
-  kv: Deno.Kv,
-  st: HookState,
-  hash: string,
-): Promise<{ ref: HookRef; stamp: string } | null> {
-  const hit = st.gen && st.cache.get(hash);
-  if (hit) return { ref: hit, stamp: stampOf(st.gen) };
-  const [hook, gen] = await kv.getMany<[HookRef, Deno.KvU64]>([hookKey(hash), GEN_KEY]);
-  const current = !st.gen || stampOf(gen) >= stampOf(st.gen);
-  if (current && (!st.gen || stampOf(gen) !== stampOf(st.gen))) {
-    st.cache.clear();
-    st.gen = gen;
-  }
-  if (!hook.value) return null;
-  if (current) {
-    if (st.cache.size >= CACHE_MAX) st.cache.clear();
-    st.cache.set(hash, hook.value);
-  }
-  return { ref: hook.value, stamp: stampOf(gen) };
+/** The hook of a key, from the cache or KV; null when there is none. */
+async function lookup(kv: Deno.Kv, st: HookState, hash: string): Promise<Cached | null> {
+  const hit = st.cache.get(hash);
+  if (hit) return hit;
+  const entry = await kv.get<HookRef>(hookKey(hash));
+  if (!entry.value) return null;
+  const found = { ref: entry.value, stamp: entry.versionstamp };
+  if (st.cache.size >= CACHE_MAX) st.cache.clear();
+  // A concurrent lookup may have stored a newer entry meanwhile; keep the newest.
+  const now = st.cache.get(hash);
+  if (!now || now.stamp < found.stamp) st.cache.set(hash, found);
+  return found;
 }
 
 /**
@@ -177,15 +161,14 @@ export async function beat(
   }
   const st = stateOf(deps.kv);
   const hash = sha256hex(key);
-  const found = await lookup(deps.kv, st, hash);
-  if (!found) {
+  const hook = await lookup(deps.kv, st, hash);
+  if (!hook) {
     flushSoon(deps.kv);
     return null;
   }
   const at = deps.clock.now();
   const ref = await new Promise<HookRef | null>((resolve, reject) => {
-    const { ref, stamp } = found;
-    st.queue.push({ ref, stamp, hash, beat: { at, status }, resolve, reject });
+    st.queue.push({ hook, hash, beat: { at, status }, resolve, reject });
     flushSoon(deps.kv);
   });
   return ref ? { ref, at } : null;
@@ -204,9 +187,23 @@ function flushSoon(kv: Deno.Kv) {
   });
 }
 
+/** Takes the next batch off the queue: at most MAX_BATCH pings of at most MAX_HOOKS hooks. */
+function takeBatch(st: HookState): Pending[] {
+  const hashes = new Set<string>();
+  let n = 0;
+  for (; n < st.queue.length && n < MAX_BATCH; n++) {
+    const h = st.queue[n].hash;
+    if (!hashes.has(h)) {
+      if (hashes.size >= MAX_HOOKS) break;
+      hashes.add(h);
+    }
+  }
+  return st.queue.splice(0, n);
+}
+
 async function drain(kv: Deno.Kv, st: HookState): Promise<void> {
   while (st.queue.length > 0 || st.sums.size > 0) {
-    const batch = st.queue.splice(0, MAX_BATCH);
+    const batch = takeBatch(st);
     const sums = [...st.sums.values()];
     st.sums.clear();
     try {
@@ -224,71 +221,63 @@ async function commitBatch(
   sums: { key: Deno.KvKey; n: bigint }[],
 ): Promise<void> {
   let live = batch;
-  for (let attempt = 0; attempt < 20; attempt++) {
+  const started = Date.now();
+  for (let attempt = 0;; attempt++) {
     const op = kv.atomic();
-    if (live.length > 0) {
-      const found = await revalidate(kv, st, live);
-      live = found.live;
-      op.check(found.gen);
-    }
-    // One write per service: the last beat of the batch wins.
+    // One check per hook, one write per service: the last beat of the batch wins.
+    const checked = new Map<string, Cached>();
     const last = new Map<string, Pending>();
-    for (const p of live) last.set(`${p.ref.account}/${p.ref.id}`, p);
-    for (const p of last.values()) op.set(beatKey(p.ref.account, p.ref.id), p.beat);
+    for (const p of live) {
+      checked.set(p.hash, p.hook);
+      last.set(`${p.hook.ref.account}/${p.hook.ref.id}`, p);
+    }
+    for (const [hash, h] of checked) op.check({ key: hookKey(hash), versionstamp: h.stamp });
+    for (const p of last.values()) op.set(beatKey(p.hook.ref.account, p.hook.ref.id), p.beat);
     for (const s of sums) op.sum(s.key, s.n);
     const res = await op.commit();
     if (res.ok) {
-      for (const p of live) p.resolve(p.ref);
+      for (const p of live) p.resolve(p.hook.ref);
       return;
     }
-    // A hook changed somewhere since: drop the cache; every ping is looked up again.
-    st.cache.clear();
-    st.gen = null;
+    // One of these hooks changed somewhere since it was read: read them again.
+    if (Date.now() - started > TRANSACT_BUDGET_MS) {
+      atomicStats.gaveUp++;
+      throw new ConflictError();
+    }
+    atomicStats.retries++;
+    live = await revalidate(kv, st, live, [...checked.keys()]);
+    if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
   }
-  throw new ConflictError();
 }
 
 /**
- * Makes every ping of a batch valid under one `hooks_gen` entry, looking up again those
- * read under another; pings whose hook is gone are answered "unknown key".
+ * Reads the batch's hooks again. Pings whose hook is gone or now belongs to another service
+ * are answered "unknown key"; the others carry the fresh entry.
  */
 async function revalidate(
   kv: Deno.Kv,
   st: HookState,
   pending: Pending[],
-): Promise<{ live: Pending[]; gen: Deno.KvEntryMaybe<Deno.KvU64> }> {
-  let left = pending;
-  for (;;) {
-    const gen = st.gen ?? await kv.get<Deno.KvU64>(GEN_KEY);
-    if (!st.gen || stampOf(gen) > stampOf(st.gen)) st.gen = gen;
-    const stamp = stampOf(gen);
-    const live: Pending[] = [];
-    let moved = false;
-    for (const p of left) {
-      if (p.stamp === stamp) {
-        live.push(p);
-        continue;
-      }
-      const [hook, g] = await kv.getMany<[HookRef, Deno.KvU64]>([hookKey(p.hash), GEN_KEY]);
-      if (stampOf(g) !== stamp) {
-        st.cache.clear();
-        st.gen = g;
-        moved = true;
-        break;
-      }
-      const ref = hook.value;
-      if (ref && ref.account === p.ref.account && ref.id === p.ref.id) {
-        p.ref = ref;
-        p.stamp = stamp;
-        live.push(p);
-      } else {
-        p.resolve(null);
-        p.stamp = "gone";
-      }
+  hashes: string[],
+): Promise<Pending[]> {
+  const fresh = new Map<string, Cached | null>();
+  for (let i = 0; i < hashes.length; i += 10) {
+    const part = hashes.slice(i, i + 10);
+    const got = await kv.getMany<HookRef[]>(part.map(hookKey));
+    for (const [j, e] of got.entries()) {
+      st.cache.delete(part[j]);
+      fresh.set(part[j], e.value ? { ref: e.value, stamp: e.versionstamp } : null);
     }
-    if (!moved) return { live, gen };
-    left = left.filter((p) => p.stamp !== "gone");
   }
+  const live: Pending[] = [];
+  for (const p of pending) {
+    const h = fresh.get(p.hash);
+    if (h && h.ref.account === p.hook.ref.account && h.ref.id === p.hook.ref.id) {
+      p.hook = h;
+      live.push(p);
+    } else p.resolve(null);
+  }
+  return live;
 }
 
 /** The answer of a ping. */

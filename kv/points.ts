@@ -59,7 +59,7 @@ export async function togglePoint(
     }
     op.sum(POINTS_VERSION, ONE);
     return { op, result: give };
-  }, 200);
+  });
   if (r === null) return { ok: false, reason: "limited", retryAfter: rate.retryAfter };
   const count = await kv.get<Deno.KvU64>(countKey(slug));
   return { ok: true, points: Number(count.value?.value ?? 0n), mine: r };

@@ -8,7 +8,7 @@ import type { Kind } from "../lib/targets.ts";
 import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { type Beat, beatKey, bumpHooks, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
+import { type Beat, beatKey, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 
 /**
@@ -222,7 +222,6 @@ export async function createService(
       .set(dueKey(due, s.id), account);
     if (hash) {
       op.set(hookKey(hash), { account, id: s.id, name: s.name } satisfies HookRef);
-      bumpHooks(op);
     }
     return { op, result: s };
   });
@@ -261,7 +260,6 @@ export async function patchService(
     }
     if (s.hook && s.name !== old.name) {
       op.set(hookKey(s.hook), { account, id, name: s.name } satisfies HookRef);
-      bumpHooks(op);
     }
     op.set(serviceKey(account, id), s);
     return { op, result: s };
@@ -284,7 +282,6 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
       .set(serviceKey(account, id), { ...s, hook: hash })
       .set(hookKey(hash), { account, id, name: s.name } satisfies HookRef);
     if (s.hook) op.delete(hookKey(s.hook));
-    bumpHooks(op);
     return { op, result: true };
   });
   forgetHooks(kv);
@@ -307,7 +304,6 @@ function removeInto(
   if (s.kind === "webhook") op.delete(beatKey(s.account, s.id));
   if (s.hook) {
     op.delete(hookKey(s.hook));
-    bumpHooks(op);
   }
   return op;
 }

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { ConflictError, isLocked, lockSafe, retryLocked, transact } from "../kv/_atomic.ts";
+import {
+  atomicStats,
+  ConflictError,
+  isLocked,
+  lockSafe,
+  retryLocked,
+  transact,
+} from "../kv/_atomic.ts";
 
 const locked = () => new Error("database is locked");
 
@@ -91,9 +98,28 @@ Deno.test("atomic: transact re-runs on a failed check and never loses an update"
     const stale = await kv.get(["x"]);
     await kv.set(["x"], 2);
     await assert.rejects(
-      transact(() => Promise.resolve({ op: kv.atomic().check(stale), result: 1 }), 3),
+      transact(() => Promise.resolve({ op: kv.atomic().check(stale), result: 1 }), 50),
       ConflictError,
     );
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("atomic: 300 writers on one key all land (retries by time, not a small count)", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const before = atomicStats.retries;
+    const bump = () =>
+      transact(async () => {
+        const e = await kv.get<number>(["n"]);
+        // A read that takes a moment, as a real attempt's reads do: writers overlap.
+        await new Promise((r) => setTimeout(r, 0));
+        return { op: kv.atomic().check(e).set(["n"], (e.value ?? 0) + 1), result: 0 };
+      });
+    await Promise.all(Array.from({ length: 300 }, bump));
+    assert.equal((await kv.get(["n"])).value, 300);
+    assert.ok(atomicStats.retries > before, "the retries are counted");
   } finally {
     kv.close();
   }
