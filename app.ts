@@ -1,10 +1,8 @@
 import { Hono } from "hono";
 import type { Context, Next } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
-import { ConflictError, isLocked } from "./kv/_atomic.ts";
 import type { Deps } from "./lib/deps.ts";
-import { ApiError } from "./lib/errors.ts";
+import { answerError, ApiError } from "./api/_errors.ts";
 import { type AppEnv, router } from "./api/_api.ts";
 import { buildDocument, type DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
@@ -164,33 +162,6 @@ async function openApiDocument(deps: Deps): Promise<object> {
   const root = router();
   root.route("/api", api);
   return buildDocument(root.defs, DOC);
-}
-
-function answerError(err: Error, c: Context<AppEnv>) {
-  if (err instanceof ApiError) {
-    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json({ error: err.message, ...err.extra }, err.status);
-  }
-  if (err instanceof HTTPException) {
-    // Hono's own validators: unreadable JSON, or a body that is not JSON.
-    const status = err.status === 415 ? 400 : err.status;
-    const message = err.status === 415 || /json/i.test(err.message)
-      ? "body must be a JSON object (Content-Type: application/json)"
-      : err.message || "bad request";
-    return c.json({ error: message }, status);
-  }
-  if (err instanceof ConflictError) {
-    c.header("Retry-After", "1");
-    return c.json({ error: err.message }, 503);
-  }
-  if (err instanceof Deno.errors.BadResource || isLocked(err)) {
-    // The KV is closed or stays locked: the database does not answer, as healthz says.
-    c.header("Retry-After", "5");
-    return c.json({ error: "the database does not answer; try again later" }, 503);
-  }
-  // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
-  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
-  return c.json({ error: "internal error" }, 500);
 }
 
 type Matcher = { method: string; re: RegExp };

@@ -9,7 +9,7 @@ import {
 import { RULES } from "../kv/rate_limit.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
 import { multiLine } from "./_text.ts";
 import { limit, requireToken } from "./_guards.ts";

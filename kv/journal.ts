@@ -1,6 +1,7 @@
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { indexChange } from "./search_index.ts";
+import { getManyValues } from "./_batch.ts";
 
 /**
  * Journal entries. Key layout:
@@ -59,13 +60,7 @@ export async function getEntry(kv: Deno.Kv, account: number, id: number) {
 
 /** Entries by id, skipping the missing ones, in the order asked. */
 export async function getEntries(kv: Deno.Kv, ids: number[]): Promise<JournalEntry[]> {
-  const out: JournalEntry[] = [];
-  const batches: Promise<Deno.KvEntryMaybe<JournalEntry>[]>[] = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    batches.push(kv.getMany<JournalEntry[]>(ids.slice(i, i + 10).map(entryKey)));
-  }
-  for (const got of await Promise.all(batches)) for (const g of got) if (g.value) out.push(g.value);
-  return out;
+  return await getManyValues<JournalEntry>(kv, ids.map(entryKey));
 }
 
 /** Every entry of an account, newest first. */
