@@ -3,6 +3,7 @@ import type { Context, Next } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
 import { ConflictError, isLocked } from "./kv/_atomic.ts";
+import { RateLimited } from "./kv/rate_limit.ts";
 import type { Deps } from "./lib/deps.ts";
 import { ApiError } from "./lib/errors.ts";
 import { type AppEnv, router } from "./api/_api.ts";
@@ -33,7 +34,9 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     onError: (c) => c.json({ error: `body over ${JSON_BODY_LIMIT} bytes` }, 413),
   });
   app.use("/api/*", async (c, next) => {
+    // Raw uploads read their own streams and answer a body that ends early themselves.
     if (RAW_BODY.some((r) => r.test(c.req.path))) return await next();
+    if (c.req.raw.body) c.req.raw = guardBody(c.req.raw);
     return await limited(c, next);
   });
 
@@ -134,6 +137,39 @@ export function areaApp(
   return new Hono<AppEnv>().route(AREAS[name].mount, make(deps));
 }
 
+/** A request body that could not be read to its end: cut off by the client, or gone with it. */
+export class BodyReadError extends Error {
+  constructor(cause: unknown) {
+    super("the request body could not be read to its end", { cause });
+    this.name = "BodyReadError";
+  }
+}
+
+/**
+ * The request with its body stream wrapped so that a failed read (the client cut the body
+ * off or went away) surfaces as a BodyReadError, whichever layer reads it; without this it
+ * is a network error indistinguishable from a closed database.
+ */
+function guardBody(req: Request): Request {
+  const source = req.body!.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(ctl) {
+      try {
+        const { done, value } = await source.read();
+        if (done) ctl.close();
+        else ctl.enqueue(value);
+      } catch (err) {
+        ctl.error(new BodyReadError(err));
+      }
+    },
+    cancel: (reason) => source.cancel(reason),
+  });
+  return new Request(req, { body, duplex: "half" } as RequestInit);
+}
+
+const causedByBody = (err: unknown): boolean =>
+  err instanceof BodyReadError || (err instanceof Error && err.cause instanceof BodyReadError);
+
 /** What the OpenAPI document says about the service as a whole. */
 const DOC: DocConfig = {
   info: {
@@ -167,6 +203,10 @@ async function openApiDocument(deps: Deps): Promise<object> {
 }
 
 function answerError(err: Error, c: Context<AppEnv>) {
+  if (causedByBody(err)) {
+    // The client may be gone already; if not, the answer tells it the truth.
+    return c.json({ error: "request body cut off before its end" }, 400);
+  }
   if (err instanceof ApiError) {
     for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
     return c.json({ error: err.message, ...err.extra }, err.status);
@@ -178,6 +218,10 @@ function answerError(err: Error, c: Context<AppEnv>) {
       ? "body must be a JSON object (Content-Type: application/json)"
       : err.message || "bad request";
     return c.json({ error: message }, status);
+  }
+  if (err instanceof RateLimited) {
+    c.header("Retry-After", String(err.retryAfter));
+    return c.json({ error: err.message, retry_after: err.retryAfter }, 429);
   }
   if (err instanceof ConflictError) {
     c.header("Retry-After", "1");
