@@ -16,8 +16,17 @@ import {
   PLACES,
   recordResult,
   rotateHook,
+  type ServicePatch,
   serviceView,
 } from "../kv/services.ts";
+import {
+  cronError,
+  GRACE_MAX,
+  GRACE_MIN,
+  MAX_CRON,
+  type Schedule,
+  validTimeZone,
+} from "../lib/schedule.ts";
 import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
@@ -53,6 +62,13 @@ const ServiceSchema = z.object({
   cert_expires: z.string().nullable().meta({
     description: "tls: when the certificate last seen expires",
   }),
+  schedule: z.string().nullable().meta({
+    description: "Heartbeats: a cron expression used instead of the interval",
+  }),
+  tz: z.string().nullable().meta({ description: "The schedule's IANA time zone" }),
+  grace: z.number().int().nullable().meta({
+    description: "Minutes after a scheduled time before a missing run is off",
+  }),
 }).meta({ id: "Service" });
 
 const SnapshotSchema = z.object({
@@ -77,6 +93,15 @@ const interval = z.number().int().refine((v) => (INTERVALS as readonly number[])
 const name = oneLine(80).min(2);
 const what = multiLine(160);
 const place = z.enum(PLACES).nullable();
+const schedule = z.string().max(MAX_CRON).nullable().meta({
+  description: "Heartbeats only: a 5-field cron expression (Healthchecks' semantics: due at " +
+    "each scheduled time, off after the grace time); null: the fixed interval",
+  example: "0 3 * * *",
+});
+const tz = z.string().max(64).meta({ description: "IANA time zone of the schedule" });
+const grace = z.number().int().min(GRACE_MIN).max(GRACE_MAX).meta({
+  description: "Minutes after a scheduled time before a missing run turns the heartbeat off",
+});
 const threshold = z.number().int().min(1).max(5).meta({
   description: "Consecutive failed checks before a checked service turns warn or off",
 });
@@ -94,6 +119,9 @@ const CreateBody = z.object({
   interval: interval.default(60),
   alerts: z.boolean().default(true),
   threshold: threshold.default(1),
+  schedule: schedule.optional(),
+  tz: tz.default("UTC"),
+  grace: grace.default(60),
 }).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
@@ -107,6 +135,9 @@ const PatchBody = z.object({
   interval: interval.optional(),
   alerts: z.boolean().optional(),
   threshold: threshold.optional(),
+  schedule: schedule.optional(),
+  tz: tz.optional(),
+  grace: grace.optional(),
   check: fixed.optional(),
   kind: fixed.optional(),
   target: fixed.optional(),
@@ -129,6 +160,17 @@ async function validTarget(deps: Deps, account: Account, check: string): Promise
     if (!r.ok) fail(400, `check: ${r.error}`, { field: "check" });
   }
   return target;
+}
+
+/** A valid schedule for a service of this kind, or 400 naming the field. */
+function validSchedule(kind: string, cron: string, tz: string, grace: number): Schedule {
+  if (kind !== "webhook") {
+    fail(400, "schedule: only a heartbeat (webhook:) has a schedule", { field: "schedule" });
+  }
+  if (!validTimeZone(tz)) fail(400, "tz: not a known IANA time zone", { field: "tz" });
+  const why = cronError(cron, tz);
+  if (why) fail(400, `schedule: ${why}`, { field: "schedule" });
+  return { cron: cron.trim().replace(/\s+/g, " "), tz, grace };
 }
 
 const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
@@ -196,6 +238,9 @@ export function servicesRoutes(deps: Deps) {
       const me = c.get("account");
       const input = c.req.valid("json");
       const target = await validTarget(deps, me, input.check);
+      const sched = input.schedule != null
+        ? validSchedule(target.kind, input.schedule, input.tz, input.grace)
+        : null;
       // Fail fast before a check runs; the atomic below enforces the limit for real.
       if (await countServices(deps.kv, me.id) >= MAX_SERVICES) {
         fail(409, `at most ${MAX_SERVICES} services per account; remove one first`, {
@@ -219,6 +264,7 @@ export function servicesRoutes(deps: Deps) {
         check: target.check,
         hint: target.hint,
         threshold: input.threshold,
+        schedule: sched,
       }, first);
       const item = serviceView(service, null, deps.clock.now());
       c.header("Cache-Control", "no-store");
@@ -245,7 +291,28 @@ export function servicesRoutes(deps: Deps) {
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
-      const { check: _c, kind: _k, target: _t, ...patch } = c.req.valid("json");
+      const { check: _c, kind: _k, target: _t, schedule, tz, grace, ...rest } = c.req.valid(
+        "json",
+      );
+      const patch: ServicePatch = rest;
+      if (schedule !== undefined || tz !== undefined || grace !== undefined) {
+        const cur = (await getService(deps.kv, me.id, id)).value;
+        if (!cur) fail(404, "no such service");
+        const cron = schedule === undefined ? cur.schedule?.cron ?? null : schedule;
+        if (cron === null) {
+          if (tz !== undefined || grace !== undefined) {
+            fail(400, "schedule: tz and grace go with a schedule", { field: "schedule" });
+          }
+          patch.schedule = null;
+        } else {
+          patch.schedule = validSchedule(
+            cur.kind,
+            cron,
+            tz ?? cur.schedule?.tz ?? "UTC",
+            grace ?? cur.schedule?.grace ?? 60,
+          );
+        }
+      }
       const s = await patchService(deps, me.id, id, patch);
       if (!s) fail(404, "no such service");
       const item = serviceView(s, await getBeat(deps.kv, s), deps.clock.now());

@@ -4,6 +4,7 @@ import { randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../lib/errors.ts";
 import type { Mail } from "../lib/mail.ts";
+import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
 import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
@@ -70,6 +71,8 @@ export interface Service {
   threshold?: number;
   /** Consecutive failed (not ok) checks up to the last one. */
   streak?: number;
+  /** Heartbeats: a cron schedule instead of the fixed interval (null/absent: the interval). */
+  schedule?: Schedule | null;
   /** The certificate last seen by a tls check and the last expiry mark alerted for it. */
   cert?: { expires: number; alerted: number | null } | null;
   /** The state the runner last saw, for off/back alerts. */
@@ -87,13 +90,34 @@ const dueKey = (due: number, id: number) => ["service_due", due, id] as const;
 
 const floorMinute = (t: number) => Math.floor(t / MINUTE) * MINUTE;
 
-/** SPEC.md section 3: ok up to the interval, warn up to twice it, off beyond. */
-export function beatState(beat: Beat | null, intervalMin: number, now: number): State {
+/**
+ * When a heartbeat that last beat at `at` turns warn and off: SPEC.md section 3 for a fixed
+ * interval (warn past one interval, off past two); for a schedule, Healthchecks' rule (late
+ * past the first scheduled time after the beat, off past that plus the grace time).
+ * Null: never (a schedule with no time left).
+ */
+export function beatLimits(
+  s: Pick<Service, "interval" | "schedule">,
+  at: number,
+): { warn: number; off: number } | null {
+  if (s.schedule) {
+    const due = nextDueAfter(s.schedule, at);
+    return due === null ? null : { warn: due, off: due + s.schedule.grace * MINUTE };
+  }
+  const i = s.interval * MINUTE;
+  return { warn: at + i, off: at + 2 * i };
+}
+
+/** A heartbeat's state at `now`: wait before any beat, then ok, warn (late) and off. */
+export function beatState(
+  beat: Beat | null,
+  s: Pick<Service, "interval" | "schedule">,
+  now: number,
+): State {
   if (!beat) return "wait";
-  const age = now - beat.at;
-  const i = intervalMin * MINUTE;
-  if (age <= i) return "ok";
-  if (age <= 2 * i) return "warn";
+  const lim = beatLimits(s, beat.at);
+  if (!lim || now <= lim.warn) return "ok";
+  if (now <= lim.off) return "warn";
   return "off";
 }
 
@@ -108,7 +132,7 @@ export function serviceView(s: Service, beat: Beat | null, now: number) {
     kind: s.kind,
     interval: s.interval,
     target_hint: s.hint,
-    state: hb ? beatState(beat, s.interval, now) : s.last?.state ?? "wait",
+    state: hb ? beatState(beat, s, now) : s.last?.state ?? "wait",
     status: hb
       ? beat ? beat.status : "waiting for the first heartbeat"
       : s.last?.status ?? "not checked yet",
@@ -120,6 +144,9 @@ export function serviceView(s: Service, beat: Beat | null, now: number) {
     threshold: s.threshold ?? 1,
     failed_checks: hb ? 0 : s.streak ?? 0,
     cert_expires: isoOrNull(s.cert?.expires),
+    schedule: s.schedule?.cron ?? null,
+    tz: s.schedule?.tz ?? null,
+    grace: s.schedule?.grace ?? null,
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;
@@ -174,6 +201,7 @@ export interface NewService {
   hint: string | null;
   /** 1 when absent. */
   threshold?: number;
+  schedule?: Schedule | null;
 }
 
 const tooMany = () =>
@@ -236,6 +264,7 @@ export interface ServicePatch {
   interval?: number;
   alerts?: boolean;
   threshold?: number;
+  schedule?: Schedule | null;
 }
 
 export async function patchService(
@@ -256,6 +285,13 @@ export async function patchService(
       // The next look comes one new interval after the last one, or now if that is past.
       const base = old.last?.checked ?? old.created;
       s.due = Math.max(floorMinute(now), floorMinute(base) + s.interval * MINUTE);
+      op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
+    } else if (
+      patch.schedule !== undefined &&
+      JSON.stringify(patch.schedule) !== JSON.stringify(old.schedule)
+    ) {
+      // A new schedule changes when the heartbeat is late: the runner looks again now.
+      s.due = floorMinute(now);
       op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
     }
     if (s.hook && s.name !== old.name) {
@@ -550,7 +586,7 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     const old = entry.value;
     if (!old) return { op: null, result: null };
     const beat = beatEntry.value;
-    const state = beatState(beat, old.interval, now);
+    const state = beatState(beat, old, now);
     const alert = alertFor(old, state);
     const s: Service = {
       ...old,
@@ -558,11 +594,14 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
     };
     const i = old.interval * MINUTE;
+    const lim = beat ? beatLimits(old, beat.at) : null;
     s.due = !beat
       ? floorMinute(now) + i
       : state === "off"
       ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
-      : Math.ceil((beat.at + 2 * i + 1) / MINUTE) * MINUTE;
+      : lim
+      ? Math.max(floorMinute(now) + MINUTE, Math.ceil((lim.off + 1) / MINUTE) * MINUTE)
+      : floorMinute(now) + Math.max(i, HOUR);
     const op = kv.atomic().check(entry)
       .delete(dueKey(old.due, old.id))
       .set(dueKey(s.due, old.id), old.account)

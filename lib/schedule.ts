@@ -1,0 +1,77 @@
+import { Cron } from "croner";
+
+/**
+ * Cron schedules of heartbeats, with Healthchecks' semantics: a run is due at each
+ * scheduled time and late after the grace time. Parsing is croner's (5 fields: minute, hour,
+ * day of month, month, day of week; names, ranges, steps and `L`; day of month and day of
+ * week combine with OR as in classic cron); times are computed in the schedule's IANA time
+ * zone, so a daylight-saving change moves them as a crontab on a machine in that zone would
+ * (croner runs a fixed time that falls into a gap at the first valid time after it, and a
+ * fixed time that occurs twice once).
+ */
+
+export interface Schedule {
+  cron: string;
+  tz: string;
+  /** Minutes after a scheduled time before a missing run counts as off. */
+  grace: number;
+}
+
+export const MAX_CRON = 100;
+export const GRACE_MIN = 1;
+export const GRACE_MAX = 7 * 24 * 60;
+
+const cache = new Map<string, Cron>();
+
+function cronOf(cron: string, tz: string): Cron {
+  const id = `${tz}\n${cron}`;
+  let c = cache.get(id);
+  if (!c) {
+    c = new Cron(cron, { timezone: tz, paused: true, mode: "5-part" });
+    if (cache.size > 10_000) cache.clear();
+    cache.set(id, c);
+  }
+  return c;
+}
+
+/** A known IANA time zone name (croner itself accepts unknown ones silently). */
+export function validTimeZone(tz: string): boolean {
+  if (tz.length === 0 || tz.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why a cron expression is refused, in plain words; null when it is valid. */
+export function cronError(cron: string, tz = "UTC"): string | null {
+  const s = cron.trim();
+  if (s.length === 0) return "must not be empty";
+  if (s.length > MAX_CRON) return `at most ${MAX_CRON} characters`;
+  if (s.split(/\s+/).length !== 5) {
+    return "must have 5 fields: minute hour day-of-month month day-of-week";
+  }
+  try {
+    const c = cronOf(s, tz);
+    // A pattern that never fires (e.g. 30 February) is no schedule.
+    if (!c.nextRun(new Date(0))) return "never comes due";
+    return null;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message.replace(/^CronPattern: /, "") : "invalid";
+    return `not a valid cron expression (${msg})`;
+  }
+}
+
+/** The first scheduled time strictly after `after` (ms), or null if none. */
+export function nextDueAfter(s: Pick<Schedule, "cron" | "tz">, after: number): number | null {
+  const next = cronOf(s.cron.trim(), s.tz).nextRun(new Date(after));
+  return next ? next.getTime() : null;
+}
+
+/** The last scheduled time at or before `at` (ms), or null if none. */
+export function lastDueAtOrBefore(s: Pick<Schedule, "cron" | "tz">, at: number): number | null {
+  const prev = cronOf(s.cron.trim(), s.tz).previousRuns(1, new Date(at + 1));
+  return prev.length ? prev[0].getTime() : null;
+}
