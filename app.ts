@@ -1,11 +1,9 @@
 import { Hono } from "hono";
 import type { Context, Next } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
-import { ConflictError, isLocked } from "./kv/_atomic.ts";
-import { RateLimited } from "./kv/rate_limit.ts";
 import type { Deps } from "./lib/deps.ts";
-import { ApiError } from "./lib/errors.ts";
+import { answerError, ApiError } from "./api/_errors.ts";
+import { guardBody } from "./api/_body.ts";
 import { type AppEnv, router } from "./api/_api.ts";
 import { buildDocument, type DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
@@ -137,39 +135,6 @@ export function areaApp(
   return new Hono<AppEnv>().route(AREAS[name].mount, make(deps));
 }
 
-/** A request body that could not be read to its end: cut off by the client, or gone with it. */
-export class BodyReadError extends Error {
-  constructor(cause: unknown) {
-    super("the request body could not be read to its end", { cause });
-    this.name = "BodyReadError";
-  }
-}
-
-/**
- * The request with its body stream wrapped so that a failed read (the client cut the body
- * off or went away) surfaces as a BodyReadError, whichever layer reads it; without this it
- * is a network error indistinguishable from a closed database.
- */
-function guardBody(req: Request): Request {
-  const source = req.body!.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(ctl) {
-      try {
-        const { done, value } = await source.read();
-        if (done) ctl.close();
-        else ctl.enqueue(value);
-      } catch (err) {
-        ctl.error(new BodyReadError(err));
-      }
-    },
-    cancel: (reason) => source.cancel(reason),
-  });
-  return new Request(req, { body, duplex: "half" } as RequestInit);
-}
-
-const causedByBody = (err: unknown): boolean =>
-  err instanceof BodyReadError || (err instanceof Error && err.cause instanceof BodyReadError);
-
 /** What the OpenAPI document says about the service as a whole. */
 const DOC: DocConfig = {
   info: {
@@ -200,41 +165,6 @@ async function openApiDocument(deps: Deps): Promise<object> {
   const root = router();
   root.route("/api", api);
   return buildDocument(root.defs, DOC);
-}
-
-function answerError(err: Error, c: Context<AppEnv>) {
-  if (causedByBody(err)) {
-    // The client may be gone already; if not, the answer tells it the truth.
-    return c.json({ error: "request body cut off before its end" }, 400);
-  }
-  if (err instanceof ApiError) {
-    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json({ error: err.message, ...err.extra }, err.status);
-  }
-  if (err instanceof HTTPException) {
-    // Hono's own validators: unreadable JSON, or a body that is not JSON.
-    const status = err.status === 415 ? 400 : err.status;
-    const message = err.status === 415 || /json/i.test(err.message)
-      ? "body must be a JSON object (Content-Type: application/json)"
-      : err.message || "bad request";
-    return c.json({ error: message }, status);
-  }
-  if (err instanceof RateLimited) {
-    c.header("Retry-After", String(err.retryAfter));
-    return c.json({ error: err.message, retry_after: err.retryAfter }, 429);
-  }
-  if (err instanceof ConflictError) {
-    c.header("Retry-After", "1");
-    return c.json({ error: err.message }, 503);
-  }
-  if (err instanceof Deno.errors.BadResource || isLocked(err)) {
-    // The KV is closed or stays locked: the database does not answer, as healthz says.
-    c.header("Retry-After", "5");
-    return c.json({ error: "the database does not answer; try again later" }, 503);
-  }
-  // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
-  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
-  return c.json({ error: "internal error" }, 500);
 }
 
 type Matcher = { method: string; re: RegExp };

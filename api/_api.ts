@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Context } from "hono";
 import type { Account } from "../kv/accounts.ts";
 import type { Session } from "../kv/sessions.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { type Hook, OpenApiHono } from "./_openapi.ts";
 
 export { createRoute } from "./_openapi.ts";

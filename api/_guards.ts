@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { createMiddleware } from "hono/factory";
 import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
 import { hit, type Rule } from "../kv/rate_limit.ts";
@@ -5,7 +6,7 @@ import { findSession } from "../kv/sessions.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { originSubject } from "../lib/ip.ts";
 import type { AppEnv, Ctx } from "./_api.ts";
 
@@ -44,7 +45,7 @@ export const optionalToken = (deps: Deps) =>
   });
 
 /** True when the request carries the configured service token (X-Service-Token only). */
-function hasServiceToken(deps: Deps, c: Ctx): boolean {
+export function hasServiceToken(deps: Deps, c: Ctx): boolean {
   const sent = c.req.header("x-service-token");
   const expected = deps.config.serviceToken;
   return sent !== undefined && !!expected && constantTimeEqual(sent, expected);
@@ -74,6 +75,25 @@ export const requireOwner = (deps: Deps) =>
     if (!isOwner(account)) fail(403, "this needs the owner role");
     await next();
   });
+
+/** The honeypot field of the public forms: people leave it empty. */
+export const honeypotField = z.string().max(2000).nullish().meta({
+  description: "Honeypot: leave empty",
+});
+
+/**
+ * A filled `website` field (the honeypot) answers 202 before validation, so a bot learns
+ * nothing and nothing is stored or mailed. The body stays cached for the validator.
+ */
+export const honeypot = createMiddleware<AppEnv>(async (c, next) => {
+  const b = await c.req.json().catch(() => null) as Record<string, unknown> | null;
+  if (b && typeof b === "object" && b.website !== undefined && b.website !== null) {
+    if (typeof b.website !== "string" || b.website.trim() !== "") {
+      return c.json({ ok: true as const }, 202);
+    }
+  }
+  await next();
+});
 
 /** Counts one call under `rule` and answers whether it was within the limit; never throws. */
 export async function withinLimit(deps: Deps, rule: Rule, subject: string | number) {

@@ -6,7 +6,8 @@ import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { createRoute, errors, json, router, team } from "./_api.ts";
 import { requireTeam } from "./_guards.ts";
-import { avatarUrl, ProfileSchema } from "./me.ts";
+import { ProfileSchema } from "./_schemas.ts";
+import { avatarUrl } from "../kv/accounts.ts";
 
 /** Counts every actor shows, 0 when no part reports them. */
 export const ACTOR_COUNTS = [

@@ -1,13 +1,21 @@
 import { z } from "zod";
 import { type Account, getAccount, standingOf } from "../kv/accounts.ts";
-import { type Application, applyFor, decide, listApplications } from "../kv/applications.ts";
+import {
+  type Application,
+  applicationView,
+  applyFor,
+  decide,
+  listApplications,
+} from "../kv/applications.ts";
 import { deliver } from "../kv/outbox.ts";
-import { iso, isoOrNull } from "../lib/clock.ts";
+import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, flag, idParam, json, router, team } from "./_api.ts";
 import { multiLine } from "./_text.ts";
 import { actorRef, requireTeam, requireToken } from "./_guards.ts";
+import { applicationDecisionMail } from "../mail/accounts.ts";
+import { ApplicationStateSchema } from "./_schemas.ts";
 
 const ApplyBody = z.object({
   text: multiLine(2000, 20),
@@ -18,15 +26,7 @@ const DecisionBody = z.object({
   reason: z.string().trim().min(3).max(2000),
 }).meta({ id: "ApplicationDecision" });
 
-const Decision = z.object({
-  id: z.number().int(),
-  created: z.string(),
-  outcome: z.enum(["approved", "declined"]).nullable(),
-  reason: z.string().nullable(),
-  decided: z.string().nullable(),
-}).meta({ id: "ApplicationState" });
-
-const TeamItem = Decision.extend({
+const TeamItem = ApplicationStateSchema.extend({
   text: z.string(),
   applicant: z.object({
     id: z.number().int(),
@@ -36,28 +36,12 @@ const TeamItem = Decision.extend({
   }).nullable(),
 }).meta({ id: "ApplicationItem" });
 
-/** How an application shows to its applicant (GET /api/me). */
-export const decisionView = (a: Application) => ({
-  id: a.id,
-  created: iso(a.created),
-  outcome: a.outcome,
-  reason: a.reason,
-  decided: isoOrNull(a.decided),
-});
-export { Decision as ApplicationStateSchema };
-
 const decisionMail = (baseUrl: string) => (app: Application, _account: Account) =>
-  app.outcome === "approved"
-    ? {
-      subject: "Your application was approved",
-      text: `Your application for contributor standing was approved. You are now a ` +
-        `contributor.\n\nReason given:\n${app.reason}\n\n${baseUrl}/me\n`,
-    }
-    : {
-      subject: "Your application was declined",
-      text: `Your application for contributor standing was declined.\n\nReason given:\n` +
-        `${app.reason}\n\nYou may apply again.\n\n${baseUrl}/me\n`,
-    };
+  applicationDecisionMail(
+    app.outcome === "approved" ? "approved" : "declined",
+    app.reason ?? "",
+    `${baseUrl}/me`,
+  );
 
 export function applicationRoutes(deps: Deps) {
   const app = router();
@@ -109,7 +93,7 @@ export function applicationRoutes(deps: Deps) {
         }
         const who = accounts.get(a.account);
         items.push({
-          ...decisionView(a),
+          ...applicationView(a),
           text: a.text,
           applicant: who
             ? { id: who.id, name: who.name, email: who.email, standing: standingOf(who.roles) }
@@ -130,7 +114,7 @@ export function applicationRoutes(deps: Deps) {
       middleware: [requireTeam(deps)],
       request: { params: z.object({ id: idParam }), ...body(DecisionBody) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), application: Decision })),
+        200: json(z.object({ ok: z.literal(true), application: ApplicationStateSchema })),
         ...errors(400, 401, 403, 404, 409),
       },
     }),
@@ -147,7 +131,7 @@ export function applicationRoutes(deps: Deps) {
       );
       if (!done) fail(404, "no such application");
       await deliver(deps, [done.mailId]);
-      return c.json({ ok: true as const, application: decisionView(done.application) }, 200);
+      return c.json({ ok: true as const, application: applicationView(done.application) }, 200);
     },
   );
 

@@ -22,10 +22,9 @@ import {
 } from "../kv/modules.ts";
 import { allCounts, countsSnapshot, pointCount, pointsOf, togglePoint } from "../kv/points.ts";
 import { RULES } from "../kv/rate_limit.ts";
-import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import {
   type AppEnv,
   bearer,
@@ -37,7 +36,7 @@ import {
   json,
   router,
 } from "./_api.ts";
-import { actorRef, optionalToken, requireToken } from "./_guards.ts";
+import { actorRef, hasServiceToken, optionalToken, requireToken } from "./_guards.ts";
 import { chars, multiLine, oneLine } from "./_text.ts";
 
 const Contributor = z.object({ id: z.number().int(), name: z.string() }).meta({
@@ -108,9 +107,7 @@ const ContributorsAnswer = z.object({ ok: z.literal(true), contributors: z.array
 const member = (deps: Deps) => {
   const token = requireToken(deps);
   return createMiddleware<AppEnv>(async (c, next) => {
-    const sent = c.req.header("x-service-token");
-    const expected = deps.config.serviceToken;
-    if (sent !== undefined && expected && constantTimeEqual(sent, expected)) {
+    if (hasServiceToken(deps, c)) {
       c.set("team", { via: "service" });
       return await next();
     }

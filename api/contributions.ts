@@ -25,10 +25,9 @@ import {
 import { publishProposal, unpublishProposal } from "../kv/publication.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { issueLink } from "../kv/sign_in.ts";
-import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import {
   ChainSchema,
   MAX_RECORDS,
@@ -51,13 +50,16 @@ import {
 import {
   actorRef,
   clientOrigin,
+  hasServiceToken,
+  honeypot,
+  honeypotField,
   limit,
   optionalToken,
   requireFresh,
   requireTeam,
 } from "./_guards.ts";
-import { honeypot } from "./requests.ts";
 import { multiLine, oneLine } from "./_text.ts";
+import { proposalConfirmMail, proposalDecisionMail } from "../mail/proposals.ts";
 
 const httpsUrl = z.string().trim().max(500).refine((v) => {
   if (!URL.canParse(v)) return false;
@@ -79,7 +81,7 @@ const ProposalBody = z.object({
     url: httpsUrl,
   })).max(10).nullish().transform((v) => v ?? []),
   attribution: z.enum(["keep", "remove"]).nullish().transform((v) => v ?? "keep"),
-  website: z.string().max(2000).nullish().meta({ description: "Honeypot: leave empty" }),
+  website: honeypotField,
 }).meta({ id: "ProposalForm" });
 
 const Check = z.object({ name: z.string(), ok: z.boolean(), detail: z.string() });
@@ -155,9 +157,7 @@ const Patch = z.object({
 /** Signed-in caller or the service token; the team flag is set for either kind of team. */
 const caller = (deps: Deps) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const sent = c.req.header("x-service-token");
-    const expected = deps.config.serviceToken;
-    if (sent !== undefined && expected && constantTimeEqual(sent, expected)) {
+    if (hasServiceToken(deps, c)) {
       c.set("team", { via: "service" });
     } else {
       const account = c.get("account");
@@ -264,13 +264,7 @@ export function contributionRoutes(deps: Deps) {
         await issueLink(
           deps,
           { purpose: "proposal", email: proposal.email, name: proposal.name },
-          (url, validFor) => ({
-            subject: `Confirm your proposal #${proposal.id}`,
-            text: `Open this link to confirm your proposal "${proposal.title}". ` +
-              `It works once, for ${validFor}; unconfirmed proposals are deleted after that:\n\n` +
-              `${url}\n\nFollow your proposal here:\n\n${status}\n\n` +
-              `If you did not send it, ignore this mail: the proposal is then deleted.\n`,
-          }),
+          proposalConfirmMail(proposal, status),
         );
       }
       return c.json({
@@ -379,11 +373,8 @@ export function contributionRoutes(deps: Deps) {
       const actor = actorRef(c);
       const reason = b.reason;
       const base = deps.config.baseUrl;
-      const decisionMail = (what: string) => (next: Proposal) => ({
-        subject: `Your proposal #${next.id} is ${what}`,
-        text: `Your proposal "${next.title}" is ${what}.\n\nReason: ${reason}\n\n` +
-          `Status: ${statusUrl(base, next.id)}\n`,
-      });
+      const decisionMail = (what: string) => (next: Proposal) =>
+        proposalDecisionMail(next, what, reason, statusUrl(base, next.id));
       let next: Proposal;
       if (b.status !== undefined && b.attribution !== undefined) {
         fail(400, "status: send either status or attribution, not both", { field: "status" });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { eraseAccount } from "../kv/erasure.ts";
 import { exportAccount } from "../kv/export.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { bearer, createRoute, errors, json, router } from "./_api.ts";
 import { requireFresh, requireToken } from "./_guards.ts";
 

@@ -20,7 +20,7 @@ import {
 import { RULES } from "../kv/rate_limit.ts";
 import type { Config } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { FILE_KINDS, isActiveType, kindOf } from "../lib/file_kinds.ts";
 import { cleanFileName, cleanText, contentDisposition, headerText } from "../lib/file_names.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { beat, countHeartbeat, pingAnswer } from "../kv/hooks.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { cutChars } from "../lib/text.ts";
 import { createRoute, type Ctx, errors, json, router } from "./_api.ts";
 import { clientOrigin } from "./_guards.ts";

@@ -5,10 +5,11 @@ import { RULES } from "../kv/rate_limit.ts";
 import { issueLink } from "../kv/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, json, router, team } from "./_api.ts";
 import { multiLine } from "./_text.ts";
 import { limit, requireTeam, requireToken } from "./_guards.ts";
+import { inviteMail } from "../mail/sign_in.ts";
 
 const InviteBody = z.object({
   email: emailSchema,
@@ -78,7 +79,7 @@ export function inviteRoutes(deps: Deps) {
       await issueLink(
         deps,
         { purpose: "invite", email, invite: invite.id },
-        inviteMail(me, message),
+        inviteMail(me.name, message),
       );
       return c.json({ ok: true as const, item: inviteView(invite) }, 201);
     },
@@ -119,11 +120,3 @@ export function inviteRoutes(deps: Deps) {
 
   return app;
 }
-
-const inviteMail = (inviter: Account, message: string) => (url: string, validFor: string) => ({
-  subject: `${inviter.name} invites you to the community catalogue`,
-  text: `${inviter.name} invites you to join the community catalogue.\n\n` +
-    (message ? `Their message:\n${message}\n\n` : "") +
-    `Open this link to accept; it creates your account and signs you in. It works once, ` +
-    `for ${validFor}:\n\n${url}\n\nIf you do not want to join, ignore this mail.\n`,
-});

@@ -8,7 +8,7 @@ import {
 } from "../kv/journal.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
 import { multiLine } from "./_text.ts";
 import { requireToken } from "./_guards.ts";

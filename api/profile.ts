@@ -14,11 +14,12 @@ import { LANGS, PROFILE_ROLES, updateProfile } from "../kv/profile.ts";
 import { iso, isoDate, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { canonicalEmail } from "../lib/email.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
 import { chars, multiLine, oneLine } from "./_text.ts";
 import { requireToken } from "./_guards.ts";
-import { avatarUrl, ProfileSchema } from "./me.ts";
+import { ProfileSchema } from "./_schemas.ts";
+import { avatarUrl } from "../kv/accounts.ts";
 
 const langSet = new Set(LANGS);
 

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { createMiddleware } from "hono/factory";
 import { isSlugFree } from "../kv/catalogue_api.ts";
 import {
   createRequest,
@@ -12,34 +11,10 @@ import {
 } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
-import { fail } from "../lib/errors.ts";
-import {
-  type AppEnv,
-  body,
-  createRoute,
-  errors,
-  flag,
-  idParam,
-  json,
-  router,
-  team,
-} from "./_api.ts";
-import { actorRef, requireTeam } from "./_guards.ts";
+import { fail } from "./_errors.ts";
+import { body, createRoute, errors, flag, idParam, json, router, team } from "./_api.ts";
+import { actorRef, honeypot, honeypotField, requireTeam } from "./_guards.ts";
 import { multiLine, oneLine } from "./_text.ts";
-
-/**
- * A filled `website` field (the honeypot) answers 202 before validation, so a bot learns
- * nothing and nothing is stored or mailed. The body stays cached for the validator.
- */
-export const honeypot = createMiddleware<AppEnv>(async (c, next) => {
-  const b = await c.req.json().catch(() => null) as Record<string, unknown> | null;
-  if (b && typeof b === "object" && b.website !== undefined && b.website !== null) {
-    if (typeof b.website !== "string" || b.website.trim() !== "") {
-      return c.json({ ok: true as const }, 202);
-    }
-  }
-  await next();
-});
 
 const RequestBody = z.object({
   name: oneLine(120).min(2),
@@ -52,7 +27,7 @@ const RequestBody = z.object({
   text: multiLine(4000, 10),
   org: oneLine(200).nullish().transform((v) => v ?? ""),
   module: oneLine(120).nullish().transform((v) => v ?? ""),
-  website: z.string().max(2000).nullish().meta({ description: "Honeypot: leave empty" }),
+  website: honeypotField,
 }).meta({ id: "RequestForm" });
 
 export const RequestItem = z.object({

@@ -29,7 +29,7 @@ import {
 } from "../lib/schedule.ts";
 import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { readSnapshot } from "../lib/machine.ts";
 import { KINDS, parseCheck, resolveTarget, type Target, TargetError } from "../lib/targets.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";

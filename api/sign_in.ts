@@ -1,15 +1,17 @@
 import { z } from "zod";
 import { standingOf } from "../kv/accounts.ts";
 import { accountParts } from "../kv/parts.ts";
-import { completeLink, issueLink, signInMail } from "../kv/sign_in.ts";
+import { completeLink, issueLink } from "../kv/sign_in.ts";
+import { signInMail } from "../mail/sign_in.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
-import { fail } from "../lib/errors.ts";
+import { fail } from "./_errors.ts";
 import { body, createRoute, errors, json, router } from "./_api.ts";
 import { clientOrigin, limit } from "./_guards.ts";
-import { ActorSchema, actorView } from "./me.ts";
+import { ActorSchema } from "./_schemas.ts";
+import { actorView } from "../kv/accounts.ts";
 
 /**
  * A person's name: 2 to 120 characters after trimming, no control characters (CR/LF would

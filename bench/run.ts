@@ -15,7 +15,7 @@ import { openKv, transact } from "../kv/_atomic.ts";
 import { prepareAccount } from "../kv/accounts.ts";
 import { MIGRATIONS, runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
-import { accountView } from "../api/me.ts";
+import { accountView } from "../kv/accounts.ts";
 import { ROOT, serverEnv, type ServerProcess, spawnListening, taskArgs } from "../tests/_server.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);

@@ -1,5 +1,7 @@
 import { claimId } from "./ids.ts";
 import { indexChange } from "./search_index.ts";
+import { getManyValues } from "./_batch.ts";
+import { iso } from "../lib/clock.ts";
 
 /**
  * Accounts. Key layout:
@@ -59,6 +61,33 @@ export const emptyProfile = (): Profile => ({
   langs: [],
 });
 
+/** The actor resource of SPEC.md section 2 (api/_schemas.ts ActorSchema). */
+export function actorView(a: Account) {
+  return {
+    id: a.id,
+    email: a.email,
+    name: a.name,
+    created: iso(a.created),
+    roles: [...a.roles],
+    standing: standingOf(a.roles),
+  };
+}
+
+/** Where the account's picture is served, with its hash so caches see every change. */
+export const avatarUrl = (a: Account) =>
+  a.avatar ? `/api/avatars/${a.id}?v=${a.avatar.etag.slice(0, 12)}` : null;
+
+/** The account resource of SPEC.md section 2 (api/_schemas.ts AccountSchema). */
+export function accountView(a: Account) {
+  return {
+    ...actorView(a),
+    kind: a.kind,
+    slug: a.slug,
+    profile: { ...a.profile, langs: [...a.profile.langs] },
+    avatar: avatarUrl(a),
+  };
+}
+
 export const accountKey = (id: number) => ["accounts", id] as const;
 export const emailKey = (email: string) => ["accounts_by_email", email] as const;
 export const slugKey = (slug: string) => ["accounts_by_slug", slug] as const;
@@ -74,6 +103,11 @@ export const isOwner = (a: Account) => a.roles.includes("owner");
 
 export async function getAccount(kv: Deno.Kv, id: number) {
   return await kv.get<Account>(accountKey(id));
+}
+
+/** The accounts of `ids` that exist, in that order. */
+export async function getAccounts(kv: Deno.Kv, ids: number[]): Promise<Account[]> {
+  return await getManyValues<Account>(kv, ids.map(accountKey));
 }
 
 export async function findAccountByEmail(

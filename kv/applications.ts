@@ -1,10 +1,12 @@
-import { fail } from "../lib/errors.ts";
+import { conflict, notFound } from "../lib/errors.ts";
 import type { Mail } from "../lib/mail.ts";
 import { transact } from "./_atomic.ts";
 import { type Account, accountKey, getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { enqueueMail } from "./outbox.ts";
 import { trailAppend, type TrailEntry } from "./trail.ts";
+import { getManyValues } from "./_batch.ts";
+import { iso, isoOrNull } from "../lib/clock.ts";
 
 /**
  * Applications for contributor standing. Key layout:
@@ -42,9 +44,9 @@ export async function applyFor(
 ): Promise<Application> {
   return await transact(async () => {
     const open = await kv.get<number>(openKey(account));
-    if (open.value !== null) fail(409, "you already have an open application");
+    if (open.value !== null) conflict("you already have an open application");
     const holder = await getAccount(kv, account);
-    if (!holder.value) fail(404, "no such account");
+    if (!holder.value) notFound("no such account");
     const claim = await claimId(kv, "application");
     const app: Application = {
       id: claim.id,
@@ -76,13 +78,17 @@ export async function applyFor(
 }
 
 async function getApps(kv: Deno.Kv, ids: number[]): Promise<Application[]> {
-  const out: Application[] = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    const got = await kv.getMany<Application[]>(ids.slice(i, i + 10).map(appKey));
-    for (const g of got) if (g.value) out.push(g.value);
-  }
-  return out;
+  return await getManyValues<Application>(kv, ids.map(appKey));
 }
+
+/** How an application shows to its applicant (api/_schemas.ts ApplicationStateSchema). */
+export const applicationView = (a: Application) => ({
+  id: a.id,
+  created: iso(a.created),
+  outcome: a.outcome,
+  reason: a.reason,
+  decided: isoOrNull(a.decided),
+});
 
 /** An account's applications, newest first. */
 export async function applicationsOf(kv: Deno.Kv, account: number): Promise<Application[]> {
@@ -158,7 +164,7 @@ export async function decide(
     const entry = await kv.get<Application>(appKey(id));
     const app = entry.value;
     if (!app) return { op: null, result: null };
-    if (app.outcome !== null) fail(409, `this application was already ${app.outcome}`);
+    if (app.outcome !== null) conflict(`this application was already ${app.outcome}`);
     const acc = await getAccount(kv, app.account);
     if (!acc.value) return { op: null, result: null };
     const decided: Application = {

@@ -1,5 +1,5 @@
 import { sha256hex } from "../lib/crypto.ts";
-import { fail } from "../lib/errors.ts";
+import { invalid, tooLarge, unsupported } from "../lib/errors.ts";
 import { centreSquare, decodeImage, encodePng, type ImageKind, type Rgba } from "../lib/image.ts";
 import { transact } from "./_atomic.ts";
 import { type Account, accountKey, type AvatarRef, getAccount } from "./accounts.ts";
@@ -104,22 +104,22 @@ export interface Prepared {
  * picture comes out as PNG: the encoder needs no native code, so it runs on Deno Deploy.
  */
 export async function prepareAvatar(bytes: Uint8Array): Promise<Prepared> {
-  if (bytes.length === 0) fail(400, "body: send the image bytes");
-  if (bytes.length > MAX_AVATAR_BYTES) fail(413, `image over ${MAX_AVATAR_BYTES} bytes`);
+  if (bytes.length === 0) invalid("body: send the image bytes");
+  if (bytes.length > MAX_AVATAR_BYTES) tooLarge(`image over ${MAX_AVATAR_BYTES} bytes`);
   const head = readHeader(bytes);
-  if (!head) fail(415, "body: not a PNG, JPEG or GIF image");
-  if (head.width < 1 || head.height < 1) fail(400, "body: the image declares no size");
+  if (!head) unsupported("body: not a PNG, JPEG or GIF image");
+  if (head.width < 1 || head.height < 1) invalid("body: the image declares no size");
   if (head.width * head.height > MAX_AVATAR_PIXELS) {
-    fail(413, `image over ${MAX_AVATAR_PIXELS} pixels (${head.width} x ${head.height})`);
+    tooLarge(`image over ${MAX_AVATAR_PIXELS} pixels (${head.width} x ${head.height})`);
   }
   let img: Rgba;
   try {
     img = await decodeImage(bytes, head.kind);
   } catch {
-    fail(400, "body: the image could not be decoded (damaged or truncated)");
+    invalid("body: the image could not be decoded (damaged or truncated)");
   }
-  if (img.width < 1 || img.height < 1) fail(400, "body: the image has no pixels");
-  if (img.width * img.height > MAX_AVATAR_PIXELS) fail(413, "image too large");
+  if (img.width < 1 || img.height < 1) invalid("body: the image has no pixels");
+  if (img.width * img.height > MAX_AVATAR_PIXELS) tooLarge("image too large");
   return { bytes: await encodePng(centreSquare(img, AVATAR_SIZE)), type: "image/png" };
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { canonicalEmail } from "../lib/email.ts";
-import { type Account, accountKey, emailKey } from "./accounts.ts";
+import { findAccountByEmail, getAccounts } from "./accounts.ts";
 import { catalogueChanged, type DocDeps } from "./catalogue_doc.ts";
 import {
   allModules,
@@ -83,9 +83,8 @@ export async function importCatalogue(deps: DocDeps, data: unknown): Promise<Imp
       const email = canonicalEmail(raw);
       if (email === null) throw new ImportError(`${m.slug}: ${raw} is not an e-mail address`);
       if (ids.has(raw)) continue;
-      const id = await kv.get<number>(emailKey(email));
-      const acc = id.value === null ? null : await kv.get<Account>(accountKey(id.value));
-      if (!acc?.value) {
+      const acc = await findAccountByEmail(kv, email);
+      if (!acc) {
         throw new ImportError(`${m.slug}: no account has the address ${raw}; nothing imported`);
       }
       ids.set(raw, acc.value.id);
@@ -113,10 +112,7 @@ export async function exportCatalogue(kv: Deno.Kv) {
   const mods = (await allModules(kv)).sort((a, b) => a.slug.localeCompare(b.slug));
   const emails = new Map<number, string>();
   const ids = [...new Set(mods.flatMap((m) => m.contributors))];
-  for (let i = 0; i < ids.length; i += 10) {
-    const got = await kv.getMany<Account[]>(ids.slice(i, i + 10).map(accountKey));
-    for (const g of got) if (g.value) emails.set(g.value.id, g.value.email);
-  }
+  for (const a of await getAccounts(kv, ids)) emails.set(a.id, a.email);
   return {
     modules: mods.map((m) => ({
       slug: m.slug,

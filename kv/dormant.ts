@@ -2,6 +2,7 @@ import { DAY } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { Account } from "./accounts.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
+import { dormantNoticeMail } from "../mail/accounts.ts";
 
 /**
  * Last sign-in and dormant notices. Key layout:
@@ -47,14 +48,8 @@ export async function noticeDormant(deps: Deps): Promise<number> {
     const seen = seenEntry.value ?? { at: account.created, notice: null };
     if (seen.notice !== null || now - seen.at < DORMANT_AFTER) continue;
     const op = kv.atomic().check(seenEntry).set(seenKey(account.id), { ...seen, notice: now });
-    const id = enqueueMail(op, {
-      to: account.email,
-      subject: "Your account has been quiet for a year",
-      text: `Nobody has signed in to your account for a year. It stays as it is; nothing ` +
-        `is deleted.\n\nTo keep using it, simply sign in again. If you no longer want it, ` +
-        `sign in and erase it: that removes everything held about you.\n\n` +
-        `${deps.config.baseUrl}/me\n`,
-    }, now);
+    const notice = dormantNoticeMail(`${deps.config.baseUrl}/me`);
+    const id = enqueueMail(op, { ...notice, to: account.email }, now);
     if ((await op.commit()).ok) ids.push(id);
   }
   for (let i = 0; i < ids.length; i += 10) await deliver(deps, ids.slice(i, i + 10));

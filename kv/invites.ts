@@ -3,6 +3,7 @@ import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { addressHash } from "./links.ts";
 import { trailAppend } from "./trail.ts";
+import { getManyValues } from "./_batch.ts";
 
 /**
  * Invitations. Key layout:
@@ -67,12 +68,7 @@ export async function createInvite(
 }
 
 async function getInvites(kv: Deno.Kv, ids: number[]): Promise<Invite[]> {
-  const out: Invite[] = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    const got = await kv.getMany<Invite[]>(ids.slice(i, i + 10).map(inviteKey));
-    for (const g of got) if (g.value) out.push(g.value);
-  }
-  return out;
+  return await getManyValues<Invite>(kv, ids.map(inviteKey));
 }
 
 /** Invitations an account sent, newest first. */

@@ -2,6 +2,7 @@ import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { rateInto, RULES } from "./rate_limit.ts";
 import { indexChange } from "./search_index.ts";
+import { getManyValues } from "./_batch.ts";
 
 /**
  * Journal entries. Key layout:
@@ -30,7 +31,7 @@ const indexed = (e: JournalEntry | null) => (e && e.public ? e.text : null);
 
 /**
  * Writes a new entry. The account's hourly limit (RULES.journal) is counted in the same atomic,
- * so a post that fails is not counted; over the limit it throws RateLimited.
+ * so a post that fails is not counted; over the limit it throws a `limited` error.
  */
 export async function addEntry(
   kv: Deno.Kv,
@@ -65,13 +66,7 @@ export async function getEntry(kv: Deno.Kv, account: number, id: number) {
 
 /** Entries by id, skipping the missing ones, in the order asked. */
 export async function getEntries(kv: Deno.Kv, ids: number[]): Promise<JournalEntry[]> {
-  const out: JournalEntry[] = [];
-  const batches: Promise<Deno.KvEntryMaybe<JournalEntry>[]>[] = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    batches.push(kv.getMany<JournalEntry[]>(ids.slice(i, i + 10).map(entryKey)));
-  }
-  for (const got of await Promise.all(batches)) for (const g of got) if (g.value) out.push(g.value);
-  return out;
+  return await getManyValues<JournalEntry>(kv, ids.map(entryKey));
 }
 
 /** Every entry of an account, newest first. */

@@ -7,6 +7,7 @@
 
 import { transact } from "./_atomic.ts";
 import type { Account } from "./accounts.ts";
+import { getManyEntries } from "./_batch.ts";
 
 export interface Migration {
   name: string;
@@ -38,10 +39,7 @@ async function nameLatestApplications(kv: Deno.Kv): Promise<void> {
 
 export async function runMigrations(kv: Deno.Kv, now: number): Promise<number> {
   const keys = MIGRATIONS.map((_, i) => ["migrations", i + 1]);
-  const applied: Deno.KvEntryMaybe<unknown>[] = [];
-  for (let i = 0; i < keys.length; i += 10) {
-    applied.push(...await kv.getMany(keys.slice(i, i + 10)));
-  }
+  const applied = await getManyEntries(kv, keys);
   for (let i = 0; i < MIGRATIONS.length; i++) {
     if (applied[i].value !== null) continue;
     const key = keys[i];

@@ -1,8 +1,9 @@
 import { isoDate } from "../lib/clock.ts";
 import { transact } from "./_atomic.ts";
-import { type Account, accountKey } from "./accounts.ts";
+import { getAccounts } from "./accounts.ts";
 import { indexChange } from "./search_index.ts";
 import { trailAppend, type TrailEntry } from "./trail.ts";
+import { getManyValues } from "./_batch.ts";
 
 /**
  * Modules of the catalogue, addressed by slug. Key layout:
@@ -135,12 +136,7 @@ export async function slugsOf(kv: Deno.Kv, accountId: number): Promise<string[]>
 
 /** Loads modules by slug (10 per read), skipping any that are gone. */
 export async function loadModules(kv: Deno.Kv, slugs: string[]): Promise<Module[]> {
-  const out: Module[] = [];
-  for (let i = 0; i < slugs.length; i += 10) {
-    const got = await kv.getMany<Module[]>(slugs.slice(i, i + 10).map(moduleKey));
-    for (const g of got) if (g.value) out.push(g.value);
-  }
-  return out;
+  return await getManyValues<Module>(kv, slugs.map(moduleKey));
 }
 
 export async function allModules(kv: Deno.Kv): Promise<Module[]> {
@@ -155,10 +151,7 @@ export async function allModules(kv: Deno.Kv): Promise<Module[]> {
 export async function namesOf(kv: Deno.Kv, ids: Iterable<number>): Promise<Map<number, string>> {
   const list = [...new Set(ids)];
   const names = new Map<number, string>();
-  for (let i = 0; i < list.length; i += 10) {
-    const got = await kv.getMany<Account[]>(list.slice(i, i + 10).map(accountKey));
-    for (const g of got) if (g.value) names.set(g.value.id, g.value.name);
-  }
+  for (const a of await getAccounts(kv, list)) names.set(a.id, a.name);
   return names;
 }
 

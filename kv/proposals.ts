@@ -1,7 +1,7 @@
 import { DAY, iso, isoOrNull } from "../lib/clock.ts";
 import { constantTimeEqual, randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { conflict, notFound } from "../lib/errors.ts";
 import type { Chain, ChainRecord } from "../lib/record_chain.ts";
 import { transact } from "./_atomic.ts";
 import type { Account } from "./accounts.ts";
@@ -9,6 +9,8 @@ import { claimId } from "./ids.ts";
 import { flush, mailInbox, mailTo, type Pending, pending } from "./inbox.ts";
 import { addressHash } from "./links.ts";
 import { trailAppend } from "./trail.ts";
+import { proposalTeamNotice } from "../mail/proposals.ts";
+import { getManyValues } from "./_batch.ts";
 
 /**
  * Proposals of work sent through the public contribution form. Key layout:
@@ -125,7 +127,7 @@ export async function getProposal(kv: Deno.Kv, id: number) {
 /** The proposal's entry, or 404: unknown ids answer as other people's proposals do. */
 export async function proposalOr404(kv: Deno.Kv, id: number): Promise<Deno.KvEntry<Proposal>> {
   const entry = await getProposal(kv, id);
-  if (!entry.value) fail(404, "no such proposal");
+  if (!entry.value) notFound("no such proposal");
   return entry as Deno.KvEntry<Proposal>;
 }
 
@@ -146,12 +148,7 @@ function teamNotice(
   p: Proposal,
   now: number,
 ) {
-  mailInbox(op, mails, deps.config.teamInbox, {
-    subject: `Proposal #${p.id} confirmed: ${p.title}`,
-    text: `A proposal is confirmed and waits for review.\n\nTitle: ${p.title}\n` +
-      `Under the name: ${p.name}\nArea: ${p.area}\n\n` +
-      `Review it: GET /api/contributions/${p.id}, then PATCH {"status": "reviewing"}.\n`,
-  }, now);
+  mailInbox(op, mails, deps.config.teamInbox, proposalTeamNotice(p), now);
 }
 
 export interface Created {
@@ -225,12 +222,8 @@ export async function proposalIdsOf(kv: Deno.Kv, email: string): Promise<number[
 
 export async function proposalsOf(kv: Deno.Kv, email: string): Promise<Proposal[]> {
   const ids = await proposalIdsOf(kv, email);
-  const out: Proposal[] = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    const got = await kv.getMany<Proposal[]>(ids.slice(i, i + 10).map(pKey));
-    for (const g of got) if (g.value && g.value.email === email) out.push(g.value);
-  }
-  return out;
+  const got = await getManyValues<Proposal>(kv, ids.map(pKey));
+  return got.filter((p) => p.email === email);
 }
 
 /** Every proposal, newest first, optionally of one status. */
@@ -249,11 +242,7 @@ export async function listProposals(
   for await (const e of kv.list({ prefix: ["proposals_by_status", status] }, { reverse: true })) {
     ids.push(e.key[2] as number);
   }
-  for (let i = 0; i < ids.length; i += 10) {
-    const got = await kv.getMany<Proposal[]>(ids.slice(i, i + 10).map(pKey));
-    for (const g of got) if (g.value) out.push(g.value);
-  }
-  return out;
+  return await getManyValues<Proposal>(kv, ids.map(pKey));
 }
 
 /**
@@ -338,10 +327,10 @@ export async function moveStatus(deps: Deps, id: number, m: Move): Promise<Propo
     const entry = await proposalOr404(kv, id);
     const p = entry.value;
     if (m.versionstamp && entry.versionstamp !== m.versionstamp) {
-      fail(409, "the proposal changed meanwhile; try again");
+      conflict("the proposal changed meanwhile; try again");
     }
     if (!m.from.includes(p.status)) {
-      fail(409, `a proposal in ${p.status} cannot move to ${m.to}`, { status: p.status });
+      conflict(`a proposal in ${p.status} cannot move to ${m.to}`, { status: p.status });
     }
     const next: Proposal = {
       ...p,
@@ -430,7 +419,7 @@ export async function deleteProposal(deps: Deps, id: number, actor: string): Pro
     const entry = await proposalOr404(kv, id);
     const p = entry.value;
     if (p.status === "published") {
-      fail(409, "a published proposal cannot be deleted: the owner takes it back first", {
+      conflict("a published proposal cannot be deleted: the owner takes it back first", {
         status: p.status,
       });
     }

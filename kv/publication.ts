@@ -1,5 +1,5 @@
 import type { Deps } from "../lib/deps.ts";
-import { ApiError, fail } from "../lib/errors.ts";
+import { conflict, DomainError } from "../lib/errors.ts";
 import { findAccountByEmail } from "./accounts.ts";
 import { publishModule, republishModule, unpublishModule } from "./catalogue_api.ts";
 import { gateOf, publishInputOf } from "./gate.ts";
@@ -13,6 +13,7 @@ import {
   releaseSlug,
   statusUrl,
 } from "./proposals.ts";
+import { proposalPublishedMail, proposalTakenBackMail } from "../mail/proposals.ts";
 
 /**
  * Publication and its undoing. The catalogue writes the module in its own atomic, so each
@@ -20,8 +21,6 @@ import {
  * change while the module was written, and the module is taken back when that fails.
  * Holds no KV keys of its own.
  */
-
-const reasonLine = (reason: string) => reason ? `\nReason: ${reason}\n` : "";
 
 export async function publishProposal(
   deps: Deps,
@@ -32,20 +31,20 @@ export async function publishProposal(
   const entry = await proposalOr404(deps.kv, id);
   const p = entry.value;
   if (!PUBLISH_FROM.includes(p.status)) {
-    fail(409, `a proposal in ${p.status} cannot move to published`, { status: p.status });
+    conflict(`a proposal in ${p.status} cannot move to published`, { status: p.status });
   }
   const gate = await gateOf(deps.kv, p);
   if (!gate.open) {
-    fail(409, `the gate is closed: ${gate.failed.join(", ")}`, {
+    conflict(`the gate is closed: ${gate.failed.join(", ")}`, {
       failed: gate.failed,
       checks: gate.checks,
     });
   }
   const account = await findAccountByEmail(deps.kv, p.email);
-  if (!account) fail(409, "the gate is closed: confirmed", { failed: ["confirmed"] });
+  if (!account) conflict("the gate is closed: confirmed", { failed: ["confirmed"] });
   const input = publishInputOf(p, account.value.id);
   if (!await claimSlug(deps.kv, input.slug, id)) {
-    fail(409, "the gate is closed: slug", {
+    conflict("the gate is closed: slug", {
       failed: ["slug"],
       checks: gate.checks.map((c) =>
         c.name === "slug" ? { ...c, ok: false, detail: `slug ${input.slug} is taken` } : c
@@ -57,8 +56,8 @@ export async function publishProposal(
     slug = (await publishModule(deps, input, actor)).slug;
   } catch (err) {
     if (p.slug === null) await releaseSlug(deps.kv, input.slug, id);
-    if (err instanceof ApiError) throw err;
-    fail(409, `the catalogue did not take the module: ${err instanceof Error ? err.message : err}`);
+    if (err instanceof DomainError) throw err;
+    conflict(`the catalogue did not take the module: ${err instanceof Error ? err.message : err}`);
   }
   try {
     return await moveStatus(deps, id, {
@@ -68,11 +67,12 @@ export async function publishProposal(
       actor,
       versionstamp: entry.versionstamp!,
       patch: { slug, published: deps.clock.now() },
-      mail: (next) => ({
-        subject: `Your proposal #${id} is published`,
-        text: `Your proposal "${next.title}" is published in the catalogue:\n\n` +
-          `${deps.config.baseUrl}/modules/${encodeURIComponent(slug)}\n${reasonLine(reason)}`,
-      }),
+      mail: (next) =>
+        proposalPublishedMail(
+          next,
+          reason,
+          `${deps.config.baseUrl}/modules/${encodeURIComponent(slug)}`,
+        ),
     });
   } catch (err) {
     // The proposal moved meanwhile. When a concurrent publication of it won, the module is
@@ -97,7 +97,7 @@ export async function unpublishProposal(
   const entry = await proposalOr404(deps.kv, id);
   const p = entry.value;
   if (p.status !== "published" || !p.slug) {
-    fail(409, `a proposal in ${p.status} cannot move back to admitted`, { status: p.status });
+    conflict(`a proposal in ${p.status} cannot move back to admitted`, { status: p.status });
   }
   const slug = p.slug;
   await unpublishModule(deps, slug, actor);
@@ -108,13 +108,7 @@ export async function unpublishProposal(
       reason,
       actor,
       versionstamp: entry.versionstamp!,
-      mail: (next) => ({
-        subject: `Your proposal #${id} is taken back from the catalogue`,
-        text: `Your proposal "${next.title}" is no longer published; it is admitted again and ` +
-          `may be published later.\n${reasonLine(reason)}\nStatus: ${
-            statusUrl(deps.config.baseUrl, id)
-          }\n`,
-      }),
+      mail: (next) => proposalTakenBackMail(next, reason, statusUrl(deps.config.baseUrl, id)),
     });
   } catch (err) {
     // The proposal changed meanwhile (its attribution, say) and is still published: the

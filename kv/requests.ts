@@ -6,6 +6,8 @@ import { flush, mailInbox, mailTo, pending } from "./inbox.ts";
 import { addressHash } from "./links.ts";
 import { hit, type Rule } from "./rate_limit.ts";
 import { trailAppend } from "./trail.ts";
+import { requestReceiptMail, requestTeamMail } from "../mail/requests.ts";
+import { getManyValues } from "./_batch.ts";
 
 /**
  * Requests and reports sent through the public request form. Key layout:
@@ -70,24 +72,11 @@ export async function createRequest(deps: Deps, input: RequestInput): Promise<Co
       .set(["requests_by_address", addr, item.id], true);
     const p = pending();
     if (receipt) {
-      mailTo(op, p, {
-        to: item.email,
-        subject: `We received your message (#${item.id})`,
-        text: `Hello ${item.name},\n\nwe received your message (${item.kind}, number ${item.id}) ` +
-          `on ${iso(now)} and will answer at this address.\n\n` +
-          `If you did not send it, ignore this mail.\n`,
-      }, now);
+      mailTo(op, p, { ...requestReceiptMail(item, now), to: item.email }, now);
     }
     const report = REPORT_KINDS.includes(item.kind);
-    const moduleLine = item.module
-      ? `Module: ${item.module}\n${config.baseUrl}/modules/${encodeURIComponent(item.module)}\n`
-      : "";
-    mailInbox(op, p, report ? config.reportInbox : config.teamInbox, {
-      subject: `${report ? "Report" : "Request"} #${item.id} (${item.kind}) from ${item.name}`,
-      text: `Kind: ${item.kind}\nFrom: ${item.name} <${item.email}>\n` +
-        (item.org ? `Organisation: ${item.org}\n` : "") + moduleLine +
-        `\n${item.text}\n\nMark it handled: PATCH /api/requests/${item.id} {"handled": true}\n`,
-    }, now);
+    const inbox = report ? config.reportInbox : config.teamInbox;
+    mailInbox(op, p, inbox, requestTeamMail(item, report, config.baseUrl), now);
     return { op, result: { item, p } };
   });
   await flush(deps, p);
@@ -134,12 +123,8 @@ export async function requestsOfAddress(kv: Deno.Kv, email: string): Promise<Con
   for await (const e of kv.list({ prefix: ["requests_by_address", addr] })) {
     ids.push(e.key[2] as number);
   }
-  const out: ContactRequest[] = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    const got = await kv.getMany<ContactRequest[]>(ids.slice(i, i + 10).map(requestKey));
-    for (const g of got) if (g.value && g.value.email === email) out.push(g.value);
-  }
-  return out;
+  const got = await getManyValues<ContactRequest>(kv, ids.map(requestKey));
+  return got.filter((r) => r.email === email);
 }
 
 async function deleteRequests(kv: Deno.Kv, items: ContactRequest[]): Promise<number> {

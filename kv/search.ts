@@ -1,4 +1,4 @@
-import type { Account } from "./accounts.ts";
+import { type Account, getAccounts } from "./accounts.ts";
 import { searchModules } from "./catalogue_api.ts";
 import { getEntries } from "./journal.ts";
 import { type DocId, matchesAll, queryWords, type SearchKind, wordHits } from "./search_index.ts";
@@ -43,16 +43,6 @@ async function take<T, R>(
       if (out.length >= SEARCH_LIMIT) break;
     }
   }
-  return out;
-}
-
-async function getAccounts(kv: Deno.Kv, ids: number[]): Promise<Account[]> {
-  const batches = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    batches.push(kv.getMany<Account[]>(ids.slice(i, i + 10).map((id) => ["accounts", id])));
-  }
-  const out: Account[] = [];
-  for (const got of await Promise.all(batches)) for (const g of got) if (g.value) out.push(g.value);
   return out;
 }
 

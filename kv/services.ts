@@ -2,7 +2,7 @@ import { DAY, HOUR, iso, isoOrNull, MINUTE } from "../lib/clock.ts";
 import type { CheckResult, CheckState } from "../lib/checks/mod.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../lib/errors.ts";
+import { conflict, invalid } from "../lib/errors.ts";
 import type { Mail } from "../lib/mail.ts";
 import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
@@ -11,6 +11,7 @@ import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { type Beat, beatKey, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
+import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
 /**
  * Watched services. Key layout:
@@ -205,7 +206,7 @@ export interface NewService {
 }
 
 const tooMany = () =>
-  fail(409, `at most ${MAX_SERVICES} services per account; remove one first`, {
+  conflict(`at most ${MAX_SERVICES} services per account; remove one first`, {
     max: MAX_SERVICES,
   });
 
@@ -313,7 +314,7 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
     const entry = await getService(kv, account, id);
     const s = entry.value;
     if (!s) return { op: null, result: false };
-    if (s.kind !== "webhook") fail(400, "only a heartbeat service has a hook address to rotate");
+    if (s.kind !== "webhook") invalid("only a heartbeat service has a hook address to rotate");
     const op = kv.atomic().check(entry)
       .set(serviceKey(account, id), { ...s, hook: hash })
       .set(hookKey(hash), { account, id, name: s.name } satisfies HookRef);
@@ -430,40 +431,11 @@ function alertMail(
   status: string,
   now: number,
 ): Mail {
-  const word = state === "off" ? "is off" : "is back";
-  const name = s.name.replace(/\p{Cc}+/gu, " ");
-  const streak = s.streak ?? 0;
-  return {
-    to,
-    subject: `Watched service "${name}" ${word}`,
-    text: [
-      `Your watched service "${name}" ${word} (${iso(now)}).`,
-      `Last result: ${status}`,
-      ...(state === "off" && s.kind !== "webhook"
-        ? [`Failed checks in a row: ${streak} (alerting after ${s.threshold ?? 1}).`]
-        : []),
-      "",
-      `Your services: ${deps.config.baseUrl}/me`,
-      "Set alerts to false on the service to stop these mails.",
-    ].join("\n"),
-  };
+  return { ...serviceAlertMail(s, state, status, now, `${deps.config.baseUrl}/me`), to };
 }
 
 function expiryMail(deps: Deps, to: string, s: Service, days: number, expires: number): Mail {
-  const name = s.name.replace(/\p{Cc}+/gu, " ");
-  const left = days <= 1 ? "1 day" : `${days} days`;
-  return {
-    to,
-    subject: `Certificate of "${name}" expires within ${left}`,
-    text: [
-      `The certificate checked by your watched service "${name}" expires ${iso(expires)}` +
-      ` (within ${left}).`,
-      "Renew it before then; this alert comes once at 14, 7 and 1 days left.",
-      "",
-      `Your services: ${deps.config.baseUrl}/me`,
-      "Set alerts to false on the service to stop these mails.",
-    ].join("\n"),
-  };
+  return { ...certificateExpiryMail(s, days, expires, `${deps.config.baseUrl}/me`), to };
 }
 
 /**

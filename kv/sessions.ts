@@ -3,6 +3,7 @@ import { randomToken, sha256hex } from "../lib/crypto.ts";
 import { cachedAuth, EPOCH_KEY, readMark, rememberAuth } from "./_auth_cache.ts";
 import { type Account, accountKey } from "./accounts.ts";
 import { claimId } from "./ids.ts";
+import { getManyEntries } from "./_batch.ts";
 
 /**
  * Device sessions (bearer tokens). Only the SHA-256 of a token is stored. Key layout:
@@ -120,11 +121,8 @@ export async function listSessions(kv: Deno.Kv, account: number): Promise<Active
     hashes.push(e.value);
   }
   const out: ActiveSession[] = [];
-  for (let i = 0; i < hashes.length; i += 10) {
-    const batch = hashes.slice(i, i + 10);
-    const got = await kv.getMany<Session[]>(batch.map(sessionKey));
-    got.forEach((g, j) => g.value && out.push({ session: g.value, hash: batch[j] }));
-  }
+  const got = await getManyEntries<Session>(kv, hashes.map(sessionKey));
+  got.forEach((g, j) => g.value && out.push({ session: g.value, hash: hashes[j] }));
   return out;
 }
 

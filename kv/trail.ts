@@ -1,5 +1,6 @@
 import { iso } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
+import { getManyValues } from "./_batch.ts";
 
 /**
  * The record trail: an append-only chain of lines, each holding the hash of the one before.
@@ -163,10 +164,5 @@ export async function trailLinesOf(kv: Deno.Kv, accountId: number): Promise<Trai
   for await (const e of kv.list({ prefix: ["trail_by_account", accountId] })) {
     seqs.push(e.key[2] as number);
   }
-  const out: TrailLine[] = [];
-  for (let i = 0; i < seqs.length; i += 10) {
-    const got = await kv.getMany<TrailLine[]>(seqs.slice(i, i + 10).map((s) => ["trail", s]));
-    for (const g of got) if (g.value) out.push(g.value);
-  }
-  return out;
+  return await getManyValues<TrailLine>(kv, seqs.map((s) => ["trail", s]));
 }

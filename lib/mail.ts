@@ -8,6 +8,9 @@ export interface Mail {
   text: string;
 }
 
+/** What mail/ composes: the mail without its recipient. */
+export type MailText = Omit<Mail, "to">;
+
 /** Delivers one mail or throws; retrying is the outbox's business (kv/outbox.ts). */
 export interface Mailer {
   send(mail: Mail): Promise<void>;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { accountKey } from "../kv/accounts.ts";
 import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ApiError } from "../lib/errors.ts";
+import { ApiError } from "../api/_errors.ts";
 import { router } from "../api/_api.ts";
 import {
   actorRef,

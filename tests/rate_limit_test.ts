@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { hit, RULES, sweepRateWindows } from "../kv/rate_limit.ts";
 import { HOUR, MINUTE } from "../lib/clock.ts";
-import { ApiError } from "../lib/errors.ts";
+import { ApiError } from "../api/_errors.ts";
 import { limit } from "../api/_guards.ts";
 import { dumpKv, T0, testApp } from "./_helpers.ts";
 

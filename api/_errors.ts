@@ -1,0 +1,78 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ConflictError, isLocked } from "../kv/_atomic.ts";
+import { DomainError, type ErrorKind } from "../lib/errors.ts";
+import { causedByBody } from "./_body.ts";
+
+/**
+ * The JSON API's errors: one mapping from domain errors (lib/errors.ts) to `{error, ...extra}`
+ * answers, and `fail` for what only HTTP knows (a missing token, a malformed request).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export function fail(
+  status: ContentfulStatusCode,
+  message: string,
+  extra?: Record<string, unknown>,
+  headers?: Record<string, string>,
+): never {
+  throw new ApiError(status, message, extra, headers);
+}
+
+export const STATUS_OF: Record<ErrorKind, ContentfulStatusCode> = {
+  invalid: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  unsupported: 415,
+  limited: 429,
+};
+
+/** The app's error handler: every error becomes `{error}` JSON; only bugs answer 500. */
+export function answerError(err: Error, c: Context) {
+  if (causedByBody(err)) {
+    // The client may be gone already; if not, the answer tells it the truth.
+    return c.json({ error: "request body cut off before its end" }, 400);
+  }
+  if (err instanceof DomainError) {
+    if (err.retryAfter !== undefined) c.header("Retry-After", String(err.retryAfter));
+    return c.json({ error: err.message, ...err.extra }, STATUS_OF[err.kind]);
+  }
+  if (err instanceof ApiError) {
+    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+    return c.json({ error: err.message, ...err.extra }, err.status);
+  }
+  if (err instanceof HTTPException) {
+    // Hono's own validators: unreadable JSON, or a body that is not JSON.
+    const status = err.status === 415 ? 400 : err.status;
+    const message = err.status === 415 || /json/i.test(err.message)
+      ? "body must be a JSON object (Content-Type: application/json)"
+      : err.message || "bad request";
+    return c.json({ error: message }, status);
+  }
+  if (err instanceof ConflictError) {
+    c.header("Retry-After", "1");
+    return c.json({ error: err.message }, 503);
+  }
+  if (err instanceof Deno.errors.BadResource || isLocked(err)) {
+    // The KV is closed or stays locked: the database does not answer, as healthz says.
+    c.header("Retry-After", "5");
+    return c.json({ error: "the database does not answer; try again later" }, 503);
+  }
+  // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
+  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
+  return c.json({ error: "internal error" }, 500);
+}

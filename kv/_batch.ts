@@ -1,0 +1,31 @@
+/**
+ * Reading many keys: Deno KV's getMany takes at most 10 keys, so longer lists are read in
+ * batches of ten, a few batches at a time. Holds no keys of its own.
+ */
+
+const BATCH = 10;
+/** Batches in flight at once: enough to hide KV latency, few enough for a long list. */
+const PARALLEL = 8;
+
+/** The entries of `keys`, in their order (missing keys as entries with a null value). */
+export async function getManyEntries<T>(
+  kv: Deno.Kv,
+  keys: Deno.KvKey[],
+): Promise<Deno.KvEntryMaybe<T>[]> {
+  const out: Deno.KvEntryMaybe<T>[] = [];
+  for (let i = 0; i < keys.length; i += BATCH * PARALLEL) {
+    const reads = [];
+    for (let j = i; j < Math.min(keys.length, i + BATCH * PARALLEL); j += BATCH) {
+      reads.push(kv.getMany<T[]>(keys.slice(j, j + BATCH)));
+    }
+    for (const got of await Promise.all(reads)) out.push(...got);
+  }
+  return out;
+}
+
+/** The values of the keys that exist, in the order of `keys`. */
+export async function getManyValues<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<T[]> {
+  const out: T[] = [];
+  for (const e of await getManyEntries<T>(kv, keys)) if (e.value !== null) out.push(e.value);
+  return out;
+}

@@ -1,0 +1,61 @@
+/** The alert mails of watched services. Pure functions from data to {subject, text}. */
+import { iso } from "../lib/clock.ts";
+import type { MailText } from "../lib/mail.ts";
+
+interface Watched {
+  name: string;
+  kind: string;
+  /** Failed checks in a row, and how many it takes to alert. */
+  streak?: number;
+  threshold?: number;
+}
+
+/** Control characters would break the subject line. */
+const plain = (name: string) => name.replace(/\p{Cc}+/gu, " ");
+
+const footer = (meLink: string) => [
+  "",
+  `Your services: ${meLink}`,
+  "Set alerts to false on the service to stop these mails.",
+];
+
+export const serviceAlertMail = (
+  s: Watched,
+  state: "off" | "back",
+  status: string,
+  at: number,
+  meLink: string,
+): MailText => {
+  const word = state === "off" ? "is off" : "is back";
+  const name = plain(s.name);
+  return {
+    subject: `Watched service "${name}" ${word}`,
+    text: [
+      `Your watched service "${name}" ${word} (${iso(at)}).`,
+      `Last result: ${status}`,
+      ...(state === "off" && s.kind !== "webhook"
+        ? [`Failed checks in a row: ${s.streak ?? 0} (alerting after ${s.threshold ?? 1}).`]
+        : []),
+      ...footer(meLink),
+    ].join("\n"),
+  };
+};
+
+export const certificateExpiryMail = (
+  s: Watched,
+  days: number,
+  expires: number,
+  meLink: string,
+): MailText => {
+  const name = plain(s.name);
+  const left = days <= 1 ? "1 day" : `${days} days`;
+  return {
+    subject: `Certificate of "${name}" expires within ${left}`,
+    text: [
+      `The certificate checked by your watched service "${name}" expires ${iso(expires)}` +
+      ` (within ${left}).`,
+      "Renew it before then; this alert comes once at 14, 7 and 1 days left.",
+      ...footer(meLink),
+    ].join("\n"),
+  };
+};
