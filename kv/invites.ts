@@ -24,7 +24,7 @@ export interface Invite {
   message: string;
   created: number;
   expires: number;
-  /** The account the invitation created or signed in, once accepted. */
+  /** The account the invitation created or signed in, once accepted (null again once erased). */
   account: number | null;
   accepted: number | null;
 }
@@ -80,6 +80,16 @@ export async function invitesBy(kv: Deno.Kv, inviter: number): Promise<Invite[]>
   return await getInvites(kv, ids);
 }
 
+/** Invitations sent to an address, newest first (data export of the invited account). */
+export async function invitesTo(kv: Deno.Kv, email: string): Promise<Invite[]> {
+  const ids: number[] = [];
+  const hash = await addressHash(email);
+  for await (const e of kv.list({ prefix: ["invites_by_address", hash] }, { reverse: true })) {
+    ids.push(e.key[2] as number);
+  }
+  return await getInvites(kv, ids);
+}
+
 /** Every invitation, newest first (team). */
 export async function allInvites(kv: Deno.Kv): Promise<Invite[]> {
   const out: Invite[] = [];
@@ -111,8 +121,9 @@ export async function acceptInvite(
 }
 
 /**
- * Erasure: deletes the invitations the account sent, and takes its address out of the
- * invitations others sent to it (they stay in the inviter's list, without the address).
+ * Erasure: deletes the invitations the account sent, and takes its address, the message and
+ * the account's id out of the invitations others sent to it (they stay in the inviter's list,
+ * accepted or not).
  */
 export async function eraseInvites(kv: Deno.Kv, account: number, email: string) {
   let n = 0;
@@ -128,7 +139,9 @@ export async function eraseInvites(kv: Deno.Kv, account: number, email: string) 
     await transact(async () => {
       const entry = await kv.get<Invite>(inviteKey(id));
       const op = kv.atomic().check(entry).delete(e.key);
-      if (entry.value) op.set(inviteKey(id), { ...entry.value, email: "", message: "" });
+      if (entry.value) {
+        op.set(inviteKey(id), { ...entry.value, email: "", message: "", account: null });
+      }
       return { op, result: null };
     });
   }

@@ -90,6 +90,19 @@ export async function findLink(kv: Deno.Kv, token: string, now: number): Promise
   };
 }
 
+/** The live links to an address, one per purpose at most (data export). */
+export async function linksTo(kv: Deno.Kv, email: string): Promise<Link[]> {
+  const h = await addressHash(email);
+  const out: Link[] = [];
+  for (const purpose of Object.keys(LINK_LIFE)) {
+    const idx = await kv.get<string>(["links_by_address", purpose, h]);
+    if (!idx.value) continue;
+    const link = await kv.get<Link>(linkKey(idx.value));
+    if (link.value) out.push(link.value);
+  }
+  return out;
+}
+
 /** Removes every live link to an address (erasure). */
 export async function dropLinksTo(kv: Deno.Kv, email: string): Promise<void> {
   const h = await addressHash(email);

@@ -97,6 +97,15 @@ export async function retryOutbox(deps: Deps): Promise<number> {
   return due.length;
 }
 
+/** Mail still queued for an address, oldest first (data export). */
+export async function queuedTo(kv: Deno.Kv, email: string): Promise<QueuedMail[]> {
+  const out: QueuedMail[] = [];
+  for await (const e of kv.list<QueuedMail>({ prefix: ["outbox"] })) {
+    if (e.value.to === email) out.push(e.value);
+  }
+  return out;
+}
+
 /** Removes queued mail to an address (erasure). */
 export async function dropMailTo(kv: Deno.Kv, email: string): Promise<void> {
   for await (const e of kv.list<QueuedMail>({ prefix: ["outbox"] })) {

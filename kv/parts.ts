@@ -5,6 +5,7 @@ import { accountsPart } from "./parts/accounts.ts";
 import { cataloguePart } from "./parts/catalogue.ts";
 import { filesPart } from "./parts/files.ts";
 import { formsPart } from "./parts/forms.ts";
+import { mailPart } from "./parts/mail.ts";
 import { servicesPart } from "./parts/services.ts";
 
 /**
@@ -25,8 +26,19 @@ export interface ErasureCounts {
   deleted: number;
 }
 
+/** What an export section holds and how long the service keeps it (the export's header). */
+export interface SectionInfo {
+  what: string;
+  kept: string;
+}
+
 export interface AccountPart {
   name: string;
+  /**
+   * Every section `export` may give, described for the export's header. A section without a
+   * description fails tests/data_rights_test.ts, so the header never falls behind the data.
+   */
+  sections: Record<string, SectionInfo>;
   /** Sections of GET /api/me/export, by section name. */
   export(deps: Deps, account: Account): Promise<Record<string, unknown>>;
   /** Deletes what the part holds of the account; runs before the account record goes. */
@@ -47,4 +59,5 @@ export const accountParts: AccountPart[] = [
   servicesPart,
   filesPart,
   formsPart,
+  mailPart,
 ];

@@ -91,3 +91,41 @@ export async function sweepRateWindows(kv: Deno.Kv, now: number): Promise<number
   await op.commit();
   return n;
 }
+
+export interface HeldCounter {
+  key: Deno.KvKey;
+  rule: string;
+  window_end: number;
+  count: number;
+}
+
+/**
+ * The counters of `rules` held for any of `who` (an account id, an address: the subject hit()
+ * is given after the rule name) in the current window and the one before it (the sweep job
+ * may not have run yet): for the data export and the erasure. Direct reads, no listing.
+ */
+export async function countersOf(
+  kv: Deno.Kv,
+  rules: Rule[],
+  who: string[],
+  now: number,
+): Promise<HeldCounter[]> {
+  const wanted: { key: Deno.KvKey; rule: string; window_end: number }[] = [];
+  for (const rule of rules) {
+    for (const at of [now, now - rule.windowMs]) {
+      for (const w of who) {
+        const { key } = rateKey(rule, `${rule.name}:${w}`, at);
+        wanted.push({ key, rule: rule.name, window_end: key[1] as number });
+      }
+    }
+  }
+  const out: HeldCounter[] = [];
+  for (let i = 0; i < wanted.length; i += 10) {
+    const batch = wanted.slice(i, i + 10);
+    const got = await kv.getMany<Deno.KvU64[]>(batch.map((w) => w.key));
+    got.forEach((g, j) => {
+      if (g.value) out.push({ ...batch[j], count: Number(g.value.value) });
+    });
+  }
+  return out;
+}

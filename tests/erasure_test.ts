@@ -148,6 +148,7 @@ Deno.test("erasure: the account's other devices are signed out before its data g
   const statuses: number[] = [];
   const probe: AccountPart = {
     name: "probe",
+    sections: {},
     export: () => Promise.resolve({}),
     async erase() {
       const r = await t.req("POST", "/api/me/journal", {

@@ -1,19 +1,71 @@
 import { iso, isoOrNull } from "../../lib/clock.ts";
 import { applicationsOf, deleteApplicationsOf, hasOpenApplication } from "../applications.ts";
 import { dropAvatarChunks } from "../avatars.ts";
-import { dropSeen, markSeen } from "../dormant.ts";
-import { acceptInvite, countInvites, eraseInvites, invitesBy, inviteView } from "../invites.ts";
+import { namesOf } from "../modules.ts";
+import { dropSeen, markSeen, seenOf } from "../dormant.ts";
+import {
+  acceptInvite,
+  countInvites,
+  eraseInvites,
+  invitesBy,
+  invitesTo,
+  inviteView,
+} from "../invites.ts";
 import { deleteAllEntries, listEntries } from "../journal.ts";
 import type { AccountPart } from "../parts.ts";
 import { listSessions } from "../sessions.ts";
 
-/** What the accounts area holds of an account: profile, avatar, journal, applications, invitations (issue 3). */
+/**
+ * What the accounts area holds of an account: profile, avatar, journal, applications,
+ * invitations sent and received, device sessions and the last sign-in (issue 3).
+ */
 export const accountsPart: AccountPart = {
   name: "accounts",
+  sections: {
+    profile: {
+      what: "Your profile as you wrote it",
+      kept: "Until you change it or erase the account",
+    },
+    journal: {
+      what: "Your journal entries, private ones included",
+      kept: "Until you delete them or erase the account",
+    },
+    applications: {
+      what: "Your applications for contributor standing, with the team's decision and reason",
+      kept: "Until you erase the account",
+    },
+    invitations: {
+      what: "Invitations you sent (address, message, when, whether accepted)",
+      kept: "Until you erase the account; the invitation link itself lasts seven days",
+    },
+    invitations_received: {
+      what: "Invitations others sent to your address (who, message, when, when accepted)",
+      kept: "In the inviter's list until the inviter erases their account; erasing yours " +
+        "blanks your address and the message in it",
+    },
+    devices: {
+      what: "Your device sessions (signed-in browsers and tools): id, created, expires, last " +
+        "used; the token itself is stored only as a hash",
+      kept: "30 days from sign-in (the record goes a day later), or until you sign the " +
+        "device out",
+    },
+    sign_in: {
+      what: "When a mailed link last signed you in, and when a dormant-account notice was " +
+        "mailed (null: none)",
+      kept: "Until you erase the account; after 365 days without a sign-in one notice is " +
+        "mailed and nothing is deleted",
+    },
+  },
   async export({ kv }, account) {
     const journal = await listEntries(kv, account.id);
     const applications = await applicationsOf(kv, account.id);
     const invites = await invitesBy(kv, account.id);
+    const received = await invitesTo(kv, account.email);
+    const inviters = await namesOf(kv, received.map((i) => i.inviter));
+    const sessions = (await listSessions(kv, account.id))
+      .map(({ session }) => session)
+      .sort((a, b) => b.id - a.id);
+    const seen = await seenOf(kv, account);
     return {
       profile: { ...account.profile, langs: [...account.profile.langs] },
       journal: journal.map((e) => ({
@@ -32,6 +84,23 @@ export const accountsPart: AccountPart = {
         decided: isoOrNull(a.decided),
       })),
       invitations: invites.map(inviteView),
+      invitations_received: received.map((i) => ({
+        id: i.id,
+        inviter: { id: i.inviter, name: inviters.get(i.inviter) ?? null },
+        email: i.email,
+        message: i.message,
+        created: iso(i.created),
+        expires: iso(i.expires),
+        accepted: isoOrNull(i.accepted),
+        account: i.account,
+      })),
+      devices: sessions.map((s) => ({
+        id: s.id,
+        created: iso(s.created),
+        expires: iso(s.expires),
+        last_used: iso(s.last_used),
+      })),
+      sign_in: { last: iso(seen.at), dormant_notice: isoOrNull(seen.notice) },
     };
   },
   async erase({ kv }, account) {

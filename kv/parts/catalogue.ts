@@ -10,6 +10,17 @@ import { allCounts, pointsOf, withdrawAll } from "../points.ts";
  */
 export const cataloguePart: AccountPart = {
   name: "catalogue",
+  sections: {
+    modules: {
+      what: "Catalogue modules you are a contributor of, as the catalogue shows them",
+      kept: "The modules stay after erasure, for the team to look after; your name leaves " +
+        "their contributors",
+    },
+    points: {
+      what: "The modules you gave a point to",
+      kept: "Until you withdraw them or erase the account",
+    },
+  },
   async export({ kv }, account) {
     const mods = (await loadModules(kv, await slugsOf(kv, account.id)))
       .filter((m) => m.contributors.includes(account.id));

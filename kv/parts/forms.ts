@@ -20,11 +20,27 @@ import { eraseRequestsOf, requestsOfAddress, requestView } from "../requests.ts"
  */
 export const formsPart: AccountPart = {
   name: "forms",
+  sections: {
+    proposals: {
+      what: "Module proposals sent from your address, with their records, chain, the check " +
+        "of the records and the team's decisions (who in the team decided is not included)",
+      kept: "Not confirmed within seven days: deleted. Otherwise until you erase the account; " +
+        "a published one then keeps or drops your name on the module as you decide",
+    },
+    requests: {
+      what: "Requests sent from your address through the public form",
+      kept: "180 days from sending, then deleted by the daily job",
+    },
+  },
 
   async export(deps, account) {
     const proposals = [];
     for (const p of await proposalsOf(deps.kv, account.email)) {
-      proposals.push({ ...proposalView(deps.config.baseUrl, p), ...await getData(deps.kv, p.id) });
+      proposals.push({
+        ...proposalView(deps.config.baseUrl, p),
+        records_check: { ...p.records },
+        ...await getData(deps.kv, p.id),
+      });
     }
     const requests = (await requestsOfAddress(deps.kv, account.email)).map(requestView);
     return { proposals, requests };

@@ -4,6 +4,13 @@ import { countServices, eraseServices, listServices, serviceView } from "../serv
 /** What the services area holds of an account: watched services and their last beats. */
 export const servicesPart: AccountPart = {
   name: "services",
+  sections: {
+    services: {
+      what: "Services you watch: settings, check, last result and last heartbeat (the " +
+        "heartbeat address is stored only as a hash and not repeated)",
+      kept: "Until you delete them or erase the account; only the last heartbeat is kept",
+    },
+  },
   async export(deps, account) {
     const now = deps.clock.now();
     const services = (await listServices(deps.kv, account.id)).map(({ service, beat }) => ({

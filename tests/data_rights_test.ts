@@ -1,0 +1,448 @@
+import assert from "node:assert/strict";
+import { Image } from "imagescript";
+import { addressHash } from "../kv/links.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { RECEIPTS } from "../kv/requests.ts";
+import { verifyTrail } from "../kv/trail.ts";
+import { sha256hex } from "../lib/crypto.ts";
+import { seedModule } from "./_catalogue.ts";
+import { type Res, testApp } from "./_helpers.ts";
+
+/**
+ * GDPR articles 15 and 17, checked against the KV itself: an account uses every feature,
+ * then a scan of EVERY KV entry (not a list of known keys, so records that later areas add
+ * are caught too) finds each record that names the account or holds one of its values, and
+ * the export must hold all of it. After the erasure the same scan must find nothing personal.
+ */
+
+/** Each KV prefix that may hold data about an account, and where the export carries it. */
+const EXPORTED_IN: Record<string, string> = {
+  accounts: "account",
+  accounts_by_email: "account (index)",
+  accounts_by_slug: "account (index)",
+  account_seen: "sign_in",
+  sessions: "devices",
+  sessions_by_account: "devices (index)",
+  links: "links",
+  links_by_address: "links (index)",
+  outbox: "mail",
+  rate: "limits",
+  journal: "journal",
+  journal_by_account: "journal (index)",
+  search: "account, journal, modules (word index of their texts)",
+  avatar_chunks: "account (avatar link and sha256)",
+  applications: "applications",
+  applications_by_account: "applications (index)",
+  applications_open: "applications (index)",
+  invites: "invitations, invitations_received",
+  invites_by_inviter: "invitations (index)",
+  invites_by_address: "invitations_received (index)",
+  services: "services",
+  services_by_id: "services (index)",
+  service_count: "services (count)",
+  service_due: "services (schedule index)",
+  hooks: "services (heartbeat key, stored as a hash)",
+  beats: "services (last beat)",
+  files: "files",
+  file_chunks: "files (link and sha256)",
+  file_usage: "files (totals)",
+  file_uploads: "files (uploads under way)",
+  modules: "modules",
+  modules_by_account: "modules (index)",
+  points: "points",
+  points_by_account: "points (index)",
+  requests: "requests",
+  requests_by_address: "requests (index)",
+  proposals: "proposals",
+  proposal_data: "proposals",
+  proposals_by_address: "proposals (index)",
+  proposals_by_status: "proposals (index)",
+  proposal_slugs: "proposals (the slug a published proposal holds)",
+  trail: "trail",
+  trail_by_account: "trail (index)",
+};
+
+/**
+ * Values a record may hold that the export does not repeat, as `prefix:path` (list indexes as
+ * `*`), and why. Everything else (every text, every time) must appear in the export.
+ */
+const NOT_REPEATED: Record<string, string> = {
+  "proposals:decisions.*.actor": "which team member decided: the team's own record (the " +
+    "decision, its time and reason are exported)",
+};
+
+/** Key parts that name a kind of record, not data (the search index's kinds). */
+const KINDS = new Set(["person", "journal", "module"]);
+
+/** Link secrets in queued mail are withheld from the export, as kv/parts/mail.ts does. */
+const withoutSecrets = (s: string) =>
+  s.replace(/([?&](?:verify|key|token)=)[A-Za-z0-9_-]+/g, "$1(withheld)");
+
+type Leaf = { path: string; value: unknown };
+
+function leaves(v: unknown, path = ""): Leaf[] {
+  if (v instanceof Uint8Array || v instanceof Deno.KvU64 || v === null || typeof v !== "object") {
+    return [{ path, value: v }];
+  }
+  return Object.entries(v as Record<string, unknown>).flatMap(([k, x]) =>
+    leaves(x, path ? `${path}.${k}` : k)
+  );
+}
+
+const isHash = (s: string) => /^[0-9a-f]{24,64}$/.test(s);
+const isTime = (n: unknown): n is number =>
+  typeof n === "number" && n > Date.UTC(2020, 0) && n < Date.UTC(2100, 0);
+
+interface Needles {
+  id: number;
+  strings: string[];
+}
+
+/** Does a key or value name the account or hold one of its values? */
+function names(v: unknown, n: Needles): boolean {
+  if (v instanceof Uint8Array) return names(new TextDecoder().decode(v), n);
+  if (typeof v === "number") return v === n.id;
+  if (typeof v === "bigint") return v === BigInt(n.id);
+  if (typeof v === "string") {
+    const s = v.toLowerCase();
+    return new RegExp(`(^|\\D)${n.id}(\\D|$)`).test(s) || n.strings.some((x) => s.includes(x));
+  }
+  if (v && typeof v === "object" && !(v instanceof Deno.KvU64)) {
+    return Object.values(v).some((x) => names(x, n));
+  }
+  return false;
+}
+
+async function scan(kv: Deno.Kv, n: Needles): Promise<Deno.KvEntry<unknown>[]> {
+  const found: Deno.KvEntry<unknown>[] = [];
+  for await (const e of kv.list({ prefix: [] })) {
+    if (e.key.some((k) => names(k, n)) || names(e.value, n)) found.push(e);
+  }
+  return found;
+}
+
+const ID = 4_321_000;
+const EMAIL = "adelaide@example.org";
+/** Words that occur only in what the account wrote (lower-case). */
+const WORDS = [
+  "quuxley",
+  "zorbulon",
+  "frobnicat",
+  "wibblewobble",
+  "plonkton",
+  "splendiferous",
+  "clandestine",
+  "marmalade",
+  "gallimaufry",
+  "snollygoster",
+  "bumfuzzle",
+  "cattywampus",
+  "lollygag",
+];
+
+Deno.test("data rights: the export holds every KV record about the account; erasure leaves none", async () => {
+  await using t = await testApp({
+    config: { teamInbox: "team@inbox.test", reportInbox: "reports@inbox.test" },
+  });
+  const ok = (r: Res, status = 200) => assert.equal(r.status, status, r.text);
+  const owner = await t.account("own@example.org", { name: "Owen Owner", roles: ["owner"] });
+  const carl = await t.account("carl@example.org", { name: "Carl Inviter" });
+  await seedModule(t, "pond-life", [owner.account.id]);
+
+  // Carl invites Adelaide; the account ids jump first so hers is unmistakable in the scan.
+  ok(
+    await t.req("POST", "/api/me/invites", {
+      token: carl.token,
+      body: { email: EMAIL, message: "Come and lollygag with us" },
+    }),
+    201,
+  );
+  await t.kv.set(["ids", "account"], new Deno.KvU64(BigInt(ID)));
+  const v = await t.req("GET", `/api/verify?token=${t.mail.linkToken(EMAIL)}`);
+  ok(v);
+  const id: number = v.body.actor.id;
+  assert.equal(id, ID + 1);
+  let token: string = v.body.token;
+
+  // Profile and picture.
+  ok(
+    await t.req("PATCH", "/api/me", {
+      token,
+      body: {
+        name: "Adelaide Quuxley",
+        org: "Zorbulon Institute",
+        about: "Frobnicating widgets",
+        bio: "Biography of Wibblewobble",
+        place: "Plonkton",
+        contact: "shown@quuxley.example",
+        website: "https://quuxley.example/",
+        langs: ["en"],
+      },
+    }),
+  );
+  const png = await new Image(40, 40).fill(0x336699ff).encode();
+  ok(
+    await t.req("POST", "/api/me/avatar", {
+      token,
+      raw: png as Uint8Array<ArrayBuffer>,
+      headers: { "content-type": "image/png" },
+    }),
+  );
+  // Journal, public and private.
+  ok(await t.req("POST", "/api/me/journal", { token, body: { text: "Splendiferous note" } }), 201);
+  ok(
+    await t.req("POST", "/api/me/journal", {
+      token,
+      body: { text: "Clandestine private note", public: false },
+    }),
+    201,
+  );
+  // An application, approved: the account becomes a contributor.
+  const app = await t.req("POST", "/api/me/apply", {
+    token,
+    body: { text: "Application about gallimaufry pedagogy" },
+  });
+  ok(app, 202);
+  ok(
+    await t.req("PATCH", `/api/applications/${app.body.application.id}`, {
+      headers: { "x-service-token": t.deps.config.serviceToken! },
+      body: { outcome: "approved", reason: "Quite right" },
+    }),
+  );
+  // An invitation sent.
+  ok(
+    await t.req("POST", "/api/me/invites", {
+      token,
+      body: { email: "dora@example.org", message: "Hello from snollygoster land" },
+    }),
+    201,
+  );
+  // A watched service with a heartbeat.
+  const svc = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Zorbulon backup", check: "webhook:", what: "Frobnicating dump" },
+  });
+  ok(svc);
+  ok(await t.req("POST", new URL(svc.body.hook_url).pathname, { body: { status: "bumfuzzle" } }));
+  // A stored file.
+  const bytes = new TextEncoder().encode("Wibblewobble file bytes");
+  ok(
+    await t.req("PUT", "/api/me/files", {
+      token,
+      raw: bytes,
+      headers: {
+        "content-length": String(bytes.length),
+        "x-file-name": "quuxley-notes.txt",
+        "content-type": "text/plain",
+      },
+    }),
+    201,
+  );
+  // A request through the public form.
+  ok(
+    await t.req("POST", "/api/requests", {
+      body: { name: "Adelaide Quuxley", email: EMAIL, kind: "tool", text: "Cattywampus tool" },
+    }),
+    202,
+  );
+  // Proposals: published with keep, published with remove, one confirmed and waiting.
+  const propose = async (title: string, attribution: string) => {
+    const p = await t.req("POST", "/api/contributions", {
+      token,
+      body: {
+        name: "Adelaide Quuxley",
+        email: EMAIL,
+        title,
+        area: "technical",
+        summary: `Summary of ${title}`,
+        trail: `How ${title} came about`,
+        attribution,
+      },
+    });
+    ok(p, 201);
+    assert.equal(p.body.status, "confirmed");
+    return p.body.id as number;
+  };
+  for (
+    const [title, attribution] of [["Marmalade pedagogy", "keep"], ["Widget gardening", "remove"]]
+  ) {
+    const pid = await propose(title, attribution);
+    for (const [status, reason] of [["reviewing"], ["admitted", "Fine"], ["published", "Go"]]) {
+      ok(
+        await t.req("PATCH", `/api/contributions/${pid}`, {
+          token: owner.token,
+          body: { status, reason },
+        }),
+      );
+    }
+  }
+  await propose("Clandestine draft", "keep");
+  // A point, and an edit of a module the owner made her a contributor of.
+  ok(await t.req("POST", "/api/modules/pond-life/point", { token }));
+  ok(
+    await t.req("POST", "/api/me/modules/pond-life/contributors", {
+      token: owner.token,
+      body: { email: EMAIL },
+    }),
+  );
+  ok(
+    await t.req("PATCH", "/api/me/modules/pond-life", {
+      token,
+      body: { lede: "Children sample a pond in every season." },
+    }),
+  );
+  // More devices; then a sign-in link whose mail the relay refuses: it stays queued, and the
+  // link stays live.
+  await t.signIn(EMAIL);
+  token = (await t.signIn(EMAIL)).token;
+  t.mail.failWith = new Error("relay down");
+  ok(
+    await t.req("POST", "/api/verify/request", {
+      body: { email: EMAIL, purpose: "login", age_ok: true },
+      from: "198.51.100.200",
+    }),
+    202,
+  );
+  t.mail.failWith = null;
+
+  // --- The export against the scan.
+  const r = await t.req("GET", "/api/me/export", { token });
+  ok(r);
+  const d = r.body;
+  const text = r.text.toLowerCase();
+  assert.equal(d.devices.length, 3);
+  for (const dev of d.devices) {
+    assert.deepEqual(Object.keys(dev).sort(), ["created", "expires", "id", "last_used"]);
+  }
+  assert.equal(d.sign_in.last, new Date(t.clock.now()).toISOString());
+  assert.deepEqual(
+    d.invitations_received.map((i: { inviter: { name: string }; message: string }) => [
+      i.inviter.name,
+      i.message,
+    ]),
+    [["Carl Inviter", "Come and lollygag with us"]],
+  );
+  assert.equal(d.invitations_received[0].accepted, new Date(t.clock.now()).toISOString());
+  assert.deepEqual(d.links.map((l: { purpose: string }) => l.purpose), ["login"]);
+  assert.equal(d.mail.length, 1);
+  assert.match(d.mail[0].text, /verify=\(withheld\)/);
+  assert.ok(d.limits.some((l: { rule: string }) => l.rule === "journal"));
+  assert.equal(d.files[0].sha256, sha256hex(bytes));
+  assert.match(d.account.avatar.sha256, /^[0-9a-f]{64}$/);
+  const pic = await t.app.request(d.account.avatar.url);
+  assert.equal(pic.status, 200);
+  assert.equal(d.account.avatar.sha256, sha256hex(new Uint8Array(await pic.arrayBuffer())));
+  // The header describes every section the file holds, and nothing else.
+  assert.deepEqual(Object.keys(d.header.sections).sort(), Object.keys(d).sort());
+  for (const [name, info] of Object.entries(d.header.sections)) {
+    const i = info as { what: string; kept: string } | null;
+    assert.ok(i && i.what.length > 10 && i.kept.length > 3, `header describes ${name}`);
+  }
+  assert.match(d.header.sections.requests.kept, /180 days/);
+  assert.match(d.header.sections.limits.kept, /one hour/i);
+  assert.match(d.header.sections.mail.kept, /eight days/);
+  assert.match(d.header.sections.proposals.kept, /seven days/);
+
+  const hashes = [EMAIL, String(id)].flatMap((w) =>
+    [...Object.values(RULES), RECEIPTS].map((rule) => sha256hex(`${rule.name}:${w}`).slice(0, 32))
+  );
+  const needles: Needles = {
+    id,
+    strings: [EMAIL, await addressHash(EMAIL), "adelaide-quuxley", ...hashes, ...WORDS],
+  };
+  const found = await scan(t.kv, needles);
+  const missing: string[] = [];
+  const chunks = new Map<string, Uint8Array[]>();
+  const exportedLines = new Set(d.trail.map((l: { hash: string }) => l.hash));
+  for (const e of found) {
+    const where = JSON.stringify(e.key);
+    const prefix = String(e.key[0]);
+    if (!(prefix in EXPORTED_IN)) missing.push(`${where}: no export section for "${prefix}"`);
+    if (prefix === "trail") {
+      // Lines naming the account are in its trail; others were found by a module's slug made
+      // from one of its titles (the catalogue's lines; the slug is in the proposal exported).
+      const line = e.value as { actor: string; subject: string | null; hash: string };
+      const ref = `account:${id}`;
+      if (line.actor === ref || line.subject === ref) {
+        if (!exportedLines.has(line.hash)) missing.push(`${where}: trail line`);
+      } else if (!line.subject?.startsWith("module:") || !text.includes(line.subject.slice(7))) {
+        missing.push(`${where}: trail line about ${line.subject}`);
+      }
+      continue;
+    }
+    for (const k of e.key.slice(1)) {
+      if (
+        typeof k === "string" && !isHash(k) && !KINDS.has(k) && !text.includes(k.toLowerCase())
+      ) missing.push(`${where}: key part "${k}"`);
+    }
+    for (const { path, value } of leaves(e.value)) {
+      if (`${prefix}:${path.replace(/\.\d+(?=\.|$)/g, ".*")}` in NOT_REPEATED) continue;
+      if (value instanceof Uint8Array) {
+        const group = JSON.stringify(e.key.slice(0, -1));
+        chunks.set(group, [...chunks.get(group) ?? [], value]);
+      } else if (typeof value === "string") {
+        const shown = JSON.stringify(withoutSecrets(value)).slice(1, -1).toLowerCase();
+        if (value.length > 2 && !isHash(value) && !text.includes(shown)) {
+          missing.push(`${where} ${path}: "${value}"`);
+        }
+      } else if (isTime(value) && !text.includes(new Date(value).toISOString().toLowerCase())) {
+        missing.push(`${where} ${path}: time ${new Date(value).toISOString()}`);
+      }
+    }
+  }
+  for (const [group, parts] of chunks) {
+    const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => (all.set(p, at), at + p.length), 0);
+    if (!text.includes(sha256hex(all))) missing.push(`${group}: bytes without their sha256`);
+  }
+  assert.deepEqual(missing, [], `${found.length} KV entries about the account`);
+  // Every area took part: the scan saw a record of each kind the account made.
+  const prefixes = new Set(found.map((e) => String(e.key[0])));
+  for (
+    const p of [
+      "sessions",
+      "account_seen",
+      "invites",
+      "links",
+      "outbox",
+      "rate",
+      "beats",
+      "file_chunks",
+      "avatar_chunks",
+      "proposal_data",
+      "points",
+      "modules",
+    ]
+  ) {
+    assert.ok(prefixes.has(p), `scan found ${p}`);
+  }
+
+  // --- Erasure, then the same scan.
+  const gone = await t.req("DELETE", "/api/me", { token });
+  ok(gone);
+  assert.deepEqual(gone.body, { ok: true, kept: 1, unpublished: 1, deleted: 1 });
+  const left = await scan(t.kv, needles);
+  const allowed = (e: Deno.KvEntry<unknown>) => {
+    const line = `${JSON.stringify(e.key)} ${JSON.stringify(e.value)}`.toLowerCase();
+    // Trail lines keep the account's id (and nothing else of it) so the chain verifies.
+    // Lines about the kept module name it by its slug, made from the title she wrote.
+    if (e.key[0] === "trail") {
+      const l = e.value as { subject: string | null };
+      const rest = l.subject?.startsWith("module:")
+        ? line.replace(JSON.stringify(l.subject), "")
+        : line;
+      return !needles.strings.some((s) => rest.includes(s));
+    }
+    // The module kept under the name (attribution keep), its proposal (address blanked) with
+    // its data and slug claim, and its search words. Catalogue texts she wrote stay with the
+    // modules (docs/api.md), so they are not among the WORDS.
+    if (line.includes(EMAIL) || line.includes(needles.strings[1])) return false;
+    return line.startsWith('["modules","marmalade-pedagogy"]') ||
+      line.startsWith('["proposal_slugs","marmalade-pedagogy"]') ||
+      (/^\["proposal(s|_data)",/.test(line) && line.includes("marmalade")) ||
+      (line.startsWith('["search","module",') && line.includes("marmalade-pedagogy"));
+  };
+  const wrong = left.filter((e) => !allowed(e)).map((e) => JSON.stringify(e.key));
+  assert.deepEqual(wrong, []);
+  assert.equal((await verifyTrail(t.kv, true)).ok, true);
+});
