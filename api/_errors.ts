@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { errorKind, log, stackFrames } from "../lib/log.ts";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConflictError, isLocked } from "../kv/_atomic.ts";
@@ -68,6 +69,11 @@ export function answerError(err: Error, c: Context) {
     return c.json({ error: "the database does not answer; try again later" }, 503);
   }
   // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
-  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
+  log("error", "internal error", {
+    method: c.req.method,
+    route: c.req.routePath,
+    error: errorKind(err),
+    at: stackFrames(err),
+  });
   return c.json({ error: "internal error" }, 500);
 }

@@ -47,6 +47,7 @@ export const ROUTES: readonly ManifestRoute[] = [
   ["services", "POST", "/api/me/services"],
   ["services", "PATCH", "/api/me/services/:id"],
   ["services", "POST", "/api/me/services/:id/check"],
+  ["services", "GET", "/api/me/services/:id/history"],
   ["services", "POST", "/api/me/services/:id/rotate"],
   ["services", "DELETE", "/api/me/services/:id"],
   ["services", "GET", "/api/services"],

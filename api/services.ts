@@ -27,7 +27,10 @@ import {
   type Schedule,
   validTimeZone,
 } from "../lib/schedule.ts";
+import { readHistory } from "../kv/history.ts";
 import { runCheck } from "../lib/checks/mod.ts";
+import { iso } from "../lib/clock.ts";
+import { overallUptime } from "../lib/history.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "./_errors.ts";
 import { readSnapshot } from "../lib/machine.ts";
@@ -344,6 +347,52 @@ export function servicesRoutes(deps: Deps) {
       const saved = await recordResult(deps, me.id, id, result, null);
       if (!saved) fail(404, "no such service");
       return c.json({ ok: true as const, item: serviceView(saved, null, deps.clock.now()) }, 200);
+    },
+  );
+
+  const DaySchema = z.object({
+    date: z.string(),
+    uptime: z.number().nullable().meta({ description: "Fraction up (ok or warn), 0 to 1" }),
+    down_s: z.number().int(),
+    checks: z.number().int(),
+    median_ms: z.number().int().nullable(),
+    p95_ms: z.number().int().nullable(),
+  }).meta({ id: "ServiceDay" });
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/services/{id}/history",
+      tags: ["services"],
+      summary: "Every state change of the last 90 days and the figures per day",
+      description: "Days are UTC dates, oldest first, the last one today (so far). uptime is " +
+        "the time up (ok or warn) over the time with a known state; median and 95th " +
+        "percentile durations are of that day's checks (checked kinds).",
+      security: bearer,
+      middleware: auth,
+      request: { params: Params },
+      responses: {
+        200: json(z.object({
+          uptime: z.number().nullable().meta({ description: "Mean of the days with data" }),
+          days: z.array(DaySchema),
+          changes: z.array(z.object({
+            at: z.string(),
+            state: z.enum(["ok", "warn", "off", "wait"]),
+            status: z.string(),
+          })),
+        })),
+        ...errors(401, 404),
+      },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const { id } = c.req.valid("param");
+      if (!(await getService(deps.kv, me.id, id)).value) fail(404, "no such service");
+      const h = await readHistory(deps.kv, me.id, id, deps.clock.now());
+      return c.json({
+        uptime: overallUptime(h.days),
+        days: h.days,
+        changes: h.changes.map((x) => ({ ...x, at: iso(x.at) })),
+      }, 200);
     },
   );
 

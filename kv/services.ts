@@ -10,6 +10,7 @@ import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { type Beat, beatKey, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
+import { addDuration, emptyDay, eraseHistory, readDay, recordChange } from "./history.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
@@ -78,6 +79,8 @@ export interface Service {
   cert?: { expires: number; alerted: number | null } | null;
   /** The state the runner last saw, for off/back alerts. */
   seen: State;
+  /** When `seen` last changed (kept in kv/history.ts as well). */
+  since?: number;
   /** An "off" mail went out and no "back" mail since. */
   down_mailed: boolean;
   /** Time of this service's ["service_due"] entry. */
@@ -252,6 +255,11 @@ export async function createService(
     if (hash) {
       op.set(hookKey(hash), { account, id: s.id, name: s.name } satisfies HookRef);
     }
+    if (first) {
+      s.since = now;
+      recordChange(op, account, s.id, now, { state: s.seen, status: s.last!.status });
+      addDuration(op, emptyDay(account, s.id, now), first.ms);
+    }
     return { op, result: s };
   });
   return { service, key };
@@ -356,6 +364,7 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
     return { op: removeInto(kv.atomic().check(entry), entry.value, count), result: true };
   });
   forgetHooks(kv);
+  if (done) await eraseHistory(kv, account, id);
   return done;
 }
 
@@ -370,6 +379,7 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
       return { op: removeInto(kv.atomic().check(entry), entry.value, count), result: true };
     });
     if (done) n++;
+    await eraseHistory(kv, account, e.value.id);
   }
   forgetHooks(kv);
   return n;
@@ -514,6 +524,7 @@ export async function recordResult(
     const entry = await getService(kv, account, id);
     const old = entry.value;
     if (!old) return { op: null, result: null };
+    const day = await readDay(kv, account, id, now);
     const next = counted(old, result, now);
     const alert = alertFor(old, next.service.seen);
     const s: Service = {
@@ -524,6 +535,11 @@ export async function recordResult(
     if (nextDue) {
       s.due = nextDue(old);
       op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
+    }
+    addDuration(op, day, result.ms);
+    if (s.seen !== old.seen) {
+      s.since = now;
+      recordChange(op, account, id, now, { state: s.seen, status: s.last!.status });
     }
     op.set(serviceKey(account, id), s);
     if (alert && acc) {
@@ -576,10 +592,22 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
       : floorMinute(now) + Math.max(i, HOUR);
     const op = kv.atomic().check(entry)
       .delete(dueKey(old.due, old.id))
-      .set(dueKey(s.due, old.id), old.account)
-      .set(serviceKey(old.account, old.id), s);
+      .set(dueKey(s.due, old.id), old.account);
+    const status = beat ? `last heartbeat ${iso(beat.at)}` : "no heartbeat";
+    if (state !== old.seen) {
+      // When it changed, as far as the beat tells; never before the previous change.
+      const at = !beat || !lim
+        ? now
+        : state === "ok"
+        ? beat.at
+        : state === "warn"
+        ? lim.warn + 1
+        : lim.off + 1;
+      s.since = Math.min(now, Math.max(at, (old.since ?? 0) + 1));
+      recordChange(op, old.account, old.id, s.since, { state, status: beat?.status ?? status });
+    }
+    op.set(serviceKey(old.account, old.id), s);
     if (alert && acc) {
-      const status = beat ? `last heartbeat ${iso(beat.at)}` : "no heartbeat";
       mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, status, now), now));
     }
     return { op, result: null };

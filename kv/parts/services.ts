@@ -1,7 +1,10 @@
+import { iso } from "../../lib/clock.ts";
+import { readHistory } from "../history.ts";
 import type { AccountPart } from "../parts.ts";
 import { countServices, eraseServices, listServices, serviceView } from "../services.ts";
 
-/** What the services area holds of an account: watched services and their last beats. */
+/** What the services area holds of an account: watched services, their last
+ * beats and their kept history (kv/history.ts). */
 export const servicesPart: AccountPart = {
   name: "services",
   sections: {
@@ -13,10 +16,17 @@ export const servicesPart: AccountPart = {
   },
   async export(deps, account) {
     const now = deps.clock.now();
-    const services = (await listServices(deps.kv, account.id)).map(({ service, beat }) => ({
-      ...serviceView(service, beat, now),
-      check: service.check,
-    }));
+    const services = [];
+    for (const { service, beat } of await listServices(deps.kv, account.id)) {
+      const h = await readHistory(deps.kv, account.id, service.id, now);
+      services.push({
+        ...serviceView(service, beat, now),
+        check: service.check,
+        // The kept history (90 days): every state change and the per-day figures with data.
+        changes: h.changes.map((c) => ({ ...c, at: iso(c.at) })),
+        days: h.days.filter((d) => d.uptime !== null || d.checks > 0),
+      });
+    }
     return { services };
   },
   async erase(deps, account) {

@@ -1,0 +1,100 @@
+import { DAY, isoDate } from "./clock.ts";
+
+/**
+ * Figures of a watched service's history, as pure functions of its state changes and check
+ * durations: uptime per UTC day and the median and 95th percentile duration per day.
+ * Up is ok or warn (the service answered or beat), down is off; time in `wait` (no result
+ * yet) counts for neither, so a day with no known state has no uptime (null).
+ */
+
+export type HistState = "ok" | "warn" | "off" | "wait";
+
+export interface Change {
+  at: number;
+  state: HistState;
+}
+
+export interface DayFigures {
+  /** YYYY-MM-DD (UTC). */
+  date: string;
+  /** Fraction of the known time that was up, 0 to 1; null without data. */
+  uptime: number | null;
+  /** Seconds down (off) within the day. */
+  down_s: number;
+  /** Checks recorded that day (checked kinds). */
+  checks: number;
+  median_ms: number | null;
+  p95_ms: number | null;
+}
+
+/** Nearest-rank percentile (p in 0..100) of numbers; null for none. */
+export function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1];
+}
+
+/** The start (00:00 UTC) of the day holding `t`. */
+export const dayStart = (t: number) => Math.floor(t / DAY) * DAY;
+
+/**
+ * Per-day figures for the `days` days ending with the day of `now` (oldest first).
+ * `changes` sorted by time; `before` the state in force when the first day began (null if
+ * unknown); `durations` check durations by date.
+ */
+export function dailyFigures(opts: {
+  now: number;
+  days: number;
+  changes: Change[];
+  before: HistState | null;
+  durations?: Map<string, number[]>;
+}): DayFigures[] {
+  const { now, days, changes } = opts;
+  const first = dayStart(now) - (days - 1) * DAY;
+  const out: DayFigures[] = [];
+  let state: HistState | null = opts.before;
+  let ci = 0;
+  while (ci < changes.length && changes[ci].at < first) state = changes[ci++].state;
+  for (let d = 0; d < days; d++) {
+    const from = first + d * DAY;
+    const to = Math.min(from + DAY, now);
+    let up = 0;
+    let down = 0;
+    let t = from;
+    const add = (until: number) => {
+      if (until <= t) return;
+      if (state === "ok" || state === "warn") up += until - t;
+      else if (state === "off") down += until - t;
+      t = until;
+    };
+    while (ci < changes.length && changes[ci].at < from + DAY) {
+      add(Math.min(changes[ci].at, to));
+      state = changes[ci++].state;
+    }
+    add(to);
+    const ms = opts.durations?.get(isoDate(from)) ?? [];
+    const known = up + down;
+    out.push({
+      date: isoDate(from),
+      uptime: known > 0 ? up / known : null,
+      down_s: Math.round(down / 1000),
+      checks: ms.length,
+      median_ms: percentile(ms, 50),
+      p95_ms: percentile(ms, 95),
+    });
+  }
+  return out;
+}
+
+/** Uptime over several days: the mean of the days with data; null without any. */
+export function overallUptime(days: DayFigures[]): number | null {
+  let sum = 0;
+  let n = 0;
+  for (const d of days) {
+    if (d.uptime === null) continue;
+    sum += d.uptime;
+    n++;
+  }
+  return n === 0 ? null : sum / n;
+}

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { DAY, HOUR } from "../lib/clock.ts";
+import { dailyFigures, percentile } from "../lib/history.ts";
+import { systemConnector } from "../lib/net.ts";
+import { badge, barColor, percentText, responseChart, uptimeBars } from "../lib/svg.ts";
+import { dumpKv, T0, testApp } from "./_helpers.ts";
+import { localHttp } from "./_servers.ts";
+
+Deno.test("history figures: uptime per day from changes, percentiles, no data is null", () => {
+  const day0 = Date.parse("2026-03-01T00:00:00Z");
+  const figures = dailyFigures({
+    now: day0 + 2 * DAY + 12 * HOUR, // 3 March, noon
+    days: 4,
+    before: null,
+    changes: [
+      { at: day0 + 6 * HOUR, state: "ok" },
+      { at: day0 + 18 * HOUR, state: "off" },
+      { at: day0 + DAY + 6 * HOUR, state: "warn" },
+      { at: day0 + DAY + 7 * HOUR, state: "ok" },
+    ],
+    durations: new Map([["2026-03-01", [10, 30, 20, 40, 1000]]]),
+  });
+  assert.deepEqual(figures.map((d) => d.date), [
+    "2026-02-28",
+    "2026-03-01",
+    "2026-03-02",
+    "2026-03-03",
+  ]);
+  assert.equal(figures[0].uptime, null, "before the first change nothing is known");
+  assert.equal(figures[1].uptime, 12 / 18, "up 06:00-18:00, off 18:00-24:00");
+  assert.equal(figures[1].down_s, 6 * 3600);
+  assert.equal(figures[2].uptime, 18 / 24, "off until 06:00, then warn and ok (both up)");
+  assert.equal(figures[3].uptime, 1, "today so far");
+  assert.equal(figures[1].checks, 5);
+  assert.equal(figures[1].median_ms, 30);
+  assert.equal(figures[1].p95_ms, 1000);
+  assert.equal(figures[2].median_ms, null);
+  assert.equal(percentile([5], 95), 5);
+  assert.equal(
+    percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20], 95),
+    19,
+  );
+});
+
+Deno.test("svg: 90 bars with dates and colors, a chart with both lines, an escaped badge", () => {
+  const days = Array.from({ length: 90 }, (_, i) => ({
+    date: `d${i}`,
+    uptime: i === 0 ? null : i === 1 ? 0.5 : i === 2 ? 0.97 : 1,
+  }));
+  const bars = uptimeBars(days);
+  assert.equal(bars.match(/<rect /g)?.length, 90);
+  assert.match(bars, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.ok(bars.includes(`fill="${barColor(null)}"><title>d0: no data</title>`));
+  assert.ok(bars.includes(`fill="${barColor(0.5)}"><title>d1: 50 % up</title>`));
+  assert.ok(bars.includes(`<title>d2: 97 % up</title>`));
+  assert.equal(percentText(0.99999), "99.99 %", "never rounded up to 100");
+  assert.equal(percentText(1), "100 %");
+  const chart = responseChart([
+    { date: "2026-03-01", median_ms: 10, p95_ms: 40 },
+    { date: "2026-03-02", median_ms: null, p95_ms: null },
+    { date: "2026-03-03", median_ms: 20, p95_ms: 80 },
+  ]);
+  assert.match(chart, />80 ms</);
+  assert.equal(chart.match(/<path d="M[^"]*M/g)?.length, 2, "a gap in both lines");
+  const b = badge('<a "x">', "off");
+  assert.ok(b.includes("&lt;a &quot;x&quot;&gt;: down"));
+  assert.ok(!b.includes("<a "));
+});
+
+Deno.test("history: state changes and durations of real checks, per day, through the API", async () => {
+  let failing = false;
+  const srv = localHttp(() =>
+    failing ? new Response("down", { status: 503 }) : new Response("fine")
+  );
+  try {
+    await using t = await testApp({ connector: systemConnector });
+    const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
+    const made = await t.req("POST", "/api/me/services", {
+      token,
+      body: { name: "Site", check: `url:http://127.0.0.1:${srv.port}/` },
+    });
+    const id = made.body.item.id;
+    const check = () => t.req("POST", `/api/me/services/${id}/check`, { token });
+    // 2 March: ok from 09:00, off 12:00 to 18:00, ok again.
+    t.clock.set(T0 + 3 * HOUR);
+    failing = true;
+    assert.equal((await check()).body.item.state, "off");
+    t.clock.set(T0 + 9 * HOUR);
+    failing = false;
+    assert.equal((await check()).body.item.state, "ok");
+    t.clock.set(T0 + 27 * HOUR); // 3 March, 12:00
+    await check();
+
+    const r = await t.req("GET", `/api/me/services/${id}/history`, { token });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.days.length, 90);
+    const [d1, d2] = r.body.days.slice(-2);
+    assert.equal(d1.date, "2026-03-02");
+    assert.equal(d1.uptime, 9 / 15);
+    assert.equal(d1.down_s, 6 * 3600);
+    assert.equal(d1.checks, 3);
+    assert.ok(d1.median_ms <= d1.p95_ms);
+    assert.equal(d2.date, "2026-03-03");
+    assert.equal(d2.uptime, 1);
+    assert.equal(d2.checks, 1);
+    assert.equal(r.body.days[0].uptime, null);
+    assert.deepEqual(r.body.changes.map((c: { state: string }) => c.state), ["ok", "off", "ok"]);
+    assert.equal(r.body.changes[1].at, new Date(T0 + 3 * HOUR).toISOString());
+    assert.match(r.body.changes[1].status, /HTTP 503/);
+    assert.equal(r.body.uptime, (9 / 15 + 1) / 2);
+
+    // Another account sees nothing; deletion takes the history along.
+    const other = await t.account("other@example.org", { name: "Other" });
+    const foreign = await t.req("GET", `/api/me/services/${id}/history`, { token: other.token });
+    assert.equal(foreign.status, 404);
+    assert.equal((await t.req("DELETE", `/api/me/services/${id}`, { token })).status, 200);
+    const dump = await dumpKv(t.kv);
+    assert.ok(!dump.includes("service_changes") && !dump.includes("service_days"), dump);
+  } finally {
+    await srv.close();
+  }
+});
