@@ -10,7 +10,9 @@ import { testApp } from "./_helpers.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const EMAIL = "zebedee.quillfeather@example.org";
-const NEEDLES = [EMAIL, "Quillfeather", "Thaumaturgical", "Confidential diary"];
+// Each is written many times (30 journal entries), so some copy is sure to sit in a free page
+// after the erasure whatever pages later writes reuse.
+const NEEDLES = [EMAIL, "Quillfeather", "Thaumaturgical"];
 
 /** How often each needle occurs in the raw bytes of the KV file and its -wal. */
 async function grep(path: string): Promise<Record<string, number>> {
@@ -67,7 +69,9 @@ Deno.test("compact: erased values leave the KV file's bytes; refused while the f
       for (let i = 0; i < 30; i++) {
         const r = await t.req("POST", "/api/me/journal", {
           token: z.token,
-          body: { text: `Confidential diary, page ${i}. ${"Lorem ipsum dolor. ".repeat(40)}` },
+          body: {
+            text: `Thaumaturgical diary of Quillfeather, page ${i}. ${"Lorem ipsum. ".repeat(40)}`,
+          },
         });
         assert.equal(r.status, 201, r.text);
       }
