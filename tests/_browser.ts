@@ -15,9 +15,14 @@
  *   }});
  */
 import assert from "node:assert/strict";
-import chromium from "@sparticuz/chromium";
-import axe from "axe-core";
-import puppeteer, { type Browser, type ElementHandle, type Page } from "puppeteer-core";
+import {
+  axe,
+  type Browser,
+  chromium,
+  type ElementHandle,
+  type Page,
+  puppeteer,
+} from "./_dev_deps.ts";
 import { type RealServer, startServer } from "./_real_server.ts";
 import { type Sink, smtpSink } from "./_smtp.ts";
 

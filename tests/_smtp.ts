@@ -3,7 +3,7 @@
  * through nodemailer to it, and tests wait for the mails it received.
  */
 import type { AddressInfo } from "node:net";
-import { SMTPServer, type SMTPServerOptions } from "smtp-server";
+import { SMTPServer, type SMTPServerOptions } from "./_dev_deps.ts";
 import type { Certs } from "./_servers.ts";
 
 export interface Received {
