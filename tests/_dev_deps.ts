@@ -16,3 +16,5 @@ export {
   type Page,
 } from "npm:puppeteer-core@^25.16.0";
 export { default as axe } from "npm:axe-core@^4.14.1";
+// The engine of `@redocly/cli lint`, for tests/openapi_lint_test.ts.
+export { createConfig, lintFromString } from "npm:@redocly/openapi-core@^2.64.0";

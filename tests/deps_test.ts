@@ -24,6 +24,7 @@ Deno.test("deps: the first start downloads only the server's packages", async ()
     m[1]
   );
   assert.deepEqual(dev.sort(), [
+    "@redocly/openapi-core",
     "@sparticuz/chromium",
     "autocannon",
     "axe-core",
