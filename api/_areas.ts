@@ -59,6 +59,27 @@ export const AREAS = {
     load: () => import("../web/sign_in.tsx").then((m) => m.signInPages),
   },
   web_me: { mount: "/", load: () => import("../web/me.tsx").then((m) => m.mePages) },
+  web_me_profile: {
+    mount: "/",
+    load: () => import("../web/me_profile.tsx").then((m) => m.profilePages),
+  },
+  web_me_journal: {
+    mount: "/",
+    load: () => import("../web/me_journal.tsx").then((m) => m.journalPages),
+  },
+  web_me_devices: {
+    mount: "/",
+    load: () => import("../web/me_devices.tsx").then((m) => m.devicePages),
+  },
+  web_me_services: {
+    mount: "/",
+    load: () => import("../web/me_services.tsx").then((m) => m.servicePages),
+  },
+  web_me_files: {
+    mount: "/",
+    load: () => import("../web/me_files.tsx").then((m) => m.filePages),
+  },
+  web_me_data: { mount: "/", load: () => import("../web/me_data.tsx").then((m) => m.dataPages) },
   forms_pages: {
     mount: "/",
     load: () => import("./forms_pages.ts").then((m) => m.formsPageRoutes),

@@ -23,7 +23,7 @@ import { avatarUrl } from "../kv/accounts.ts";
 
 const langSet = new Set(LANGS);
 
-const ProfilePatch = z.object({
+export const ProfilePatch = z.object({
   name: z.string().trim().refine((s) => s === "" || (chars(s) >= 2 && chars(s) <= 120), {
     message: "must be 2 to 120 characters (empty clears)",
   }).refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), { message: "must be one line of text" })
