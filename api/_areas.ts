@@ -58,11 +58,19 @@ export const AREAS = {
     mount: "/",
     load: () => import("../web/sign_in.tsx").then((m) => m.signInPages),
   },
-  web_me: { mount: "/", load: () => import("../web/me.tsx").then((m) => m.mePages) },
-  forms_pages: {
+  web_modules: {
     mount: "/",
-    load: () => import("./forms_pages.ts").then((m) => m.formsPageRoutes),
+    load: () => import("../web/modules.tsx").then((m) => m.modulePages),
   },
+  web_public: {
+    mount: "/",
+    load: () => import("../web/public.tsx").then((m) => m.publicPages),
+  },
+  web_forms: {
+    mount: "/",
+    load: () => import("../web/forms.tsx").then((m) => m.formPages),
+  },
+  web_me: { mount: "/", load: () => import("../web/me.tsx").then((m) => m.mePages) },
 } as const satisfies Record<string, Area>;
 
 export type AreaName = keyof typeof AREAS;
