@@ -58,6 +58,18 @@ export const AREAS = {
     mount: "/",
     load: () => import("../web/sign_in.tsx").then((m) => m.signInPages),
   },
+  web_modules: {
+    mount: "/",
+    load: () => import("../web/modules.tsx").then((m) => m.modulePages),
+  },
+  web_public: {
+    mount: "/",
+    load: () => import("../web/public.tsx").then((m) => m.publicPages),
+  },
+  web_forms: {
+    mount: "/",
+    load: () => import("../web/forms.tsx").then((m) => m.formPages),
+  },
   web_me: { mount: "/", load: () => import("../web/me.tsx").then((m) => m.mePages) },
   web_me_profile: {
     mount: "/",
@@ -80,10 +92,6 @@ export const AREAS = {
     load: () => import("../web/me_files.tsx").then((m) => m.filePages),
   },
   web_me_data: { mount: "/", load: () => import("../web/me_data.tsx").then((m) => m.dataPages) },
-  forms_pages: {
-    mount: "/",
-    load: () => import("./forms_pages.ts").then((m) => m.formsPageRoutes),
-  },
 } as const satisfies Record<string, Area>;
 
 export type AreaName = keyof typeof AREAS;

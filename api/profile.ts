@@ -93,7 +93,7 @@ const PublicProfile = z.object({
 /** At most this many public journal entries are shown on a profile, newest first. */
 export const PROFILE_JOURNAL = 100;
 
-async function publicProfile(deps: Deps, a: Account) {
+export async function publicProfile(deps: Deps, a: Account) {
   const { org, role, about, bio, place, website, langs } = a.profile;
   const entries = (await listEntries(deps.kv, a.id)).filter((e) => e.public)
     .slice(0, PROFILE_JOURNAL);
