@@ -3,6 +3,7 @@ import type { Context, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./api/_errors.ts";
+import { guardBody } from "./api/_body.ts";
 import { type AppEnv, router } from "./api/_api.ts";
 import { buildDocument, type DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
@@ -55,7 +56,9 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     onError: (c) => c.json({ error: `body over ${JSON_BODY_LIMIT} bytes` }, 413),
   });
   app.use("/api/*", async (c, next) => {
+    // Raw uploads read their own streams and answer a body that ends early themselves.
     if (RAW_BODY.some((r) => r.test(c.req.path))) return await next();
+    if (c.req.raw.body) c.req.raw = guardBody(c.req.raw);
     return await limited(c, next);
   });
 
