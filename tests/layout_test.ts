@@ -49,7 +49,7 @@ async function importGraph(): Promise<{ modules: Set<string>; edges: Edge[] }> {
       files.map((f) => `import ${JSON.stringify(new URL(f, `file://${ROOT}`).href)};\n`).join(""),
     );
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", "--config", `${ROOT}deno.json`, root],
+      args: ["info", "--json", "--no-lock", "--config", `${ROOT}deno.json`, root],
       stdout: "piped",
       stderr: "piped",
     }).output();
