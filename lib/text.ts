@@ -24,8 +24,13 @@ export function cutChars(s: string, max: number): string {
  */
 export const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/u;
 
-/** Whether a short text is free of INVISIBLE characters. */
-export const visibleText = (s: string): boolean => !INVISIBLE.test(s);
+/** A zero-width joiner inside an emoji sequence (👩🏽‍💻): it joins pictographs, it hides nothing. */
+const EMOJI_JOINER =
+  /(?<=\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?)\u200D(?=\p{Extended_Pictographic})/gu;
+
+/** Whether a short text is free of INVISIBLE characters (emoji joiners aside). */
+export const visibleText = (s: string): boolean =>
+  !INVISIBLE.test(s) || !INVISIBLE.test(s.replace(EMOJI_JOINER, ""));
 
 /**
  * Characters as people count them (code points), as zod's own string bounds count them; for the
