@@ -3,10 +3,14 @@ import type { Context, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./api/_errors.ts";
+import { guardBody } from "./api/_body.ts";
 import { type AppEnv, router } from "./api/_api.ts";
 import { buildDocument, type DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
 import { ROUTES } from "./api/_manifest.ts";
+import { enabled, errorKind, log } from "./lib/log.ts";
+import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
+import { metricsRoute } from "./api/_metrics.ts";
 
 /** JSON bodies larger than this answer 413 (uploads have limits of their own). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -22,16 +26,39 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use("*", async (c, next) => {
-    await next();
+    const t0 = performance.now();
+    const route = routePattern(c);
+    const stats = requestStarted(c.req.method, route);
+    try {
+      await next();
+    } finally {
+      const status = c.res.status;
+      const seconds = (performance.now() - t0) / 1000;
+      requestEnded(stats, status, seconds);
+      if (route === HOOK_ROUTE) count("catalogue_heartbeats_total", HEARTBEAT_OUTCOME(status));
+      // The route pattern, never the raw path: a path can hold a hook key or a token.
+      if (enabled("info")) {
+        log("info", "request", {
+          method: c.req.method,
+          route,
+          status,
+          ms: Math.round(seconds * 10_000) / 10,
+        });
+      }
+    }
     c.header("X-Content-Type-Options", "nosniff");
   });
+
+  app.get("/metrics", metricsRoute(deps));
 
   const limited = bodyLimit({
     maxSize: JSON_BODY_LIMIT,
     onError: (c) => c.json({ error: `body over ${JSON_BODY_LIMIT} bytes` }, 413),
   });
   app.use("/api/*", async (c, next) => {
+    // Raw uploads read their own streams and answer a body that ends early themselves.
     if (RAW_BODY.some((r) => r.test(c.req.path))) return await next();
+    if (c.req.raw.body) c.req.raw = guardBody(c.req.raw);
     return await limited(c, next);
   });
 
@@ -45,7 +72,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
           // A failed import (a module missing or unreadable after a bad deploy) is retried by
           // the next request rather than remembered; meanwhile the area does not answer.
           areas.delete(name);
-          console.error(`route area ${name} failed to load:`, err);
+          log("error", "route area failed to load", { area: name, error: errorKind(err) });
           throw new ApiError(
             503,
             "this part of the service is not available; try again later",
@@ -85,6 +112,30 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
   app.onError(answerError);
   return app;
+}
+
+const HOOK_ROUTE = "/api/hooks/:key";
+const HEARTBEAT_OUTCOME = (status: number) =>
+  `outcome="${
+    status === 200
+      ? "stored"
+      : status === 404
+      ? "unknown_key"
+      : status === 429
+      ? "limited"
+      : "refused"
+  }"`;
+
+/**
+ * The pattern of the route that answers this request (its last matched handler that is not a
+ * middleware), or "unmatched"; known before the handlers run, so in-flight counts are right.
+ */
+function routePattern(c: Context<AppEnv>): string {
+  const matched = c.req.matchedRoutes;
+  for (let i = matched.length - 1; i >= 0; i--) {
+    if (matched[i].method !== "ALL") return matched[i].path;
+  }
+  return "unmatched";
 }
 
 const built = new WeakMap<Hono<AppEnv>, Map<AreaName, unknown>>();
@@ -152,7 +203,7 @@ async function openApiDocument(deps: Deps): Promise<object> {
   for (const name of Object.keys(AREAS) as AreaName[]) {
     if (AREAS[name].mount !== "/api") continue;
     const make = await AREAS[name].load().catch((err) => {
-      console.error(`route area ${name} failed to load:`, err);
+      log("error", "route area failed to load", { area: name, error: errorKind(err) });
       throw new ApiError(503, "the API description is not available; try again later", {}, {
         "Retry-After": "5",
       });

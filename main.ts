@@ -1,17 +1,42 @@
 import { createApp } from "./app.ts";
 import { DAILY, MINUTELY, runJobs } from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
+import { flushBeats } from "./kv/hooks.ts";
 import { runMigrations } from "./kv/migrations.ts";
 import { systemClock } from "./lib/clock.ts";
 import { ConfigError, envRecord, loadConfig } from "./lib/config.ts";
 import type { Deps } from "./lib/deps.ts";
+import { configureLog, errorKind, flushLog, log } from "./lib/log.ts";
 import { createMailer } from "./lib/mail.ts";
 import { systemConnector, systemResolver, systemTls } from "./lib/net.ts";
 
+/** How long a stop waits for requests in flight before it gives up on them. */
+const STOP_WAIT_MS = 8_000;
+const t0 = performance.now();
+
+/** A start that cannot go on: one line a person can act on, on standard error, and exit 1. */
+function refuse(reason: string): never {
+  flushLog();
+  console.error(`cannot start: ${reason}`);
+  Deno.exit(1);
+}
+
 async function start(): Promise<Deps> {
-  const config = loadConfig(envRecord());
-  const kv = await openKv(config.kvPath);
-  await runMigrations(kv, systemClock.now());
+  let config;
+  try {
+    config = loadConfig(envRecord());
+  } catch (err) {
+    refuse(err instanceof ConfigError ? err.message : String(err));
+  }
+  configureLog(config.logLevel);
+  const where = config.kvPath ?? "the platform KV";
+  let kv: Deno.Kv;
+  try {
+    kv = await openKv(config.kvPath);
+    await runMigrations(kv, systemClock.now());
+  } catch (err) {
+    refuse(`cannot open the KV at ${where}: ${err instanceof Error ? err.message : err}`);
+  }
   return {
     kv,
     clock: systemClock,
@@ -23,10 +48,7 @@ async function start(): Promise<Deps> {
   };
 }
 
-const ready = start().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
-  Deno.exit(1);
-});
+const ready = start();
 
 // Deno Deploy wants cron jobs registered at the top level of the main module.
 Deno.cron("minutely jobs", "* * * * *", async () => runJobs(await ready, MINUTELY));
@@ -34,9 +56,60 @@ Deno.cron("daily jobs", "17 3 * * *", async () => runJobs(await ready, DAILY));
 
 const deps = await ready;
 const app = createApp(deps);
-Deno.serve({
-  port: deps.config.port,
-  hostname: deps.config.hostname,
-  onListen: ({ hostname, port }) =>
-    console.log(`listening on http://${hostname}:${port} (mail: ${deps.mailer.kind})`),
-}, app.fetch);
+let server: Deno.HttpServer;
+try {
+  server = Deno.serve({
+    port: deps.config.port,
+    hostname: deps.config.hostname,
+    onListen: ({ hostname, port }) =>
+      log("info", `listening on http://${hostname}:${port} (mail: ${deps.mailer.kind})`, {
+        mail: deps.mailer.kind,
+        kv: deps.config.kvPath === undefined ? "platform" : "file",
+        start_ms: Math.round(performance.now() - t0),
+        pid: Deno.pid,
+      }),
+  }, app.fetch);
+} catch (err) {
+  const { hostname, port } = deps.config;
+  refuse(
+    err instanceof Deno.errors.AddrInUse
+      ? `port ${port} on ${hostname} is already in use (another server running?)`
+      : `cannot listen on ${hostname}:${port}: ${err instanceof Error ? err.message : err}`,
+  );
+}
+
+let stopping = false;
+/**
+ * SIGTERM/SIGINT: stop taking connections, let requests in flight finish (a heartbeat is
+ * answered only once stored, so none that was acknowledged is lost), commit what the
+ * heartbeat batch still holds, close KV and exit.
+ */
+async function stop(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  const began = performance.now();
+  log("info", "stopping", { signal });
+  flushLog();
+  const late = setTimeout(() => {
+    log("warn", "stopped before requests in flight finished", { waited_ms: STOP_WAIT_MS });
+    flushLog();
+    Deno.exit(1);
+  }, STOP_WAIT_MS);
+  try {
+    await server.shutdown();
+    await flushBeats(deps.kv);
+    deps.kv.close();
+  } catch (err) {
+    log("error", "stop", { error: errorKind(err) });
+  }
+  clearTimeout(late);
+  log("info", "stopped", { signal, ms: Math.round(performance.now() - began) });
+  flushLog();
+  Deno.exit(0);
+}
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  try {
+    Deno.addSignalListener(signal, () => void stop(signal));
+  } catch { /* a platform without signals (Deno Deploy, Windows' SIGTERM) */ }
+}

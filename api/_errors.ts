@@ -1,8 +1,10 @@
 import type { Context } from "hono";
+import { errorKind, log, stackFrames } from "../lib/log.ts";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConflictError, isLocked } from "../kv/_atomic.ts";
 import { DomainError, type ErrorKind } from "../lib/errors.ts";
+import { causedByBody } from "./_body.ts";
 
 /**
  * The JSON API's errors: one mapping from domain errors (lib/errors.ts) to `{error, ...extra}`
@@ -42,6 +44,10 @@ export const STATUS_OF: Record<ErrorKind, ContentfulStatusCode> = {
 
 /** The app's error handler: every error becomes `{error}` JSON; only bugs answer 500. */
 export function answerError(err: Error, c: Context) {
+  if (causedByBody(err)) {
+    // The client may be gone already; if not, the answer tells it the truth.
+    return c.json({ error: "request body cut off before its end" }, 400);
+  }
   if (err instanceof DomainError) {
     if (err.retryAfter !== undefined) c.header("Retry-After", String(err.retryAfter));
     return c.json({ error: err.message, ...err.extra }, STATUS_OF[err.kind]);
@@ -68,6 +74,11 @@ export function answerError(err: Error, c: Context) {
     return c.json({ error: "the database does not answer; try again later" }, 503);
   }
   // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
-  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
+  log("error", "internal error", {
+    method: c.req.method,
+    route: c.req.routePath,
+    error: errorKind(err),
+    at: stackFrames(err),
+  });
   return c.json({ error: "internal error" }, 500);
 }

@@ -3,15 +3,14 @@ import { createMiddleware } from "hono/factory";
 import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
 import { hit, type Rule } from "../kv/rate_limit.ts";
 import { findSession } from "../kv/sessions.ts";
-import { MINUTE } from "../lib/clock.ts";
+import { actorOf, type Caller, FRESH_AGE, FRESH_REQUIRED } from "../kv/caller.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "./_errors.ts";
 import { originSubject } from "../lib/ip.ts";
 import type { AppEnv, Ctx } from "./_api.ts";
 
-/** A token younger than this is "fresh" (SPEC.md section 5). */
-export const FRESH_AGE = 15 * MINUTE;
+export { FRESH_AGE };
 
 /** The bearer token of the Authorization header; tokens are never taken from elsewhere. */
 function bearerToken(c: Ctx): string | null {
@@ -107,20 +106,26 @@ function count(deps: Deps, rule: Rule, subject: string | number) {
 
 /** SPEC.md section 5.6: some actions need a token signed in less than 15 minutes ago. */
 export function requireFresh(deps: Deps, c: Ctx): void {
+  if (!callerOf(deps, c).fresh) fail(409, FRESH_REQUIRED, { fresh_required: true });
+}
+
+/** Who calls, for the domain functions (kv/caller.ts), from what the guards found. */
+export function callerOf(deps: Deps, c: Ctx): Caller {
   const s = c.get("session");
-  if (!s || deps.clock.now() - s.created >= FRESH_AGE) {
-    fail(409, "this needs a fresh sign-in: request a new link, open it and repeat the call", {
-      fresh_required: true,
-    });
-  }
+  return {
+    account: c.get("account") ?? null,
+    team: c.get("team")?.via ?? null,
+    fresh: s !== undefined && deps.clock.now() - s.created < FRESH_AGE,
+  };
 }
 
 /** "account:<id>" for the trail, "service" for the team token. */
 export function actorRef(c: Ctx): string {
-  const t = c.get("team");
-  if (t?.via === "service") return "service";
-  const a = c.get("account");
-  return a ? `account:${a.id}` : "system";
+  return actorOf({
+    account: c.get("account") ?? null,
+    team: c.get("team")?.via ?? null,
+    fresh: false,
+  });
 }
 
 /** The client address: the connection's, or the first X-Forwarded-For entry behind a proxy. */

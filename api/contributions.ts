@@ -1,46 +1,37 @@
 import { z } from "zod";
 import { createMiddleware } from "hono/factory";
-import { isOwner, isTeam } from "../kv/accounts.ts";
+import { isTeam } from "../kv/accounts.ts";
 import { gateOf } from "../kv/gate.ts";
+import { isTeamCaller } from "../kv/caller.ts";
 import {
-  ADMIT_FROM,
+  changeProposal,
+  removeProposal,
+  submitProposal,
+  visibleProposal,
+} from "../kv/proposal_changes.ts";
+import {
   AREAS,
-  createProposal,
-  deleteProposal,
   getData,
   getProposal,
   keyMatches,
   listProposals,
   MAX_REASON,
-  moveStatus,
-  OPEN,
   type Proposal,
   proposalView,
   publicStatusView,
-  REJECT_FROM,
-  setAttribution,
   STATUSES,
   statusUrl,
 } from "../kv/proposals.ts";
-import { publishProposal, unpublishProposal } from "../kv/publication.ts";
 import { RULES } from "../kv/rate_limit.ts";
-import { issueLink } from "../kv/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "./_errors.ts";
-import {
-  ChainSchema,
-  MAX_RECORDS,
-  MAX_RECORDS_JSON,
-  RecordSchema,
-  verifyRecordChain,
-} from "../lib/record_chain.ts";
+import { ChainSchema, MAX_RECORDS, MAX_RECORDS_JSON, RecordSchema } from "../lib/record_chain.ts";
 import {
   type AppEnv,
   bearer,
   body,
   createRoute,
-  type Ctx,
   errors,
   idParam,
   json,
@@ -48,18 +39,16 @@ import {
   team,
 } from "./_api.ts";
 import {
-  actorRef,
+  callerOf,
   clientOrigin,
   hasServiceToken,
   honeypot,
   honeypotField,
   limit,
   optionalToken,
-  requireFresh,
   requireTeam,
 } from "./_guards.ts";
 import { multiLine, oneLine } from "./_text.ts";
-import { proposalConfirmMail, proposalDecisionMail } from "../mail/proposals.ts";
 
 const httpsUrl = z.string().trim().max(500).refine((v) => {
   if (!URL.canParse(v)) return false;
@@ -155,7 +144,7 @@ const Patch = z.object({
 }).meta({ id: "ProposalChange" });
 
 /** Signed-in caller or the service token; the team flag is set for either kind of team. */
-const caller = (deps: Deps) =>
+const signedInOrService = (deps: Deps) =>
   createMiddleware<AppEnv>(async (c, next) => {
     if (hasServiceToken(deps, c)) {
       c.set("team", { via: "service" });
@@ -167,38 +156,14 @@ const caller = (deps: Deps) =>
     await next();
   });
 
-const isSubmitter = (c: Ctx, p: Proposal) => {
-  const a = c.get("account");
-  return Boolean(a && p.email && a.email === p.email && c.get("team")?.via !== "service");
-};
-const isTeamCaller = (c: Ctx) => c.get("team") !== undefined;
-const isOwnerCaller = (c: Ctx) => {
-  const t = c.get("team");
-  return t?.via === "account" && isOwner(t.account);
-};
-
-const MIN_REASON = 3;
-const needReason = (reason: string) => {
-  if ([...reason].length < MIN_REASON) {
-    fail(400, `reason: at least ${MIN_REASON} characters`, { field: "reason" });
-  }
-};
-
 export function contributionRoutes(deps: Deps) {
   const app = router();
-  const who = [optionalToken(deps), caller(deps)];
+  const who = [optionalToken(deps), signedInOrService(deps)];
 
   const item = async (p: Proposal, teamView: boolean) => ({
     ...proposalView(deps.config.baseUrl, p, teamView),
     gate: await gateOf(deps.kv, p),
   });
-
-  /** The proposal for a caller who may see it: team or submitter; anyone else 404. */
-  const visible = async (c: Ctx, id: number) => {
-    const p = (await getProposal(deps.kv, id)).value;
-    if (!p || !(isTeamCaller(c) || isSubmitter(c, p))) fail(404, "no such proposal");
-    return p;
-  };
 
   app.openapi(
     createRoute({
@@ -235,38 +200,11 @@ export function contributionRoutes(deps: Deps) {
       }
       await limit(deps, RULES.proposalByOrigin, clientOrigin(deps, c));
       await limit(deps, RULES.proposalByAddress, input.email);
-      const me = c.get("account");
-      const submitter = me && me.email === input.email ? me : null;
-      const sent = records.length > 0 || (chain !== null && chain.length > 0);
-      const verdict = await verifyRecordChain(records, chain ?? undefined);
-      const { proposal, key } = await createProposal(
-        deps,
-        {
-          name: input.name,
-          email: input.email,
-          title: input.title,
-          area: input.area,
-          summary: input.summary,
-          files: input.files,
-          attribution: input.attribution,
-        },
-        {
-          trail: input.trail,
-          records,
-          chain,
-          verdict: { sent, ok: verdict.ok, detail: verdict.detail, count: records.length },
-        },
-        submitter,
-        me ? `account:${me.id}` : "public",
-      );
-      const status = statusUrl(deps.config.baseUrl, proposal.id, key);
-      if (proposal.status === "received") {
-        await issueLink(
-          deps,
-          { purpose: "proposal", email: proposal.email, name: proposal.name },
-          proposalConfirmMail(proposal, status),
-        );
-      }
+      const proposal = await submitProposal(deps, callerOf(deps, c), {
+        ...input,
+        records,
+        chain,
+      });
       return c.json({
         ok: true as const,
         id: proposal.id,
@@ -336,11 +274,12 @@ export function contributionRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const p = await visible(c, c.req.valid("param").id);
+      const caller = callerOf(deps, c);
+      const p = await visibleProposal(deps, caller, c.req.valid("param").id);
       const data = await getData(deps.kv, p.id);
       return c.json({
         ok: true as const,
-        item: { ...await item(p, isTeamCaller(c)), ...data },
+        item: { ...await item(p, isTeamCaller(caller)), ...data },
       }, 200);
     },
   );
@@ -365,58 +304,9 @@ export function contributionRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const { id } = c.req.valid("param");
-      const b = c.req.valid("json");
-      const p = await visible(c, id);
-      const submitter = isSubmitter(c, p);
-      const teamCaller = isTeamCaller(c);
-      const actor = actorRef(c);
-      const reason = b.reason;
-      const base = deps.config.baseUrl;
-      const decisionMail = (what: string) => (next: Proposal) =>
-        proposalDecisionMail(next, what, reason, statusUrl(base, next.id));
-      let next: Proposal;
-      if (b.status !== undefined && b.attribution !== undefined) {
-        fail(400, "status: send either status or attribution, not both", { field: "status" });
-      }
-      if (b.attribution !== undefined) {
-        if (!submitter) fail(403, "only the submitter sets the attribution");
-        requireFresh(deps, c);
-        next = await setAttribution(deps, id, b.attribution, actor);
-      } else if (b.status === "withdrawn") {
-        if (!submitter) fail(403, "only the submitter withdraws a proposal");
-        needReason(reason);
-        next = await moveStatus(deps, id, { to: "withdrawn", from: OPEN, reason, actor });
-      } else if (b.status !== undefined) {
-        if (!teamCaller) fail(403, "this needs the reviewer or owner role");
-        if (b.status === "published") {
-          if (!isOwnerCaller(c)) fail(403, "only the owner publishes");
-          next = await publishProposal(deps, id, actor, reason);
-        } else if (b.status === "admitted" && p.status === "published") {
-          if (!isOwnerCaller(c)) fail(403, "only the owner takes a published proposal back");
-          next = await unpublishProposal(deps, id, actor, reason);
-        } else if (b.status === "reviewing") {
-          next = await moveStatus(deps, id, {
-            to: "reviewing",
-            from: ["confirmed"],
-            reason,
-            actor,
-          });
-        } else {
-          needReason(reason);
-          const admitted = b.status === "admitted";
-          next = await moveStatus(deps, id, {
-            to: b.status,
-            from: admitted ? ADMIT_FROM : REJECT_FROM,
-            reason,
-            actor,
-            mail: decisionMail(b.status),
-          });
-        }
-      } else {
-        fail(400, "status: send status or attribution", { field: "status" });
-      }
-      return c.json({ ok: true as const, item: await item(next, teamCaller) }, 200);
+      const caller = callerOf(deps, c);
+      const next = await changeProposal(deps, caller, c.req.valid("param").id, c.req.valid("json"));
+      return c.json({ ok: true as const, item: await item(next, isTeamCaller(caller)) }, 200);
     },
   );
 
@@ -436,11 +326,7 @@ export function contributionRoutes(deps: Deps) {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const p = await visible(c, id);
-      if (!isSubmitter(c, p) && !isOwnerCaller(c)) {
-        fail(403, "only the submitter or the owner deletes a proposal");
-      }
-      await deleteProposal(deps, id, actorRef(c));
+      await removeProposal(deps, callerOf(deps, c), id);
       return c.json({ ok: true as const, deleted: id }, 200);
     },
   );

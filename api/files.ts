@@ -1,21 +1,17 @@
 import { z } from "zod";
 import {
   CHUNK,
-  completeUpload,
   deleteFile,
-  discardUpload,
   fileItem,
   getFile,
   getUsage,
   listFiles,
   MAX_FILE,
-  MAX_FILES,
   QUOTA,
   readFile,
-  reserveUpload,
   type StoredFile,
   updateFile,
-  writeUpload,
+  uploadFile,
 } from "../kv/files.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import type { Config } from "../lib/config.ts";
@@ -212,56 +208,18 @@ export function filesRoutes(deps: Deps) {
       if (size > MAX_FILE) fail(413, `a file may hold at most ${MAX_FILE} bytes`);
 
       await limit(deps, RULES.upload, account);
-      const now = deps.clock.now();
-      const r = await reserveUpload(kv, account, size, now);
-      if (!r.ok && r.reason === "count") {
-        fail(409, `${MAX_FILES} files already held: delete one first`);
-      }
-      if (!r.ok) {
-        fail(413, `over the quota: ${r.usage.bytes} of ${QUOTA} bytes used`, {
-          used: r.usage.bytes,
-          quota: QUOTA,
-        });
-      }
-
-      let stored: StoredFile | null = null;
-      try {
-        const clock = () => deps.clock.now();
-        const w = await writeUpload(kv, account, r.id, size, c.req.raw.body, clock);
-        if (w.ok) {
-          const file: StoredFile = {
-            id: r.id,
-            account,
-            name: clean.name,
-            label,
-            ext: clean.ext,
-            type: kind.type,
-            size,
-            public: c.req.header("x-public")?.trim() === "1",
-            created: now,
-            updated: now,
-            sha256: w.sha256,
-            chunk: CHUNK,
-          };
-          if (await completeUpload(kv, file)) stored = file;
-        } else if (w.reason === "long") {
-          fail(400, "the body is longer than Content-Length; the file was discarded");
-        } else if (w.reason === "stalled") {
-          fail(400, "the upload stalled before Content-Length bytes arrived; discarded");
-        }
-        if (!stored && (w.ok || w.reason === "aborted")) {
-          fail(400, "the upload took too long (nothing stored for 5 minutes); discarded");
-        }
-        if (!stored) {
-          fail(400, "fewer bytes arrived than Content-Length announced; the file was discarded");
-        }
-      } finally {
-        if (!stored) await discardUpload(kv, account, r.id, deps.clock.now());
-      }
-      const usage = await getUsage(kv, account);
+      const { file, usage } = await uploadFile(deps, account, {
+        size,
+        name: clean.name,
+        ext: clean.ext,
+        type: kind.type,
+        label,
+        public: c.req.header("x-public")?.trim() === "1",
+        body: c.req.raw.body,
+      });
       return c.json({
         ok: true as const,
-        item: fileItem(stored),
+        item: fileItem(file),
         used: usage.bytes,
         quota: QUOTA,
       }, 201);

@@ -3,6 +3,8 @@ import { claimDue, type DueItem, listDue, recordResult, reviewHeartbeat } from "
 import { MINUTE } from "../lib/clock.ts";
 import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
+import { errorKind, log } from "../lib/log.ts";
+import { count } from "../lib/metrics.ts";
 
 /**
  * Minutely: runs the due checks (SPEC.md section 8: at most three at a time). Due services
@@ -52,11 +54,12 @@ export function nextDue(scheduled: number, intervalMin: number, now: number): nu
   return next > now ? next : Math.floor(now / MINUTE) * MINUTE + i;
 }
 
-async function runOne(deps: Deps, item: DueItem): Promise<boolean> {
+async function runOne(deps: Deps, item: DueItem, report: RunReport): Promise<boolean> {
   const claimed = await claimDue(deps, item);
   if (!claimed) return false;
   if (claimed.kind === "webhook") {
     await reviewHeartbeat(deps, claimed);
+    report.heartbeats_reviewed++;
     return true;
   }
   // The account's standing now decides whether a private target is still allowed.
@@ -69,12 +72,18 @@ async function runOne(deps: Deps, item: DueItem): Promise<boolean> {
     result,
     (s) => nextDue(item.due, s.interval, deps.clock.now()),
   );
+  report[result.state] = (report[result.state] ?? 0) + 1;
+  count("catalogue_checks_total", `kind="${claimed.kind}",outcome="${result.state}"`);
   return true;
 }
 
+/** What a run did: due items, those run, heartbeats looked at, checks by resulting state. */
 export interface RunReport {
   due: number;
   ran: number;
+  heartbeats_reviewed: number;
+  errors: number;
+  [state: string]: number;
 }
 
 export async function runDueChecks(
@@ -85,7 +94,7 @@ export async function runDueChecks(
   const budget = opts.budgetMs ?? BUDGET_MS;
   const pool = poolOf(deps.kv);
   const items = await listDue(deps.kv, deps.clock.now(), MAX_LISTED);
-  let ran = 0;
+  const report: RunReport = { due: items.length, ran: 0, heartbeats_reviewed: 0, errors: 0 };
   await Promise.all(items.map(async (item) => {
     if (pool.queued.has(item.id)) return;
     pool.queued.add(item.id);
@@ -93,16 +102,17 @@ export async function runDueChecks(
       await slot(pool, async () => {
         if (performance.now() - started > budget) return;
         try {
-          if (await runOne(deps, item)) ran++;
+          if (await runOne(deps, item, report)) report.ran++;
         } catch (err) {
-          console.error("check runner:", err instanceof Error ? err.name : "error");
+          report.errors++;
+          log("error", "check runner failed", { error: errorKind(err) });
         }
       });
     } finally {
       pool.queued.delete(item.id);
     }
   }));
-  return { due: items.length, ran };
+  return report;
 }
 
 export const checksJob = (deps: Deps) => runDueChecks(deps);

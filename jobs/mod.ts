@@ -1,4 +1,6 @@
 import type { Deps } from "../lib/deps.ts";
+import { errorKind, log } from "../lib/log.ts";
+import { count } from "../lib/metrics.ts";
 
 export interface Job {
   name: string;
@@ -34,10 +36,31 @@ export const DAILY: Job[] = [
  */
 export async function runJobs(deps: Deps, jobs: Job[]): Promise<void> {
   await Promise.all(jobs.map(async (job) => {
+    const t0 = performance.now();
     try {
-      await job.run(deps);
+      const result = await job.run(deps);
+      count("catalogue_job_runs_total", `job="${job.name}",outcome="done"`);
+      log("info", "job", {
+        job: job.name,
+        ms: Math.round(performance.now() - t0),
+        ...tally(result),
+      });
     } catch (err) {
-      console.error(`job ${job.name} failed:`, err instanceof Error ? err.message : err);
+      count("catalogue_job_runs_total", `job="${job.name}",outcome="failed"`);
+      log("error", "job failed", {
+        job: job.name,
+        ms: Math.round(performance.now() - t0),
+        error: errorKind(err),
+      });
     }
   }));
+}
+
+/** A job's answer as log fields: its counts only (a number, or an object of numbers). */
+function tally(result: unknown): Record<string, number> {
+  if (typeof result === "number") return { count: result };
+  if (!result || typeof result !== "object") return {};
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(result)) if (typeof v === "number") out[k] = v;
+  return out;
 }

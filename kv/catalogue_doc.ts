@@ -1,4 +1,5 @@
 import { iso, MINUTE } from "../lib/clock.ts";
+import { errorKind, log } from "../lib/log.ts";
 import type { Deps } from "../lib/deps.ts";
 
 /** What the catalogue document needs; the owner's command has no mailer or network. */
@@ -116,7 +117,7 @@ export function catalogueChanged(deps: DocDeps): Promise<void> {
   writing = run.catch(() => {});
   return run.catch((err) => {
     // The change itself is committed; the file catches up on the next change.
-    console.error("catalogue file not written:", err instanceof Error ? err.message : err);
+    log("error", "catalogue file not written", { error: errorKind(err) });
   });
 }
 

@@ -1,4 +1,6 @@
 import { iso, MINUTE } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { conflict, invalid, tooLarge } from "../lib/errors.ts";
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 
@@ -321,6 +323,75 @@ async function finishRemoval(kv: Deno.Kv, account: number, id: number, p: Pendin
 export async function discardUpload(kv: Deno.Kv, account: number, id: number, now: number) {
   const p = await markRemoving(kv, account, id, now);
   if (p) await finishRemoval(kv, account, id, p);
+}
+
+/** A file to store: its cleaned name, kind and label, and the body as it streams in. */
+export interface Upload {
+  size: number;
+  name: string;
+  ext: string;
+  type: string;
+  label: string;
+  public: boolean;
+  body: ReadableStream<Uint8Array> | null;
+}
+
+/**
+ * The whole upload: reserves the bytes and the file in the account's usage, streams the
+ * body into chunks, completes the record, and discards everything when any step fails.
+ * Answers the stored file and the usage after it.
+ */
+export async function uploadFile(
+  deps: Deps,
+  account: number,
+  upload: Upload,
+): Promise<{ file: StoredFile; usage: Usage }> {
+  const { kv } = deps;
+  const { size } = upload;
+  const now = deps.clock.now();
+  const r = await reserveUpload(kv, account, size, now);
+  if (!r.ok && r.reason === "count") conflict(`${MAX_FILES} files already held: delete one first`);
+  if (!r.ok) {
+    tooLarge(`over the quota: ${r.usage.bytes} of ${QUOTA} bytes used`, {
+      used: r.usage.bytes,
+      quota: QUOTA,
+    });
+  }
+  let stored: StoredFile | null = null;
+  try {
+    const clock = () => deps.clock.now();
+    const w = await writeUpload(kv, account, r.id, size, upload.body, clock);
+    if (w.ok) {
+      const file: StoredFile = {
+        id: r.id,
+        account,
+        name: upload.name,
+        label: upload.label,
+        ext: upload.ext,
+        type: upload.type,
+        size,
+        public: upload.public,
+        created: now,
+        updated: now,
+        sha256: w.sha256,
+        chunk: CHUNK,
+      };
+      if (await completeUpload(kv, file)) stored = file;
+    } else if (w.reason === "long") {
+      invalid("the body is longer than Content-Length; the file was discarded");
+    } else if (w.reason === "stalled") {
+      invalid("the upload stalled before Content-Length bytes arrived; discarded");
+    }
+    if (!stored && (w.ok || w.reason === "aborted")) {
+      invalid("the upload took too long (nothing stored for 5 minutes); discarded");
+    }
+    if (!stored) {
+      invalid("fewer bytes arrived than Content-Length announced; the file was discarded");
+    }
+  } finally {
+    if (!stored) await discardUpload(kv, account, r.id, deps.clock.now());
+  }
+  return { file: stored, usage: await getUsage(kv, account) };
 }
 
 /** Deletes a stored file and its bytes; false when there is no such file. */

@@ -234,6 +234,20 @@ export async function beat(
   return ref ? { ref, at } : null;
 }
 
+/**
+ * Resolves once every beat and rate count waiting in this process is committed (or its commit
+ * failed and its ping was answered so): the server calls it on SIGTERM before closing KV.
+ */
+export async function flushBeats(kv: Deno.Kv, maxMs = 5_000): Promise<void> {
+  const st = states.get(kv);
+  const until = performance.now() + maxMs;
+  while (st && (st.committing || st.queue.length > 0 || st.sums.size > 0)) {
+    if (performance.now() > until) return;
+    flushSoon(kv);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** Starts a commit unless one is under way; that one's loop takes what queued meanwhile. */
 function flushSoon(kv: Deno.Kv) {
   const st = stateOf(kv);

@@ -1,5 +1,6 @@
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
+import { rateInto, RULES } from "./rate_limit.ts";
 import { indexChange } from "./search_index.ts";
 import { getManyValues } from "./_batch.ts";
 
@@ -28,6 +29,10 @@ const byAccountKey = (account: number, id: number) => ["journal_by_account", acc
 /** What the search index holds of an entry: its text while public, nothing otherwise. */
 const indexed = (e: JournalEntry | null) => (e && e.public ? e.text : null);
 
+/**
+ * Writes a new entry. The account's hourly limit (RULES.journal) is counted in the same atomic,
+ * so a post that fails is not counted; over the limit it throws a `limited` error.
+ */
 export async function addEntry(
   kv: Deno.Kv,
   account: number,
@@ -35,6 +40,7 @@ export async function addEntry(
   now: number,
 ): Promise<JournalEntry> {
   return await transact(async () => {
+    const rate = await rateInto(kv, RULES.journal, `${RULES.journal.name}:${account}`, now);
     const claim = await claimId(kv, "journal");
     const entry: JournalEntry = {
       id: claim.id,
@@ -44,7 +50,7 @@ export async function addEntry(
       created: now,
       updated: null,
     };
-    const op = claim.apply(kv.atomic())
+    const op = rate.apply(claim.apply(kv.atomic()))
       .set(entryKey(entry.id), entry)
       .set(byAccountKey(account, entry.id), true);
     indexChange(op, "journal", entry.id, null, indexed(entry));

@@ -1,7 +1,9 @@
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { randomToken } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
-import type { Mail } from "../lib/mail.ts";
+import { log } from "../lib/log.ts";
+import { type Mail, relayReason } from "../lib/mail.ts";
+import { count } from "../lib/metrics.ts";
 
 /**
  * Outgoing mail, kept until delivered so none is lost when the transport is down. Key layout:
@@ -43,15 +45,24 @@ export async function sendMail(deps: Deps, mail: Mail): Promise<void> {
  * Tries to deliver queued mails now. Waits a bounded time, so a slow relay cannot hold a
  * request: what is not sent by then stays claimed and the retry job takes it later.
  */
-export async function deliver(deps: Deps, ids: string[]): Promise<void> {
-  const sends = ids.map((id) => deliverOne(deps, id));
+export async function deliver(deps: Deps, ids: string[]): Promise<Delivered> {
+  const tally: Delivered = { sent: 0, failed: 0, retried: 0 };
+  const sends = ids.map((id) => deliverOne(deps, id, tally));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const wait = new Promise<void>((r) => timer = setTimeout(r, SEND_WAIT));
   await Promise.race([Promise.allSettled(sends), wait]);
   clearTimeout(timer);
+  return tally;
 }
 
-async function deliverOne(deps: Deps, id: string): Promise<boolean> {
+/** Outcomes of delivery attempts: `retried` counts the sent ones that had failed before. */
+export interface Delivered {
+  sent: number;
+  failed: number;
+  retried: number;
+}
+
+async function deliverOne(deps: Deps, id: string, tally: Delivered): Promise<boolean> {
   const { kv, clock, mailer } = deps;
   const entry = await kv.get<QueuedMail>(["outbox", id]);
   const mail = entry.value;
@@ -64,12 +75,25 @@ async function deliverOne(deps: Deps, id: string): Promise<boolean> {
   try {
     await mailer.send({ to: mail.to, subject: mail.subject, text: mail.text });
     await kv.delete(entry.key);
+    tally.sent++;
+    count("catalogue_mail_total", 'outcome="sent"');
+    if (mail.attempts > 0) {
+      tally.retried++;
+      log("info", "mail sent after retry", { mail: id, attempt: mail.attempts + 1 });
+    }
     return true;
   } catch (err) {
     const attempts = mail.attempts + 1;
     const backoff = Math.min(2 ** attempts * MINUTE, 6 * 60 * MINUTE);
-    // The reason only: the address and the text stay out of the logs.
-    console.error(`mail ${id}: delivery attempt ${attempts} failed: ${errorCode(err)}`);
+    tally.failed++;
+    count("catalogue_mail_total", 'outcome="failed"');
+    // The relay's reason, addresses cut out; the address and the text stay out of the logs.
+    log("warn", "mail delivery failed", {
+      mail: id,
+      attempt: attempts,
+      reason: relayReason(err),
+      retry_in_s: backoff / 1000,
+    });
     await kv.set(entry.key, { ...mail, attempts, next: clock.now() + backoff }, {
       expireIn: MAX_AGE,
     });
@@ -77,24 +101,35 @@ async function deliverOne(deps: Deps, id: string): Promise<boolean> {
   }
 }
 
-function errorCode(err: unknown): string {
-  if (err && typeof err === "object") {
-    const e = err as { code?: unknown; responseCode?: unknown; message?: unknown };
-    if (e.responseCode) return `SMTP ${e.responseCode}`;
-    if (typeof e.code === "string") return e.code;
-  }
-  return err instanceof Error ? err.name : "error";
-}
-
-/** Job: delivers every queued mail that is due. */
-export async function retryOutbox(deps: Deps): Promise<number> {
+/** Job: delivers every queued mail that is due; answers what became of them. */
+export async function retryOutbox(deps: Deps): Promise<Delivered & { due: number }> {
   const due: string[] = [];
   const now = deps.clock.now();
   for await (const e of deps.kv.list<QueuedMail>({ prefix: ["outbox"] })) {
     if (e.value.next <= now) due.push(e.value.id);
   }
-  for (let i = 0; i < due.length; i += 10) await deliver(deps, due.slice(i, i + 10));
-  return due.length;
+  const out = { due: due.length, sent: 0, failed: 0, retried: 0 };
+  for (let i = 0; i < due.length; i += 10) {
+    const d = await deliver(deps, due.slice(i, i + 10));
+    out.sent += d.sent;
+    out.failed += d.failed;
+    out.retried += d.retried;
+  }
+  return out;
+}
+
+/** The queue as /metrics shows it: how many mails wait, and since when the oldest. */
+export async function outboxStats(
+  kv: Deno.Kv,
+  now: number,
+): Promise<{ depth: number; oldestSeconds: number }> {
+  let depth = 0;
+  let oldest = now;
+  for await (const e of kv.list<QueuedMail>({ prefix: ["outbox"] }, { batchSize: 500 })) {
+    depth++;
+    if (e.value.created < oldest) oldest = e.value.created;
+  }
+  return { depth, oldestSeconds: Math.max(0, Math.round((now - oldest) / 1000)) };
 }
 
 /** Mail still queued for an address, oldest first (data export). */

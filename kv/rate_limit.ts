@@ -1,5 +1,6 @@
 import { HOUR } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
+import { limited } from "../lib/errors.ts";
 import { transact } from "./_atomic.ts";
 
 /**
@@ -58,6 +59,22 @@ export async function hit(kv: Deno.Kv, rule: Rule, subject: string, now: number)
     const op = kv.atomic().check(entry).sum(key, 1n);
     return { op, result: { ok: true, count: count + 1, retryAfter } };
   });
+}
+
+/**
+ * For a write that counts itself: reads the counter inside a `transact` attempt and throws
+ * a `limited` domain error when it is full; `apply` adds the check and the count to the write's own
+ * atomic, so a call is counted exactly when its write commits.
+ */
+export async function rateInto(kv: Deno.Kv, rule: Rule, subject: string, now: number) {
+  const { key, retryAfter } = rateKey(rule, subject, now);
+  const entry = await kv.get<Deno.KvU64>(key);
+  if (Number(entry.value?.value ?? 0n) >= rule.max) {
+    limited(`too many requests: at most ${rule.max} an hour; try again later`, retryAfter, {
+      retry_after: retryAfter,
+    });
+  }
+  return { apply: (op: Deno.AtomicOperation) => op.check(entry).sum(key, 1n) };
 }
 
 /** Deletes every counter whose window has ended. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { canonicalEmail } from "./email.ts";
+import { type Level, LEVELS } from "./log.ts";
 
 const optionalUrl = (schemes: string[]) =>
   z.string().optional().refine(
@@ -39,6 +40,8 @@ const envSchema = z.object({
   TRUST_PROXY: z.enum(["1", "0"]).optional(),
   MACHINE_SNAPSHOT: z.string().min(1).optional(),
   CATALOGUE_FILE: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(LEVELS).default("info"),
+  METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
 });
 
 export interface Config {
@@ -57,6 +60,10 @@ export interface Config {
   trustProxy: boolean;
   machineSnapshot?: string;
   catalogueFile?: string;
+  /** Operator log level (lib/log.ts). */
+  logLevel: Level;
+  /** Bearer token that opens GET /metrics to other addresses than loopback. */
+  metricsToken?: string;
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +99,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     trustProxy: e.TRUST_PROXY === "1",
     machineSnapshot: e.MACHINE_SNAPSHOT,
     catalogueFile: e.CATALOGUE_FILE,
+    logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
   };
 }
 

@@ -76,8 +76,13 @@ export function apiMailer(url: string, key: string, from: string): Mailer {
         body: JSON.stringify({ from, to: mail.to, subject: mail.subject, text: mail.text }),
         signal: AbortSignal.timeout(15_000),
       });
-      await res.body?.cancel();
-      if (!res.ok) throw new Error(`mail API answered ${res.status}`);
+      if (res.ok) {
+        await res.body?.cancel();
+        return;
+      }
+      // The API's own words help the operator (a bad key, an unverified sender); cut short.
+      const said = (await res.text().catch(() => "")).slice(0, 300);
+      throw new Error(`mail API answered ${res.status}${said ? `: ${said}` : ""}`);
     },
   };
 }
@@ -91,4 +96,24 @@ export function stdoutMailer(): Mailer {
       return Promise.resolve();
     },
   };
+}
+
+const ADDRESS = /[^\s<>@"'(),;:]+@[^\s<>@"'(),;:]+/g;
+
+/**
+ * Why a delivery failed, as a person can act on it: the relay's answer ("SMTP 550: 5.1.1
+ * <address>: Recipient address rejected") or the connection's error code, with every address
+ * replaced by `<address>` and cut to one short line, so it may go to the logs.
+ */
+export function relayReason(err: unknown): string {
+  const e = (err ?? {}) as { code?: unknown; responseCode?: unknown; response?: unknown };
+  let text: string;
+  if (typeof e.responseCode === "number") {
+    const said = typeof e.response === "string" ? e.response : (err as Error).message ?? "";
+    text = `SMTP ${e.responseCode}: ${said}`;
+  } else if (err instanceof Error) {
+    const code = typeof e.code === "string" ? `${e.code}: ` : "";
+    text = code + err.message;
+  } else text = "unknown error";
+  return text.replace(ADDRESS, "address").replace(/\s+/g, " ").trim().slice(0, 200);
 }

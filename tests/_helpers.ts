@@ -106,17 +106,20 @@ export async function testApp(
     resolver?: Resolver;
     connector?: Connector;
     tls?: TlsConnector;
+    /** A KV file instead of the in-memory KV (tests of the file itself). */
+    kvPath?: string;
   } = {},
 ): Promise<TestApp> {
   // Opened as main.ts opens the real KV (lock retries, session cache), so tests run the same
   // code paths.
-  const kv = await openKv(":memory:");
+  const kvPath = opts.kvPath ?? ":memory:";
+  const kv = await openKv(kvPath);
   const clock = fakeClock();
   const mail = captureMailer();
   await runMigrations(kv, clock.now());
   const config: Config = {
     ...loadConfig({ BASE_URL: "http://test.local" }),
-    kvPath: ":memory:",
+    kvPath,
     serviceToken: "service-token-for-tests-0123456789",
     ...opts.config,
   };

@@ -15,6 +15,8 @@ export interface RealServer extends AsyncDisposable {
   signIn(email: string): Promise<string>;
   /** Everything the server printed so far. */
   output(): string;
+  /** Resolves when the server process has exited. */
+  exited: Promise<Deno.CommandStatus>;
 }
 
 /** The service (tests/_server.ts) on a KV file of its own, removed when the server stops. */
@@ -34,6 +36,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Rea
     base,
     kvPath,
     output: () => server.stdout.text,
+    exited: server.status,
     async signIn(email) {
       const asked = await fetch(`${base}/api/verify/request`, {
         method: "POST",

@@ -22,6 +22,8 @@ const CONTRACT_VARS = [
   "TRUST_PROXY",
   "MACHINE_SNAPSHOT",
   "CATALOGUE_FILE",
+  "LOG_LEVEL",
+  "METRICS_TOKEN",
 ];
 
 /** The arguments `deno task <name>` passes to deno, so children run as the task would. */
@@ -98,6 +100,8 @@ export interface ServerProcess extends AsyncDisposable {
   stderr: OutputLog;
   /** Milliseconds from spawn to the "listening on" line. */
   listenedAfter: number;
+  /** Resolves when the process has exited. */
+  status: Promise<Deno.CommandStatus>;
   stop(): Promise<void>;
 }
 
@@ -144,6 +148,7 @@ export async function spawnListening(
       stdout,
       stderr,
       listenedAfter,
+      status: child.status,
       stop,
       [Symbol.asyncDispose]: stop,
     };

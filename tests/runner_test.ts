@@ -83,7 +83,12 @@ Deno.test("runner: due checks come from the index and run once per interval", as
     t.clock.set(Math.floor(t.clock.now() / MINUTE) * MINUTE + 20_000);
     const item = await tcpService(t, token, srv.port);
     assert.equal(s.calls, 1, "the first check ran at creation");
-    assert.deepEqual(await runDueChecks(t.deps), { due: 0, ran: 0 });
+    assert.deepEqual(await runDueChecks(t.deps), {
+      due: 0,
+      ran: 0,
+      heartbeats_reviewed: 0,
+      errors: 0,
+    });
     t.clock.advance(4 * MINUTE);
     assert.equal((await runDueChecks(t.deps)).ran, 0, "not due before its interval");
     t.clock.advance(1 * MINUTE - 20_000);
@@ -115,7 +120,7 @@ Deno.test("runner: at most three checks at a time", async () => {
     s.calls = 0;
     t.clock.advance(6 * MINUTE);
     const done = await runDueChecks(t.deps);
-    assert.deepEqual(done, { due: 10, ran: 10 });
+    assert.deepEqual(done, { due: 10, ran: 10, heartbeats_reviewed: 0, errors: 0, ok: 10 });
     assert.equal(s.calls, 10);
     assert.equal(s.max, 3);
   } finally {

@@ -1,0 +1,34 @@
+/** Request bodies that end early: told apart from every other failure. */
+
+/** A request body that could not be read to its end: cut off by the client, or gone with it. */
+export class BodyReadError extends Error {
+  constructor(cause: unknown) {
+    super("the request body could not be read to its end", { cause });
+    this.name = "BodyReadError";
+  }
+}
+
+/**
+ * The request with its body stream wrapped so that a failed read (the client cut the body
+ * off or went away) surfaces as a BodyReadError, whichever layer reads it; without this it
+ * is a network error indistinguishable from a closed database.
+ */
+export function guardBody(req: Request): Request {
+  const source = req.body!.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(ctl) {
+      try {
+        const { done, value } = await source.read();
+        if (done) ctl.close();
+        else ctl.enqueue(value);
+      } catch (err) {
+        ctl.error(new BodyReadError(err));
+      }
+    },
+    cancel: (reason) => source.cancel(reason),
+  });
+  return new Request(req, { body, duplex: "half" } as RequestInit);
+}
+
+export const causedByBody = (err: unknown): boolean =>
+  err instanceof BodyReadError || (err instanceof Error && err.cause instanceof BodyReadError);

@@ -1,0 +1,69 @@
+import type { Context } from "hono";
+import { atomicStats } from "../kv/_atomic.ts";
+import { outboxStats } from "../kv/outbox.ts";
+import { constantTimeEqual } from "../lib/crypto.ts";
+import type { Deps } from "../lib/deps.ts";
+import { type Gauge, inFlight, render } from "../lib/metrics.ts";
+import type { AppEnv } from "./_api.ts";
+
+/** Routes whose requests stream a body into KV: in flight, they are uploads in progress. */
+const UPLOAD_ROUTES = [["PUT", "/api/me/files"], ["POST", "/api/me/avatar"]] as const;
+
+/**
+ * GET /metrics: Prometheus text. Open to a scraper that sends `Authorization: Bearer
+ * METRICS_TOKEN`, or that connects from loopback without passing through a proxy (a request
+ * that carries a forwarding header came from elsewhere, whatever the connection's address).
+ */
+export function metricsRoute(deps: Deps) {
+  return async (c: Context<AppEnv>) => {
+    if (!allowed(deps, c)) {
+      c.header("WWW-Authenticate", 'Bearer realm="metrics"');
+      return c.json({ error: "metrics need the METRICS_TOKEN bearer, or a loopback client" }, 401);
+    }
+    const queue = await outboxStats(deps.kv, deps.clock.now());
+    const gauges: Gauge[] = [
+      {
+        name: "catalogue_mail_queue_depth",
+        help: "Mails waiting in the outbox",
+        value: queue.depth,
+      },
+      {
+        name: "catalogue_mail_queue_oldest_seconds",
+        help: "Age of the oldest mail waiting in the outbox (0 when empty)",
+        value: queue.oldestSeconds,
+      },
+      {
+        name: "catalogue_uploads_in_progress",
+        help: "File and avatar uploads being received",
+        value: UPLOAD_ROUTES.reduce((n, [m, r]) => n + inFlight(m, r), 0),
+      },
+      {
+        name: "catalogue_kv_commit_retries_total",
+        help: "Atomic commits that failed a version check and ran again",
+        value: atomicStats.retries,
+        type: "counter",
+      },
+      {
+        name: "catalogue_kv_commit_gave_up_total",
+        help: "Atomics that kept failing their checks and answered 503",
+        value: atomicStats.gaveUp,
+        type: "counter",
+      },
+    ];
+    c.header("Cache-Control", "no-store");
+    return c.body(render(gauges), 200, { "Content-Type": "text/plain; version=0.0.4" });
+  };
+}
+
+function allowed(deps: Deps, c: Context<AppEnv>): boolean {
+  const token = deps.config.metricsToken;
+  const auth = c.req.header("authorization");
+  if (token && auth?.startsWith("Bearer ")) return constantTimeEqual(auth.slice(7), token);
+  if (c.req.header("x-forwarded-for") || c.req.header("forwarded")) return false;
+  const info = c.env as { remoteAddr?: { hostname?: string } } | undefined;
+  return isLoopback(info?.remoteAddr?.hostname ?? "");
+}
+
+function isLoopback(host: string): boolean {
+  return /^127\.\d+\.\d+\.\d+$/.test(host) || host === "::1" || /^::ffff:127\./i.test(host);
+}

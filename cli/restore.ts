@@ -1,0 +1,56 @@
+import { RestoreError, restoreStream } from "../kv/backup.ts";
+import { ConfigError, envRecord, loadConfig } from "../lib/config.ts";
+import { openRawKv, progressLine } from "./_kv.ts";
+
+/**
+ * `deno task restore <file | ->`: loads a dump made by `deno task backup` into the KV of
+ * KV_PATH, which must be empty (a KV holding anything is refused and left alone). Run it
+ * before starting the server on that KV.
+ */
+
+const USAGE = "usage: deno task restore <file | ->";
+
+async function main(args: string[]): Promise<number> {
+  if (args.length !== 1 || args[0].startsWith("--")) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadConfig(envRecord());
+  let input: ReadableStream<Uint8Array>;
+  if (args[0] === "-") input = Deno.stdin.readable;
+  else {
+    try {
+      input = (await Deno.open(args[0])).readable;
+    } catch (err) {
+      console.error(`cannot read ${args[0]}: ${err instanceof Error ? err.message : err}`);
+      return 1;
+    }
+  }
+  const kv = await openRawKv(config.kvPath);
+  const show = progressLine("restore:");
+  try {
+    const done = await restoreStream(kv, input, (p) => show(p.entries, p.bytes));
+    show(done.entries, done.bytes, true);
+    return 0;
+  } catch (err) {
+    if (err instanceof RestoreError) {
+      console.error(`restore refused: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    kv.close();
+    await input.cancel().catch(() => {});
+  }
+}
+
+if (import.meta.main) {
+  try {
+    Deno.exit(await main(Deno.args));
+  } catch (err) {
+    console.error(
+      `restore failed: ${err instanceof ConfigError || err instanceof Error ? err.message : err}`,
+    );
+    Deno.exit(1);
+  }
+}
