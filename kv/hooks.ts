@@ -418,13 +418,17 @@ export async function trimEvents(kv: Deno.Kv, account: number, id: number): Prom
 }
 
 /** The newest events of a service (at most EVENTS_KEPT), newest first. */
-export async function listEvents(kv: Deno.Kv, account: number, id: number): Promise<HookEvent[]> {
-  const out: HookEvent[] = [];
+export async function listEvents(
+  kv: Deno.Kv,
+  account: number,
+  id: number,
+): Promise<(HookEvent & { ref: string })[]> {
+  const out: (HookEvent & { ref: string })[] = [];
   const iter = kv.list<HookEvent>({ prefix: eventPrefix(account, id) }, {
     reverse: true,
     limit: EVENTS_KEPT,
   });
-  for await (const e of iter) out.push(e.value);
+  for await (const e of iter) out.push({ ...e.value, ref: String(e.key[4]) });
   return out;
 }
 
