@@ -11,7 +11,7 @@
  * Everything listens on and connects to 127.0.0.1 only. Prints Markdown tables; bench/run.ts
  * may import `servicesBenchmarks()` to add them to `deno task bench`.
  */
-import autocannon from "autocannon";
+import { autocannon } from "../tests/_dev_deps.ts";
 import { runDueChecks } from "../jobs/checks.ts";
 import { openKv, transact } from "../kv/_atomic.ts";
 import { prepareAccount, type Role } from "../kv/accounts.ts";

@@ -10,7 +10,7 @@
  * BENCH_OTHERS=0 (skip the other areas' scripts).
  * Linux only (/proc). Exit 1 when a target is missed.
  */
-import autocannon from "autocannon";
+import { autocannon } from "../tests/_dev_deps.ts";
 import { openKv, transact } from "../kv/_atomic.ts";
 import { prepareAccount } from "../kv/accounts.ts";
 import { MIGRATIONS, runMigrations } from "../kv/migrations.ts";

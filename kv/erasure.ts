@@ -2,7 +2,7 @@ import type { Deps } from "../lib/deps.ts";
 import { transact } from "./_atomic.ts";
 import { type Account, accountKey, emailKey, getAccount, personText, slugKey } from "./accounts.ts";
 import { dropLinksTo } from "./links.ts";
-import { dropMailTo } from "./outbox.ts";
+import { dropMailAbout } from "./outbox.ts";
 import { accountParts, type ErasureCounts, type ErasureDecisions } from "./parts.ts";
 import { indexChange } from "./search_index.ts";
 import { endAllSessions } from "./sessions.ts";
@@ -11,7 +11,8 @@ import { trailAppend } from "./trail.ts";
 /**
  * Erasure of an account (DELETE /api/me). Owns no keys of its own: each area's part erases
  * what it holds, then this removes the account record, its email and slug indexes, its
- * person search entries, its trail_by_account index, sessions, live links and queued mail.
+ * person search entries, its trail_by_account index, sessions, live links and queued mail to or
+ * about its address.
  * Trail lines stay (ids only, so the chain still verifies); one `account.erase` line is
  * appended in the atomic that deletes the account.
  */
@@ -61,6 +62,6 @@ export async function eraseAccount(
   // Again, for a session that a link opened while the erasure ran.
   await endAllSessions(kv, account.id);
   await dropLinksTo(kv, account.email);
-  await dropMailTo(kv, account.email);
+  await dropMailAbout(kv, account.email);
   return totals;
 }

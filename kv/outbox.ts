@@ -132,18 +132,22 @@ export async function outboxStats(
   return { depth, oldestSeconds: Math.max(0, Math.round((now - oldest) / 1000)) };
 }
 
-/** Mail still queued for an address, oldest first (data export). */
-export async function queuedTo(kv: Deno.Kv, email: string): Promise<QueuedMail[]> {
+/** Mail to an address, or naming it (a team notice about its request, say). */
+const about = (m: QueuedMail, email: string) =>
+  m.to === email || m.subject.includes(email) || m.text.includes(email);
+
+/** Mail still queued to or about an address, oldest first (data export). */
+export async function queuedAbout(kv: Deno.Kv, email: string): Promise<QueuedMail[]> {
   const out: QueuedMail[] = [];
   for await (const e of kv.list<QueuedMail>({ prefix: ["outbox"] })) {
-    if (e.value.to === email) out.push(e.value);
+    if (about(e.value, email)) out.push(e.value);
   }
   return out;
 }
 
-/** Removes queued mail to an address (erasure). */
-export async function dropMailTo(kv: Deno.Kv, email: string): Promise<void> {
+/** Removes queued mail to or about an address (erasure): none is sent after it. */
+export async function dropMailAbout(kv: Deno.Kv, email: string): Promise<void> {
   for await (const e of kv.list<QueuedMail>({ prefix: ["outbox"] })) {
-    if (e.value.to === email) await kv.delete(e.key);
+    if (about(e.value, email)) await kv.delete(e.key);
   }
 }

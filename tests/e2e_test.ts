@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
-import { SMTPServer, type SMTPServerOptions } from "smtp-server";
+import { SMTPServer, type SMTPServerOptions } from "./_dev_deps.ts";
 import { type ServerProcess, startServer } from "./_server.ts";
 import { type Certs, makeCerts } from "./_servers.ts";
 

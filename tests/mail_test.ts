@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SMTPServer } from "smtp-server";
+import { SMTPServer } from "./_dev_deps.ts";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "../lib/config.ts";
 import { apiMailer, createMailer, stdoutMailer } from "../lib/mail.ts";

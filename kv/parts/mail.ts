@@ -1,6 +1,6 @@
 import { iso } from "../../lib/clock.ts";
 import { linksTo } from "../links.ts";
-import { queuedTo } from "../outbox.ts";
+import { queuedAbout } from "../outbox.ts";
 import type { AccountPart } from "../parts.ts";
 import { countersOf, RULES } from "../rate_limit.ts";
 import { RECEIPTS } from "../requests.ts";
@@ -16,7 +16,7 @@ const withoutSecrets = (text: string) =>
 
 /**
  * What the mail and limits machinery holds about an account: live mailed links to its
- * address, mail still queued for it, and the rate counters kept under its id or address.
+ * address, mail still queued to or about it, and the rate counters kept under its id or address.
  * Erasure drops the counters here; links and queued mail go last in kv/erasure.ts (after the
  * account record, so a link opened meanwhile cannot outlive it).
  */
@@ -30,7 +30,8 @@ export const mailPart: AccountPart = {
         "invitation seven days; the record goes an hour after expiry",
     },
     mail: {
-      what: "Mail to your address still waiting for delivery (link secrets withheld)",
+      what: "Mail still waiting for delivery that goes to your address or names it (a team " +
+        "notice about your request, say); link secrets withheld",
       kept: "Until delivered, at most eight days",
     },
     limits: {
@@ -46,8 +47,9 @@ export const mailPart: AccountPart = {
       invitation: l.invite ?? null,
       name: l.name ?? null,
     }));
-    const mail = (await queuedTo(kv, account.email)).map((m) => ({
+    const mail = (await queuedAbout(kv, account.email)).map((m) => ({
       id: m.id,
+      to: m.to,
       subject: m.subject,
       text: withoutSecrets(m.text),
       queued: iso(m.created),

@@ -1,0 +1,9 @@
+/**
+ * The packages only tests and benchmarks use. They are not in deno.json's imports: `deno task`
+ * installs every package of deno.json and deno.lock before running any task, so listing them
+ * there made the first `deno task start` on a server download them too. They are pinned in
+ * deno.dev.lock instead, which the test, check and bench tasks use (`--lock=deno.dev.lock`);
+ * deno.lock holds only what the server runs (tests/deps_test.ts keeps it so).
+ */
+export { SMTPServer, type SMTPServerOptions } from "npm:smtp-server@^3.14.0";
+export { default as autocannon } from "npm:autocannon@^8.0.0";
