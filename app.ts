@@ -4,7 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./api/_errors.ts";
 import { guardBody } from "./api/_body.ts";
-import { type AppEnv, router } from "./api/_api.ts";
+import { type AppEnv, errors, router } from "./api/_api.ts";
 import { buildDocument, type DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
 import { ROUTES } from "./api/_manifest.ts";
@@ -199,6 +199,11 @@ const DOC: DocConfig = {
 
 /** The OpenAPI document of every area, built from the zod schemas its routes validate with. */
 async function openApiDocument(deps: Deps): Promise<object> {
+  const config: DocConfig = {
+    ...DOC,
+    servers: [{ url: deps.config.baseUrl, description: "this service" }],
+    errorResponse: (code) => errors(code as 400)[code],
+  };
   const api = router();
   for (const name of Object.keys(AREAS) as AreaName[]) {
     if (AREAS[name].mount !== "/api") continue;
@@ -212,7 +217,7 @@ async function openApiDocument(deps: Deps): Promise<object> {
   }
   const root = router();
   root.route("/api", api);
-  return buildDocument(root.defs, DOC);
+  return buildDocument(root.defs, config);
 }
 
 type Matcher = { method: string; re: RegExp };

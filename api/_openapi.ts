@@ -21,6 +21,8 @@ export type RouteConfig = {
   summary?: string;
   description?: string;
   security?: Record<string, string[]>[];
+  /** Defaults to the method and path in camelCase (getMeFilesById). */
+  operationId?: string;
   hide?: boolean;
   // deno-lint-ignore no-explicit-any
   middleware?: MiddlewareHandler<any, any, any>[];
@@ -152,6 +154,9 @@ function validators<E extends Env>(route: RouteConfig, hook: Hook<E>): Middlewar
 type Info = { title: string; version: string; description?: string };
 export type DocConfig = {
   info: Info;
+  servers?: { url: string; description?: string }[];
+  /** Error answers every operation can give, by the route's parts (see `impliedErrors`). */
+  errorResponse?: (code: number) => { description: string; content?: Content };
   securitySchemes?: Record<string, Record<string, unknown>>;
 };
 
@@ -195,6 +200,34 @@ export class OpenApiHono<E extends Env> extends Hono<E> {
     this.get(path, (c) => c.json(built ??= buildDocument(this.defs, config)));
     return this;
   }
+}
+
+/** `getMeFilesById` from GET /api/me/files/{id}: unique per method and path. */
+export function operationId(method: string, path: string): string {
+  const words = path.replace(/^\/api(?=\/|$)/, "").split("/").filter(Boolean).map((part) => {
+    const param = part.match(/^{(.+)}$/);
+    const word = (param ? `by_${param[1]}` : part).replace(
+      /[^A-Za-z0-9]+(.)?/g,
+      (_, c) => c ? c.toUpperCase() : "",
+    );
+    return word.charAt(0).toUpperCase() + word.slice(1);
+  });
+  return method.toLowerCase() + (words.join("") || "Root");
+}
+
+/**
+ * Error answers the app gives for a route whatever its handler does: 400 for a query, header
+ * or JSON body that does not validate (or a JSON body that is not JSON), 413 for a JSON body over
+ * the app's limit, 401 for a route that needs a token.
+ */
+export function impliedErrors(route: RouteConfig): number[] {
+  const codes: number[] = [];
+  const req = route.request;
+  const jsonBody = Object.keys(req?.body?.content ?? {}).some(isJson);
+  if (req?.query || req?.headers || jsonBody) codes.push(400);
+  if (jsonBody) codes.push(413);
+  if (route.security?.length) codes.push(401);
+  return codes;
 }
 
 /** Counts builds, so tests can prove the document is made once. */
@@ -278,7 +311,9 @@ export function buildDocument(
     if (route.tags) op.tags = route.tags;
     if (route.summary) op.summary = route.summary;
     if (route.description) op.description = route.description;
-    if (route.security) op.security = route.security;
+    op.operationId = route.operationId ?? operationId(route.method, path);
+    // A public operation says so: no security requirement at all, not "unspecified".
+    op.security = route.security ?? [];
     const params = [
       ...parameters(req?.params, "path"),
       ...parameters(req?.query, "query"),
@@ -288,8 +323,14 @@ export function buildDocument(
     if (req?.body) {
       op.requestBody = { ...req.body, content: contentOf(req.body.content, "input") };
     }
+    const responses: RouteConfig["responses"] = { ...route.responses };
+    if (config.errorResponse) {
+      for (const code of impliedErrors(route)) {
+        responses[code] ??= config.errorResponse(code);
+      }
+    }
     op.responses = Object.fromEntries(
-      Object.entries(route.responses).map(([code, res]) => [
+      Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)).map(([code, res]) => [
         code,
         res.content ? { ...res, content: contentOf(res.content, "output") } : res,
       ]),
@@ -300,6 +341,7 @@ export function buildDocument(
   return {
     openapi: "3.1.0",
     info: config.info,
+    ...(config.servers ? { servers: config.servers } : {}),
     paths,
     components: {
       schemas: components,

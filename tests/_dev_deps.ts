@@ -7,3 +7,5 @@
  */
 export { SMTPServer, type SMTPServerOptions } from "npm:smtp-server@^3.14.0";
 export { default as autocannon } from "npm:autocannon@^8.0.0";
+// The engine of `@redocly/cli lint`, for tests/openapi_lint_test.ts.
+export { createConfig, lintFromString } from "npm:@redocly/openapi-core@^2.64.0";
