@@ -162,7 +162,7 @@ export async function prepareAccount(
   now: number,
   roles: Role[] = [],
 ): Promise<NewAccount> {
-  const claim = await claimId(kv, "account");
+  const claim = await claimId(kv, "account", accountKey);
   const slug = name ? await freeSlug(kv, name) : "";
   const account: Account = {
     id: claim.id,

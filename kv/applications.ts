@@ -47,7 +47,7 @@ export async function applyFor(
     if (open.value !== null) conflict("you already have an open application");
     const holder = await getAccount(kv, account);
     if (!holder.value) notFound("no such account");
-    const claim = await claimId(kv, "application");
+    const claim = await claimId(kv, "application", appKey);
     const app: Application = {
       id: claim.id,
       account,

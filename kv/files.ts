@@ -131,7 +131,11 @@ export async function reserveUpload(
     if (usage.bytes + size > QUOTA) {
       return { op: null, result: { ok: false, reason: "quota", usage } };
     }
-    const claim = await claimId(kv, "file");
+    const claim = await claimId(
+      kv,
+      "file",
+      (id) => [pendingKey(account, id), fileKey(account, id)],
+    );
     const next = { bytes: usage.bytes + size, files: usage.files + 1 };
     const pending: Pending = {
       state: "uploading",

@@ -42,7 +42,7 @@ export async function createInvite(
 ): Promise<Invite> {
   const hash = await addressHash(email);
   return await transact(async () => {
-    const claim = await claimId(kv, "invite");
+    const claim = await claimId(kv, "invite", inviteKey);
     const invite: Invite = {
       id: claim.id,
       inviter,

@@ -41,7 +41,7 @@ export async function addEntry(
 ): Promise<JournalEntry> {
   return await transact(async () => {
     const rate = await rateInto(kv, RULES.journal, `${RULES.journal.name}:${account}`, now);
-    const claim = await claimId(kv, "journal");
+    const claim = await claimId(kv, "journal", entryKey);
     const entry: JournalEntry = {
       id: claim.id,
       account,

@@ -174,7 +174,7 @@ export async function createProposal(
   const keyHash = sha256hex(key);
   const addr = await addressHash(input.email);
   const { proposal, mails } = await transact(async () => {
-    const claim = await claimId(kv, "proposal");
+    const claim = await claimId(kv, "proposal", pKey);
     const confirmed = submitter !== null;
     const status: ProposalStatus = confirmed ? "confirmed" : "received";
     const proposal: Proposal = {
@@ -192,7 +192,6 @@ export async function createProposal(
       key_hash: keyHash,
     };
     const op = claim.apply(kv.atomic())
-      .check({ key: pKey(proposal.id), versionstamp: null })
       .set(pKey(proposal.id), proposal)
       .set(["proposals_by_address", addr, proposal.id], true)
       .set(statusKey(status, proposal.id), true);

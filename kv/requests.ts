@@ -64,10 +64,9 @@ export async function createRequest(deps: Deps, input: RequestInput): Promise<Co
   const addr = await addressHash(input.email);
   const receipt = (await hit(kv, RECEIPTS, `${RECEIPTS.name}:${input.email}`, now)).ok;
   const { item, p } = await transact(async () => {
-    const claim = await claimId(kv, "request");
+    const claim = await claimId(kv, "request", requestKey);
     const item: ContactRequest = { ...input, id: claim.id, created: now, handled: null };
     const op = claim.apply(kv.atomic())
-      .check({ key: requestKey(item.id), versionstamp: null })
       .set(requestKey(item.id), item)
       .set(["requests_by_address", addr, item.id], true);
     const p = pending();

@@ -293,7 +293,7 @@ export async function createService(
   const service = await transact(async () => {
     const count = await kv.get<Deno.KvU64>(countKey(account));
     if (Number(count.value?.value ?? 0n) >= MAX_SERVICES) tooMany();
-    const id = await claimId(kv, "service");
+    const id = await claimId(kv, "service", byIdKey);
     // Checked at creation: next at its interval. Not checked (past the manual-check limit): at
     // the next minute's run.
     const due = floorMinute(now) +

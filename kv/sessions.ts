@@ -43,7 +43,7 @@ export async function prepareSession(
   account: number,
   now: number,
 ): Promise<NewSession> {
-  const claim = await claimId(kv, "session");
+  const claim = await claimId(kv, "session", (id) => byAccountKey(account, id));
   const token = `${account}_${randomToken(32)}`;
   const hash = sha256hex(token);
   const session: Session = {

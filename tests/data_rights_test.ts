@@ -126,7 +126,6 @@ async function scan(kv: Deno.Kv, n: Needles): Promise<Deno.KvEntry<unknown>[]> {
   return found;
 }
 
-const ID = 4_321_000;
 const EMAIL = "adelaide@example.org";
 /** Words that occur only in what the account wrote (lower-case). */
 const WORDS = [
@@ -154,7 +153,7 @@ Deno.test("data rights: the export holds every KV record about the account; eras
   const carl = await t.account("carl@example.org", { name: "Carl Inviter" });
   await seedModule(t, "pond-life", [owner.account.id]);
 
-  // Carl invites Adelaide; the account ids jump first so hers is unmistakable in the scan.
+  // Carl invites Adelaide; account ids are long enough to be unmistakable in the scan.
   ok(
     await t.req("POST", "/api/me/invites", {
       token: carl.token,
@@ -162,11 +161,10 @@ Deno.test("data rights: the export holds every KV record about the account; eras
     }),
     201,
   );
-  await t.kv.set(["ids", "account"], new Deno.KvU64(BigInt(ID)));
   const v = await t.req("GET", `/api/verify?token=${t.mail.linkToken(EMAIL)}`);
   ok(v);
   const id: number = v.body.actor.id;
-  assert.equal(id, ID + 1);
+  assert.ok(id > 1_000_000, "a time-based id, unmistakable in the scan");
   let token: string = v.body.token;
 
   // Profile and picture.

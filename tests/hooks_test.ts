@@ -171,7 +171,7 @@ Deno.test("hooks: deleting the service stops its key; nothing of it is left", as
   const after = (await dumpKv(t.kv)).split("\n")
     .filter((l) =>
       !l.startsWith('["rate"') &&
-      !l.startsWith('["ids","service"]')
+      !l.startsWith('["ids","service"')
     );
   assert.deepEqual(after, before.split("\n"));
 });

@@ -53,18 +53,20 @@ Deno.test("forms part: erasure deletes unpublished proposals and requests of the
 
 Deno.test("forms part: afterVerify confirms received proposals of the address only", async () => {
   await using t = await testApp({ config: { teamInbox: "team@inbox.test" } });
-  await t.req("POST", "/api/contributions", { body: proposal() });
-  await t.req("POST", "/api/contributions", { body: proposal({ email: "bob@example.org" }) });
+  const one = (await t.req("POST", "/api/contributions", { body: proposal() })).body.id;
+  const two = (await t.req("POST", "/api/contributions", {
+    body: proposal({ email: "bob@example.org" }),
+  })).body.id;
   const { account } = await t.account("ada@example.org", { name: "Ada" });
   const link = { purpose: "login" as const, email: account.email, created: 0, expires: 0 };
   assert.deepEqual(await formsPart.afterVerify!(t.deps, account, link), { confirmed: 1 });
   assert.deepEqual(await formsPart.afterVerify!(t.deps, account, link), { confirmed: 0 });
-  const own = await t.req("GET", "/api/contributions/1", {
+  const own = await t.req("GET", `/api/contributions/${one}`, {
     token: (await t.account("x@example.org", { roles: ["reviewer"] })).token,
   });
   assert.equal(own.body.item.status, "confirmed");
   assert.equal(own.body.item.submitter.account, account.id);
-  const other = await t.req("GET", "/api/contributions/2", {
+  const other = await t.req("GET", `/api/contributions/${two}`, {
     headers: { "x-service-token": t.deps.config.serviceToken! },
   });
   assert.equal(other.body.item.status, "received");
