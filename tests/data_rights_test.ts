@@ -337,7 +337,11 @@ Deno.test("data rights: the export holds every KV record about the account; eras
   ]);
   const signInMail = d.mail.find((m: { text: string }) => m.text.includes("verify="));
   assert.match(signInMail.text, /verify=\(withheld\)/);
-  assert.ok(d.limits.some((l: { rule: string }) => l.rule === "journal"));
+  // Counters under the account's id (journal) and under its address (link requests).
+  const rules = d.limits.map((l: { rule: string }) => l.rule);
+  for (const rule of ["journal", "link_address", "request_receipt", "proposal_address"]) {
+    assert.ok(rules.includes(rule), `limits hold ${rule}: ${rules}`);
+  }
   assert.equal(d.files[0].sha256, sha256hex(bytes));
   assert.match(d.account.avatar.sha256, /^[0-9a-f]{64}$/);
   const pic = await t.app.request(d.account.avatar.url);
