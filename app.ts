@@ -8,6 +8,7 @@ import { type AppEnv, errors, router } from "./api/_api.ts";
 import { buildDocument, type DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
 import { ROUTES } from "./api/_manifest.ts";
+import { answerPageError, errorPage, isApiPath, NOT_FOUND, webMiddleware } from "./web/_web.tsx";
 import { enabled, errorKind, log } from "./lib/log.ts";
 import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
 import { metricsRoute } from "./api/_metrics.ts";
@@ -50,6 +51,11 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
 
   app.get("/metrics", metricsRoute(deps));
+
+  // Pages and static files: security headers, the cross-site check, the layout, the web
+  // session. The JSON API never sees the cookie.
+  const web = webMiddleware(deps);
+  app.use("*", (c, next) => isPage(c.req.path) ? web(c, next) : next());
 
   const limited = bodyLimit({
     maxSize: JSON_BODY_LIMIT,
@@ -104,13 +110,15 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 
   app.notFound((c) => {
     const allowed = methodsFor(app, c.req.path);
+    const page = isPage(c.req.path);
     if (allowed.length > 0 && !allowed.includes(c.req.method)) {
       c.header("Allow", allowed.join(", "));
-      return c.json({ error: `method ${c.req.method} not allowed here` }, 405);
+      const message = `method ${c.req.method} not allowed here`;
+      return page ? errorPage(c, 405, message) : c.json({ error: message }, 405);
     }
-    return c.json({ error: "not found" }, 404);
+    return page ? errorPage(c, 404, NOT_FOUND) : c.json({ error: "not found" }, 404);
   });
-  app.onError(answerError);
+  app.onError((err, c) => isPage(c.req.path) ? answerPageError(err, c) : answerError(err, c));
   return app;
 }
 
@@ -137,6 +145,9 @@ function routePattern(c: Context<AppEnv>): string {
   }
   return "unmatched";
 }
+
+/** Paths answered with HTML pages: all but the JSON API and the metrics. */
+const isPage = (path: string) => !isApiPath(path) && path !== "/metrics";
 
 const built = new WeakMap<Hono<AppEnv>, Map<AreaName, unknown>>();
 

@@ -48,7 +48,17 @@ export const AREAS = {
     mount: "/api",
     load: () => import("./contributions.ts").then((m) => m.contributionRoutes),
   },
-  pages: { mount: "/", load: () => import("./pages.ts").then((m) => m.pageRoutes) },
+  // The web pages (web/): routes only, under the middleware of web/_web.tsx.
+  web_static: {
+    mount: "/",
+    load: () => import("../web/_web.tsx").then((m) => m.staticRoutes),
+  },
+  web_home: { mount: "/", load: () => import("../web/home.tsx").then((m) => m.homePages) },
+  web_sign_in: {
+    mount: "/",
+    load: () => import("../web/sign_in.tsx").then((m) => m.signInPages),
+  },
+  web_me: { mount: "/", load: () => import("../web/me.tsx").then((m) => m.mePages) },
   forms_pages: {
     mount: "/",
     load: () => import("./forms_pages.ts").then((m) => m.formsPageRoutes),

@@ -22,7 +22,7 @@ export const nameSchema = z.string().trim().min(2).max(120)
     message: "must be plain text without control characters",
   });
 
-const LinkRequest = z.object({
+export const LinkRequest = z.object({
   email: emailSchema,
   purpose: z.enum(["login", "address"]).default("login"),
   age_ok: z.boolean().optional(),

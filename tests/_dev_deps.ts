@@ -7,5 +7,14 @@
  */
 export { SMTPServer, type SMTPServerOptions } from "npm:smtp-server@^3.14.0";
 export { default as autocannon } from "npm:autocannon@^8.0.0";
+// Browser tests (tests/_browser.ts): Chromium inside its npm package, the driver, axe-core.
+export { default as chromium } from "npm:@sparticuz/chromium@^153.0.0";
+export {
+  type Browser,
+  default as puppeteer,
+  type ElementHandle,
+  type Page,
+} from "npm:puppeteer-core@^25.16.0";
+export { default as axe } from "npm:axe-core@^4.14.1";
 // The engine of `@redocly/cli lint`, for tests/openapi_lint_test.ts.
 export { createConfig, lintFromString } from "npm:@redocly/openapi-core@^2.64.0";

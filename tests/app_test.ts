@@ -32,7 +32,10 @@ Deno.test("app: unknown paths under /api answer 404 {error}", async () => {
     isError(await t.req("GET", p), 404, p);
   }
   isError(await t.req("DELETE", "/api/no/such/thing"), 404, "DELETE");
-  isError(await t.req("GET", "/nothing-here"), 404, "outside /api");
+  // Outside /api the answer is a page (web/_web.tsx).
+  const page = await t.req("GET", "/nothing-here");
+  assert.equal(page.status, 404);
+  assert.match(page.headers.get("content-type") ?? "", /text\/html/);
 });
 
 Deno.test("app: a wrong method answers 405 with Allow", async () => {

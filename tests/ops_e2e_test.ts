@@ -114,7 +114,9 @@ Deno.test("ops: a whole session's logs name no address, name, token, key, file n
   const call = async (path: string, init: RequestInit = {}) => {
     const r = await fetch(`${s.base}${path}`, init);
     const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : null };
+    // Paths outside /api answer HTML pages (web/).
+    const isJson = r.headers.get("content-type")?.includes("json");
+    return { status: r.status, body: text && isJson ? JSON.parse(text) : text || null };
   };
 
   const named = await call("/api/me", {

@@ -1,0 +1,346 @@
+/**
+ * Browser tests: headless Chromium (from the npm package @sparticuz/chromium, so a fresh
+ * machine needs nothing else) driven by puppeteer-core through the real server process
+ * (tests/_real_server.ts), which mails through a local SMTP sink (tests/_smtp.ts). Pages are
+ * used as a person would: links, buttons and fields are found by their visible text and
+ * labels; axe-core checks each page for serious or critical accessibility problems.
+ *
+ * One browser and one server per test file (starting them costs seconds):
+ *
+ *   Deno.test({ name: "...", ...BROWSER_TEST, fn: async (t) => {
+ *     await using web = await startWeb();
+ *     const page = await web.page();
+ *     await web.signIn(page, "ann@example.com");
+ *     await t.step("...", async () => { ... });
+ *   }});
+ */
+import assert from "node:assert/strict";
+import {
+  axe,
+  type Browser,
+  chromium,
+  type ElementHandle,
+  type Page,
+  puppeteer,
+} from "./_dev_deps.ts";
+import { type RealServer, startServer } from "./_real_server.ts";
+import { type Sink, smtpSink } from "./_smtp.ts";
+
+export type { Page };
+
+/**
+ * Functions below marked "in the page" run in the browser (puppeteer serialises them). The
+ * type check here has no DOM types (Deno's own would clash with them): they see it untyped.
+ */
+// deno-lint-ignore no-explicit-any
+type Dom = any;
+
+/** Browser tests share one browser across steps: the step sanitizers would see its handles. */
+export const BROWSER_TEST = { sanitizeOps: false, sanitizeResources: false } as const;
+
+/** Arguments of the package that would make the browser laxer than a person's (no CORS). */
+const LAX = new Set([
+  "--disable-web-security",
+  "--allow-running-insecure-content",
+  // One process for everything cannot open a second browser context (a second cookie jar).
+  "--single-process",
+]);
+
+export async function launchBrowser(): Promise<Browser> {
+  return await puppeteer.launch({
+    executablePath: await chromium.executablePath(),
+    args: chromium.args.filter((a) => !LAX.has(a)),
+    headless: true,
+    defaultViewport: { width: 1280, height: 900 },
+  });
+}
+
+export interface Web extends AsyncDisposable {
+  server: RealServer;
+  sink: Sink;
+  browser: Browser;
+  base: string;
+  /** A new page (tab) with its own cookie jar, recording console errors and CSP reports. */
+  page(): Promise<Page>;
+  /** Signs `page` in from the mailed link, as a person would; ends on the account page. */
+  signIn(page: Page, email: string): Promise<void>;
+  /** The link in the n-th mail (from 1) to an address that contains `contains`. */
+  mailedLink(to: string, contains: string, n?: number): Promise<string>;
+}
+
+/** The real server (mailing to a local sink) and a browser; both go when disposed. */
+export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
+  const sink = await smtpSink();
+  let server: RealServer;
+  try {
+    server = await startServer({ SMTP_URL: sink.url, ...env });
+  } catch (err) {
+    await sink[Symbol.asyncDispose]();
+    throw err;
+  }
+  let browser: Browser;
+  try {
+    browser = await launchBrowser();
+  } catch (err) {
+    await server[Symbol.asyncDispose]();
+    await sink[Symbol.asyncDispose]();
+    throw err;
+  }
+  const base = server.base;
+  const web: Web = {
+    server,
+    sink,
+    browser,
+    base,
+    async page() {
+      const context = await browser.createBrowserContext();
+      const page = await context.newPage();
+      await watch(page);
+      return page;
+    },
+    async mailedLink(to, contains, n = 1) {
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        const got = sink.mails.filter((m) => m.to === to && m.text.includes(contains));
+        if (got.length >= n) {
+          const url = got[n - 1].text.split(/\s+/).find((w) => w.includes(contains));
+          if (url) return url;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`no mail #${n} to ${to} with ${contains}`);
+    },
+    async signIn(page, email) {
+      const before = sink.mails.filter((m) => m.to === email).length;
+      await page.goto(`${base}/sign-in`);
+      await fillByLabel(page, "E-mail address", email);
+      await checkByLabel(page, "I am old enough to have an account here");
+      await clickByText(page, "Mail me a sign-in link");
+      assert.match(await heading(page), /Check your mail/);
+      const link = await web.mailedLink(email, "/me?verify=", before + 1);
+      // The mail links to BASE_URL; the server under test listens on its own port.
+      const url = new URL(link);
+      await page.goto(`${base}${url.pathname}${url.search}`);
+      await clickByText(page, "Sign in on this device");
+      assert.equal(new URL(page.url()).pathname, "/me");
+    },
+    async [Symbol.asyncDispose]() {
+      await browser.close().catch(() => {});
+      await server[Symbol.asyncDispose]();
+      await sink[Symbol.asyncDispose]();
+    },
+  };
+  return web;
+}
+
+// ---- what a page did wrong ----------------------------------------------------------------
+
+const problems = new WeakMap<Page, string[]>();
+
+async function watch(page: Page) {
+  const list: string[] = [];
+  problems.set(page, list);
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    // A page answered with an error status (a 404 page, a form shown again with 400) is
+    // reported so by the browser; that is the page itself, not a problem of it.
+    const own = m.location()?.url === page.url() && /status of [45]\d\d/.test(m.text());
+    if (!own) list.push(`console: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => list.push(`page error: ${(e as Error).message ?? e}`));
+  // Injected by the browser's debugging protocol, which the page's CSP does not govern.
+  await page.evaluateOnNewDocument(() => {
+    const document: Dom = (globalThis as Dom).document;
+    document.addEventListener("securitypolicyviolation", (e: Dom) => {
+      console.error(`CSP: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`);
+    });
+  });
+}
+
+/** Console errors, uncaught errors and CSP violations seen on the page so far. */
+export function pageProblems(page: Page): string[] {
+  return [...(problems.get(page) ?? [])];
+}
+
+/** Fails when the page logged errors or broke its CSP (then forgets them). */
+export function assertNoProblems(page: Page): void {
+  const list = problems.get(page) ?? [];
+  const found = list.splice(0);
+  assert.deepEqual(found, [], `problems on ${page.url()}`);
+}
+
+// ---- finding things as a person does ------------------------------------------------------
+
+const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/** The first visible link or button whose text (or accessible label) is exactly `text`. */
+export async function byText(page: Page, text: string): Promise<ElementHandle> {
+  const handle = await page.evaluateHandle((wanted: string) => {
+    const document: Dom = (globalThis as Dom).document;
+    const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+    const candidates: Dom[] = document.querySelectorAll(
+      "a[href], button, input[type=submit], input[type=button], [role=button], summary",
+    );
+    for (const el of candidates) {
+      const text = el.tagName === "INPUT" ? el.value : el.innerText;
+      const label = el.getAttribute("aria-label");
+      const visible = el.offsetParent !== null || el.getClientRects().length > 0;
+      if (visible && (norm(text ?? "") === wanted || norm(label ?? "") === wanted)) return el;
+    }
+    return null;
+  }, norm(text));
+  const el = handle.asElement() as ElementHandle | null;
+  if (!el) {
+    const seen = await page.$$eval(
+      "a[href], button",
+      (els: Dom[]) => els.map((e) => e.innerText.trim()).filter(Boolean),
+    );
+    throw new Error(`no link or button "${text}" on ${page.url()}; there are: ${seen.join(" | ")}`);
+  }
+  return el;
+}
+
+/**
+ * Clicks the link or button with this text. By default waits for the page it leads to
+ * (links, form buttons); `{navigates: false}` for buttons that act in place.
+ */
+export async function clickByText(
+  page: Page,
+  text: string,
+  opts: { navigates?: boolean } = {},
+): Promise<void> {
+  const el = await byText(page, text);
+  if (opts.navigates === false) return await el.click();
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), el.click()]);
+}
+
+/** A selector for an element id, whatever characters it holds. */
+const byId = (id: string) => `[id=${JSON.stringify(id)}]`;
+
+/** The id of the form control labelled exactly `label` (its <label for>, or aria-label). */
+async function controlId(page: Page, label: string): Promise<string> {
+  const id = await page.evaluate((wanted: string) => {
+    const document: Dom = (globalThis as Dom).document;
+    const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+    for (const l of document.querySelectorAll("label")) {
+      if (norm(l.innerText) === wanted) {
+        const c = l.control;
+        if (c) {
+          if (!c.id) c.id = `control-${Math.random().toString(36).slice(2)}`;
+          return c.id;
+        }
+      }
+    }
+    for (const c of document.querySelectorAll("[aria-label]")) {
+      if (norm(c.getAttribute("aria-label") ?? "") === wanted && c.id) return c.id;
+    }
+    return null;
+  }, norm(label));
+  if (!id) {
+    const seen = await page.$$eval("label", (ls: Dom[]) => ls.map((l) => l.innerText.trim()));
+    throw new Error(`no field labelled "${label}" on ${page.url()}; labels: ${seen.join(" | ")}`);
+  }
+  return id;
+}
+
+/** Types into the field labelled `label`, replacing what it held. */
+export async function fillByLabel(page: Page, label: string, value: string): Promise<void> {
+  const sel = byId(await controlId(page, label));
+  await page.$eval(sel, (el: Dom) => {
+    el.value = "";
+  });
+  if (value) await page.type(sel, value);
+}
+
+/** Ticks (or clears) the checkbox labelled `label`. */
+export async function checkByLabel(page: Page, label: string, on = true): Promise<void> {
+  const sel = byId(await controlId(page, label));
+  const now = await page.$eval(sel, (el: Dom) => el.checked as boolean);
+  if (now !== on) await page.click(sel);
+}
+
+/** Picks the option with this visible text in the select labelled `label`. */
+export async function selectByLabel(page: Page, label: string, option: string): Promise<void> {
+  const sel = byId(await controlId(page, label));
+  const value = await page.$eval(sel, (el: Dom, text: string) => {
+    const o = [...el.options].find((o: Dom) => o.text.trim() === text);
+    return o ? (o.value as string) : null;
+  }, option);
+  if (value === null) throw new Error(`no option "${option}" in "${label}"`);
+  await page.select(sel, value);
+}
+
+/** Chooses a file for the file field labelled `label`. */
+export async function uploadByLabel(page: Page, label: string, path: string): Promise<void> {
+  const el = await page.$(byId(await controlId(page, label)));
+  // deno-lint-ignore no-explicit-any
+  await (el as ElementHandle<any>).uploadFile(path);
+}
+
+/** The page's first heading. */
+export async function heading(page: Page): Promise<string> {
+  return await page.$eval("h1", (h: Dom) => h.innerText.trim() as string);
+}
+
+/** The visible text of the main content. */
+export async function mainText(page: Page): Promise<string> {
+  return await page.$eval("main", (m: Dom) => m.innerText as string);
+}
+
+/** The message shown beside the field labelled `label` (empty when none). */
+export async function fieldError(page: Page, label: string): Promise<string> {
+  const id = await controlId(page, label);
+  return await page.$eval(byId(id), (el: Dom) => {
+    const document: Dom = (globalThis as Dom).document;
+    const ids: string[] = (el.getAttribute("aria-describedby") ?? "").split(/\s+/);
+    const err = ids.map((i) => document.getElementById(i)).find((e: Dom) =>
+      e?.classList.contains("error")
+    );
+    return err ? (err.innerText.trim() as string) : "";
+  });
+}
+
+// ---- checks every page should pass ---------------------------------------------------------
+
+/** axe-core on the page as it is: fails on any serious or critical violation. */
+export async function assertAccessible(page: Page): Promise<void> {
+  const injected = await page.evaluate(() => "axe" in globalThis);
+  // Through the debugging protocol, so the page's CSP (no inline script) is not in the way.
+  if (!injected) await page.evaluate(axe.source);
+  const result = await page.evaluate(async () => {
+    const g: Dom = globalThis;
+    const r = await g.axe.run(g.document, { resultTypes: ["violations"] });
+    return r.violations.map((v: Dom) => ({
+      id: v.id as string,
+      impact: v.impact as string,
+      help: v.help as string,
+      targets: v.nodes.slice(0, 3).map((n: Dom) => String(n.target)),
+    }));
+  });
+  const bad = result.filter((v: { impact: string }) =>
+    v.impact === "serious" || v.impact === "critical"
+  );
+  assert.deepEqual(bad, [], `accessibility problems on ${page.url()}`);
+}
+
+/** At 375 px wide the page scrolls only down, never sideways. */
+export async function assertFitsPhone(page: Page): Promise<void> {
+  const before = page.viewport();
+  await page.setViewport({ width: 375, height: 800 });
+  try {
+    const { scroll, client } = await page.evaluate(() => {
+      const root: Dom = (globalThis as Dom).document.documentElement;
+      return { scroll: root.scrollWidth as number, client: root.clientWidth as number };
+    });
+    assert.ok(scroll <= client, `${page.url()} is ${scroll} px wide at 375 px`);
+  } finally {
+    if (before) await page.setViewport(before);
+  }
+}
+
+/** Every check of a finished page: no errors or CSP reports, accessible, fits a phone. */
+export async function assertGoodPage(page: Page): Promise<void> {
+  assertNoProblems(page);
+  await assertAccessible(page);
+  await assertFitsPhone(page);
+}

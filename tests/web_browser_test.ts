@@ -1,0 +1,86 @@
+/**
+ * The foundation in a real browser: sign in from the mailed link, the account page, sign
+ * out; form errors shown beside their field; every page accessible, within the CSP, and
+ * without sideways scrolling on a phone.
+ */
+import assert from "node:assert/strict";
+import {
+  assertGoodPage,
+  BROWSER_TEST,
+  checkByLabel,
+  clickByText,
+  fieldError,
+  fillByLabel,
+  heading,
+  mainText,
+  startWeb,
+} from "./_browser.ts";
+
+Deno.test({
+  name: "browser: sign in from the mailed link, see the account, sign out",
+  ...BROWSER_TEST,
+  fn: async (t) => {
+    await using web = await startWeb();
+    const page = await web.page();
+
+    await t.step("home page", async () => {
+      await page.goto(`${web.base}/`);
+      assert.equal(await heading(page), "Community catalogue");
+      await assertGoodPage(page);
+    });
+
+    await t.step("sign-in form shows errors beside the fields", async () => {
+      await clickByText(page, "Sign in");
+      assert.equal(await heading(page), "Sign in");
+      await assertGoodPage(page);
+      await fillByLabel(page, "E-mail address", "not an address");
+      await clickByText(page, "Mail me a sign-in link");
+      assert.notEqual(await fieldError(page, "E-mail address"), "");
+      assert.notEqual(await fieldError(page, "I am old enough to have an account here"), "");
+      assert.match(await mainText(page), /Please check the form/);
+      await assertGoodPage(page);
+    });
+
+    await t.step("the mailed link signs in only with the button", async () => {
+      await fillByLabel(page, "E-mail address", "reader@example.com");
+      await checkByLabel(page, "I am old enough to have an account here");
+      await clickByText(page, "Mail me a sign-in link");
+      assert.equal(await heading(page), "Check your mail");
+      const link = await web.mailedLink("reader@example.com", "/me?verify=");
+      const url = new URL(link);
+      // Opened once as a scanner would (no button press): still usable afterwards.
+      const scanned = await fetch(`${web.base}${url.pathname}${url.search}`);
+      assert.equal(scanned.status, 200);
+      await scanned.body?.cancel();
+      await page.goto(`${web.base}${url.pathname}${url.search}`);
+      assert.match(await mainText(page), /reader@example\.com/);
+      await assertGoodPage(page);
+      await clickByText(page, "Sign in on this device");
+      assert.equal(await heading(page), "Your account");
+      assert.match(await mainText(page), /reader@example\.com/);
+      await assertGoodPage(page);
+      const cookies = await page.browserContext().cookies();
+      const session = cookies.find((c) => c.name === "session")!;
+      assert.equal(session.httpOnly, true);
+      assert.equal(session.sameSite, "Lax");
+    });
+
+    await t.step("the header knows; sign out ends the session", async () => {
+      await page.goto(`${web.base}/`);
+      await clickByText(page, "Account");
+      assert.equal(await heading(page), "Your account");
+      await clickByText(page, "Sign out");
+      assert.equal(new URL(page.url()).pathname, "/");
+      await page.goto(`${web.base}/me`);
+      assert.equal(new URL(page.url()).pathname, "/sign-in");
+    });
+
+    await t.step("signIn helper and the not-found page", async () => {
+      const other = await web.page();
+      await web.signIn(other, "second@example.com");
+      await other.goto(`${web.base}/no/such/page`);
+      assert.equal(await heading(other), "Page not found");
+      await assertGoodPage(other);
+    });
+  },
+});

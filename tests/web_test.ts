@@ -1,0 +1,262 @@
+/**
+ * The web layer in-process: security headers, HTML error pages, the cross-site check,
+ * web sessions (cookie, sign-in link that survives scanners, sign-out) and the form helper.
+ * The browser tests (web_browser_test.ts) drive the same pages in Chromium.
+ */
+import assert from "node:assert/strict";
+import { listSessions } from "../kv/sessions.ts";
+import { displayText } from "../lib/display.ts";
+import { testApp } from "./_helpers.ts";
+
+const ORIGIN = "http://localhost";
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const post = (fields: Record<string, string>, extra: Record<string, string> = {}) => ({
+  raw: form(fields),
+  headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN, ...extra },
+});
+const cookieOf = (h: Headers) => h.get("set-cookie")?.match(/^(session=[^;]*)/)?.[1] ?? "";
+
+Deno.test("pages carry the security headers; the API keeps its answers", async () => {
+  await using t = await testApp();
+  const home = await t.req("GET", "/");
+  assert.equal(home.status, 200);
+  assert.match(home.headers.get("content-type")!, /text\/html/);
+  const csp = home.headers.get("content-security-policy")!;
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'self'(;|$)/);
+  assert.match(csp, /style-src 'self'(;|$)/);
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:/);
+  assert.equal(home.headers.get("referrer-policy"), "no-referrer");
+  assert.equal(home.headers.get("x-content-type-options"), "nosniff");
+  assert.equal(home.headers.get("x-frame-options"), "DENY");
+  // No inline script or style in the markup (the CSP would block them anyway).
+  assert.doesNotMatch(home.text, /<script(?![^>]*\bsrc=)(?![^>]*application\/ld\+json)/);
+  assert.doesNotMatch(home.text, /<style|style="/);
+  assert.match(home.text, /<!DOCTYPE html>/);
+
+  const api = await t.req("GET", "/api/nothing");
+  assert.equal(api.status, 404);
+  assert.deepEqual(api.body, { error: "not found" });
+  assert.equal(api.headers.get("content-security-policy"), null);
+});
+
+Deno.test("not-found and wrong-method pages are HTML with the layout", async () => {
+  await using t = await testApp();
+  const nf = await t.req("GET", "/no/such/page");
+  assert.equal(nf.status, 404);
+  assert.match(nf.headers.get("content-type")!, /text\/html/);
+  assert.match(nf.text, /<h1>Page not found<\/h1>/);
+  assert.match(nf.text, /href="\/catalogue"/);
+  const wrong = await t.req("DELETE", "/sign-in", { headers: { origin: ORIGIN } });
+  assert.equal(wrong.status, 405);
+  assert.match(wrong.text, /<h1>/);
+});
+
+Deno.test("a form posted from another site, or without Origin, is refused", async () => {
+  await using t = await testApp();
+  const evil = await t.req(
+    "POST",
+    "/sign-in",
+    post({ email: "a@example.com", age_ok: "on" }, {
+      origin: "https://evil.example",
+    }),
+  );
+  assert.equal(evil.status, 403);
+  assert.match(evil.text, /another site/);
+  const none = await t.req("POST", "/sign-in", {
+    raw: form({ email: "a@example.com", age_ok: "on" }),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
+  assert.equal(none.status, 403);
+  assert.equal(t.mail.sent.length, 0);
+});
+
+Deno.test("the BASE_URL origin is accepted behind a proxy", async () => {
+  await using t = await testApp({ config: { baseUrl: "https://cat.example" } });
+  const res = await t.req(
+    "POST",
+    "/sign-in",
+    post({ email: "a@example.com", age_ok: "on" }, {
+      origin: "https://cat.example",
+    }),
+  );
+  assert.equal(res.status, 303);
+});
+
+Deno.test("sign-in form: field errors beside the field, 303 when sent", async () => {
+  await using t = await testApp();
+  const bad = await t.req("POST", "/sign-in", post({ email: "not-an-address", age_ok: "on" }));
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /id="f-email"[^>]*aria-invalid="true"/);
+  assert.match(bad.text, /aria-describedby="f-email-error"/);
+  assert.match(bad.text, /<p class="error" id="f-email-error">[^<]+<\/p>/);
+  assert.match(bad.text, /value="not-an-address"/);
+  const noAge = await t.req("POST", "/sign-in", post({ email: "a@example.com" }));
+  assert.equal(noAge.status, 400);
+  assert.match(noAge.text, /id="f-age_ok-error">please confirm this to sign in/);
+  assert.equal(t.mail.sent.length, 0);
+
+  const ok = await t.req("POST", "/sign-in", post({ email: "a@example.com", age_ok: "on" }));
+  assert.equal(ok.status, 303);
+  assert.equal(ok.headers.get("location"), "/sign-in/sent");
+  assert.match(t.mail.last("a@example.com")!.text, /http:\/\/test\.local\/me\?verify=/);
+});
+
+Deno.test("a sign-in link: GET shows and keeps it; the button signs the browser in", async () => {
+  await using t = await testApp();
+  await t.req("POST", "/sign-in", post({ email: "reader@example.com", age_ok: "on" }));
+  const token = t.mail.linkToken("reader@example.com");
+
+  // A scanner opening the link twice: the page, never the session.
+  for (let i = 0; i < 2; i++) {
+    const page = await t.req("GET", `/me?verify=${token}`);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /reader@example\.com/);
+    assert.match(page.text, /<button type="submit">Sign in on this device<\/button>/);
+    assert.equal(page.headers.get("set-cookie"), null);
+    assert.equal(page.headers.get("cache-control"), "no-store");
+  }
+  assert.equal(await sessionsOf(t, "reader@example.com"), 0);
+
+  const done = await t.req("POST", "/me/verify", post({ token }));
+  assert.equal(done.status, 303);
+  assert.equal(done.headers.get("location"), "/me");
+  const setCookie = done.headers.get("set-cookie")!;
+  assert.match(setCookie, /^session=\d+_[A-Za-z0-9_-]{43};/);
+  assert.match(setCookie, /HttpOnly/);
+  assert.match(setCookie, /SameSite=Lax/);
+  assert.doesNotMatch(setCookie, /Secure/); // BASE_URL is http here
+  const cookie = cookieOf(done.headers);
+  assert.equal(await sessionsOf(t, "reader@example.com"), 1);
+
+  const me = await t.req("GET", "/me", { headers: { cookie } });
+  assert.equal(me.status, 200);
+  assert.match(me.text, /reader@example\.com/);
+  assert.match(me.text, /Sign out/);
+  assert.equal(me.headers.get("cache-control"), "private, no-store");
+
+  // The link is used up now.
+  const again = await t.req("GET", `/me?verify=${token}`);
+  assert.equal(again.status, 410);
+  const reuse = await t.req("POST", "/me/verify", post({ token }));
+  assert.equal(reuse.status, 410);
+  assert.match(reuse.headers.get("content-type")!, /text\/html/);
+
+  // The API is bearer-only: the cookie is no sign-in there.
+  const api = await t.req("GET", "/api/me", { headers: { cookie } });
+  assert.equal(api.status, 401);
+
+  // The web session is a device like any other: listed, and ended by sign-out.
+  const out = await t.req("POST", "/sign-out", post({}, { cookie }));
+  assert.equal(out.status, 303);
+  assert.match(out.headers.get("set-cookie")!, /session=;/);
+  assert.equal(await sessionsOf(t, "reader@example.com"), 0);
+  const after = await t.req("GET", "/me", { headers: { cookie } });
+  assert.equal(after.status, 303);
+  assert.equal(after.headers.get("location"), "/sign-in?next=%2Fme");
+});
+
+Deno.test("https: the cookie is Secure and __Host- prefixed", async () => {
+  await using t = await testApp({ config: { baseUrl: "https://cat.example" } });
+  const { account } = await t.account("s@example.com");
+  await t.req(
+    "POST",
+    "/sign-in",
+    post({ email: account.email, age_ok: "on" }, {
+      origin: "https://cat.example",
+    }),
+  );
+  const token = t.mail.linkToken(account.email);
+  const done = await t.req(
+    "POST",
+    "/me/verify",
+    post({ token }, { origin: "https://cat.example" }),
+  );
+  assert.equal(done.status, 303);
+  assert.match(done.headers.get("set-cookie")!, /^__Host-session=[^;]+;.*Path=\/.*Secure/);
+});
+
+Deno.test("a second link in a signed-in browser replaces its session", async () => {
+  await using t = await testApp();
+  const email = "two@example.com";
+  const signIn = async (cookie?: string) => {
+    await t.req("POST", "/sign-in", post({ email, age_ok: "on" }, cookie ? { cookie } : {}));
+    const token = t.mail.linkToken(email);
+    const page = await t.req("GET", `/me?verify=${token}`, { headers: cookie ? { cookie } : {} });
+    assert.equal(page.status, 200);
+    const done = await t.req("POST", "/me/verify", post({ token }, cookie ? { cookie } : {}));
+    assert.equal(done.status, 303);
+    return cookieOf(done.headers);
+  };
+  const first = await signIn();
+  t.clock.advance(60_000);
+  const second = await signIn(first);
+  assert.notEqual(first, second);
+  assert.equal(await sessionsOf(t, email), 1);
+  assert.equal((await t.req("GET", "/me", { headers: { cookie: second } })).status, 200);
+  assert.equal((await t.req("GET", "/me", { headers: { cookie: first } })).status, 303);
+});
+
+Deno.test("an ended session's cookie is dropped; a forged cookie is nobody", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("x@example.com");
+  const ok = await t.req("GET", "/me", { headers: { cookie: `session=${token}` } });
+  assert.equal(ok.status, 200);
+  await t.req("DELETE", "/api/me/token", { token });
+  const gone = await t.req("GET", "/me", { headers: { cookie: `session=${token}` } });
+  assert.equal(gone.status, 303);
+  assert.match(gone.headers.get("set-cookie") ?? "", /session=;/);
+  const forged = await t.req("GET", "/", { headers: { cookie: "session=1_xxx" } });
+  assert.equal(forged.status, 200);
+  assert.match(forged.text, /href="\/sign-in"/);
+});
+
+Deno.test("pages are rate-limited with an HTML page and Retry-After", async () => {
+  await using t = await testApp();
+  let last = 0;
+  let res;
+  for (let i = 0; i < 40 && last !== 429; i++) {
+    res = await t.req("POST", "/sign-in", post({ email: `r${i}@example.com`, age_ok: "on" }));
+    last = res.status;
+  }
+  assert.equal(last, 429);
+  assert.match(res!.headers.get("content-type")!, /text\/html/);
+  assert.ok(Number(res!.headers.get("retry-after")) > 0);
+  assert.match(res!.text, /<h1>Too many requests<\/h1>/);
+});
+
+Deno.test("displayed names lose bidi and zero-width controls", async () => {
+  assert.equal(displayText("evil\u202Emoc.elpmaxe"), "evilmoc.elpmaxe");
+  assert.equal(displayText("a\u200Bd\u200Fm\u2066i\u2069n\uFEFF"), "admin");
+  // A joiner inside an emoji sequence stays.
+  assert.equal(displayText("\u{1F469}\u200D\u{1F4BB}"), "\u{1F469}\u200D\u{1F4BB}");
+  await using t = await testApp();
+  const { token } = await t.account("b@example.com", { name: "Ann\u202Egro.live" });
+  const me = await t.req("GET", "/me", { headers: { cookie: `session=${token}` } });
+  assert.match(me.text, /<bdi>Anngro\.live<\/bdi>/);
+  assert.doesNotMatch(me.text, /\u202E/);
+});
+
+Deno.test("static files: versioned, cached, only our own", async () => {
+  await using t = await testApp();
+  const home = await t.req("GET", "/");
+  const css = home.text.match(/href="(\/static\/site\.css\?v=[0-9a-f]+)"/)![1];
+  const res = await t.req("GET", css);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type")!, /text\/css/);
+  assert.match(res.headers.get("cache-control")!, /immutable/);
+  assert.equal((await t.req("GET", "/static/..%2Fapp.ts")).status, 404);
+  assert.equal((await t.req("GET", "/static/nothing.css")).status, 404);
+  // Every script and stylesheet of a page comes from this origin.
+  for (const m of home.text.matchAll(/(?:src|href)="([^"]+)"/g)) {
+    const same = m[1].startsWith("/") && !m[1].startsWith("//");
+    assert.ok(same || m[1].startsWith("#") || m[1].startsWith("http://test.local/"), m[1]);
+  }
+});
+
+async function sessionsOf(t: Awaited<ReturnType<typeof testApp>>, email: string) {
+  const acc = await t.kv.get<number>(["accounts_by_email", email]);
+  if (acc.value === null) return 0;
+  return (await listSessions(t.kv, acc.value)).length;
+}

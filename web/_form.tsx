@@ -1,0 +1,235 @@
+/**
+ * Forms: read the posted fields, check them with the zod schema the API uses, and either
+ * answer 303 to the next page or show the form again (status 400) with each message beside
+ * its field and a summary at the top. Domain errors that name a field (`ApiError` with
+ * `extra.field`) land beside that field; other client errors above the form; rate limits and
+ * the rest become the error pages.
+ */
+import type { Child } from "hono/jsx";
+import type { z } from "zod";
+import { DomainError } from "../lib/errors.ts";
+import { ApiError, STATUS_OF } from "../api/_errors.ts";
+import type { PageProps } from "./_layout.tsx";
+import { seeOther, type WebCtx } from "./_web.tsx";
+
+export type FieldErrors = Record<string, string>;
+
+/** What a form shows: the values sent (or stored), and the errors found in them. */
+export interface FormView {
+  values: Record<string, string | undefined>;
+  errors: FieldErrors;
+  /** An error about the whole form. */
+  error?: string;
+}
+
+export const emptyView = (values: FormView["values"] = {}): FormView => ({ values, errors: {} });
+
+/** The posted fields (urlencoded or multipart), text values only, the last of repeated names. */
+export async function readForm(c: WebCtx): Promise<Record<string, string>> {
+  const body = await c.req.parseBody({ all: true });
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) {
+    const last = Array.isArray(v) ? v[v.length - 1] : v;
+    if (typeof last === "string") out[k] = last;
+  }
+  return out;
+}
+
+/** The first message of each field, keyed by the field's path ("links.0.url"). */
+export function zodErrors(err: z.ZodError): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of err.issues) {
+    const key = issue.path.map(String).join(".") || "_";
+    out[key] ??= issue.message;
+  }
+  return out;
+}
+
+const FORM_ERRORS = new Set([400, 403, 404, 409, 410, 413, 415]);
+
+export interface FormSpec<S extends z.ZodType> {
+  schema: S;
+  /** Turns the text fields into the schema's input (checkboxes to booleans, lists). */
+  input?: (form: Record<string, string>) => unknown;
+  /** Does the work with the checked data; answers the path to send the browser to (303). */
+  act: (data: z.output<S>, form: Record<string, string>) => Promise<string> | string;
+  /** The page with the form, shown again when something is wrong. */
+  show: (view: FormView) => Child | Promise<Child>;
+  page: PageProps;
+}
+
+/** Handles one POST of a form: 303 on success, the form again (400) with messages if not. */
+export async function submitForm<S extends z.ZodType>(
+  c: WebCtx,
+  spec: FormSpec<S>,
+): Promise<Response> {
+  const form = await readForm(c);
+  const parsed = spec.schema.safeParse(spec.input ? spec.input(form) : form);
+  let view: FormView;
+  if (parsed.success) {
+    try {
+      return seeOther(c, await spec.act(parsed.data, form));
+    } catch (err) {
+      const status = err instanceof ApiError
+        ? err.status
+        : err instanceof DomainError
+        ? STATUS_OF[err.kind]
+        : 0;
+      if (!(err instanceof ApiError || err instanceof DomainError) || !FORM_ERRORS.has(status)) {
+        throw err;
+      }
+      const field = typeof err.extra.field === "string" ? err.extra.field : undefined;
+      // The API's messages start with the field's name ("email: ..."); beside the field the
+      // name is already there.
+      const message = field ? err.message.replace(new RegExp(`^${field}: `), "") : err.message;
+      view = field
+        ? { values: form, errors: { [field]: message } }
+        : { values: form, errors: {}, error: message };
+    }
+  } else {
+    view = { values: form, errors: zodErrors(parsed.error) };
+  }
+  c.status(400);
+  c.header("Cache-Control", "no-store");
+  return await c.render(await spec.show(view), { ...spec.page, noindex: true });
+}
+
+// ---- controls -----------------------------------------------------------------------------
+
+const fieldId = (name: string) => `f-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
+
+/** The list of errors above a form, each linking to its field. */
+export function ErrorSummary(props: { view: FormView; labels?: Record<string, string> }) {
+  const entries = Object.entries(props.view.errors);
+  if (!entries.length && !props.view.error) return null;
+  return (
+    <div class="errors" role="alert" tabindex={-1} id="errors">
+      <h2>Please check the form</h2>
+      <ul>
+        {props.view.error ? <li>{props.view.error}</li> : null}
+        {entries.map(([name, msg]) => (
+          <li>
+            <a href={`#${fieldId(name)}`}>{props.labels?.[name] ?? name}</a>: {msg}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+interface ControlProps {
+  name: string;
+  label: string;
+  view: FormView;
+  hint?: string;
+  required?: boolean;
+}
+
+function described(p: ControlProps) {
+  const id = fieldId(p.name);
+  const error = p.view.errors[p.name];
+  const ids = [p.hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return {
+    id,
+    error,
+    attrs: {
+      id,
+      name: p.name,
+      required: p.required,
+      "aria-invalid": error ? "true" as const : undefined,
+      "aria-describedby": ids || undefined,
+    },
+  };
+}
+
+function Hint(props: { id: string; hint?: string; error?: string }) {
+  return (
+    <>
+      {props.hint ? <p class="hint" id={`${props.id}-hint`}>{props.hint}</p> : null}
+      {props.error ? <p class="error" id={`${props.id}-error`}>{props.error}</p> : null}
+    </>
+  );
+}
+
+/** A labelled text input (type text, email, url, number, search, password, file...). */
+export function Field(
+  props: ControlProps & {
+    type?: string;
+    autocomplete?: string;
+    maxlength?: number;
+    placeholder?: string;
+    accept?: string;
+  },
+) {
+  const d = described(props);
+  return (
+    <div class={d.error ? "field invalid" : "field"}>
+      <label for={d.id}>{props.label}</label>
+      <Hint id={d.id} hint={props.hint} error={d.error} />
+      <input
+        {...d.attrs}
+        type={props.type ?? "text"}
+        value={props.type === "file" || props.type === "password"
+          ? undefined
+          : props.view.values[props.name]}
+        autocomplete={props.autocomplete}
+        maxlength={props.maxlength}
+        placeholder={props.placeholder}
+        accept={props.accept}
+      />
+    </div>
+  );
+}
+
+export function TextArea(props: ControlProps & { rows?: number; maxlength?: number }) {
+  const d = described(props);
+  return (
+    <div class={d.error ? "field invalid" : "field"}>
+      <label for={d.id}>{props.label}</label>
+      <Hint id={d.id} hint={props.hint} error={d.error} />
+      <textarea {...d.attrs} rows={props.rows ?? 5} maxlength={props.maxlength}>
+        {props.view.values[props.name] ?? ""}
+      </textarea>
+    </div>
+  );
+}
+
+export function Select(
+  props: ControlProps & { options: readonly (string | [value: string, label: string])[] },
+) {
+  const d = described(props);
+  const current = props.view.values[props.name];
+  return (
+    <div class={d.error ? "field invalid" : "field"}>
+      <label for={d.id}>{props.label}</label>
+      <Hint id={d.id} hint={props.hint} error={d.error} />
+      <select {...d.attrs}>
+        {props.options.map((o) => {
+          const [value, label] = typeof o === "string" ? [o, o] : o;
+          return <option value={value} selected={value === current}>{label}</option>;
+        })}
+      </select>
+    </div>
+  );
+}
+
+/** A checkbox; its value is "on" when ticked (`checked(form.x)` turns it into a boolean). */
+export function Checkbox(props: ControlProps) {
+  const d = described(props);
+  const on = props.view.values[props.name] === "on" || props.view.values[props.name] === "true";
+  return (
+    <div class={d.error ? "field check invalid" : "field check"}>
+      <input {...d.attrs} type="checkbox" checked={on} />
+      <label for={d.id}>{props.label}</label>
+      <Hint id={d.id} hint={props.hint} error={d.error} />
+    </div>
+  );
+}
+
+/** A ticked checkbox's form value as a boolean. */
+export const checked = (v: string | undefined) => v === "on" || v === "true";
+
+/** An empty text field as "not given" (undefined), for optional schema fields. */
+export const given = (
+  v: string | undefined,
+) => (v === undefined || v.trim() === "" ? undefined : v);

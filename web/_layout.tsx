@@ -1,0 +1,155 @@
+/**
+ * The one layout of every page: header with the site's navigation and the sign-in or
+ * account links, the page's main content, footer. Pages render through `c.render(body,
+ * { title })` (hono/jsx-renderer, set up by web/_web.tsx for every path outside /api).
+ */
+import type { Child } from "hono/jsx";
+import type { Account } from "../kv/accounts.ts";
+import { displayText } from "../lib/display.ts";
+import { assetUrl } from "./_static.ts";
+
+export const SITE_NAME = "Community catalogue";
+
+export interface PageProps {
+  title: string;
+  /** A short description for search engines and link previews. */
+  description?: string;
+  /** Keep the page out of search engines (personal and team pages, forms' results). */
+  noindex?: boolean;
+  /** Canonical path of the page (public pages). */
+  canonical?: string;
+  /** Extra ES modules of web/static/ this page uses. */
+  scripts?: string[];
+  /** Extra stylesheets (a viewer's own), as full paths. */
+  styles?: string[];
+  /** Structured data (schema.org), written as a JSON-LD data block. */
+  jsonLd?: object;
+}
+
+declare module "hono" {
+  interface ContextRenderer {
+    (content: Child, props: PageProps): Response | Promise<Response>;
+  }
+}
+
+/** User text as shown: bidi and zero-width controls removed, its direction isolated. */
+export function U(props: { children?: string | null }) {
+  const text = displayText(props.children ?? "");
+  return <bdi>{text}</bdi>;
+}
+
+/** JSON for a `<script type="application/ld+json">` data block: no `<` can end the element. */
+export function jsonLdText(data: object): string {
+  return JSON.stringify(data).replace(/</g, "\\u003c").replace(
+    /\u2028|\u2029/g,
+    (ch) => ch === "\u2028" ? "\\u2028" : "\\u2029",
+  );
+}
+
+function Nav(props: { viewer: Account | null; path: string }) {
+  const { viewer, path } = props;
+  const here = (p: string) => (path === p ? { "aria-current": "page" as const } : {});
+  return (
+    <nav aria-label="Main">
+      <ul>
+        <li>
+          <a href="/catalogue" {...here("/catalogue")}>Catalogue</a>
+        </li>
+        <li>
+          <a href="/search" {...here("/search")}>Search</a>
+        </li>
+        <li>
+          <a href="/request" {...here("/request")}>Request a module</a>
+        </li>
+        <li>
+          <a href="/contribute" {...here("/contribute")}>Propose a module</a>
+        </li>
+        {viewer
+          ? (
+            <>
+              <li>
+                <a href="/me" {...here("/me")}>
+                  Account{viewer.name
+                    ? (
+                      <>
+                        {" ("}
+                        <U>{viewer.name}</U>
+                        {")"}
+                      </>
+                    )
+                    : null}
+                </a>
+              </li>
+              <li>
+                <form method="post" action="/sign-out" class="inline">
+                  <button type="submit" class="link">Sign out</button>
+                </form>
+              </li>
+            </>
+          )
+          : (
+            <li>
+              <a href="/sign-in" {...here("/sign-in")}>Sign in</a>
+            </li>
+          )}
+      </ul>
+    </nav>
+  );
+}
+
+export interface LayoutProps extends PageProps {
+  children?: Child;
+  baseUrl: string;
+  viewer: Account | null;
+  /** The request's path, to mark the current navigation link. */
+  path: string;
+}
+
+export function Layout(props: LayoutProps) {
+  const { viewer } = props;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <title>{props.title === SITE_NAME ? SITE_NAME : `${props.title} · ${SITE_NAME}`}</title>
+        {props.description ? <meta name="description" content={props.description} /> : null}
+        {props.noindex ? <meta name="robots" content="noindex" /> : null}
+        {props.canonical ? <link rel="canonical" href={props.baseUrl + props.canonical} /> : null}
+        <link rel="stylesheet" href={assetUrl("site.css")} />
+        {(props.styles ?? []).map((href) => <link rel="stylesheet" href={href} />)}
+        <script type="module" src={assetUrl("site.js")}></script>
+        {(props.scripts ?? []).map((s) => <script type="module" src={assetUrl(s)}></script>)}
+        {props.jsonLd
+          ? (
+            <script
+              type="application/ld+json"
+              dangerouslySetInnerHTML={{ __html: jsonLdText(props.jsonLd) }}
+            />
+          )
+          : null}
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header>
+          <a href="/" class="brand">{SITE_NAME}</a>
+          <Nav viewer={viewer} path={props.path} />
+        </header>
+        <main id="main">{props.children}</main>
+        <footer>
+          <ul>
+            <li>
+              <a href="/api-reference">API reference</a>
+            </li>
+            <li>
+              <a href="/catalogue">All modules</a>
+            </li>
+            <li>
+              <a href="/sitemap.xml">Site map</a>
+            </li>
+          </ul>
+        </footer>
+      </body>
+    </html>
+  );
+}

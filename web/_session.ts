@@ -1,0 +1,50 @@
+/**
+ * Web sessions: a browser that opens a sign-in link holds the same device session a client
+ * of the API gets (kv/sessions.ts), its token in a cookie instead of a header. The cookie is
+ * HttpOnly, SameSite=Lax and, when the service is reached over https, Secure with the
+ * `__Host-` prefix (no Domain, Path=/). Pages look the session up with `findSession`, the
+ * API's own (cached, kv/_auth_cache.ts) path. The JSON API never reads this cookie.
+ */
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { findSession, type Session } from "../kv/sessions.ts";
+import type { Deps } from "../lib/deps.ts";
+import type { AppEnv } from "../api/_api.ts";
+
+const secure = (deps: Deps) => deps.config.baseUrl.startsWith("https:");
+
+export const cookieName = (deps: Deps) => secure(deps) ? "__Host-session" : "session";
+
+/** Puts the cookie's session and account on the context (as the bearer guards do), if live. */
+export async function readWebSession(deps: Deps, c: Context<AppEnv>): Promise<void> {
+  const name = cookieName(deps);
+  const token = getCookie(c, name);
+  if (!token) return;
+  const found = await findSession(deps.kv, token, deps.clock.now());
+  if (!found) {
+    // Ended (signed out elsewhere) or expired: the browser forgets it.
+    deleteCookie(c, name, { path: "/", secure: secure(deps) });
+    return;
+  }
+  c.set("account", found.account);
+  c.set("session", { ...found.session, hash: found.hash });
+}
+
+export function startWebSession(
+  deps: Deps,
+  c: Context<AppEnv>,
+  token: string,
+  session: Session,
+): void {
+  setCookie(c, cookieName(deps), token, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: secure(deps),
+    maxAge: Math.max(1, Math.floor((session.expires - deps.clock.now()) / 1000)),
+  });
+}
+
+export function forgetWebSession(deps: Deps, c: Context<AppEnv>): void {
+  deleteCookie(c, cookieName(deps), { path: "/", secure: secure(deps) });
+}

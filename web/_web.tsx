@@ -1,0 +1,263 @@
+/**
+ * What every page shares: the middleware app.ts runs on every path outside /api (security
+ * headers, the cross-site check of state-changing requests, the layout renderer, the web
+ * session), the HTML error pages, and the guards pages call.
+ *
+ * A page file (web/<name>.tsx) exports `(deps) => Hono<AppEnv>` built with `webRouter()`, is
+ * listed in api/_areas.ts with mount "/", and `deno task routes` adds its routes to the
+ * manifest. Areas register routes only (no `app.use`): per-route middleware goes in the
+ * route's own handler list.
+ */
+import { Hono } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
+import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
+import { jsxRenderer } from "hono/jsx-renderer";
+import { secureHeaders } from "hono/secure-headers";
+import { ConflictError, isLocked } from "../kv/_atomic.ts";
+import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
+import { DomainError } from "../lib/errors.ts";
+import { ApiError, STATUS_OF } from "../api/_errors.ts";
+import type { Deps } from "../lib/deps.ts";
+import type { AppEnv } from "../api/_api.ts";
+import { Layout } from "./_layout.tsx";
+import { readWebSession } from "./_session.ts";
+import { asset } from "./_static.ts";
+
+export type WebCtx = Context<AppEnv>;
+
+/** A router for a page area. */
+export function webRouter(): Hono<AppEnv> {
+  return new Hono<AppEnv>();
+}
+
+/** Paths served by the JSON API; everything else is a page or a static file. */
+export const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
+
+const CSP = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'"],
+  connectSrc: ["'self'"],
+  formAction: ["'self'"],
+  baseUri: ["'none'"],
+  frameAncestors: ["'none'"],
+  manifestSrc: ["'self'"],
+};
+
+/** Pages that run a viewer from npm with its own needs (images as data: URLs). */
+const VIEWER_PATHS = new Set(["/api-reference"]);
+
+const headersFor = (csp: typeof CSP) =>
+  secureHeaders({
+    contentSecurityPolicy: csp,
+    referrerPolicy: "no-referrer",
+    xFrameOptions: "DENY",
+    crossOriginOpenerPolicy: "same-origin",
+    crossOriginResourcePolicy: "same-origin",
+    crossOriginEmbedderPolicy: false,
+    originAgentCluster: "?1",
+    permissionsPolicy: { camera: [], microphone: [], geolocation: [] },
+  });
+
+/** The middleware of every page and static file (app.ts runs it outside /api). */
+export function webMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
+  const base = new URL(deps.config.baseUrl).origin;
+  const strict = headersFor(CSP);
+  const viewer = headersFor({ ...CSP, imgSrc: ["'self'", "data:"] });
+  // Same origin as the request, or as BASE_URL (behind a proxy the request's own URL may
+  // say http while the browser's Origin says https).
+  const sameOrigin = csrf({
+    origin: (origin, c) => origin === base || origin === new URL(c.req.url).origin,
+  });
+  const render = jsxRenderer(
+    ({ children, Layout: _outer, ...props }, c) => (
+      <Layout
+        {...props}
+        baseUrl={deps.config.baseUrl}
+        viewer={c.get("account") ?? null}
+        path={c.req.path}
+      >
+        {children}
+      </Layout>
+    ),
+    { docType: true },
+  );
+  return async (c, next) => {
+    const headers = VIEWER_PATHS.has(c.req.path) ? viewer : strict;
+    await headers(c, async () => {
+      if (c.req.path.startsWith("/static/")) return await next();
+      c.header("Vary", "Cookie");
+      let passed = false;
+      try {
+        await sameOrigin(c, async () => {
+          passed = true;
+          await readWebSession(deps, c);
+          // Personal answers are never stored by shared caches.
+          if (c.get("account")) c.header("Cache-Control", "private, no-store");
+          await render(c, next);
+        });
+      } catch (err) {
+        // hono/csrf refused it: a form posted from another site, or with no Origin at all.
+        if (passed || !(err instanceof HTTPException) || err.status !== 403) throw err;
+        await render(c, async () => {});
+        c.res = await errorPage(c, 403, FOREIGN_FORM);
+      }
+    });
+  };
+}
+
+/** GET /static/:name: the stylesheet, the ES modules, a viewer's files. */
+export function staticRoutes(_deps: Deps) {
+  const app = webRouter();
+  app.get("/static/:name", (c) => {
+    const a = asset(c.req.param("name"));
+    if (!a) throw new HTTPException(404);
+    const versioned = c.req.query("v") === a.hash;
+    c.header("Content-Type", a.type);
+    c.header("ETag", `"${a.hash}"`);
+    c.header(
+      "Cache-Control",
+      versioned ? "public, max-age=31536000, immutable" : "public, max-age=300",
+    );
+    if (c.req.header("if-none-match") === `"${a.hash}"`) return c.body(null, 304);
+    return c.body(a.body);
+  });
+  return app;
+}
+
+// ---- errors -------------------------------------------------------------------------------
+
+const TITLES: Record<number, string> = {
+  400: "That did not work",
+  401: "Sign-in needed",
+  403: "Not allowed",
+  404: "Page not found",
+  405: "Not allowed here",
+  409: "That cannot be done now",
+  410: "Gone",
+  413: "Too large",
+  429: "Too many requests",
+  503: "Not available right now",
+};
+
+/** The HTML page of an error answer on a page path (app.ts calls it for errors and 404s). */
+export function errorPage(
+  c: WebCtx,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response | Promise<Response> {
+  for (const [k, v] of Object.entries(headers)) c.header(k, v);
+  c.header("Cache-Control", "no-store");
+  c.status(status as 400);
+  const title = TITLES[status] ?? "Something went wrong";
+  const retry = headers["Retry-After"];
+  const body = (
+    <>
+      <h1>{title}</h1>
+      <p>{message}</p>
+      {retry ? <p>You can try again in {retry} seconds.</p> : null}
+      {status === 401
+        ? (
+          <p>
+            <a href="/sign-in">Sign in</a>
+          </p>
+        )
+        : null}
+      <p>
+        <a href="/">Home</a> · <a href="/catalogue">Catalogue</a> · <a href="/search">Search</a>
+      </p>
+    </>
+  );
+  // The renderer is there for page paths; errors before it (a bad Origin) get the layout too.
+  if (c.getLayout()) return c.render(body, { title, noindex: true });
+  return c.html(
+    "<!DOCTYPE html>" +
+      (
+        <Layout title={title} noindex baseUrl="" viewer={viewer(c)} path={c.req.path}>
+          {body}
+        </Layout>
+      ),
+    status as 400,
+  );
+}
+
+const FOREIGN_FORM = "This form was sent from another site (or without saying where from), " +
+  "so it was not accepted. Open the page on this site and send it again.";
+
+/** Errors of pages are pages: the same statuses as the API's, in HTML. */
+export function answerPageError(err: Error, c: WebCtx): Response | Promise<Response> {
+  if (err instanceof DomainError) {
+    const headers: Record<string, string> = err.retryAfter !== undefined
+      ? { "Retry-After": String(err.retryAfter) }
+      : {};
+    return errorPage(c, STATUS_OF[err.kind], sentence(err.message), headers);
+  }
+  if (err instanceof ApiError) return errorPage(c, err.status, sentence(err.message), err.headers);
+  if (err instanceof HTTPException) {
+    // A guard's redirect (to the sign-in page) carries its own answer.
+    if (err.res) return err.getResponse();
+    const message = err.message || (err.status === 404 ? NOT_FOUND : "That did not work.");
+    return errorPage(c, err.status, sentence(message));
+  }
+  if (err instanceof ConflictError || err instanceof Deno.errors.BadResource || isLocked(err)) {
+    return errorPage(c, 503, "The service is busy or its database does not answer; try again.", {
+      "Retry-After": "5",
+    });
+  }
+  // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
+  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
+  return errorPage(c, 500, "Something went wrong on our side. Please try again.");
+}
+
+/** The API's messages ("too many requests: ...") as a sentence for a page. */
+const sentence = (s: string) => {
+  const t = s.charAt(0).toUpperCase() + s.slice(1);
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+};
+
+/** The message of a not-found page. */
+export const NOT_FOUND = "There is nothing at this address. It may have moved or been removed.";
+
+// ---- guards ------------------------------------------------------------------------------
+
+/** The signed-in account, or null. */
+export const viewer = (c: WebCtx): Account | null => c.get("account") ?? null;
+
+/** Where the sign-in page sends the browser back to: a path of ours only. */
+export function safeNext(next: string | undefined | null): string {
+  return next && /^\/(?![/\\])[^\s]*$/.test(next) ? next : "/me";
+}
+
+/** The signed-in account; otherwise the browser is sent to sign in and brought back. */
+export function requireAccount(c: WebCtx): Account {
+  const a = viewer(c);
+  if (a) return a;
+  const back = c.req.method === "GET" ? c.req.path + (new URL(c.req.url).search || "") : "/me";
+  // The answer is built on the context, so what it holds (a cookie being dropped) goes too.
+  throw new HTTPException(303, { res: seeOther(c, `/sign-in?next=${encodeURIComponent(back)}`) });
+}
+
+/** A reviewer or the owner; a signed-in account without the role gets the forbidden page. */
+export function requireTeamPage(c: WebCtx): Account {
+  const a = requireAccount(c);
+  if (!isTeam(a)) throw new HTTPException(403, { message: "This page is for the review team." });
+  return a;
+}
+
+/** The owner only. */
+export function requireOwnerPage(c: WebCtx): Account {
+  const a = requireAccount(c);
+  if (!isOwner(a)) throw new HTTPException(403, { message: "This page is for the owner." });
+  return a;
+}
+
+/** A 303 to a path (the answer of every successful form). */
+export function seeOther(c: WebCtx, path: string): Response {
+  c.header("Cache-Control", "no-store");
+  return c.redirect(path, 303);
+}
+
+export type { Next };

@@ -1,0 +1,44 @@
+/**
+ * The account page (/me). A first version: who is signed in and the way out. The pages under
+ * /me (profile, journal, devices, services, files, ...) hang from here.
+ */
+import { standingOf } from "../kv/accounts.ts";
+import type { Deps } from "../lib/deps.ts";
+import { U } from "./_layout.tsx";
+import { requireAccount, webRouter } from "./_web.tsx";
+
+export function mePages(_deps: Deps) {
+  const app = webRouter();
+
+  app.get("/me", (c) => {
+    const me = requireAccount(c);
+    return c.render(
+      <>
+        <h1>Your account</h1>
+        <dl>
+          <dt>Name</dt>
+          <dd>{me.name ? <U>{me.name}</U> : "not set yet"}</dd>
+          <dt>Address</dt>
+          <dd>
+            <U>{me.email}</U>
+          </dd>
+          <dt>Standing</dt>
+          <dd>{standingOf(me.roles)}</dd>
+        </dl>
+        {me.slug
+          ? (
+            <p>
+              <a href={`/people/${me.slug}`}>Your public profile</a>
+            </p>
+          )
+          : null}
+        <form method="post" action="/sign-out">
+          <button type="submit">Sign out</button>
+        </form>
+      </>,
+      { title: "Your account", noindex: true },
+    );
+  });
+
+  return app;
+}

@@ -1,0 +1,189 @@
+/**
+ * Signing in with the browser: ask for a link (/sign-in), open it (/me?verify=<token>: shows
+ * the address and one button, because mail scanners open links too and must not use them
+ * up), complete it (POST /me/verify: the browser gets a device session in its cookie), and
+ * sign out (POST /sign-out: ends that session). The same domain functions as the API's
+ * GET /api/verify and DELETE /api/me/token.
+ */
+import { z } from "zod";
+import { accountParts } from "../kv/parts.ts";
+import { findLink } from "../kv/links.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { endSession } from "../kv/sessions.ts";
+import { completeLink, issueLink } from "../kv/sign_in.ts";
+import { signInMail } from "../mail/sign_in.ts";
+import type { Deps } from "../lib/deps.ts";
+import { fail } from "../api/_errors.ts";
+import { clientOrigin, limit } from "../api/_guards.ts";
+import { LinkRequest } from "../api/sign_in.ts";
+import {
+  Checkbox,
+  checked,
+  emptyView,
+  ErrorSummary,
+  Field,
+  type FormView,
+  given,
+  submitForm,
+} from "./_form.tsx";
+import { forgetWebSession, startWebSession } from "./_session.ts";
+import { safeNext, seeOther, viewer, webRouter } from "./_web.tsx";
+import { U } from "./_layout.tsx";
+
+/** The API's link request, with the age confirmation the API checks for sign-in links. */
+const SignInRequest = LinkRequest.extend({
+  age_ok: z.literal(true, { error: "please confirm this to sign in" }),
+});
+
+const LABELS = { email: "E-mail address", age_ok: "Age confirmation", name: "Your name" };
+
+function SignInForm(props: { view: FormView; next: string }) {
+  return (
+    <>
+      <h1>Sign in</h1>
+      <p>
+        We mail you a link that signs you in; there is no password. A new address gets a new
+        account.
+      </p>
+      <ErrorSummary view={props.view} labels={LABELS} />
+      <form method="post" action="/sign-in" novalidate>
+        <input type="hidden" name="next" value={props.next} />
+        <Field
+          name="email"
+          type="email"
+          label={LABELS.email}
+          autocomplete="email"
+          required
+          view={props.view}
+        />
+        <Checkbox
+          name="age_ok"
+          label="I am old enough to have an account here"
+          view={props.view}
+          required
+        />
+        <button type="submit">Mail me a sign-in link</button>
+      </form>
+    </>
+  );
+}
+
+export function signInPages(deps: Deps) {
+  const app = webRouter();
+
+  app.get("/sign-in", (c) => {
+    const next = safeNext(c.req.query("next"));
+    if (viewer(c)) return seeOther(c, next);
+    return c.render(<SignInForm view={emptyView()} next={next} />, {
+      title: "Sign in",
+      canonical: "/sign-in",
+      description: "Sign in with a link mailed to you.",
+    });
+  });
+
+  app.post("/sign-in", async (c) => {
+    return await submitForm(c, {
+      schema: SignInRequest,
+      input: (f) => ({
+        email: f.email ?? "",
+        purpose: "login",
+        age_ok: checked(f.age_ok),
+        name: given(f.name),
+      }),
+      act: async ({ email, name }) => {
+        await limit(deps, RULES.linkByOrigin, clientOrigin(deps, c));
+        await limit(deps, RULES.linkByAddress, email);
+        await issueLink(deps, { purpose: "login", email, name }, signInMail("login"));
+        return "/sign-in/sent";
+      },
+      show: (view) => <SignInForm view={view} next={safeNext(view.values.next)} />,
+      page: { title: "Sign in" },
+    });
+  });
+
+  app.get("/sign-in/sent", (c) => {
+    return c.render(
+      <>
+        <h1>Check your mail</h1>
+        <p>
+          If the address can receive mail, a sign-in link is on its way. Open it on the device you
+          want to use; it works once, for 20 minutes.
+        </p>
+        <p>
+          No mail after a few minutes? Look in the spam folder, or{" "}
+          <a href="/sign-in">ask for a new link</a>.
+        </p>
+      </>,
+      { title: "Check your mail", noindex: true },
+    );
+  });
+
+  // The mailed link. Only shows: a GET (a mail scanner, a prefetch) never uses the link up.
+  // Without ?verify this is the account page (web/me.tsx).
+  app.get("/me", async (c, next) => {
+    const token = c.req.query("verify");
+    if (token === undefined) return await next();
+    c.header("Cache-Control", "no-store");
+    const found = await findLink(deps.kv, token, deps.clock.now());
+    if (!found) {
+      c.status(410);
+      return c.render(
+        <>
+          <h1>This link does not work any more</h1>
+          <p>
+            A sign-in link works once and only for a short time; a newer link replaces an older one.
+            {" "}
+            <a href="/sign-in">Ask for a new link</a>.
+          </p>
+        </>,
+        { title: "Link used or expired", noindex: true },
+      );
+    }
+    const link = found.entry.value;
+    return c.render(
+      <>
+        <h1>Sign in</h1>
+        <p>
+          Sign in as{" "}
+          <strong>
+            <U>{link.email}</U>
+          </strong>
+          {viewer(c) ? " (this replaces the session this browser has now)" : ""}.
+        </p>
+        <form method="post" action="/me/verify">
+          <input type="hidden" name="token" value={token} />
+          <button type="submit">Sign in on this device</button>
+        </form>
+        <p class="hint">Not you? Close this page: nothing happens without the button.</p>
+      </>,
+      { title: "Sign in", noindex: true },
+    );
+  });
+
+  app.post("/me/verify", async (c) => {
+    const form = await c.req.parseBody();
+    const token = typeof form.token === "string" ? form.token : "";
+    if (!token || token.length > 200) fail(400, "the link is incomplete; open it from your mail");
+    const done = await completeLink(deps, token, {
+      address: clientOrigin(deps, c),
+      agent: c.req.header("user-agent") ?? "",
+    });
+    for (const part of accountParts) await part.afterVerify?.(deps, done.account, done.link);
+    // A browser holds one session: the one it had before ends with the new sign-in.
+    const before = c.get("session");
+    const who = c.get("account");
+    if (before && who) await endSession(deps.kv, who.id, before.id);
+    startWebSession(deps, c, done.token, done.session);
+    return seeOther(c, "/me");
+  });
+
+  app.post("/sign-out", async (c) => {
+    const s = c.get("session");
+    const a = c.get("account");
+    if (s && a) await endSession(deps.kv, a.id, s.id);
+    forgetWebSession(deps, c);
+    return seeOther(c, "/");
+  });
+
+  return app;
+}
