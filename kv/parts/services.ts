@@ -2,7 +2,7 @@ import { iso } from "../../lib/clock.ts";
 import { withDurations } from "../../lib/runs.ts";
 import { readHistory } from "../history.ts";
 import { listEvents } from "../hooks.ts";
-import type { AccountPart } from "../parts.ts";
+import type { AccountPart } from "./_part.ts";
 import { countServices, eraseServices, listServices, serviceView } from "../services.ts";
 
 /** What the services area holds of an account: watched services, their last
