@@ -4,6 +4,7 @@ import { originSubject } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
 import { atomicStats, ConflictError, TRANSACT_BUDGET_MS } from "./_atomic.ts";
 import { rateKey, RULES } from "./rate_limit.ts";
+import { dueKey } from "./service_due.ts";
 
 /**
  * Heartbeat hooks, the hottest path of the service. Key layout:
@@ -91,7 +92,6 @@ export const beatKey = (account: number, id: number) => ["beats", account, id] a
 export const startKey = (account: number, id: number) => ["beat_starts", account, id] as const;
 export const failKey = (account: number, id: number) => ["beat_fails", account, id] as const;
 const eventPrefix = (account: number, id: number) => ["service_events", account, id] as const;
-const nudgeKey = (due: number, id: number) => ["service_due", due, id] as const;
 const MINUTE = 60_000;
 
 export const PLAIN: Signal = { kind: "success", code: null, rid: null, body: "", origin: "" };
@@ -333,10 +333,10 @@ async function commitBatch(
         op.set(startKey(account, id), { at, rid: p.signal.rid } satisfies Start);
         // The runner looks when the run's grace ends.
         const end = Math.ceil((at + (grace ?? 60) * MINUTE + 1) / MINUTE) * MINUTE;
-        op.set(nudgeKey(end, id), account);
+        op.set(dueKey(end, id), account);
       } else if (p.signal.kind === "fail") {
         op.set(failKey(account, id), p.beat);
-        op.set(nudgeKey(Math.floor(at / MINUTE) * MINUTE, id), account);
+        op.set(dueKey(Math.floor(at / MINUTE) * MINUTE, id), account);
       }
     }
     for (const p of live) {

@@ -9,6 +9,7 @@ import type { Kind } from "../lib/targets.ts";
 import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
+import { dueKey, dueRange } from "./service_due.ts";
 import {
   type Beat,
   beatKey,
@@ -103,7 +104,6 @@ export interface Service {
 export const serviceKey = (account: number, id: number) => ["services", account, id] as const;
 const byIdKey = (id: number) => ["services_by_id", id] as const;
 const countKey = (account: number) => ["service_count", account] as const;
-const dueKey = (due: number, id: number) => ["service_due", due, id] as const;
 
 /** What a hook key stands for (kv/hooks.ts): the service, its name and its run grace. */
 const hookRef = (s: Service): HookRef => ({
@@ -471,7 +471,7 @@ export interface DueItem {
 /** Due entries, earliest first. */
 export async function listDue(kv: Deno.Kv, now: number, limit: number): Promise<DueItem[]> {
   const out: DueItem[] = [];
-  const iter = kv.list<number>({ start: ["service_due"], end: ["service_due", now + 1] }, {
+  const iter = kv.list<number>(dueRange(now), {
     limit,
   });
   for await (const e of iter) {
