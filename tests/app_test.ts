@@ -372,6 +372,8 @@ Deno.test("app: hostile input on every documented route never answers 500", asyn
         ...(method === "get" ? [] : BODIES.map((b) => [paths[0], b] as const)),
       ];
       for (const [p, raw] of cases) {
+        // ".." in two path parameters climbs out of /api (to a web page): not an API answer.
+        if (!new URL(p, "http://x").pathname.startsWith("/api/")) continue;
         for (const token of [undefined, member.token, owner.token]) {
           const r = await t.req(method.toUpperCase(), p, {
             raw,
