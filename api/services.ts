@@ -29,6 +29,8 @@ import {
   validTimeZone,
 } from "../lib/schedule.ts";
 import { readHistory } from "../kv/history.ts";
+import { listEvents } from "../kv/hooks.ts";
+import { withDurations } from "../lib/runs.ts";
 import { runCheck } from "../lib/checks/mod.ts";
 import { iso } from "../lib/clock.ts";
 import { overallUptime } from "../lib/history.ts";
@@ -372,6 +374,50 @@ export function servicesRoutes(deps: Deps) {
       const { id } = c.req.valid("param");
       const item = await checkServiceNow(deps, c.get("account"), id);
       return c.json({ ok: true as const, item }, 200);
+    },
+  );
+
+  const EventSchema = z.object({
+    at: z.string(),
+    kind: z.enum(["success", "start", "fail", "log"]),
+    code: z.number().int().nullable().meta({ description: "Exit code sent as /<0-255>" }),
+    rid: z.string().nullable(),
+    duration_ms: z.number().int().nullable().meta({
+      description: "For an end: the time since its start (same rid)",
+    }),
+    status: z.string(),
+    body: z.string().meta({ description: "The request body as text (up to 10 KB)" }),
+    origin: z.string().meta({ description: "The client's network, never its address" }),
+  }).meta({ id: "HeartbeatEvent" });
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/services/{id}/events",
+      tags: ["services"],
+      summary: "A heartbeat's last 100 signals, newest first",
+      security: bearer,
+      middleware: auth,
+      request: { params: Params },
+      responses: { 200: json(z.object({ items: z.array(EventSchema) })), ...errors(401, 404) },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const { id } = c.req.valid("param");
+      if (!(await getService(deps.kv, me.id, id)).value) fail(404, "no such service");
+      const events = withDurations(await listEvents(deps.kv, me.id, id));
+      c.header("Cache-Control", "no-store");
+      return c.json({
+        items: events.map((e) => ({
+          at: iso(e.at),
+          kind: e.kind,
+          code: e.code,
+          rid: e.rid,
+          duration_ms: e.duration_ms,
+          status: e.status,
+          body: e.body,
+          origin: e.origin,
+        })),
+      }, 200);
     },
   );
 

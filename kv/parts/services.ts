@@ -1,5 +1,7 @@
 import { iso } from "../../lib/clock.ts";
+import { withDurations } from "../../lib/runs.ts";
 import { readHistory } from "../history.ts";
+import { listEvents } from "../hooks.ts";
 import type { AccountPart } from "./_part.ts";
 import { countServices, eraseServices, listServices, serviceView } from "../services.ts";
 
@@ -25,6 +27,12 @@ export const servicesPart: AccountPart = {
         // The kept history (90 days): every state change and the per-day figures with data.
         changes: h.changes.map((c) => ({ ...c, at: iso(c.at) })),
         days: h.days.filter((d) => d.uptime !== null || d.checks > 0),
+        events: withDurations(await listEvents(deps.kv, account.id, service.id)).map((e) => ({
+          ...e,
+          at: iso(e.at),
+        })),
+        ...(beat?.start ? { last_start: { ...beat.start, at: iso(beat.start.at) } } : {}),
+        ...(beat?.failed ? { last_failure: { ...beat.failed, at: iso(beat.failed.at) } } : {}),
       });
     }
     return { services };
