@@ -87,5 +87,6 @@ export const ROUTES: readonly ManifestRoute[] = [
   ["web_forms", "GET", "/contribute"],
   ["web_forms", "POST", "/contribute"],
   ["web_forms", "GET", "/contribute/sent"],
+  ["web_api_reference", "GET", "/api-reference"],
   ["web_me", "GET", "/me"],
 ];
