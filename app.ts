@@ -9,9 +9,8 @@ import { buildDocument, type DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
 import { ROUTES } from "./api/_manifest.ts";
 import { answerPageError, errorPage, isApiPath, NOT_FOUND, webMiddleware } from "./web/_web.tsx";
-import { enabled, errorKind, log } from "./lib/log.ts";
+import { errorKind, log, logRequest } from "./lib/log.ts";
 import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
-import { metricsRoute } from "./api/_metrics.ts";
 
 /** JSON bodies larger than this answer 413 (uploads have limits of their own). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -38,19 +37,17 @@ export function createApp(deps: Deps): Hono<AppEnv> {
       requestEnded(stats, status, seconds);
       if (route === HOOK_ROUTE) count("catalogue_heartbeats_total", HEARTBEAT_OUTCOME(status));
       // The route pattern, never the raw path: a path can hold a hook key or a token.
-      if (enabled("info")) {
-        log("info", "request", {
-          method: c.req.method,
-          route,
-          status,
-          ms: Math.round(seconds * 10_000) / 10,
-        });
-      }
+      logRequest(c.req.method, route, status, Math.round(seconds * 10_000) / 10);
     }
     c.header("X-Content-Type-Options", "nosniff");
   });
 
-  app.get("/metrics", metricsRoute(deps));
+  // Loaded on the first scrape: a process nobody scrapes never evaluates it.
+  let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
+  app.get("/metrics", async (c) => {
+    metrics ??= import("./api/_metrics.ts").then((m) => m.metricsRoute(deps));
+    return await (await metrics)(c);
+  });
 
   // Pages and static files: security headers, the cross-site check, the layout, the web
   // session. The JSON API never sees the cookie.

@@ -1,7 +1,6 @@
 import { createApp } from "./app.ts";
 import { DAILY, MINUTELY, runJobs } from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
-import { flushBeats } from "./kv/hooks.ts";
 import { runMigrations } from "./kv/migrations.ts";
 import { systemClock } from "./lib/clock.ts";
 import { ConfigError, envRecord, loadConfig } from "./lib/config.ts";
@@ -97,6 +96,8 @@ async function stop(signal: string) {
   }, STOP_WAIT_MS);
   try {
     await server.shutdown();
+    // kv/hooks.ts is loaded by the first heartbeat; without one there is nothing to commit.
+    const { flushBeats } = await import("./kv/hooks.ts");
     await flushBeats(deps.kv);
     deps.kv.close();
   } catch (err) {

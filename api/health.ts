@@ -18,6 +18,9 @@ const Verdict = z.object({
   checked: z.number().int(),
   from: z.number().int(),
   broken: z.object({ seq: z.number().int(), reason: z.string() }).nullable(),
+  waiting: z.number().int().meta({
+    description: "Lines written with their changes and not chained yet (seconds at most)",
+  }),
 }).meta({ id: "TrailVerdict" });
 
 export function healthRoutes(deps: Deps) {

@@ -112,16 +112,37 @@ export function lockSafe<T extends object>(target: T): T {
   return proxy;
 }
 
+type CommitHook = (kv: Deno.Kv) => Promise<void>;
+const commitHooks = new Map<string, CommitHook>();
+
+/**
+ * Runs `hook` after every committed atomic (of a KV opened with `openKv`) that set a key whose
+ * first part is `prefix`, before that commit returns: the record trail's sequencer chains the
+ * lines a change queued (kv/trail.ts). The hook must not throw.
+ */
+export function onCommitOf(prefix: string, hook: CommitHook): void {
+  commitHooks.set(prefix, hook);
+}
+
 /** An atomic that notes the session and account keys it writes; its commit retries locks. */
 function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperation {
   const touched: Deno.KvKey[] = [];
+  const hooks = new Set<CommitHook>();
+  const noteHook = (key: Deno.KvKey) => {
+    const hook = commitHooks.size > 0 ? commitHooks.get(key[0] as string) : undefined;
+    if (hook) hooks.add(hook);
+  };
+  const afterCommit = async (res: Deno.KvCommitResult | Deno.KvCommitError) => {
+    if (res.ok) { for (const hook of hooks) await hook(kv); }
+    return res;
+  };
   const proxy: Deno.AtomicOperation = new Proxy(op, {
     get(t, prop, _receiver) {
       const value = Reflect.get(t, prop, t);
       if (typeof value !== "function") return value;
       if (prop === "commit") {
         return async () => {
-          if (touched.length === 0) return await retryLocked(() => t.commit());
+          if (touched.length === 0) return await afterCommit(await retryLocked(() => t.commit()));
           if (countsEpoch(kv)) t.sum(EPOCH_KEY, 1n);
           // From here to the finally, the write is pending for the cache (no baseline taken).
           authWrite(kv, touched);
@@ -132,10 +153,12 @@ function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperat
             return res;
           } finally {
             authWrite(kv, touched, landed);
+            if (landed) { for (const hook of hooks) await hook(kv); }
           }
         };
       }
       return (...args: unknown[]) => {
+        if (prop === "set") noteHook(args[0] as Deno.KvKey);
         if (ATOMIC_MUTATIONS.has(prop) && isAuthKey(args[0] as Deno.KvKey)) {
           touched.push(args[0] as Deno.KvKey);
         } else if (prop === "mutate") {

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
+import { openKv } from "../kv/_atomic.ts";
 import { GENESIS, trailAppend, type TrailLine } from "../kv/trail.ts";
 import { type ChainRecord, verifyRecordChain } from "../lib/record_chain.ts";
 
 /** Lines made by the service's own trail code, so both follow one rule. */
 async function lines(n: number, skip = 0): Promise<TrailLine[]> {
-  const kv = await Deno.openKv(":memory:");
+  const kv = await openKv(":memory:");
   try {
     const entries = Array.from({ length: n + skip }, (_, i) => ({
       actor: `account:${i + 1}`,
@@ -13,7 +14,10 @@ async function lines(n: number, skip = 0): Promise<TrailLine[]> {
       fields: i % 2 ? ["title", "lede"] : undefined,
     }));
     const app = await trailAppend(kv, entries, Date.parse("2026-01-02T03:04:05.678Z"));
-    return app.lines.slice(skip);
+    // The commit chains the queued lines before it returns.
+    await app.apply(kv.atomic()).commit();
+    const chained = await Array.fromAsync(kv.list<TrailLine>({ prefix: ["trail"] }));
+    return chained.map((e) => e.value).slice(skip);
   } finally {
     kv.close();
   }

@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
 import { transact } from "../kv/_atomic.ts";
-import { GENESIS, lineHash, trailAppend, type TrailLine, trailLinesOf } from "../kv/trail.ts";
+import { atomicStats } from "../kv/_atomic.ts";
+import {
+  chainTrail,
+  GENESIS,
+  lineHash,
+  trailAppend,
+  type TrailLine,
+  trailLinesOf,
+  verifyTrail,
+} from "../kv/trail.ts";
+import { MINUTELY, runJobs } from "../jobs/mod.ts";
 import { dumpKv, T0, type TestApp, testApp } from "./_helpers.ts";
 
 async function append(t: TestApp, n: number, change?: (op: Deno.AtomicOperation) => void) {
@@ -41,6 +51,7 @@ Deno.test("trail: lines chain by SHA-256 from a genesis of zeros", async () => {
     checked: 3,
     from: 1,
     broken: null,
+    waiting: 0,
   });
 });
 
@@ -54,6 +65,7 @@ Deno.test("trail: an empty trail verifies", async () => {
     checked: 0,
     from: 1,
     broken: null,
+    waiting: 0,
   });
 });
 
@@ -157,6 +169,7 @@ Deno.test("trail: checkpoints: a second verify reads only new lines; full=1 re-r
     checked: 0,
     from: 7,
     broken: null,
+    waiting: 0,
   });
   await append(t, 2);
   const next = (await t.req("GET", "/api/audit/verify")).body;
@@ -191,4 +204,76 @@ Deno.test("trail: bad ?full answers 400; the verdict leaks no content", async ()
   const dump = (await t.req("GET", "/api/audit/verify?full=1")).text;
   assert.ok(!dump.includes("example.org"));
   assert.doesNotMatch(await dumpKv(t.kv), /\["trail",1\].*example\.org/);
+});
+
+Deno.test("trail: unrelated changes never conflict on the trail; lines wait in a queue", async () => {
+  await using t = await testApp();
+  // A raw KV (no commit hook): lines stay queued until a sequencer runs.
+  const raw = await Deno.openKv(":memory:");
+  try {
+    const one = await trailAppend(raw, [{ actor: "system", action: "test.a" }], t.clock.now());
+    const two = await trailAppend(raw, [
+      { actor: "system", action: "test.b" },
+      { actor: "account:7", action: "test.c", subject: "account:7" },
+    ], t.clock.now());
+    // Both prepared before either commits: with a shared head the second would fail.
+    assert.ok((await one.apply(raw.atomic()).set(["x", 1], 1).commit()).ok);
+    assert.ok((await two.apply(raw.atomic()).set(["x", 2], 2).commit()).ok);
+    const before = await verifyTrail(raw);
+    assert.equal(before.lines, 0);
+    assert.equal(before.waiting, 3);
+    // Two sequencers at once: each line is chained once, in commit order.
+    const [a, b] = await Promise.all([chainTrail(raw), chainTrail(raw)]);
+    assert.equal(a + b, 3);
+    const after = await verifyTrail(raw, true);
+    assert.deepEqual({ ok: after.ok, lines: after.lines, waiting: after.waiting }, {
+      ok: true,
+      lines: 3,
+      waiting: 0,
+    });
+    const actions = (await Array.fromAsync(raw.list<TrailLine>({ prefix: ["trail"] })))
+      .map((e) => e.value.action);
+    assert.deepEqual(actions, ["test.a", "test.b", "test.c"]);
+    assert.deepEqual(
+      (await trailLinesOf(raw, 7)).map((l) => l.action),
+      ["test.c"],
+    );
+  } finally {
+    raw.close();
+  }
+});
+
+Deno.test("trail: a line left queued (a crash before chaining) is chained by the minutely job", async () => {
+  await using t = await testApp();
+  // Written behind the commit hook's back, as if the process died right after the commit.
+  await t.kv.set(["trail_queue", 1, 0], {
+    actor: "system",
+    action: "test.left",
+    at: new Date(t.clock.now()).toISOString(),
+  });
+  assert.equal((await t.req("GET", "/api/audit/verify")).body.waiting, 1);
+  await runJobs(t.deps, MINUTELY);
+  const v = (await t.req("GET", "/api/audit/verify")).body;
+  assert.equal(v.waiting, 0);
+  assert.equal(v.lines, 1);
+  assert.equal(v.ok, true);
+});
+
+Deno.test("trail: 50 changes by 50 accounts at once all land at the first try, then chain", async () => {
+  await using t = await testApp();
+  const accounts = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => t.account(`p${i}@example.org`, { name: `P ${i}` })),
+  );
+  const before = atomicStats.retries;
+  const answers = await Promise.all(
+    accounts.map((a, i) =>
+      t.req("PATCH", "/api/me", { token: a.token, body: { org: `Society ${i}` } })
+    ),
+  );
+  assert.ok(answers.every((r) => r.status === 200), answers.map((r) => r.status).join());
+  assert.equal(atomicStats.retries, before, "no change conflicted with another");
+  const v = (await t.req("GET", "/api/audit/verify?full=1")).body;
+  assert.equal(v.ok, true);
+  assert.equal(v.waiting, 0);
+  assert.ok(v.lines >= 50);
 });
