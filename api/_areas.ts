@@ -70,6 +70,10 @@ export const AREAS = {
     mount: "/",
     load: () => import("../web/forms.tsx").then((m) => m.formPages),
   },
+  web_api_reference: {
+    mount: "/",
+    load: () => import("../web/api_reference.tsx").then((m) => m.apiReferencePages),
+  },
   web_me: { mount: "/", load: () => import("../web/me.tsx").then((m) => m.mePages) },
   web_me_profile: {
     mount: "/",

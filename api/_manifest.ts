@@ -90,6 +90,7 @@ export const ROUTES: readonly ManifestRoute[] = [
   ["web_forms", "GET", "/contribute"],
   ["web_forms", "POST", "/contribute"],
   ["web_forms", "GET", "/contribute/sent"],
+  ["web_api_reference", "GET", "/api-reference"],
   ["web_me", "GET", "/me"],
   ["web_me_profile", "GET", "/me/profile"],
   ["web_me_profile", "POST", "/me/profile"],

@@ -182,12 +182,19 @@ function ProposalForm(props: { view: FormView; signedInAs?: string }) {
   );
 }
 
+/** Which form row each entry of `files` came from (empty rows are left out). */
+function fileRows(f: Record<string, string>): number[] {
+  return Array.from({ length: FILE_ROWS }, (_, i) => i).filter((i) =>
+    (f[`file_url_${i}`] ?? "").trim() !== "" || (f[`file_label_${i}`] ?? "").trim() !== ""
+  );
+}
+
 /** The text fields of the proposal form as the API's JSON body. */
 function proposalInput(f: Record<string, string>) {
-  const files = Array.from({ length: FILE_ROWS }, (_, i) => ({
+  const files = fileRows(f).map((i) => ({
     label: f[`file_label_${i}`] ?? "",
     url: (f[`file_url_${i}`] ?? "").trim(),
-  })).filter((x) => x.url !== "" || x.label.trim() !== "");
+  }));
   let records: unknown = undefined;
   const rawRecords = given(f.records);
   if (rawRecords !== undefined) {
@@ -285,9 +292,17 @@ export function formPages(deps: Deps) {
   });
 
   app.post("/contribute", async (c) => {
+    let rows: number[] = [];
     return await submitForm(c, {
       schema: ProposalBody,
-      input: proposalInput,
+      input: (f) => {
+        rows = fileRows(f);
+        return proposalInput(f);
+      },
+      fieldOf: (path) => {
+        const m = path.match(/^files\.(\d+)\.(url|label)$/);
+        return m ? `file_${m[2]}_${rows[Number(m[1])] ?? 0}` : path;
+      },
       act: async (input) => {
         if (input.website) return "/contribute/sent";
         const records = input.records ?? [];
