@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Account, standingOf } from "../kv/accounts.ts";
+import { eachAccount, standingOf } from "../kv/accounts.ts";
 import { seenOf } from "../kv/dormant.ts";
 import { accountParts } from "../kv/parts.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
@@ -49,7 +49,7 @@ export function actorRoutes(deps: Deps) {
     }),
     async (c) => {
       const items = [];
-      for await (const e of deps.kv.list<Account>({ prefix: ["accounts"] })) {
+      for await (const e of eachAccount(deps.kv)) {
         const a = e.value;
         const counts: Record<string, number> = Object.fromEntries(ACTOR_COUNTS.map((k) => [k, 0]));
         for (const part of accountParts) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
+import { type Account, getAccount, isOwner, isTeam } from "../kv/accounts.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import {
   countServices,
@@ -465,7 +465,7 @@ export function servicesRoutes(deps: Deps) {
       for (const { service, beat } of all) {
         let acc = names.get(service.account);
         if (!acc) {
-          const a = (await deps.kv.get<Account>(["accounts", service.account])).value;
+          const a = (await getAccount(deps.kv, service.account)).value;
           acc = { id: service.account, name: a?.name ?? "", email: a?.email ?? "" };
           names.set(service.account, acc);
         }

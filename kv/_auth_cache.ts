@@ -21,8 +21,6 @@
  * Key layout owned here: ["auth_epoch"] -> Deno.KvU64, the count of session and account
  * writes from every process (never read by anything else).
  */
-import type { Account } from "./accounts.ts";
-import type { Session } from "./sessions.ts";
 
 export const EPOCH_KEY = ["auth_epoch"] as const;
 const AUTH_PREFIXES = new Set<unknown>(["sessions", "accounts"]);
@@ -30,9 +28,14 @@ const MAX_ENTRIES = 10_000;
 /** File timestamps this recent may hide a second write within the same tick. */
 const SETTLE_MS = 2_000;
 
+/**
+ * A session (kv/sessions.ts) with its account (kv/accounts.ts) and token hash. The cache
+ * needs only the account id; the sessions module reads its entries back with its own types,
+ * so this module imports neither (no import cycle with kv/sessions.ts).
+ */
 export interface CachedAuth {
-  session: Session;
-  account: Account;
+  session: unknown;
+  account: { id: number };
   hash: string;
 }
 
@@ -170,7 +173,10 @@ async function revalidate(kv: Deno.Kv, st: State, sig: string): Promise<void> {
 }
 
 /** The cached session of a token hash, when the cache can vouch that it is current. */
-export async function cachedAuth(kv: Deno.Kv, hash: string): Promise<CachedAuth | null> {
+export async function cachedAuth<T extends CachedAuth>(
+  kv: Deno.Kv,
+  hash: string,
+): Promise<T | null> {
   const st = states.get(kv);
   if (!st || st.source === "remote") return null;
   if (st.source === "file") {
@@ -187,7 +193,8 @@ export async function cachedAuth(kv: Deno.Kv, hash: string): Promise<CachedAuth 
   // Most recently used last, so eviction takes the coldest.
   st.entries.delete(hash);
   st.entries.set(hash, e);
-  return e;
+  // Only kv/sessions.ts stores entries, with its own types: it reads back what it stored.
+  return e as T;
 }
 
 /** A mark taken before reading a session, so a read that raced a write is not stored. */

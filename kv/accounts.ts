@@ -105,6 +105,14 @@ export async function getAccount(kv: Deno.Kv, id: number) {
   return await kv.get<Account>(accountKey(id));
 }
 
+/** Every account, in id order (the team's listings, jobs and migrations walk them). */
+export function eachAccount(
+  kv: Deno.Kv,
+  options?: Deno.KvListOptions,
+): AsyncIterableIterator<Deno.KvEntry<Account>> {
+  return kv.list<Account>({ prefix: ["accounts"] }, options);
+}
+
 /** The accounts of `ids` that exist, in that order. */
 export async function getAccounts(kv: Deno.Kv, ids: number[]): Promise<Account[]> {
   return await getManyValues<Account>(kv, ids.map(accountKey));

@@ -1,6 +1,6 @@
 import { DAY } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import type { Account } from "./accounts.ts";
+import { type Account, eachAccount } from "./accounts.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import { dormantNoticeMail } from "../mail/accounts.ts";
 
@@ -42,7 +42,7 @@ export async function noticeDormant(deps: Deps): Promise<number> {
   const { kv } = deps;
   const now = deps.clock.now();
   const ids: string[] = [];
-  for await (const e of kv.list<Account>({ prefix: ["accounts"] })) {
+  for await (const e of eachAccount(kv)) {
     const account = e.value;
     const seenEntry = await kv.get<Seen>(seenKey(account.id));
     const seen = seenEntry.value ?? { at: account.created, notice: null };

@@ -6,7 +6,7 @@ import { dropMailAbout } from "./outbox.ts";
 import { accountParts, type ErasureCounts, type ErasureDecisions } from "./parts.ts";
 import { indexChange } from "./search_index.ts";
 import { endAllSessions } from "./sessions.ts";
-import { trailAppend } from "./trail.ts";
+import { dropTrailIndex, trailAppend } from "./trail.ts";
 
 /**
  * Erasure of an account (DELETE /api/me). Owns no keys of its own: each area's part erases
@@ -49,16 +49,7 @@ export async function eraseAccount(
     return { op, result: null };
   });
   // The erase line itself was indexed under the account; the index goes with the rest.
-  let op = kv.atomic();
-  let n = 0;
-  for await (const e of kv.list({ prefix: ["trail_by_account", account.id] })) {
-    op.delete(e.key);
-    if (++n % 500 === 0) {
-      await op.commit();
-      op = kv.atomic();
-    }
-  }
-  await op.commit();
+  await dropTrailIndex(kv, account.id);
   // Again, for a session that a link opened while the erasure ran.
   await endAllSessions(kv, account.id);
   await dropLinksTo(kv, account.email);

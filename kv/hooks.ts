@@ -3,7 +3,7 @@ import { sha256hex } from "../lib/crypto.ts";
 import { originSubject } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
 import { atomicStats, ConflictError, TRANSACT_BUDGET_MS } from "./_atomic.ts";
-import { RULES } from "./rate_limit.ts";
+import { rateKey, RULES } from "./rate_limit.ts";
 
 /**
  * Heartbeat hooks, the hottest path of the service. Key layout:
@@ -40,6 +40,15 @@ export interface Beat {
 
 export const hookKey = (hash: string) => ["hooks", hash] as const;
 export const beatKey = (account: number, id: number) => ["beats", account, id] as const;
+
+/** The last heartbeat of each of an account's services, by service id. */
+export async function beatsOf(kv: Deno.Kv, account: number): Promise<Map<number, Beat>> {
+  const beats = new Map<number, Beat>();
+  for await (const e of kv.list<Beat>({ prefix: ["beats", account] })) {
+    beats.set(e.key[2] as number, e.value);
+  }
+  return beats;
+}
 
 /** Keys are 32 random bytes in base64url (256 bits). */
 export const HOOK_KEY_RE = /^[A-Za-z0-9_-]{43}$/;
@@ -114,9 +123,9 @@ export async function countHeartbeat(deps: Deps, address: string): Promise<RateV
   }
   let slot = st.rate.get(origin);
   if (!slot) {
-    // Same subject and key as kv/rate_limit.ts, so the sweep job and other tools agree.
-    const hash = sha256hex(`${rule.name}:${origin}`).slice(0, 32);
-    const key = ["rate", windowEnd, rule.name, hash];
+    // The key of kv/rate_limit.ts (same subject), so the sweep job and other tools agree.
+    const { key } = rateKey(rule, `${rule.name}:${origin}`, now);
+    const hash = key[3] as string;
     const seen = await deps.kv.get<Deno.KvU64>(key);
     slot = st.rate.get(origin) ??
       { count: Number(seen.value?.value ?? 0n), key, id: `${windowEnd}/${hash}` };

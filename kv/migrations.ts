@@ -25,7 +25,8 @@ export const MIGRATIONS: Migration[] = [
 async function nameLatestApplications(kv: Deno.Kv): Promise<void> {
   // Imported here: a start-up with every step applied evaluates none of the steps' modules.
   const { latestByIndex } = await import("./applications.ts");
-  for await (const e of kv.list<Account>({ prefix: ["accounts"] })) {
+  const { eachAccount } = await import("./accounts.ts");
+  for await (const e of eachAccount(kv)) {
     if (e.value.application !== undefined) continue;
     await transact(async () => {
       const entry = await kv.get<Account>(e.key);

@@ -394,3 +394,8 @@ export async function setModuleField(
     return { op, result: true };
   });
 }
+
+/** Drops a stale contributor index key (the module no longer names the account). */
+export async function dropContributorIndex(kv: Deno.Kv, account: number, slug: string) {
+  await kv.delete(["modules_by_account", account, slug]);
+}

@@ -1,6 +1,3 @@
-import type { Deps } from "../lib/deps.ts";
-import type { Account } from "./accounts.ts";
-import type { Link } from "./links.ts";
 import { accountsPart } from "./parts/accounts.ts";
 import { cataloguePart } from "./parts/catalogue.ts";
 import { filesPart } from "./parts/files.ts";
@@ -14,44 +11,8 @@ import { servicesPart } from "./parts/services.ts";
  * listing and sign-in code walk this list, so a new area plugs in without touching them.
  */
 
-/** Per published proposal: keep the submitter's name on the module, or remove it. */
-export interface ErasureDecisions {
-  keep: Set<number>;
-  remove: Set<number>;
-}
-
-export interface ErasureCounts {
-  kept: number;
-  unpublished: number;
-  deleted: number;
-}
-
-/** What an export section holds and how long the service keeps it (the export's header). */
-export interface SectionInfo {
-  what: string;
-  kept: string;
-}
-
-export interface AccountPart {
-  name: string;
-  /**
-   * Every section `export` may give, described for the export's header. A section without a
-   * description fails tests/data_rights_test.ts, so the header never falls behind the data.
-   */
-  sections: Record<string, SectionInfo>;
-  /** Sections of GET /api/me/export, by section name. */
-  export(deps: Deps, account: Account): Promise<Record<string, unknown>>;
-  /** Deletes what the part holds of the account; runs before the account record goes. */
-  erase(
-    deps: Deps,
-    account: Account,
-    decisions: ErasureDecisions,
-  ): Promise<Partial<ErasureCounts>>;
-  /** Counts shown for the account in GET /api/actors. */
-  counts?(deps: Deps, account: Account): Promise<Record<string, number>>;
-  /** Runs after a mailed link signed `account` in; `confirmed` adds to the verify answer. */
-  afterVerify?(deps: Deps, account: Account, link: Link): Promise<{ confirmed?: number }>;
-}
+export type { AccountPart, ErasureCounts, ErasureDecisions, SectionInfo } from "./parts/_part.ts";
+import type { AccountPart } from "./parts/_part.ts";
 
 export const accountParts: AccountPart[] = [
   accountsPart,

@@ -2,6 +2,7 @@ import { retryLocked, transact } from "./_atomic.ts";
 import {
   type Account,
   accountKey,
+  eachAccount,
   findAccountByEmail,
   prepareAccount,
   type Role,
@@ -92,7 +93,7 @@ export async function listRoleHolders(kv: Deno.Kv): Promise<Account[]> {
   // The whole walk is retried: a locked file can interrupt a listing midway.
   return await retryLocked(async () => {
     const out: Account[] = [];
-    for await (const e of kv.list<Account>({ prefix: ["accounts"] }, { batchSize: 500 })) {
+    for await (const e of eachAccount(kv, { batchSize: 500 })) {
       if (e.value.roles.length > 0) out.push(e.value);
     }
     return out;

@@ -9,7 +9,7 @@ import type { Kind } from "../lib/targets.ts";
 import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { type Beat, beatKey, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
+import { type Beat, beatKey, beatsOf, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
 import { addDuration, emptyDay, eraseHistory, readDay, recordChange } from "./history.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
@@ -169,10 +169,7 @@ export async function listServices(
   kv: Deno.Kv,
   account: number,
 ): Promise<{ service: Service; beat: Beat | null }[]> {
-  const beats = new Map<number, Beat>();
-  for await (const e of kv.list<Beat>({ prefix: ["beats", account] })) {
-    beats.set(e.key[2] as number, e.value);
-  }
+  const beats = await beatsOf(kv, account);
   const out = [];
   for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
     out.push({ service: e.value, beat: beats.get(e.value.id) ?? null });

@@ -85,7 +85,7 @@ export async function findSession(
   const form = token.match(TOKEN_FORM);
   if (!form) return null;
   const hash = sha256hex(token);
-  const hit = await cachedAuth(kv, hash);
+  const hit = await cachedAuth<ActiveSession & { account: Account }>(kv, hash);
   if (hit && now - hit.session.last_used < LAST_USED_GRANULARITY) {
     return hit.session.expires > now ? hit : null;
   }

@@ -1,7 +1,7 @@
 import { iso } from "../lib/clock.ts";
-import { sha256hex } from "../lib/crypto.ts";
 import { onCommitOf } from "./_atomic.ts";
 import { getManyValues } from "./_batch.ts";
+import { GENESIS, lineHash } from "../lib/trail_hash.ts";
 
 /**
  * The record trail: an append-only chain of lines, each holding the hash of the one before.
@@ -48,12 +48,7 @@ interface Head {
   hash: string;
 }
 
-export const GENESIS = "0".repeat(64);
-
-export function lineHash(prev: string, l: Omit<TrailLine, "hash" | "prev">): string {
-  const body = JSON.stringify([l.seq, l.at, l.actor, l.action, l.subject ?? null, l.fields ?? []]);
-  return sha256hex(`${prev}\n${body}`);
-}
+export { GENESIS, lineHash };
 
 export interface TrailAppend {
   apply(op: Deno.AtomicOperation): Deno.AtomicOperation;
@@ -274,4 +269,18 @@ export async function trailLinesOf(kv: Deno.Kv, accountId: number): Promise<Trai
     seqs.push(e.key[2] as number);
   }
   return await getManyValues<TrailLine>(kv, seqs.map((s) => ["trail", s]));
+}
+
+/** Deletes an account's index of trail lines (erasure); the lines themselves stay. */
+export async function dropTrailIndex(kv: Deno.Kv, accountId: number): Promise<void> {
+  let op = kv.atomic();
+  let n = 0;
+  for await (const e of kv.list({ prefix: ["trail_by_account", accountId] })) {
+    op.delete(e.key);
+    if (++n % 500 === 0) {
+      await op.commit();
+      op = kv.atomic();
+    }
+  }
+  await op.commit();
 }

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { GENESIS, lineHash } from "../kv/trail.ts";
+import { GENESIS, lineHash } from "./trail_hash.ts";
 
 /**
  * Verification of the record trail a proposal may carry as data (`records`, `chain`). It
- * uses the rule of the service's own trail (kv/trail.ts `lineHash`), so a trail exported
+ * uses the rule of the service's own trail (lib/trail_hash.ts `lineHash`), so a trail exported
  * from this service (GET /api/me/export, `trail` lines) verifies as it is:
  *
  *   hash_i = SHA-256 hex of `prev_i + "\n" + JSON([seq, at, actor, action, subject|null, fields|[]])`

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { cachedAuth, readMark, registerKv, rememberAuth } from "../kv/_auth_cache.ts";
 import { lockSafe, openKv, transact } from "../kv/_atomic.ts";
 import { type Account, accountKey, prepareAccount } from "../kv/accounts.ts";
-import { findSession, prepareSession } from "../kv/sessions.ts";
+import { findSession, prepareSession, type Session } from "../kv/sessions.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { ROOT } from "./_server.ts";
@@ -124,7 +124,11 @@ Deno.test("auth cache: last_used is written once a minute and the next lookup ca
     const stored = await kv.get<{ last_used: number }>(["sessions", a.hash]);
     assert.equal(stored.value?.last_used, later);
     assert.equal((await findSession(kv, a.token, later + 1))?.session.last_used, later);
-    assert.equal((await cachedAuth(kv, a.hash))?.session.last_used, later);
+    assert.equal(
+      (await cachedAuth<{ session: Session; account: Account; hash: string }>(kv, a.hash))?.session
+        .last_used,
+      later,
+    );
   } finally {
     kv.close();
   }

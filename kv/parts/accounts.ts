@@ -12,7 +12,7 @@ import {
   inviteView,
 } from "../invites.ts";
 import { deleteAllEntries, listEntries } from "../journal.ts";
-import type { AccountPart } from "../parts.ts";
+import type { AccountPart } from "./_part.ts";
 import { listSessions } from "../sessions.ts";
 
 /**

@@ -1,6 +1,13 @@
 import { catalogueChanged } from "../catalogue_doc.ts";
-import { changeContributor, loadModules, moduleView, namesOf, slugsOf } from "../modules.ts";
-import type { AccountPart } from "../parts.ts";
+import {
+  changeContributor,
+  dropContributorIndex,
+  loadModules,
+  moduleView,
+  namesOf,
+  slugsOf,
+} from "../modules.ts";
+import type { AccountPart } from "./_part.ts";
 import { allCounts, pointsOf, withdrawAll } from "../points.ts";
 
 /**
@@ -38,7 +45,7 @@ export const cataloguePart: AccountPart = {
       const r = await changeContributor(deps.kv, slug, account.id, "erase", "system", now);
       if (!r.ok) {
         // The index said so but the record does not: drop the stale index key.
-        await deps.kv.delete(["modules_by_account", account.id, slug]);
+        await dropContributorIndex(deps.kv, account.id, slug);
       }
     }
     await withdrawAll(deps.kv, account.id);

@@ -1,5 +1,5 @@
 import { eraseFiles, fileItem, listFiles } from "../files.ts";
-import type { AccountPart } from "../parts.ts";
+import type { AccountPart } from "./_part.ts";
 
 /** What the files area holds of an account: stored files (issue 6). */
 export const filesPart: AccountPart = {

@@ -1,5 +1,5 @@
 import { setModuleBy, unpublishModule } from "../catalogue_api.ts";
-import type { AccountPart } from "../parts.ts";
+import type { AccountPart } from "./_part.ts";
 import {
   confirmReceived,
   detachSubmitter,

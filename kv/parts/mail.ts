@@ -1,7 +1,7 @@
 import { iso } from "../../lib/clock.ts";
 import { linksTo } from "../links.ts";
 import { queuedAbout } from "../outbox.ts";
-import type { AccountPart } from "../parts.ts";
+import type { AccountPart } from "./_part.ts";
 import { countersOf, RULES } from "../rate_limit.ts";
 import { RECEIPTS } from "../requests.ts";
 

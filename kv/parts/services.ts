@@ -1,6 +1,6 @@
 import { iso } from "../../lib/clock.ts";
 import { readHistory } from "../history.ts";
-import type { AccountPart } from "../parts.ts";
+import type { AccountPart } from "./_part.ts";
 import { countServices, eraseServices, listServices, serviceView } from "../services.ts";
 
 /** What the services area holds of an account: watched services, their last

@@ -1,5 +1,5 @@
 import { httpRequest } from "./_http.ts";
-import { bySpeed, type Checker } from "./mod.ts";
+import { bySpeed, type Checker } from "./_probe.ts";
 
 const BODY_LIMIT = 64 * 1024;
 

@@ -1,4 +1,3 @@
-import { DAY } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import { cutChars } from "../text.ts";
 import { parseCheck, resolveTarget, type Target } from "../targets.ts";
@@ -6,6 +5,7 @@ import { mcpCheck } from "./mcp.ts";
 import { tcpCheck } from "./tcp.ts";
 import { tlsCheck } from "./tls.ts";
 import { urlCheck } from "./url.ts";
+import { CHECK_LIMIT_MS, type Checker, type CheckResult, type CheckState } from "./_probe.ts";
 
 /**
  * One check of a watched service, with the 10 s limit of SPEC.md section 8. Each run
@@ -16,36 +16,8 @@ import { urlCheck } from "./url.ts";
  *   off  - refused target, no answer, timeout, 5xx, invalid certificate or MCP answer
  */
 
-export type CheckState = "ok" | "warn" | "off";
-export interface CheckResult {
-  state: CheckState;
-  /** Short human text; never the address. */
-  status: string;
-  ms: number;
-  /** tls checks: when the certificate seen expires (ms), for the expiry alerts. */
-  expires?: number;
-}
-
-export const CHECK_LIMIT_MS = 10_000;
-export const SLOW_MS = 5_000;
-export const EXPIRY_WARN_MS = 14 * DAY;
-
-/** What a checker gets: the validated address and a way to bound its connections. */
-export interface Probe {
-  deps: Deps;
-  target: Target;
-  address: string;
-  allowPrivate: boolean;
-  /** Registers a connection to close when the time limit strikes. */
-  track(c: { close(): void }): void;
-  signal: AbortSignal;
-  /** Wall-clock ms for the check's own time (the service clock may be faked). */
-  now(): number;
-}
-
-export type Checker = (
-  p: Probe,
-) => Promise<{ state: CheckState; status: string; expires?: number }>;
+export type { Checker, CheckResult, CheckState, Probe } from "./_probe.ts";
+export { bySpeed, CHECK_LIMIT_MS, EXPIRY_WARN_MS, SLOW_MS } from "./_probe.ts";
 
 const CHECKERS: Record<string, Checker> = {
   url: urlCheck,
@@ -162,9 +134,3 @@ export function describeError(err: unknown): string {
   if (/unreachable/i.test(msg)) return "network unreachable";
   return "connection failed";
 }
-
-/** ok, or warn when slow. */
-export const bySpeed = (ms: number, text: string) => ({
-  state: ms > SLOW_MS ? "warn" as const : "ok" as const,
-  status: ms > SLOW_MS ? `${text} (slow)` : text,
-});

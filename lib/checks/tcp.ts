@@ -1,4 +1,4 @@
-import { bySpeed, type Checker } from "./mod.ts";
+import { bySpeed, type Checker } from "./_probe.ts";
 
 /** tcp: the port accepts a connection. */
 export const tcpCheck: Checker = async (p) => {

@@ -1,6 +1,6 @@
 import { DAY } from "../clock.ts";
 import { refusingTls } from "../net.ts";
-import { type Checker, EXPIRY_WARN_MS } from "./mod.ts";
+import { type Checker, EXPIRY_WARN_MS } from "./_probe.ts";
 
 /** tls: handshake, then the certificate: trusted chain, valid for the name, days left. */
 export const tlsCheck: Checker = async (p) => {

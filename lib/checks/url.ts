@@ -1,6 +1,6 @@
 import { parseUrlTarget, resolveTarget, TargetError } from "../targets.ts";
 import { httpRequest } from "./_http.ts";
-import { bySpeed, type Checker } from "./mod.ts";
+import { bySpeed, type Checker } from "./_probe.ts";
 
 export const MAX_REDIRECTS = 5;
 

@@ -1,0 +1,45 @@
+import { DAY } from "../clock.ts";
+import type { Deps } from "../deps.ts";
+import type { Target } from "../targets.ts";
+
+/**
+ * What every checker shares: the states, the probe it gets and its answer (lib/checks/mod.ts
+ * runs the checkers; each checker imports only this module, so there is no import cycle).
+ */
+
+export type CheckState = "ok" | "warn" | "off";
+export interface CheckResult {
+  state: CheckState;
+  /** Short human text; never the address. */
+  status: string;
+  ms: number;
+  /** tls checks: when the certificate seen expires (ms), for the expiry alerts. */
+  expires?: number;
+}
+
+export const CHECK_LIMIT_MS = 10_000;
+export const SLOW_MS = 5_000;
+export const EXPIRY_WARN_MS = 14 * DAY;
+
+/** What a checker gets: the validated address and a way to bound its connections. */
+export interface Probe {
+  deps: Deps;
+  target: Target;
+  address: string;
+  allowPrivate: boolean;
+  /** Registers a connection to close when the time limit strikes. */
+  track(c: { close(): void }): void;
+  signal: AbortSignal;
+  /** Wall-clock ms for the check's own time (the service clock may be faked). */
+  now(): number;
+}
+
+export type Checker = (
+  p: Probe,
+) => Promise<{ state: CheckState; status: string; expires?: number }>;
+
+/** ok, or warn when slow. */
+export const bySpeed = (ms: number, text: string) => ({
+  state: ms > SLOW_MS ? "warn" as const : "ok" as const,
+  status: ms > SLOW_MS ? `${text} (slow)` : text,
+});
