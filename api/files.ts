@@ -17,10 +17,17 @@ import { RULES } from "../kv/rate_limit.ts";
 import type { Config } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "./_errors.ts";
-import { FILE_KINDS, isActiveType, kindOf } from "../lib/file_kinds.ts";
+import {
+  FILE_KINDS,
+  isActiveType,
+  kindOf,
+  SANDBOX_INLINE,
+  SANDBOX_STRICT,
+} from "../lib/file_kinds.ts";
 import { cleanFileName, cleanText, contentDisposition, headerText } from "../lib/file_names.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
 import { limit, optionalToken, requireToken } from "./_guards.ts";
+import { INVISIBLE_MESSAGE, visibleText } from "./_text.ts";
 
 export const MAX_LABEL = 60;
 
@@ -63,8 +70,9 @@ const Patch = z.object({
   public: z.boolean().optional(),
   label: z.string().refine((v) => [...cleanText(v)].length <= MAX_LABEL, {
     message: `up to ${MAX_LABEL} characters`,
-  }).optional(),
-  name: z.string().min(1).max(1000).optional(),
+  }).refine(visibleText, { message: INVISIBLE_MESSAGE }).optional(),
+  name: z.string().min(1).max(1000).refine(visibleText, { message: INVISIBLE_MESSAGE })
+    .optional(),
 }).meta({ id: "FilePatch" });
 
 const binary = (description: string) => ({
@@ -184,6 +192,9 @@ export function filesRoutes(deps: Deps) {
         fail(400, "X-File-Name: required (the file name, URL-encoded)", { field: "X-File-Name" });
       }
       const decoded = headerText(rawName);
+      if (decoded !== null && !visibleText(decoded)) {
+        fail(400, `X-File-Name: ${INVISIBLE_MESSAGE}`, { field: "X-File-Name" });
+      }
       const clean = decoded === null ? null : cleanFileName(decoded);
       if (!clean) fail(400, "X-File-Name: not a usable file name", { field: "X-File-Name" });
       const kind = kindOf(clean.ext);
@@ -200,6 +211,9 @@ export function filesRoutes(deps: Deps) {
       const labelText = rawLabel === undefined ? "" : headerText(rawLabel);
       if (labelText === null) {
         fail(400, "X-File-Label: not URL-encoded text", { field: "X-File-Label" });
+      }
+      if (!visibleText(labelText)) {
+        fail(400, `X-File-Label: ${INVISIBLE_MESSAGE}`, { field: "X-File-Label" });
       }
       const label = cleanText(labelText);
       if ([...label].length > MAX_LABEL) {
@@ -333,7 +347,9 @@ async function serveFile(
     "Accept-Ranges": "bytes",
     "X-Content-Type-Options": "nosniff",
   });
-  if (active) headers.set("Content-Security-Policy", "sandbox; default-src 'none'");
+  // Every download is sandboxed (no script, no same-origin access), inline kinds included: a file
+  // that a browser sniffs or renders as a document can never act as the service's own page.
+  headers.set("Content-Security-Policy", active ? SANDBOX_STRICT : SANDBOX_INLINE);
 
   const inm = req.headers.get("if-none-match");
   const ims = req.headers.get("if-modified-since");

@@ -210,11 +210,17 @@ Deno.test("app: unicode edge cases never answer 500", async () => {
     "李小龍",
     "👩🏽‍💻 Dev",
     "e\u0301e\u0301",
-    "\u202eevil",
     "\ufeffBOM",
     "ﷺﷺ",
     "𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
   ];
+  // A bidi override would show the name reversed on pages: refused, naming the field.
+  const spoof = await t.req("POST", "/api/verify/request", {
+    body: { email: "spoof@b.org", age_ok: true, name: "\u202eevil" },
+    from: "198.18.1.1",
+  });
+  assert.equal(spoof.status, 400);
+  assert.equal(spoof.body.field, "name");
   let i = 0;
   for (const name of names) {
     const email = `u${i++}@b.org`;
