@@ -5,5 +5,5 @@ import type { Deps } from "../lib/deps.ts";
 /** Minutely: delivers mail and webhook posts whose earlier attempt failed, with backoff. */
 export const outboxJob = async (deps: Deps) => {
   const [mail, posts] = await Promise.all([retryOutbox(deps), retryPosts(deps)]);
-  return { mail, posts };
+  return { ...mail, posts };
 };
