@@ -534,11 +534,17 @@ function alertMail(
   status: string,
   now: number,
 ): Mail {
-  return { ...serviceAlertMail(s, state, status, now, `${deps.config.baseUrl}/me`), to };
+  return {
+    ...serviceAlertMail(s, state, status, now, `${deps.config.baseUrl}/me/services/${s.id}`),
+    to,
+  };
 }
 
 function expiryMail(deps: Deps, to: string, s: Service, days: number, expires: number): Mail {
-  return { ...certificateExpiryMail(s, days, expires, `${deps.config.baseUrl}/me`), to };
+  return {
+    ...certificateExpiryMail(s, days, expires, `${deps.config.baseUrl}/me/services/${s.id}`),
+    to,
+  };
 }
 
 /**
