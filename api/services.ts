@@ -28,6 +28,7 @@ import {
   type Schedule,
   validTimeZone,
 } from "../lib/schedule.ts";
+import { channelsOf } from "../kv/channels.ts";
 import { readHistory } from "../kv/history.ts";
 import { listEvents } from "../kv/hooks.ts";
 import { withDurations } from "../lib/runs.ts";
@@ -75,6 +76,9 @@ const ServiceSchema = z.object({
   grace: z.number().int().nullable().meta({
     description: "Minutes after a scheduled time before a missing run is off",
   }),
+  channels: z.array(z.number().int()).meta({
+    description: "Webhook channels alerted besides mail (GET /api/me/channels)",
+  }),
 }).meta({ id: "Service" });
 
 const SnapshotSchema = z.object({
@@ -108,6 +112,9 @@ const tz = z.string().max(64).meta({ description: "IANA time zone of the schedul
 const grace = z.number().int().min(GRACE_MIN).max(GRACE_MAX).meta({
   description: "Minutes after a scheduled time before a missing run turns the heartbeat off",
 });
+const channels = z.array(z.number().int().positive()).max(10).meta({
+  description: "Ids of the account's webhook channels to alert besides mail",
+});
 const threshold = z.number().int().min(1).max(5).meta({
   description: "Consecutive failed checks before a checked service turns warn or off",
 });
@@ -128,6 +135,7 @@ export const CreateBody = z.object({
   schedule: schedule.optional(),
   tz: tz.default("UTC"),
   grace: grace.default(60),
+  channels: channels.default([]),
 }).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
@@ -144,6 +152,7 @@ export const PatchBody = z.object({
   schedule: schedule.optional(),
   tz: tz.optional(),
   grace: grace.optional(),
+  channels: channels.optional(),
   check: fixed.optional(),
   kind: fixed.optional(),
   target: fixed.optional(),
@@ -179,6 +188,18 @@ export function validSchedule(kind: string, cron: string, tz: string, grace: num
   return { cron: cron.trim().replace(/\s+/g, " "), tz, grace };
 }
 
+/** The ids, each one of the account's channels (400 naming `channels` otherwise). */
+async function validChannels(deps: Deps, account: number, ids: number[]): Promise<number[]> {
+  const unique = [...new Set(ids)];
+  const found = await channelsOf(deps.kv, account, unique);
+  if (found.length !== unique.length) {
+    fail(400, "channels: not one of your channels (GET /api/me/channels)", {
+      field: "channels",
+    });
+  }
+  return unique;
+}
+
 export const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
 
 /**
@@ -192,6 +213,7 @@ export async function addService(
   input: z.output<typeof CreateBody>,
 ): Promise<{ item: ServiceView; hook_url: string | null }> {
   const target = await validTarget(deps, me, input.check);
+  const chans = await validChannels(deps, me.id, input.channels);
   const sched = input.schedule != null
     ? validSchedule(target.kind, input.schedule, input.tz, input.grace)
     : null;
@@ -219,6 +241,7 @@ export async function addService(
     hint: target.hint,
     threshold: input.threshold,
     schedule: sched,
+    channels: chans,
   }, first);
   const item = serviceView(service, null, deps.clock.now());
   return { item, hook_url: key ? hookUrl(deps, key) : null };
@@ -245,8 +268,9 @@ export async function editService(
   id: number,
   body: z.output<typeof PatchBody>,
 ): Promise<ServiceView> {
-  const { check: _c, kind: _k, target: _t, schedule, tz, grace, ...rest } = body;
+  const { check: _c, kind: _k, target: _t, schedule, tz, grace, channels: chans, ...rest } = body;
   const patch: ServicePatch = rest;
+  if (chans !== undefined) patch.channels = await validChannels(deps, me.id, chans);
   if (schedule !== undefined || tz !== undefined || grace !== undefined) {
     const cur = (await getService(deps.kv, me.id, id)).value;
     if (!cur) fail(404, "no such service");
