@@ -3,7 +3,7 @@
  * (/search), a proposal's status page (/contribute/status, its `status_url`), and the files
  * for search engines (/sitemap.xml, /robots.txt).
  */
-import { getAccount, slugKey } from "../kv/accounts.ts";
+import { accountKey, getAccount, slugKey } from "../kv/accounts.ts";
 import { getProposal, keyMatches, publicStatusView } from "../kv/proposals.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { search } from "../kv/search.ts";
@@ -375,7 +375,7 @@ async function slugsOf(deps: Deps, ids: number[]): Promise<Map<number, string>> 
   const out = new Map<number, string>();
   for (let i = 0; i < unique.length; i += 10) {
     const got = await deps.kv.getMany<{ name: string; slug: string }[]>(
-      unique.slice(i, i + 10).map((id) => ["accounts", id]),
+      unique.slice(i, i + 10).map(accountKey),
     );
     got.forEach((e, j) => {
       if (e.value?.name && e.value.slug) out.set(unique[i + j], e.value.slug);
