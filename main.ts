@@ -3,7 +3,7 @@ import { DAILY, MINUTELY, runJobs } from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
 import { runMigrations } from "./kv/migrations.ts";
 import { systemClock } from "./lib/clock.ts";
-import { ConfigError, envRecord, loadConfig } from "./lib/config.ts";
+import { ConfigError, envRecord, loadConfig, productionRefusal } from "./lib/config.ts";
 import type { Deps } from "./lib/deps.ts";
 import { configureLog, errorKind, flushLog, log } from "./lib/log.ts";
 import { createMailer } from "./lib/mail.ts";
@@ -27,6 +27,8 @@ async function start(): Promise<Deps> {
   } catch (err) {
     refuse(err instanceof ConfigError ? err.message : String(err));
   }
+  const unsafe = productionRefusal(config, envRecord());
+  if (unsafe) refuse(unsafe);
   configureLog(config.logLevel);
   const where = config.kvPath ?? "the platform KV";
   let kv: Deno.Kv;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { createMiddleware } from "hono/factory";
 import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
 import { hit, type Rule } from "../kv/rate_limit.ts";
+import { nextId } from "../kv/ids.ts";
 import { findSession } from "../kv/sessions.ts";
 import { actorOf, type Caller, FRESH_AGE, FRESH_REQUIRED } from "../kv/caller.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
@@ -81,18 +82,26 @@ export const honeypotField = z.string().max(2000).nullish().meta({
 });
 
 /**
- * A filled `website` field (the honeypot) answers 202 before validation, so a bot learns
- * nothing and nothing is stored or mailed. The body stays cached for the validator.
+ * A filled `website` field (the honeypot) answers before validation exactly as a stored form
+ * would (same status, same shape, a fresh id of the kind a real one gets), so a bot learns
+ * nothing, and nothing is stored or mailed. The body stays cached for the validator.
  */
-export const honeypot = createMiddleware<AppEnv>(async (c, next) => {
-  const b = await c.req.json().catch(() => null) as Record<string, unknown> | null;
-  if (b && typeof b === "object" && b.website !== undefined && b.website !== null) {
-    if (typeof b.website !== "string" || b.website.trim() !== "") {
-      return c.json({ ok: true as const }, 202);
+export const honeypot = (
+  kind: "request" | "proposal",
+  answer: (id: number) => { status: 201 | 202; body: object },
+) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const b = await c.req.json().catch(() => null) as Record<string, unknown> | null;
+    if (b && typeof b === "object" && b.website !== undefined && b.website !== null) {
+      if (typeof b.website !== "string" || b.website.trim() !== "") {
+        const { status, body } = answer(
+          nextId(kind, 0),
+        );
+        return c.json(body, status);
+      }
     }
-  }
-  await next();
-});
+    await next();
+  });
 
 /** Counts one call under `rule` and answers whether it was within the limit; never throws. */
 export async function withinLimit(deps: Deps, rule: Rule, subject: string | number) {

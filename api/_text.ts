@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { visibleText } from "../lib/text.ts";
 
 const CONTROL = /\p{Cc}/u;
 /** Control characters other than newline, carriage return and tab. */
@@ -8,7 +9,12 @@ const CONTROL_BUT_LINES = /[^\P{Cc}\n\r\t]/u;
 export const oneLine = (max: number) =>
   z.string().trim().max(max).refine((s) => s.isWellFormed() && !CONTROL.test(s), {
     message: "must be one line of text without control characters",
-  });
+  }).refine(visibleText, { message: INVISIBLE_MESSAGE });
+
+/** Why a short text with a zero-width or bidi control character is refused. */
+export const INVISIBLE_MESSAGE =
+  "must not contain invisible or direction-changing characters (U+200B-U+200F, U+202A-U+202E, " +
+  "U+2066-U+2069, U+FEFF)";
 
 /** Trimmed text up to `max` characters; newlines and tabs allowed, other controls and lone
  * surrogates (not text: they cannot be written as UTF-8) not. */
@@ -20,4 +26,4 @@ export const multiLine = (max: number, min = 0) =>
     },
   );
 
-export { chars } from "../lib/text.ts";
+export { chars, visibleText } from "../lib/text.ts";

@@ -173,7 +173,18 @@ export function contributionRoutes(deps: Deps) {
       summary: "Public proposal form",
       description: "Signed in with the proposal's address: confirmed at once and the team is " +
         "notified. Otherwise received, and a confirmation link (valid seven days) is mailed.",
-      middleware: [honeypot, optionalToken(deps)],
+      middleware: [
+        honeypot("proposal", (id) => ({
+          status: 201,
+          body: {
+            ok: true as const,
+            id,
+            status: "received",
+            status_url: statusUrl(deps.config.baseUrl, id),
+          },
+        })),
+        optionalToken(deps),
+      ],
       request: body(ProposalBody),
       responses: {
         201: json(
@@ -185,7 +196,6 @@ export function contributionRoutes(deps: Deps) {
           }),
           "Stored",
         ),
-        202: json(z.object({ ok: z.literal(true) }), "Honeypot filled: nothing done"),
         ...errors(400, 429),
       },
     }),

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { beat, countHeartbeat, pingAnswer } from "../kv/hooks.ts";
+import { beat, BODY_MAX, countHeartbeat, pingAnswer, type Signal } from "../kv/hooks.ts";
+import { roughOrigin } from "../mail/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "./_errors.ts";
 import { cutChars } from "../lib/text.ts";
@@ -17,13 +18,66 @@ const params = z.object({
 });
 const query = z.object({
   status: z.string().optional().meta({ description: `Up to ${STATUS_MAX} characters` }),
+  rid: z.string().optional().meta({
+    description: "Run id (a UUID) pairing a start with its end",
+    example: "3f2a9c4e-0d6b-4f53-9d2e-6a1c2b7e8f90",
+  }),
+});
+const signalParams = params.extend({
+  signal: z.string().regex(/^(start|fail|log|[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])$/)
+    .meta({ description: "start, fail, log, or an exit code 0 to 255", example: "start" }),
 });
 
-/** The status text of a ping: `?status=` or a JSON body `{status}`. */
-async function statusOf(c: Ctx): Promise<string> {
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const dec = new TextDecoder();
+
+/** The request body as text, at most BODY_MAX bytes (the rest is not read). */
+async function boundedBody(c: Ctx): Promise<string> {
+  const stream = c.req.raw.body;
+  if (!stream) return "";
+  const reader = stream.getReader();
+  const parts: Uint8Array[] = [];
+  let n = 0;
+  try {
+    while (n < BODY_MAX) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      n += value.length;
+    }
+  } finally {
+    if (n >= BODY_MAX) reader.cancel().catch(() => {});
+    else reader.releaseLock();
+  }
+  const all = new Uint8Array(Math.min(n, BODY_MAX));
+  let off = 0;
+  for (const p of parts) {
+    const take = p.subarray(0, all.length - off);
+    all.set(take, off);
+    off += take.length;
+    if (off >= all.length) break;
+  }
+  // A character cut at the limit decodes to U+FFFD: drop it.
+  return dec.decode(all).replace(/\uFFFD$/, "");
+}
+
+/**
+ * The status text and body of a ping: `?status=` or a JSON body `{status}`; the body (any
+ * type) is kept as text up to BODY_MAX bytes.
+ */
+async function statusOf(c: Ctx): Promise<{ status: string; body: string }> {
   let status = c.req.query("status");
-  if (c.req.method === "POST" && /json/i.test(c.req.header("content-type") ?? "")) {
+  let body = "";
+  if (c.req.method !== "POST") {
+    return { status: cutChars((status ?? "").trim(), STATUS_MAX), body };
+  }
+  if (!/json/i.test(c.req.header("content-type") ?? "")) {
+    body = await boundedBody(c);
+  } else {
     const raw = await c.req.text();
+    body = new TextEncoder().encode(raw).length > BODY_MAX
+      ? dec.decode(new TextEncoder().encode(raw).subarray(0, BODY_MAX)).replace(/\uFFFD$/, "")
+      : raw;
     if (raw.trim() !== "") {
       let parsed: unknown;
       try {
@@ -41,44 +95,87 @@ async function statusOf(c: Ctx): Promise<string> {
       if (typeof s === "string") status = s;
     }
   }
-  return cutChars((status ?? "").trim(), STATUS_MAX);
+  return { status: cutChars((status ?? "").trim(), STATUS_MAX), body };
 }
 
-/** GET and POST /api/hooks/<key>: public, authorised by the secret key alone. */
+/** The kind and exit code of a signal path segment (none: a success). */
+function signalOf(segment: string | undefined): Pick<Signal, "kind" | "code"> {
+  if (segment === undefined) return { kind: "success", code: null };
+  if (segment === "start" || segment === "fail" || segment === "log") {
+    return { kind: segment, code: null };
+  }
+  const code = Number(segment);
+  return { kind: code === 0 ? "success" : "fail", code };
+}
+
+/**
+ * GET and POST /api/hooks/<key>[/start|/fail|/log|/<exit code>]: public, authorised by the
+ * secret key alone, as Healthchecks speaks them.
+ */
 export function hookRoutes(deps: Deps) {
   const app = router();
-  for (const method of ["get", "post"] as const) {
-    app.openapi(
-      createRoute({
-        method,
-        path: "/hooks/{key}",
-        tags: ["services"],
-        summary: "Heartbeat: records a beat and an optional status text",
-        description: "The status comes from `?status=` or a JSON body `{status}`; 600 calls " +
-          "an hour per address. Answered once the beat is stored durably.",
-        request: { params, query },
-        responses: { 200: json(Answer), ...errors(400, 404, 429) },
-      }),
-      async (c) => {
-        // Hono answers HEAD with the GET handler. HEAD is safe by definition: a link preview or
-        // a checker sending one must not record a beat that hides an outage (as /api/verify).
-        if (c.req.method === "HEAD") {
-          fail(405, "send GET or POST to record a beat", {}, { Allow: "GET, POST" });
-        }
-        const { key } = c.req.valid("param");
-        const verdict = await countHeartbeat(deps, clientOrigin(deps, c));
-        if (!verdict.ok) {
-          fail(429, "too many heartbeats from this address: at most 600 an hour", {
-            retry_after: verdict.retryAfter,
-          }, { "Retry-After": String(verdict.retryAfter) });
-        }
-        const status = await statusOf(c);
-        const done = await beat(deps, key, status);
-        if (!done) fail(404, "unknown hook key");
-        c.header("Cache-Control", "no-store");
-        return c.json(pingAnswer(done.ref, done.at), 200);
-      },
-    );
+  const routes = [
+    {
+      path: "/hooks/{key}",
+      summary: "Heartbeat: records a success and an optional status text",
+      params,
+    },
+    {
+      path: "/hooks/{key}/{signal}",
+      summary: "Heartbeat signal: a run's start, failure, exit code (0 success) or a log line",
+      params: signalParams,
+    },
+  ] as const;
+  for (const route of routes) {
+    for (const method of ["get", "post"] as const) {
+      app.openapi(
+        createRoute({
+          method,
+          path: route.path,
+          tags: ["services"],
+          summary: route.summary,
+          description: "The status comes from `?status=` or a JSON body `{status}`; a POST " +
+            `body (any type) is kept as text up to ${BODY_MAX} bytes with the event; \`rid\` ` +
+            "(a UUID) pairs a start with its end. `fail` and non-zero exit codes turn the " +
+            "service off at once; `log` changes nothing. 600 calls an hour per address. " +
+            "Answered once the signal is stored durably.",
+          request: { params: route.params, query },
+          responses: { 200: json(Answer), ...errors(400, 404, 429) },
+        }),
+        (c) => handle(c),
+      );
+    }
+  }
+
+  async function handle(c: Ctx) {
+    // Hono answers HEAD with the GET handler. HEAD is safe by definition: a link preview or
+    // a checker sending one must not record a beat that hides an outage (as /api/verify).
+    if (c.req.method === "HEAD") {
+      fail(405, "send GET or POST to record a beat", {}, { Allow: "GET, POST" });
+    }
+    const key = c.req.param("key")!;
+    const address = clientOrigin(deps, c);
+    const verdict = await countHeartbeat(deps, address);
+    if (!verdict.ok) {
+      fail(429, "too many heartbeats from this address: at most 600 an hour", {
+        retry_after: verdict.retryAfter,
+      }, { "Retry-After": String(verdict.retryAfter) });
+    }
+    const rid = c.req.query("rid");
+    if (rid !== undefined && !UUID_RE.test(rid)) {
+      fail(400, "rid: must be a UUID", { field: "rid" });
+    }
+    const { status, body } = await statusOf(c);
+    const signal: Signal = {
+      ...signalOf(c.req.param("signal")),
+      rid: rid?.toLowerCase() ?? null,
+      body,
+      origin: roughOrigin(address),
+    };
+    const done = await beat(deps, key, status, signal);
+    if (!done) fail(404, "unknown hook key");
+    c.header("Cache-Control", "no-store");
+    return c.json(pingAnswer(done.ref, done.at), 200);
   }
   return app;
 }

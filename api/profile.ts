@@ -16,18 +16,19 @@ import type { Deps } from "../lib/deps.ts";
 import { canonicalEmail } from "../lib/email.ts";
 import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
-import { chars, multiLine, oneLine } from "./_text.ts";
+import { chars, INVISIBLE_MESSAGE, multiLine, oneLine, visibleText } from "./_text.ts";
 import { requireToken } from "./_guards.ts";
+import { SANDBOX_INLINE } from "../lib/file_kinds.ts";
 import { ProfileSchema } from "./_schemas.ts";
 import { avatarUrl } from "../kv/accounts.ts";
 
 const langSet = new Set(LANGS);
 
-const ProfilePatch = z.object({
+export const ProfilePatch = z.object({
   name: z.string().trim().refine((s) => s === "" || (chars(s) >= 2 && chars(s) <= 120), {
     message: "must be 2 to 120 characters (empty clears)",
   }).refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), { message: "must be one line of text" })
-    .optional(),
+    .refine(visibleText, { message: INVISIBLE_MESSAGE }).optional(),
   org: oneLine(200).optional(),
   role: z.enum(["", ...PROFILE_ROLES]).optional(),
   about: multiLine(280).optional(),
@@ -251,6 +252,7 @@ export function profileRoutes(deps: Deps) {
         "ETag": etag,
         "Cache-Control": "public, max-age=300",
         "Last-Modified": new Date(pic.ref.updated).toUTCString(),
+        "Content-Security-Policy": SANDBOX_INLINE,
       };
       const inm = c.req.header("if-none-match");
       if (inm && inm.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {

@@ -51,12 +51,12 @@ export function requestRoutes(deps: Deps) {
       path: "/requests",
       tags: ["forms"],
       summary: "Public request or report form",
-      middleware: [honeypot],
+      middleware: [honeypot("request", (id) => ({ status: 202, body: { ok: true as const, id } }))],
       request: body(RequestBody),
       responses: {
         202: json(
-          z.object({ ok: z.literal(true), id: z.number().int().optional() }),
-          "Received (a filled honeypot answers the same, without id, and does nothing)",
+          z.object({ ok: z.literal(true), id: z.number().int() }),
+          "Received (a filled honeypot answers the same, with an id, and does nothing)",
         ),
         ...errors(400),
       },

@@ -11,6 +11,7 @@ import { fail } from "./_errors.ts";
 import { body, createRoute, errors, json, router } from "./_api.ts";
 import { clientOrigin, limit } from "./_guards.ts";
 import { ActorSchema } from "./_schemas.ts";
+import { INVISIBLE_MESSAGE, visibleText } from "./_text.ts";
 import { actorView } from "../kv/accounts.ts";
 
 /**
@@ -20,7 +21,7 @@ import { actorView } from "../kv/accounts.ts";
 export const nameSchema = z.string().trim().min(2).max(120)
   .refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), {
     message: "must be plain text without control characters",
-  });
+  }).refine(visibleText, { message: INVISIBLE_MESSAGE });
 
 export const LinkRequest = z.object({
   email: emailSchema,

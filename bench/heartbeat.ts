@@ -107,7 +107,13 @@ interface Load {
   cpuPerPing: number;
 }
 
-async function load(port: number, pid: number, paths: string[]): Promise<Load> {
+interface Ping {
+  path: string;
+  method: "GET" | "POST";
+  body?: string;
+}
+
+async function load(port: number, pid: number, paths: Ping[]): Promise<Load> {
   let i = 0;
   const run = (duration: number) =>
     autocannon({
@@ -118,11 +124,13 @@ async function load(port: number, pid: number, paths: string[]): Promise<Load> {
         // deno-lint-ignore no-explicit-any
         setupRequest: (req: any) => {
           const n = i++ % paths.length;
-          return {
-            ...req,
-            path: paths[n],
-            headers: { ...req.headers, "x-forwarded-for": `10.1.${n >> 8}.${n & 255}` },
+          const p = paths[n];
+          const headers: Record<string, string> = {
+            ...req.headers,
+            "x-forwarded-for": `10.${1 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`,
           };
+          if (p.body !== undefined) headers["content-type"] = "text/plain";
+          return { ...req, path: p.path, method: p.method, body: p.body, headers };
         },
       }],
     });
@@ -146,7 +154,10 @@ async function heartbeatBench() {
   const kv = await openKv(kvPath);
   await runMigrations(kv, Date.now());
   const owners = await accounts(kv, SERVICES, []);
-  const paths: string[] = [];
+  const plain: Ping[] = [];
+  const mix: Ping[] = [];
+  // A cron job's output, as `curl --data-binary @log` would send it.
+  const output = "backup: 1234 files, 56 MiB copied in 12 s\n".repeat(48).slice(0, 2048);
   for (let i = 0; i < SERVICES; i++) {
     const { key } = await createService(
       deps(kv),
@@ -154,7 +165,17 @@ async function heartbeatBench() {
       base("webhook", "webhook:"),
       null,
     );
-    paths.push(`/api/hooks/${key}?status=ok`);
+    const hook = `/api/hooks/${key}`;
+    const rid = crypto.randomUUID();
+    plain.push({ path: `${hook}?status=ok`, method: "GET" });
+    // The mix, in the order one service sends it: a plain success, a run with rid (start,
+    // then its end with a 2 KB body), exit codes 0 and 1, and a 2 KB log line.
+    mix.push({ path: `${hook}?status=ok`, method: "GET" });
+    mix.push({ path: `${hook}/start?rid=${rid}`, method: "GET" });
+    mix.push({ path: `${hook}?rid=${rid}`, method: "POST", body: output });
+    mix.push({ path: `${hook}/0`, method: "GET" });
+    mix.push({ path: `${hook}/1?status=exit%201`, method: "GET" });
+    mix.push({ path: `${hook}/log`, method: "POST", body: output });
   }
   kv.close();
 
@@ -185,9 +206,10 @@ async function heartbeatBench() {
   await waitFor(`http://127.0.0.1:${barePort}/`);
 
   try {
-    const bareLoad = await load(barePort, bare.pid, paths);
-    const hookLoad = await load(port, server.pid, paths);
-    return { bareLoad, hookLoad };
+    const bareLoad = await load(barePort, bare.pid, mix);
+    const hookLoad = await load(port, server.pid, plain);
+    const mixLoad = await load(port, server.pid, mix);
+    return { bareLoad, hookLoad, mixLoad };
   } finally {
     server.kill("SIGTERM");
     bare.kill("SIGTERM");
@@ -229,12 +251,17 @@ async function runnerBench() {
 
 /** Runs both benchmarks and answers their Markdown tables (bench/run.ts may call this). */
 export async function servicesBenchmarks(): Promise<string> {
-  const { bareLoad, hookLoad } = await heartbeatBench();
+  const { bareLoad, hookLoad, mixLoad } = await heartbeatBench();
   const runner = await runnerBench();
-  return report(bareLoad, hookLoad, runner);
+  return report(bareLoad, hookLoad, mixLoad, runner);
 }
 
-function report(bareLoad: Load, hookLoad: Load, runner: { ms: number; ran: number; ok: number }) {
+function report(
+  bareLoad: Load,
+  hookLoad: Load,
+  mixLoad: Load,
+  runner: { ms: number; ran: number; ok: number },
+) {
   const f = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d });
   return `
 Heartbeat: ${SERVICES} services, ${CONNECTIONS} connections, ${DURATION} s, 127.0.0.1
@@ -247,8 +274,15 @@ Heartbeat: ${SERVICES} services, ${CONNECTIONS} connections, ${DURATION} s, 127.
 | service, GET /api/hooks/<key> (KV file, durable) | ${f(hookLoad.rps)} | ${hookLoad.p99} | ${
     f(hookLoad.cpuPerPing, 3)
   } | ${hookLoad.ok} | ${hookLoad.bad} |
+| service, signal mix (success, start/end with rid and 2 KB body, exit 0 and 1, 2 KB log) | ${
+    f(mixLoad.rps)
+  } | ${mixLoad.p99} | ${f(mixLoad.cpuPerPing, 3)} | ${mixLoad.ok} | ${mixLoad.bad} |
 
-Heartbeat pings/s as a share of bare Deno.serve: ${f((100 * hookLoad.rps) / bareLoad.rps, 1)} %
+Share of bare Deno.serve's pings/s: plain ${f(hookLoad.rps / bareLoad.rps, 3)}, mix ${
+    f(mixLoad.rps / bareLoad.rps, 3)
+  }. Server CPU per ping over bare's: plain ${
+    f(hookLoad.cpuPerPing / bareLoad.cpuPerPing, 1)
+  }x, mix ${f(mixLoad.cpuPerPing / bareLoad.cpuPerPing, 1)}x (bare answers the mix's requests).
 
 | runner | due checks | ran | ok | time ms | checks/s |
 |---|---:|---:|---:|---:|---:|

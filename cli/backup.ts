@@ -1,6 +1,7 @@
 import { dumpStream } from "../kv/backup.ts";
-import { ConfigError, envRecord, loadConfig } from "../lib/config.ts";
+import { envRecord, loadConfig } from "../lib/config.ts";
 import { openRawKv, progressLine } from "./_kv.ts";
+import { messageOf, runCommand } from "./_run.ts";
 
 /**
  * `deno task backup [file]`: a logical dump of the whole KV of KV_PATH (a file, or Deno Deploy's
@@ -41,13 +42,4 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exit(await main(Deno.args));
-  } catch (err) {
-    console.error(
-      `backup failed: ${err instanceof ConfigError || err instanceof Error ? err.message : err}`,
-    );
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await runCommand(main, (err) => `backup failed: ${messageOf(err)}`);

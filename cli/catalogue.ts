@@ -2,6 +2,7 @@ import { openKv } from "../kv/_atomic.ts";
 import { exportCatalogue, importCatalogue, ImportError } from "../kv/catalogue_io.ts";
 import { systemClock } from "../lib/clock.ts";
 import { ConfigError, envRecord, loadConfig } from "../lib/config.ts";
+import { runCommand } from "./_run.ts";
 
 /**
  * The owner's catalogue command, on the same KV as the server (it may be running: a busy
@@ -52,10 +53,5 @@ async function main(args: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
-  try {
-    Deno.exit(await main(Deno.args));
-  } catch (err) {
-    console.error(err instanceof ConfigError ? err.message : err);
-    Deno.exit(1);
-  }
+  await runCommand(main, (err) => err instanceof ConfigError ? err.message : err);
 }

@@ -10,6 +10,7 @@
  * then, and VACUUM attaches its temporary copy.
  */
 import { compact, CompactRefused } from "../kv/compact.ts";
+import { messageOf, runCommand } from "./_run.ts";
 
 const USAGE = `usage: deno task compact
 Rewrites the KV file KV_PATH (default ./data/kv.sqlite3) without the bytes of deleted records.
@@ -31,13 +32,9 @@ async function main(args: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
-  try {
-    Deno.exit(await main(Deno.args));
-  } catch (err) {
-    const msg = err instanceof CompactRefused
-      ? err.message
-      : `failed: ${err instanceof Error ? err.message : err}`;
-    console.error(`compact: ${msg}`);
-    Deno.exit(1);
-  }
+  await runCommand(
+    main,
+    (err) =>
+      `compact: ${err instanceof CompactRefused ? err.message : `failed: ${messageOf(err)}`}`,
+  );
 }

@@ -1,6 +1,7 @@
 import { RestoreError, restoreStream } from "../kv/backup.ts";
-import { ConfigError, envRecord, loadConfig } from "../lib/config.ts";
+import { envRecord, loadConfig } from "../lib/config.ts";
 import { openRawKv, progressLine } from "./_kv.ts";
+import { messageOf, runCommand } from "./_run.ts";
 
 /**
  * `deno task restore <file | ->`: loads a dump made by `deno task backup` into the KV of
@@ -44,13 +45,4 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exit(await main(Deno.args));
-  } catch (err) {
-    console.error(
-      `restore failed: ${err instanceof ConfigError || err instanceof Error ? err.message : err}`,
-    );
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await runCommand(main, (err) => `restore failed: ${messageOf(err)}`);

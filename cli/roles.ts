@@ -12,6 +12,7 @@ import { openKv } from "../kv/_atomic.ts";
 import { type Role, ROLES } from "../kv/accounts.ts";
 import { grantRole, isRole, listRoleHolders, revokeRole } from "../kv/roles.ts";
 import { canonicalEmail } from "../lib/email.ts";
+import { messageOf, runCommand } from "./_run.ts";
 
 const USAGE = `usage: deno task roles grant <email> <role>
        deno task roles revoke <email> <role>
@@ -76,11 +77,4 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exit(await main(Deno.args));
-  } catch (err) {
-    console.error(`roles: ${err instanceof Error ? err.message : err}`);
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await runCommand(main, (err) => `roles: ${messageOf(err)}`);

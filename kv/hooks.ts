@@ -4,11 +4,20 @@ import { originSubject } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
 import { atomicStats, ConflictError, TRANSACT_BUDGET_MS } from "./_atomic.ts";
 import { rateKey, RULES } from "./rate_limit.ts";
+import { dueKey } from "./service_due.ts";
 
 /**
  * Heartbeat hooks, the hottest path of the service. Key layout:
  *   ["hooks", key_hash]             -> HookRef {account, id, name}; only the key's hash is kept
- *   ["beats", account_id, service]  -> Beat {at, status}, the last heartbeat
+ *   ["beats", account_id, service]  -> Beat {at, status}, the last success signal
+ *   ["beat_starts", account_id, service] -> {at, rid}, the last start signal
+ *   ["beat_fails", account_id, service]  -> {at, status}, the last failure signal
+ *   ["service_events", account_id, service, at_ms, nonce] -> HookEvent (the last 100 are
+ *                                      kept: each process trims a service's events every
+ *                                      TRIM_EVERY it wrote, the runner at each look)
+ *   ["service_due", due_ms, service] -> account id: a nudge for the runner (kv/services.ts
+ *                                      layout) set blind by a start (at its grace's end) or
+ *                                      a failure (now), so it looks in time
  *   ["rate", window_end, "heartbeat", address_hash] -> KvU64 (layout of kv/rate_limit.ts)
  *
  * A ping is one lookup and one write, and it is answered only once the write is durable.
@@ -31,6 +40,8 @@ export interface HookRef {
   account: number;
   id: number;
   name: string;
+  /** Minutes a started run may take before it counts as failed (absent: 60). */
+  grace?: number;
 }
 
 export interface Beat {
@@ -38,8 +49,52 @@ export interface Beat {
   status: string;
 }
 
+export interface Start {
+  at: number;
+  rid: string | null;
+}
+
+/** What a heartbeat's hook heard last: success, start and failure signals. */
+export interface Pulse {
+  beat: Beat | null;
+  start: Start | null;
+  failed: Beat | null;
+}
+
+export type SignalKind = "success" | "start" | "fail" | "log";
+
+/** One signal as the hook received it. */
+export interface Signal {
+  kind: SignalKind;
+  /** The exit code of `/<0-255>` (0 is a success, anything else a failure). */
+  code: number | null;
+  rid: string | null;
+  /** The request body as text, up to BODY_MAX bytes. */
+  body: string;
+  /** The client's rough origin (its network, never the address). */
+  origin: string;
+}
+
+export interface HookEvent extends Signal {
+  at: number;
+  status: string;
+}
+
+export const BODY_MAX = 10 * 1024;
+/** Events kept per service. */
+export const EVENTS_KEPT = 100;
+const TRIM_EVERY = 25;
+/** Value bytes per atomic at most (KV allows 800 KiB). */
+const MAX_BATCH_BYTES = 600 * 1024;
+
 export const hookKey = (hash: string) => ["hooks", hash] as const;
 export const beatKey = (account: number, id: number) => ["beats", account, id] as const;
+export const startKey = (account: number, id: number) => ["beat_starts", account, id] as const;
+export const failKey = (account: number, id: number) => ["beat_fails", account, id] as const;
+const eventPrefix = (account: number, id: number) => ["service_events", account, id] as const;
+const MINUTE = 60_000;
+
+export const PLAIN: Signal = { kind: "success", code: null, rid: null, body: "", origin: "" };
 
 /** The last heartbeat of each of an account's services, by service id. */
 export async function beatsOf(kv: Deno.Kv, account: number): Promise<Map<number, Beat>> {
@@ -68,6 +123,7 @@ interface Pending {
   hook: Cached;
   hash: string;
   beat: Beat;
+  signal: Signal;
   resolve: (ref: HookRef | null) => void;
   reject: (err: unknown) => void;
 }
@@ -79,6 +135,8 @@ interface HookState {
   rateWindow: number;
   rate: Map<string, { count: number; key: Deno.KvKey; id: string }>;
   sums: Map<string, { key: Deno.KvKey; n: bigint }>;
+  /** Events written per service since its last trim, by "account/id". */
+  written: Map<string, number>;
 }
 
 const states = new WeakMap<Deno.Kv, HookState>();
@@ -93,6 +151,7 @@ function stateOf(kv: Deno.Kv): HookState {
       rateWindow: 0,
       rate: new Map(),
       sums: new Map(),
+      written: new Map(),
     };
     states.set(kv, st);
   }
@@ -163,6 +222,7 @@ export async function beat(
   deps: Deps,
   key: string,
   status: string,
+  signal: Signal = PLAIN,
 ): Promise<{ ref: HookRef; at: number } | null> {
   if (!HOOK_KEY_RE.test(key)) {
     flushSoon(deps.kv);
@@ -177,7 +237,7 @@ export async function beat(
   }
   const at = deps.clock.now();
   const ref = await new Promise<HookRef | null>((resolve, reject) => {
-    st.queue.push({ hook, hash, beat: { at, status }, resolve, reject });
+    st.queue.push({ hook, hash, beat: { at, status }, signal, resolve, reject });
     flushSoon(deps.kv);
   });
   return ref ? { ref, at } : null;
@@ -214,8 +274,13 @@ function flushSoon(kv: Deno.Kv) {
 function takeBatch(st: HookState): Pending[] {
   const hashes = new Set<string>();
   let n = 0;
+  let bytes = 0;
   for (; n < st.queue.length && n < MAX_BATCH; n++) {
-    const h = st.queue[n].hash;
+    const p = st.queue[n];
+    // An event's value: its body (UTF-16 length bounds its UTF-8 bytes by 3x) and fields.
+    bytes += p.signal.body.length * 3 + p.beat.status.length * 3 + 200;
+    if (n > 0 && bytes > MAX_BATCH_BYTES) break;
+    const h = p.hash;
     if (!hashes.has(h)) {
       if (hashes.size >= MAX_HOOKS) break;
       hashes.add(h);
@@ -223,6 +288,10 @@ function takeBatch(st: HookState): Pending[] {
   }
   return st.queue.splice(0, n);
 }
+
+/** Unique within a millisecond and process; random across processes. */
+let nonce = 0;
+const processTag = crypto.getRandomValues(new Uint32Array(1))[0].toString(36);
 
 async function drain(kv: Deno.Kv, st: HookState): Promise<void> {
   while (st.queue.length > 0 || st.sums.size > 0) {
@@ -247,19 +316,39 @@ async function commitBatch(
   const started = Date.now();
   for (let attempt = 0;; attempt++) {
     const op = kv.atomic();
-    // One check per hook, one write per service: the last beat of the batch wins.
+    // One check per hook; per service and signal kind the last of the batch wins; every
+    // signal is an event.
     const checked = new Map<string, Cached>();
     const last = new Map<string, Pending>();
     for (const p of live) {
       checked.set(p.hash, p.hook);
-      last.set(`${p.hook.ref.account}/${p.hook.ref.id}`, p);
+      last.set(`${p.signal.kind}/${p.hook.ref.account}/${p.hook.ref.id}`, p);
     }
     for (const [hash, h] of checked) op.check({ key: hookKey(hash), versionstamp: h.stamp });
-    for (const p of last.values()) op.set(beatKey(p.hook.ref.account, p.hook.ref.id), p.beat);
+    for (const p of last.values()) {
+      const { account, id, grace } = p.hook.ref;
+      const at = p.beat.at;
+      if (p.signal.kind === "success") op.set(beatKey(account, id), p.beat);
+      else if (p.signal.kind === "start") {
+        op.set(startKey(account, id), { at, rid: p.signal.rid } satisfies Start);
+        // The runner looks when the run's grace ends.
+        const end = Math.ceil((at + (grace ?? 60) * MINUTE + 1) / MINUTE) * MINUTE;
+        op.set(dueKey(end, id), account);
+      } else if (p.signal.kind === "fail") {
+        op.set(failKey(account, id), p.beat);
+        op.set(dueKey(Math.floor(at / MINUTE) * MINUTE, id), account);
+      }
+    }
+    for (const p of live) {
+      const { account, id } = p.hook.ref;
+      const event: HookEvent = { ...p.signal, at: p.beat.at, status: p.beat.status };
+      op.set([...eventPrefix(account, id), p.beat.at, `${processTag}.${nonce++}`], event);
+    }
     for (const s of sums) op.sum(s.key, s.n);
     const res = await op.commit();
     if (res.ok) {
       for (const p of live) p.resolve(p.hook.ref);
+      await trimWritten(kv, st, live);
       return;
     }
     // One of these hooks changed somewhere since it was read: read them again.
@@ -301,6 +390,96 @@ async function revalidate(
     } else p.resolve(null);
   }
   return live;
+}
+
+/** Counts the events written per service; trims those that reached TRIM_EVERY. */
+async function trimWritten(kv: Deno.Kv, st: HookState, live: Pending[]) {
+  const due: HookRef[] = [];
+  for (const p of live) {
+    const id = `${p.hook.ref.account}/${p.hook.ref.id}`;
+    const n = (st.written.get(id) ?? 0) + 1;
+    if (n >= TRIM_EVERY) {
+      st.written.delete(id);
+      due.push(p.hook.ref);
+    } else st.written.set(id, n);
+  }
+  for (const ref of due) {
+    try {
+      await trimEvents(kv, ref.account, ref.id);
+    } catch { /* the next trim takes them */ }
+  }
+}
+
+/** Deletes all but the newest EVENTS_KEPT events of a service. */
+export async function trimEvents(kv: Deno.Kv, account: number, id: number): Promise<void> {
+  const old: Deno.KvKey[] = [];
+  let n = 0;
+  for await (
+    const e of kv.list({ prefix: eventPrefix(account, id) }, { reverse: true })
+  ) {
+    if (++n > EVENTS_KEPT) old.push(e.key);
+  }
+  for (let i = 0; i < old.length; i += 500) {
+    const op = kv.atomic();
+    for (const k of old.slice(i, i + 500)) op.delete(k);
+    await op.commit();
+  }
+}
+
+/** The newest events of a service (at most EVENTS_KEPT), newest first. */
+export async function listEvents(
+  kv: Deno.Kv,
+  account: number,
+  id: number,
+): Promise<(HookEvent & { ref: string })[]> {
+  const out: (HookEvent & { ref: string })[] = [];
+  const iter = kv.list<HookEvent>({ prefix: eventPrefix(account, id) }, {
+    reverse: true,
+    limit: EVENTS_KEPT,
+  });
+  for await (const e of iter) out.push({ ...e.value, ref: String(e.key[4]) });
+  return out;
+}
+
+/** Removes a service's events (deletion, erasure). */
+export async function eraseEvents(kv: Deno.Kv, account: number, id: number): Promise<void> {
+  const keys: Deno.KvKey[] = [];
+  for await (const e of kv.list({ prefix: eventPrefix(account, id) })) keys.push(e.key);
+  for (let i = 0; i < keys.length; i += 500) {
+    const op = kv.atomic();
+    for (const k of keys.slice(i, i + 500)) op.delete(k);
+    await op.commit();
+  }
+}
+
+/** A service's pulse (last success, start, failure); null parts when none. */
+export async function getPulse(kv: Deno.Kv, account: number, id: number): Promise<Pulse> {
+  const [beat, start, failed] = await kv.getMany<[Beat, Start, Beat]>([
+    beatKey(account, id),
+    startKey(account, id),
+    failKey(account, id),
+  ]);
+  return { beat: beat.value, start: start.value, failed: failed.value };
+}
+
+/** The pulses of an account's heartbeats, by service id. */
+export async function listPulses(kv: Deno.Kv, account: number): Promise<Map<number, Pulse>> {
+  const out = new Map<number, Pulse>();
+  const get = (id: number) => {
+    let p = out.get(id);
+    if (!p) out.set(id, p = { beat: null, start: null, failed: null });
+    return p;
+  };
+  for await (const e of kv.list<Beat>({ prefix: ["beats", account] })) {
+    get(e.key[2] as number).beat = e.value;
+  }
+  for await (const e of kv.list<Start>({ prefix: ["beat_starts", account] })) {
+    get(e.key[2] as number).start = e.value;
+  }
+  for await (const e of kv.list<Beat>({ prefix: ["beat_fails", account] })) {
+    get(e.key[2] as number).failed = e.value;
+  }
+  return out;
 }
 
 /** The answer of a ping. */

@@ -138,11 +138,11 @@ export async function changeProposal(
   if (!isTeamCaller(caller)) forbidden("this needs the reviewer or owner role");
   if (status === "published") {
     if (!isOwnerCaller(caller)) forbidden("only the owner publishes");
-    return await publishProposal(deps, id, actor, reason);
+    return await publishProposal(deps, { id, actor, reason });
   }
   if (status === "admitted" && p.status === "published") {
     if (!isOwnerCaller(caller)) forbidden("only the owner takes a published proposal back");
-    return await unpublishProposal(deps, id, actor, reason);
+    return await unpublishProposal(deps, { id, actor, reason });
   }
   if (status === "reviewing") {
     return await moveStatus(deps, id, { to: "reviewing", from: ["confirmed"], reason, actor });

@@ -22,12 +22,15 @@ import { proposalPublishedMail, proposalTakenBackMail } from "../mail/proposals.
  * Holds no KV keys of its own.
  */
 
-export async function publishProposal(
-  deps: Deps,
-  id: number,
-  actor: string,
-  reason: string,
-): Promise<Proposal> {
+/** Which proposal, who acts ("account:<id>"), and the reason given. */
+export interface Step {
+  id: number;
+  actor: string;
+  reason: string;
+}
+
+export async function publishProposal(deps: Deps, step: Step): Promise<Proposal> {
+  const { id, actor, reason } = step;
   const entry = await proposalOr404(deps.kv, id);
   const p = entry.value;
   if (!PUBLISH_FROM.includes(p.status)) {
@@ -88,12 +91,8 @@ export async function publishProposal(
 }
 
 /** The owner moves a published proposal back to admitted: the module leaves the catalogue. */
-export async function unpublishProposal(
-  deps: Deps,
-  id: number,
-  actor: string,
-  reason: string,
-): Promise<Proposal> {
+export async function unpublishProposal(deps: Deps, step: Step): Promise<Proposal> {
+  const { id, actor, reason } = step;
   const entry = await proposalOr404(deps.kv, id);
   const p = entry.value;
   if (p.status !== "published" || !p.slug) {

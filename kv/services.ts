@@ -9,7 +9,22 @@ import type { Kind } from "../lib/targets.ts";
 import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { type Beat, beatKey, beatsOf, forgetHooks, hookKey, type HookRef } from "./hooks.ts";
+import { dueKey, dueRange } from "./service_due.ts";
+import { type AlertPayload, channelsOf, deliverPosts, enqueuePosts } from "./channels.ts";
+import {
+  type Beat,
+  beatKey,
+  eraseEvents,
+  failKey,
+  forgetHooks,
+  getPulse,
+  hookKey,
+  type HookRef,
+  listPulses,
+  type Pulse,
+  startKey,
+  trimEvents,
+} from "./hooks.ts";
 import { addDuration, emptyDay, eraseHistory, readDay, recordChange } from "./history.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
@@ -73,6 +88,8 @@ export interface Service {
   threshold?: number;
   /** Consecutive failed (not ok) checks up to the last one. */
   streak?: number;
+  /** Alert channels (kv/channels.ts ids) alerted besides mail. */
+  channels?: number[];
   /** Heartbeats: a cron schedule instead of the fixed interval (null/absent: the interval). */
   schedule?: Schedule | null;
   /** The certificate last seen by a tls check and the last expiry mark alerted for it. */
@@ -90,7 +107,14 @@ export interface Service {
 export const serviceKey = (account: number, id: number) => ["services", account, id] as const;
 const byIdKey = (id: number) => ["services_by_id", id] as const;
 const countKey = (account: number) => ["service_count", account] as const;
-const dueKey = (due: number, id: number) => ["service_due", due, id] as const;
+
+/** What a hook key stands for (kv/hooks.ts): the service, its name and its run grace. */
+const hookRef = (s: Service): HookRef => ({
+  account: s.account,
+  id: s.id,
+  name: s.name,
+  grace: runGrace(s),
+});
 
 const floorMinute = (t: number) => Math.floor(t / MINUTE) * MINUTE;
 
@@ -125,7 +149,56 @@ export function beatState(
   return "off";
 }
 
-export function serviceView(s: Service, beat: Beat | null, now: number) {
+/** Minutes a started run may take before it counts as failed: the grace, or the interval. */
+export const runGrace = (s: Pick<Service, "interval" | "schedule">) =>
+  s.schedule?.grace ?? s.interval;
+
+/** The run a start signal opened and no success or failure has closed since; else null. */
+export function openRun(p: Pulse | null): Pulse["start"] {
+  const start = p?.start;
+  if (!start) return null;
+  if (p.beat && p.beat.at >= start.at) return null;
+  if (p.failed && p.failed.at >= start.at) return null;
+  return start;
+}
+
+/** A failure signal newer than the last success, or null. */
+export function openFailure(p: Pulse | null): Pulse["failed"] {
+  const f = p?.failed;
+  if (!f || (p.beat && p.beat.at > f.at)) return null;
+  return f;
+}
+
+/**
+ * A heartbeat's state from its signals: off at once after a failure (until a success), off
+ * when a started run outlives its grace, otherwise by the last success (beatState).
+ */
+export function pulseState(
+  p: Pulse | null,
+  s: Pick<Service, "interval" | "schedule">,
+  now: number,
+): State {
+  if (openFailure(p)) return "off";
+  const run = openRun(p);
+  if (run && now > run.at + runGrace(s) * MINUTE) return "off";
+  if (!p?.beat) return run ? "ok" : "wait";
+  return beatState(p.beat, s, now);
+}
+
+/** The status text of a heartbeat: the failure's, the run's, or the last success's. */
+function pulseStatus(p: Pulse | null, s: Service, now: number): string {
+  const f = openFailure(p);
+  if (f) return f.status || "failure signalled";
+  const run = openRun(p);
+  if (run) {
+    return now > run.at + runGrace(s) * MINUTE
+      ? "started, no end within the grace time"
+      : "running since " + iso(run.at);
+  }
+  return p?.beat ? p.beat.status : "waiting for the first heartbeat";
+}
+
+export function serviceView(s: Service, pulse: Pulse | null, now: number) {
   const hb = s.kind === "webhook";
   return {
     id: s.id,
@@ -136,13 +209,11 @@ export function serviceView(s: Service, beat: Beat | null, now: number) {
     kind: s.kind,
     interval: s.interval,
     target_hint: s.hint,
-    state: hb ? beatState(beat, s, now) : s.last?.state ?? "wait",
-    status: hb
-      ? beat ? beat.status : "waiting for the first heartbeat"
-      : s.last?.status ?? "not checked yet",
+    state: hb ? pulseState(pulse, s, now) : s.last?.state ?? "wait",
+    status: hb ? pulseStatus(pulse, s, now) : s.last?.status ?? "not checked yet",
     checked: hb ? null : isoOrNull(s.last?.checked),
     ms: hb ? null : s.last?.ms ?? null,
-    beat: hb ? isoOrNull(beat?.at) : null,
+    beat: hb ? isoOrNull(pulse?.beat?.at) : null,
     created: iso(s.created),
     alerts: s.alerts,
     threshold: s.threshold ?? 1,
@@ -151,6 +222,7 @@ export function serviceView(s: Service, beat: Beat | null, now: number) {
     schedule: s.schedule?.cron ?? null,
     tz: s.schedule?.tz ?? null,
     grace: s.schedule?.grace ?? null,
+    channels: s.channels ?? [],
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;
@@ -159,27 +231,28 @@ export async function getService(kv: Deno.Kv, account: number, id: number) {
   return await kv.get<Service>(serviceKey(account, id));
 }
 
-export async function getBeat(kv: Deno.Kv, s: Service): Promise<Beat | null> {
+/** A heartbeat's signals (null for a checked kind). */
+export async function getBeat(kv: Deno.Kv, s: Service): Promise<Pulse | null> {
   if (s.kind !== "webhook") return null;
-  return (await kv.get<Beat>(beatKey(s.account, s.id))).value;
+  return await getPulse(kv, s.account, s.id);
 }
 
-/** The account's services, oldest first, with their last beats. */
+/** The account's services, oldest first, with their heartbeat signals. */
 export async function listServices(
   kv: Deno.Kv,
   account: number,
-): Promise<{ service: Service; beat: Beat | null }[]> {
-  const beats = await beatsOf(kv, account);
+): Promise<{ service: Service; beat: Pulse | null }[]> {
+  const pulses = await listPulses(kv, account);
   const out = [];
   for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
-    out.push({ service: e.value, beat: beats.get(e.value.id) ?? null });
+    out.push({ service: e.value, beat: pulses.get(e.value.id) ?? null });
   }
   return out;
 }
 
 /** Every service of every account (team listing). */
 export async function listAllServices(kv: Deno.Kv) {
-  const out: { service: Service; beat: Beat | null }[] = [];
+  const out: { service: Service; beat: Pulse | null }[] = [];
   for await (const e of kv.list<Service>({ prefix: ["services"] })) {
     out.push({ service: e.value, beat: await getBeat(kv, e.value) });
   }
@@ -203,6 +276,7 @@ export interface NewService {
   /** 1 when absent. */
   threshold?: number;
   schedule?: Schedule | null;
+  channels?: number[];
 }
 
 const tooMany = () =>
@@ -250,7 +324,7 @@ export async function createService(
       .sum(countKey(account), 1n)
       .set(dueKey(due, s.id), account);
     if (hash) {
-      op.set(hookKey(hash), { account, id: s.id, name: s.name } satisfies HookRef);
+      op.set(hookKey(hash), hookRef(s));
     }
     if (first) {
       s.since = now;
@@ -271,6 +345,7 @@ export interface ServicePatch {
   alerts?: boolean;
   threshold?: number;
   schedule?: Schedule | null;
+  channels?: number[];
 }
 
 export async function patchService(
@@ -300,14 +375,24 @@ export async function patchService(
       s.due = floorMinute(now);
       op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
     }
-    if (s.hook && s.name !== old.name) {
-      op.set(hookKey(s.hook), { account, id, name: s.name } satisfies HookRef);
+    if (s.hook && (s.name !== old.name || runGrace(s) !== runGrace(old))) {
+      op.set(hookKey(s.hook), hookRef(s));
     }
     op.set(serviceKey(account, id), s);
     return { op, result: s };
   });
   if (out?.hook) forgetHooks(kv);
   return out;
+}
+
+/** Takes a removed channel off every service of the account. */
+export async function dropChannel(deps: Deps, account: number, channel: number): Promise<void> {
+  for (const { service } of await listServices(deps.kv, account)) {
+    if (!service.channels?.includes(channel)) continue;
+    await patchService(deps, account, service.id, {
+      channels: service.channels.filter((c) => c !== channel),
+    });
+  }
 }
 
 /** A new heartbeat key; the old one stops at once. Null: no such service. */
@@ -322,7 +407,7 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
     if (s.kind !== "webhook") invalid("only a heartbeat service has a hook address to rotate");
     const op = kv.atomic().check(entry)
       .set(serviceKey(account, id), { ...s, hook: hash })
-      .set(hookKey(hash), { account, id, name: s.name } satisfies HookRef);
+      .set(hookKey(hash), hookRef(s));
     if (s.hook) op.delete(hookKey(s.hook));
     return { op, result: true };
   });
@@ -343,7 +428,11 @@ function removeInto(
     .delete(dueKey(s.due, s.id));
   if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
   else op.delete(countKey(s.account));
-  if (s.kind === "webhook") op.delete(beatKey(s.account, s.id));
+  if (s.kind === "webhook") {
+    op.delete(beatKey(s.account, s.id))
+      .delete(startKey(s.account, s.id))
+      .delete(failKey(s.account, s.id));
+  }
   if (s.hook) {
     op.delete(hookKey(s.hook));
   }
@@ -361,7 +450,10 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
     return { op: removeInto(kv.atomic().check(entry), entry.value, count), result: true };
   });
   forgetHooks(kv);
-  if (done) await eraseHistory(kv, account, id);
+  if (done) {
+    await eraseHistory(kv, account, id);
+    await eraseEvents(kv, account, id);
+  }
   return done;
 }
 
@@ -377,6 +469,7 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
     });
     if (done) n++;
     await eraseHistory(kv, account, e.value.id);
+    await eraseEvents(kv, account, e.value.id);
   }
   forgetHooks(kv);
   return n;
@@ -394,7 +487,7 @@ export interface DueItem {
 /** Due entries, earliest first. */
 export async function listDue(kv: Deno.Kv, now: number, limit: number): Promise<DueItem[]> {
   const out: DueItem[] = [];
-  const iter = kv.list<number>({ start: ["service_due"], end: ["service_due", now + 1] }, {
+  const iter = kv.list<number>(dueRange(now), {
     limit,
   });
   for await (const e of iter) {
@@ -415,15 +508,18 @@ export async function claimDue(
   const { kv } = deps;
   const entry = await getService(kv, item.account, item.id);
   const s = entry.value;
-  if (!s || s.due !== item.due) {
+  if (!s || (s.due !== item.due && s.kind !== "webhook")) {
     // A stale index entry (the service moved or is gone): drop it if still unchanged.
     if (!s) await kv.atomic().check(item.entry).delete(item.entry.key).commit();
     return null;
   }
   const until = deps.clock.now() + LEASE_MS;
   const claimed = { ...s, due: until };
-  const res = await kv.atomic().check(item.entry, entry)
-    .delete(item.entry.key)
+  const op = kv.atomic().check(item.entry, entry).delete(item.entry.key);
+  // Another entry of a heartbeat is a nudge a signal left (kv/hooks.ts): it claims the look,
+  // and the regular entry goes with it.
+  if (s.due !== item.due) op.delete(dueKey(s.due, s.id));
+  const res = await op
     .set(dueKey(until, s.id), s.account)
     .set(serviceKey(s.account, s.id), claimed)
     .commit();
@@ -438,11 +534,17 @@ function alertMail(
   status: string,
   now: number,
 ): Mail {
-  return { ...serviceAlertMail(s, state, status, now, `${deps.config.baseUrl}/me`), to };
+  return {
+    ...serviceAlertMail(s, state, status, now, `${deps.config.baseUrl}/me/services/${s.id}`),
+    to,
+  };
 }
 
 function expiryMail(deps: Deps, to: string, s: Service, days: number, expires: number): Mail {
-  return { ...certificateExpiryMail(s, days, expires, `${deps.config.baseUrl}/me`), to };
+  return {
+    ...certificateExpiryMail(s, days, expires, `${deps.config.baseUrl}/me/services/${s.id}`),
+    to,
+  };
 }
 
 /**
@@ -493,6 +595,28 @@ export function counted(
   };
 }
 
+/** The webhook payload of an alert (kv/channels.ts adds the Slack/Discord/ntfy fields). */
+function alertPayload(
+  deps: Deps,
+  s: Service,
+  event: "off" | "back" | "expiry",
+  status: string,
+  now: number,
+): AlertPayload {
+  const name = s.name.replace(/\p{Cc}+/gu, " ");
+  const title = event === "expiry"
+    ? `Certificate of "${name}" expires soon`
+    : `Watched service "${name}" ${event === "off" ? "is off" : "is back"}`;
+  return {
+    event,
+    title,
+    text: status,
+    service: { id: s.id, name: s.name, kind: s.kind, state: s.seen, status },
+    at: iso(now),
+    link: `${deps.config.baseUrl}/me/services/${s.id}`,
+  };
+}
+
 /** Off and back mails: never for the first result, never repeated while a state holds. */
 function alertFor(s: Service, next: State): "off" | "back" | null {
   if (!s.alerts) return null;
@@ -516,8 +640,10 @@ export async function recordResult(
   const now = deps.clock.now();
   const acc = (await getAccount(kv, account)).value;
   const mails: string[] = [];
+  const posts: string[] = [];
   const saved = await transact(async () => {
     mails.length = 0;
+    posts.length = 0;
     const entry = await getService(kv, account, id);
     const old = entry.value;
     if (!old) return { op: null, result: null };
@@ -546,9 +672,27 @@ export async function recordResult(
       const mail = expiryMail(deps, acc.email, s, next.expiry, s.cert.expires);
       mails.push(enqueueMail(op, mail, now));
     }
+    const chans = (alert || (next.expiry !== null && s.alerts)) && s.channels?.length
+      ? await channelsOf(kv, account, s.channels)
+      : [];
+    if (alert && chans.length) {
+      posts.push(
+        ...enqueuePosts(op, chans, alertPayload(deps, s, alert, s.last!.status, now), now),
+      );
+    }
+    if (next.expiry !== null && s.alerts && s.cert && chans.length) {
+      const days = next.expiry;
+      const text = `The certificate expires ${iso(s.cert.expires)} (within ${days} day${
+        days === 1 ? "" : "s"
+      }).`;
+      posts.push(...enqueuePosts(op, chans, alertPayload(deps, s, "expiry", text, now), now));
+    }
     return { op, result: s };
   });
-  if (mails.length) await deliver(deps, mails);
+  await Promise.all([
+    mails.length ? deliver(deps, mails) : null,
+    posts.length ? deliverPosts(deps, posts) : null,
+  ]);
   return saved;
 }
 
@@ -562,16 +706,21 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
   const now = deps.clock.now();
   const acc = (await getAccount(kv, claimed.account)).value;
   const mails: string[] = [];
+  const posts: string[] = [];
   await transact(async () => {
     mails.length = 0;
-    const [entry, beatEntry] = await kv.getMany<[Service, Beat]>([
-      serviceKey(claimed.account, claimed.id),
-      beatKey(claimed.account, claimed.id),
+    posts.length = 0;
+    const [entry, pulse] = await Promise.all([
+      getService(kv, claimed.account, claimed.id),
+      getPulse(kv, claimed.account, claimed.id),
     ]);
     const old = entry.value;
     if (!old) return { op: null, result: null };
-    const beat = beatEntry.value;
-    const state = beatState(beat, old, now);
+    const beat = pulse.beat;
+    const state = pulseState(pulse, old, now);
+    const failure = openFailure(pulse);
+    const run = openRun(pulse);
+    const runEnd = run ? run.at + runGrace(old) * MINUTE : null;
     const alert = alertFor(old, state);
     const s: Service = {
       ...old,
@@ -580,20 +729,33 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     };
     const i = old.interval * MINUTE;
     const lim = beat ? beatLimits(old, beat.at) : null;
-    s.due = !beat
-      ? floorMinute(now) + i
-      : state === "off"
+    s.due = state === "off"
       ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
+      : !beat
+      ? floorMinute(now) + i
       : lim
       ? Math.max(floorMinute(now) + MINUTE, Math.ceil((lim.off + 1) / MINUTE) * MINUTE)
       : floorMinute(now) + Math.max(i, HOUR);
+    if (runEnd !== null && state !== "off") {
+      s.due = Math.min(s.due, Math.ceil((runEnd + 1) / MINUTE) * MINUTE);
+    }
     const op = kv.atomic().check(entry)
       .delete(dueKey(old.due, old.id))
       .set(dueKey(s.due, old.id), old.account);
-    const status = beat ? `last heartbeat ${iso(beat.at)}` : "no heartbeat";
+    const status = failure
+      ? `failure signalled ${iso(failure.at)}${failure.status ? `: ${failure.status}` : ""}`
+      : run && runEnd !== null && now > runEnd
+      ? `run started ${iso(run.at)} did not end within the grace time`
+      : beat
+      ? `last heartbeat ${iso(beat.at)}`
+      : "no heartbeat";
     if (state !== old.seen) {
-      // When it changed, as far as the beat tells; never before the previous change.
-      const at = !beat || !lim
+      // When it changed, as far as the signals tell; never before the previous change.
+      const at = failure
+        ? failure.at
+        : state === "off" && runEnd !== null && now > runEnd
+        ? runEnd + 1
+        : !beat || !lim
         ? now
         : state === "ok"
         ? beat.at
@@ -607,7 +769,15 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     if (alert && acc) {
       mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, status, now), now));
     }
+    if (alert && s.channels?.length) {
+      const chans = await channelsOf(kv, s.account, s.channels);
+      posts.push(...enqueuePosts(op, chans, alertPayload(deps, s, alert, status, now), now));
+    }
     return { op, result: null };
   });
-  if (mails.length) await deliver(deps, mails);
+  await Promise.all([
+    mails.length ? deliver(deps, mails) : null,
+    posts.length ? deliverPosts(deps, posts) : null,
+  ]);
+  await trimEvents(kv, claimed.account, claimed.id);
 }

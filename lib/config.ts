@@ -104,6 +104,36 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   };
 }
 
+/** localhost, *.localhost, 127.0.0.0/8 and ::1: addresses only this machine reaches. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return h === "localhost" || h.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(h) ||
+    h === "::1" || h === "0:0:0:0:0:0:0:1";
+}
+
+/**
+ * Why this configuration must not serve the public, or null. In production (on Deno Deploy, or
+ * whenever BASE_URL is not a loopback address) the service needs BASE_URL (every mailed link
+ * names it) and a mail transport: without one, sign-in links would be printed to standard
+ * output, which is the platform's log.
+ */
+export function productionRefusal(
+  config: Config,
+  env: Record<string, string | undefined>,
+  deploy = onDeploy(),
+): string | null {
+  const base = env.BASE_URL || undefined;
+  if (deploy && !base) {
+    return "BASE_URL: required on Deno Deploy (the public address every mailed link names)";
+  }
+  const production = deploy || (base !== undefined && !isLoopbackHost(new URL(base).hostname));
+  if (production && !config.smtpUrl && !config.mailApiUrl) {
+    return "SMTP_URL (or MAIL_API_URL): required when BASE_URL is not a loopback address or on " +
+      "Deno Deploy; without a mail transport sign-in links would be printed to the logs";
+  }
+  return null;
+}
+
 export function envRecord(): Record<string, string | undefined> {
   const keys = Object.keys(envSchema.shape);
   return Object.fromEntries(keys.map((k) => [k, Deno.env.get(k)]));

@@ -105,3 +105,12 @@ export function kindOf(ext: string): FileKind | null {
 export function isActiveType(type: string): boolean {
   return /html|xml|svg/i.test(type);
 }
+
+/** The policy of active kinds (HTML, SVG, ...), always downloaded as attachments. */
+export const SANDBOX_STRICT = "sandbox; default-src 'none'";
+/**
+ * The policy of kinds shown inline (images, PDF, audio, video, text): sandboxed, no script and no
+ * fetches, but the file itself may show as an image or media document.
+ */
+export const SANDBOX_INLINE =
+  "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'";

@@ -64,6 +64,14 @@ export function parseCheck(input: string): Target {
 /** Checks one address of a URL (creation, and every redirect hop). */
 export function parseUrlTarget(kind: "url" | "mcp", raw: string, schemes: string[]): Target {
   if (!URL.canParse(raw)) bad(`${kind}: not a valid address`);
+  // The URL parser reads "0080" as port 80 (and drops it as the default): the written port
+  // must be plain digits without a leading zero, as for tcp: and tls:.
+  const written = raw.match(
+    /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(?:\[[^\]]*\]|[^/?#:]*)(:[^/?#]*)?/i,
+  );
+  if (written?.[1] !== undefined && !/^:[1-9][0-9]{0,4}$/.test(written[1])) {
+    bad(`${kind}: port must be 1 to 65535, written without leading zeros or signs`);
+  }
   const u = new URL(raw);
   if (!schemes.includes(u.protocol)) {
     bad(`${kind}: the address must start with ${schemes.map((x) => x + "//").join(" or ")}`);
@@ -96,7 +104,9 @@ function parseHostPort(rest: string, defaultPort: number | null): { host: string
     if (defaultPort === null) bad("a port is needed, as host:port");
     port = defaultPort!;
   } else {
-    if (!/^[0-9]{1,5}$/.test(portText)) bad("port must be 1 to 65535");
+    // Digits only, without a leading zero or a sign: "0080" or "+80" would name port 80 under
+    // another spelling (and slip past a comparison of the text).
+    if (!/^[1-9][0-9]{0,4}$/.test(portText)) bad("port must be 1 to 65535");
     port = Number(portText);
   }
   if (port < 1 || port > 65535) bad("port must be 1 to 65535");

@@ -17,6 +17,22 @@ export function cutChars(s: string, max: number): string {
 }
 
 /**
+ * Invisible and direction-changing format characters: zero-width space, joiners and marks
+ * (U+200B to U+200F), bidi embeddings and overrides (U+202A to U+202E), bidi isolates (U+2066
+ * to U+2069) and the byte order mark (U+FEFF). In a name or label shown on a page they can hide
+ * text or show it reversed (a "Trojan Source" spoof), so short texts refuse them.
+ */
+export const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/u;
+
+/** A zero-width joiner inside an emoji sequence (👩🏽‍💻): it joins pictographs, it hides nothing. */
+const EMOJI_JOINER =
+  /(?<=\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?)\u200D(?=\p{Extended_Pictographic})/gu;
+
+/** Whether a short text is free of INVISIBLE characters (emoji joiners aside). */
+export const visibleText = (s: string): boolean =>
+  !INVISIBLE.test(s) || !INVISIBLE.test(s.replace(EMOJI_JOINER, ""));
+
+/**
  * Characters as people count them (code points), as zod's own string bounds count them; for the
  * checks written by hand. `String.length` counts UTF-16 units: an emoji would count twice.
  */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, loadConfig } from "../lib/config.ts";
+import { ConfigError, loadConfig, productionRefusal } from "../lib/config.ts";
 
 const refused = (env: Record<string, string>, variable: string) => {
   assert.throws(() => loadConfig(env), (err: unknown) => {
@@ -102,5 +102,74 @@ Deno.test("config: a bad value stops start-up with a message naming the variable
   assert.equal(out.code, 1);
   const err = new TextDecoder().decode(out.stderr);
   assert.match(err, /PORT/);
+  assert.doesNotMatch(new TextDecoder().decode(out.stdout), /listening/);
+});
+
+Deno.test("config: production needs BASE_URL and a mail transport", () => {
+  const env = (e: Record<string, string>) => ({ config: loadConfig(e), env: e });
+  const check = (e: Record<string, string>, deploy: boolean) => {
+    const { config, env: raw } = env(e);
+    return productionRefusal(config, raw, deploy);
+  };
+  // Local and loopback: printed mail is fine.
+  assert.equal(check({}, false), null);
+  for (
+    const base of [
+      "http://localhost:8000",
+      "http://127.0.0.1",
+      "http://[::1]:8000",
+      "http://a.localhost",
+    ]
+  ) {
+    assert.equal(check({ BASE_URL: base }, false), null, base);
+  }
+  // A public BASE_URL without mail: refused, naming the variable.
+  assert.match(check({ BASE_URL: "https://catalogue.example.org" }, false)!, /^SMTP_URL/);
+  assert.equal(
+    check(
+      { BASE_URL: "https://catalogue.example.org", SMTP_URL: "smtp://relay.example:25" },
+      false,
+    ),
+    null,
+  );
+  assert.equal(
+    check({
+      BASE_URL: "https://catalogue.example.org",
+      MAIL_API_URL: "https://mail.example/send",
+      MAIL_API_KEY: "k",
+    }, false),
+    null,
+  );
+  // On Deno Deploy: BASE_URL first, then mail, even for a loopback address.
+  assert.match(check({ SMTP_URL: "smtp://relay.example:25" }, true)!, /^BASE_URL/);
+  assert.match(check({ BASE_URL: "http://localhost:8000" }, true)!, /^SMTP_URL/);
+});
+
+Deno.test("config: the server refuses to start with a public BASE_URL and no mail", async () => {
+  const root = new URL("..", import.meta.url);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write",
+      "--allow-net",
+      "--allow-sys",
+      "main.ts",
+    ],
+    cwd: root,
+    env: {
+      PORT: "0",
+      KV_PATH: ":memory:",
+      BASE_URL: "https://catalogue.example.org",
+      SMTP_URL: "",
+      MAIL_API_URL: "",
+      NO_COLOR: "1",
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 1);
+  assert.match(new TextDecoder().decode(out.stderr), /SMTP_URL/);
   assert.doesNotMatch(new TextDecoder().decode(out.stdout), /listening/);
 });

@@ -126,14 +126,21 @@ Deno.test("contributions: a proposal past seven days is not confirmed by a later
   assert.equal(v.confirmed, 0);
 });
 
-Deno.test("contributions: a filled honeypot answers 202 and leaves no trace", async () => {
+Deno.test("contributions: a filled honeypot answers as a real proposal and leaves no trace", async () => {
   await using t = await testApp({ config: inboxes });
   const before = await dumpKv(t.kv);
   const r = await t.req("POST", "/api/contributions", { body: proposal({ website: "x.example" }) });
-  assert.equal(r.status, 202);
-  assert.deepEqual(r.body, { ok: true });
   assert.equal(await dumpKv(t.kv), before);
   assert.equal(t.mail.sent.length, 0);
+  // Same status, same shape, a plausible id as a stored proposal's answer.
+  const real = await t.req("POST", "/api/contributions", { body: proposal() });
+  assert.equal(r.status, real.status);
+  assert.deepEqual(Object.keys(r.body), Object.keys(real.body));
+  assert.equal(r.body.status, real.body.status);
+  assert.ok(
+    Number.isSafeInteger(r.body.id) && String(r.body.id).length === String(real.body.id).length,
+  );
+  assert.equal(r.body.status_url, `http://test.local/contribute/status?id=${r.body.id}`);
 });
 
 Deno.test("contributions: every field rule answers 400 naming the field, nothing stored", async () => {

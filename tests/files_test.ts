@@ -359,7 +359,8 @@ Deno.test("files: download headers: type, disposition, nosniff, ETag, 304", asyn
     `inline; filename="Ubung _ Bruche.pdf"; filename*=UTF-8''%C3%9Cbung%20%E2%80%93%20Br%C3%BCche.pdf`,
   );
   assert.equal(h.get("x-content-type-options"), "nosniff");
-  assert.equal(h.get("content-security-policy"), null);
+  // Inline kinds are sandboxed too (issue 13): no script, no fetches, the file itself shows.
+  assert.match(h.get("content-security-policy")!, /^sandbox; default-src 'none'/);
   assert.equal(h.get("last-modified"), "Mon, 02 Mar 2026 09:00:00 GMT");
   assert.equal(h.get("accept-ranges"), "bytes");
   const head = await t.app.request(pdf.url, { method: "HEAD" });

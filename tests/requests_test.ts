@@ -92,13 +92,14 @@ Deno.test("requests: unset inboxes print the team mail to standard output", asyn
   assert.equal(t.mail.sent[0].to, "grace@example.org");
 });
 
-Deno.test("requests: a filled honeypot answers 202 and leaves no trace", async () => {
+Deno.test("requests: a filled honeypot answers 202 as a real one and leaves no trace", async () => {
   await using t = await testApp({ config: inboxes });
   const before = await dumpKv(t.kv);
   for (const website of ["http://spam.example", 1, "  x "]) {
     const r = await t.req("POST", "/api/requests", { body: form({ website }) });
     assert.equal(r.status, 202);
-    assert.deepEqual(r.body, { ok: true });
+    assert.deepEqual(Object.keys(r.body), ["ok", "id"]);
+    assert.ok(Number.isSafeInteger(r.body.id) && r.body.id > 1e12, "a plausible id");
   }
   // Even an otherwise invalid body: the bot learns nothing.
   const r = await t.req("POST", "/api/requests", { body: { website: "x", text: "short" } });
@@ -108,6 +109,7 @@ Deno.test("requests: a filled honeypot answers 202 and leaves no trace", async (
   const empty = await t.req("POST", "/api/requests", { body: form({ website: "" }) });
   assert.equal(empty.status, 202);
   assert.equal((await t.kv.get(["requests", empty.body.id])).value !== null, true);
+  assert.equal(String(empty.body.id).length, String(r.body.id).length, "same kind of id");
 });
 
 Deno.test("requests: bad fields answer 400 naming the field and store nothing", async () => {

@@ -194,7 +194,7 @@ Deno.test("roles command: works on the server's KV file while the server answers
   const dir = await Deno.makeTempDir();
   try {
     const kvPath = `${dir}/kv.sqlite3`;
-    await using server = await startServer(kvPath, { BASE_URL: "http://roles.test" });
+    await using server = await startServer(kvPath, { BASE_URL: "http://roles.localhost" });
     // Sign in through the link the server prints (no mail transport configured).
     const asked = await fetch(`${server.url}/api/verify/request`, {
       method: "POST",
@@ -202,7 +202,7 @@ Deno.test("roles command: works on the server's KV file while the server answers
       body: JSON.stringify({ email: "ada@example.org", purpose: "login", age_ok: true }),
     });
     assert.equal(asked.status, 202, await asked.text());
-    const link = await server.stdout.waitFor(/http:\/\/roles\.test\/me\?verify=([\w-]+)/);
+    const link = await server.stdout.waitFor(/http:\/\/roles\.localhost\/me\?verify=([\w-]+)/);
     const verified = await fetch(`${server.url}/api/verify?token=${link[1]}`);
     assert.equal(verified.status, 200);
     const { token } = await verified.json();
