@@ -305,11 +305,24 @@ Deno.test({
         await clickByText(owner, "Change status");
         assert.match(await mainText(owner), /Status\s+admitted/);
         assert.match(await mainText(owner), /reviewing → admitted — A good start/);
-        await byText(owner, "Change status");
-        await owner.$eval("[id=f-status]", (el: { innerText: string }) => {
-          if (!el.innerText.includes("Publish")) throw new Error("no publish for the owner");
-        });
+        // The owner publishes (the gate is open); the module page answers at its url.
+        await selectByLabel(owner, "New status", "Publish");
+        await clickByText(owner, "Change status");
+        assert.match(await mainText(owner), /Status\s+published/);
+        await clickByText(owner, "/modules/river-walks");
+        assert.match(await heading(owner), /River walks/);
 
+        // The owner may check a private address: a url service on this server, checked now.
+        await owner.goto(`${web.base}/me/services`);
+        await fillByLabel(owner, "Name", "This server");
+        await fillByLabel(owner, "Address to check", `${web.base}/api/healthz`);
+        await clickByText(owner, "Add service");
+        assert.equal(await heading(owner), "This server");
+        await clickByText(owner, "Check now");
+        assert.match(await mainText(owner), /State\s+OK/);
+        assert.match(await mainText(owner), /Last checked\s+\d{4}-/);
+
+        await clickByText(owner, "Team");
         await clickByText(owner, "Applications");
         await assertGoodPage(owner);
         await selectByLabel(owner, "Decision on Ann Example", "Approve");
@@ -385,11 +398,15 @@ Deno.test({
         assert.equal(exported.status, 200);
         assert.match(exported.disposition ?? "", /attachment/);
         assert.match(exported.body, /ann@example\.com/);
+        await page.click("[id^=remove-]");
         await checkByLabel(page, "I understand that this erases my account for good");
         await clickByText(page, "Erase my account");
         assert.equal(await heading(page), "Account erased");
         await page.goto(`${web.base}/me`);
         assert.equal(new URL(page.url()).pathname, "/sign-in");
+        // "Remove my name": the module leaves the catalogue with the account.
+        await page.goto(`${web.base}/modules/river-walks`);
+        assert.equal(await heading(page), "Page not found");
       });
     } finally {
       await Deno.remove(dir, { recursive: true });
