@@ -8,7 +8,7 @@ import { bearer, body, createRoute, errors, json, router, team } from "./_api.ts
 import { multiLine } from "./_text.ts";
 import { limit, requireTeam, requireToken } from "./_guards.ts";
 
-const InviteBody = z.object({
+export const InviteBody = z.object({
   email: emailSchema,
   message: multiLine(500).default(""),
 }).meta({ id: "InviteRequest" });
@@ -27,6 +27,14 @@ const TeamInvite = InviteItem.extend({
   inviter: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   outcome: z.enum(["accepted", "open", "expired"]),
 }).meta({ id: "TeamInvite" });
+
+/**
+ * Invites an address (POST /api/me/invites and the standing page): kv/invites.ts
+ * `inviteAddress`, with this account's rate limit counted once its checks pass.
+ */
+export function sendInvite(deps: Deps, me: Account, input: z.output<typeof InviteBody>) {
+  return inviteAddress(deps, me, input, () => limit(deps, RULES.invite, me.id));
+}
 
 export function inviteRoutes(deps: Deps) {
   const app = router();
@@ -62,13 +70,7 @@ export function inviteRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const me = c.get("account");
-      const invite = await inviteAddress(
-        deps,
-        me,
-        c.req.valid("json"),
-        () => limit(deps, RULES.invite, me.id),
-      );
+      const invite = await sendInvite(deps, c.get("account"), c.req.valid("json"));
       return c.json({ ok: true as const, item: inviteView(invite) }, 201);
     },
   );
