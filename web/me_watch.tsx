@@ -317,7 +317,7 @@ export function watchPages(deps: Deps) {
             </h2>
             <p>
               <StateBadge state={s.state} /> {words[s.state]}
-              {" · "}90-day uptime: {s.uptime === null ? "no data yet" : percentText(s.uptime)}
+              · 90-day uptime: {s.uptime === null ? "no data yet" : percentText(s.uptime)}
             </p>
             {s.note
               ? (
