@@ -38,6 +38,10 @@ export const AREAS = {
     load: () => import("./catalogue.ts").then((m) => m.catalogueRoutes),
   },
   hooks: { mount: "/api", load: () => import("./hooks.ts").then((m) => m.hookRoutes) },
+  channels: {
+    mount: "/api",
+    load: () => import("./channels.ts").then((m) => m.channelRoutes),
+  },
   services: {
     mount: "/api",
     load: () => import("./services.ts").then((m) => m.servicesRoutes),
@@ -58,11 +62,44 @@ export const AREAS = {
     mount: "/",
     load: () => import("../web/sign_in.tsx").then((m) => m.signInPages),
   },
-  web_me: { mount: "/", load: () => import("../web/me.tsx").then((m) => m.mePages) },
-  forms_pages: {
+  web_modules: {
     mount: "/",
-    load: () => import("./forms_pages.ts").then((m) => m.formsPageRoutes),
+    load: () => import("../web/modules.tsx").then((m) => m.modulePages),
   },
+  web_public: {
+    mount: "/",
+    load: () => import("../web/public.tsx").then((m) => m.publicPages),
+  },
+  web_forms: {
+    mount: "/",
+    load: () => import("../web/forms.tsx").then((m) => m.formPages),
+  },
+  web_api_reference: {
+    mount: "/",
+    load: () => import("../web/api_reference.tsx").then((m) => m.apiReferencePages),
+  },
+  web_me: { mount: "/", load: () => import("../web/me.tsx").then((m) => m.mePages) },
+  web_me_profile: {
+    mount: "/",
+    load: () => import("../web/me_profile.tsx").then((m) => m.profilePages),
+  },
+  web_me_journal: {
+    mount: "/",
+    load: () => import("../web/me_journal.tsx").then((m) => m.journalPages),
+  },
+  web_me_devices: {
+    mount: "/",
+    load: () => import("../web/me_devices.tsx").then((m) => m.devicePages),
+  },
+  web_me_services: {
+    mount: "/",
+    load: () => import("../web/me_services.tsx").then((m) => m.servicePages),
+  },
+  web_me_files: {
+    mount: "/",
+    load: () => import("../web/me_files.tsx").then((m) => m.filePages),
+  },
+  web_me_data: { mount: "/", load: () => import("../web/me_data.tsx").then((m) => m.dataPages) },
 } as const satisfies Record<string, Area>;
 
 export type AreaName = keyof typeof AREAS;

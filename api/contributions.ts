@@ -56,7 +56,7 @@ const httpsUrl = z.string().trim().max(500).refine((v) => {
   return u.protocol === "https:" && !u.username && !u.password;
 }, { message: "must be an https:// link without credentials" });
 
-const ProposalBody = z.object({
+export const ProposalBody = z.object({
   name: oneLine(120).min(2),
   email: emailSchema,
   title: oneLine(160).min(3),

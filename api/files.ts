@@ -66,7 +66,7 @@ const FileParams = z.object({
   name: z.string().min(1).max(1000),
 });
 
-const Patch = z.object({
+export const Patch = z.object({
   public: z.boolean().optional(),
   label: z.string().refine((v) => [...cleanText(v)].length <= MAX_LABEL, {
     message: `up to ${MAX_LABEL} characters`,
@@ -115,6 +115,87 @@ export function parseRange(
   if (m[2] !== "" && Number(m[2]) < start) return "none";
   if (start >= size) return "unsatisfiable";
   return { start, end };
+}
+
+/**
+ * What an upload's headers say (Content-Length, X-File-Name, X-File-Label, X-Public), checked
+ * as PUT /api/me/files and the files page's upload both need it; 4xx errors name the header.
+ */
+export function uploadOf(header: (name: string) => string | undefined) {
+  const lengthHeader = header("content-length");
+  if (lengthHeader === undefined) fail(411, "Content-Length: required for uploads");
+  if (!/^\s*\d{1,16}\s*$/.test(lengthHeader)) {
+    fail(400, "Content-Length: must be a number of bytes", { field: "Content-Length" });
+  }
+  const size = Number(lengthHeader);
+
+  const rawName = header("x-file-name");
+  if (!rawName?.trim()) {
+    fail(400, "X-File-Name: required (the file name, URL-encoded)", { field: "X-File-Name" });
+  }
+  const decoded = headerText(rawName);
+  if (decoded !== null && !visibleText(decoded)) {
+    fail(400, `X-File-Name: ${INVISIBLE_MESSAGE}`, { field: "X-File-Name" });
+  }
+  const clean = decoded === null ? null : cleanFileName(decoded);
+  if (!clean) fail(400, "X-File-Name: not a usable file name", { field: "X-File-Name" });
+  const kind = kindOf(clean.ext);
+  if (!kind) {
+    fail(
+      415,
+      clean.ext
+        ? `files ending in .${clean.ext} are not accepted; accepted lists the endings`
+        : "the file name needs an ending (.pdf, .png, ...) that says its kind",
+      { accepted: Object.keys(FILE_KINDS) },
+    );
+  }
+  const rawLabel = header("x-file-label");
+  const labelText = rawLabel === undefined ? "" : headerText(rawLabel);
+  if (labelText === null) {
+    fail(400, "X-File-Label: not URL-encoded text", { field: "X-File-Label" });
+  }
+  if (!visibleText(labelText)) {
+    fail(400, `X-File-Label: ${INVISIBLE_MESSAGE}`, { field: "X-File-Label" });
+  }
+  const label = cleanText(labelText);
+  if ([...label].length > MAX_LABEL) {
+    fail(400, `X-File-Label: up to ${MAX_LABEL} characters`, { field: "X-File-Label" });
+  }
+  if (size > MAX_FILE) fail(413, `a file may hold at most ${MAX_FILE} bytes`);
+
+  return {
+    size,
+    name: clean.name,
+    ext: clean.ext,
+    type: kind.type,
+    label,
+    public: header("x-public")?.trim() === "1",
+  };
+}
+
+/** PATCH of a file (the API's and the files page's): public, label, name with its ending. */
+export async function changeFile(
+  deps: Deps,
+  account: number,
+  id: number,
+  p: z.output<typeof Patch>,
+): Promise<StoredFile> {
+  const current = (await getFile(deps.kv, account, id)).value;
+  if (!current) fail(404, "no such file");
+  const change: Partial<StoredFile> = {};
+  if (p.public !== undefined) change.public = p.public;
+  if (p.label !== undefined) change.label = cleanText(p.label);
+  if (p.name !== undefined) {
+    const clean = cleanFileName(p.name);
+    if (!clean) fail(400, "name: not a usable file name", { field: "name" });
+    if (clean.ext !== current.ext) {
+      fail(400, `name: must keep the ending .${current.ext}`, { field: "name" });
+    }
+    change.name = clean.name;
+  }
+  const f = await updateFile(deps.kv, account, id, change, deps.clock.now());
+  if (!f) fail(404, "no such file");
+  return f;
 }
 
 /** Routes of file storage and serving (issue 6). */
@@ -180,57 +261,9 @@ export function filesRoutes(deps: Deps) {
     }),
     async (c) => {
       const account = c.get("account").id;
-      const lengthHeader = c.req.header("content-length");
-      if (lengthHeader === undefined) fail(411, "Content-Length: required for uploads");
-      if (!/^\s*\d{1,16}\s*$/.test(lengthHeader)) {
-        fail(400, "Content-Length: must be a number of bytes", { field: "Content-Length" });
-      }
-      const size = Number(lengthHeader);
-
-      const rawName = c.req.header("x-file-name");
-      if (!rawName?.trim()) {
-        fail(400, "X-File-Name: required (the file name, URL-encoded)", { field: "X-File-Name" });
-      }
-      const decoded = headerText(rawName);
-      if (decoded !== null && !visibleText(decoded)) {
-        fail(400, `X-File-Name: ${INVISIBLE_MESSAGE}`, { field: "X-File-Name" });
-      }
-      const clean = decoded === null ? null : cleanFileName(decoded);
-      if (!clean) fail(400, "X-File-Name: not a usable file name", { field: "X-File-Name" });
-      const kind = kindOf(clean.ext);
-      if (!kind) {
-        fail(
-          415,
-          clean.ext
-            ? `files ending in .${clean.ext} are not accepted; accepted lists the endings`
-            : "the file name needs an ending (.pdf, .png, ...) that says its kind",
-          { accepted: Object.keys(FILE_KINDS) },
-        );
-      }
-      const rawLabel = c.req.header("x-file-label");
-      const labelText = rawLabel === undefined ? "" : headerText(rawLabel);
-      if (labelText === null) {
-        fail(400, "X-File-Label: not URL-encoded text", { field: "X-File-Label" });
-      }
-      if (!visibleText(labelText)) {
-        fail(400, `X-File-Label: ${INVISIBLE_MESSAGE}`, { field: "X-File-Label" });
-      }
-      const label = cleanText(labelText);
-      if ([...label].length > MAX_LABEL) {
-        fail(400, `X-File-Label: up to ${MAX_LABEL} characters`, { field: "X-File-Label" });
-      }
-      if (size > MAX_FILE) fail(413, `a file may hold at most ${MAX_FILE} bytes`);
-
+      const up = uploadOf((name) => c.req.header(name));
       await limit(deps, RULES.upload, account);
-      const { file, usage } = await uploadFile(deps, account, {
-        size,
-        name: clean.name,
-        ext: clean.ext,
-        type: kind.type,
-        label,
-        public: c.req.header("x-public")?.trim() === "1",
-        body: c.req.raw.body,
-      });
+      const { file, usage } = await uploadFile(deps, account, { ...up, body: c.req.raw.body });
       return c.json({
         ok: true as const,
         item: fileItem(file),
@@ -261,21 +294,7 @@ export function filesRoutes(deps: Deps) {
       if (p.public === undefined && p.label === undefined && p.name === undefined) {
         fail(400, "body: nothing to change; send public, label or name", { field: "body" });
       }
-      const current = (await getFile(kv, account, id)).value;
-      if (!current) fail(404, "no such file");
-      const change: Partial<StoredFile> = {};
-      if (p.public !== undefined) change.public = p.public;
-      if (p.label !== undefined) change.label = cleanText(p.label);
-      if (p.name !== undefined) {
-        const clean = cleanFileName(p.name);
-        if (!clean) fail(400, "name: not a usable file name", { field: "name" });
-        if (clean.ext !== current.ext) {
-          fail(400, `name: must keep the ending .${current.ext}`, { field: "name" });
-        }
-        change.name = clean.name;
-      }
-      const f = await updateFile(kv, account, id, change, deps.clock.now());
-      if (!f) fail(404, "no such file");
+      const f = await changeFile(deps, account, id, p);
       return c.json({ ok: true as const, item: fileItem(f) }, 200);
     },
   );
@@ -326,7 +345,7 @@ export function filesRoutes(deps: Deps) {
   return app;
 }
 
-async function serveFile(
+export async function serveFile(
   deps: Deps,
   p: { account: number; file: number; name: string },
   viewer: number | null,

@@ -23,9 +23,9 @@ const Entry = z.object({
 
 const entryText = multiLine(2000, 1);
 
-const NewEntry = z.object({ text: entryText, public: z.boolean().default(true) })
+export const NewEntry = z.object({ text: entryText, public: z.boolean().default(true) })
   .meta({ id: "NewJournalEntry" });
-const EntryPatch = z.object({ text: entryText.optional(), public: z.boolean().optional() })
+export const EntryPatch = z.object({ text: entryText.optional(), public: z.boolean().optional() })
   .meta({ id: "JournalPatch" });
 
 export const entryView = (e: JournalEntry) => ({

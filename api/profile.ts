@@ -24,7 +24,7 @@ import { avatarUrl } from "../kv/accounts.ts";
 
 const langSet = new Set(LANGS);
 
-const ProfilePatch = z.object({
+export const ProfilePatch = z.object({
   name: z.string().trim().refine((s) => s === "" || (chars(s) >= 2 && chars(s) <= 120), {
     message: "must be 2 to 120 characters (empty clears)",
   }).refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), { message: "must be one line of text" })
@@ -94,7 +94,7 @@ const PublicProfile = z.object({
 /** At most this many public journal entries are shown on a profile, newest first. */
 export const PROFILE_JOURNAL = 100;
 
-async function publicProfile(deps: Deps, a: Account) {
+export async function publicProfile(deps: Deps, a: Account) {
   const { org, role, about, bio, place, website, langs } = a.profile;
   const entries = (await listEntries(deps.kv, a.id)).filter((e) => e.public)
     .slice(0, PROFILE_JOURNAL);

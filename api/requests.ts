@@ -16,7 +16,7 @@ import { body, createRoute, errors, flag, idParam, json, router, team } from "./
 import { actorRef, honeypot, honeypotField, requireTeam } from "./_guards.ts";
 import { multiLine, oneLine } from "./_text.ts";
 
-const RequestBody = z.object({
+export const RequestBody = z.object({
   name: oneLine(120).min(2),
   email: emailSchema,
   // Any unknown text becomes other, however long: SPEC.md maps unknown values, it does not

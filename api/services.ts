@@ -17,6 +17,7 @@ import {
   recordResult,
   rotateHook,
   type ServicePatch,
+  type ServiceView,
   serviceView,
 } from "../kv/services.ts";
 import {
@@ -27,6 +28,7 @@ import {
   type Schedule,
   validTimeZone,
 } from "../lib/schedule.ts";
+import { channelsOf } from "../kv/channels.ts";
 import { readHistory } from "../kv/history.ts";
 import { listEvents } from "../kv/hooks.ts";
 import { withDurations } from "../lib/runs.ts";
@@ -74,6 +76,9 @@ const ServiceSchema = z.object({
   grace: z.number().int().nullable().meta({
     description: "Minutes after a scheduled time before a missing run is off",
   }),
+  channels: z.array(z.number().int()).meta({
+    description: "Webhook channels alerted besides mail (GET /api/me/channels)",
+  }),
 }).meta({ id: "Service" });
 
 const SnapshotSchema = z.object({
@@ -107,11 +112,14 @@ const tz = z.string().max(64).meta({ description: "IANA time zone of the schedul
 const grace = z.number().int().min(GRACE_MIN).max(GRACE_MAX).meta({
   description: "Minutes after a scheduled time before a missing run turns the heartbeat off",
 });
+const channels = z.array(z.number().int().positive()).max(10).meta({
+  description: "Ids of the account's webhook channels to alert besides mail",
+});
 const threshold = z.number().int().min(1).max(5).meta({
   description: "Consecutive failed checks before a checked service turns warn or off",
 });
 
-const CreateBody = z.object({
+export const CreateBody = z.object({
   name,
   check: z.string().max(2000).meta({
     description: "url:<address>, mcp:<https address>, tcp:<host>:<port>, tls:<host>[:<port>] " +
@@ -127,12 +135,13 @@ const CreateBody = z.object({
   schedule: schedule.optional(),
   tz: tz.default("UTC"),
   grace: grace.default(60),
+  channels: channels.default([]),
 }).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
   message: "kind and target cannot change; create a new service",
 }).meta({ description: "Cannot change: sending it answers 400" });
-const PatchBody = z.object({
+export const PatchBody = z.object({
   name: name.optional(),
   what: what.optional(),
   group: z.enum(GROUPS).optional(),
@@ -143,6 +152,7 @@ const PatchBody = z.object({
   schedule: schedule.optional(),
   tz: tz.optional(),
   grace: grace.optional(),
+  channels: channels.optional(),
   check: fixed.optional(),
   kind: fixed.optional(),
   target: fixed.optional(),
@@ -152,7 +162,7 @@ const Params = z.object({ id: idParam });
 const Item = z.object({ ok: z.literal(true), item: ServiceSchema });
 
 /** The parsed check, with its address validated for this account (400 otherwise). */
-async function validTarget(deps: Deps, account: Account, check: string): Promise<Target> {
+export async function validTarget(deps: Deps, account: Account, check: string): Promise<Target> {
   let target: Target;
   try {
     target = parseCheck(check);
@@ -168,7 +178,7 @@ async function validTarget(deps: Deps, account: Account, check: string): Promise
 }
 
 /** A valid schedule for a service of this kind, or 400 naming the field. */
-function validSchedule(kind: string, cron: string, tz: string, grace: number): Schedule {
+export function validSchedule(kind: string, cron: string, tz: string, grace: number): Schedule {
   if (kind !== "webhook") {
     fail(400, "schedule: only a heartbeat (webhook:) has a schedule", { field: "schedule" });
   }
@@ -178,7 +188,111 @@ function validSchedule(kind: string, cron: string, tz: string, grace: number): S
   return { cron: cron.trim().replace(/\s+/g, " "), tz, grace };
 }
 
-const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
+/** The ids, each one of the account's channels (400 naming `channels` otherwise). */
+async function validChannels(deps: Deps, account: number, ids: number[]): Promise<number[]> {
+  const unique = [...new Set(ids)];
+  const found = await channelsOf(deps.kv, account, unique);
+  if (found.length !== unique.length) {
+    fail(400, "channels: not one of your channels (GET /api/me/channels)", {
+      field: "channels",
+    });
+  }
+  return unique;
+}
+
+export const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
+
+/**
+ * Watches a new service for the account (POST /api/me/services and the page's form): checks
+ * the target and schedule, the per-account limit, runs the first check (a checked kind, within
+ * the manual-check limit) and stores it. The hook address comes only here, once.
+ */
+export async function addService(
+  deps: Deps,
+  me: Account,
+  input: z.output<typeof CreateBody>,
+): Promise<{ item: ServiceView; hook_url: string | null }> {
+  const target = await validTarget(deps, me, input.check);
+  const chans = await validChannels(deps, me.id, input.channels);
+  const sched = input.schedule != null
+    ? validSchedule(target.kind, input.schedule, input.tz, input.grace)
+    : null;
+  // Fail fast before a check runs; the atomic below enforces the limit for real.
+  if (await countServices(deps.kv, me.id) >= MAX_SERVICES) {
+    fail(409, `at most ${MAX_SERVICES} services per account; remove one first`, {
+      max: MAX_SERVICES,
+    });
+  }
+  // The check at creation counts as a manual check: create-and-delete loops must not probe
+  // a target more often than "check now" may. Past the limit the service is still created
+  // and the runner checks it at the next minute.
+  const first = target.kind === "webhook" || !await withinLimit(deps, RULES.manualCheck, me.id)
+    ? null
+    : await runCheck(deps, target.check, isOwner(me));
+  const { service, key } = await createService(deps, me.id, {
+    name: input.name,
+    what: input.what,
+    group: input.group,
+    place: input.place ?? null,
+    interval: input.interval,
+    alerts: input.alerts,
+    kind: target.kind,
+    check: target.check,
+    hint: target.hint,
+    threshold: input.threshold,
+    schedule: sched,
+    channels: chans,
+  }, first);
+  const item = serviceView(service, null, deps.clock.now());
+  return { item, hook_url: key ? hookUrl(deps, key) : null };
+}
+
+/** Runs a checked service's check now (POST /api/me/services/{id}/check and the page). */
+export async function checkServiceNow(deps: Deps, me: Account, id: number): Promise<ServiceView> {
+  const s = (await getService(deps.kv, me.id, id)).value;
+  if (!s) fail(404, "no such service");
+  if (s.kind === "webhook") {
+    fail(400, "a heartbeat service is not checked: it is called at its hook address");
+  }
+  await limit(deps, RULES.manualCheck, me.id);
+  const result = await runCheck(deps, s.check, isOwner(me));
+  const saved = await recordResult(deps, me.id, id, result, null);
+  if (!saved) fail(404, "no such service");
+  return serviceView(saved, null, deps.clock.now());
+}
+
+/** Changes a service (PATCH /api/me/services/{id} and the page's form). */
+export async function editService(
+  deps: Deps,
+  me: Account,
+  id: number,
+  body: z.output<typeof PatchBody>,
+): Promise<ServiceView> {
+  const { check: _c, kind: _k, target: _t, schedule, tz, grace, channels: chans, ...rest } = body;
+  const patch: ServicePatch = rest;
+  if (chans !== undefined) patch.channels = await validChannels(deps, me.id, chans);
+  if (schedule !== undefined || tz !== undefined || grace !== undefined) {
+    const cur = (await getService(deps.kv, me.id, id)).value;
+    if (!cur) fail(404, "no such service");
+    const cron = schedule === undefined ? cur.schedule?.cron ?? null : schedule;
+    if (cron === null) {
+      if (tz !== undefined || grace !== undefined) {
+        fail(400, "schedule: tz and grace go with a schedule", { field: "schedule" });
+      }
+      patch.schedule = null;
+    } else {
+      patch.schedule = validSchedule(
+        cur.kind,
+        cron,
+        tz ?? cur.schedule?.tz ?? "UTC",
+        grace ?? cur.schedule?.grace ?? 60,
+      );
+    }
+  }
+  const s = await patchService(deps, me.id, id, patch);
+  if (!s) fail(404, "no such service");
+  return serviceView(s, await getBeat(deps.kv, s), deps.clock.now());
+}
 
 export function servicesRoutes(deps: Deps) {
   const app = router();
@@ -240,43 +354,12 @@ export function servicesRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const me = c.get("account");
-      const input = c.req.valid("json");
-      const target = await validTarget(deps, me, input.check);
-      const sched = input.schedule != null
-        ? validSchedule(target.kind, input.schedule, input.tz, input.grace)
-        : null;
-      // Fail fast before a check runs; the atomic below enforces the limit for real.
-      if (await countServices(deps.kv, me.id) >= MAX_SERVICES) {
-        fail(409, `at most ${MAX_SERVICES} services per account; remove one first`, {
-          max: MAX_SERVICES,
-        });
-      }
-      // The check at creation counts as a manual check: create-and-delete loops must not probe
-      // a target more often than "check now" may. Past the limit the service is still created
-      // and the runner checks it at the next minute.
-      const first = target.kind === "webhook" || !await withinLimit(deps, RULES.manualCheck, me.id)
-        ? null
-        : await runCheck(deps, target.check, isOwner(me));
-      const { service, key } = await createService(deps, me.id, {
-        name: input.name,
-        what: input.what,
-        group: input.group,
-        place: input.place ?? null,
-        interval: input.interval,
-        alerts: input.alerts,
-        kind: target.kind,
-        check: target.check,
-        hint: target.hint,
-        threshold: input.threshold,
-        schedule: sched,
-      }, first);
-      const item = serviceView(service, null, deps.clock.now());
+      const added = await addService(deps, c.get("account"), c.req.valid("json"));
       c.header("Cache-Control", "no-store");
       return c.json(
-        key
-          ? { ok: true as const, item, hook_url: hookUrl(deps, key) }
-          : { ok: true as const, item },
+        added.hook_url
+          ? { ok: true as const, item: added.item, hook_url: added.hook_url }
+          : { ok: true as const, item: added.item },
         200,
       );
     },
@@ -294,33 +377,8 @@ export function servicesRoutes(deps: Deps) {
       responses: { 200: json(Item), ...errors(400, 401, 404) },
     }),
     async (c) => {
-      const me = c.get("account");
       const { id } = c.req.valid("param");
-      const { check: _c, kind: _k, target: _t, schedule, tz, grace, ...rest } = c.req.valid(
-        "json",
-      );
-      const patch: ServicePatch = rest;
-      if (schedule !== undefined || tz !== undefined || grace !== undefined) {
-        const cur = (await getService(deps.kv, me.id, id)).value;
-        if (!cur) fail(404, "no such service");
-        const cron = schedule === undefined ? cur.schedule?.cron ?? null : schedule;
-        if (cron === null) {
-          if (tz !== undefined || grace !== undefined) {
-            fail(400, "schedule: tz and grace go with a schedule", { field: "schedule" });
-          }
-          patch.schedule = null;
-        } else {
-          patch.schedule = validSchedule(
-            cur.kind,
-            cron,
-            tz ?? cur.schedule?.tz ?? "UTC",
-            grace ?? cur.schedule?.grace ?? 60,
-          );
-        }
-      }
-      const s = await patchService(deps, me.id, id, patch);
-      if (!s) fail(404, "no such service");
-      const item = serviceView(s, await getBeat(deps.kv, s), deps.clock.now());
+      const item = await editService(deps, c.get("account"), id, c.req.valid("json"));
       return c.json({ ok: true as const, item }, 200);
     },
   );
@@ -337,18 +395,9 @@ export function servicesRoutes(deps: Deps) {
       responses: { 200: json(Item), ...errors(400, 401, 404, 429) },
     }),
     async (c) => {
-      const me = c.get("account");
       const { id } = c.req.valid("param");
-      const s = (await getService(deps.kv, me.id, id)).value;
-      if (!s) fail(404, "no such service");
-      if (s.kind === "webhook") {
-        fail(400, "a heartbeat service is not checked: it is called at its hook address");
-      }
-      await limit(deps, RULES.manualCheck, me.id);
-      const result = await runCheck(deps, s.check, isOwner(me));
-      const saved = await recordResult(deps, me.id, id, result, null);
-      if (!saved) fail(404, "no such service");
-      return c.json({ ok: true as const, item: serviceView(saved, null, deps.clock.now()) }, 200);
+      const item = await checkServiceNow(deps, c.get("account"), id);
+      return c.json({ ok: true as const, item }, 200);
     },
   );
 

@@ -1,5 +1,9 @@
+import { retryPosts } from "../kv/channels.ts";
 import { retryOutbox } from "../kv/outbox.ts";
 import type { Deps } from "../lib/deps.ts";
 
-/** Minutely: delivers mail whose earlier attempt failed, with backoff. */
-export const outboxJob = (deps: Deps) => retryOutbox(deps);
+/** Minutely: delivers mail and webhook posts whose earlier attempt failed, with backoff. */
+export const outboxJob = async (deps: Deps) => {
+  const [mail, posts] = await Promise.all([retryOutbox(deps), retryPosts(deps)]);
+  return { ...mail, posts };
+};

@@ -24,7 +24,8 @@ export type IdKind =
   | "service"
   | "file"
   | "request"
-  | "proposal";
+  | "proposal"
+  | "channel";
 
 export interface IdClaim {
   id: number;

@@ -10,6 +10,7 @@ import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { dueKey, dueRange } from "./service_due.ts";
+import { type AlertPayload, channelsOf, deliverPosts, enqueuePosts } from "./channels.ts";
 import {
   type Beat,
   beatKey,
@@ -87,6 +88,8 @@ export interface Service {
   threshold?: number;
   /** Consecutive failed (not ok) checks up to the last one. */
   streak?: number;
+  /** Alert channels (kv/channels.ts ids) alerted besides mail. */
+  channels?: number[];
   /** Heartbeats: a cron schedule instead of the fixed interval (null/absent: the interval). */
   schedule?: Schedule | null;
   /** The certificate last seen by a tls check and the last expiry mark alerted for it. */
@@ -219,6 +222,7 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number) {
     schedule: s.schedule?.cron ?? null,
     tz: s.schedule?.tz ?? null,
     grace: s.schedule?.grace ?? null,
+    channels: s.channels ?? [],
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;
@@ -272,6 +276,7 @@ export interface NewService {
   /** 1 when absent. */
   threshold?: number;
   schedule?: Schedule | null;
+  channels?: number[];
 }
 
 const tooMany = () =>
@@ -340,6 +345,7 @@ export interface ServicePatch {
   alerts?: boolean;
   threshold?: number;
   schedule?: Schedule | null;
+  channels?: number[];
 }
 
 export async function patchService(
@@ -377,6 +383,16 @@ export async function patchService(
   });
   if (out?.hook) forgetHooks(kv);
   return out;
+}
+
+/** Takes a removed channel off every service of the account. */
+export async function dropChannel(deps: Deps, account: number, channel: number): Promise<void> {
+  for (const { service } of await listServices(deps.kv, account)) {
+    if (!service.channels?.includes(channel)) continue;
+    await patchService(deps, account, service.id, {
+      channels: service.channels.filter((c) => c !== channel),
+    });
+  }
 }
 
 /** A new heartbeat key; the old one stops at once. Null: no such service. */
@@ -518,11 +534,17 @@ function alertMail(
   status: string,
   now: number,
 ): Mail {
-  return { ...serviceAlertMail(s, state, status, now, `${deps.config.baseUrl}/me`), to };
+  return {
+    ...serviceAlertMail(s, state, status, now, `${deps.config.baseUrl}/me/services/${s.id}`),
+    to,
+  };
 }
 
 function expiryMail(deps: Deps, to: string, s: Service, days: number, expires: number): Mail {
-  return { ...certificateExpiryMail(s, days, expires, `${deps.config.baseUrl}/me`), to };
+  return {
+    ...certificateExpiryMail(s, days, expires, `${deps.config.baseUrl}/me/services/${s.id}`),
+    to,
+  };
 }
 
 /**
@@ -573,6 +595,28 @@ export function counted(
   };
 }
 
+/** The webhook payload of an alert (kv/channels.ts adds the Slack/Discord/ntfy fields). */
+function alertPayload(
+  deps: Deps,
+  s: Service,
+  event: "off" | "back" | "expiry",
+  status: string,
+  now: number,
+): AlertPayload {
+  const name = s.name.replace(/\p{Cc}+/gu, " ");
+  const title = event === "expiry"
+    ? `Certificate of "${name}" expires soon`
+    : `Watched service "${name}" ${event === "off" ? "is off" : "is back"}`;
+  return {
+    event,
+    title,
+    text: status,
+    service: { id: s.id, name: s.name, kind: s.kind, state: s.seen, status },
+    at: iso(now),
+    link: `${deps.config.baseUrl}/me/services/${s.id}`,
+  };
+}
+
 /** Off and back mails: never for the first result, never repeated while a state holds. */
 function alertFor(s: Service, next: State): "off" | "back" | null {
   if (!s.alerts) return null;
@@ -596,8 +640,10 @@ export async function recordResult(
   const now = deps.clock.now();
   const acc = (await getAccount(kv, account)).value;
   const mails: string[] = [];
+  const posts: string[] = [];
   const saved = await transact(async () => {
     mails.length = 0;
+    posts.length = 0;
     const entry = await getService(kv, account, id);
     const old = entry.value;
     if (!old) return { op: null, result: null };
@@ -626,9 +672,27 @@ export async function recordResult(
       const mail = expiryMail(deps, acc.email, s, next.expiry, s.cert.expires);
       mails.push(enqueueMail(op, mail, now));
     }
+    const chans = (alert || (next.expiry !== null && s.alerts)) && s.channels?.length
+      ? await channelsOf(kv, account, s.channels)
+      : [];
+    if (alert && chans.length) {
+      posts.push(
+        ...enqueuePosts(op, chans, alertPayload(deps, s, alert, s.last!.status, now), now),
+      );
+    }
+    if (next.expiry !== null && s.alerts && s.cert && chans.length) {
+      const days = next.expiry;
+      const text = `The certificate expires ${iso(s.cert.expires)} (within ${days} day${
+        days === 1 ? "" : "s"
+      }).`;
+      posts.push(...enqueuePosts(op, chans, alertPayload(deps, s, "expiry", text, now), now));
+    }
     return { op, result: s };
   });
-  if (mails.length) await deliver(deps, mails);
+  await Promise.all([
+    mails.length ? deliver(deps, mails) : null,
+    posts.length ? deliverPosts(deps, posts) : null,
+  ]);
   return saved;
 }
 
@@ -642,8 +706,10 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
   const now = deps.clock.now();
   const acc = (await getAccount(kv, claimed.account)).value;
   const mails: string[] = [];
+  const posts: string[] = [];
   await transact(async () => {
     mails.length = 0;
+    posts.length = 0;
     const [entry, pulse] = await Promise.all([
       getService(kv, claimed.account, claimed.id),
       getPulse(kv, claimed.account, claimed.id),
@@ -703,8 +769,15 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     if (alert && acc) {
       mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, status, now), now));
     }
+    if (alert && s.channels?.length) {
+      const chans = await channelsOf(kv, s.account, s.channels);
+      posts.push(...enqueuePosts(op, chans, alertPayload(deps, s, alert, status, now), now));
+    }
     return { op, result: null };
   });
-  if (mails.length) await deliver(deps, mails);
+  await Promise.all([
+    mails.length ? deliver(deps, mails) : null,
+    posts.length ? deliverPosts(deps, posts) : null,
+  ]);
   await trimEvents(kv, claimed.account, claimed.id);
 }

@@ -65,7 +65,12 @@ export async function completeLink(
     if (existing) {
       account = existing.value;
       op.check(existing);
-      const notice = newSignInMail(now, origin.address, origin.agent);
+      const notice = newSignInMail(
+        now,
+        origin.address,
+        origin.agent,
+        `${deps.config.baseUrl}/me/devices`,
+      );
       mailIds.push(enqueueMail(op, { ...notice, to: account.email }, now));
     } else {
       const fresh = await prepareAccount(kv, link.email, link.name ?? "", now);

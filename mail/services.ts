@@ -15,7 +15,7 @@ const plain = (name: string) => name.replace(/\p{Cc}+/gu, " ");
 
 const footer = (meLink: string) => [
   "",
-  `Your services: ${meLink}`,
+  `The service: ${meLink}`,
   "Set alerts to false on the service to stop these mails.",
 ];
 

@@ -75,9 +75,15 @@ export function deviceKind(agent: string): string {
 }
 
 /** To an existing account when a link signs a device in. */
-export const newSignInMail = (at: number, address: string, agent: string): MailText => ({
+export const newSignInMail = (
+  at: number,
+  address: string,
+  agent: string,
+  devicesUrl: string,
+): MailText => ({
   subject: "New sign-in to your account",
   text: `A device signed in to your account at ${iso(at)} (UTC), from ` +
     `${roughOrigin(address)}${deviceKind(agent)}.\n\n` +
-    `If this was not you, end that session under your devices and sign in again.\n`,
+    `If this was not you, end that session on your devices page and sign in again:\n` +
+    `${devicesUrl}\n`,
 });

@@ -64,6 +64,8 @@ export interface Web extends AsyncDisposable {
   page(): Promise<Page>;
   /** Signs `page` in from the mailed link, as a person would; ends on the account page. */
   signIn(page: Page, email: string): Promise<void>;
+  /** Loads the example catalogue and its accounts (`deno task demo`) into the server's KV. */
+  demo(): Promise<void>;
   /** The link in the n-th mail (from 1) to an address that contains `contains`. */
   mailedLink(to: string, contains: string, n?: number): Promise<string>;
 }
@@ -97,6 +99,16 @@ export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
       const page = await context.newPage();
       await watch(page);
       return page;
+    },
+    async demo() {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--lock=deno.dev.lock", "cli/demo.ts"],
+        cwd: new URL("..", import.meta.url).pathname,
+        env: { KV_PATH: server.kvPath, BASE_URL: base },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      if (!out.success) throw new Error(`demo failed: ${new TextDecoder().decode(out.stderr)}`);
     },
     async mailedLink(to, contains, n = 1) {
       const deadline = Date.now() + 20_000;

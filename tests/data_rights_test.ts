@@ -48,6 +48,8 @@ const EXPORTED_IN: Record<string, string> = {
   service_events: "services (events)",
   service_changes: "services (changes)",
   service_days: "services (days)",
+  channels: "channels",
+  channel_outbox: "channels (queued)",
   files: "files",
   file_chunks: "files (link and sha256)",
   file_usage: "files (totals)",

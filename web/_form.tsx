@@ -51,6 +51,8 @@ export interface FormSpec<S extends z.ZodType> {
   schema: S;
   /** Turns the text fields into the schema's input (checkboxes to booleans, lists). */
   input?: (form: Record<string, string>) => unknown;
+  /** The form field an error path of the schema belongs to ("files.0.url" -> "file_url_0"). */
+  fieldOf?: (path: string) => string;
   /** Does the work with the checked data; answers the path to send the browser to (303). */
   act: (data: z.output<S>, form: Record<string, string>) => Promise<string> | string;
   /** The page with the form, shown again when something is wrong. */
@@ -87,7 +89,11 @@ export async function submitForm<S extends z.ZodType>(
         : { values: form, errors: {}, error: message };
     }
   } else {
-    view = { values: form, errors: zodErrors(parsed.error) };
+    const errors: FieldErrors = {};
+    for (const [path, message] of Object.entries(zodErrors(parsed.error))) {
+      errors[spec.fieldOf?.(path) ?? path] ??= message;
+    }
+    view = { values: form, errors };
   }
   c.status(400);
   c.header("Cache-Control", "no-store");

@@ -4,6 +4,7 @@
  * to `/static/<name>?v=<hash>`, which may be cached for a year because a changed file gets a
  * new hash. Files of npm packages (the API reference viewer) are registered with `addAsset`.
  */
+import absolutePath from "swagger-ui-dist/absolute-path.js";
 import { sha256hex } from "../lib/crypto.ts";
 
 const TYPES: Record<string, string> = {
@@ -29,6 +30,11 @@ const STATIC_DIR = new URL("./static/", import.meta.url);
 /** A file found elsewhere (an npm package's dist folder), served under /static/<name>. */
 export function addAsset(name: string, read: () => Uint8Array<ArrayBuffer>): void {
   sources.set(name, read);
+}
+
+// The API reference's viewer (web/api_reference.tsx), from its npm package's dist folder.
+for (const name of ["swagger-ui-bundle.js", "swagger-ui.css"]) {
+  addAsset(name, () => Deno.readFileSync(`${absolutePath() as string}/${name}`));
 }
 
 /** The asset, read on first use; null when there is no such file. */

@@ -1,16 +1,31 @@
-/** The home page: what the service is, a search field, and the ways in. */
+/** The home page: a search field, the newest and most-pointed modules, and the ways in. */
 import type { Deps } from "../lib/deps.ts";
+import { catalogue } from "./_catalogue.ts";
 import { SITE_NAME } from "./_layout.tsx";
-import { webRouter } from "./_web.tsx";
+import { ModuleCard } from "./modules.tsx";
+import { viewer, webRouter } from "./_web.tsx";
 
-export function homePages(_deps: Deps) {
+const SHOWN = 6;
+
+export function homePages(deps: Deps) {
   const app = webRouter();
 
-  app.get("/", (c) => {
+  app.get("/", async (c) => {
+    const cat = await catalogue(deps);
+    const points = (slug: string) => cat.counts.get(slug) ?? 0;
+    const newest = [...cat.p.modules]
+      .sort((a, b) => (b.published_at ?? b.updated) - (a.published_at ?? a.updated))
+      .slice(0, SHOWN);
+    const top = [...cat.p.modules].filter((m) => points(m.slug) > 0)
+      .sort((a, b) => points(b.slug) - points(a.slug) || a.title.localeCompare(b.title))
+      .slice(0, SHOWN);
     return c.render(
       <>
         <h1>{SITE_NAME}</h1>
-        <p>Teaching modules made and kept by a community of teachers and contributors.</p>
+        <p>
+          Teaching modules made and kept by a community of teachers and contributors:{" "}
+          {cat.p.modules.length} published so far.
+        </p>
         <form method="get" action="/search" role="search" class="search">
           <label for="home-q">Search modules, people and journals</label>
           <input id="home-q" type="search" name="q" maxlength={200} />
@@ -26,7 +41,30 @@ export function homePages(_deps: Deps) {
           <li>
             <a href="/contribute">Propose a module</a>
           </li>
+          {viewer(c) ? null : (
+            <li>
+              <a href="/sign-in">Sign in with your e-mail address</a>
+            </li>
+          )}
         </ul>
+        <h2>Newest modules</h2>
+        {newest.length
+          ? (
+            <ul class="cards">
+              {newest.map((m) => <ModuleCard m={m} points={points(m.slug)} />)}
+            </ul>
+          )
+          : <p>None published yet.</p>}
+        {top.length
+          ? (
+            <>
+              <h2>Most pointed</h2>
+              <ul class="cards">
+                {top.map((m) => <ModuleCard m={m} points={points(m.slug)} />)}
+              </ul>
+            </>
+          )
+          : null}
       </>,
       { title: SITE_NAME, canonical: "/", description: "A community catalogue of modules." },
     );

@@ -5,6 +5,7 @@
 import { standingOf } from "../kv/accounts.ts";
 import type { Deps } from "../lib/deps.ts";
 import { U } from "./_layout.tsx";
+import { ME_PAGES, MeNav } from "./_me.tsx";
 import { requireAccount, webRouter } from "./_web.tsx";
 
 export function mePages(_deps: Deps) {
@@ -14,6 +15,7 @@ export function mePages(_deps: Deps) {
     const me = requireAccount(c);
     return c.render(
       <>
+        <MeNav here="/me" viewer={me} />
         <h1>Your account</h1>
         <dl>
           <dt>Name</dt>
@@ -32,6 +34,14 @@ export function mePages(_deps: Deps) {
             </p>
           )
           : null}
+        <h2>What you can do here</h2>
+        <ul>
+          {ME_PAGES.slice(1).map(([path, label]) => (
+            <li>
+              <a href={path}>{label}</a>
+            </li>
+          ))}
+        </ul>
         <form method="post" action="/sign-out">
           <button type="submit">Sign out</button>
         </form>

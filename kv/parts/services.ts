@@ -1,5 +1,6 @@
 import { iso } from "../../lib/clock.ts";
 import { withDurations } from "../../lib/runs.ts";
+import { eraseChannels, listChannels, listPostsOf } from "../channels.ts";
 import { readHistory } from "../history.ts";
 import { listEvents } from "../hooks.ts";
 import type { AccountPart } from "./_part.ts";
@@ -13,7 +14,13 @@ export const servicesPart: AccountPart = {
     services: {
       what: "Services you watch: settings, check, last result and last heartbeat (the " +
         "heartbeat address is stored only as a hash and not repeated)",
-      kept: "Until you delete them or erase the account; only the last heartbeat is kept",
+      kept: "Until you delete them or erase the account; state changes and check times " +
+        "90 days, the last 100 heartbeat events",
+    },
+    channels: {
+      what: "Your webhook alert channels (address and signing secret) and alerts queued " +
+        "for them",
+      kept: "Channels until you delete them; a queued alert until delivered, at most 8 days",
     },
   },
   async export(deps, account) {
@@ -35,10 +42,20 @@ export const servicesPart: AccountPart = {
         ...(beat?.failed ? { last_failure: { ...beat.failed, at: iso(beat.failed.at) } } : {}),
       });
     }
-    return { services };
+    const channels = (await listChannels(deps.kv, account.id)).map((c) => ({
+      ...c,
+      created: iso(c.created),
+    }));
+    const queued = (await listPostsOf(deps.kv, account.id)).map((p) => ({
+      ...p,
+      created: iso(p.created),
+      next: iso(p.next),
+    }));
+    return { services, channels: { channels, queued } };
   },
   async erase(deps, account) {
     await eraseServices(deps, account.id);
+    await eraseChannels(deps, account.id);
     return {};
   },
   async counts(deps, account) {

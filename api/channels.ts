@@ -1,0 +1,138 @@
+import { z } from "zod";
+import { isOwner } from "../kv/accounts.ts";
+import {
+  channelView,
+  createChannel,
+  deleteChannel,
+  getChannel,
+  listChannels,
+  MAX_CHANNELS,
+  SIGNATURE_HEADER,
+  testChannel,
+} from "../kv/channels.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { dropChannel } from "../kv/services.ts";
+import type { Deps } from "../lib/deps.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
+import { fail } from "./_errors.ts";
+import { limit, requireToken } from "./_guards.ts";
+import { oneLine } from "./_text.ts";
+
+const ChannelSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  url_hint: z.string().meta({ description: "The origin of the address, never the full one" }),
+  created: z.string(),
+}).meta({ id: "Channel" });
+
+const NewChannel = z.object({
+  name: oneLine(80).min(2),
+  url: z.string().max(2000).meta({
+    description: "https address that receives a JSON POST on every alert",
+    example: "https://hooks.slack.com/services/T000/B000/XXXX",
+  }),
+}).meta({ id: "NewChannel" });
+
+const Params = z.object({ id: idParam });
+
+/** Webhook alert channels of the caller (kv/channels.ts). */
+export function channelRoutes(deps: Deps) {
+  const app = router();
+  const auth = [requireToken(deps)];
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/channels",
+      tags: ["services"],
+      summary: "The caller's webhook alert channels",
+      security: bearer,
+      middleware: auth,
+      responses: {
+        200: json(z.object({ items: z.array(ChannelSchema), max: z.number().int() })),
+        ...errors(401),
+      },
+    }),
+    async (c) => {
+      const items = (await listChannels(deps.kv, c.get("account").id)).map(channelView);
+      return c.json({ items, max: MAX_CHANNELS }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/channels",
+      tags: ["services"],
+      summary: "Add a webhook channel; the signing secret is shown only in this answer",
+      description: `Every alert is a JSON POST signed with \`${SIGNATURE_HEADER}: sha256=<hex ` +
+        "HMAC-SHA256 of the body with the secret>`. https only; private addresses are " +
+        "refused as for checks.",
+      security: bearer,
+      middleware: auth,
+      request: body(NewChannel),
+      responses: {
+        200: json(z.object({ ok: z.literal(true), item: ChannelSchema, secret: z.string() })),
+        ...errors(400, 401, 409),
+      },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const input = c.req.valid("json");
+      const ch = await createChannel(deps, me.id, input, isOwner(me));
+      c.header("Cache-Control", "no-store");
+      return c.json({ ok: true as const, item: channelView(ch), secret: ch.secret }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/me/channels/{id}",
+      tags: ["services"],
+      summary: "Remove a channel (and its choice on every service)",
+      security: bearer,
+      middleware: auth,
+      request: { params: Params },
+      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const { id } = c.req.valid("param");
+      if (!await deleteChannel(deps, me.id, id)) fail(404, "no such channel");
+      await dropChannel(deps, me.id, id);
+      return c.json({ ok: true as const }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/channels/{id}/test",
+      tags: ["services"],
+      summary: "Send a test alert now (60 an hour with manual checks)",
+      security: bearer,
+      middleware: auth,
+      request: { params: Params },
+      responses: {
+        200: json(z.object({
+          ok: z.literal(true),
+          delivered: z.boolean(),
+          status: z.string().meta({ description: "HTTP status or why it failed" }),
+        })),
+        ...errors(401, 404, 429),
+      },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const { id } = c.req.valid("param");
+      const ch = await getChannel(deps.kv, me.id, id);
+      if (!ch) fail(404, "no such channel");
+      await limit(deps, RULES.manualCheck, me.id);
+      const r = await testChannel(deps, ch);
+      return c.json({ ok: true as const, delivered: r.ok, status: r.status }, 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,287 @@
+/**
+ * The public pages in-process: home, catalogue (filters, sort), module pages at each module's
+ * `url` (every field, contributors' profile links, points button, JSON-LD), public profiles,
+ * search, the two forms and the status page, sitemap and robots. web_browser_test.ts drives
+ * them in Chromium.
+ */
+import assert from "node:assert/strict";
+import { seedModule } from "./_catalogue.ts";
+import { testApp } from "./_helpers.ts";
+
+const ORIGIN = "http://localhost";
+const post = (fields: Record<string, string>, extra: Record<string, string> = {}) => ({
+  raw: new URLSearchParams(fields).toString(),
+  headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN, ...extra },
+});
+
+async function withCatalogue() {
+  const t = await testApp();
+  const ann = await t.account("ann@example.com", { name: "Ann Example" });
+  await t.kv.set(["accounts", ann.account.id], { ...ann.account, slug: "ann-example" });
+  await t.kv.set(["accounts_by_slug", "ann-example"], ann.account.id);
+  await seedModule(t, "pond-life", [ann.account.id], {
+    over: { facts: [["Duration", "4 sessions"]], gets: ["A species list"], note: "Bring boots" },
+  });
+  t.clock.advance(60_000);
+  await seedModule(t, "bee-count", [ann.account.id], {
+    over: { title: "Counting bees", area: "social", state: "finished", track: "" },
+  });
+  await seedModule(t, "hidden-one", [], { published: false, over: { title: "Not out yet" } });
+  return { t, ann };
+}
+
+Deno.test("module page: at the module's url with every field, contributors and JSON-LD", async () => {
+  const { t } = await withCatalogue();
+  await using _ = t;
+  const api = await t.req("GET", "/api/catalogue");
+  const mod = api.body.modules.find((m: { slug: string }) => m.slug === "pond-life");
+  const page = await t.req("GET", mod.url);
+  assert.equal(page.status, 200);
+  for (
+    const text of [
+      mod.title,
+      mod.lede,
+      mod.who,
+      mod.area,
+      mod.by,
+      "4 sessions",
+      "Duration",
+      "A species list",
+      "Bring boots",
+      mod.updated,
+      "development",
+    ]
+  ) {
+    assert.ok(page.text.includes(text), text);
+  }
+  assert.match(page.text, /<a href="\/people\/ann-example"><bdi>Ann Example<\/bdi><\/a>/);
+  assert.match(page.text, /Sign in to give a point/);
+  const ld = page.text.match(/<script type="application\/ld\+json">([^<]*)<\/script>/)![1];
+  const data = JSON.parse(ld);
+  assert.equal(data["@type"], "LearningResource");
+  assert.equal(data.name, mod.title);
+  assert.equal(data.url, "http://test.local/modules/pond-life");
+  assert.equal(data.author[0].url, "http://test.local/people/ann-example");
+  // Unpublished or unknown: the HTML not-found page.
+  assert.equal((await t.req("GET", "/modules/hidden-one")).status, 404);
+  assert.equal((await t.req("GET", "/modules/nope")).status, 404);
+});
+
+Deno.test("module page: JSON-LD cannot end its element", async () => {
+  const { t, ann } = await withCatalogue();
+  await using _ = t;
+  await seedModule(t, "tricky", [ann.account.id], {
+    over: { title: "A </script><script>alert(1)</script> title" },
+  });
+  const page = await t.req("GET", "/modules/tricky");
+  assert.equal(page.status, 200);
+  assert.doesNotMatch(page.text, /<script>alert/);
+  assert.match(page.text, /\\u003c\/script>/);
+});
+
+Deno.test("points: a signed-in browser gives and withdraws its point", async () => {
+  const { t } = await withCatalogue();
+  await using _ = t;
+  const { token } = await t.account("reader@example.com", { name: "Reader" });
+  const cookie = `session=${token}`;
+  let page = await t.req("GET", "/modules/pond-life", { headers: { cookie } });
+  assert.match(page.text, /<button type="submit" ?>Give a point<\/button>/);
+  const give = await t.req("POST", "/modules/pond-life/point", post({}, { cookie }));
+  assert.equal(give.status, 303);
+  assert.equal(give.headers.get("location"), "/modules/pond-life#points");
+  page = await t.req("GET", "/modules/pond-life", { headers: { cookie } });
+  assert.match(page.text, /1 point, one of them yours/);
+  assert.match(page.text, /Withdraw my point/);
+  const points = await t.req("GET", "/api/points", { token });
+  assert.equal(points.body.counts["pond-life"], 1);
+  await t.req("POST", "/modules/pond-life/point", post({}, { cookie }));
+  assert.equal((await t.req("GET", "/api/points")).body.counts["pond-life"], 0);
+  // Signed out: sent to sign in; cross-site: refused.
+  const anon = await t.req("POST", "/modules/pond-life/point", post({}));
+  assert.equal(anon.status, 303);
+  assert.match(anon.headers.get("location")!, /^\/sign-in\?next=/);
+  const evil = await t.req(
+    "POST",
+    "/modules/pond-life/point",
+    post({}, { cookie, origin: "https://evil.example" }),
+  );
+  assert.equal(evil.status, 403);
+  assert.equal((await t.req("GET", "/api/points")).body.counts["pond-life"], 0);
+});
+
+Deno.test("catalogue: filters by state, area and track; sorts by points, updated, title", async () => {
+  const { t } = await withCatalogue();
+  await using _ = t;
+  const titles = async (q: string) => {
+    const page = await t.req("GET", `/catalogue${q}`);
+    assert.equal(page.status, 200);
+    return [...page.text.matchAll(/<h3><a href="\/modules\/([a-z-]+)"/g)].map((m) => m[1]);
+  };
+  assert.deepEqual((await titles("?sort=title")).sort(), ["bee-count", "pond-life"]);
+  assert.deepEqual(await titles("?sort=title"), ["bee-count", "pond-life"]);
+  assert.deepEqual(await titles("?sort=updated"), ["bee-count", "pond-life"]);
+  assert.deepEqual(await titles("?state=finished"), ["bee-count"]);
+  assert.deepEqual(await titles("?area=nature-based"), ["pond-life"]);
+  assert.deepEqual(await titles("?track=outdoor"), ["pond-life"]);
+  assert.deepEqual(await titles("?state=nonsense&sort=bogus"), await titles(""));
+  const { token } = await t.account("p@example.com");
+  await t.req("POST", "/api/modules/pond-life/point", { token });
+  assert.deepEqual(await titles("?sort=points"), ["pond-life", "bee-count"]);
+});
+
+Deno.test("home: newest and most-pointed modules, search, forms, sign-in", async () => {
+  const { t } = await withCatalogue();
+  await using _ = t;
+  const { token } = await t.account("p@example.com");
+  await t.req("POST", "/api/modules/pond-life/point", { token });
+  const home = await t.req("GET", "/");
+  assert.match(
+    home.text,
+    /<h2>Newest modules<\/h2><ul class="cards"><li><h3><a href="\/modules\/bee-count"/,
+  );
+  assert.match(
+    home.text,
+    /<h2>Most pointed<\/h2><ul class="cards"><li><h3><a href="\/modules\/pond-life"/,
+  );
+  for (const href of ["/search", "/request", "/contribute", "/sign-in", "/catalogue"]) {
+    assert.ok(home.text.includes(`"${href}"`), href);
+  }
+});
+
+Deno.test("public profile at /people/<slug> and search results", async () => {
+  const { t, ann } = await withCatalogue();
+  await using _ = t;
+  await t.req("PATCH", "/api/me", {
+    token: ann.token,
+    body: { org: "Pond School", about: "Teacher" },
+  });
+  await t.req("POST", "/api/me/journal", {
+    token: ann.token,
+    body: { text: "Dipping day went well", public: true },
+  });
+  const me = await t.req("GET", "/api/me", { token: ann.token });
+  const profile = await t.req("GET", `/people/${me.body.slug ?? "ann-example"}`);
+  assert.equal(profile.status, 200);
+  assert.match(profile.text, /<h1><bdi>Ann Example<\/bdi><\/h1>/);
+  assert.match(profile.text, /Pond School/);
+  assert.match(profile.text, /href="\/modules\/pond-life"/);
+  assert.match(profile.text, /Dipping day went well/);
+  assert.equal((await t.req("GET", "/people/nobody-here")).status, 404);
+  assert.equal((await t.req("GET", "/people/..%2f")).status, 404);
+
+  const found = await t.req("GET", "/search?q=pond");
+  assert.equal(found.status, 200);
+  assert.match(found.text, /href="\/modules\/pond-life"/);
+  const short = await t.req("GET", "/search?q=a");
+  assert.match(short.text, /at least 2 characters/);
+});
+
+Deno.test("request form: errors beside fields, 303 and the team's mail", async () => {
+  await using t = await testApp({ config: { teamInbox: "team@example.com" } });
+  const form = await t.req("GET", "/request");
+  assert.equal(form.status, 200);
+  assert.match(form.text, /<label for="f-text">Your message<\/label>/);
+  const bad = await t.req("POST", "/request", post({ name: "A", email: "x", text: "short" }));
+  assert.equal(bad.status, 400);
+  for (const f of ["name", "email", "text"]) {
+    assert.match(bad.text, new RegExp(`id="f-${f}-error"`), f);
+  }
+  const ok = await t.req(
+    "POST",
+    "/request",
+    post({
+      name: "Ann Example",
+      email: "ann@example.com",
+      kind: "module",
+      text: "Please make a module about bees and flowers.",
+    }),
+  );
+  assert.equal(ok.status, 303);
+  assert.equal(ok.headers.get("location"), "/request/sent");
+  const list = await t.req("GET", "/api/requests", {
+    headers: { "x-service-token": t.deps.config.serviceToken! },
+  });
+  assert.equal(list.body.items.length, 1);
+  assert.equal(list.body.items[0].text, "Please make a module about bees and flowers.");
+  // The honeypot: the same answer, nothing stored.
+  const bot = await t.req(
+    "POST",
+    "/request",
+    post({
+      name: "Bot Person",
+      email: "bot@example.com",
+      text: "Buy things now please buy",
+      website: "http://spam.example",
+    }),
+  );
+  assert.equal(bot.status, 303);
+  const after = await t.req("GET", "/api/requests", {
+    headers: { "x-service-token": t.deps.config.serviceToken! },
+  });
+  assert.equal(after.body.items.length, 1);
+});
+
+Deno.test("proposal form: files and record trail fields, errors, 303 and the status page", async () => {
+  await using t = await testApp();
+  const form = await t.req("GET", "/contribute");
+  assert.match(form.text, /File 1: link/);
+  assert.match(form.text, /Records as JSON/);
+  const bad = await t.req(
+    "POST",
+    "/contribute",
+    post({
+      name: "Ann Example",
+      email: "ann@example.com",
+      title: "Bees",
+      summary: "About bees.",
+      file_url_0: "http://not-https.example/file",
+      records: "{not json",
+    }),
+  );
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /must be an https:\/\/ link/);
+  assert.match(bad.text, /id="f-records-error"/);
+  assert.match(bad.text, /value="http:\/\/not-https\.example\/file"/);
+
+  const ok = await t.req(
+    "POST",
+    "/contribute",
+    post({
+      name: "Ann Example",
+      email: "ann@example.com",
+      title: "Bees in the school garden",
+      area: "nature-based",
+      summary: "Counting bees through a spring term.",
+      file_label_0: "Worksheet",
+      file_url_0: "https://files.example/worksheet.pdf",
+      trail: "Drafted in March\nTried with two classes",
+    }),
+  );
+  assert.equal(ok.status, 303);
+  const loc = ok.headers.get("location")!;
+  assert.match(loc, /^\/contribute\/sent\?id=\d+&status=received$/);
+  const id = loc.match(/id=(\d+)/)![1];
+  const sent = await t.req("GET", loc);
+  assert.match(sent.text, new RegExp(`href="/contribute/status\\?id=${id}"`));
+  const mail = t.mail.last("ann@example.com")!;
+  assert.ok(mail, "a confirmation mail");
+  const status = await t.req("GET", `/contribute/status?id=${id}`);
+  assert.equal(status.status, 200);
+  assert.match(status.text, new RegExp(`Proposal ${id}: received`));
+  assert.doesNotMatch(status.text, /ann@example\.com|Ann Example|Bees in the school/);
+  assert.equal((await t.req("GET", "/contribute/status?id=999")).status, 404);
+});
+
+Deno.test("sitemap.xml lists public pages; robots.txt points to it", async () => {
+  const { t } = await withCatalogue();
+  await using _ = t;
+  const map = await t.req("GET", "/sitemap.xml");
+  assert.equal(map.status, 200);
+  assert.match(map.headers.get("content-type")!, /xml/);
+  assert.match(map.text, /<loc>http:\/\/test\.local\/modules\/pond-life<\/loc>/);
+  assert.match(map.text, /<loc>http:\/\/test\.local\/people\/ann-example<\/loc>/);
+  assert.doesNotMatch(map.text, /hidden-one/);
+  const robots = await t.req("GET", "/robots.txt");
+  assert.match(robots.text, /Sitemap: http:\/\/test\.local\/sitemap\.xml/);
+  assert.match(robots.text, /Disallow: \/me/);
+});

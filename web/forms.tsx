@@ -1,0 +1,349 @@
+/**
+ * The two public forms: a request or report (/request, POST /api/requests's form) and a
+ * module proposal (/contribute, POST /api/contributions's form), with the same schemas, limits
+ * and domain functions as the API. Each answers 303 to a page saying what happens next.
+ */
+import { isSlugFree } from "../kv/catalogue_api.ts";
+import { submitProposal } from "../kv/proposal_changes.ts";
+import { AREAS } from "../kv/proposals.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { createRequest, REPORT_KINDS, REQUEST_KINDS } from "../kv/requests.ts";
+import type { Deps } from "../lib/deps.ts";
+import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
+import { fail } from "../api/_errors.ts";
+import { callerOf, clientOrigin, limit } from "../api/_guards.ts";
+import { ProposalBody } from "../api/contributions.ts";
+import { RequestBody } from "../api/requests.ts";
+import {
+  emptyView,
+  ErrorSummary,
+  Field,
+  type FormView,
+  given,
+  Select,
+  submitForm,
+  TextArea,
+} from "./_form.tsx";
+import { viewer, webRouter } from "./_web.tsx";
+
+/** Rows for linked files on the proposal form (the API takes up to 10). */
+export const FILE_ROWS = 5;
+
+const REQUEST_LABELS: Record<string, string> = {
+  name: "Your name",
+  email: "E-mail address",
+  kind: "What is it about",
+  org: "Organisation (optional)",
+  module: "Module (for a report: its slug)",
+  text: "Your message",
+};
+
+const KIND_TEXT: Record<string, string> = {
+  module: "A new module",
+  track: "A new track",
+};
+
+/** A field people do not see or fill; robots that fill every field give themselves away. */
+function Honeypot() {
+  return (
+    <div class="hp" aria-hidden="true">
+      <label for="f-website">Leave this empty</label>
+      <input id="f-website" name="website" type="text" tabindex={-1} autocomplete="off" />
+    </div>
+  );
+}
+
+function RequestForm(props: { view: FormView }) {
+  const v = props.view;
+  return (
+    <>
+      <h1>Request a module</h1>
+      <p>
+        Ask for a module or a track, or report a problem with a module. The team reads every
+        message; your address is used only to answer you.
+      </p>
+      <ErrorSummary view={v} labels={REQUEST_LABELS} />
+      <form method="post" action="/request" novalidate>
+        <Field name="name" label={REQUEST_LABELS.name} view={v} required autocomplete="name" />
+        <Field
+          name="email"
+          type="email"
+          label={REQUEST_LABELS.email}
+          view={v}
+          required
+          autocomplete="email"
+        />
+        <Select
+          name="kind"
+          label={REQUEST_LABELS.kind}
+          view={v}
+          options={REQUEST_KINDS.map((k) => [k, KIND_TEXT[k] ?? k.replace(/[-_]/g, " ")])}
+        />
+        <Field name="org" label={REQUEST_LABELS.org} view={v} autocomplete="organization" />
+        <Field name="module" label={REQUEST_LABELS.module} view={v} />
+        <TextArea name="text" label={REQUEST_LABELS.text} view={v} required rows={8} />
+        <Honeypot />
+        <button type="submit">Send the request</button>
+      </form>
+    </>
+  );
+}
+
+const PROPOSAL_LABELS: Record<string, string> = {
+  name: "Your name (shown with the module)",
+  email: "E-mail address",
+  title: "Title of the module",
+  area: "Area",
+  summary: "Summary",
+  trail: "Record trail (optional)",
+  records: "Records as JSON (optional)",
+  chain: "Chain hash (optional)",
+  attribution: "If you erase your account later",
+};
+
+function ProposalForm(props: { view: FormView; signedInAs?: string }) {
+  const v = props.view;
+  const fileError = Object.entries(v.errors).find(([k]) => k.startsWith("files"));
+  return (
+    <>
+      <h1>Propose a module</h1>
+      <p>
+        Describe the module; the team checks it and publishes it in the catalogue. You get a mail
+        with a link to confirm the proposal
+        {props.signedInAs ? " (not needed when you use the address you are signed in with)" : ""}
+        {" "}
+        and a page that shows its status.
+      </p>
+      <ErrorSummary view={v} labels={PROPOSAL_LABELS} />
+      <form method="post" action="/contribute" novalidate>
+        <Field name="name" label={PROPOSAL_LABELS.name} view={v} required autocomplete="name" />
+        <Field
+          name="email"
+          type="email"
+          label={PROPOSAL_LABELS.email}
+          view={v}
+          required
+          autocomplete="email"
+        />
+        <Field name="title" label={PROPOSAL_LABELS.title} view={v} required />
+        <Select
+          name="area"
+          label={PROPOSAL_LABELS.area}
+          view={v}
+          options={AREAS.map((a) => [a, a.replace("-", " ")])}
+        />
+        <TextArea name="summary" label={PROPOSAL_LABELS.summary} view={v} required rows={8} />
+        <fieldset>
+          <legend>Files (links to where they are kept, https only)</legend>
+          {fileError ? <p class="error">{fileError[1]}</p> : null}
+          {Array.from({ length: FILE_ROWS }, (_, i) => (
+            <div class="file-row">
+              <Field name={`file_label_${i}`} label={`File ${i + 1}: label`} view={v} />
+              <Field name={`file_url_${i}`} type="url" label={`File ${i + 1}: link`} view={v} />
+            </div>
+          ))}
+        </fieldset>
+        <fieldset>
+          <legend>Record trail</legend>
+          <TextArea
+            name="trail"
+            label={PROPOSAL_LABELS.trail}
+            hint="How the module came about: one line per step."
+            view={v}
+            rows={5}
+          />
+          <TextArea
+            name="records"
+            label={PROPOSAL_LABELS.records}
+            hint="A JSON array of records ({seq, at, actor, action, ...}), as a hash-chained log exports them."
+            view={v}
+            rows={4}
+          />
+          <Field
+            name="chain"
+            label={PROPOSAL_LABELS.chain}
+            hint="The last record's hash (64 hex characters)."
+            view={v}
+          />
+        </fieldset>
+        <Select
+          name="attribution"
+          label={PROPOSAL_LABELS.attribution}
+          view={v}
+          options={[["keep", "Keep the module under my name"], [
+            "remove",
+            "Remove my name (the module leaves the catalogue)",
+          ]]}
+        />
+        <Honeypot />
+        <button type="submit">Send the proposal</button>
+      </form>
+    </>
+  );
+}
+
+/** Which form row each entry of `files` came from (empty rows are left out). */
+function fileRows(f: Record<string, string>): number[] {
+  return Array.from({ length: FILE_ROWS }, (_, i) => i).filter((i) =>
+    (f[`file_url_${i}`] ?? "").trim() !== "" || (f[`file_label_${i}`] ?? "").trim() !== ""
+  );
+}
+
+/** The text fields of the proposal form as the API's JSON body. */
+function proposalInput(f: Record<string, string>) {
+  const files = fileRows(f).map((i) => ({
+    label: f[`file_label_${i}`] ?? "",
+    url: (f[`file_url_${i}`] ?? "").trim(),
+  }));
+  let records: unknown = undefined;
+  const rawRecords = given(f.records);
+  if (rawRecords !== undefined) {
+    try {
+      records = JSON.parse(rawRecords);
+    } catch {
+      records = "not JSON";
+    }
+  }
+  return {
+    name: f.name ?? "",
+    email: f.email ?? "",
+    title: f.title ?? "",
+    area: given(f.area),
+    summary: f.summary ?? "",
+    trail: given(f.trail),
+    records,
+    chain: given(f.chain),
+    files,
+    attribution: given(f.attribution),
+    website: given(f.website),
+  };
+}
+
+export function formPages(deps: Deps) {
+  const app = webRouter();
+
+  app.get("/request", (c) =>
+    c.render(<RequestForm view={emptyView({ kind: "module" })} />, {
+      title: "Request a module",
+      canonical: "/request",
+      description: "Ask for a module or a track, or report a problem.",
+    }));
+
+  app.post("/request", async (c) => {
+    return await submitForm(c, {
+      schema: RequestBody,
+      input: (f) => ({
+        name: f.name ?? "",
+        email: f.email ?? "",
+        kind: f.kind,
+        text: f.text ?? "",
+        org: given(f.org),
+        module: given(f.module),
+        website: given(f.website),
+      }),
+      act: async (input) => {
+        // A filled honeypot: the same answer, nothing done.
+        if (input.website) return "/request/sent";
+        const report = REPORT_KINDS.includes(input.kind);
+        const module = report ? input.module : "";
+        if (module && await isSlugFree(deps.kv, module)) {
+          fail(400, "no such module", { field: "module" });
+        }
+        await createRequest(deps, {
+          name: input.name,
+          email: input.email,
+          kind: input.kind,
+          text: input.text,
+          org: input.org,
+          module,
+        });
+        return "/request/sent";
+      },
+      show: (view) => <RequestForm view={view} />,
+      page: { title: "Request a module" },
+    });
+  });
+
+  app.get("/request/sent", (c) =>
+    c.render(
+      <>
+        <h1>Thank you</h1>
+        <p>Your message has reached the team.</p>
+        <p>
+          <a href="/catalogue">Back to the catalogue</a>
+        </p>
+      </>,
+      { title: "Request sent", noindex: true },
+    ));
+
+  app.get("/contribute", (c) => {
+    const me = viewer(c);
+    return c.render(
+      <ProposalForm
+        view={emptyView({ name: me?.name, email: me?.email, area: "other", attribution: "keep" })}
+        signedInAs={me?.email}
+      />,
+      {
+        title: "Propose a module",
+        canonical: "/contribute",
+        description: "Propose a module for the catalogue.",
+      },
+    );
+  });
+
+  app.post("/contribute", async (c) => {
+    let rows: number[] = [];
+    return await submitForm(c, {
+      schema: ProposalBody,
+      input: (f) => {
+        rows = fileRows(f);
+        return proposalInput(f);
+      },
+      fieldOf: (path) => {
+        const m = path.match(/^files\.(\d+)\.(url|label)$/);
+        return m ? `file_${m[2]}_${rows[Number(m[1])] ?? 0}` : path;
+      },
+      act: async (input) => {
+        if (input.website) return "/contribute/sent";
+        const records = input.records ?? [];
+        const chain = input.chain ?? null;
+        if (JSON.stringify([records, chain]).length > MAX_RECORDS_JSON) {
+          fail(400, `records and chain over ${MAX_RECORDS_JSON} characters of JSON`, {
+            field: "records",
+          });
+        }
+        await limit(deps, RULES.proposalByOrigin, clientOrigin(deps, c));
+        await limit(deps, RULES.proposalByAddress, input.email);
+        const p = await submitProposal(deps, callerOf(deps, c), { ...input, records, chain });
+        return `/contribute/sent?id=${p.id}&status=${p.status}`;
+      },
+      show: (view) => <ProposalForm view={view} signedInAs={viewer(c)?.email} />,
+      page: { title: "Propose a module" },
+    });
+  });
+
+  app.get("/contribute/sent", (c) => {
+    const id = /^[1-9][0-9]{0,15}$/.test(c.req.query("id") ?? "") ? c.req.query("id") : null;
+    const confirmed = c.req.query("status") === "confirmed";
+    return c.render(
+      <>
+        <h1>Proposal received</h1>
+        <p>
+          {confirmed
+            ? "It is confirmed (you are signed in with its address) and the team has been told."
+            : "We mailed you a link to confirm it; the team sees it once you have. The link works for seven days."}
+        </p>
+        {id
+          ? (
+            <p>
+              <a href={`/contribute/status?id=${id}`}>Its status page</a>
+            </p>
+          )
+          : null}
+      </>,
+      { title: "Proposal received", noindex: true },
+    );
+  });
+
+  return app;
+}

@@ -1,0 +1,184 @@
+/**
+ * The journal (/me/journal): write an entry, edit it, make it private or public, delete it.
+ * The same schemas (api/journal.ts) and kv/journal.ts functions as /api/me/journal.
+ */
+import { addEntry, deleteEntry, getEntry, listEntries, updateEntry } from "../kv/journal.ts";
+import type { Deps } from "../lib/deps.ts";
+import { EntryPatch, NewEntry } from "../api/journal.ts";
+import { fail } from "../api/_errors.ts";
+import {
+  Checkbox,
+  checked,
+  emptyView,
+  ErrorSummary,
+  type FormView,
+  submitForm,
+  TextArea,
+} from "./_form.tsx";
+import { U } from "./_layout.tsx";
+import { MeNav, when } from "./_me.tsx";
+import { requireAccount, seeOther, webRouter } from "./_web.tsx";
+
+const LABELS = { text: "Entry", public: "Public" };
+
+function EntryForm(props: { view: FormView; action: string; button: string }) {
+  return (
+    <form method="post" action={props.action} novalidate>
+      <ErrorSummary view={props.view} labels={LABELS} />
+      <TextArea
+        name="text"
+        label={LABELS.text}
+        view={props.view}
+        rows={4}
+        maxlength={2000}
+        required
+      />
+      <Checkbox
+        name="public"
+        label="Show it on my public profile"
+        view={props.view}
+        hint="Private entries are seen by you only."
+      />
+      <button type="submit">{props.button}</button>
+    </form>
+  );
+}
+
+const entryId = (c: { req: { param(n: string): string } }) => Number(c.req.param("id"));
+
+export function journalPages(deps: Deps) {
+  const app = webRouter();
+
+  const listPage = async (account: number, view: FormView) => {
+    const entries = await listEntries(deps.kv, account);
+    return (
+      <>
+        <MeNav here="/me/journal" />
+        <h1>Journal</h1>
+        <h2>Write an entry</h2>
+        <EntryForm view={view} action="/me/journal" button="Save entry" />
+        <h2>Your entries</h2>
+        {entries.length === 0 ? <p>No entries yet.</p> : null}
+        <ul class="entries">
+          {entries.map((e) => (
+            <li>
+              <p class="meta">
+                {when(e.created)} · {e.public ? "public" : "private"}
+                {e.updated ? ` · changed ${when(e.updated)}` : ""}
+              </p>
+              <p class="text">
+                <U>{e.text}</U>
+              </p>
+              <ul class="inline">
+                <li>
+                  <a href={`/me/journal/${e.id}`} aria-label={`Edit entry of ${when(e.created)}`}>
+                    Edit
+                  </a>
+                </li>
+                <li>
+                  <form method="post" action={`/me/journal/${e.id}/visibility`} class="inline">
+                    <input type="hidden" name="public" value={e.public ? "false" : "true"} />
+                    <button type="submit" class="link">
+                      {e.public ? "Make private" : "Make public"}
+                    </button>
+                  </form>
+                </li>
+                <li>
+                  <form
+                    method="post"
+                    action={`/me/journal/${e.id}/delete`}
+                    class="inline"
+                    data-confirm="Delete this entry?"
+                  >
+                    <button type="submit" class="link">Delete</button>
+                  </form>
+                </li>
+              </ul>
+            </li>
+          ))}
+        </ul>
+      </>
+    );
+  };
+
+  app.get("/me/journal", async (c) => {
+    const me = requireAccount(c);
+    return c.render(await listPage(me.id, emptyView({ public: "on" })), {
+      title: "Journal",
+      noindex: true,
+    });
+  });
+
+  app.post("/me/journal", async (c) => {
+    const me = requireAccount(c);
+    return await submitForm(c, {
+      schema: NewEntry,
+      input: (f) => ({ text: f.text ?? "", public: checked(f.public) }),
+      act: async (input) => {
+        await addEntry(deps.kv, me.id, input, deps.clock.now());
+        return "/me/journal";
+      },
+      show: (view) => listPage(me.id, view),
+      page: { title: "Journal" },
+    });
+  });
+
+  app.get("/me/journal/:id{[0-9]{1,15}}", async (c) => {
+    const me = requireAccount(c);
+    const found = await getEntry(deps.kv, me.id, entryId(c));
+    if (!found) fail(404, "no such journal entry");
+    const e = found.value;
+    const view = emptyView({ text: e.text, public: e.public ? "on" : "" });
+    return c.render(
+      <>
+        <MeNav here="/me/journal" />
+        <h1>Edit entry</h1>
+        <EntryForm view={view} action={`/me/journal/${e.id}`} button="Save changes" />
+        <p>
+          <a href="/me/journal">Back to the journal</a>
+        </p>
+      </>,
+      { title: "Edit entry", noindex: true },
+    );
+  });
+
+  app.post("/me/journal/:id{[0-9]{1,15}}", async (c) => {
+    const me = requireAccount(c);
+    const id = entryId(c);
+    return await submitForm(c, {
+      schema: EntryPatch,
+      input: (f) => ({ text: f.text ?? "", public: checked(f.public) }),
+      act: async (patch) => {
+        const e = await updateEntry(deps.kv, me.id, id, patch, deps.clock.now());
+        if (!e) fail(404, "no such journal entry");
+        return "/me/journal";
+      },
+      show: (view) => (
+        <>
+          <MeNav here="/me/journal" />
+          <h1>Edit entry</h1>
+          <EntryForm view={view} action={`/me/journal/${id}`} button="Save changes" />
+        </>
+      ),
+      page: { title: "Edit entry" },
+    });
+  });
+
+  app.post("/me/journal/:id{[0-9]{1,15}}/visibility", async (c) => {
+    const me = requireAccount(c);
+    const form = await c.req.parseBody();
+    const e = await updateEntry(deps.kv, me.id, entryId(c), {
+      public: form.public === "true",
+    }, deps.clock.now());
+    if (!e) fail(404, "no such journal entry");
+    return seeOther(c, "/me/journal");
+  });
+
+  app.post("/me/journal/:id{[0-9]{1,15}}/delete", async (c) => {
+    const me = requireAccount(c);
+    if (!await deleteEntry(deps.kv, me.id, entryId(c))) fail(404, "no such journal entry");
+    return seeOther(c, "/me/journal");
+  });
+
+  return app;
+}

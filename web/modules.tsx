@@ -1,0 +1,383 @@
+/**
+ * The catalogue (/catalogue, with filters and sort) and each module's page at its `url`
+ * (/modules/<slug>), with its point button for signed-in accounts and schema.org JSON-LD.
+ */
+import { z } from "zod";
+import { type Account, getAccount } from "../kv/accounts.ts";
+import { type Module, STATES } from "../kv/modules.ts";
+import { pointKey, togglePoint } from "../kv/points.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { isoDate } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { displayText } from "../lib/display.ts";
+import { fail } from "../api/_errors.ts";
+import { catalogue } from "./_catalogue.ts";
+import { emptyView, Select } from "./_form.tsx";
+import { U } from "./_layout.tsx";
+import { seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
+
+export const PAGE_SIZE = 48;
+
+const SORTS = {
+  points: "Most points",
+  updated: "Recently updated",
+  title: "Title (A to Z)",
+} as const;
+
+const Filters = z.object({
+  state: z.enum(STATES).optional().catch(undefined),
+  area: z.string().max(120).optional().catch(undefined),
+  track: z.string().max(120).optional().catch(undefined),
+  sort: z.enum(["points", "updated", "title"]).catch("points"),
+  page: z.coerce.number().int().min(1).max(10_000).catch(1),
+});
+
+/** One module in a list. */
+export function ModuleCard(props: { m: Module; points: number }) {
+  const { m } = props;
+  return (
+    <li>
+      <h3>
+        <a href={`/modules/${m.slug}`}>
+          <U>{m.title}</U>
+        </a>
+      </h3>
+      <p>
+        <U>{m.lede}</U>
+      </p>
+      <p class="meta">
+        <span class="tag">{m.state}</span> <U>{m.area}</U>
+        {m.track
+          ? (
+            <>
+              {" · "}
+              <U>{m.track}</U>
+            </>
+          )
+          : null} · {props.points} point
+        {props.points === 1 ? "" : "s"} · updated {isoDate(m.updated)}
+      </p>
+    </li>
+  );
+}
+
+export function modulePages(deps: Deps) {
+  const app = webRouter();
+
+  app.get("/catalogue", async (c) => {
+    const f = Filters.parse(c.req.query());
+    const cat = await catalogue(deps);
+    const points = (m: Module) => cat.counts.get(m.slug) ?? 0;
+    let list = cat.p.modules.filter((m) =>
+      (!f.state || m.state === f.state) && (!f.area || m.area === f.area) &&
+      (!f.track || m.track === f.track)
+    );
+    list = [...list].sort((a, b) =>
+      f.sort === "title"
+        ? a.title.localeCompare(b.title)
+        : f.sort === "updated"
+        ? b.updated - a.updated
+        : points(b) - points(a) || a.title.localeCompare(b.title)
+    );
+    const pages = Math.max(1, Math.ceil(list.length / PAGE_SIZE));
+    const page = Math.min(f.page, pages);
+    const shown = list.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+    const values = {
+      state: f.state ?? "",
+      area: f.area ?? "",
+      track: f.track ?? "",
+      sort: f.sort,
+    };
+    const link = (n: number) => {
+      const q = new URLSearchParams(Object.entries(values).filter(([, v]) => v !== ""));
+      if (n > 1) q.set("page", String(n));
+      return `/catalogue?${q}`;
+    };
+    const view = emptyView(values);
+    return c.render(
+      <>
+        <h1>Catalogue</h1>
+        <form method="get" action="/catalogue" class="filters" aria-label="Filter and sort">
+          <Select
+            name="state"
+            label="State"
+            view={view}
+            options={[["", "Any state"], ...STATES.map((s) => [s, s] as [string, string])]}
+          />
+          <Select
+            name="area"
+            label="Area"
+            view={view}
+            options={[
+              ["", "Any area"],
+              ...cat.areas.map((a) => [a, displayText(a)] as [string, string]),
+            ]}
+          />
+          <Select
+            name="track"
+            label="Track"
+            view={view}
+            options={[
+              ["", "Any track"],
+              ...cat.tracks.map((t) => [t, displayText(t)] as [string, string]),
+            ]}
+          />
+          <Select name="sort" label="Sort by" view={view} options={Object.entries(SORTS)} />
+          <div class="field">
+            <button type="submit">Show</button>
+          </div>
+        </form>
+        <p role="status">
+          {list.length} module{list.length === 1 ? "" : "s"}
+          {pages > 1 ? `, page ${page} of ${pages}` : ""}
+        </p>
+        <ul class="cards">
+          {shown.map((m) => <ModuleCard m={m} points={points(m)} />)}
+        </ul>
+        {pages > 1
+          ? (
+            <nav aria-label="Pages">
+              <ul class="inline">
+                {page > 1
+                  ? (
+                    <li>
+                      <a href={link(page - 1)} rel="prev">Previous page</a>
+                    </li>
+                  )
+                  : null}
+                {page < pages
+                  ? (
+                    <li>
+                      <a href={link(page + 1)} rel="next">Next page</a>
+                    </li>
+                  )
+                  : null}
+              </ul>
+            </nav>
+          )
+          : null}
+      </>,
+      {
+        title: "Catalogue",
+        canonical: "/catalogue",
+        description: "Every published module, with filters by state, area and track.",
+      },
+    );
+  });
+
+  app.get("/modules/:slug", async (c) => {
+    const cat = await catalogue(deps);
+    const m = cat.bySlug.get(c.req.param("slug"));
+    if (!m) fail(404, "There is no published module at this address.");
+    const me = viewer(c);
+    const [people, mine] = await Promise.all([
+      contributorsOf(deps, m),
+      me ? deps.kv.get(pointKey(m.slug, me.id)).then((e) => e.value !== null) : false,
+    ]);
+    const points = cat.counts.get(m.slug) ?? 0;
+    const url = `${deps.config.baseUrl}/modules/${m.slug}`;
+    return c.render(
+      <ModulePage m={m} people={people} points={points} mine={mine} signedIn={!!me} />,
+      {
+        title: displayText(m.title),
+        description: displayText(m.lede),
+        canonical: `/modules/${m.slug}`,
+        jsonLd: learningResource(deps, m, people, url),
+      },
+    );
+  });
+
+  app.post("/modules/:slug/point", async (c) => {
+    const slug = c.req.param("slug");
+    const me = viewer(c);
+    if (!me) return seeOther(c, `/sign-in?next=${encodeURIComponent(`/modules/${slug}`)}`);
+    const r = await togglePoint(deps.kv, slug, me.id, deps.clock.now());
+    if (!r.ok && r.reason === "limited") {
+      fail(429, `too many point changes: at most ${RULES.points.max} an hour`, {}, {
+        "Retry-After": String(r.retryAfter),
+      });
+    }
+    if (!r.ok) fail(404, "There is no published module at this address.");
+    return seeOther(c, `/modules/${slug}#points`);
+  });
+
+  return app;
+}
+
+interface Person {
+  id: number;
+  name: string;
+  slug: string;
+}
+
+/** The contributors with their names and profile paths (unnamed accounts have none). */
+async function contributorsOf(deps: Deps, m: Module): Promise<Person[]> {
+  const found = await Promise.all(m.contributors.map((id) => getAccount(deps.kv, id)));
+  return found.map((e) => e.value).filter((a): a is Account => !!a && !!a.name)
+    .map((a) => ({ id: a.id, name: a.name, slug: a.slug }));
+}
+
+function learningResource(deps: Deps, m: Module, people: Person[], url: string) {
+  return {
+    "@context": "https://schema.org",
+    "@type": "LearningResource",
+    "@id": url,
+    url,
+    name: m.title,
+    headline: m.title,
+    description: m.lede,
+    abstract: m.about,
+    audience: m.who ? { "@type": "Audience", audienceType: m.who } : undefined,
+    about: m.area || undefined,
+    educationalLevel: m.track || undefined,
+    creativeWorkStatus: m.state,
+    teaches: m.gets.length ? m.gets : undefined,
+    dateModified: new Date(m.updated).toISOString(),
+    datePublished: m.published_at ? new Date(m.published_at).toISOString() : undefined,
+    author: people.map((p) => ({
+      "@type": "Person",
+      name: p.name,
+      url: p.slug ? `${deps.config.baseUrl}/people/${p.slug}` : undefined,
+    })),
+  };
+}
+
+function ModulePage(
+  props: { m: Module; people: Person[]; points: number; mine: boolean; signedIn: boolean },
+) {
+  const { m, people } = props;
+  return (
+    <article>
+      <h1>
+        <U>{m.title}</U>
+      </h1>
+      <p class="lede">
+        <U>{m.lede}</U>
+      </p>
+      <dl>
+        <dt>State</dt>
+        <dd>{m.state}</dd>
+        <dt>For</dt>
+        <dd>
+          <U>{m.who}</U>
+        </dd>
+        <dt>Area</dt>
+        <dd>
+          <a href={`/catalogue?area=${encodeURIComponent(m.area)}`}>
+            <U>{m.area}</U>
+          </a>
+        </dd>
+        {m.track
+          ? (
+            <>
+              <dt>Track</dt>
+              <dd>
+                <a href={`/catalogue?track=${encodeURIComponent(m.track)}`}>
+                  <U>{m.track}</U>
+                </a>
+              </dd>
+            </>
+          )
+          : null}
+        <dt>By</dt>
+        <dd>
+          <U>{m.by}</U>
+        </dd>
+        {m.meta
+          ? (
+            <>
+              <dt>Details</dt>
+              <dd>
+                <U>{m.meta}</U>
+              </dd>
+            </>
+          )
+          : null}
+        <dt>Updated</dt>
+        <dd>
+          <time datetime={isoDate(m.updated)}>{isoDate(m.updated)}</time>
+        </dd>
+        {m.facts.map(([label, value]) => (
+          <>
+            <dt>
+              <U>{label}</U>
+            </dt>
+            <dd>
+              <U>{value}</U>
+            </dd>
+          </>
+        ))}
+      </dl>
+      <h2>About</h2>
+      {m.about.split(/\n{2,}/).map((para) => (
+        <p>
+          <U>{para}</U>
+        </p>
+      ))}
+      {m.gets.length
+        ? (
+          <>
+            <h2>What you get</h2>
+            <ul>
+              {m.gets.map((g) => (
+                <li>
+                  <U>{g}</U>
+                </li>
+              ))}
+            </ul>
+          </>
+        )
+        : null}
+      {m.note
+        ? (
+          <>
+            <h2>Note</h2>
+            <p>
+              <U>{m.note}</U>
+            </p>
+          </>
+        )
+        : null}
+      <h2>Contributors</h2>
+      {people.length
+        ? (
+          <ul>
+            {people.map((p) => (
+              <li>
+                {p.slug
+                  ? (
+                    <a href={`/people/${p.slug}`}>
+                      <U>{p.name}</U>
+                    </a>
+                  )
+                  : <U>{p.name}</U>}
+              </li>
+            ))}
+          </ul>
+        )
+        : <p>No named contributors yet.</p>}
+      <h2 id="points">Points</h2>
+      <p>
+        {props.points} point{props.points === 1 ? "" : "s"}
+        {props.mine ? ", one of them yours" : ""}.
+      </p>
+      {props.signedIn
+        ? (
+          <form method="post" action={`/modules/${m.slug}/point`}>
+            <button type="submit" class={props.mine ? "secondary" : undefined}>
+              {props.mine ? "Withdraw my point" : "Give a point"}
+            </button>
+          </form>
+        )
+        : (
+          <p>
+            <a href={`/sign-in?next=${encodeURIComponent(`/modules/${m.slug}`)}`}>
+              Sign in to give a point
+            </a>
+          </p>
+        )}
+    </article>
+  );
+}
+
+export type { WebCtx };
