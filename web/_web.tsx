@@ -17,6 +17,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { ConflictError, isLocked } from "../kv/_atomic.ts";
 import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
 import { DomainError } from "../lib/errors.ts";
+import { errorKind, log, stackFrames } from "../lib/log.ts";
 import { ApiError, STATUS_OF } from "../api/_errors.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { AppEnv } from "../api/_api.ts";
@@ -208,7 +209,12 @@ export function answerPageError(err: Error, c: WebCtx): Response | Promise<Respo
     });
   }
   // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
-  console.error(`error in ${c.req.method} ${c.req.routePath}:`, err);
+  log("error", "internal error", {
+    method: c.req.method,
+    route: c.req.routePath,
+    error: errorKind(err),
+    at: stackFrames(err),
+  });
   return errorPage(c, 500, "Something went wrong on our side. Please try again.");
 }
 
