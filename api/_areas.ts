@@ -38,6 +38,10 @@ export const AREAS = {
     load: () => import("./catalogue.ts").then((m) => m.catalogueRoutes),
   },
   hooks: { mount: "/api", load: () => import("./hooks.ts").then((m) => m.hookRoutes) },
+  status: {
+    mount: "/api",
+    load: () => import("./status.ts").then((m) => m.statusRoutes),
+  },
   channels: {
     mount: "/api",
     load: () => import("./channels.ts").then((m) => m.channelRoutes),

@@ -79,6 +79,9 @@ const ServiceSchema = z.object({
   channels: z.array(z.number().int()).meta({
     description: "Webhook channels alerted besides mail (GET /api/me/channels)",
   }),
+  badge_path: z.string().nullable().meta({
+    description: "Path of the public SVG badge (POST .../badge makes or replaces it)",
+  }),
 }).meta({ id: "Service" });
 
 const SnapshotSchema = z.object({

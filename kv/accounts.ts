@@ -105,6 +105,12 @@ export async function getAccount(kv: Deno.Kv, id: number) {
   return await kv.get<Account>(accountKey(id));
 }
 
+/** The account holding a slug, or null. */
+export async function accountBySlug(kv: Deno.Kv, slug: string): Promise<Account | null> {
+  const id = (await kv.get<number>(slugKey(slug))).value;
+  return id === null ? null : (await getAccount(kv, id)).value;
+}
+
 /** Every account, in id order (the team's listings, jobs and migrations walk them). */
 export function eachAccount(
   kv: Deno.Kv,

@@ -88,6 +88,8 @@ export interface Service {
   threshold?: number;
   /** Consecutive failed (not ok) checks up to the last one. */
   streak?: number;
+  /** The unguessable token of the service's public badge (kv/status_page.ts), if made. */
+  badge?: string;
   /** Alert channels (kv/channels.ts ids) alerted besides mail. */
   channels?: number[];
   /** Heartbeats: a cron schedule instead of the fixed interval (null/absent: the interval). */
@@ -105,6 +107,7 @@ export interface Service {
 }
 
 export const serviceKey = (account: number, id: number) => ["services", account, id] as const;
+const badgeKey = (token: string) => ["service_badges", token] as const;
 const byIdKey = (id: number) => ["services_by_id", id] as const;
 const countKey = (account: number) => ["service_count", account] as const;
 
@@ -223,6 +226,7 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number) {
     tz: s.schedule?.tz ?? null,
     grace: s.schedule?.grace ?? null,
     channels: s.channels ?? [],
+    badge_path: s.badge ? `/api/badges/${s.badge}.svg` : null,
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;
@@ -395,6 +399,30 @@ export async function dropChannel(deps: Deps, account: number, channel: number):
   }
 }
 
+/** A new badge token for a service (the old address stops); null: no such service. */
+export async function rotateBadge(deps: Deps, account: number, id: number): Promise<string | null> {
+  const { kv } = deps;
+  const token = randomToken(16);
+  return await transact(async () => {
+    const entry = await getService(kv, account, id);
+    const s = entry.value;
+    if (!s) return { op: null, result: null };
+    const op = kv.atomic().check(entry)
+      .set(serviceKey(account, id), { ...s, badge: token })
+      .set(badgeKey(token), { account, id });
+    if (s.badge) op.delete(badgeKey(s.badge));
+    return { op, result: token };
+  });
+}
+
+/** The service a badge token names, or null. */
+export async function serviceByBadge(kv: Deno.Kv, token: string): Promise<Service | null> {
+  const ref = (await kv.get<{ account: number; id: number }>(badgeKey(token))).value;
+  if (!ref) return null;
+  const s = (await getService(kv, ref.account, ref.id)).value;
+  return s && s.badge === token ? s : null;
+}
+
 /** A new heartbeat key; the old one stops at once. Null: no such service. */
 export async function rotateHook(deps: Deps, account: number, id: number): Promise<string | null> {
   const { kv } = deps;
@@ -426,6 +454,7 @@ function removeInto(
     .delete(serviceKey(s.account, s.id))
     .delete(byIdKey(s.id))
     .delete(dueKey(s.due, s.id));
+  if (s.badge) op.delete(badgeKey(s.badge));
   if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
   else op.delete(countKey(s.account));
   if (s.kind === "webhook") {

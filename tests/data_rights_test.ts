@@ -50,6 +50,8 @@ const EXPORTED_IN: Record<string, string> = {
   service_days: "services (days)",
   channels: "channels",
   channel_outbox: "channels (queued)",
+  status_pages: "status_page",
+  service_badges: "services (badge_path)",
   files: "files",
   file_chunks: "files (link and sha256)",
   file_usage: "files (totals)",

@@ -58,6 +58,7 @@ Deno.test("services: create runs the first check before answering; item shape", 
   const item = r.body.item;
   assert.deepEqual(Object.keys(item).sort(), [
     "alerts",
+    "badge_path",
     "beat",
     "cert_expires",
     "channels",

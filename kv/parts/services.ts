@@ -2,6 +2,7 @@ import { iso } from "../../lib/clock.ts";
 import { withDurations } from "../../lib/runs.ts";
 import { eraseChannels, listChannels, listPostsOf } from "../channels.ts";
 import { readHistory } from "../history.ts";
+import { eraseStatusPage, getStatusPage } from "../status_page.ts";
 import { listEvents } from "../hooks.ts";
 import type { AccountPart } from "./_part.ts";
 import { countServices, eraseServices, listServices, serviceView } from "../services.ts";
@@ -16,6 +17,11 @@ export const servicesPart: AccountPart = {
         "heartbeat address is stored only as a hash and not repeated)",
       kept: "Until you delete them or erase the account; state changes and check times " +
         "90 days, the last 100 heartbeat events",
+    },
+    status_page: {
+      what: "Your public status page: whether it is published, its title, the services " +
+        "it lists and their notes (badge addresses are on the services)",
+      kept: "Until you change it or erase the account",
     },
     channels: {
       what: "Your webhook alert channels (address and signing secret) and alerts queued " +
@@ -51,11 +57,13 @@ export const servicesPart: AccountPart = {
       created: iso(p.created),
       next: iso(p.next),
     }));
-    return { services, channels: { channels, queued } };
+    const page = await getStatusPage(deps.kv, account.id);
+    return { services, channels: { channels, queued }, status_page: page };
   },
   async erase(deps, account) {
     await eraseServices(deps, account.id);
     await eraseChannels(deps, account.id);
+    await eraseStatusPage(deps.kv, account.id);
     return {};
   },
   async counts(deps, account) {

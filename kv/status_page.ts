@@ -1,0 +1,121 @@
+import type { Deps } from "../lib/deps.ts";
+import { overallUptime } from "../lib/history.ts";
+import { invalid } from "../lib/errors.ts";
+import { type Account, accountBySlug } from "./accounts.ts";
+import { readHistory } from "./history.ts";
+import {
+  getService,
+  listServices,
+  pulseState,
+  type Service,
+  serviceByBadge,
+  type State,
+} from "./services.ts";
+import { getPulse } from "./hooks.ts";
+
+/**
+ * Public faces of watched services: an account's status page and per-service badges.
+ * Key layout:
+ *   ["status_pages", account_id]      -> StatusPage {enabled, title, services: [{id, note}]}
+ * (A badge's address is the service's `badge` token, indexed by kv/services.ts.)
+ * The page lives at /status/<account slug> (it follows the slug when the name changes).
+ * Neither shows a target, a hook key or a status text: only the name, the state, the daily
+ * bars, the uptime and the note the owner wrote. A badge token is kept as it is: it grants
+ * no more than the state it shows (as a public page would), and the owner sees it on the
+ * service's page; a new one replaces it.
+ */
+
+export const MAX_NOTE = 200;
+
+export interface StatusPage {
+  enabled: boolean;
+  title: string;
+  services: { id: number; note: string }[];
+}
+
+const pageKey = (account: number) => ["status_pages", account] as const;
+export const BADGE_RE = /^[A-Za-z0-9_-]{22}$/;
+
+export async function getStatusPage(kv: Deno.Kv, account: number): Promise<StatusPage | null> {
+  return (await kv.get<StatusPage>(pageKey(account))).value;
+}
+
+/** Stores the page's settings; every service listed must be the account's. */
+export async function saveStatusPage(
+  deps: Deps,
+  account: number,
+  page: StatusPage,
+): Promise<StatusPage> {
+  const own = new Set((await listServices(deps.kv, account)).map((x) => x.service.id));
+  const seen = new Set<number>();
+  for (const s of page.services) {
+    if (!own.has(s.id)) invalid(`services: ${s.id} is not one of your services`, "services");
+    if (seen.has(s.id)) invalid(`services: ${s.id} is listed twice`, "services");
+    seen.add(s.id);
+  }
+  await deps.kv.set(pageKey(account), page);
+  return page;
+}
+
+export interface PublicService {
+  name: string;
+  state: State;
+  uptime: number | null;
+  days: { date: string; uptime: number | null }[];
+  note: string;
+}
+
+export interface PublicPage {
+  title: string;
+  owner: string;
+  services: PublicService[];
+}
+
+/** What a service shows in public: name, state, 90 daily bars, uptime, the owner's note. */
+async function publicService(deps: Deps, s: Service, note: string): Promise<PublicService> {
+  const now = deps.clock.now();
+  const state = s.kind === "webhook"
+    ? pulseState(await getPulse(deps.kv, s.account, s.id), s, now)
+    : s.last?.state ?? "wait";
+  const h = await readHistory(deps.kv, s.account, s.id, now);
+  return {
+    name: s.name,
+    state,
+    uptime: overallUptime(h.days),
+    days: h.days.map((d) => ({ date: d.date, uptime: d.uptime })),
+    note,
+  };
+}
+
+/** The public status page of the account holding `slug`; null when there is none. */
+export async function publicStatusPage(deps: Deps, slug: string): Promise<PublicPage | null> {
+  const account: Account | null = await accountBySlug(deps.kv, slug);
+  if (!account) return null;
+  const page = await getStatusPage(deps.kv, account.id);
+  if (!page?.enabled) return null;
+  const services: PublicService[] = [];
+  for (const { id, note } of page.services) {
+    const s = (await getService(deps.kv, account.id, id)).value;
+    if (s) services.push(await publicService(deps, s, note));
+  }
+  return { title: page.title || account.name, owner: account.name, services };
+}
+
+/** The badge of a token: the service's name and state now; null when unknown. */
+export async function badgeOf(
+  deps: Deps,
+  token: string,
+): Promise<{ name: string; state: State } | null> {
+  if (!BADGE_RE.test(token)) return null;
+  const s = await serviceByBadge(deps.kv, token);
+  if (!s) return null;
+  const state = s.kind === "webhook"
+    ? pulseState(await getPulse(deps.kv, s.account, s.id), s, deps.clock.now())
+    : s.last?.state ?? "wait";
+  return { name: s.name, state };
+}
+
+/** Removes the account's status page (erasure). Badges go with their services. */
+export async function eraseStatusPage(kv: Deno.Kv, account: number): Promise<void> {
+  await kv.delete(pageKey(account));
+}
