@@ -104,6 +104,12 @@ export const AREAS = {
     load: () => import("../web/me_files.tsx").then((m) => m.filePages),
   },
   web_me_data: { mount: "/", load: () => import("../web/me_data.tsx").then((m) => m.dataPages) },
+  web_me_standing: {
+    mount: "/",
+    load: () => import("../web/me_standing.tsx").then((m) => m.standingPages),
+  },
+  web_me_work: { mount: "/", load: () => import("../web/me_work.tsx").then((m) => m.workPages) },
+  web_team: { mount: "/", load: () => import("../web/team.tsx").then((m) => m.teamPages) },
 } as const satisfies Record<string, Area>;
 
 export type AreaName = keyof typeof AREAS;

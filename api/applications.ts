@@ -17,11 +17,11 @@ import { actorRef, requireTeam, requireToken } from "./_guards.ts";
 import { applicationDecisionMail } from "../mail/accounts.ts";
 import { ApplicationStateSchema } from "./_schemas.ts";
 
-const ApplyBody = z.object({
+export const ApplyBody = z.object({
   text: multiLine(2000, 20),
 }).meta({ id: "ApplicationRequest" });
 
-const DecisionBody = z.object({
+export const DecisionBody = z.object({
   outcome: z.enum(["approved", "declined"]),
   reason: z.string().trim().min(3).max(2000),
 }).meta({ id: "ApplicationDecision" });
@@ -36,7 +36,7 @@ const TeamItem = ApplicationStateSchema.extend({
   }).nullable(),
 }).meta({ id: "ApplicationItem" });
 
-const decisionMail = (baseUrl: string) => (app: Application, _account: Account) =>
+export const decisionMail = (baseUrl: string) => (app: Application, _account: Account) =>
   applicationDecisionMail(
     app.outcome === "approved" ? "approved" : "declined",
     app.reason ?? "",

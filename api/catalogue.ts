@@ -87,7 +87,7 @@ const GetsSchema = z.union([z.array(text(LIMITS.getsLine)), text(10_000)])
     return lines;
   }).refine((g) => g.length <= LIMITS.gets, { message: `at most ${LIMITS.gets} lines` });
 
-const PatchSchema = z.object({
+export const PatchSchema = z.object({
   title: oneLine(LIMITS.title[1]).min(LIMITS.title[0]).optional(),
   who: text(LIMITS.who).optional(),
   lede: text(LIMITS.lede).optional(),

@@ -137,7 +137,7 @@ const PublicStatus = z.object({
   module_url: z.string().nullable().optional(),
 }).meta({ id: "ProposalStatusPage" });
 
-const Patch = z.object({
+export const Patch = z.object({
   status: z.enum(["reviewing", "admitted", "rejected", "published", "withdrawn"]).optional(),
   reason: multiLine(MAX_REASON).nullish().transform((v) => v ?? ""),
   attribution: z.enum(["keep", "remove"]).optional(),

@@ -11,7 +11,7 @@ import { multiLine } from "./_text.ts";
 import { limit, requireTeam, requireToken } from "./_guards.ts";
 import { inviteMail } from "../mail/sign_in.ts";
 
-const InviteBody = z.object({
+export const InviteBody = z.object({
   email: emailSchema,
   message: multiLine(500).default(""),
 }).meta({ id: "InviteRequest" });
@@ -30,6 +30,29 @@ const TeamInvite = InviteItem.extend({
   inviter: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   outcome: z.enum(["accepted", "open", "expired"]),
 }).meta({ id: "TeamInvite" });
+
+/** Invites an address (POST /api/me/invites and the standing page): checks, stores, mails. */
+export async function sendInvite(
+  deps: Deps,
+  me: Account,
+  { email, message }: z.output<typeof InviteBody>,
+) {
+  if (!me.name) {
+    fail(400, "name: set a name on your profile before inviting", { field: "name" });
+  }
+  if (email === me.email) fail(400, "email: that is your own address", { field: "email" });
+  if (await findAccountByEmail(deps.kv, email)) {
+    fail(409, "email: this address already has an account", { field: "email" });
+  }
+  await limit(deps, RULES.invite, me.id);
+  const invite = await createInvite(deps.kv, me.id, email, message, deps.clock.now());
+  await issueLink(
+    deps,
+    { purpose: "invite", email, invite: invite.id },
+    inviteMail(me.name, message),
+  );
+  return invite;
+}
 
 export function inviteRoutes(deps: Deps) {
   const app = router();
@@ -65,22 +88,7 @@ export function inviteRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const { email, message } = c.req.valid("json");
-      const me = c.get("account");
-      if (!me.name) {
-        fail(400, "name: set a name on your profile before inviting", { field: "name" });
-      }
-      if (email === me.email) fail(400, "email: that is your own address", { field: "email" });
-      if (await findAccountByEmail(deps.kv, email)) {
-        fail(409, "email: this address already has an account", { field: "email" });
-      }
-      await limit(deps, RULES.invite, me.id);
-      const invite = await createInvite(deps.kv, me.id, email, message, deps.clock.now());
-      await issueLink(
-        deps,
-        { purpose: "invite", email, invite: invite.id },
-        inviteMail(me.name, message),
-      );
+      const invite = await sendInvite(deps, c.get("account"), c.req.valid("json"));
       return c.json({ ok: true as const, item: inviteView(invite) }, 201);
     },
   );

@@ -148,7 +148,7 @@ function teamNotice(
   p: Proposal,
   now: number,
 ) {
-  mailInbox(op, mails, deps.config.teamInbox, proposalTeamNotice(p), now);
+  mailInbox(op, mails, deps.config.teamInbox, proposalTeamNotice(p, deps.config.baseUrl), now);
 }
 
 export interface Created {

@@ -20,11 +20,14 @@ export const proposalConfirmMail = (p: Named, statusLink: string): LinkMail => (
 });
 
 /** To the team inbox when a proposal is confirmed. */
-export const proposalTeamNotice = (p: Named & { name: string; area: string }): MailText => ({
+export const proposalTeamNotice = (
+  p: Named & { name: string; area: string },
+  baseUrl: string,
+): MailText => ({
   subject: `Proposal #${p.id} confirmed: ${p.title}`,
   text: `A proposal is confirmed and waits for review.\n\nTitle: ${p.title}\n` +
     `Under the name: ${p.name}\nArea: ${p.area}\n\n` +
-    `Review it: GET /api/contributions/${p.id}, then PATCH {"status": "reviewing"}.\n`,
+    `Review it on the team's page: ${baseUrl}/team/proposals/${p.id}\n`,
 });
 
 /** To the submitter when the team admits or rejects. */

@@ -30,6 +30,6 @@ export const requestTeamMail = (r: RequestData, report: boolean, baseUrl: string
     subject: `${report ? "Report" : "Request"} #${r.id} (${r.kind}) from ${r.name}`,
     text: `Kind: ${r.kind}\nFrom: ${r.name} <${r.email}>\n` +
       (r.org ? `Organisation: ${r.org}\n` : "") + moduleLine +
-      `\n${r.text}\n\nMark it handled: PATCH /api/requests/${r.id} {"handled": true}\n`,
+      `\n${r.text}\n\nMark it handled on the team's page: ${baseUrl}/team/requests\n`,
   };
 };

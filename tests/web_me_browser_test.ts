@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Image } from "imagescript";
+import { grantRole } from "../kv/roles.ts";
 import {
   assertGoodPage,
   BROWSER_TEST,
@@ -225,6 +226,148 @@ Deno.test({
         });
         assert.equal(r.status, 403);
         await r.body?.cancel();
+      });
+
+      await t.step("standing: apply, invite, list", async () => {
+        await page.goto(`${web.base}/me/standing`);
+        assert.equal(await heading(page), "Standing and invitations");
+        await assertGoodPage(page);
+        await fillByLabel(page, "Why you apply", "too short");
+        await clickByText(page, "Apply for contributor standing");
+        assert.notEqual(await fieldError(page, "Why you apply"), "");
+        await fillByLabel(page, "Why you apply", "I teach outdoors and would add river modules.");
+        await clickByText(page, "Apply for contributor standing");
+        assert.match(await mainText(page), /waiting for the team/);
+        await fillByLabel(page, "Their address", "newbie@example.com");
+        await clickByText(page, "Send invitation");
+        assert.match(await mainText(page), /newbie@example\.com\s+\S.*open/);
+        await web.mailedLink("newbie@example.com", "/me?verify=");
+        await assertGoodPage(page);
+      });
+
+      const proposals: number[] = [];
+      await t.step("my proposals: send two, attribution, withdraw one", async () => {
+        for (const title of ["River walks", "Bridge building"]) {
+          await page.goto(`${web.base}/contribute`);
+          await fillByLabel(page, "Title of the module", title);
+          await fillByLabel(
+            page,
+            "Summary",
+            `${title}: a module of four outdoor sessions along the river, with notes.`,
+          );
+          await clickByText(page, "Send the proposal");
+        }
+        await page.goto(`${web.base}/me/work`);
+        assert.equal(await heading(page), "Modules and proposals");
+        await assertGoodPage(page);
+        const text = await mainText(page);
+        for (const m of text.matchAll(/#(\d+) (River walks|Bridge building)/g)) {
+          proposals.push(Number(m[1]));
+        }
+        assert.equal(proposals.length, 2, text);
+        assert.match(text, /Status: confirmed/);
+        const [river, bridge] = proposals.sort((a, b) => a - b);
+        await selectByLabel(page, `Name on #${river}`, "Take my name off");
+        await clickByText(page, `Save the name choice of #${river}`);
+        assert.equal(await value(page, `#attr-${river}`), "remove");
+        await fillByLabel(page, `Why you withdraw #${bridge}`, "Not ready yet");
+        await clickByText(page, `Withdraw #${bridge}`);
+        assert.match(await mainText(page), /Status: withdrawn/);
+      });
+
+      await t.step("team: queue with gate and transitions, applications, requests", async () => {
+        const kv = await Deno.openKv(web.server.kvPath);
+        try {
+          await grantRole(kv, "olga@example.com", "owner", Date.now());
+        } finally {
+          kv.close();
+        }
+        const owner = await web.page();
+        owner.on("dialog", (d) => void d.accept());
+        await web.signIn(owner, "olga@example.com");
+        await clickByText(owner, "Team");
+        assert.equal(await heading(owner), "Proposal queue");
+        await assertGoodPage(owner);
+        const river = Math.min(...proposals);
+        await clickByText(owner, `#${river} River walks`);
+        await assertGoodPage(owner);
+        assert.match(await mainText(owner), /Gate checks/);
+        assert.match(await mainText(owner), /passed confirmed/);
+        await selectByLabel(owner, "New status", "Start review (reviewing)");
+        await clickByText(owner, "Change status");
+        assert.match(await mainText(owner), /Status\s+reviewing/);
+        await selectByLabel(owner, "New status", "Reject");
+        await clickByText(owner, "Change status");
+        assert.match(await fieldError(owner, "Reason"), /3 characters/);
+        await assertGoodPage(owner);
+        await selectByLabel(owner, "New status", "Admit");
+        await fillByLabel(owner, "Reason", "A good start");
+        await clickByText(owner, "Change status");
+        assert.match(await mainText(owner), /Status\s+admitted/);
+        assert.match(await mainText(owner), /reviewing → admitted — A good start/);
+        await byText(owner, "Change status");
+        await owner.$eval("[id=f-status]", (el: { innerText: string }) => {
+          if (!el.innerText.includes("Publish")) throw new Error("no publish for the owner");
+        });
+
+        await clickByText(owner, "Applications");
+        await assertGoodPage(owner);
+        await selectByLabel(owner, "Decision on Ann Example", "Approve");
+        await fillByLabel(owner, "Reason for Ann Example", "Welcome aboard");
+        await clickByText(owner, "Decide on Ann Example");
+        assert.match(await mainText(owner), /No open applications/);
+        await page.goto(`${web.base}/me/standing`);
+        assert.match(await mainText(page), /approved .*Welcome aboard/);
+
+        await owner.goto(`${web.base}/request`);
+        await fillByLabel(owner, "Your name", "Olga");
+        await fillByLabel(owner, "E-mail address", "asker@example.com");
+        await fillByLabel(owner, "Your message", "Please add a module on wetlands.");
+        await clickByText(owner, "Send the request");
+        await owner.goto(`${web.base}/team/requests`);
+        await assertGoodPage(owner);
+        const id = /#(\d+) module from Olga/.exec(await mainText(owner))?.[1];
+        assert.ok(id, await mainText(owner));
+        await clickByText(owner, `Mark #${id} handled`);
+        assert.match(await mainText(owner), /No open requests/);
+
+        await clickByText(owner, "Accounts");
+        await assertGoodPage(owner);
+        assert.match(await mainText(owner), /ann@example\.com/);
+        await clickByText(owner, "Invitations");
+        await assertGoodPage(owner);
+        assert.match(await mainText(owner), /newbie@example\.com/);
+        await clickByText(owner, "All services");
+        await assertGoodPage(owner);
+        assert.match(await mainText(owner), /This machine/);
+
+        // A person without the role gets the forbidden page.
+        await page.goto(`${web.base}/team`);
+        assert.equal(await heading(page), "Not allowed");
+
+        await web.demo();
+        const slug = "pond-life-through-the-seasons";
+        await owner.goto(`${web.base}/me/work/modules/${slug}`);
+        await assertGoodPage(owner);
+        await fillByLabel(owner, "Title", "Pond life, all year");
+        await fillByLabel(owner, "Facts", "Duration: 4 weeks\nAges: 8 to 10");
+        await fillByLabel(owner, "What learners get", "A pond diary\nA field guide");
+        await selectByLabel(owner, "State", "finished");
+        await clickByText(owner, "Save module");
+        assert.equal(await heading(owner), "Edit Pond life, all year");
+        assert.equal(await value(owner, "#f-facts"), "Duration: 4 weeks\nAges: 8 to 10");
+        assert.equal(await value(owner, "#f-gets"), "A pond diary\nA field guide");
+        await fillByLabel(owner, "Contributor's address", "nobody@example.com");
+        await clickByText(owner, "Add contributor");
+        assert.notEqual(await fieldError(owner, "Contributor's address"), "");
+        await fillByLabel(owner, "Contributor's address", "ann@example.com");
+        await clickByText(owner, "Add contributor");
+        assert.match(await mainText(owner), /Ann Example/);
+        await page.goto(`${web.base}/me/work`);
+        assert.match(await mainText(page), /Edit Pond life, all year/);
+        await clickByText(owner, "Remove Ann Example");
+        assert.doesNotMatch(await mainText(owner), /Ann Example/);
+        await owner.close();
       });
 
       await t.step("data: export download and erasure", async () => {

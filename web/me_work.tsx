@@ -1,0 +1,362 @@
+/**
+ * Modules and proposals (/me/work): the modules you contribute to, each editable in every
+ * field (facts as "label: value" lines, gets as lines) with contributors added and removed
+ * (kv/modules.ts, as /api/me/modules), and your proposals with their status, withdrawal with
+ * a reason and the attribution choice (kv/proposal_changes.ts changeProposal, as PATCH
+ * /api/contributions/{id}).
+ */
+import { findAccountByEmail, isTeam } from "../kv/accounts.ts";
+import type { Caller } from "../kv/caller.ts";
+import { FRESH_AGE } from "../kv/caller.ts";
+import { catalogueChanged } from "../kv/catalogue_doc.ts";
+import {
+  changeContributor,
+  getModule,
+  loadModules,
+  type Module,
+  namesOf,
+  patchModule,
+  slugsOf,
+  STATES,
+} from "../kv/modules.ts";
+import { changeProposal } from "../kv/proposal_changes.ts";
+import { OPEN, proposalsOf } from "../kv/proposals.ts";
+import type { Deps } from "../lib/deps.ts";
+import { PatchSchema } from "../api/catalogue.ts";
+import { Patch as ProposalPatch } from "../api/contributions.ts";
+import { fail } from "../api/_errors.ts";
+import { z } from "zod";
+import { emailSchema } from "../lib/email.ts";
+import {
+  emptyView,
+  ErrorSummary,
+  Field,
+  type FormView,
+  Select,
+  submitForm,
+  TextArea,
+} from "./_form.tsx";
+import { U } from "./_layout.tsx";
+import { MeNav, when } from "./_me.tsx";
+import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+
+const LABELS = {
+  title: "Title",
+  who: "Who it is for",
+  lede: "Lede",
+  about: "About",
+  note: "Note",
+  state: "State",
+  meta: "Meta line",
+  facts: "Facts",
+  gets: "What learners get",
+};
+
+const callerOf = (deps: Deps, c: WebCtx): Caller => {
+  const me = requireAccount(c);
+  const s = c.get("session");
+  return {
+    account: me,
+    team: isTeam(me) ? "account" : null,
+    fresh: s !== undefined && deps.clock.now() - s.created < FRESH_AGE,
+  };
+};
+
+const moduleValues = (m: Module): FormView["values"] => ({
+  title: m.title,
+  who: m.who,
+  lede: m.lede,
+  about: m.about,
+  note: m.note ?? "",
+  state: m.state,
+  meta: m.meta ?? "",
+  facts: m.facts.map(([k, v]) => `${k}: ${v}`).join("\n"),
+  gets: m.gets.join("\n"),
+});
+
+const ContributorAdd = z.object({ email: emailSchema });
+
+export function workPages(deps: Deps) {
+  const app = webRouter();
+
+  /** The module, if the signed-in account may edit it (a contributor or the team). */
+  const editable = async (c: WebCtx, slug: string): Promise<Module> => {
+    const me = requireAccount(c);
+    const m = (await getModule(deps.kv, slug)).value;
+    if (!m) fail(404, "no such module");
+    if (!isTeam(me) && !m.contributors.includes(me.id)) {
+      fail(403, "only the module's contributors and the team may do this");
+    }
+    return m;
+  };
+
+  app.get("/me/work", async (c) => {
+    const me = requireAccount(c);
+    const mods = (await loadModules(deps.kv, await slugsOf(deps.kv, me.id)))
+      .filter((m) => m.contributors.includes(me.id));
+    const proposals = await proposalsOf(deps.kv, me.email);
+    return c.render(
+      <>
+        <MeNav here="/me/work" viewer={me} />
+        <h1>Modules and proposals</h1>
+        <h2>Your modules</h2>
+        {mods.length === 0 ? <p>You are not a contributor of any module yet.</p> : (
+          <ul>
+            {mods.map((m) => (
+              <li>
+                <a href={`/me/work/modules/${m.slug}`}>
+                  Edit <U>{m.title}</U>
+                </a>{" "}
+                · <a href={`/modules/${m.slug}`}>public page</a>
+              </li>
+            ))}
+          </ul>
+        )}
+        <h2>Your proposals</h2>
+        {proposals.length === 0 ? <p>No proposals sent with this address.</p> : null}
+        {proposals.map((p) => {
+          const last = p.decisions.findLast((d) => d.reason !== "");
+          return (
+            <section aria-labelledby={`p-${p.id}`}>
+              <h3 id={`p-${p.id}`}>
+                #{p.id} <U>{p.title}</U>
+              </h3>
+              <p>
+                Status: <strong>{p.status}</strong> · sent {when(p.created)}
+                {last
+                  ? (
+                    <>
+                      {" · reason: "}
+                      <U>{last.reason}</U>
+                    </>
+                  )
+                  : null}
+                {p.slug && p.status === "published"
+                  ? (
+                    <>
+                      {" · "}
+                      <a href={`/modules/${p.slug}`}>the module</a>
+                    </>
+                  )
+                  : null}
+              </p>
+              <form method="post" action={`/me/work/proposals/${p.id}/attribution`}>
+                <div class="field">
+                  <label for={`attr-${p.id}`}>Name on #{p.id}</label>
+                  <select id={`attr-${p.id}`} name="attribution">
+                    <option value="keep" selected={p.attribution === "keep"}>
+                      Keep my name on it
+                    </option>
+                    <option value="remove" selected={p.attribution === "remove"}>
+                      Take my name off
+                    </option>
+                  </select>
+                </div>
+                <button type="submit" class="secondary">Save the name choice of #{p.id}</button>
+              </form>
+              {OPEN.includes(p.status)
+                ? (
+                  <form
+                    method="post"
+                    action={`/me/work/proposals/${p.id}/withdraw`}
+                    data-confirm="Withdraw this proposal?"
+                    novalidate
+                  >
+                    <div class="field">
+                      <label for={`why-${p.id}`}>Why you withdraw #{p.id}</label>
+                      <textarea id={`why-${p.id}`} name="reason" rows={2} maxlength={1000} required>
+                        {""}
+                      </textarea>
+                    </div>
+                    <button type="submit" class="danger">Withdraw #{p.id}</button>
+                  </form>
+                )
+                : null}
+            </section>
+          );
+        })}
+      </>,
+      { title: "Modules and proposals", noindex: true },
+    );
+  });
+
+  app.post("/me/work/proposals/:id{[0-9]{1,15}}/withdraw", async (c) => {
+    const caller = callerOf(deps, c);
+    const form = await c.req.parseBody();
+    const parsed = ProposalPatch.parse({
+      status: "withdrawn",
+      reason: typeof form.reason === "string" ? form.reason : "",
+    });
+    await changeProposal(deps, caller, Number(c.req.param("id")), parsed);
+    return seeOther(c, "/me/work");
+  });
+
+  app.post("/me/work/proposals/:id{[0-9]{1,15}}/attribution", async (c) => {
+    const caller = callerOf(deps, c);
+    if (!caller.fresh) return seeOther(c, "/sign-in?next=/me/work&fresh=1");
+    const form = await c.req.parseBody();
+    const attribution = form.attribution === "remove" ? "remove" : "keep";
+    await changeProposal(deps, caller, Number(c.req.param("id")), { attribution, reason: "" });
+    return seeOther(c, "/me/work");
+  });
+
+  const modulePage = async (c: WebCtx, view?: FormView, addView?: FormView) => {
+    const me = requireAccount(c);
+    const m = await editable(c, c.req.param("slug") ?? "");
+    const names = await namesOf(deps.kv, m.contributors);
+    const v = view ?? emptyView(moduleValues(m));
+    const a = addView ?? emptyView();
+    return (
+      <>
+        <MeNav here="/me/work" viewer={me} />
+        <h1>
+          Edit <U>{m.title}</U>
+        </h1>
+        <p>
+          <a href={`/modules/${m.slug}`}>Its public page</a>
+        </p>
+        <form method="post" action={`/me/work/modules/${m.slug}`} novalidate>
+          <ErrorSummary view={v} labels={LABELS} />
+          <Field name="title" label={LABELS.title} view={v} required />
+          <Field name="who" label={LABELS.who} view={v} />
+          <TextArea name="lede" label={LABELS.lede} view={v} rows={2} />
+          <TextArea name="about" label={LABELS.about} view={v} rows={8} />
+          <TextArea name="note" label={LABELS.note} view={v} rows={3} />
+          <Select name="state" label={LABELS.state} view={v} options={STATES} />
+          <Field name="meta" label={LABELS.meta} view={v} />
+          <TextArea
+            name="facts"
+            label={LABELS.facts}
+            hint="One pair a line: label, a colon, the value (Duration: 4 weeks)."
+            view={v}
+            rows={5}
+          />
+          <TextArea
+            name="gets"
+            label={LABELS.gets}
+            hint="One line each."
+            view={v}
+            rows={5}
+          />
+          <button type="submit">Save module</button>
+        </form>
+        <h2>Contributors</h2>
+        <ul>
+          {m.contributors.map((id) => (
+            <li>
+              <U>{names.get(id) || `account ${id}`}</U>{" "}
+              <form
+                method="post"
+                action={`/me/work/modules/${m.slug}/contributors/${id}/remove`}
+                class="inline"
+              >
+                <button type="submit" class="link">
+                  Remove {names.get(id) || `account ${id}`}
+                </button>
+              </form>
+            </li>
+          ))}
+        </ul>
+        <form method="post" action={`/me/work/modules/${m.slug}/contributors`} novalidate>
+          <ErrorSummary view={a} labels={{ email: "Contributor's address" }} />
+          <Field
+            name="email"
+            type="email"
+            label="Contributor's address"
+            hint="A named account with contributor standing."
+            view={a}
+          />
+          <button type="submit">Add contributor</button>
+        </form>
+      </>
+    );
+  };
+
+  app.get(
+    "/me/work/modules/:slug",
+    async (c) => c.render(await modulePage(c), { title: "Edit module", noindex: true }),
+  );
+
+  app.post("/me/work/modules/:slug", async (c) => {
+    const me = requireAccount(c);
+    const slug = c.req.param("slug");
+    await editable(c, slug);
+    return await submitForm(c, {
+      schema: PatchSchema,
+      input: (f) => ({
+        title: f.title ?? "",
+        who: f.who ?? "",
+        lede: f.lede ?? "",
+        about: f.about ?? "",
+        note: f.note ?? "",
+        state: f.state,
+        meta: f.meta ?? "",
+        facts: (f.facts ?? "").split(/\r?\n/).filter((l) => l.trim()).map((l) => {
+          const i = l.indexOf(":");
+          return i < 0 ? [l.trim(), ""] : [l.slice(0, i).trim(), l.slice(i + 1).trim()];
+        }),
+        gets: f.gets ?? "",
+      }),
+      act: async (patch) => {
+        const r = await patchModule(deps.kv, slug, patch, `account:${me.id}`, deps.clock.now());
+        if (!r.ok) fail(404, "no such module");
+        if (r.changed.length > 0) await catalogueChanged(deps);
+        return `/me/work/modules/${slug}`;
+      },
+      show: (view) => modulePage(c, view),
+      page: { title: "Edit module" },
+    });
+  });
+
+  app.post("/me/work/modules/:slug/contributors", async (c) => {
+    const me = requireAccount(c);
+    const slug = c.req.param("slug");
+    await editable(c, slug);
+    return await submitForm(c, {
+      schema: ContributorAdd,
+      act: async ({ email }) => {
+        const found = await findAccountByEmail(deps.kv, email);
+        if (!found || !found.value.name || found.value.roles.length === 0) {
+          fail(400, "email: no named account with contributor standing has this address", {
+            field: "email",
+          });
+        }
+        const r = await changeContributor(
+          deps.kv,
+          slug,
+          found.value.id,
+          "add",
+          `account:${me.id}`,
+          deps.clock.now(),
+        );
+        if (!r.ok) fail(404, "no such module");
+        await catalogueChanged(deps);
+        return `/me/work/modules/${slug}`;
+      },
+      show: (view) => modulePage(c, undefined, view),
+      page: { title: "Edit module" },
+    });
+  });
+
+  app.post("/me/work/modules/:slug/contributors/:id{[0-9]{1,15}}/remove", async (c) => {
+    const me = requireAccount(c);
+    const slug = c.req.param("slug");
+    await editable(c, slug);
+    const r = await changeContributor(
+      deps.kv,
+      slug,
+      Number(c.req.param("id")),
+      "remove",
+      `account:${me.id}`,
+      deps.clock.now(),
+    );
+    if (!r.ok) {
+      if (r.reason === "last") fail(409, "a module keeps at least one contributor");
+      fail(404, r.reason === "absent" ? "not a contributor of this module" : "no such module");
+    }
+    await catalogueChanged(deps);
+    return seeOther(c, `/me/work/modules/${slug}`);
+  });
+
+  return app;
+}
