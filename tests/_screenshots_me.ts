@@ -1,0 +1,76 @@
+/**
+ * Screenshots of the signed-in and team pages (desktop 1280 px and phone 375 px) into
+ * docs/screenshots/: `deno run -A --lock=deno.dev.lock tests/_screenshots_me.ts`. Uses the
+ * same real server, SMTP sink and browser as the browser tests.
+ */
+import { grantRole } from "../kv/roles.ts";
+import {
+  checkByLabel,
+  clickByText,
+  fillByLabel,
+  type Page,
+  selectByLabel,
+  startWeb,
+  uploadByLabel,
+} from "./_browser.ts";
+
+const out = new URL("../docs/screenshots/", import.meta.url).pathname;
+await Deno.mkdir(out, { recursive: true });
+
+async function shoot(page: Page, name: string) {
+  await page.setViewport({ width: 1280, height: 900 });
+  await page.screenshot({ path: `${out}${name}-desktop.png`, fullPage: true });
+  await page.setViewport({ width: 375, height: 800 });
+  await page.screenshot({ path: `${out}${name}-375.png`, fullPage: true });
+  await page.setViewport({ width: 1280, height: 900 });
+}
+
+await using web = await startWeb();
+{
+  const kv = await Deno.openKv(web.server.kvPath);
+  await grantRole(kv, "olga@example.com", "owner", Date.now());
+  kv.close();
+}
+const page = await web.page();
+await web.signIn(page, "ann@example.com");
+await page.goto(`${web.base}/me/profile`);
+await fillByLabel(page, "Name", "Ann Example");
+await clickByText(page, "Save profile");
+await shoot(page, "me-profile");
+await page.goto(`${web.base}/me`);
+await shoot(page, "me");
+
+await page.goto(`${web.base}/me/services`);
+await selectByLabel(page, "Kind", "Heartbeat: it calls us (webhook)");
+await fillByLabel(page, "Name", "Nightly backup");
+await selectByLabel(page, "Group", "Jobs");
+await clickByText(page, "Add service");
+await shoot(page, "me-service-added");
+await page.goto(`${web.base}/me/services`);
+await shoot(page, "me-services");
+
+await page.goto(`${web.base}/me/files`);
+const tmp = await Deno.makeTempFile({ suffix: ".txt" });
+await Deno.writeTextFile(tmp, "notes\n".repeat(2000));
+await uploadByLabel(page, "File", tmp);
+await fillByLabel(page, "Title (optional)", "Trail notes");
+await checkByLabel(page, "Public: anyone with the link can open it");
+await clickByText(page, "Upload");
+await Deno.remove(tmp);
+await shoot(page, "me-files");
+
+await page.goto(`${web.base}/contribute`);
+await fillByLabel(page, "Title of the module", "River walks");
+await fillByLabel(page, "Summary", "Four outdoor sessions along the river, with notes and maps.");
+await clickByText(page, "Send the proposal");
+
+const owner = await web.page();
+await web.signIn(owner, "olga@example.com");
+await owner.goto(`${web.base}/team`);
+await shoot(owner, "team-queue");
+await clickByText(
+  owner,
+  (await owner.$eval("tbody a", (a: { innerText: string }) => a.innerText)).trim(),
+);
+await shoot(owner, "team-proposal");
+console.log(`screenshots in ${out}`);
