@@ -1,15 +1,12 @@
 import { z } from "zod";
-import { type Account, findAccountByEmail, getAccount } from "../kv/accounts.ts";
-import { allInvites, createInvite, invitesBy, inviteView } from "../kv/invites.ts";
+import { type Account, getAccount } from "../kv/accounts.ts";
+import { allInvites, inviteAddress, invitesBy, inviteView } from "../kv/invites.ts";
 import { RULES } from "../kv/rate_limit.ts";
-import { issueLink } from "../kv/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
-import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, json, router, team } from "./_api.ts";
 import { multiLine } from "./_text.ts";
 import { limit, requireTeam, requireToken } from "./_guards.ts";
-import { inviteMail } from "../mail/sign_in.ts";
 
 export const InviteBody = z.object({
   email: emailSchema,
@@ -31,27 +28,12 @@ const TeamInvite = InviteItem.extend({
   outcome: z.enum(["accepted", "open", "expired"]),
 }).meta({ id: "TeamInvite" });
 
-/** Invites an address (POST /api/me/invites and the standing page): checks, stores, mails. */
-export async function sendInvite(
-  deps: Deps,
-  me: Account,
-  { email, message }: z.output<typeof InviteBody>,
-) {
-  if (!me.name) {
-    fail(400, "name: set a name on your profile before inviting", { field: "name" });
-  }
-  if (email === me.email) fail(400, "email: that is your own address", { field: "email" });
-  if (await findAccountByEmail(deps.kv, email)) {
-    fail(409, "email: this address already has an account", { field: "email" });
-  }
-  await limit(deps, RULES.invite, me.id);
-  const invite = await createInvite(deps.kv, me.id, email, message, deps.clock.now());
-  await issueLink(
-    deps,
-    { purpose: "invite", email, invite: invite.id },
-    inviteMail(me.name, message),
-  );
-  return invite;
+/**
+ * Invites an address (POST /api/me/invites and the standing page): kv/invites.ts
+ * `inviteAddress`, with this account's rate limit counted once its checks pass.
+ */
+export function sendInvite(deps: Deps, me: Account, input: z.output<typeof InviteBody>) {
+  return inviteAddress(deps, me, input, () => limit(deps, RULES.invite, me.id));
 }
 
 export function inviteRoutes(deps: Deps) {

@@ -168,7 +168,7 @@ async function main(): Promise<number> {
     const app: Target = {
       name: "service",
       args: await taskArgs("start"),
-      env: serverEnv({ HOSTNAME: "127.0.0.1", KV_PATH: kvPath, BASE_URL: "http://bench.local" }),
+      env: serverEnv({ HOSTNAME: "127.0.0.1", KV_PATH: kvPath, BASE_URL: "http://127.0.0.1" }),
     };
     const bare: Target = {
       name: "bare",

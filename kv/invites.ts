@@ -1,4 +1,9 @@
 import { DAY, iso } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { conflict, invalid } from "../lib/errors.ts";
+import { inviteMail } from "../mail/sign_in.ts";
+import { type Account, findAccountByEmail } from "./accounts.ts";
+import { issueLink } from "./sign_in.ts";
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { addressHash } from "./links.ts";
@@ -165,3 +170,30 @@ export const inviteView = (i: Invite) => ({
   accepted: i.accepted !== null,
   account: i.account,
 });
+
+/**
+ * An account invites an address: it must have a name (the mail carries it), and the address
+ * must be neither its own nor one with an account. `beforeSend` runs after those checks and
+ * before anything is stored (the API counts its rate limit there). Mails the link.
+ */
+export async function inviteAddress(
+  deps: Deps,
+  inviter: Account,
+  input: { email: string; message: string },
+  beforeSend: () => Promise<void> = () => Promise.resolve(),
+): Promise<Invite> {
+  const { email, message } = input;
+  if (!inviter.name) invalid("name: set a name on your profile before inviting", "name");
+  if (email === inviter.email) invalid("email: that is your own address", "email");
+  if (await findAccountByEmail(deps.kv, email)) {
+    conflict("email: this address already has an account", { field: "email" });
+  }
+  await beforeSend();
+  const invite = await createInvite(deps.kv, inviter.id, email, message, deps.clock.now());
+  await issueLink(
+    deps,
+    { purpose: "invite", email, invite: invite.id },
+    inviteMail(inviter.name, message),
+  );
+  return invite;
+}

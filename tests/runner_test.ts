@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
 import { openKv } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";
+import { render } from "../lib/metrics.ts";
 import type { Connector } from "../lib/net.ts";
 import { testApp } from "./_helpers.ts";
 
@@ -119,8 +120,16 @@ Deno.test("runner: at most three checks at a time", async () => {
     s.max = 0;
     s.calls = 0;
     t.clock.advance(6 * MINUTE);
+    const okChecks = () => {
+      const line = render([]).split("\n")
+        .find((l) => l.startsWith('catalogue_checks_total{kind="tcp",outcome="ok"} '));
+      return line ? Number(line.split(" ")[1]) : 0;
+    };
+    const before = okChecks();
     const done = await runDueChecks(t.deps);
     assert.deepEqual(done, { due: 10, ran: 10, heartbeats_reviewed: 0, errors: 0, ok: 10 });
+    // /metrics counts them by kind and outcome.
+    assert.equal(okChecks() - before, 10);
     assert.equal(s.calls, 10);
     assert.equal(s.max, 3);
   } finally {
