@@ -22,7 +22,7 @@ const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONNECTIONS = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 10);
 const COLD_RUNS = 9;
 const TICK_MS = 10; // USER_HZ is 100 on Linux: /proc times are in 1/100 s.
-const OTHER_BENCHES = ["search", "catalogue", "heartbeat", "files", "pages_me"];
+const OTHER_BENCHES = ["search", "catalogue", "heartbeat", "files", "pages_me", "pages_public"];
 
 const TARGETS = { meCpuRatio: 6, coldStartRatio: 2, idleRssMiB: 60 };
 

@@ -18,6 +18,10 @@ import { seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 
 export const PAGE_SIZE = 48;
 
+/** Catalogue pages of signed-out visitors, per counts snapshot and catalogue build. */
+const renderedPages = new WeakMap<object, { p: object; pages: Map<string, string> }>();
+const KEPT_PAGES = 200;
+
 const SORTS = {
   points: "Most points",
   updated: "Recently updated",
@@ -67,6 +71,17 @@ export function modulePages(deps: Deps) {
   app.get("/catalogue", async (c) => {
     const f = Filters.parse(c.req.query());
     const cat = await catalogue(deps);
+    // A signed-out visitor's page depends only on the catalogue, the counts and the filters:
+    // it is kept per (catalogue build, counts snapshot), so a repeated view costs no rendering.
+    const anonymous = !viewer(c);
+    const key = JSON.stringify(f);
+    let rendered = renderedPages.get(cat.counts);
+    if (!rendered || rendered.p !== cat.p) {
+      rendered = { p: cat.p, pages: new Map() };
+      renderedPages.set(cat.counts, rendered);
+    }
+    const kept = anonymous ? rendered.pages.get(key) : undefined;
+    if (kept !== undefined) return c.html(kept);
     const points = (m: Module) => cat.counts.get(m.slug) ?? 0;
     let list = cat.p.modules.filter((m) =>
       (!f.state || m.state === f.state) && (!f.area || m.area === f.area) &&
@@ -94,7 +109,7 @@ export function modulePages(deps: Deps) {
       return `/catalogue?${q}`;
     };
     const view = emptyView(values);
-    return c.render(
+    const res = await c.render(
       <>
         <h1>Catalogue</h1>
         <form method="get" action="/catalogue" class="filters" aria-label="Filter and sort">
@@ -163,6 +178,11 @@ export function modulePages(deps: Deps) {
         description: "Every published module, with filters by state, area and track.",
       },
     );
+    if (!anonymous) return res;
+    const html = await res.text();
+    if (rendered.pages.size >= KEPT_PAGES) rendered.pages.clear();
+    rendered.pages.set(key, html);
+    return c.html(html);
   });
 
   app.get("/modules/:slug", async (c) => {
