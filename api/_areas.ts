@@ -99,6 +99,10 @@ export const AREAS = {
     mount: "/",
     load: () => import("../web/me_services.tsx").then((m) => m.servicePages),
   },
+  web_watch: {
+    mount: "/",
+    load: () => import("../web/me_watch.tsx").then((m) => m.watchPages),
+  },
   web_me_files: {
     mount: "/",
     load: () => import("../web/me_files.tsx").then((m) => m.filePages),

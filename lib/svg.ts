@@ -43,7 +43,8 @@ export function uptimeBars(
       barColor(d.uptime)
     }"><title>${esc(d.date)}: ${esc(label)}</title></rect>`;
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" aria-label="Daily uptime, ${days.length} days">${
+  // Scales to the width it is given (a phone's included); the bars keep their height.
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="100%" height="${h}" viewBox="0 0 ${w} ${h}" preserveAspectRatio="none" role="img" aria-label="Daily uptime, ${days.length} days">${
     bars.join("")
   }</svg>`;
 }
@@ -83,7 +84,7 @@ export function responseChart(
   const first = days[0]?.date ?? "";
   const last = days[days.length - 1]?.date ?? "";
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" aria-label="Response time per day: median and 95th percentile">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="100%" viewBox="0 0 ${w} ${h}" role="img" aria-label="Response time per day: median and 95th percentile">`,
     `<line x1="${left}" y1="${top + plotH}" x2="${w - 6}" y2="${
       top + plotH
     }" stroke="#999" stroke-width="1"/>`,

@@ -47,6 +47,7 @@ import {
   TextArea,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
+import { watchSection } from "./_watch.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -281,6 +282,9 @@ export function servicePages(deps: Deps) {
           : <p>No services watched yet.</p>}
         <h2>Add a service</h2>
         <p class="hint">Up to {MAX_SERVICES} services.</p>
+        <p>
+          <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a>
+        </p>
         <AddForm view={view} />
         {isOwner(me) ? <MachinePart /> : null}
       </>
@@ -422,6 +426,7 @@ export function servicePages(deps: Deps) {
           <dt>Added</dt>
           <dd>{at(s.created)}</dd>
         </dl>
+        {await watchSection(deps, found, s)}
         <ul class="inline actions">
           {s.kind === "webhook"
             ? (

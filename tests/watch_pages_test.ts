@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { HOUR } from "../lib/clock.ts";
+import { systemConnector } from "../lib/net.ts";
+import { fakeResolver, testApp } from "./_helpers.ts";
+import { localHttp } from "./_servers.ts";
+
+/** The monitoring pages, in process: service page sections, channels, status page. */
+
+const ORIGIN = "http://localhost";
+const form = (fields: Record<string, string> | [string, string][], cookie: string) => ({
+  raw: new URLSearchParams(fields).toString(),
+  headers: {
+    "content-type": "application/x-www-form-urlencoded",
+    origin: ORIGIN,
+    cookie,
+  },
+});
+
+Deno.test("pages: service page with bars, chart, events, channels, badge; status page", async () => {
+  const srv = localHttp(() => new Response("fine"));
+  try {
+    await using t = await testApp({
+      connector: systemConnector,
+      resolver: fakeResolver({ "hooks.test": ["93.184.216.34"] }),
+    });
+    const { account, token } = await t.account("ops@example.org", {
+      name: "Ada Ops",
+      roles: ["owner"],
+    });
+    const cookie = `session=${token}`;
+    const site = (await t.req("POST", "/api/me/services", {
+      token,
+      body: { name: "Public site", check: `url:http://127.0.0.1:${srv.port}/` },
+    })).body.item;
+    const hb = await t.req("POST", "/api/me/services", {
+      token,
+      body: { name: "Backup", check: "webhook:" },
+    });
+    const hook = new URL(hb.body.hook_url).pathname;
+    await t.req("GET", `${hook}/start`);
+    t.clock.advance(HOUR / 60);
+    await t.req("POST", `${hook}/0`, {
+      raw: "<b>12 files</b>",
+      headers: { "content-type": "text/plain" },
+    });
+
+    // The checked service: 90 bars, uptime, the response-time chart.
+    const page = await t.req("GET", `/me/services/${site.id}`, { headers: { cookie } });
+    assert.equal(page.status, 200, page.text);
+    assert.match(page.text, /<h2>Last 90 days<\/h2>/);
+    assert.match(page.text, /Uptime: 100 %/);
+    assert.equal(page.text.match(/<rect /g)?.length, 90);
+    assert.match(page.text, /aria-label="Response time per day/);
+    assert.doesNotMatch(page.text, /style="/, "no inline style (CSP)");
+
+    // The heartbeat: its events, the body escaped, the paired duration.
+    const hbPage = await t.req("GET", `/me/services/${hb.body.item.id}`, { headers: { cookie } });
+    assert.match(hbPage.text, /<h2>Events<\/h2>/);
+    assert.match(hbPage.text, /success \(exit 0\)/);
+    assert.match(hbPage.text, /60 s/);
+    assert.ok(hbPage.text.includes("&lt;b&gt;12 files&lt;/b&gt;"), "the body is escaped");
+    assert.doesNotMatch(hbPage.text, /Response time per day/);
+
+    // Channels: added through the form, the secret shown once; chosen on the service.
+    const added = await t.req(
+      "POST",
+      "/me/channels",
+      form({ name: "Team chat", url: "https://hooks.test/in" }, cookie),
+    );
+    assert.equal(added.status, 200, added.text);
+    assert.match(added.text, /Its signing secret is shown only now/);
+    const secret = added.text.match(/id="secret"[^>]*value="([A-Za-z0-9_-]{43})"/)?.[1];
+    assert.ok(secret, "the secret on the page");
+    const list = await t.req("GET", "/me/channels", { headers: { cookie } });
+    assert.ok(list.text.includes("https://hooks.test") && !list.text.includes(secret));
+    const bad = await t.req("POST", "/me/channels", form({ name: "X1", url: "http://a" }, cookie));
+    assert.equal(bad.status, 400);
+    const chId = (await t.req("GET", "/api/me/channels", { token })).body.items[0].id;
+    const chosen = await t.req(
+      "POST",
+      `/me/services/${site.id}/channels`,
+      form([["channel", String(chId)]], cookie),
+    );
+    assert.equal(chosen.status, 303);
+    const svc = (await t.req("GET", "/api/me/services", { token })).body.items[0];
+    assert.deepEqual(svc.channels, [chId]);
+
+    // Badge from the page.
+    assert.equal(
+      (await t.req("POST", `/me/services/${site.id}/badge`, form({}, cookie))).status,
+      303,
+    );
+    const withBadge = await t.req("GET", `/me/services/${site.id}`, { headers: { cookie } });
+    assert.match(withBadge.text, /<img src="\/api\/badges\/[A-Za-z0-9_-]{22}\.svg"/);
+
+    // The status page: chosen through the form, public at /status/<slug>.
+    const saved = await t.req(
+      "POST",
+      "/me/status-page",
+      form({
+        enabled: "on",
+        title: "Ada's status",
+        [`show-${site.id}`]: "on",
+        [`note-${site.id}`]: "Maintenance on Sunday",
+      }, cookie),
+    );
+    assert.equal(saved.status, 303);
+    const pub = await t.req("GET", `/status/${account.slug}`);
+    assert.equal(pub.status, 200, pub.text);
+    assert.match(pub.text, /Ada&#39;s status|Ada's status/);
+    assert.match(pub.text, /Public site/);
+    assert.match(pub.text, /Maintenance on Sunday/);
+    assert.match(pub.text, /90-day uptime: 100 %/);
+    for (const hidden of ["127.0.0.1", String(srv.port), "Backup", "HTTP 200", hook]) {
+      assert.ok(!pub.text.includes(hidden), `not shown: ${hidden}`);
+    }
+    assert.equal((await t.req("GET", "/status/nobody-here")).status, 404);
+  } finally {
+    await srv.close();
+  }
+});

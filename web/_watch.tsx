@@ -1,0 +1,184 @@
+/**
+ * The monitoring parts of a service's page (/me/services/<id>): 90 daily bars and uptime,
+ * the response-time chart (checked kinds), the last heartbeat events, the alert channels it
+ * uses and its badge. Drawn on the server (lib/svg.ts); no script, no inline style.
+ */
+import { raw } from "hono/html";
+import { listChannels } from "../kv/channels.ts";
+import { readHistory } from "../kv/history.ts";
+import { listEvents } from "../kv/hooks.ts";
+import type { Service, ServiceView } from "../kv/services.ts";
+import type { Deps } from "../lib/deps.ts";
+import { overallUptime } from "../lib/history.ts";
+import { withDurations } from "../lib/runs.ts";
+import { percentText, responseChart, uptimeBars } from "../lib/svg.ts";
+import { U } from "./_layout.tsx";
+import { when } from "./_me.tsx";
+
+const KIND_WORDS = { success: "success", start: "start", fail: "failure", log: "log" } as const;
+
+const duration = (ms: number | null) =>
+  ms === null
+    ? ""
+    : ms < 1000
+    ? `${ms} ms`
+    : ms < 120_000
+    ? `${Math.round(ms / 1000)} s`
+    : `${Math.round(ms / 60_000)} min`;
+
+/** The page's monitoring sections for one service. */
+export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
+  const now = deps.clock.now();
+  const h = await readHistory(deps.kv, s.account, s.id, now);
+  const up = overallUptime(h.days);
+  const hb = s.kind === "webhook";
+  const events = hb ? withDurations(await listEvents(deps.kv, s.account, s.id)) : [];
+  const channels = await listChannels(deps.kv, s.account);
+  const chosen = new Set(s.channels ?? []);
+  const base = deps.config.baseUrl;
+  return (
+    <>
+      {!hb && (s.threshold ?? 1) > 1
+        ? (
+          <p>
+            Alerts after {s.threshold} failed checks in a row; failed in a row now:{" "}
+            {view.failed_checks}.
+          </p>
+        )
+        : null}
+      <h2>Last 90 days</h2>
+      <p>
+        Uptime: {up === null ? "no data yet" : percentText(up)}{" "}
+        <span class="hint">(each bar is a day, the newest on the right)</span>
+      </p>
+      <figure>
+        {raw(uptimeBars(h.days))}
+        <figcaption class="hint">
+          Green: up all day; yellow: short outages; red: down for more than an hour; grey: no data.
+        </figcaption>
+      </figure>
+      {hb ? null : (
+        <>
+          <h3>Response time</h3>
+          <figure>
+            {raw(responseChart(h.days))}
+            <figcaption class="hint">
+              Blue: median check time per day; yellow: 95th percentile.
+            </figcaption>
+          </figure>
+        </>
+      )}
+      {h.changes.length
+        ? (
+          <details>
+            <summary>State changes ({h.changes.length})</summary>
+            <ul>
+              {h.changes.slice(-50).reverse().map((c) => (
+                <li>
+                  {when(c.at)}: {c.state} — <U>{c.status}</U>
+                </li>
+              ))}
+            </ul>
+          </details>
+        )
+        : null}
+      {hb
+        ? (
+          <>
+            <h2>Events</h2>
+            {events.length
+              ? (
+                <table>
+                  <caption>The last {events.length} signals, newest first</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Time</th>
+                      <th scope="col">Signal</th>
+                      <th scope="col">Took</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">From</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {events.map((e) => (
+                      <tr>
+                        <td>{when(e.at)}</td>
+                        <td>
+                          {KIND_WORDS[e.kind]}
+                          {e.code !== null ? ` (exit ${e.code})` : ""}
+                        </td>
+                        <td>{duration(e.duration_ms)}</td>
+                        <td>
+                          <U>{e.status}</U>
+                          {e.body
+                            ? (
+                              <details>
+                                <summary>Body</summary>
+                                <pre>{e.body}</pre>
+                              </details>
+                            )
+                            : null}
+                        </td>
+                        <td>{e.origin}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )
+              : <p>No signals yet.</p>}
+          </>
+        )
+        : null}
+      <h2>Alert channels</h2>
+      {channels.length
+        ? (
+          <form method="post" action={`/me/services/${s.id}/channels`}>
+            <fieldset>
+              <legend>Besides mail, alert these channels</legend>
+              {channels.map((c) => (
+                <div class="field">
+                  <input
+                    type="checkbox"
+                    id={`ch-${c.id}`}
+                    name="channel"
+                    value={String(c.id)}
+                    checked={chosen.has(c.id)}
+                  />
+                  <label for={`ch-${c.id}`}>
+                    <U>{c.name}</U>
+                  </label>
+                </div>
+              ))}
+            </fieldset>
+            <button type="submit" class="secondary">Save channels</button>
+          </form>
+        )
+        : (
+          <p>
+            Alerts go by mail. <a href="/me/channels">Add a webhook channel</a>{" "}
+            (Slack, Discord, ntfy or your own receiver).
+          </p>
+        )}
+      <h2>Badge</h2>
+      {view.badge_path
+        ? (
+          <>
+            <p>
+              <img src={view.badge_path} alt={`Badge of ${s.name}`} />
+            </p>
+            <p>
+              <label for="badge-url">Badge address (for a README)</label>
+              <input id="badge-url" readonly value={`${base}${view.badge_path}`} />
+              <button type="button" data-copy="#badge-url" hidden>Copy</button>
+            </p>
+          </>
+        )
+        : <p>No badge address yet.</p>}
+      <form method="post" action={`/me/services/${s.id}/badge`} class="inline">
+        <button type="submit" class="secondary">
+          {view.badge_path ? "New badge address" : "Make a badge address"}
+        </button>
+      </form>
+    </>
+  );
+}

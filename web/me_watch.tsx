@@ -1,0 +1,338 @@
+/**
+ * Monitoring pages next to /me/services: alert channels (/me/channels), the status page's
+ * settings (/me/status-page), a service's channel choice and badge, and the public status
+ * page (/status/<slug>). The same domain functions as /api/me/channels, /api/me/status-page
+ * and /api/status/<slug> (kv/channels.ts, kv/status_page.ts).
+ */
+import { raw } from "hono/html";
+import { isOwner } from "../kv/accounts.ts";
+import {
+  channelView,
+  createChannel,
+  deleteChannel,
+  getChannel,
+  listChannels,
+  MAX_CHANNELS,
+  SIGNATURE_HEADER,
+  testChannel,
+} from "../kv/channels.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { dropChannel, listServices, rotateBadge } from "../kv/services.ts";
+import { getStatusPage, MAX_NOTE, publicStatusPage, saveStatusPage } from "../kv/status_page.ts";
+import type { Deps } from "../lib/deps.ts";
+import { percentText, uptimeBars } from "../lib/svg.ts";
+import { editService, PatchBody } from "../api/services.ts";
+import { fail } from "../api/_errors.ts";
+import { limit } from "../api/_guards.ts";
+import { z } from "zod";
+import { oneLine } from "../api/_text.ts";
+import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
+import { U } from "./_layout.tsx";
+import { MeNav, when } from "./_me.tsx";
+import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { StateBadge } from "./me_services.tsx";
+
+const NewChannel = z.object({ name: oneLine(80).min(2), url: z.string().max(2000) });
+const idOf = (c: WebCtx) => Number(c.req.param("id"));
+
+export function watchPages(deps: Deps) {
+  const app = webRouter();
+
+  // ---- a service's channels and badge (its page is web/me_services.tsx) ----
+
+  app.post("/me/services/:id{[0-9]{1,15}}/channels", async (c) => {
+    const me = requireAccount(c);
+    const id = idOf(c);
+    const body = await c.req.parseBody({ all: true });
+    const raw = body.channel;
+    const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
+      .map((x) => Number(x)).filter((n) => Number.isInteger(n) && n > 0);
+    await editService(deps, me, id, PatchBody.parse({ channels: ids }));
+    return seeOther(c, `/me/services/${id}`);
+  });
+
+  app.post("/me/services/:id{[0-9]{1,15}}/badge", async (c) => {
+    const me = requireAccount(c);
+    const id = idOf(c);
+    if (!await rotateBadge(deps, me.id, id)) fail(404, "no such service");
+    return seeOther(c, `/me/services/${id}`);
+  });
+
+  // ---- channels ----
+
+  const channelsPage = async (
+    c: WebCtx,
+    view: FormView = emptyView(),
+    shown?: { name: string; secret: string } | { tested: string; ok: boolean },
+  ) => {
+    const me = requireAccount(c);
+    const items = (await listChannels(deps.kv, me.id)).map(channelView);
+    return (
+      <>
+        <MeNav here="/me/services" viewer={me} />
+        <h1>Alert channels</h1>
+        <p>
+          Besides mail, alerts can go to webhooks: a signed JSON POST to an https address, which
+          Slack, Discord and ntfy accept as it is. Choose the channels on each service's page.
+        </p>
+        {shown && "secret" in shown
+          ? (
+            <div class="notice" role="status">
+              <p>
+                Channel <U>{shown.name}</U>{" "}
+                added. Its signing secret is shown only now: the receiver checks the{" "}
+                <code>{SIGNATURE_HEADER}</code>{" "}
+                header (sha256=HMAC-SHA256 of the body with this secret).
+              </p>
+              <p>
+                <label for="secret">Signing secret</label>
+                <input id="secret" readonly value={shown.secret} />
+                <button type="button" data-copy="#secret" hidden>Copy</button>
+              </p>
+            </div>
+          )
+          : shown
+          ? (
+            <p class="notice" role="status">
+              Test alert {shown.ok ? "delivered" : "not delivered"}: {shown.tested}
+            </p>
+          )
+          : null}
+        {items.length
+          ? (
+            <table>
+              <caption>Your channels</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">Added</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((ch) => (
+                  <tr>
+                    <td>
+                      <U>{ch.name}</U>
+                    </td>
+                    <td>
+                      <U>{ch.url_hint}</U>
+                    </td>
+                    <td>{when(Date.parse(ch.created))}</td>
+                    <td>
+                      <form method="post" action={`/me/channels/${ch.id}/test`} class="inline">
+                        <button type="submit" class="secondary">Send a test alert</button>
+                      </form>{" "}
+                      <form
+                        method="post"
+                        action={`/me/channels/${ch.id}/delete`}
+                        class="inline"
+                        data-confirm="Remove this channel from every service?"
+                      >
+                        <button type="submit" class="danger">Remove channel</button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+          : <p>No channels yet.</p>}
+        <h2>Add a channel</h2>
+        <form method="post" action="/me/channels" novalidate>
+          <ErrorSummary view={view} labels={{ name: "Channel name", url: "Webhook address" }} />
+          <Field name="name" label="Channel name" view={view} maxlength={80} />
+          <Field
+            name="url"
+            label="Webhook address"
+            type="url"
+            view={view}
+            hint="https only; private network addresses are refused"
+          />
+          <button type="submit">Add channel</button>
+        </form>
+        <p class="hint">Up to {MAX_CHANNELS} channels.</p>
+        <p>
+          <a href="/me/services">All services</a> · <a href="/me/status-page">Status page</a>
+        </p>
+      </>
+    );
+  };
+
+  app.get("/me/channels", async (c) => {
+    return c.render(await channelsPage(c), { title: "Alert channels", noindex: true });
+  });
+
+  app.post("/me/channels", async (c) => {
+    const me = requireAccount(c);
+    let made: { name: string; secret: string } | null = null;
+    const res = await submitForm(c, {
+      schema: NewChannel,
+      act: async (input) => {
+        const ch = await createChannel(deps, me.id, input, isOwner(me));
+        made = { name: ch.name, secret: ch.secret };
+        return "/me/channels";
+      },
+      show: (view) => channelsPage(c, view),
+      page: { title: "Alert channels" },
+    });
+    if (!made) return res;
+    // The secret is shown once, on the answer itself.
+    c.header("Location", undefined);
+    c.status(200);
+    c.header("Cache-Control", "no-store");
+    return c.render(await channelsPage(c, emptyView(), made), {
+      title: "Alert channels",
+      noindex: true,
+    });
+  });
+
+  app.post("/me/channels/:id{[0-9]{1,15}}/test", async (c) => {
+    const me = requireAccount(c);
+    const ch = await getChannel(deps.kv, me.id, idOf(c));
+    if (!ch) fail(404, "no such channel");
+    await limit(deps, RULES.manualCheck, me.id);
+    const r = await testChannel(deps, ch);
+    return c.render(await channelsPage(c, emptyView(), { tested: r.status, ok: r.ok }), {
+      title: "Alert channels",
+      noindex: true,
+    });
+  });
+
+  app.post("/me/channels/:id{[0-9]{1,15}}/delete", async (c) => {
+    const me = requireAccount(c);
+    const id = idOf(c);
+    if (!await deleteChannel(deps, me.id, id)) fail(404, "no such channel");
+    await dropChannel(deps, me.id, id);
+    return seeOther(c, "/me/channels");
+  });
+
+  // ---- the status page's settings ----
+
+  const settingsPage = async (c: WebCtx, error?: string, saved = false) => {
+    const me = requireAccount(c);
+    const page = await getStatusPage(deps.kv, me.id);
+    const notes = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
+    const services = await listServices(deps.kv, me.id);
+    return (
+      <>
+        <MeNav here="/me/services" viewer={me} />
+        <h1>Status page</h1>
+        {saved ? <p class="notice" role="status">Saved.</p> : null}
+        {error ? <p class="error" role="alert">{error}</p> : null}
+        <p>
+          A public page at{" "}
+          {me.slug ? <a href={`/status/${me.slug}`}>/status/{me.slug}</a> : "your name's address"}
+          {" "}
+          lists the services you choose with their state, 90 days and uptime, and your note. It
+          never shows addresses, hook keys or status texts.
+        </p>
+        <form method="post" action="/me/status-page">
+          <div class="field">
+            <input type="checkbox" id="f-enabled" name="enabled" checked={page?.enabled ?? false} />
+            <label for="f-enabled">Publish the status page</label>
+          </div>
+          <div class="field">
+            <label for="f-title">Title</label>
+            <input id="f-title" name="title" maxlength={80} value={page?.title ?? ""} />
+          </div>
+          <fieldset>
+            <legend>Services on the page</legend>
+            {services.map(({ service: s }) => (
+              <div class="field">
+                <input
+                  type="checkbox"
+                  id={`s-${s.id}`}
+                  name={`show-${s.id}`}
+                  checked={notes.has(s.id)}
+                />
+                <label for={`s-${s.id}`}>
+                  <U>{s.name}</U>
+                </label>
+                <label for={`n-${s.id}`}>Note for {s.name}</label>
+                <input
+                  id={`n-${s.id}`}
+                  name={`note-${s.id}`}
+                  maxlength={MAX_NOTE}
+                  value={notes.get(s.id) ?? ""}
+                />
+              </div>
+            ))}
+          </fieldset>
+          <button type="submit">Save status page</button>
+        </form>
+      </>
+    );
+  };
+
+  app.get("/me/status-page", async (c) => {
+    return c.render(await settingsPage(c, undefined, c.req.query("saved") === "1"), {
+      title: "Status page",
+      noindex: true,
+    });
+  });
+
+  app.post("/me/status-page", async (c) => {
+    const me = requireAccount(c);
+    const f = await readForm(c);
+    const services = (await listServices(deps.kv, me.id))
+      .filter(({ service }) => f[`show-${service.id}`] === "on")
+      .map(({ service }) => ({
+        id: service.id,
+        note: (f[`note-${service.id}`] ?? "").trim().slice(0, MAX_NOTE),
+      }));
+    const title = (f.title ?? "").trim().slice(0, 80);
+    if (!me.slug) {
+      c.status(400);
+      return c.render(
+        await settingsPage(c, "Name your account first: the address is made from it."),
+        {
+          title: "Status page",
+          noindex: true,
+        },
+      );
+    }
+    await saveStatusPage(deps, me.id, { enabled: f.enabled === "on", title, services });
+    return seeOther(c, "/me/status-page?saved=1");
+  });
+
+  // ---- the public status page ----
+
+  app.get("/status/:slug{[a-z0-9-]{1,100}}", async (c) => {
+    const page = await publicStatusPage(deps, c.req.param("slug"));
+    if (!page) fail(404, "no such status page");
+    const words = { ok: "up", warn: "late", off: "down", wait: "no data yet" } as const;
+    c.header("Cache-Control", "public, max-age=60");
+    return c.render(
+      <>
+        <h1>
+          <U>{page.title}</U>
+        </h1>
+        {page.services.length ? null : <p>No services listed yet.</p>}
+        {page.services.map((s) => (
+          <section>
+            <h2>
+              <U>{s.name}</U>
+            </h2>
+            <p>
+              <StateBadge state={s.state} /> {words[s.state]}
+              · 90-day uptime: {s.uptime === null ? "no data yet" : percentText(s.uptime)}
+            </p>
+            {s.note
+              ? (
+                <p class="notice">
+                  <U>{s.note}</U>
+                </p>
+              )
+              : null}
+            <figure>{raw(uptimeBars(s.days))}</figure>
+          </section>
+        ))}
+      </>,
+      { title: `${page.title}: status`, description: `Service status of ${page.owner}` },
+    );
+  });
+
+  return app;
+}
