@@ -2,6 +2,7 @@ import { createApp } from "./app.ts";
 import { DAILY, MINUTELY, runJobs } from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
 import { runMigrations } from "./kv/migrations.ts";
+import { chainTrail } from "./kv/trail.ts";
 import { systemClock } from "./lib/clock.ts";
 import { ConfigError, envRecord, loadConfig, productionRefusal } from "./lib/config.ts";
 import type { Deps } from "./lib/deps.ts";
@@ -35,6 +36,8 @@ async function start(): Promise<Deps> {
   try {
     kv = await openKv(config.kvPath);
     await runMigrations(kv, systemClock.now());
+    // Trail lines a crash left queued are chained now, not at the next minute.
+    await chainTrail(kv);
   } catch (err) {
     refuse(`cannot open the KV at ${where}: ${err instanceof Error ? err.message : err}`);
   }

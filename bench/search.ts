@@ -1,6 +1,7 @@
 /**
- * Search benchmark: seeds a KV file under /tmp with 20 000 named people and 100 000 journal
- * entries (the layout of kv/accounts.ts and kv/journal.ts, indexed by kv/search_index.ts),
+ * Search benchmark: seeds a KV file under /tmp with 20 000 named people (written to KV in the
+ * layout of kv/accounts.ts, each with a session) and 100 000 journal entries posted through the
+ * API (POST /api/me/journal, in process) by 16 concurrent writers, none of which may fail;
  * then times GET /api/search in-process through the app, and the KV search alone.
  *
  *   deno run -A bench/search.ts [--people N] [--entries N] [--queries N]
@@ -10,8 +11,8 @@
 import { createApp } from "../app.ts";
 import { openKv } from "../kv/_atomic.ts";
 import { type Account, emptyProfile, personText } from "../kv/accounts.ts";
-import type { JournalEntry } from "../kv/journal.ts";
 import { runMigrations } from "../kv/migrations.ts";
+import { prepareSession } from "../kv/sessions.ts";
 import { search } from "../kv/search.ts";
 import { indexChange } from "../kv/search_index.ts";
 import { DAY, systemClock } from "../lib/clock.ts";
@@ -24,6 +25,7 @@ const arg = (name: string, dflt: number) => {
   return i >= 0 ? Number(Deno.args[i + 1]) : dflt;
 };
 const PEOPLE = arg("people", 20_000);
+const tokens: string[] = [];
 const ENTRIES = arg("entries", 100_000);
 const QUERIES = arg("queries", 400);
 
@@ -45,7 +47,10 @@ const LAST = Array.from({ length: 3000 }, () => word().replace(/^./, (c) => c.to
 const ORGS = Array.from({ length: 400 }, () => `${pick(LAST)} School`);
 const sentence = (n: number) => Array.from({ length: n }, () => zipf(VOCAB)).join(" ");
 
-async function seedKv(kv: Deno.Kv) {
+/** Concurrent writers of the journal entries. */
+const WRITERS = 16;
+
+async function seedKv(kv: Deno.Kv, app: ReturnType<typeof createApp>) {
   const now = systemClock.now();
   let op = kv.atomic();
   let muts = 0;
@@ -74,26 +79,45 @@ async function seedKv(kv: Deno.Kv) {
       id,
     );
     indexChange(op, "person", id, null, personText(a));
-    muts += 16;
-    if (muts > 800) await flush();
-  }
-  for (let id = 1; id <= ENTRIES; id++) {
-    const e: JournalEntry = {
-      id,
-      account: 1 + Math.floor(rand() * PEOPLE),
-      text: sentence(6 + Math.floor(rand() * 20)),
-      public: rand() < 0.85,
-      created: now - DAY + id,
-      updated: null,
-    };
-    op.set(["journal", id], e).set(["journal_by_account", e.account, id], true);
-    if (e.public) indexChange(op, "journal", id, null, e.text);
-    muts += 30;
+    const session = await prepareSession(kv, id, now);
+    session.apply(op);
+    tokens.push(session.token);
+    muts += 20;
     if (muts > 800) await flush();
   }
   await flush();
   await kv.set(["ids", "account"], new Deno.KvU64(BigInt(PEOPLE)));
-  await kv.set(["ids", "journal"], new Deno.KvU64(BigInt(ENTRIES)));
+  // The entries go through the API, as people write them: 16 writers at once, no error allowed.
+  let next = 0;
+  let errors = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: WRITERS }, async () => {
+    while (next < ENTRIES) {
+      next++;
+      const token = tokens[Math.floor(rand() * PEOPLE)];
+      const body = JSON.stringify({
+        text: sentence(6 + Math.floor(rand() * 20)),
+        public: rand() < 0.85,
+      });
+      const res = await app.request("/api/me/journal", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body,
+      }, { remoteAddr: { hostname: "127.0.0.1" } });
+      await res.body?.cancel();
+      if (res.status !== 201) {
+        errors++;
+        if (errors <= 5) console.error(`POST /api/me/journal answered ${res.status}`);
+      }
+    }
+  }));
+  const s = (performance.now() - t0) / 1000;
+  console.log(
+    `posted ${ENTRIES} journal entries through the API with ${WRITERS} writers in ${
+      s.toFixed(1)
+    } s (${Math.round(ENTRIES / s)}/s), ${errors} errors`,
+  );
+  if (errors > 0) throw new Error(`${errors} journal posts failed`);
 }
 
 const pct = (xs: number[], p: number) => {
@@ -119,17 +143,6 @@ async function main() {
   } catch { /* seed it */ }
   const kv = await openKv(path);
   await runMigrations(kv, systemClock.now());
-  if (fresh) {
-    const t0 = performance.now();
-    await seedKv(kv);
-    console.log(
-      `seeded ${PEOPLE} people and ${ENTRIES} entries in ${
-        ((performance.now() - t0) / 1000).toFixed(1)
-      } s (${path})`,
-    );
-  } else {
-    console.log(`reusing ${path} (delete it to seed again)`);
-  }
   const deps: Deps = {
     kv,
     clock: systemClock,
@@ -139,6 +152,17 @@ async function main() {
     config: { ...loadConfig({}), kvPath: path },
   };
   const app = createApp(deps);
+  if (fresh) {
+    const t0 = performance.now();
+    await seedKv(kv, app);
+    console.log(
+      `seeded ${PEOPLE} people and ${ENTRIES} entries in ${
+        ((performance.now() - t0) / 1000).toFixed(1)
+      } s (${path})`,
+    );
+  } else {
+    console.log(`reusing ${path} (delete it to seed again)`);
+  }
   // Warm-up: the first queries pay for SQLite's page cache and JIT.
   for (let i = 0; i < 50; i++) await search(kv, KINDS["common word"]());
 
