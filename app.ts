@@ -39,7 +39,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
       // The route pattern, never the raw path: a path can hold a hook key or a token.
       logRequest(c.req.method, route, status, Math.round(seconds * 10_000) / 10);
     }
-    c.header("X-Content-Type-Options", "nosniff");
+    // Set on the finished response itself: c.header() after next() copies the whole Response.
+    setHeader(c, "X-Content-Type-Options", "nosniff");
   });
 
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
@@ -145,6 +146,15 @@ function routePattern(c: Context<AppEnv>): string {
 
 /** Paths answered with HTML pages: all but the JSON API and the metrics. */
 const isPage = (path: string) => !isApiPath(path) && path !== "/metrics";
+
+/** Sets a header on the answer in place; a Response with immutable headers is copied instead. */
+function setHeader(c: Context<AppEnv>, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
+}
 
 const built = new WeakMap<Hono<AppEnv>, Map<AreaName, unknown>>();
 
