@@ -102,7 +102,7 @@ Deno.test("deps: the README shows the compile command, the dependency step and a
   ) assert.ok(unit.includes(line), `the unit lacks ${line}`);
   assert.match(
     config.tasks.compile,
-    /^deno compile( --allow-\w+)+ --output dist\/catalogue main\.ts$/,
+    /^deno compile( --allow-\w+)+ --include web\/static --output dist\/catalogue main\.ts$/,
   );
   // The binary gets the permissions the start task runs with, no more.
   const perms = (cmd: string) => cmd.match(/--allow-\w+/g)!.sort();
