@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { createMiddleware } from "hono/factory";
-import { findAccountByEmail, isTeam } from "../kv/accounts.ts";
+import { isTeam } from "../kv/accounts.ts";
 import { catalogueChanged, catalogueJson, metaOf, published } from "../kv/catalogue_doc.ts";
 import {
+  addContributorByEmail,
   allModules,
   changeContributor,
   cleanFacts,
@@ -250,23 +251,14 @@ export function catalogueRoutes(deps: Deps) {
       const { slug } = c.req.valid("param");
       const { email } = c.req.valid("json");
       await editable(deps, c, slug);
-      const found = await findAccountByEmail(deps.kv, email);
-      // One answer for "no account" and "not a contributor": addresses are not probed here.
-      if (!found || !found.value.name || found.value.roles.length === 0) {
-        fail(400, "email: no named account with contributor standing has this address", {
-          field: "email",
-        });
-      }
-      const r = await changeContributor(
+      const m = await addContributorByEmail(
         deps.kv,
         slug,
-        found.value.id,
-        "add",
+        email,
         actorRef(c),
         deps.clock.now(),
       );
-      if (!r.ok) fail(404, "no such module");
-      return c.json(await contributorsChanged(deps, r.module), 200);
+      return c.json(await contributorsChanged(deps, m), 200);
     },
   );
 

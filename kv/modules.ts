@@ -1,6 +1,7 @@
 import { isoDate } from "../lib/clock.ts";
 import { transact } from "./_atomic.ts";
-import { getAccounts } from "./accounts.ts";
+import { findAccountByEmail, getAccounts } from "./accounts.ts";
+import { invalid, notFound } from "../lib/errors.ts";
 import { indexChange } from "./search_index.ts";
 import { trailAppend, type TrailEntry } from "./trail.ts";
 import { getManyValues } from "./_batch.ts";
@@ -237,6 +238,26 @@ export async function patchModule(
 export type ContributorResult =
   | { ok: true; module: Module }
   | { ok: false; reason: "missing" | "last" | "absent" };
+
+/**
+ * Adds a contributor by address: only a named account with contributor standing. "No account"
+ * and "not a contributor" get one answer, so the form cannot be used to probe addresses.
+ */
+export async function addContributorByEmail(
+  kv: Deno.Kv,
+  slug: string,
+  email: string,
+  actor: string,
+  now: number,
+): Promise<Module> {
+  const found = await findAccountByEmail(kv, email);
+  if (!found || !found.value.name || found.value.roles.length === 0) {
+    invalid("email: no named account with contributor standing has this address", "email");
+  }
+  const r = await changeContributor(kv, slug, found.value.id, "add", actor, now);
+  if (!r.ok) notFound("no such module");
+  return r.module;
+}
 
 /** Adds or removes one contributor; a module keeps at least one (except on erasure). */
 export async function changeContributor(

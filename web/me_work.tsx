@@ -5,11 +5,12 @@
  * a reason and the attribution choice (kv/proposal_changes.ts changeProposal, as PATCH
  * /api/contributions/{id}).
  */
-import { findAccountByEmail, isTeam } from "../kv/accounts.ts";
+import { isTeam } from "../kv/accounts.ts";
 import type { Caller } from "../kv/caller.ts";
 import { FRESH_AGE } from "../kv/caller.ts";
 import { catalogueChanged } from "../kv/catalogue_doc.ts";
 import {
+  addContributorByEmail,
   changeContributor,
   getModule,
   loadModules,
@@ -315,21 +316,7 @@ export function workPages(deps: Deps) {
     return await submitForm(c, {
       schema: ContributorAdd,
       act: async ({ email }) => {
-        const found = await findAccountByEmail(deps.kv, email);
-        if (!found || !found.value.name || found.value.roles.length === 0) {
-          fail(400, "email: no named account with contributor standing has this address", {
-            field: "email",
-          });
-        }
-        const r = await changeContributor(
-          deps.kv,
-          slug,
-          found.value.id,
-          "add",
-          `account:${me.id}`,
-          deps.clock.now(),
-        );
-        if (!r.ok) fail(404, "no such module");
+        await addContributorByEmail(deps.kv, slug, email, `account:${me.id}`, deps.clock.now());
         await catalogueChanged(deps);
         return `/me/work/modules/${slug}`;
       },
