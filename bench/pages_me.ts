@@ -7,11 +7,11 @@
  *
  *   deno run -A bench/pages_me.ts
  *
- * CPU from /proc/self/stat (user + system), median of 5 runs. Contacts no network address.
+ * CPU and weight as bench/_page_cost.ts measures them. Contacts no network address.
  */
 import { testApp } from "../tests/_helpers.ts";
 import { addEntry } from "../kv/journal.ts";
-import { asset } from "../web/_static.ts";
+import { pageCost, pageWeight } from "./_page_cost.ts";
 import { configureLog } from "../lib/log.ts";
 
 configureLog("error");
@@ -27,11 +27,6 @@ for (let i = 0; i < 20; i++) {
 }
 const env = { remoteAddr: { hostname: "127.0.0.1" } };
 
-function cpuMs(): number {
-  const f = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
-
 const request = (path: string) =>
   new Request(`http://127.0.0.1${path}`, {
     headers: path.startsWith("/api/")
@@ -45,44 +40,6 @@ async function once(path: string): Promise<Response> {
   return res;
 }
 
-/** CPU µs per request of `n` requests to `path`. */
-async function run(path: string, n: number): Promise<number> {
-  const t0 = cpuMs();
-  for (let i = 0; i < n; i++) await (await once(path)).arrayBuffer();
-  return ((cpuMs() - t0) * 1000) / n;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/**
- * The page's cost and its ratio to GET /api/me, measured in turns (API, page, API, page...)
- * so that the load of other processes on the machine falls on both alike: median of 7.
- */
-async function cost(path: string, n: number): Promise<{ us: number; api: number; ratio: number }> {
-  for (let i = 0; i < 200; i++) await (await once(path)).arrayBuffer();
-  const pages: number[] = [];
-  const apis: number[] = [];
-  const ratios: number[] = [];
-  for (let r = 0; r < 7; r++) {
-    const a = await run("/api/me", n * 4);
-    const p = await run(path, n);
-    apis.push(a);
-    pages.push(p);
-    ratios.push(p / a);
-  }
-  return { us: median(pages), api: median(apis), ratio: median(ratios) };
-}
-
-/** HTML plus the stylesheet and scripts of /static/ it links to. */
-async function weight(path: string): Promise<number> {
-  const html = await (await once(path)).text();
-  let total = new TextEncoder().encode(html).length;
-  for (const m of html.matchAll(/\/static\/([a-z0-9._-]+)\?v=/gi)) {
-    total += asset(m[1])?.body.length ?? 0;
-  }
-  return total;
-}
-
 const N = Number(Deno.env.get("BENCH_N") ?? 2000);
 for (let i = 0; i < 500; i++) await (await once("/api/me")).arrayBuffer();
 const rows: string[] = [];
@@ -91,8 +48,12 @@ rows.push("| path | CPU µs/req | GET /api/me µs/req (same turns) | ratio | wei
 rows.push("|---|---:|---:|---:|---:|");
 const paths = ["/me", "/me/profile", "/me/journal", "/me/devices", "/me/services", "/me/files"];
 for (const path of [...paths, "/me/standing", "/me/work", "/me/data"]) {
-  const { us, api, ratio } = await cost(path, N);
-  const kb = (await weight(path)) / 1024;
+  const { us, api, ratio } = await pageCost(once, path, "/api/me", {
+    page: N,
+    api: N * 4,
+    warm: 200,
+  });
+  const kb = (await pageWeight(once, path)) / 1024;
   if (path === "/me" && ratio > 3) failed = true;
   if (kb >= 60) failed = true;
   rows.push(

@@ -9,12 +9,12 @@
  *
  *   deno run -A --lock=deno.dev.lock bench/pages_public.ts
  *
- * CPU from /proc/self/stat (user + system), measured in alternating turns, median of 7.
+ * CPU and weight as bench/_page_cost.ts measures them (alternating turns, median of 7).
  */
 import { testApp } from "../tests/_helpers.ts";
 import { sampleModule, seedModule } from "../tests/_catalogue.ts";
 import { importCatalogue } from "../kv/catalogue_io.ts";
-import { asset } from "../web/_static.ts";
+import { pageCost, pageWeight } from "./_page_cost.ts";
 import { configureLog } from "../lib/log.ts";
 
 configureLog("error");
@@ -34,47 +34,10 @@ for (let i = 0; i < MODULES; i++) {
 }
 const env = { remoteAddr: { hostname: "127.0.0.1" } };
 
-function cpuMs(): number {
-  const f = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
-
 async function once(path: string): Promise<Response> {
   const res = await t.app.fetch(new Request(`http://127.0.0.1${path}`), env);
   if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
   return res;
-}
-
-async function run(path: string, n: number): Promise<number> {
-  const t0 = cpuMs();
-  for (let i = 0; i < n; i++) await (await once(path)).arrayBuffer();
-  return ((cpuMs() - t0) * 1000) / n;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function cost(path: string, api: string, n: number) {
-  for (let i = 0; i < 100; i++) await (await once(path)).arrayBuffer();
-  const pages: number[] = [];
-  const apis: number[] = [];
-  const ratios: number[] = [];
-  for (let r = 0; r < 7; r++) {
-    const a = await run(api, n);
-    const p = await run(path, n);
-    apis.push(a);
-    pages.push(p);
-    ratios.push(p / a);
-  }
-  return { us: median(pages), api: median(apis), ratio: median(ratios) };
-}
-
-async function weight(path: string): Promise<number> {
-  const html = await (await once(path)).text();
-  let total = new TextEncoder().encode(html).length;
-  for (const m of html.matchAll(/\/static\/([a-z0-9._-]+)\?v=/gi)) {
-    total += asset(m[1])?.body.length ?? 0;
-  }
-  return total;
 }
 
 const N = Number(Deno.env.get("BENCH_N") ?? 300);
@@ -88,8 +51,12 @@ const rows = [
 ];
 let failed = false;
 for (const path of ["/catalogue", "/modules/pond-life-through-the-seasons"]) {
-  const { us, api, ratio } = await cost(path, "/api/catalogue", N);
-  const kb = (await weight(path)) / 1024;
+  const { us, api, ratio } = await pageCost(once, path, "/api/catalogue", {
+    page: N,
+    api: N,
+    warm: 100,
+  });
+  const kb = (await pageWeight(once, path)) / 1024;
   if (ratio > 3 || kb >= 60) failed = true;
   rows.push(
     `| ${path} | ${us.toFixed(0)} | ${api.toFixed(0)} | ${ratio.toFixed(2)} | ${kb.toFixed(1)} |`,
@@ -98,7 +65,7 @@ for (const path of ["/catalogue", "/modules/pond-life-through-the-seasons"]) {
 for (
   const path of ["/", "/search?q=pond", "/request", "/contribute", "/sign-in", "/api-reference"]
 ) {
-  const kb = (await weight(path)) / 1024;
+  const kb = (await pageWeight(once, path)) / 1024;
   if (kb >= 60 && path !== "/api-reference") failed = true;
   rows.push(`| ${path} | | | | ${kb.toFixed(1)} |`);
 }
