@@ -3,7 +3,6 @@ import { isOwner } from "../kv/accounts.ts";
 import {
   channelView,
   createChannel,
-  deleteChannel,
   getChannel,
   listChannels,
   MAX_CHANNELS,
@@ -11,7 +10,7 @@ import {
   testChannel,
 } from "../kv/channels.ts";
 import { RULES } from "../kv/rate_limit.ts";
-import { dropChannel } from "../kv/services.ts";
+import { removeChannel } from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
 import { fail } from "./_errors.ts";
@@ -99,8 +98,7 @@ export function channelRoutes(deps: Deps) {
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
-      if (!await deleteChannel(deps, me.id, id)) fail(404, "no such channel");
-      await dropChannel(deps, me.id, id);
+      if (!await removeChannel(deps, me.id, id)) fail(404, "no such channel");
       return c.json({ ok: true as const }, 200);
     },
   );

@@ -10,7 +10,13 @@ import { transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { dueKey, dueRange } from "./service_due.ts";
-import { type AlertPayload, channelsOf, deliverPosts, enqueuePosts } from "./channels.ts";
+import {
+  type AlertPayload,
+  channelsOf,
+  deleteChannel,
+  deliverPosts,
+  enqueuePosts,
+} from "./channels.ts";
 import {
   type Beat,
   beatKey,
@@ -390,13 +396,24 @@ export async function patchService(
 }
 
 /** Takes a removed channel off every service of the account. */
-export async function dropChannel(deps: Deps, account: number, channel: number): Promise<void> {
+async function dropChannel(deps: Deps, account: number, channel: number): Promise<void> {
   for (const { service } of await listServices(deps.kv, account)) {
     if (!service.channels?.includes(channel)) continue;
     await patchService(deps, account, service.id, {
       channels: service.channels.filter((c) => c !== channel),
     });
   }
+}
+
+/** Deletes an alert channel and takes it off every service that chose it; false: no such channel. */
+export async function removeChannel(
+  deps: Deps,
+  account: number,
+  channel: number,
+): Promise<boolean> {
+  if (!await deleteChannel(deps, account, channel)) return false;
+  await dropChannel(deps, account, channel);
+  return true;
 }
 
 /** A new badge token for a service (the old address stops); null: no such service. */

@@ -9,7 +9,6 @@ import { isOwner } from "../kv/accounts.ts";
 import {
   channelView,
   createChannel,
-  deleteChannel,
   getChannel,
   listChannels,
   MAX_CHANNELS,
@@ -17,7 +16,7 @@ import {
   testChannel,
 } from "../kv/channels.ts";
 import { RULES } from "../kv/rate_limit.ts";
-import { dropChannel, listServices, rotateBadge } from "../kv/services.ts";
+import { listServices, removeChannel, rotateBadge } from "../kv/services.ts";
 import { getStatusPage, MAX_NOTE, publicStatusPage, saveStatusPage } from "../kv/status_page.ts";
 import type { Deps } from "../lib/deps.ts";
 import { percentText, uptimeBars } from "../lib/svg.ts";
@@ -203,8 +202,7 @@ export function watchPages(deps: Deps) {
   app.post("/me/channels/:id{[0-9]{1,15}}/delete", async (c) => {
     const me = requireAccount(c);
     const id = idOf(c);
-    if (!await deleteChannel(deps, me.id, id)) fail(404, "no such channel");
-    await dropChannel(deps, me.id, id);
+    if (!await removeChannel(deps, me.id, id)) fail(404, "no such channel");
     return seeOther(c, "/me/channels");
   });
 
