@@ -1,14 +1,15 @@
 import { Hono } from "hono";
-import type { Context, Next } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { TrieRouter } from "hono/router/trie-router";
 import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./api/_errors.ts";
 import { guardBody } from "./api/_body.ts";
-import { type AppEnv, errors, router } from "./api/_api.ts";
-import { buildDocument, type DocConfig } from "./api/_openapi.ts";
+import type { AppEnv } from "./api/_api.ts";
+import type { DocConfig } from "./api/_openapi.ts";
 import { type AreaName, AREAS } from "./api/_areas.ts";
 import { ROUTES } from "./api/_manifest.ts";
-import { answerPageError, errorPage, isApiPath, NOT_FOUND, webMiddleware } from "./web/_web.tsx";
+import { healthz } from "./api/healthz.ts";
 import { errorKind, log, logRequest } from "./lib/log.ts";
 import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
 
@@ -23,7 +24,10 @@ const RAW_BODY = [/^\/api\/me\/files$/, /^\/api\/me\/avatar$/];
  * that request is handed to it; api/_manifest.ts says which area answers what.
  */
 export function createApp(deps: Deps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // The trie router, named: Hono's default first tries its RegExpRouter, which cannot hold a
+  // literal segment beside a parameter (/api/profiles/slug/:name next to /api/profiles/:id),
+  // fails on the first request after compiling most of the routes, and falls back to this one.
+  const app = new Hono<AppEnv>({ router: new TrieRouter() });
 
   app.use("*", async (c, next) => {
     const t0 = performance.now();
@@ -51,9 +55,14 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
 
   // Pages and static files: security headers, the cross-site check, the layout, the web
-  // session. The JSON API never sees the cookie.
-  const web = webMiddleware(deps);
-  app.use("*", (c, next) => isPage(c.req.path) ? web(c, next) : next());
+  // session. The JSON API never sees the cookie. The page layer (JSX, its middleware) is
+  // imported on the first page request: a process that serves only the API never loads it.
+  let web: MiddlewareHandler<AppEnv> | null = null;
+  app.use("*", async (c, next) => {
+    if (!isPage(c.req.path)) return await next();
+    web ??= (await pageLayer()).webMiddleware(deps);
+    return await web(c, next);
+  });
 
   const limited = bodyLimit({
     maxSize: JSON_BODY_LIMIT,
@@ -97,6 +106,11 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 
   for (const [name, method, path] of ROUTES) {
     const id = `${method} ${path}`;
+    // Asked first and most often by machines: answered without the route layer or an area.
+    if (id === "GET /api/healthz") {
+      app.get(path, healthz(deps));
+      continue;
+    }
     // The area's own middleware, validators and handler run on this request's context, as if
     // they had been registered here: same params, same error handling, no second routing.
     app.on(method, path, async (c, next) => {
@@ -112,11 +126,19 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     if (allowed.length > 0 && !allowed.includes(c.req.method)) {
       c.header("Allow", allowed.join(", "));
       const message = `method ${c.req.method} not allowed here`;
-      return page ? errorPage(c, 405, message) : c.json({ error: message }, 405);
+      return page
+        ? pageLayer().then((m) => m.errorPage(c, 405, message))
+        : c.json({ error: message }, 405);
     }
-    return page ? errorPage(c, 404, NOT_FOUND) : c.json({ error: "not found" }, 404);
+    return page
+      ? pageLayer().then((m) => m.errorPage(c, 404, m.NOT_FOUND))
+      : c.json({ error: "not found" }, 404);
   });
-  app.onError((err, c) => isPage(c.req.path) ? answerPageError(err, c) : answerError(err, c));
+  app.onError((err, c) =>
+    isPage(c.req.path)
+      ? pageLayer().then((m) => m.answerPageError(err, c), () => unavailablePage(c))
+      : answerError(err, c)
+  );
   return app;
 }
 
@@ -144,8 +166,28 @@ function routePattern(c: Context<AppEnv>): string {
   return "unmatched";
 }
 
+/** Paths served by the JSON API; everything else is a page or a static file. */
+export const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
+
 /** Paths answered with HTML pages: all but the JSON API and the metrics. */
 const isPage = (path: string) => !isApiPath(path) && path !== "/metrics";
+
+let pages: Promise<typeof import("./web/_web.tsx")> | null = null;
+/** The page layer (web/_web.tsx), imported once; a failed import is retried next time. */
+function pageLayer(): Promise<typeof import("./web/_web.tsx")> {
+  pages ??= import("./web/_web.tsx").catch((err) => {
+    pages = null;
+    log("error", "page layer failed to load", { error: errorKind(err) });
+    throw err;
+  });
+  return pages;
+}
+
+/** The answer of a page when even the page layer cannot load (a bad deploy). */
+function unavailablePage(c: Context<AppEnv>): Response {
+  c.header("Retry-After", "5");
+  return c.text("This page is not available right now; try again in a moment.", 503);
+}
 
 /** Sets a header on the answer in place; a Response with immutable headers is copied instead. */
 function setHeader(c: Context<AppEnv>, name: string, value: string): void {
@@ -217,6 +259,11 @@ const DOC: DocConfig = {
 
 /** The OpenAPI document of every area, built from the zod schemas its routes validate with. */
 async function openApiDocument(deps: Deps): Promise<object> {
+  // The route layer (zod, its schemas) loads with the first area; the document may come first.
+  const [{ errors, router }, { buildDocument }] = await Promise.all([
+    import("./api/_api.ts"),
+    import("./api/_openapi.ts"),
+  ]);
   const config: DocConfig = {
     ...DOC,
     servers: [{ url: deps.config.baseUrl, description: "this service" }],

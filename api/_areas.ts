@@ -1,7 +1,6 @@
 import type { Hono } from "hono";
 import type { Deps } from "../lib/deps.ts";
 import type { AppEnv } from "./_api.ts";
-import { healthRoutes } from "./health.ts";
 
 /**
  * The service's route areas, each imported on the first request that needs it. A process
@@ -18,8 +17,8 @@ export interface Area {
 }
 
 export const AREAS = {
-  // Loaded with the app: load balancers and uptime checks ask for healthz first.
-  health: { mount: "/api", load: () => Promise.resolve(healthRoutes) },
+  // GET /api/healthz itself is answered by app.ts (api/healthz.ts) without loading this area.
+  health: { mount: "/api", load: () => import("./health.ts").then((m) => m.healthRoutes) },
   sign_in: { mount: "/api", load: () => import("./sign_in.ts").then((m) => m.signInRoutes) },
   devices: { mount: "/api", load: () => import("./devices.ts").then((m) => m.deviceRoutes) },
   me: { mount: "/api", load: () => import("./me.ts").then((m) => m.meRoutes) },

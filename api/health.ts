@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { verifyTrail } from "../kv/trail.ts";
-import { countMigrations } from "../kv/migrations.ts";
 import type { Deps } from "../lib/deps.ts";
 import { createRoute, flag, json, router } from "./_api.ts";
+import { healthz } from "./healthz.ts";
 
 const Health = z.object({
   ok: z.boolean(),
@@ -34,24 +34,7 @@ export function healthRoutes(deps: Deps) {
       summary: "Database state and schema level",
       responses: { 200: json(Health), 503: json(Health, "Database unavailable") },
     }),
-    async (c) => {
-      c.header("Cache-Control", "no-store");
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("timeout")), 3000);
-      });
-      try {
-        const migrations = await Promise.race([countMigrations(deps.kv), timeout]);
-        return c.json({ ok: true, db: "ok" as const, migrations }, 200);
-      } catch {
-        return c.json(
-          { ok: false, db: "fail" as const, error: "the database does not answer" },
-          503,
-        );
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+    healthz(deps),
   );
 
   app.openapi(

@@ -3,7 +3,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { httpRequest } from "../lib/checks/_http.ts";
 import { describeError } from "../lib/checks/mod.ts";
-import { DAY, MINUTE } from "../lib/clock.ts";
+import { DAY, iso, MINUTE } from "../lib/clock.ts";
 import { randomToken } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid } from "../lib/errors.ts";
@@ -61,7 +61,7 @@ export const channelView = (c: Channel) => ({
   id: c.id,
   name: c.name,
   url_hint: new URL(c.url).origin,
-  created: new Date(c.created).toISOString(),
+  created: iso(c.created),
 });
 
 /** A webhook address: https only, no credentials; answers the canonical URL. */
@@ -323,7 +323,7 @@ export async function testChannel(deps: Deps, channel: Channel): Promise<SendRes
     title: `Test alert for channel "${channel.name}"`,
     text: "This is a test alert. Alerts of the services that use this channel come here.",
     service: null,
-    at: new Date(now).toISOString(),
+    at: iso(now),
     link: `${deps.config.baseUrl}/me/channels`,
   }, now);
   await op.commit();

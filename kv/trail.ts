@@ -119,7 +119,7 @@ export async function chainTrail(kv: Deno.Kv): Promise<number> {
       const base: Omit<TrailLine, "hash" | "prev"> = { seq, at, actor, action };
       if (subject !== undefined) base.subject = subject;
       if (fields !== undefined) base.fields = fields;
-      const hash = lineHash(prev, base);
+      const hash = await lineHash(prev, base);
       const l: TrailLine = { ...base, prev, hash };
       op.check(q).delete(q.key).set(["trail", seq], l);
       for (const id of accountsOf(l)) op.set(["trail_by_account", id, seq], true);

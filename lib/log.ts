@@ -12,6 +12,8 @@
  * only.
  */
 
+import { iso } from "./clock.ts";
+
 export const LEVELS = ["debug", "info", "warn", "error", "off"] as const;
 export type Level = (typeof LEVELS)[number];
 const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
@@ -64,7 +66,7 @@ function now(): string {
   const ms = Date.now();
   if (ms !== lastMs) {
     lastMs = ms;
-    lastIso = new Date(ms).toISOString();
+    lastIso = iso(ms);
   }
   return lastIso;
 }

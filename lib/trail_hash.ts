@@ -1,5 +1,3 @@
-import { sha256hex } from "./crypto.ts";
-
 /**
  * The hash rule of the record trail (kv/trail.ts) and of record chains sent with proposals
  * (lib/record_chain.ts): each line's hash covers the previous line's hash and its own fields.
@@ -17,7 +15,12 @@ export interface HashedLine {
   fields?: string[];
 }
 
-export function lineHash(prev: string, l: HashedLine): string {
+// SHA-256 (lib/crypto.ts, from @noble/hashes) is imported on the first hash: the server's start
+// chains the trail but rarely has a line to hash, and the import costs it about 3 ms.
+let sha256: Promise<(text: string) => string> | null = null;
+
+export async function lineHash(prev: string, l: HashedLine): Promise<string> {
+  const hex = await (sha256 ??= import("./crypto.ts").then((m) => m.sha256hex));
   const body = JSON.stringify([l.seq, l.at, l.actor, l.action, l.subject ?? null, l.fields ?? []]);
-  return sha256hex(`${prev}\n${body}`);
+  return hex(`${prev}\n${body}`);
 }

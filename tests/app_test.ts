@@ -404,7 +404,10 @@ Deno.test("app: api/_manifest.ts lists every route of every area (else: deno tas
 Deno.test("app: an area is built on the first request it answers, and only then", async () => {
   await using t = await testApp();
   assert.deepEqual(builtAreas(t.app), []);
+  // healthz is answered by the app itself: no area, no route layer.
   assert.equal((await t.req("GET", "/api/healthz")).status, 200);
+  assert.deepEqual(builtAreas(t.app), []);
+  assert.equal((await t.req("GET", "/api/audit/verify")).status, 200);
   assert.deepEqual(builtAreas(t.app), ["health"]);
   const a = await t.account("a@example.org");
   assert.equal((await t.req("GET", "/api/me", { token: a.token })).status, 200);

@@ -255,6 +255,26 @@ Deno.test("static files: versioned, cached, only our own", async () => {
   }
 });
 
+Deno.test("static files: the API reference viewer's files are served before its page is opened", async () => {
+  // web/_swagger.ts registers them on first use, so a fresh process must still find them.
+  await using t = await testApp();
+  for (
+    const [name, type] of [["swagger-ui.css", /text\/css/], [
+      "swagger-ui-bundle.js",
+      /javascript/,
+    ]] as const
+  ) {
+    const res = await t.req("GET", `/static/${name}`);
+    assert.equal(res.status, 200, name);
+    assert.match(res.headers.get("content-type")!, type);
+    assert.ok(res.text.length > 1000, name);
+  }
+  const page = await t.req("GET", "/api-reference");
+  assert.equal(page.status, 200);
+  assert.match(page.text, /src="\/static\/swagger-ui-bundle\.js\?v=[0-9a-f]{12}"/);
+  assert.match(page.text, /href="\/static\/swagger-ui\.css\?v=[0-9a-f]{12}"/);
+});
+
 async function sessionsOf(t: Awaited<ReturnType<typeof testApp>>, email: string) {
   const acc = await t.kv.get<number>(["accounts_by_email", email]);
   if (acc.value === null) return 0;

@@ -1,6 +1,7 @@
 /** What the account pages (/me and below) share: their navigation and how they show times. */
 import type { Account } from "../kv/accounts.ts";
 import { isTeam } from "../kv/accounts.ts";
+import { iso } from "../lib/clock.ts";
 
 /** The pages under /me, in the order the navigation lists them. */
 export const ME_PAGES: [path: string, label: string][] = [
@@ -40,7 +41,7 @@ export function MeNav(props: { here: string; viewer?: Account | null }) {
 /** A time as people read it, in UTC (the server does not know the reader's zone). */
 export function when(ms: number | null | undefined): string {
   if (ms == null) return "never";
-  return new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  return iso(ms).slice(0, 16).replace("T", " ") + " UTC";
 }
 
 /** Bytes as people read them. */

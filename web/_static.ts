@@ -2,9 +2,9 @@
  * Static files of the web pages (web/static/: the stylesheet and small ES modules), served
  * by the service itself: no CDN, no other origin. Each is read once per process; pages link
  * to `/static/<name>?v=<hash>`, which may be cached for a year because a changed file gets a
- * new hash. Files of npm packages (the API reference viewer) are registered with `addAsset`.
+ * new hash. Files of npm packages (the API reference viewer) are registered with `addAsset` by
+ * the module that needs them (web/_swagger.ts).
  */
-import absolutePath from "swagger-ui-dist/absolute-path.js";
 import { sha256hex } from "../lib/crypto.ts";
 
 const TYPES: Record<string, string> = {
@@ -30,11 +30,6 @@ const STATIC_DIR = new URL("./static/", import.meta.url);
 /** A file found elsewhere (an npm package's dist folder), served under /static/<name>. */
 export function addAsset(name: string, read: () => Uint8Array<ArrayBuffer>): void {
   sources.set(name, read);
-}
-
-// The API reference's viewer (web/api_reference.tsx), from its npm package's dist folder.
-for (const name of ["swagger-ui-bundle.js", "swagger-ui.css"]) {
-  addAsset(name, () => Deno.readFileSync(`${absolutePath() as string}/${name}`));
 }
 
 /** The asset, read on first use; null when there is no such file. */

@@ -32,9 +32,6 @@ export function webRouter(): Hono<AppEnv> {
   return new Hono<AppEnv>();
 }
 
-/** Paths served by the JSON API; everything else is a page or a static file. */
-export const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
-
 const CSP = {
   defaultSrc: ["'none'"],
   scriptSrc: ["'self'"],
@@ -112,8 +109,10 @@ export function webMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
 /** GET /static/:name: the stylesheet, the ES modules, a viewer's files. */
 export function staticRoutes(_deps: Deps) {
   const app = webRouter();
-  app.get("/static/:name", (c) => {
-    const a = asset(c.req.param("name"));
+  app.get("/static/:name", async (c) => {
+    const name = c.req.param("name");
+    if (name.startsWith("swagger-ui")) await import("./_swagger.ts");
+    const a = asset(name);
     if (!a) throw new HTTPException(404);
     const versioned = c.req.query("v") === a.hash;
     c.header("Content-Type", a.type);

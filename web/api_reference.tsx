@@ -6,6 +6,7 @@
  */
 import type { Deps } from "../lib/deps.ts";
 import { assetUrl } from "./_static.ts";
+import "./_swagger.ts";
 import { webRouter } from "./_web.tsx";
 
 export function apiReferencePages(_deps: Deps) {

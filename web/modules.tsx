@@ -7,7 +7,7 @@ import { type Account, getAccount } from "../kv/accounts.ts";
 import { type Module, STATES } from "../kv/modules.ts";
 import { pointKey, togglePoint } from "../kv/points.ts";
 import { RULES } from "../kv/rate_limit.ts";
-import { isoDate } from "../lib/clock.ts";
+import { iso, isoDate } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { displayText } from "../lib/display.ts";
 import { fail } from "../api/_errors.ts";
@@ -252,8 +252,8 @@ function learningResource(deps: Deps, m: Module, people: Person[], url: string) 
     educationalLevel: m.track || undefined,
     creativeWorkStatus: m.state,
     teaches: m.gets.length ? m.gets : undefined,
-    dateModified: new Date(m.updated).toISOString(),
-    datePublished: m.published_at ? new Date(m.published_at).toISOString() : undefined,
+    dateModified: iso(m.updated),
+    datePublished: m.published_at ? iso(m.published_at) : undefined,
     author: people.map((p) => ({
       "@type": "Person",
       name: p.name,
