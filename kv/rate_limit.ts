@@ -62,6 +62,24 @@ export async function hit(kv: Deno.Kv, rule: Rule, subject: string, now: number)
 }
 
 /**
+ * Counts one use of `rule` by `who` (an account id, or an address already reduced by
+ * lib/ip.ts `originSubject`): the subject every caller of a rule shares.
+ */
+export function countUse(kv: Deno.Kv, rule: Rule, who: string | number, now: number) {
+  return hit(kv, rule, `${rule.name}:${who}`, now);
+}
+
+/** Counts one use like `countUse`; past the limit throws `limited` (Retry-After, retry_after). */
+export async function spendUse(kv: Deno.Kv, rule: Rule, who: string | number, now: number) {
+  const v = await countUse(kv, rule, who, now);
+  if (!v.ok) {
+    limited(`too many requests: at most ${rule.max} an hour; try again later`, v.retryAfter, {
+      retry_after: v.retryAfter,
+    });
+  }
+}
+
+/**
  * For a write that counts itself: reads the counter inside a `transact` attempt and throws
  * a `limited` domain error when it is full; `apply` adds the check and the count to the write's own
  * atomic, so a call is counted exactly when its write commits.
