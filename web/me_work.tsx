@@ -51,8 +51,6 @@ const LABELS = {
   gets: "What learners get",
 };
 
-};
-
 const moduleValues = (m: Module): FormView["values"] => ({
   title: m.title,
   who: m.who,
