@@ -65,6 +65,32 @@ const moduleValues = (m: Module): FormView["values"] => ({
 
 const ContributorAdd = z.object({ email: emailSchema });
 
+/**
+ * The reason field of one proposal's withdrawal form, with its message beside it when the
+ * form came back (the ids carry the proposal's number: the page holds one form per proposal).
+ */
+function WithdrawReason(props: { id: number; view?: FormView }) {
+  const id = `why-${props.id}`;
+  const error = props.view?.errors.reason ?? props.view?.error;
+  return (
+    <div class={error ? "field invalid" : "field"}>
+      <label for={id}>Why you withdraw #{props.id}</label>
+      {error ? <p class="error" id={`${id}-error`}>{error}</p> : null}
+      <textarea
+        id={id}
+        name="reason"
+        rows={2}
+        maxlength={1000}
+        required
+        aria-invalid={error ? "true" : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+      >
+        {props.view?.values.reason ?? ""}
+      </textarea>
+    </div>
+  );
+}
+
 export function workPages(deps: Deps) {
   const app = webRouter();
 
@@ -79,12 +105,16 @@ export function workPages(deps: Deps) {
     return m;
   };
 
-  app.get("/me/work", async (c) => {
+  /**
+   * The list of modules and proposals; `withdraw` is a withdrawal form sent with an error,
+   * shown again with the message beside its reason field.
+   */
+  const workPage = async (c: WebCtx, withdraw?: { id: number; view: FormView }) => {
     const me = requireAccount(c);
     const mods = (await loadModules(deps.kv, await slugsOf(deps.kv, me.id)))
       .filter((m) => m.contributors.includes(me.id));
     const proposals = await proposalsOf(deps.kv, me.email);
-    return c.render(
+    return (
       <>
         <MeNav here="/me/work" viewer={me} />
         <h1>Modules and proposals</h1>
@@ -151,12 +181,10 @@ export function workPages(deps: Deps) {
                     data-confirm="Withdraw this proposal?"
                     novalidate
                   >
-                    <div class="field">
-                      <label for={`why-${p.id}`}>Why you withdraw #{p.id}</label>
-                      <textarea id={`why-${p.id}`} name="reason" rows={2} maxlength={1000} required>
-                        {""}
-                      </textarea>
-                    </div>
+                    <WithdrawReason
+                      id={p.id}
+                      view={withdraw?.id === p.id ? withdraw.view : undefined}
+                    />
                     <button type="submit" class="danger">Withdraw #{p.id}</button>
                   </form>
                 )
@@ -164,21 +192,29 @@ export function workPages(deps: Deps) {
             </section>
           );
         })}
-      </>,
-      { title: "Modules and proposals", noindex: true },
+      </>
     );
-  });
+  };
+
+  app.get(
+    "/me/work",
+    async (c) => c.render(await workPage(c), { title: "Modules and proposals", noindex: true }),
+  );
 
   app.post("/me/work/proposals/:id{[0-9]{1,15}}/withdraw", async (c) => {
     requireAccount(c);
     const caller = callerOf(deps, c);
-    const form = await c.req.parseBody();
-    const parsed = ProposalPatch.parse({
-      status: "withdrawn",
-      reason: typeof form.reason === "string" ? form.reason : "",
+    const id = Number(c.req.param("id"));
+    return await submitForm(c, {
+      schema: ProposalPatch,
+      input: (f) => ({ status: "withdrawn", reason: f.reason ?? "" }),
+      act: async (change) => {
+        await changeProposal(deps, caller, id, change);
+        return "/me/work";
+      },
+      show: (view) => workPage(c, { id, view }),
+      page: { title: "Modules and proposals" },
     });
-    await changeProposal(deps, caller, Number(c.req.param("id")), parsed);
-    return seeOther(c, "/me/work");
   });
 
   app.post("/me/work/proposals/:id{[0-9]{1,15}}/attribution", async (c) => {
