@@ -21,10 +21,8 @@ import {
   STATUSES,
   statusUrl,
 } from "../kv/proposals.ts";
-import { RULES } from "../kv/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "./_errors.ts";
-import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
 import {
   type AppEnv,
   bearer,
@@ -41,7 +39,6 @@ import {
   clientOrigin,
   hasServiceToken,
   honeypot,
-  limit,
   optionalToken,
   requireTeam,
 } from "./_guards.ts";
@@ -167,21 +164,12 @@ export function contributionRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const input = c.req.valid("json");
-      const records = input.records ?? [];
-      const chain = input.chain ?? null;
-      if (JSON.stringify([records, chain]).length > MAX_RECORDS_JSON) {
-        fail(400, `records: records and chain over ${MAX_RECORDS_JSON} characters of JSON`, {
-          field: "records",
-        });
-      }
-      await limit(deps, RULES.proposalByOrigin, clientOrigin(deps, c));
-      await limit(deps, RULES.proposalByAddress, input.email);
-      const proposal = await submitProposal(deps, callerOf(deps, c), {
-        ...input,
-        records,
-        chain,
-      });
+      const proposal = await submitProposal(
+        deps,
+        callerOf(deps, c),
+        c.req.valid("json"),
+        clientOrigin(deps, c),
+      );
       return c.json({
         ok: true as const,
         id: proposal.id,

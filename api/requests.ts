@@ -1,13 +1,6 @@
 import { z } from "zod";
 import { RequestBody } from "./_catalogue_inputs.ts";
-import { isSlugFree } from "../kv/catalogue_api.ts";
-import {
-  createRequest,
-  listRequests,
-  REPORT_KINDS,
-  requestView,
-  setHandled,
-} from "../kv/requests.ts";
+import { createRequest, listRequests, requestView, setHandled } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "./_errors.ts";
 import { body, createRoute, errors, flag, idParam, json, router, team } from "./_api.ts";
@@ -45,20 +38,8 @@ export function requestRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const input = c.req.valid("json");
-      const report = REPORT_KINDS.includes(input.kind);
-      const module = report ? input.module : "";
-      if (module && await isSlugFree(deps.kv, module)) {
-        fail(400, "module: no such module", { field: "module" });
-      }
-      const item = await createRequest(deps, {
-        name: input.name,
-        email: input.email,
-        kind: input.kind,
-        text: input.text,
-        org: input.org,
-        module,
-      });
+      const { website: _, ...input } = c.req.valid("json");
+      const item = await createRequest(deps, input);
       return c.json({ ok: true as const, id: item.id }, 202);
     },
   );

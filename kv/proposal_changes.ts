@@ -1,6 +1,12 @@
 import type { Deps } from "../lib/deps.ts";
 import { conflict, forbidden, invalid, notFound } from "../lib/errors.ts";
-import { type Chain, type ChainRecord, verifyRecordChain } from "../lib/record_chain.ts";
+import { originSubject } from "../lib/ip.ts";
+import {
+  type Chain,
+  type ChainRecord,
+  MAX_RECORDS_JSON,
+  verifyRecordChain,
+} from "../lib/record_chain.ts";
 import { proposalConfirmMail, proposalDecisionMail } from "../mail/proposals.ts";
 import { actorOf, type Caller, FRESH_REQUIRED, isOwnerCaller, isTeamCaller } from "./caller.ts";
 import {
@@ -18,6 +24,7 @@ import {
 } from "./proposals.ts";
 import { publishProposal, unpublishProposal } from "./publication.ts";
 import { issueLink } from "./sign_in.ts";
+import { RULES, spendUse } from "./rate_limit.ts";
 
 /**
  * Who may do what to a proposal: the status table and its checks, used by the API and the
@@ -38,8 +45,8 @@ export const MIN_REASON = 3;
 
 export interface ProposalForm extends ProposalInput {
   trail: string;
-  records: ChainRecord[];
-  chain: Chain | null;
+  records?: ChainRecord[] | null;
+  chain?: Chain | null;
 }
 
 /**
@@ -51,10 +58,20 @@ export async function submitProposal(
   deps: Deps,
   caller: Caller,
   form: ProposalForm,
+  /** The client's address: the form's per-origin limit. */
+  origin: string,
 ): Promise<Proposal> {
+  const records = form.records ?? [];
+  const chain = form.chain ?? null;
+  if (JSON.stringify([records, chain]).length > MAX_RECORDS_JSON) {
+    invalid(`records: records and chain over ${MAX_RECORDS_JSON} characters of JSON`, "records");
+  }
+  // Counted once the input is known good: a refused form does not use up the hour.
+  const now = deps.clock.now();
+  await spendUse(deps.kv, RULES.proposalByOrigin, originSubject(origin), now);
+  await spendUse(deps.kv, RULES.proposalByAddress, originSubject(form.email), now);
   const me = caller.account;
   const submitter = me && me.email === form.email ? me : null;
-  const { records, chain } = form;
   const sent = records.length > 0 || (chain !== null && chain.length > 0);
   const verdict = await verifyRecordChain(records, chain ?? undefined);
   const { proposal, key } = await createProposal(

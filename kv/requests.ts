@@ -1,5 +1,7 @@
 import { DAY, HOUR, iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
+import { invalid } from "../lib/errors.ts";
+import { isSlugFree } from "./catalogue_api.ts";
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { flush, mailInbox, mailTo, pending } from "./inbox.ts";
@@ -58,8 +60,16 @@ export type RequestInput = Omit<ContactRequest, "id" | "created" | "handled">;
 
 const requestKey = (id: number) => ["requests", id] as const;
 
-export async function createRequest(deps: Deps, input: RequestInput): Promise<ContactRequest> {
+/**
+ * Stores a request or report from the public form and tells the team (and the sender, within
+ * the receipt limit). A report may name a module, which must exist (`invalid` naming `module`);
+ * other kinds carry none.
+ */
+export async function createRequest(deps: Deps, sent: RequestInput): Promise<ContactRequest> {
   const { kv, clock, config } = deps;
+  const module = REPORT_KINDS.includes(sent.kind) ? sent.module : "";
+  if (module && await isSlugFree(kv, module)) invalid("module: no such module", "module");
+  const input = { ...sent, module };
   const now = clock.now();
   const addr = await addressHash(input.email);
   const receipt = (await hit(kv, RECEIPTS, `${RECEIPTS.name}:${input.email}`, now)).ok;

@@ -3,15 +3,11 @@
  * module proposal (/contribute, POST /api/contributions's form), with the same schemas, limits
  * and domain functions as the API. Each answers 303 to a page saying what happens next.
  */
-import { isSlugFree } from "../kv/catalogue_api.ts";
 import { submitProposal } from "../kv/proposal_changes.ts";
 import { AREAS } from "../kv/proposals.ts";
-import { RULES } from "../kv/rate_limit.ts";
-import { createRequest, REPORT_KINDS, REQUEST_KINDS } from "../kv/requests.ts";
+import { createRequest, REQUEST_KINDS } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
-import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
-import { fail } from "../api/_errors.ts";
-import { callerOf, clientOrigin, limit } from "../api/_guards.ts";
+import { callerOf, clientOrigin } from "../api/_guards.ts";
 import { ProposalBody, RequestBody } from "../api/_catalogue_inputs.ts";
 import {
   emptyView,
@@ -268,20 +264,9 @@ export function formPages(deps: Deps) {
       }),
       act: async (input) => {
         // A filled honeypot: the same answer, nothing done.
-        if (input.website) return "/request/sent";
-        const report = REPORT_KINDS.includes(input.kind);
-        const module = report ? input.module : "";
-        if (module && await isSlugFree(deps.kv, module)) {
-          fail(400, "no such module", { field: "module" });
-        }
-        await createRequest(deps, {
-          name: input.name,
-          email: input.email,
-          kind: input.kind,
-          text: input.text,
-          org: input.org,
-          module,
-        });
+        const { website, ...request } = input;
+        if (website) return "/request/sent";
+        await createRequest(deps, request);
         return "/request/sent";
       },
       show: (view) => <RequestForm view={view} />,
@@ -330,16 +315,7 @@ export function formPages(deps: Deps) {
       },
       act: async (input) => {
         if (input.website) return "/contribute/sent";
-        const records = input.records ?? [];
-        const chain = input.chain ?? null;
-        if (JSON.stringify([records, chain]).length > MAX_RECORDS_JSON) {
-          fail(400, `records and chain over ${MAX_RECORDS_JSON} characters of JSON`, {
-            field: "records",
-          });
-        }
-        await limit(deps, RULES.proposalByOrigin, clientOrigin(deps, c));
-        await limit(deps, RULES.proposalByAddress, input.email);
-        const p = await submitProposal(deps, callerOf(deps, c), { ...input, records, chain });
+        const p = await submitProposal(deps, callerOf(deps, c), input, clientOrigin(deps, c));
         return `/contribute/sent?id=${p.id}&status=${p.status}`;
       },
       show: (view) => <ProposalForm view={view} signedInAs={viewer(c)?.email} />,
