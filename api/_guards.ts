@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createMiddleware } from "hono/factory";
 import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
-import { hit, type Rule } from "../kv/rate_limit.ts";
+import { countUse, type Rule } from "../kv/rate_limit.ts";
 import { nextId } from "../kv/ids.ts";
 import { findSession } from "../kv/sessions.ts";
 import { actorOf, type Caller, FRESH_AGE, FRESH_REQUIRED } from "../kv/caller.ts";
@@ -103,15 +103,8 @@ export const honeypot = (
     await next();
   });
 
-/** Counts one call under `rule` and answers whether it was within the limit; never throws. */
-export async function withinLimit(deps: Deps, rule: Rule, subject: string | number) {
-  return (await count(deps, rule, subject)).ok;
-}
-
-function count(deps: Deps, rule: Rule, subject: string | number) {
-  const who = typeof subject === "string" ? originSubject(subject) : subject;
-  return hit(deps.kv, rule, `${rule.name}:${who}`, deps.clock.now());
-}
+const who = (subject: string | number) =>
+  typeof subject === "string" ? originSubject(subject) : subject;
 
 /** SPEC.md section 5.6: some actions need a token signed in less than 15 minutes ago. */
 export function requireFresh(deps: Deps, c: Ctx): void {
@@ -149,7 +142,7 @@ export function clientOrigin(deps: Deps, c: Ctx): string {
 
 /** Counts one use of a rate-limited action; over the limit answers 429 with Retry-After. */
 export async function limit(deps: Deps, rule: Rule, subject: string | number): Promise<void> {
-  const v = await count(deps, rule, subject);
+  const v = await countUse(deps.kv, rule, who(subject), deps.clock.now());
   if (!v.ok) {
     fail(429, `too many requests: at most ${rule.max} an hour; try again later`, {
       retry_after: v.retryAfter,

@@ -1,30 +1,17 @@
 import { z } from "zod";
+import { ApplyBody, DecisionBody } from "./_account_inputs.ts";
 import { type Account, getAccount, standingOf } from "../kv/accounts.ts";
 import {
-  type Application,
   applicationView,
   applyFor,
-  decide,
+  decideApplication,
   listApplications,
 } from "../kv/applications.ts";
-import { deliver } from "../kv/outbox.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, flag, idParam, json, router, team } from "./_api.ts";
-import { multiLine } from "./_text.ts";
-import { actorRef, requireTeam, requireToken } from "./_guards.ts";
-import { applicationDecisionMail } from "../mail/accounts.ts";
+import { callerOf, requireTeam, requireToken } from "./_guards.ts";
 import { ApplicationStateSchema } from "./_schemas.ts";
-
-export const ApplyBody = z.object({
-  text: multiLine(2000, 20),
-}).meta({ id: "ApplicationRequest" });
-
-export const DecisionBody = z.object({
-  outcome: z.enum(["approved", "declined"]),
-  reason: z.string().trim().min(3).max(2000),
-}).meta({ id: "ApplicationDecision" });
 
 const TeamItem = ApplicationStateSchema.extend({
   text: z.string(),
@@ -35,13 +22,6 @@ const TeamItem = ApplicationStateSchema.extend({
     standing: z.string(),
   }).nullable(),
 }).meta({ id: "ApplicationItem" });
-
-export const decisionMail = (baseUrl: string) => (app: Application, _account: Account) =>
-  applicationDecisionMail(
-    app.outcome === "approved" ? "approved" : "declined",
-    app.reason ?? "",
-    `${baseUrl}/me`,
-  );
 
 export function applicationRoutes(deps: Deps) {
   const app = router();
@@ -121,17 +101,8 @@ export function applicationRoutes(deps: Deps) {
     async (c) => {
       const { id } = c.req.valid("param");
       const input = c.req.valid("json");
-      const done = await decide(
-        deps.kv,
-        id,
-        input,
-        actorRef(c),
-        deps.clock.now(),
-        decisionMail(deps.config.baseUrl),
-      );
-      if (!done) fail(404, "no such application");
-      await deliver(deps, [done.mailId]);
-      return c.json({ ok: true as const, application: applicationView(done.application) }, 200);
+      const decided = await decideApplication(deps, callerOf(deps, c), id, input);
+      return c.json({ ok: true as const, application: applicationView(decided) }, 200);
     },
   );
 

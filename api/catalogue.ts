@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ModulePatch } from "./_catalogue_inputs.ts";
 import { createMiddleware } from "hono/factory";
 import { isTeam } from "../kv/accounts.ts";
 import { catalogueChanged, catalogueJson, metaOf, published } from "../kv/catalogue_doc.ts";
@@ -6,12 +7,9 @@ import {
   addContributorByEmail,
   allModules,
   changeContributor,
-  cleanFacts,
-  cleanGets,
   contributorsView,
   EDITABLE,
   getModule,
-  LIMITS,
   loadModules,
   type Module,
   moduleView,
@@ -38,7 +36,6 @@ import {
   router,
 } from "./_api.ts";
 import { actorRef, hasServiceToken, optionalToken, requireToken } from "./_guards.ts";
-import { chars, multiLine, oneLine } from "./_text.ts";
 
 const Contributor = z.object({ id: z.number().int(), name: z.string() }).meta({
   id: "Contributor",
@@ -68,39 +65,6 @@ export const ModuleSchema = z.object({
 const slugParam = z.string().regex(SLUG_RE).meta({
   example: "pond-life",
 });
-
-// Module texts refuse control characters (newlines and tabs aside) and lone surrogates, as
-// profile texts do; a title is one line.
-const text = (max: number) => multiLine(max);
-
-const FactsSchema = z.array(
-  z.tuple([text(LIMITS.factLabel), text(LIMITS.factValue)]),
-).max(100).transform(cleanFacts).refine((f) => f.length <= LIMITS.facts, {
-  message: `at most ${LIMITS.facts} pairs with both sides filled`,
-});
-
-const GetsSchema = z.union([z.array(text(LIMITS.getsLine)), text(10_000)])
-  .transform((g, ctx) => {
-    const lines = cleanGets(typeof g === "string" ? g.split(/\r?\n/) : g);
-    if (lines.some((l) => chars(l) > LIMITS.getsLine)) {
-      ctx.addIssue({ code: "custom", message: `lines up to ${LIMITS.getsLine} characters` });
-    }
-    return lines;
-  }).refine((g) => g.length <= LIMITS.gets, { message: `at most ${LIMITS.gets} lines` });
-
-export const PatchSchema = z.object({
-  title: oneLine(LIMITS.title[1]).min(LIMITS.title[0]).optional(),
-  who: text(LIMITS.who).optional(),
-  lede: text(LIMITS.lede).optional(),
-  about: text(LIMITS.about).optional(),
-  note: text(LIMITS.note).nullable().optional().transform((v) => v === null ? "" : v)
-    .meta({ description: "empty string (or null) clears" }),
-  state: z.enum(STATES).optional(),
-  meta: text(LIMITS.meta).nullable().optional().transform((v) => v === null ? "" : v)
-    .meta({ description: "empty string (or null) clears" }),
-  facts: FactsSchema.optional().meta({ description: "[label, value] pairs" }),
-  gets: GetsSchema.optional().meta({ description: "lines of text" }),
-}).meta({ id: "ModulePatch" });
 
 const ContributorsAnswer = z.object({ ok: z.literal(true), contributors: z.array(Contributor) });
 
@@ -206,7 +170,7 @@ export function catalogueRoutes(deps: Deps) {
       summary: "Edit a module; stamps `updated`, one trail line per changed field",
       security,
       middleware: auth,
-      request: { params: z.object({ slug: slugParam }), ...body(PatchSchema) },
+      request: { params: z.object({ slug: slugParam }), ...body(ModulePatch) },
       responses: {
         200: json(z.object({
           ok: z.literal(true),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ProposalBody, ProposalPatch } from "./_catalogue_inputs.ts";
 import { createMiddleware } from "hono/factory";
 import { isTeam } from "../kv/accounts.ts";
 import { gateOf } from "../kv/gate.ts";
@@ -10,12 +11,10 @@ import {
   visibleProposal,
 } from "../kv/proposal_changes.ts";
 import {
-  AREAS,
   getData,
   getProposal,
   keyMatches,
   listProposals,
-  MAX_REASON,
   type Proposal,
   proposalView,
   publicStatusView,
@@ -24,9 +23,8 @@ import {
 } from "../kv/proposals.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
-import { emailSchema } from "../lib/email.ts";
 import { fail } from "./_errors.ts";
-import { ChainSchema, MAX_RECORDS, MAX_RECORDS_JSON, RecordSchema } from "../lib/record_chain.ts";
+import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
 import {
   type AppEnv,
   bearer,
@@ -43,35 +41,10 @@ import {
   clientOrigin,
   hasServiceToken,
   honeypot,
-  honeypotField,
   limit,
   optionalToken,
   requireTeam,
 } from "./_guards.ts";
-import { multiLine, oneLine } from "./_text.ts";
-
-const httpsUrl = z.string().trim().max(500).refine((v) => {
-  if (!URL.canParse(v)) return false;
-  const u = new URL(v);
-  return u.protocol === "https:" && !u.username && !u.password;
-}, { message: "must be an https:// link without credentials" });
-
-export const ProposalBody = z.object({
-  name: oneLine(120).min(2),
-  email: emailSchema,
-  title: oneLine(160).min(3),
-  area: z.enum(AREAS).nullish().transform((v) => v ?? "other"),
-  summary: multiLine(4000, 1),
-  trail: multiLine(12000).nullish().transform((v) => v ?? ""),
-  records: z.array(RecordSchema).max(MAX_RECORDS).nullish(),
-  chain: ChainSchema.nullish(),
-  files: z.array(z.object({
-    label: oneLine(120).nullish().transform((v) => v ?? ""),
-    url: httpsUrl,
-  })).max(10).nullish().transform((v) => v ?? []),
-  attribution: z.enum(["keep", "remove"]).nullish().transform((v) => v ?? "keep"),
-  website: honeypotField,
-}).meta({ id: "ProposalForm" });
 
 const Check = z.object({ name: z.string(), ok: z.boolean(), detail: z.string() });
 const GateSchema = z.object({
@@ -136,12 +109,6 @@ const PublicStatus = z.object({
   name: z.string().optional(),
   module_url: z.string().nullable().optional(),
 }).meta({ id: "ProposalStatusPage" });
-
-export const Patch = z.object({
-  status: z.enum(["reviewing", "admitted", "rejected", "published", "withdrawn"]).optional(),
-  reason: multiLine(MAX_REASON).nullish().transform((v) => v ?? ""),
-  attribution: z.enum(["keep", "remove"]).optional(),
-}).meta({ id: "ProposalChange" });
 
 /** Signed-in caller or the service token; the team flag is set for either kind of team. */
 const signedInOrService = (deps: Deps) =>
@@ -307,7 +274,7 @@ export function contributionRoutes(deps: Deps) {
         "admitted, reason needed. Reasons have at least 3 characters.",
       security: team,
       middleware: who,
-      request: { params: z.object({ id: idParam }), ...body(Patch) },
+      request: { params: z.object({ id: idParam }), ...body(ProposalPatch) },
       responses: {
         200: json(z.object({ ok: z.literal(true), item: ProposalItem })),
         ...errors(400, 401, 403, 404, 409),

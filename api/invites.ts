@@ -1,17 +1,10 @@
 import { z } from "zod";
+import { InviteBody } from "./_account_inputs.ts";
 import { type Account, getAccount } from "../kv/accounts.ts";
 import { allInvites, inviteAddress, invitesBy, inviteView } from "../kv/invites.ts";
-import { RULES } from "../kv/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
-import { emailSchema } from "../lib/email.ts";
 import { bearer, body, createRoute, errors, json, router, team } from "./_api.ts";
-import { multiLine } from "./_text.ts";
-import { limit, requireTeam, requireToken } from "./_guards.ts";
-
-export const InviteBody = z.object({
-  email: emailSchema,
-  message: multiLine(500).default(""),
-}).meta({ id: "InviteRequest" });
+import { requireTeam, requireToken } from "./_guards.ts";
 
 const InviteItem = z.object({
   id: z.number().int(),
@@ -27,14 +20,6 @@ const TeamInvite = InviteItem.extend({
   inviter: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   outcome: z.enum(["accepted", "open", "expired"]),
 }).meta({ id: "TeamInvite" });
-
-/**
- * Invites an address (POST /api/me/invites and the standing page): kv/invites.ts
- * `inviteAddress`, with this account's rate limit counted once its checks pass.
- */
-export function sendInvite(deps: Deps, me: Account, input: z.output<typeof InviteBody>) {
-  return inviteAddress(deps, me, input, () => limit(deps, RULES.invite, me.id));
-}
 
 export function inviteRoutes(deps: Deps) {
   const app = router();
@@ -70,7 +55,7 @@ export function inviteRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const invite = await sendInvite(deps, c.get("account"), c.req.valid("json"));
+      const invite = await inviteAddress(deps, c.get("account"), c.req.valid("json"));
       return c.json({ ok: true as const, item: inviteView(invite) }, 201);
     },
   );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EntryPatch, NewEntry } from "./_account_inputs.ts";
 import {
   addEntry,
   deleteEntry,
@@ -10,7 +11,6 @@ import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
-import { multiLine } from "./_text.ts";
 import { requireToken } from "./_guards.ts";
 
 const Entry = z.object({
@@ -20,13 +20,6 @@ const Entry = z.object({
   created: z.string(),
   updated: z.string().nullable(),
 }).meta({ id: "JournalEntry" });
-
-const entryText = multiLine(2000, 1);
-
-export const NewEntry = z.object({ text: entryText, public: z.boolean().default(true) })
-  .meta({ id: "NewJournalEntry" });
-export const EntryPatch = z.object({ text: entryText.optional(), public: z.boolean().optional() })
-  .meta({ id: "JournalPatch" });
 
 export const entryView = (e: JournalEntry) => ({
   id: e.id,

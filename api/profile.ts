@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { type Account, getAccount, slugKey, standingOf } from "../kv/accounts.ts";
+import { ProfilePatch } from "./_account_inputs.ts";
+import { publicProfile } from "../kv/profile.ts";
+import { getAccount, slugKey } from "../kv/accounts.ts";
 import {
   MAX_AVATAR_BYTES,
   prepareAvatar,
@@ -7,56 +9,15 @@ import {
   removeAvatar,
   setAvatar,
 } from "../kv/avatars.ts";
-import { modulesOf } from "../kv/catalogue_api.ts";
 import { catalogueChanged } from "../kv/catalogue_doc.ts";
-import { listEntries } from "../kv/journal.ts";
-import { LANGS, PROFILE_ROLES, updateProfile } from "../kv/profile.ts";
-import { iso, isoDate, isoOrNull } from "../lib/clock.ts";
+import { updateProfile } from "../kv/profile.ts";
 import type { Deps } from "../lib/deps.ts";
-import { canonicalEmail } from "../lib/email.ts";
 import { fail } from "./_errors.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
-import { chars, INVISIBLE_MESSAGE, multiLine, oneLine, visibleText } from "./_text.ts";
 import { requireToken } from "./_guards.ts";
 import { SANDBOX_INLINE } from "../lib/file_kinds.ts";
 import { ProfileSchema } from "./_schemas.ts";
 import { avatarUrl } from "../kv/accounts.ts";
-
-const langSet = new Set(LANGS);
-
-export const ProfilePatch = z.object({
-  name: z.string().trim().refine((s) => s === "" || (chars(s) >= 2 && chars(s) <= 120), {
-    message: "must be 2 to 120 characters (empty clears)",
-  }).refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), { message: "must be one line of text" })
-    .refine(visibleText, { message: INVISIBLE_MESSAGE }).optional(),
-  org: oneLine(200).optional(),
-  role: z.enum(["", ...PROFILE_ROLES]).optional(),
-  about: multiLine(280).optional(),
-  bio: multiLine(4000).optional(),
-  place: oneLine(120).optional(),
-  contact: z.string().trim().max(320).transform((v, ctx) => {
-    if (v === "") return "";
-    const e = canonicalEmail(v);
-    if (e === null) {
-      ctx.addIssue({ code: "custom", message: "must be an e-mail address (empty clears)" });
-      return z.NEVER;
-    }
-    return e;
-  }).optional(),
-  website: z.string().trim().max(500).refine(
-    (v) =>
-      v === "" || (URL.canParse(v) && new URL(v).protocol === "https:" && !new URL(v).username),
-    { message: "must be an https:// address (empty clears)" },
-  ).optional(),
-  langs: z.union([
-    z.array(
-      z.string().trim().toLowerCase().refine((l) => langSet.has(l), {
-        message: "must be an ISO 639-1 language code",
-      }),
-    ).max(20),
-    z.literal("").transform(() => [] as string[]),
-  ]).transform((l) => [...new Set(l)]).optional(),
-}).meta({ id: "ProfilePatch" });
 
 const ProfileAnswer = z.object({
   ok: z.literal(true),
@@ -90,32 +51,6 @@ const PublicProfile = z.object({
     updated: z.string().nullable(),
   })),
 }).meta({ id: "PublicProfile" });
-
-/** At most this many public journal entries are shown on a profile, newest first. */
-export const PROFILE_JOURNAL = 100;
-
-export async function publicProfile(deps: Deps, a: Account) {
-  const { org, role, about, bio, place, website, langs } = a.profile;
-  const entries = (await listEntries(deps.kv, a.id)).filter((e) => e.public)
-    .slice(0, PROFILE_JOURNAL);
-  return {
-    id: a.id,
-    name: a.name,
-    slug: a.slug,
-    standing: standingOf(a.roles),
-    since: isoDate(a.created),
-    avatar: avatarUrl(a),
-    contact: a.profile.contact,
-    profile: { org, role, about, bio, place, website, langs: [...langs] },
-    modules: await modulesOf(deps.kv, a.id),
-    journal: entries.map((e) => ({
-      id: e.id,
-      text: e.text,
-      created: iso(e.created),
-      updated: isoOrNull(e.updated),
-    })),
-  };
-}
 
 const binary = (description: string) => ({
   description,

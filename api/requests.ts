@@ -1,34 +1,17 @@
 import { z } from "zod";
+import { RequestBody } from "./_catalogue_inputs.ts";
 import { isSlugFree } from "../kv/catalogue_api.ts";
 import {
   createRequest,
   listRequests,
   REPORT_KINDS,
-  REQUEST_KINDS,
-  type RequestKind,
   requestView,
   setHandled,
 } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
-import { emailSchema } from "../lib/email.ts";
 import { fail } from "./_errors.ts";
 import { body, createRoute, errors, flag, idParam, json, router, team } from "./_api.ts";
-import { actorRef, honeypot, honeypotField, requireTeam } from "./_guards.ts";
-import { multiLine, oneLine } from "./_text.ts";
-
-export const RequestBody = z.object({
-  name: oneLine(120).min(2),
-  email: emailSchema,
-  // Any unknown text becomes other, however long: SPEC.md maps unknown values, it does not
-  // refuse them (the kind is never stored as sent).
-  kind: z.string().nullish().transform((v): RequestKind =>
-    REQUEST_KINDS.includes(v as RequestKind) ? v as RequestKind : "other"
-  ).meta({ type: "string", enum: [...REQUEST_KINDS] }),
-  text: multiLine(4000, 10),
-  org: oneLine(200).nullish().transform((v) => v ?? ""),
-  module: oneLine(120).nullish().transform((v) => v ?? ""),
-  website: honeypotField,
-}).meta({ id: "RequestForm" });
+import { actorRef, honeypot, requireTeam } from "./_guards.ts";
 
 export const RequestItem = z.object({
   id: z.number().int(),

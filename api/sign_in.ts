@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LinkRequest } from "./_account_inputs.ts";
 import { standingOf } from "../kv/accounts.ts";
 import { accountParts } from "../kv/parts.ts";
 import { completeLink, issueLink } from "../kv/sign_in.ts";
@@ -6,29 +7,11 @@ import { signInMail } from "../mail/sign_in.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { emailSchema } from "../lib/email.ts";
 import { fail } from "./_errors.ts";
 import { body, createRoute, errors, json, router } from "./_api.ts";
 import { clientOrigin, limit } from "./_guards.ts";
 import { ActorSchema } from "./_schemas.ts";
-import { INVISIBLE_MESSAGE, visibleText } from "./_text.ts";
 import { actorView } from "../kv/accounts.ts";
-
-/**
- * A person's name: 2 to 120 characters after trimming, no control characters (CR/LF would
- * break the mails it is written into) and no lone surrogates (not valid text).
- */
-export const nameSchema = z.string().trim().min(2).max(120)
-  .refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), {
-    message: "must be plain text without control characters",
-  }).refine(visibleText, { message: INVISIBLE_MESSAGE });
-
-export const LinkRequest = z.object({
-  email: emailSchema,
-  purpose: z.enum(["login", "address"]).default("login"),
-  age_ok: z.boolean().optional(),
-  name: nameSchema.optional(),
-}).meta({ id: "LinkRequest" });
 
 const VerifyAnswer = z.object({
   ok: z.literal(true),

@@ -1,9 +1,12 @@
+import type { Deps } from "../lib/deps.ts";
 import { conflict, notFound } from "../lib/errors.ts";
+import { applicationDecisionMail } from "../mail/accounts.ts";
+import { actorOf, type Caller } from "./caller.ts";
 import type { Mail } from "../lib/mail.ts";
 import { transact } from "./_atomic.ts";
 import { type Account, accountKey, getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { enqueueMail } from "./outbox.ts";
+import { deliver, enqueueMail } from "./outbox.ts";
 import { trailAppend, type TrailEntry } from "./trail.ts";
 import { getManyValues } from "./_batch.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
@@ -203,4 +206,33 @@ export async function deleteApplicationsOf(kv: Deno.Kv, account: number): Promis
   }
   await kv.delete(openKey(account));
   return apps.length;
+}
+
+/**
+ * The team decides an application (PATCH /api/applications/{id} and the team's page): the
+ * decision, the role on approval and the applicant's mail in one atomic (`decide`), then the
+ * mail is sent. Not found for an unknown id.
+ */
+export async function decideApplication(
+  deps: Deps,
+  caller: Caller,
+  id: number,
+  input: { outcome: Outcome; reason: string },
+): Promise<Application> {
+  const done = await decide(
+    deps.kv,
+    id,
+    input,
+    actorOf(caller),
+    deps.clock.now(),
+    (app) =>
+      applicationDecisionMail(
+        app.outcome === "approved" ? "approved" : "declined",
+        app.reason ?? "",
+        `${deps.config.baseUrl}/me`,
+      ),
+  );
+  if (!done) notFound("no such application");
+  await deliver(deps, [done.mailId]);
+  return done.application;
 }

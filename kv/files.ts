@@ -1,6 +1,7 @@
 import { iso, MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { conflict, invalid, tooLarge } from "../lib/errors.ts";
+import { conflict, invalid, notFound, tooLarge } from "../lib/errors.ts";
+import { cleanFileName, cleanText } from "../lib/file_names.ts";
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 
@@ -28,6 +29,8 @@ import { claimId } from "./ids.ts";
 export const QUOTA = 419430400;
 export const MAX_FILE = 52428800;
 export const MAX_FILES = 200;
+/** Characters of a file's title (label). */
+export const MAX_LABEL = 60;
 /** Bytes per chunk: values must stay under 64 KiB. */
 export const CHUNK = 60 * 1024;
 /** Chunks per atomic: 12 x 60 KiB = 720 KiB, under the 800 KiB of values per atomic. */
@@ -440,6 +443,39 @@ export async function updateFile(
     const f: StoredFile = { ...entry.value, ...change, updated: now };
     return { op: kv.atomic().check(entry).set(fileKey(account, id), f), result: f };
   });
+}
+
+/** What a file's owner may change (PATCH of the API, the files page's forms). */
+export interface FileChange {
+  public?: boolean;
+  label?: string;
+  name?: string;
+}
+
+/**
+ * Changes a file of the account: public, label, or name with the same ending. Not found for
+ * an absent file; `invalid` naming `name` for an unusable name or another ending.
+ */
+export async function changeFile(
+  deps: Deps,
+  account: number,
+  id: number,
+  p: FileChange,
+): Promise<StoredFile> {
+  const current = (await getFile(deps.kv, account, id)).value;
+  if (!current) notFound("no such file");
+  const change: Partial<StoredFile> = {};
+  if (p.public !== undefined) change.public = p.public;
+  if (p.label !== undefined) change.label = cleanText(p.label);
+  if (p.name !== undefined) {
+    const clean = cleanFileName(p.name);
+    if (!clean) invalid("name: not a usable file name", "name");
+    if (clean.ext !== current.ext) invalid(`name: must keep the ending .${current.ext}`, "name");
+    change.name = clean.name;
+  }
+  const f = await updateFile(deps.kv, account, id, change, deps.clock.now());
+  if (!f) notFound("no such file");
+  return f;
 }
 
 /** Ends uploads and removals whose deadline has passed; answers how many. */

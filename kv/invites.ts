@@ -7,6 +7,7 @@ import { issueLink } from "./sign_in.ts";
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { addressHash } from "./links.ts";
+import { RULES, spendUse } from "./rate_limit.ts";
 import { trailAppend } from "./trail.ts";
 import { getManyValues } from "./_batch.ts";
 
@@ -173,14 +174,13 @@ export const inviteView = (i: Invite) => ({
 
 /**
  * An account invites an address: it must have a name (the mail carries it), and the address
- * must be neither its own nor one with an account. `beforeSend` runs after those checks and
- * before anything is stored (the API counts its rate limit there). Mails the link.
+ * must be neither its own nor one with an account. Then the account's invite limit is counted
+ * (`limited` past it), the invitation stored and the link mailed.
  */
 export async function inviteAddress(
   deps: Deps,
   inviter: Account,
   input: { email: string; message: string },
-  beforeSend: () => Promise<void> = () => Promise.resolve(),
 ): Promise<Invite> {
   const { email, message } = input;
   if (!inviter.name) invalid("name: set a name on your profile before inviting", "name");
@@ -188,7 +188,8 @@ export async function inviteAddress(
   if (await findAccountByEmail(deps.kv, email)) {
     conflict("email: this address already has an account", { field: "email" });
   }
-  await beforeSend();
+  // Counted once the checks pass: a refused address does not use up the hour.
+  await spendUse(deps.kv, RULES.invite, inviter.id, deps.clock.now());
   const invite = await createInvite(deps.kv, inviter.id, email, message, deps.clock.now());
   await issueLink(
     deps,

@@ -1,14 +1,19 @@
+import { iso, isoDate, isoOrNull } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
 import { transact } from "./_atomic.ts";
+import { listEntries } from "./journal.ts";
 import {
   type Account,
   accountKey,
+  avatarUrl,
   freeSlug,
   getAccount,
   personText,
   type Profile,
   slugKey,
+  standingOf,
 } from "./accounts.ts";
-import { nameInCatalogue } from "./catalogue_api.ts";
+import { modulesOf, nameInCatalogue } from "./catalogue_api.ts";
 import { indexChange } from "./search_index.ts";
 import { trailAppend } from "./trail.ts";
 
@@ -105,4 +110,31 @@ export async function updateProfile(
     trail.apply(op);
     return { op, result: next };
   });
+}
+
+/** At most this many public journal entries are shown on a profile, newest first. */
+export const PROFILE_JOURNAL = 100;
+
+/** An account's public profile (GET /api/people/... and the /people/<slug> page). */
+export async function publicProfile(deps: Deps, a: Account) {
+  const { org, role, about, bio, place, website, langs } = a.profile;
+  const entries = (await listEntries(deps.kv, a.id)).filter((e) => e.public)
+    .slice(0, PROFILE_JOURNAL);
+  return {
+    id: a.id,
+    name: a.name,
+    slug: a.slug,
+    standing: standingOf(a.roles),
+    since: isoDate(a.created),
+    avatar: avatarUrl(a),
+    contact: a.profile.contact,
+    profile: { org, role, about, bio, place, website, langs: [...langs] },
+    modules: await modulesOf(deps.kv, a.id),
+    journal: entries.map((e) => ({
+      id: e.id,
+      text: e.text,
+      created: iso(e.created),
+      updated: isoOrNull(e.updated),
+    })),
+  };
 }

@@ -62,6 +62,24 @@ export async function hit(kv: Deno.Kv, rule: Rule, subject: string, now: number)
 }
 
 /**
+ * Counts one use of `rule` by `who` (an account id, or an address already reduced by
+ * lib/ip.ts `originSubject`): the subject every caller of a rule shares.
+ */
+export function countUse(kv: Deno.Kv, rule: Rule, who: string | number, now: number) {
+  return hit(kv, rule, `${rule.name}:${who}`, now);
+}
+
+/** Counts one use like `countUse`; past the limit throws `limited` (Retry-After, retry_after). */
+export async function spendUse(kv: Deno.Kv, rule: Rule, who: string | number, now: number) {
+  const v = await countUse(kv, rule, who, now);
+  if (!v.ok) {
+    limited(`too many requests: at most ${rule.max} an hour; try again later`, v.retryAfter, {
+      retry_after: v.retryAfter,
+    });
+  }
+}
+
+/**
  * For a write that counts itself: reads the counter inside a `transact` attempt and throws
  * a `limited` domain error when it is full; `apply` adds the check and the count to the write's own
  * atomic, so a call is counted exactly when its write commits.
@@ -88,7 +106,9 @@ export async function sweepRateWindows(kv: Deno.Kv, now: number): Promise<number
       op = kv.atomic();
     }
   }
-  await op.commit();
+  // An empty commit still writes to the KV file: every minute, for nothing, and a file just
+  // written keeps the session cache off for two seconds (kv/_auth_cache.ts).
+  if (n % 500 !== 0) await op.commit();
   return n;
 }
 

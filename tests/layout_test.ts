@@ -109,6 +109,15 @@ Deno.test("layout: each folder imports only the folders below it", async () => {
   assert.deepEqual(bad, []);
 });
 
+Deno.test("layout: pages import from api/ only its shared modules (names starting with _)", async () => {
+  const { edges } = await graph;
+  const bad = edges
+    .filter((e) => folder(e.from) === "web" && folder(e.to) === "api")
+    .filter((e) => !e.to.slice("api/".length).startsWith("_"))
+    .map((e) => `${e.from} -> ${e.to} (${e.kind}${e.dynamic ? ", dynamic" : ""})`);
+  assert.deepEqual(bad, []);
+});
+
 Deno.test("layout: the import graph holds no cycle (type-only and dynamic imports too)", async () => {
   const { modules, edges } = await graph;
   const next = new Map<string, string[]>();

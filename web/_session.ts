@@ -7,6 +7,7 @@
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { isTeam } from "../kv/accounts.ts";
 import { findSession, type Session } from "../kv/sessions.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { AppEnv } from "../api/_api.ts";
@@ -28,6 +29,9 @@ export async function readWebSession(deps: Deps, c: Context<AppEnv>): Promise<vo
   }
   c.set("account", found.account);
   c.set("session", { ...found.session, hash: found.hash });
+  // A reviewer's or owner's session acts for the team, as their bearer token does on the
+  // team's routes: api/_guards.ts callerOf then makes the same Caller for pages and API.
+  if (isTeam(found.account)) c.set("team", { via: "account", account: found.account });
 }
 
 export function startWebSession(

@@ -12,8 +12,7 @@ import type { Deps } from "../lib/deps.ts";
 import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
 import { fail } from "../api/_errors.ts";
 import { callerOf, clientOrigin, limit } from "../api/_guards.ts";
-import { ProposalBody } from "../api/contributions.ts";
-import { RequestBody } from "../api/requests.ts";
+import { ProposalBody, RequestBody } from "../api/_catalogue_inputs.ts";
 import {
   emptyView,
   ErrorSummary,

@@ -5,18 +5,20 @@
  * delete, the public link to copy, and the owner's own download of a private file.
  */
 import {
+  changeFile,
   deleteFile,
   fileUrl,
   getFile,
   getUsage,
   listFiles,
   MAX_FILE,
+  MAX_LABEL,
   QUOTA,
   uploadFile,
 } from "../kv/files.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
-import { changeFile, MAX_LABEL, Patch, serveFile, uploadOf } from "../api/files.ts";
+import { Patch, serveFile, uploadOf } from "../api/_files.ts";
 import { ApiError, fail, STATUS_OF } from "../api/_errors.ts";
 import { limit } from "../api/_guards.ts";
 import { DomainError } from "../lib/errors.ts";

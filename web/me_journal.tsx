@@ -1,10 +1,10 @@
 /**
  * The journal (/me/journal): write an entry, edit it, make it private or public, delete it.
- * The same schemas (api/journal.ts) and kv/journal.ts functions as /api/me/journal.
+ * The same schemas (api/_account_inputs.ts) and kv/journal.ts functions as /api/me/journal.
  */
 import { addEntry, deleteEntry, getEntry, listEntries, updateEntry } from "../kv/journal.ts";
 import type { Deps } from "../lib/deps.ts";
-import { EntryPatch, NewEntry } from "../api/journal.ts";
+import { EntryPatch, NewEntry } from "../api/_account_inputs.ts";
 import { fail } from "../api/_errors.ts";
 import {
   Checkbox,

@@ -1,14 +1,14 @@
 /**
- * The profile (/me/profile): name and profile fields with the API's schema (api/profile.ts
- * ProfilePatch, kv/profile.ts updateProfile), and the picture: upload (a multipart form,
- * capped at the API's size before it is read) and removal (kv/avatars.ts).
+ * The profile (/me/profile): name and profile fields with the API's schema
+ * (api/_account_inputs.ts ProfilePatch, kv/profile.ts updateProfile), and the picture: upload
+ * (a multipart form, capped at the API's size before it is read) and removal (kv/avatars.ts).
  */
 import { type Account, avatarUrl } from "../kv/accounts.ts";
 import { MAX_AVATAR_BYTES, prepareAvatar, removeAvatar, setAvatar } from "../kv/avatars.ts";
 import { catalogueChanged } from "../kv/catalogue_doc.ts";
 import { PROFILE_ROLES, updateProfile } from "../kv/profile.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ProfilePatch } from "../api/profile.ts";
+import { ProfilePatch } from "../api/_account_inputs.ts";
 import { fail } from "../api/_errors.ts";
 import {
   emptyView,

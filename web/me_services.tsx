@@ -2,7 +2,7 @@
  * Watched services (/me/services, /me/services/<id>): the list with state, last result and
  * last beat; adding one of every kind; a heartbeat's hook address shown once (with a copy
  * button and a ready cron line); rotate, check now, edit, delete. The same functions as
- * /api/me/services (api/services.ts addService, editService, checkServiceNow; kv/services.ts).
+ * /api/me/services (kv/service_changes.ts addService, editService, checkServiceNow).
  * Alert mails link to a service's page here. Kept in its own file: the monitoring pages
  * (events, history, status pages) extend it.
  */
@@ -25,14 +25,8 @@ import {
 import { KINDS } from "../lib/targets.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
-import {
-  addService,
-  checkServiceNow,
-  CreateBody,
-  editService,
-  hookUrl,
-  PatchBody,
-} from "../api/services.ts";
+import { addService, checkServiceNow, editService, hookUrl } from "../kv/service_changes.ts";
+import { CreateBody, PatchBody } from "../api/_services_inputs.ts";
 import { fail } from "../api/_errors.ts";
 import {
   Checkbox,

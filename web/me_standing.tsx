@@ -1,14 +1,13 @@
 /**
  * Standing and invitations (/me/standing): apply for contributor standing and see the
  * outcome (kv/applications.ts, as POST /api/me/apply and GET /api/me), invite an address
- * and list the invitations sent (api/invites.ts sendInvite, as /api/me/invites).
+ * and list the invitations sent (kv/invites.ts inviteAddress, as /api/me/invites).
  */
 import { standingOf } from "../kv/accounts.ts";
 import { applyFor, latestApplication } from "../kv/applications.ts";
-import { invitesBy } from "../kv/invites.ts";
+import { inviteAddress, invitesBy } from "../kv/invites.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ApplyBody } from "../api/applications.ts";
-import { InviteBody, sendInvite } from "../api/invites.ts";
+import { ApplyBody, InviteBody } from "../api/_account_inputs.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm, TextArea } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
@@ -146,7 +145,7 @@ export function standingPages(deps: Deps) {
     return await submitForm(c, {
       schema: InviteBody,
       act: async (input) => {
-        await sendInvite(deps, me, input);
+        await inviteAddress(deps, me, input);
         return "/me/standing?sent=1";
       },
       show: (view) => page(c, emptyView(), view),

@@ -6,8 +6,6 @@
  * /api/contributions/{id}).
  */
 import { isTeam } from "../kv/accounts.ts";
-import type { Caller } from "../kv/caller.ts";
-import { FRESH_AGE } from "../kv/caller.ts";
 import { catalogueChanged } from "../kv/catalogue_doc.ts";
 import {
   addContributorByEmail,
@@ -23,8 +21,8 @@ import {
 import { changeProposal } from "../kv/proposal_changes.ts";
 import { OPEN, proposalsOf } from "../kv/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
-import { PatchSchema } from "../api/catalogue.ts";
-import { Patch as ProposalPatch } from "../api/contributions.ts";
+import { ModulePatch, ProposalPatch } from "../api/_catalogue_inputs.ts";
+import { callerOf } from "../api/_guards.ts";
 import { fail } from "../api/_errors.ts";
 import { z } from "zod";
 import { emailSchema } from "../lib/email.ts";
@@ -51,16 +49,6 @@ const LABELS = {
   meta: "Meta line",
   facts: "Facts",
   gets: "What learners get",
-};
-
-const callerOf = (deps: Deps, c: WebCtx): Caller => {
-  const me = requireAccount(c);
-  const s = c.get("session");
-  return {
-    account: me,
-    team: isTeam(me) ? "account" : null,
-    fresh: s !== undefined && deps.clock.now() - s.created < FRESH_AGE,
-  };
 };
 
 const moduleValues = (m: Module): FormView["values"] => ({
@@ -214,6 +202,7 @@ export function workPages(deps: Deps) {
   );
 
   app.post("/me/work/proposals/:id{[0-9]{1,15}}/withdraw", async (c) => {
+    requireAccount(c);
     const caller = callerOf(deps, c);
     const id = Number(c.req.param("id"));
     return await submitForm(c, {
@@ -229,6 +218,7 @@ export function workPages(deps: Deps) {
   });
 
   app.post("/me/work/proposals/:id{[0-9]{1,15}}/attribution", async (c) => {
+    requireAccount(c);
     const caller = callerOf(deps, c);
     if (!caller.fresh) return seeOther(c, "/sign-in?next=/me/work&fresh=1");
     const form = await c.req.parseBody();
@@ -319,7 +309,7 @@ export function workPages(deps: Deps) {
     const slug = c.req.param("slug");
     await editable(c, slug);
     return await submitForm(c, {
-      schema: PatchSchema,
+      schema: ModulePatch,
       input: (f) => ({
         title: f.title ?? "",
         who: f.who ?? "",

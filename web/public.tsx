@@ -12,7 +12,7 @@ import type { Deps } from "../lib/deps.ts";
 import { displayText } from "../lib/display.ts";
 import { fail } from "../api/_errors.ts";
 import { clientOrigin, limit } from "../api/_guards.ts";
-import { publicProfile } from "../api/profile.ts";
+import { publicProfile } from "../kv/profile.ts";
 import { catalogue } from "./_catalogue.ts";
 import { U } from "./_layout.tsx";
 import { webRouter } from "./_web.tsx";

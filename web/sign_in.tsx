@@ -15,7 +15,7 @@ import { signInMail } from "../mail/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../api/_errors.ts";
 import { clientOrigin, limit } from "../api/_guards.ts";
-import { LinkRequest } from "../api/sign_in.ts";
+import { LinkRequest } from "../api/_account_inputs.ts";
 import {
   Checkbox,
   checked,

@@ -7,20 +7,18 @@
  */
 import type { Child } from "hono/jsx";
 import { type Account, eachAccount, getAccount, isOwner, standingOf } from "../kv/accounts.ts";
-import { decide, listApplications } from "../kv/applications.ts";
-import type { Caller } from "../kv/caller.ts";
-import { FRESH_AGE } from "../kv/caller.ts";
+import { decideApplication, listApplications } from "../kv/applications.ts";
 import { gateOf } from "../kv/gate.ts";
 import { allInvites } from "../kv/invites.ts";
-import { deliver } from "../kv/outbox.ts";
 import { changeProposal } from "../kv/proposal_changes.ts";
 import { getProposal, listProposals, STATUSES } from "../kv/proposals.ts";
 import { listRequests, setHandled } from "../kv/requests.ts";
 import { listAllServices, serviceView } from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
-import { DecisionBody, decisionMail } from "../api/applications.ts";
-import { Patch as ProposalPatch } from "../api/contributions.ts";
+import { DecisionBody } from "../api/_account_inputs.ts";
+import { ProposalPatch } from "../api/_catalogue_inputs.ts";
+import { callerOf } from "../api/_guards.ts";
 import { fail } from "../api/_errors.ts";
 import { emptyView, ErrorSummary, type FormView, Select, submitForm, TextArea } from "./_form.tsx";
 import { U } from "./_layout.tsx";
@@ -49,16 +47,6 @@ function TeamNav(props: { here: string }) {
       </ul>
     </nav>
   );
-}
-
-/** The caller of a team page, as the API's guards make it for a reviewer's or owner's token. */
-function teamCaller(deps: Deps, c: WebCtx, me: Account): Caller {
-  const s = c.get("session");
-  return {
-    account: me,
-    team: "account",
-    fresh: s !== undefined && deps.clock.now() - s.created < FRESH_AGE,
-  };
 }
 
 const idOf = (c: WebCtx) => Number(c.req.param("id"));
@@ -246,13 +234,13 @@ export function teamPages(deps: Deps) {
   );
 
   app.post("/team/proposals/:id{[0-9]{1,15}}", async (c) => {
-    const me = requireTeamPage(c);
+    requireTeamPage(c);
     const id = idOf(c);
     return await submitForm(c, {
       schema: ProposalPatch,
       input: (f) => ({ status: f.status, reason: f.reason ?? "" }),
       act: async (change) => {
-        await changeProposal(deps, teamCaller(deps, c, me), id, change);
+        await changeProposal(deps, callerOf(deps, c), id, change);
         return `/team/proposals/${id}`;
       },
       show: (view) => proposalPage(c, view),
@@ -327,21 +315,12 @@ export function teamPages(deps: Deps) {
   );
 
   app.post("/team/applications/:id{[0-9]{1,15}}", async (c) => {
-    const me = requireTeamPage(c);
+    requireTeamPage(c);
     const id = idOf(c);
     return await submitForm(c, {
       schema: DecisionBody,
       act: async (input) => {
-        const done = await decide(
-          deps.kv,
-          id,
-          input,
-          `account:${me.id}`,
-          deps.clock.now(),
-          decisionMail(deps.config.baseUrl),
-        );
-        if (!done) fail(404, "no such application");
-        await deliver(deps, [done.mailId]);
+        await decideApplication(deps, callerOf(deps, c), id, input);
         return "/team/applications";
       },
       show: (view) => applicationsPage(c, { id, view }),

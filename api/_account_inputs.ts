@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { LANGS, PROFILE_ROLES } from "../kv/profile.ts";
+import { canonicalEmail, emailSchema } from "../lib/email.ts";
+import { chars, INVISIBLE_MESSAGE, multiLine, oneLine, visibleText } from "./_text.ts";
+
+/**
+ * The request schemas of an account's own things, validated by the API's routes (api/sign_in.ts,
+ * api/profile.ts, api/journal.ts, api/applications.ts, api/invites.ts) and the pages
+ * (web/sign_in.tsx, web/me_profile.tsx, web/me_journal.tsx, web/me_standing.tsx, web/team.tsx)
+ * alike.
+ */
+
+/**
+ * A person's name: 2 to 120 characters after trimming, no control characters (CR/LF would
+ * break the mails it is written into) and no lone surrogates (not valid text).
+ */
+export const nameSchema = z.string().trim().min(2).max(120)
+  .refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), {
+    message: "must be plain text without control characters",
+  }).refine(visibleText, { message: INVISIBLE_MESSAGE });
+
+export const LinkRequest = z.object({
+  email: emailSchema,
+  purpose: z.enum(["login", "address"]).default("login"),
+  age_ok: z.boolean().optional(),
+  name: nameSchema.optional(),
+}).meta({ id: "LinkRequest" });
+
+const langSet = new Set(LANGS);
+
+export const ProfilePatch = z.object({
+  name: z.string().trim().refine((s) => s === "" || (chars(s) >= 2 && chars(s) <= 120), {
+    message: "must be 2 to 120 characters (empty clears)",
+  }).refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), { message: "must be one line of text" })
+    .refine(visibleText, { message: INVISIBLE_MESSAGE }).optional(),
+  org: oneLine(200).optional(),
+  role: z.enum(["", ...PROFILE_ROLES]).optional(),
+  about: multiLine(280).optional(),
+  bio: multiLine(4000).optional(),
+  place: oneLine(120).optional(),
+  contact: z.string().trim().max(320).transform((v, ctx) => {
+    if (v === "") return "";
+    const e = canonicalEmail(v);
+    if (e === null) {
+      ctx.addIssue({ code: "custom", message: "must be an e-mail address (empty clears)" });
+      return z.NEVER;
+    }
+    return e;
+  }).optional(),
+  website: z.string().trim().max(500).refine(
+    (v) =>
+      v === "" || (URL.canParse(v) && new URL(v).protocol === "https:" && !new URL(v).username),
+    { message: "must be an https:// address (empty clears)" },
+  ).optional(),
+  langs: z.union([
+    z.array(
+      z.string().trim().toLowerCase().refine((l) => langSet.has(l), {
+        message: "must be an ISO 639-1 language code",
+      }),
+    ).max(20),
+    z.literal("").transform(() => [] as string[]),
+  ]).transform((l) => [...new Set(l)]).optional(),
+}).meta({ id: "ProfilePatch" });
+
+const entryText = multiLine(2000, 1);
+
+export const NewEntry = z.object({ text: entryText, public: z.boolean().default(true) })
+  .meta({ id: "NewJournalEntry" });
+export const EntryPatch = z.object({ text: entryText.optional(), public: z.boolean().optional() })
+  .meta({ id: "JournalPatch" });
+
+export const ApplyBody = z.object({
+  text: multiLine(2000, 20),
+}).meta({ id: "ApplicationRequest" });
+
+export const DecisionBody = z.object({
+  outcome: z.enum(["approved", "declined"]),
+  reason: z.string().trim().min(3).max(2000),
+}).meta({ id: "ApplicationDecision" });
+
+export const InviteBody = z.object({
+  email: emailSchema,
+  message: multiLine(500).default(""),
+}).meta({ id: "InviteRequest" });

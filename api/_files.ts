@@ -1,0 +1,162 @@
+import { z } from "zod";
+import { getFile, MAX_FILE, MAX_LABEL, readFile, type StoredFile } from "../kv/files.ts";
+import type { Deps } from "../lib/deps.ts";
+import {
+  FILE_KINDS,
+  isActiveType,
+  kindOf,
+  SANDBOX_INLINE,
+  SANDBOX_STRICT,
+} from "../lib/file_kinds.ts";
+import { cleanFileName, cleanText, contentDisposition, headerText } from "../lib/file_names.ts";
+import { fail } from "./_errors.ts";
+import { INVISIBLE_MESSAGE, visibleText } from "./_text.ts";
+
+/**
+ * What the files API (api/files.ts) and the files page (web/me_files.tsx) both read from a
+ * request and answer in HTTP terms: the PATCH schema, an upload's headers, and a file's bytes
+ * with ranges and validators. The rules themselves are kv/files.ts.
+ */
+
+export const Patch = z.object({
+  public: z.boolean().optional(),
+  label: z.string().refine((v) => [...cleanText(v)].length <= MAX_LABEL, {
+    message: `up to ${MAX_LABEL} characters`,
+  }).refine(visibleText, { message: INVISIBLE_MESSAGE }).optional(),
+  name: z.string().min(1).max(1000).refine(visibleText, { message: INVISIBLE_MESSAGE })
+    .optional(),
+}).meta({ id: "FilePatch" });
+
+/**
+ * What an upload's headers say (Content-Length, X-File-Name, X-File-Label, X-Public), checked
+ * as PUT /api/me/files and the files page's upload both need it; 4xx errors name the header.
+ */
+export function uploadOf(header: (name: string) => string | undefined) {
+  const lengthHeader = header("content-length");
+  if (lengthHeader === undefined) fail(411, "Content-Length: required for uploads");
+  if (!/^\s*\d{1,16}\s*$/.test(lengthHeader)) {
+    fail(400, "Content-Length: must be a number of bytes", { field: "Content-Length" });
+  }
+  const size = Number(lengthHeader);
+
+  const rawName = header("x-file-name");
+  if (!rawName?.trim()) {
+    fail(400, "X-File-Name: required (the file name, URL-encoded)", { field: "X-File-Name" });
+  }
+  const decoded = headerText(rawName);
+  if (decoded !== null && !visibleText(decoded)) {
+    fail(400, `X-File-Name: ${INVISIBLE_MESSAGE}`, { field: "X-File-Name" });
+  }
+  const clean = decoded === null ? null : cleanFileName(decoded);
+  if (!clean) fail(400, "X-File-Name: not a usable file name", { field: "X-File-Name" });
+  const kind = kindOf(clean.ext);
+  if (!kind) {
+    fail(
+      415,
+      clean.ext
+        ? `files ending in .${clean.ext} are not accepted; accepted lists the endings`
+        : "the file name needs an ending (.pdf, .png, ...) that says its kind",
+      { accepted: Object.keys(FILE_KINDS) },
+    );
+  }
+  const rawLabel = header("x-file-label");
+  const labelText = rawLabel === undefined ? "" : headerText(rawLabel);
+  if (labelText === null) {
+    fail(400, "X-File-Label: not URL-encoded text", { field: "X-File-Label" });
+  }
+  if (!visibleText(labelText)) {
+    fail(400, `X-File-Label: ${INVISIBLE_MESSAGE}`, { field: "X-File-Label" });
+  }
+  const label = cleanText(labelText);
+  if ([...label].length > MAX_LABEL) {
+    fail(400, `X-File-Label: up to ${MAX_LABEL} characters`, { field: "X-File-Label" });
+  }
+  if (size > MAX_FILE) fail(413, `a file may hold at most ${MAX_FILE} bytes`);
+
+  return {
+    size,
+    name: clean.name,
+    ext: clean.ext,
+    type: kind.type,
+    label,
+    public: header("x-public")?.trim() === "1",
+  };
+}
+
+const httpDate = (ms: number) => new Date(ms).toUTCString();
+const etagOf = (f: StoredFile) => `"${f.sha256.slice(0, 40)}"`;
+
+/** The one range of a `Range: bytes=...` header; "none" for absent, multiple or malformed. */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | "none" | "unsatisfiable" {
+  const m = header?.trim().match(/^bytes=(\d*)-(\d*)$/);
+  if (!m || (m[1] === "" && m[2] === "")) return "none";
+  if (m[1] === "") {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== "" && Number(m[2]) < start) return "none";
+  if (start >= size) return "unsatisfiable";
+  return { start, end };
+}
+
+/** A file's bytes for `viewer` (null: nobody signed in), as GET /api/files/... answers them. */
+export async function serveFile(
+  deps: Deps,
+  p: { account: number; file: number; name: string },
+  viewer: number | null,
+  req: Request,
+): Promise<Response> {
+  const f = (await getFile(deps.kv, p.account, p.file)).value;
+  const hidden = { "Cache-Control": "no-store" };
+  // Same answer for absent, private and misnamed: nothing tells them apart.
+  if (!f || f.name !== p.name.normalize("NFC") || (!f.public && viewer !== f.account)) {
+    fail(404, "not found", undefined, hidden);
+  }
+  const active = isActiveType(f.type);
+  const etag = etagOf(f);
+  const headers = new Headers({
+    "Cache-Control": f.public ? "public, max-age=300" : "no-store",
+    "ETag": etag,
+    "Last-Modified": httpDate(f.created),
+    "Accept-Ranges": "bytes",
+    "X-Content-Type-Options": "nosniff",
+  });
+  // Every download is sandboxed (no script, no same-origin access), inline kinds included: a file
+  // that a browser sniffs or renders as a document can never act as the service's own page.
+  headers.set("Content-Security-Policy", active ? SANDBOX_STRICT : SANDBOX_INLINE);
+
+  const inm = req.headers.get("if-none-match");
+  const ims = req.headers.get("if-modified-since");
+  const notModified = inm !== null
+    ? inm.split(",").some((t) => t.trim().replace(/^W\//, "") === etag || t.trim() === "*")
+    : ims !== null && !Number.isNaN(Date.parse(ims)) &&
+      Math.floor(f.created / 1000) * 1000 <= Date.parse(ims);
+  if (notModified) return new Response(null, { status: 304, headers });
+
+  headers.set("Content-Type", f.type);
+  headers.set("Content-Disposition", contentDisposition(active ? "attachment" : "inline", f.name));
+  const ifRange = req.headers.get("if-range");
+  const rangeHeader = ifRange !== null && ifRange.trim() !== etag &&
+      ifRange.trim() !== httpDate(f.created)
+    ? undefined
+    : req.headers.get("range") ?? undefined;
+  const range = parseRange(rangeHeader, f.size);
+  if (range === "unsatisfiable") {
+    fail(416, `range not satisfiable: the file has ${f.size} bytes`, { size: f.size }, {
+      "Content-Range": `bytes */${f.size}`,
+    });
+  }
+  if (range === "none") {
+    headers.set("Content-Length", String(f.size));
+    return new Response(readFile(deps.kv, f), { status: 200, headers });
+  }
+  headers.set("Content-Length", String(range.end - range.start + 1));
+  headers.set("Content-Range", `bytes ${range.start}-${range.end}/${f.size}`);
+  return new Response(readFile(deps.kv, f, range.start, range.end), { status: 206, headers });
+}

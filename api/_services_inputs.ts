@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { GROUPS, INTERVALS, PLACES } from "../kv/services.ts";
+import { GRACE_MAX, GRACE_MIN, MAX_CRON } from "../lib/schedule.ts";
+import { multiLine, oneLine } from "./_text.ts";
+
+/**
+ * The request schemas of a watched service, validated by POST/PATCH /api/me/services
+ * (api/services.ts) and the services pages (web/me_services.tsx, web/me_watch.tsx) alike.
+ */
+
+const interval = z.number().int().refine((v) => (INTERVALS as readonly number[]).includes(v), {
+  message: `must be one of ${INTERVALS.join(", ")} (minutes)`,
+});
+// One line without control characters or lone surrogates, as every other name of the service:
+// it goes into alert mail subjects and the team's listing.
+const name = oneLine(80).min(2);
+const what = multiLine(160);
+const place = z.enum(PLACES).nullable();
+const schedule = z.string().max(MAX_CRON).nullable().meta({
+  description: "Heartbeats only: a 5-field cron expression (Healthchecks' semantics: due at " +
+    "each scheduled time, off after the grace time); null: the fixed interval",
+  example: "0 3 * * *",
+});
+const tz = z.string().max(64).meta({ description: "IANA time zone of the schedule" });
+const grace = z.number().int().min(GRACE_MIN).max(GRACE_MAX).meta({
+  description: "Minutes after a scheduled time before a missing run turns the heartbeat off",
+});
+const channels = z.array(z.number().int().positive()).max(10).meta({
+  description: "Ids of the account's webhook channels to alert besides mail",
+});
+const threshold = z.number().int().min(1).max(5).meta({
+  description: "Consecutive failed checks before a checked service turns warn or off",
+});
+
+export const CreateBody = z.object({
+  name,
+  check: z.string().max(2000).meta({
+    description: "url:<address>, mcp:<https address>, tcp:<host>:<port>, tls:<host>[:<port>] " +
+      "or webhook:",
+    example: "url:https://example.org/health",
+  }),
+  what: what.default(""),
+  group: z.enum(GROUPS).default("Public"),
+  place: place.optional(),
+  interval: interval.default(60),
+  alerts: z.boolean().default(true),
+  threshold: threshold.default(1),
+  schedule: schedule.optional(),
+  tz: tz.default("UTC"),
+  grace: grace.default(60),
+  channels: channels.default([]),
+}).meta({ id: "NewService" });
+
+const fixed = z.unknown().refine((v) => v === undefined, {
+  message: "kind and target cannot change; create a new service",
+}).meta({ description: "Cannot change: sending it answers 400" });
+export const PatchBody = z.object({
+  name: name.optional(),
+  what: what.optional(),
+  group: z.enum(GROUPS).optional(),
+  place: place.optional(),
+  interval: interval.optional(),
+  alerts: z.boolean().optional(),
+  threshold: threshold.optional(),
+  schedule: schedule.optional(),
+  tz: tz.optional(),
+  grace: grace.optional(),
+  channels: channels.optional(),
+  check: fixed.optional(),
+  kind: fixed.optional(),
+  target: fixed.optional(),
+}).meta({ id: "ServicePatch" });

@@ -1,0 +1,187 @@
+import type { Account } from "./accounts.ts";
+import { isOwner } from "./accounts.ts";
+import { channelsOf } from "./channels.ts";
+import { countUse, RULES, spendUse } from "./rate_limit.ts";
+import {
+  countServices,
+  createService,
+  getBeat,
+  getService,
+  MAX_SERVICES,
+  patchService,
+  recordResult,
+  type ServicePatch,
+  type ServiceView,
+  serviceView,
+} from "./services.ts";
+import { runCheck } from "../lib/checks/mod.ts";
+import type { Deps } from "../lib/deps.ts";
+import { conflict, invalid, notFound } from "../lib/errors.ts";
+import { cronError, type Schedule, validTimeZone } from "../lib/schedule.ts";
+import { parseCheck, resolveTarget, type Target, TargetError } from "../lib/targets.ts";
+
+/**
+ * The rules of adding, changing and checking a watched service, as POST/PATCH
+ * /api/me/services and the services pages both apply them: the target allowed for this
+ * account, the schedule of a heartbeat, the account's own channels, the service limit and the
+ * manual-check limit. Holds no KV keys: storage is kv/services.ts.
+ */
+
+/** A new service as the API's `NewService` schema gives it (api/_services_inputs.ts). */
+export interface NewServiceInput {
+  name: string;
+  check: string;
+  what: string;
+  group: string;
+  place?: string | null;
+  interval: number;
+  alerts: boolean;
+  threshold: number;
+  schedule?: string | null;
+  tz: string;
+  grace: number;
+  channels: number[];
+}
+
+/** A change as the API's `ServicePatch` schema gives it; kind and target never change. */
+export interface ServiceChange extends Omit<ServicePatch, "schedule"> {
+  schedule?: string | null;
+  tz?: string;
+  grace?: number;
+  check?: unknown;
+  kind?: unknown;
+  target?: unknown;
+}
+
+/** The parsed check, with its address allowed for this account (`invalid` naming `check`). */
+export async function validTarget(deps: Deps, account: Account, check: string): Promise<Target> {
+  let target: Target;
+  try {
+    target = parseCheck(check);
+  } catch (err) {
+    if (err instanceof TargetError) invalid(`check: ${err.message}`, "check");
+    throw err;
+  }
+  if (target.kind !== "webhook") {
+    const r = await resolveTarget(deps.resolver, target.host, isOwner(account));
+    if (!r.ok) invalid(`check: ${r.error}`, "check");
+  }
+  return target;
+}
+
+/** A valid schedule for a service of this kind, or `invalid` naming the field. */
+export function validSchedule(kind: string, cron: string, tz: string, grace: number): Schedule {
+  if (kind !== "webhook") {
+    invalid("schedule: only a heartbeat (webhook:) has a schedule", "schedule");
+  }
+  if (!validTimeZone(tz)) invalid("tz: not a known IANA time zone", "tz");
+  const why = cronError(cron, tz);
+  if (why) invalid(`schedule: ${why}`, "schedule");
+  return { cron: cron.trim().replace(/\s+/g, " "), tz, grace };
+}
+
+/** The ids, each one of the account's channels (`invalid` naming `channels` otherwise). */
+async function validChannels(deps: Deps, account: number, ids: number[]): Promise<number[]> {
+  const unique = [...new Set(ids)];
+  const found = await channelsOf(deps.kv, account, unique);
+  if (found.length !== unique.length) {
+    invalid("channels: not one of your channels (GET /api/me/channels)", "channels");
+  }
+  return unique;
+}
+
+/** The address a heartbeat calls. */
+export const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
+
+/**
+ * Watches a new service for the account: checks the target and schedule, the per-account
+ * limit, runs the first check (a checked kind, within the manual-check limit) and stores it.
+ * The hook address comes only here, once.
+ */
+export async function addService(
+  deps: Deps,
+  me: Account,
+  input: NewServiceInput,
+): Promise<{ item: ServiceView; hook_url: string | null }> {
+  const target = await validTarget(deps, me, input.check);
+  const chans = await validChannels(deps, me.id, input.channels);
+  const sched = input.schedule != null
+    ? validSchedule(target.kind, input.schedule, input.tz, input.grace)
+    : null;
+  // Fail fast before a check runs; the atomic of createService enforces the limit for real.
+  if (await countServices(deps.kv, me.id) >= MAX_SERVICES) {
+    conflict(`at most ${MAX_SERVICES} services per account; remove one first`, {
+      max: MAX_SERVICES,
+    });
+  }
+  // The check at creation counts as a manual check: create-and-delete loops must not probe
+  // a target more often than "check now" may. Past the limit the service is still created
+  // and the runner checks it at the next minute.
+  const first = target.kind === "webhook" ||
+      !(await countUse(deps.kv, RULES.manualCheck, me.id, deps.clock.now())).ok
+    ? null
+    : await runCheck(deps, target.check, isOwner(me));
+  const { service, key } = await createService(deps, me.id, {
+    name: input.name,
+    what: input.what,
+    group: input.group,
+    place: input.place ?? null,
+    interval: input.interval,
+    alerts: input.alerts,
+    kind: target.kind,
+    check: target.check,
+    hint: target.hint,
+    threshold: input.threshold,
+    schedule: sched,
+    channels: chans,
+  }, first);
+  const item = serviceView(service, null, deps.clock.now());
+  return { item, hook_url: key ? hookUrl(deps, key) : null };
+}
+
+/** Runs a checked service's check now, within the account's manual-check limit. */
+export async function checkServiceNow(deps: Deps, me: Account, id: number): Promise<ServiceView> {
+  const s = (await getService(deps.kv, me.id, id)).value;
+  if (!s) notFound("no such service");
+  if (s.kind === "webhook") {
+    invalid("a heartbeat service is not checked: it is called at its hook address");
+  }
+  await spendUse(deps.kv, RULES.manualCheck, me.id, deps.clock.now());
+  const result = await runCheck(deps, s.check, isOwner(me));
+  const saved = await recordResult(deps, me.id, id, result, null);
+  if (!saved) notFound("no such service");
+  return serviceView(saved, null, deps.clock.now());
+}
+
+/** Changes a service: its channels must be the account's, a schedule only a heartbeat's. */
+export async function editService(
+  deps: Deps,
+  me: Account,
+  id: number,
+  body: ServiceChange,
+): Promise<ServiceView> {
+  const { check: _c, kind: _k, target: _t, schedule, tz, grace, channels: chans, ...rest } = body;
+  const patch: ServicePatch = rest;
+  if (chans !== undefined) patch.channels = await validChannels(deps, me.id, chans);
+  if (schedule !== undefined || tz !== undefined || grace !== undefined) {
+    const cur = (await getService(deps.kv, me.id, id)).value;
+    if (!cur) notFound("no such service");
+    const cron = schedule === undefined ? cur.schedule?.cron ?? null : schedule;
+    if (cron === null) {
+      if (tz !== undefined || grace !== undefined) {
+        invalid("schedule: tz and grace go with a schedule", "schedule");
+      }
+      patch.schedule = null;
+    } else {
+      patch.schedule = validSchedule(
+        cur.kind,
+        cron,
+        tz ?? cur.schedule?.tz ?? "UTC",
+        grace ?? cur.schedule?.grace ?? 60,
+      );
+    }
+  }
+  const s = await patchService(deps, me.id, id, patch);
+  if (!s) notFound("no such service");
+  return serviceView(s, await getBeat(deps.kv, s), deps.clock.now());
+}
