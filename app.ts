@@ -69,9 +69,11 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     onError: (c) => c.json({ error: `body over ${JSON_BODY_LIMIT} bytes` }, 413),
   });
   app.use("/api/*", async (c, next) => {
+    // Most calls send no body: nothing to limit or guard.
+    if (!c.req.raw.body) return await next();
     // Raw uploads read their own streams and answer a body that ends early themselves.
     if (RAW_BODY.some((r) => r.test(c.req.path))) return await next();
-    if (c.req.raw.body) c.req.raw = guardBody(c.req.raw);
+    c.req.raw = guardBody(c.req.raw);
     return await limited(c, next);
   });
 

@@ -4,6 +4,7 @@
  * form offers exactly as many file rows as the API takes.
  */
 import assert from "node:assert/strict";
+import { MINUTE } from "../lib/clock.ts";
 import { FILE_ROWS } from "../web/forms.tsx";
 import { proposal } from "./_forms_fixtures.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
@@ -130,4 +131,73 @@ Deno.test("proposal form: as many file rows as the API takes, all of them sent",
   const stored = await t.req("GET", `/api/contributions/${id}`, { token: owner.token });
   const item = stored.body.item ?? stored.body;
   assert.deepEqual(item.files, files(10));
+});
+
+Deno.test("an old session signs in again from the page and comes back to it", async () => {
+  await using t = await testApp({ config: inboxes });
+  const { token } = await t.account("ada@example.org", { name: "Ada" });
+  let cookie = `session=${token}`;
+  const id = (await t.req("POST", "/api/contributions", { token, body: proposal() })).body.id;
+  t.clock.advance(16 * MINUTE);
+
+  // The name choice and the erasure need a sign-in under 15 minutes old.
+  const stale = await t.req(
+    "POST",
+    `/me/work/proposals/${id}/attribution`,
+    post({ attribution: "remove" }, cookie),
+  );
+  assert.equal(stale.status, 303);
+  const again = stale.headers.get("location")!;
+  assert.equal(again, "/sign-in?next=/me/work&fresh=1");
+  const data = await t.req("GET", "/me/data", { headers: { cookie } });
+  assert.match(data.text, /href="\/sign-in\?next=\/me\/data&amp;fresh=1"/);
+  assert.doesNotMatch(data.text, /Erase my account/);
+
+  // Signed in, /sign-in goes on to the page; with fresh=1 it asks for a new link.
+  const plain = await t.req("GET", "/sign-in?next=/me/work", { headers: { cookie } });
+  assert.equal(plain.status, 303);
+  assert.equal(plain.headers.get("location"), "/me/work");
+  const form = await t.req("GET", again, { headers: { cookie } });
+  assert.equal(form.status, 200);
+  assert.match(form.text, /<h1>Sign in again<\/h1>/);
+  assert.match(form.text, /name="email"[^>]*value="ada@example.org"|value="ada@example.org"/);
+  assert.match(form.text, /name="next" value="\/me\/work"/);
+  const asked = await t.req(
+    "POST",
+    "/sign-in",
+    post({ email: "ada@example.org", age_ok: "on", next: "/me/work" }, cookie),
+  );
+  assert.equal(asked.status, 303);
+  const next = asked.headers.getSetCookie().find((c) => c.startsWith("next="));
+  assert.match(next ?? "", /^next=%2Fme%2Fwork;.*HttpOnly/i);
+  const nextCookie = next!.split(";")[0];
+
+  // The mailed link, used in this browser: back on the page, the name choice goes through.
+  const link = t.mail.linkToken("ada@example.org");
+  const done = await t.req(
+    "POST",
+    "/me/verify",
+    post({ token: link }, `${cookie}; ${nextCookie}`),
+  );
+  assert.equal(done.status, 303, done.text);
+  assert.equal(done.headers.get("location"), "/me/work");
+  assert.ok(done.headers.getSetCookie().some((c) => /^next=;/.test(c)), "forgotten once used");
+  cookie = done.headers.getSetCookie().find((c) => c.startsWith("session="))!.split(";")[0];
+  const fresh = await t.req(
+    "POST",
+    `/me/work/proposals/${id}/attribution`,
+    post({ attribution: "remove" }, cookie),
+  );
+  assert.equal(fresh.headers.get("location"), "/me/work");
+  const stored = await t.req("GET", `/api/contributions/${id}`, { token: cookie.slice(8) });
+  assert.equal(stored.body.attribution ?? stored.body.item?.attribution, "remove");
+
+  // A link used without the cookie (another device) lands on the account page.
+  await t.req("POST", "/sign-in", post({ email: "ada@example.org", age_ok: "on" }));
+  const other = await t.req(
+    "POST",
+    "/me/verify",
+    post({ token: t.mail.linkToken("ada@example.org") }),
+  );
+  assert.equal(other.headers.get("location"), "/me");
 });

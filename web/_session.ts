@@ -52,3 +52,29 @@ export function startWebSession(
 export function forgetWebSession(deps: Deps, c: Context<AppEnv>): void {
   deleteCookie(c, cookieName(deps), { path: "/", secure: secure(deps) });
 }
+
+/**
+ * Where the browser goes once the link it asks for is used: a short-lived cookie set when
+ * the sign-in form is sent from a page that asked to come back (`?next=`), read once by the
+ * link's "Sign in on this device". The link itself stays `/me?verify=<token>` (CONTRACT.md);
+ * a link opened on another device lands on /me.
+ */
+const nextName = (deps: Deps) => secure(deps) ? "__Host-next" : "next";
+
+export function rememberNext(deps: Deps, c: Context<AppEnv>, next: string, maxAgeMs: number) {
+  if (next === "/me") return deleteCookie(c, nextName(deps), { path: "/", secure: secure(deps) });
+  setCookie(c, nextName(deps), next, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: secure(deps),
+    maxAge: Math.floor(maxAgeMs / 1000),
+  });
+}
+
+/** The page remembered by `rememberNext` (unchecked: pass it through safeNext), forgotten. */
+export function takeNext(deps: Deps, c: Context<AppEnv>): string | undefined {
+  const next = getCookie(c, nextName(deps));
+  if (next !== undefined) deleteCookie(c, nextName(deps), { path: "/", secure: secure(deps) });
+  return next;
+}

@@ -42,7 +42,7 @@ export function dataPages(deps: Deps) {
           ? (
             <p class="notice">
               For this, sign in again first (a sign-in in the last 15 minutes is needed):{" "}
-              <a href="/sign-in?next=/me/data">sign in again</a>.
+              <a href="/sign-in?next=/me/data&fresh=1">sign in again</a>.
             </p>
           )
           : (

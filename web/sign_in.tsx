@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { accountParts } from "../kv/parts.ts";
-import { findLink } from "../kv/links.ts";
+import { findLink, LINK_LIFE } from "../kv/links.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { endSession } from "../kv/sessions.ts";
 import { completeLink, issueLink } from "../kv/sign_in.ts";
@@ -26,7 +26,7 @@ import {
   given,
   submitForm,
 } from "./_form.tsx";
-import { forgetWebSession, startWebSession } from "./_session.ts";
+import { forgetWebSession, rememberNext, startWebSession, takeNext } from "./_session.ts";
 import { safeNext, seeOther, viewer, webRouter } from "./_web.tsx";
 import { U } from "./_layout.tsx";
 
@@ -37,14 +37,23 @@ const SignInRequest = LinkRequest.extend({
 
 const LABELS = { email: "E-mail address", age_ok: "Age confirmation", name: "Your name" };
 
-function SignInForm(props: { view: FormView; next: string }) {
+function SignInForm(props: { view: FormView; next: string; again?: boolean }) {
   return (
     <>
-      <h1>Sign in</h1>
-      <p>
-        We mail you a link that signs you in; there is no password. A new address gets a new
-        account.
-      </p>
+      <h1>{props.again ? "Sign in again" : "Sign in"}</h1>
+      {props.again
+        ? (
+          <p>
+            This step needs a sign-in from the last 15 minutes. We mail you a new link; open it in
+            this browser and you come back here.
+          </p>
+        )
+        : (
+          <p>
+            We mail you a link that signs you in; there is no password. A new address gets a new
+            account.
+          </p>
+        )}
       <ErrorSummary view={props.view} labels={LABELS} />
       <form method="post" action="/sign-in" novalidate>
         <input type="hidden" name="next" value={props.next} />
@@ -73,8 +82,13 @@ export function signInPages(deps: Deps) {
 
   app.get("/sign-in", (c) => {
     const next = safeNext(c.req.query("next"));
-    if (viewer(c)) return seeOther(c, next);
-    return c.render(<SignInForm view={emptyView()} next={next} />, {
+    const me = viewer(c);
+    // A signed-in browser comes here only to sign in afresh (`fresh=1`: erasure, name
+    // choices need a recent sign-in); otherwise it goes on.
+    const again = me !== undefined && c.req.query("fresh") === "1";
+    if (me && !again) return seeOther(c, next);
+    const view = emptyView(again ? { email: me?.email } : {});
+    return c.render(<SignInForm view={view} next={next} again={again} />, {
       title: "Sign in",
       canonical: "/sign-in",
       description: "Sign in with a link mailed to you.",
@@ -90,10 +104,11 @@ export function signInPages(deps: Deps) {
         age_ok: checked(f.age_ok),
         name: given(f.name),
       }),
-      act: async ({ email, name }) => {
+      act: async ({ email, name }, form) => {
         await limit(deps, RULES.linkByOrigin, clientOrigin(deps, c));
         await limit(deps, RULES.linkByAddress, email);
         await issueLink(deps, { purpose: "login", email, name }, signInMail("login"));
+        rememberNext(deps, c, safeNext(form.next), LINK_LIFE.login);
         return "/sign-in/sent";
       },
       show: (view) => <SignInForm view={view} next={safeNext(view.values.next)} />,
@@ -174,7 +189,7 @@ export function signInPages(deps: Deps) {
     const who = c.get("account");
     if (before && who) await endSession(deps.kv, who.id, before.id);
     startWebSession(deps, c, done.token, done.session);
-    return seeOther(c, "/me");
+    return seeOther(c, safeNext(takeNext(deps, c)));
   });
 
   app.post("/sign-out", async (c) => {
