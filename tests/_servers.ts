@@ -19,6 +19,19 @@ export function localHttp(
   return { port: server.addr.port, close: () => server.shutdown() };
 }
 
+/**
+ * A local HTTP target for checks: answers "fine", or 503 "down" while `failing` is set.
+ * `check` is the service's check; `await using` closes it.
+ */
+export function flakyTarget() {
+  const target = { failing: false, check: "" };
+  const srv = localHttp(() =>
+    target.failing ? new Response("down", { status: 503 }) : new Response("fine")
+  );
+  target.check = `url:http://127.0.0.1:${srv.port}/`;
+  return Object.assign(target, { [Symbol.asyncDispose]: () => srv.close() });
+}
+
 /** A TLS listener that completes handshakes and nothing else. */
 export function localTls(tls: { cert: string; key: string }): Local {
   const listener = Deno.listenTls({ hostname: "127.0.0.1", port: 0, ...tls });

@@ -6,7 +6,15 @@ import { RECEIPTS } from "../kv/requests.ts";
 import { verifyTrail } from "../kv/trail.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { seedModule } from "./_catalogue.ts";
-import { type Res, testApp } from "./_helpers.ts";
+import { testApp } from "./_helpers.ts";
+import {
+  heartbeatWith,
+  ok,
+  propose,
+  publish,
+  requestTool,
+  storeNotes,
+} from "./_account_fixture.ts";
 
 /**
  * GDPR articles 15 and 17, checked against the KV itself: an account uses every feature,
@@ -152,7 +160,6 @@ Deno.test("data rights: the export holds every KV record about the account; eras
   await using t = await testApp({
     config: { teamInbox: "team@inbox.test", reportInbox: "reports@inbox.test" },
   });
-  const ok = (r: Res, status = 200) => assert.equal(r.status, status, r.text);
   const owner = await t.account("own@example.org", { name: "Owen Owner", roles: ["owner"] });
   const carl = await t.account("carl@example.org", { name: "Carl Inviter" });
   await seedModule(t, "pond-life", [owner.account.id]);
@@ -225,68 +232,22 @@ Deno.test("data rights: the export holds every KV record about the account; eras
     201,
   );
   // A watched service with a heartbeat.
-  const svc = await t.req("POST", "/api/me/services", {
-    token,
-    body: { name: "Zorbulon backup", check: "webhook:", what: "Frobnicating dump" },
-  });
-  ok(svc);
-  ok(await t.req("POST", new URL(svc.body.hook_url).pathname, { body: { status: "bumfuzzle" } }));
+  await heartbeatWith(t, token, "bumfuzzle");
   // A stored file.
-  const bytes = new TextEncoder().encode("Wibblewobble file bytes");
-  ok(
-    await t.req("PUT", "/api/me/files", {
-      token,
-      raw: bytes,
-      headers: {
-        "content-length": String(bytes.length),
-        "x-file-name": "quuxley-notes.txt",
-        "content-type": "text/plain",
-      },
-    }),
-    201,
-  );
+  const bytes = await storeNotes(t, token);
   // A request through the public form, while the relay is down: her receipt and the team's
   // notice (which names her address) wait in the outbox.
   t.mail.failWith = new Error("relay down");
-  ok(
-    await t.req("POST", "/api/requests", {
-      body: { name: "Adelaide Quuxley", email: EMAIL, kind: "tool", text: "Cattywampus tool" },
-    }),
-    202,
-  );
+  await requestTool(t, "Cattywampus tool");
   t.mail.failWith = null;
   // Proposals: published with keep, published with remove, one confirmed and waiting.
-  const propose = async (title: string, attribution: string) => {
-    const p = await t.req("POST", "/api/contributions", {
-      token,
-      body: {
-        name: "Adelaide Quuxley",
-        email: EMAIL,
-        title,
-        area: "technical",
-        summary: `Summary of ${title}`,
-        trail: `How ${title} came about`,
-        attribution,
-      },
-    });
-    ok(p, 201);
-    assert.equal(p.body.status, "confirmed");
-    return p.body.id as number;
-  };
   for (
     const [title, attribution] of [["Marmalade pedagogy", "keep"], ["Widget gardening", "remove"]]
   ) {
-    const pid = await propose(title, attribution);
-    for (const [status, reason] of [["reviewing"], ["admitted", "Fine"], ["published", "Go"]]) {
-      ok(
-        await t.req("PATCH", `/api/contributions/${pid}`, {
-          token: owner.token,
-          body: { status, reason },
-        }),
-      );
-    }
+    const trail = `How ${title} came about`;
+    await publish(t, owner.token, await propose(t, token, title, { attribution, trail }));
   }
-  await propose("Clandestine draft", "keep");
+  await propose(t, token, "Clandestine draft", { trail: "How Clandestine draft came about" });
   // A point, and an edit of a module the owner made her a contributor of.
   ok(await t.req("POST", "/api/modules/pond-life/point", { token }));
   ok(

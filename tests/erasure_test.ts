@@ -4,6 +4,14 @@ import { type AccountPart, accountParts } from "../kv/parts.ts";
 import { verifyTrail } from "../kv/trail.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
+import {
+  heartbeatWith,
+  ok,
+  propose,
+  publish,
+  requestTool,
+  storeNotes,
+} from "./_account_fixture.ts";
 
 Deno.test("erasure: needs a fresh token, then nothing of the account is left in KV", async () => {
   await using t = await testApp();
@@ -178,88 +186,25 @@ Deno.test("erasure across every area: services, files, points, modules, proposal
   const ada = await t.signIn("adelaide@example.org", { name: "Adelaide Quuxley" });
   const token: string = ada.token;
   const id: number = ada.actor.id;
-  const ok = (r: { status: number; text: string }, status = 200) =>
-    assert.equal(r.status, status, r.text);
 
   // Watched service with a heartbeat and its status text.
-  const svc = await t.req("POST", "/api/me/services", {
-    token,
-    body: { name: "Zorbulon backup", check: "webhook:", what: "Frobnicating dump" },
-  });
-  ok(svc);
-  ok(await t.req("POST", new URL(svc.body.hook_url).pathname, { body: { status: "plonkton" } }));
+  await heartbeatWith(t, token, "plonkton");
   // A stored file.
-  const bytes = new TextEncoder().encode("Wibblewobble file bytes");
-  ok(
-    await t.req("PUT", "/api/me/files", {
-      token,
-      raw: bytes,
-      headers: {
-        "content-length": String(bytes.length),
-        "x-file-name": "quuxley-notes.txt",
-        "content-type": "text/plain",
-      },
-    }),
-    201,
-  );
+  await storeNotes(t, token);
   // Two published proposals (attribution keep and remove), one still under review.
-  const publish = async (title: string, attribution: string) => {
-    const p = await t.req("POST", "/api/contributions", {
-      token,
-      body: {
-        name: "Adelaide Quuxley",
-        email: "adelaide@example.org",
-        title,
-        area: "technical",
-        summary: `Summary of ${title}`,
-        attribution,
-      },
-    });
-    ok(p, 201);
-    assert.equal(p.body.status, "confirmed");
-    for (
-      const [status, reason] of [["reviewing"], ["admitted", "Fine work"], ["published", "Go"]]
-    ) {
-      ok(
-        await t.req("PATCH", `/api/contributions/${p.body.id}`, {
-          token: owner.token,
-          body: { status, reason },
-        }),
-      );
-    }
-    return p.body.id as number;
-  };
-  const keptId = await publish("Marmalade pedagogy", "keep");
-  await publish("Splendiferous widgets", "remove");
-  ok(
-    await t.req("POST", "/api/contributions", {
-      token,
-      body: {
-        name: "Adelaide Quuxley",
-        email: "adelaide@example.org",
-        title: "Clandestine draft",
-        area: "other",
-        summary: "Clandestine summary",
-        attribution: "keep",
-      },
-    }),
-    201,
+  const keptId = await propose(t, token, "Marmalade pedagogy");
+  await publish(t, owner.token, keptId);
+  await publish(
+    t,
+    owner.token,
+    await propose(t, token, "Splendiferous widgets", { attribution: "remove" }),
   );
+  await propose(t, token, "Clandestine draft", { area: "other", summary: "Clandestine summary" });
   const catalogue = await t.req("GET", "/api/catalogue");
   const slugs: string[] = catalogue.body.modules.map((m: { slug: string }) => m.slug);
   assert.equal(slugs.length, 2);
   ok(await t.req("POST", `/api/modules/${slugs[0]}/point`, { token }));
-  ok(
-    await t.req("POST", "/api/requests", {
-      body: {
-        name: "Adelaide Quuxley",
-        email: "adelaide@example.org",
-        kind: "tool",
-        text: "Clandestine request text",
-      },
-    }),
-    202,
-  );
+  await requestTool(t, "Clandestine request text");
 
   const r = await t.req("DELETE", "/api/me", { token });
   ok(r);

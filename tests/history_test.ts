@@ -4,7 +4,7 @@ import { dailyFigures, percentile } from "../lib/history.ts";
 import { systemConnector } from "../lib/net.ts";
 import { badge, barColor, percentText, responseChart, uptimeBars } from "../lib/svg.ts";
 import { dumpKv, T0, testApp } from "./_helpers.ts";
-import { localHttp } from "./_servers.ts";
+import { flakyTarget } from "./_servers.ts";
 
 Deno.test("history figures: uptime per day from changes, percentiles, no data is null", () => {
   const day0 = Date.parse("2026-03-01T00:00:00Z");
@@ -68,55 +68,48 @@ Deno.test("svg: 90 bars with dates and colors, a chart with both lines, an escap
 });
 
 Deno.test("history: state changes and durations of real checks, per day, through the API", async () => {
-  let failing = false;
-  const srv = localHttp(() =>
-    failing ? new Response("down", { status: 503 }) : new Response("fine")
-  );
-  try {
-    await using t = await testApp({ connector: systemConnector });
-    const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
-    const made = await t.req("POST", "/api/me/services", {
-      token,
-      body: { name: "Site", check: `url:http://127.0.0.1:${srv.port}/` },
-    });
-    const id = made.body.item.id;
-    const check = () => t.req("POST", `/api/me/services/${id}/check`, { token });
-    // 2 March: ok from 09:00, off 12:00 to 18:00, ok again.
-    t.clock.set(T0 + 3 * HOUR);
-    failing = true;
-    assert.equal((await check()).body.item.state, "off");
-    t.clock.set(T0 + 9 * HOUR);
-    failing = false;
-    assert.equal((await check()).body.item.state, "ok");
-    t.clock.set(T0 + 27 * HOUR); // 3 March, 12:00
-    await check();
+  await using target = flakyTarget();
+  await using t = await testApp({ connector: systemConnector });
+  const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
+  const made = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Site", check: target.check },
+  });
+  const id = made.body.item.id;
+  const check = () => t.req("POST", `/api/me/services/${id}/check`, { token });
+  // 2 March: ok from 09:00, off 12:00 to 18:00, ok again.
+  t.clock.set(T0 + 3 * HOUR);
+  target.failing = true;
+  assert.equal((await check()).body.item.state, "off");
+  t.clock.set(T0 + 9 * HOUR);
+  target.failing = false;
+  assert.equal((await check()).body.item.state, "ok");
+  t.clock.set(T0 + 27 * HOUR); // 3 March, 12:00
+  await check();
 
-    const r = await t.req("GET", `/api/me/services/${id}/history`, { token });
-    assert.equal(r.status, 200, r.text);
-    assert.equal(r.body.days.length, 90);
-    const [d1, d2] = r.body.days.slice(-2);
-    assert.equal(d1.date, "2026-03-02");
-    assert.equal(d1.uptime, 9 / 15);
-    assert.equal(d1.down_s, 6 * 3600);
-    assert.equal(d1.checks, 3);
-    assert.ok(d1.median_ms <= d1.p95_ms);
-    assert.equal(d2.date, "2026-03-03");
-    assert.equal(d2.uptime, 1);
-    assert.equal(d2.checks, 1);
-    assert.equal(r.body.days[0].uptime, null);
-    assert.deepEqual(r.body.changes.map((c: { state: string }) => c.state), ["ok", "off", "ok"]);
-    assert.equal(r.body.changes[1].at, new Date(T0 + 3 * HOUR).toISOString());
-    assert.match(r.body.changes[1].status, /HTTP 503/);
-    assert.equal(r.body.uptime, (9 / 15 + 1) / 2);
+  const r = await t.req("GET", `/api/me/services/${id}/history`, { token });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.days.length, 90);
+  const [d1, d2] = r.body.days.slice(-2);
+  assert.equal(d1.date, "2026-03-02");
+  assert.equal(d1.uptime, 9 / 15);
+  assert.equal(d1.down_s, 6 * 3600);
+  assert.equal(d1.checks, 3);
+  assert.ok(d1.median_ms <= d1.p95_ms);
+  assert.equal(d2.date, "2026-03-03");
+  assert.equal(d2.uptime, 1);
+  assert.equal(d2.checks, 1);
+  assert.equal(r.body.days[0].uptime, null);
+  assert.deepEqual(r.body.changes.map((c: { state: string }) => c.state), ["ok", "off", "ok"]);
+  assert.equal(r.body.changes[1].at, new Date(T0 + 3 * HOUR).toISOString());
+  assert.match(r.body.changes[1].status, /HTTP 503/);
+  assert.equal(r.body.uptime, (9 / 15 + 1) / 2);
 
-    // Another account sees nothing; deletion takes the history along.
-    const other = await t.account("other@example.org", { name: "Other" });
-    const foreign = await t.req("GET", `/api/me/services/${id}/history`, { token: other.token });
-    assert.equal(foreign.status, 404);
-    assert.equal((await t.req("DELETE", `/api/me/services/${id}`, { token })).status, 200);
-    const dump = await dumpKv(t.kv);
-    assert.ok(!dump.includes("service_changes") && !dump.includes("service_days"), dump);
-  } finally {
-    await srv.close();
-  }
+  // Another account sees nothing; deletion takes the history along.
+  const other = await t.account("other@example.org", { name: "Other" });
+  const foreign = await t.req("GET", `/api/me/services/${id}/history`, { token: other.token });
+  assert.equal(foreign.status, 404);
+  assert.equal((await t.req("DELETE", `/api/me/services/${id}`, { token })).status, 200);
+  const dump = await dumpKv(t.kv);
+  assert.ok(!dump.includes("service_changes") && !dump.includes("service_days"), dump);
 });

@@ -2,68 +2,61 @@ import assert from "node:assert/strict";
 import { DAY, HOUR } from "../lib/clock.ts";
 import { systemConnector, systemTls } from "../lib/net.ts";
 import { fakeResolver, testApp } from "./_helpers.ts";
-import { localHttp, localTls, makeCerts } from "./_servers.ts";
+import { flakyTarget, localTls, makeCerts } from "./_servers.ts";
 
 /** Flap threshold and certificate expiry alerts, against real local targets. */
 
 Deno.test("threshold: 3 failed checks in a row before off; page and mail say how many", async () => {
-  let failing = false;
-  const srv = localHttp(() =>
-    failing ? new Response("down", { status: 503 }) : new Response("fine")
-  );
-  try {
-    await using t = await testApp({ connector: systemConnector });
-    const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
-    const bad = await t.req("POST", "/api/me/services", {
-      token,
-      body: { name: "Flappy", check: `url:http://127.0.0.1:${srv.port}/`, threshold: 6 },
-    });
-    assert.equal(bad.status, 400);
-    assert.equal(bad.body.field, "threshold");
-    const made = await t.req("POST", "/api/me/services", {
-      token,
-      body: { name: "Flappy", check: `url:http://127.0.0.1:${srv.port}/`, threshold: 3 },
-    });
-    assert.equal(made.status, 200, made.text);
-    const id = made.body.item.id;
-    assert.equal(made.body.item.state, "ok");
-    assert.equal(made.body.item.threshold, 3);
-    assert.equal(made.body.item.failed_checks, 0);
+  await using target = flakyTarget();
+  await using t = await testApp({ connector: systemConnector });
+  const { token } = await t.account("owner@example.org", { name: "Owner", roles: ["owner"] });
+  const bad = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Flappy", check: target.check, threshold: 6 },
+  });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.field, "threshold");
+  const made = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Flappy", check: target.check, threshold: 3 },
+  });
+  assert.equal(made.status, 200, made.text);
+  const id = made.body.item.id;
+  assert.equal(made.body.item.state, "ok");
+  assert.equal(made.body.item.threshold, 3);
+  assert.equal(made.body.item.failed_checks, 0);
 
-    failing = true;
-    const check = () => t.req("POST", `/api/me/services/${id}/check`, { token });
-    for (const n of [1, 2]) {
-      const r = await check();
-      assert.equal(r.body.item.state, "ok", `after ${n} failed`);
-      assert.equal(r.body.item.failed_checks, n);
-      assert.match(r.body.item.status, new RegExp(`failed check ${n} of 3 before an alert`));
-    }
-    assert.equal(t.mail.sent.length, 0, "no alert below the threshold");
-    const third = await check();
-    assert.equal(third.body.item.state, "off");
-    assert.equal(third.body.item.failed_checks, 3);
-    assert.match(third.body.item.status, /HTTP 503 .*\(3 failed checks in a row\)/);
-    const mail = t.mail.last("owner@example.org")!;
-    assert.match(mail.subject, /"Flappy" is off/);
-    assert.match(mail.text, /Failed checks in a row: 3 \(alerting after 3\)/);
-
-    // One good check ends the streak and brings it back.
-    failing = false;
-    const back = await check();
-    assert.equal(back.body.item.state, "ok");
-    assert.equal(back.body.item.failed_checks, 0);
-    assert.match(t.mail.last("owner@example.org")!.subject, /is back/);
-
-    // Threshold 1 (the default, by PATCH): the first failure counts at once.
-    const p = await t.req("PATCH", `/api/me/services/${id}`, { token, body: { threshold: 1 } });
-    assert.equal(p.body.item.threshold, 1);
-    failing = true;
-    const once = await check();
-    assert.equal(once.body.item.state, "off");
-    assert.equal(t.mail.sent.filter((m) => /is off/.test(m.subject)).length, 2);
-  } finally {
-    await srv.close();
+  target.failing = true;
+  const check = () => t.req("POST", `/api/me/services/${id}/check`, { token });
+  for (const n of [1, 2]) {
+    const r = await check();
+    assert.equal(r.body.item.state, "ok", `after ${n} failed`);
+    assert.equal(r.body.item.failed_checks, n);
+    assert.match(r.body.item.status, new RegExp(`failed check ${n} of 3 before an alert`));
   }
+  assert.equal(t.mail.sent.length, 0, "no alert below the threshold");
+  const third = await check();
+  assert.equal(third.body.item.state, "off");
+  assert.equal(third.body.item.failed_checks, 3);
+  assert.match(third.body.item.status, /HTTP 503 .*\(3 failed checks in a row\)/);
+  const mail = t.mail.last("owner@example.org")!;
+  assert.match(mail.subject, /"Flappy" is off/);
+  assert.match(mail.text, /Failed checks in a row: 3 \(alerting after 3\)/);
+
+  // One good check ends the streak and brings it back.
+  target.failing = false;
+  const back = await check();
+  assert.equal(back.body.item.state, "ok");
+  assert.equal(back.body.item.failed_checks, 0);
+  assert.match(t.mail.last("owner@example.org")!.subject, /is back/);
+
+  // Threshold 1 (the default, by PATCH): the first failure counts at once.
+  const p = await t.req("PATCH", `/api/me/services/${id}`, { token, body: { threshold: 1 } });
+  assert.equal(p.body.item.threshold, 1);
+  target.failing = true;
+  const once = await check();
+  assert.equal(once.body.item.state, "off");
+  assert.equal(t.mail.sent.filter((m) => /is off/.test(m.subject)).length, 2);
 });
 
 Deno.test("threshold: a first check that fails below the threshold leaves the service waiting", async () => {

@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import type { Res, TestApp } from "./_helpers.ts";
+
+/**
+ * One account's things made through the API, for the tests that then look for every trace of
+ * it (tests/data_rights_test.ts export and erasure, tests/erasure_test.ts): each value holds
+ * a made-up word that occurs nowhere else, so a scan of the KV can find it.
+ */
+
+export const ADA = { name: "Adelaide Quuxley", email: "adelaide@example.org" };
+
+export const ok = (r: Res, status = 200) => assert.equal(r.status, status, r.text);
+
+/** A watched heartbeat ("Zorbulon backup", "Frobnicating dump") that beat once with `status`. */
+export async function heartbeatWith(t: TestApp, token: string, status: string) {
+  const svc = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Zorbulon backup", check: "webhook:", what: "Frobnicating dump" },
+  });
+  ok(svc);
+  ok(await t.req("POST", new URL(svc.body.hook_url).pathname, { body: { status } }));
+}
+
+/** A stored file, quuxley-notes.txt ("Wibblewobble file bytes"); answers its bytes. */
+export async function storeNotes(t: TestApp, token: string): Promise<Uint8Array> {
+  const bytes = new TextEncoder().encode("Wibblewobble file bytes");
+  ok(
+    await t.req("PUT", "/api/me/files", {
+      token,
+      raw: bytes,
+      headers: {
+        "content-length": String(bytes.length),
+        "x-file-name": "quuxley-notes.txt",
+        "content-type": "text/plain",
+      },
+    }),
+    201,
+  );
+  return bytes;
+}
+
+/** A proposal by the signed-in account with its own address: confirmed at once; its id. */
+export async function propose(
+  t: TestApp,
+  token: string,
+  title: string,
+  o: { attribution?: string; area?: string; summary?: string; trail?: string } = {},
+): Promise<number> {
+  const p = await t.req("POST", "/api/contributions", {
+    token,
+    body: {
+      ...ADA,
+      title,
+      area: o.area ?? "technical",
+      summary: o.summary ?? `Summary of ${title}`,
+      attribution: o.attribution ?? "keep",
+      ...(o.trail === undefined ? {} : { trail: o.trail }),
+    },
+  });
+  ok(p, 201);
+  assert.equal(p.body.status, "confirmed");
+  return p.body.id as number;
+}
+
+/** The owner takes a proposal through review to published. */
+export async function publish(t: TestApp, ownerToken: string, id: number) {
+  for (const [status, reason] of [["reviewing"], ["admitted", "Fine"], ["published", "Go"]]) {
+    ok(
+      await t.req("PATCH", `/api/contributions/${id}`, {
+        token: ownerToken,
+        body: { status, reason },
+      }),
+    );
+  }
+}
+
+/** A tool request through the public form, from the account's address. */
+export async function requestTool(t: TestApp, text: string) {
+  ok(await t.req("POST", "/api/requests", { body: { ...ADA, kind: "tool", text } }), 202);
+}
