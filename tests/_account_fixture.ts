@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Image } from "imagescript";
 import type { Res, TestApp } from "./_helpers.ts";
 
 /**
@@ -77,4 +78,80 @@ export async function publish(t: TestApp, ownerToken: string, id: number) {
 /** A tool request through the public form, from the account's address. */
 export async function requestTool(t: TestApp, text: string) {
   ok(await t.req("POST", "/api/requests", { body: { ...ADA, kind: "tool", text } }), 202);
+}
+
+/** The inviter's invitation to the account's address, accepted through the mailed link. */
+export async function acceptInvitation(t: TestApp, inviterToken: string, message: string) {
+  ok(
+    await t.req("POST", "/api/me/invites", {
+      token: inviterToken,
+      body: { email: ADA.email, message },
+    }),
+    201,
+  );
+  const v = await t.req("GET", `/api/verify?token=${t.mail.linkToken(ADA.email)}`);
+  ok(v);
+  return { id: v.body.actor.id as number, token: v.body.token as string };
+}
+
+/** Every profile field filled (Zorbulon, Frobnicating, Wibblewobble, Plonkton), and a picture. */
+export async function fillProfile(t: TestApp, token: string) {
+  ok(
+    await t.req("PATCH", "/api/me", {
+      token,
+      body: {
+        name: ADA.name,
+        org: "Zorbulon Institute",
+        about: "Frobnicating widgets",
+        bio: "Biography of Wibblewobble",
+        place: "Plonkton",
+        contact: "shown@quuxley.example",
+        website: "https://quuxley.example/",
+        langs: ["en"],
+      },
+    }),
+  );
+  const png = await new Image(40, 40).fill(0x336699ff).encode();
+  ok(
+    await t.req("POST", "/api/me/avatar", {
+      token,
+      raw: png as Uint8Array<ArrayBuffer>,
+      headers: { "content-type": "image/png" },
+    }),
+  );
+}
+
+/** A public journal entry with `text`, and a private one ("Clandestine private note"). */
+export async function writeJournal(t: TestApp, token: string, text: string) {
+  ok(await t.req("POST", "/api/me/journal", { token, body: { text } }), 201);
+  ok(
+    await t.req("POST", "/api/me/journal", {
+      token,
+      body: { text: "Clandestine private note", public: false },
+    }),
+    201,
+  );
+}
+
+/** An application with `text`, approved by the team: the account becomes a contributor. */
+export async function approvedApplication(t: TestApp, token: string, text: string) {
+  const app = await t.req("POST", "/api/me/apply", { token, body: { text } });
+  ok(app, 202);
+  ok(
+    await t.req("PATCH", `/api/applications/${app.body.application.id}`, {
+      headers: { "x-service-token": t.deps.config.serviceToken! },
+      body: { outcome: "approved", reason: "Quite right" },
+    }),
+  );
+}
+
+/** The account invites dora@example.org with `message`. */
+export async function inviteDora(t: TestApp, token: string, message: string) {
+  ok(
+    await t.req("POST", "/api/me/invites", {
+      token,
+      body: { email: "dora@example.org", message },
+    }),
+    201,
+  );
 }

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { Image } from "imagescript";
 import { addressHash } from "../kv/links.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { RECEIPTS } from "../kv/requests.ts";
@@ -7,14 +6,7 @@ import { verifyTrail } from "../kv/trail.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { seedModule } from "./_catalogue.ts";
 import { testApp } from "./_helpers.ts";
-import {
-  heartbeatWith,
-  ok,
-  propose,
-  publish,
-  requestTool,
-  storeNotes,
-} from "./_account_fixture.ts";
+import { acceptInvitation, approvedApplication, fillProfile, heartbeatWith, inviteDora, ok, propose, publish, requestTool, storeNotes, writeJournal } from "./_account_fixture.ts";
 
 /**
  * GDPR articles 15 and 17, checked against the KV itself: an account uses every feature,
@@ -165,72 +157,19 @@ Deno.test("data rights: the export holds every KV record about the account; eras
   await seedModule(t, "pond-life", [owner.account.id]);
 
   // Carl invites Adelaide; account ids are long enough to be unmistakable in the scan.
-  ok(
-    await t.req("POST", "/api/me/invites", {
-      token: carl.token,
-      body: { email: EMAIL, message: "Come and lollygag with us" },
-    }),
-    201,
-  );
-  const v = await t.req("GET", `/api/verify?token=${t.mail.linkToken(EMAIL)}`);
-  ok(v);
-  const id: number = v.body.actor.id;
+  const joined = await acceptInvitation(t, carl.token, "Come and lollygag with us");
+  const id = joined.id;
   assert.ok(id > 1_000_000, "a time-based id, unmistakable in the scan");
-  let token: string = v.body.token;
+  let token = joined.token;
 
   // Profile and picture.
-  ok(
-    await t.req("PATCH", "/api/me", {
-      token,
-      body: {
-        name: "Adelaide Quuxley",
-        org: "Zorbulon Institute",
-        about: "Frobnicating widgets",
-        bio: "Biography of Wibblewobble",
-        place: "Plonkton",
-        contact: "shown@quuxley.example",
-        website: "https://quuxley.example/",
-        langs: ["en"],
-      },
-    }),
-  );
-  const png = await new Image(40, 40).fill(0x336699ff).encode();
-  ok(
-    await t.req("POST", "/api/me/avatar", {
-      token,
-      raw: png as Uint8Array<ArrayBuffer>,
-      headers: { "content-type": "image/png" },
-    }),
-  );
+  await fillProfile(t, token);
   // Journal, public and private.
-  ok(await t.req("POST", "/api/me/journal", { token, body: { text: "Splendiferous note" } }), 201);
-  ok(
-    await t.req("POST", "/api/me/journal", {
-      token,
-      body: { text: "Clandestine private note", public: false },
-    }),
-    201,
-  );
+  await writeJournal(t, token, "Splendiferous note");
   // An application, approved: the account becomes a contributor.
-  const app = await t.req("POST", "/api/me/apply", {
-    token,
-    body: { text: "Application about gallimaufry pedagogy" },
-  });
-  ok(app, 202);
-  ok(
-    await t.req("PATCH", `/api/applications/${app.body.application.id}`, {
-      headers: { "x-service-token": t.deps.config.serviceToken! },
-      body: { outcome: "approved", reason: "Quite right" },
-    }),
-  );
+  await approvedApplication(t, token, "Application about gallimaufry pedagogy");
   // An invitation sent.
-  ok(
-    await t.req("POST", "/api/me/invites", {
-      token,
-      body: { email: "dora@example.org", message: "Hello from snollygoster land" },
-    }),
-    201,
-  );
+  await inviteDora(t, token, "Hello from snollygoster land");
   // A watched service with a heartbeat.
   await heartbeatWith(t, token, "bumfuzzle");
   // A stored file.

@@ -1,67 +1,21 @@
 import assert from "node:assert/strict";
-import { Image } from "imagescript";
 import { type AccountPart, accountParts } from "../kv/parts.ts";
 import { verifyTrail } from "../kv/trail.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
-import {
-  heartbeatWith,
-  ok,
-  propose,
-  publish,
-  requestTool,
-  storeNotes,
-} from "./_account_fixture.ts";
+import { acceptInvitation, approvedApplication, fillProfile, heartbeatWith, inviteDora, ok, propose, publish, requestTool, storeNotes, writeJournal } from "./_account_fixture.ts";
 
 Deno.test("erasure: needs a fresh token, then nothing of the account is left in KV", async () => {
   await using t = await testApp();
   // Carl invites Ada; Ada accepts, so Carl's invitation holds her address.
   const carl = await t.account("carl@example.org", { name: "Carl" });
-  await t.req("POST", "/api/me/invites", {
-    token: carl.token,
-    body: { email: "adelaide@example.org", message: "Come along" },
-  });
-  const v = await t.req("GET", `/api/verify?token=${t.mail.linkToken("adelaide@example.org")}`);
-  assert.equal(v.status, 200);
-  const id = v.body.actor.id;
-  let token: string = v.body.token;
-  await t.req("PATCH", "/api/me", {
-    token,
-    body: {
-      name: "Adelaide Quuxley",
-      org: "Zorbulon Institute",
-      about: "Frobnicating widgets",
-      bio: "Biography of Wibblewobble",
-      place: "Plonkton",
-      contact: "shown@quuxley.example",
-      website: "https://quuxley.example/",
-      langs: ["en"],
-    },
-  });
-  const png = await new Image(40, 40).fill(0x336699ff).encode();
-  const up = await t.req("POST", "/api/me/avatar", {
-    token,
-    raw: png as Uint8Array<ArrayBuffer>,
-    headers: { "content-type": "image/png" },
-  });
-  assert.equal(up.status, 200);
-  await t.req("POST", "/api/me/journal", { token, body: { text: "Splendiferous public note" } });
-  await t.req("POST", "/api/me/journal", {
-    token,
-    body: { text: "Clandestine private note", public: false },
-  });
-  const app = await t.req("POST", "/api/me/apply", {
-    token,
-    body: { text: "Application about marmalade pedagogy" },
-  });
-  await t.req("PATCH", `/api/applications/${app.body.application.id}`, {
-    headers: { "x-service-token": t.deps.config.serviceToken! },
-    body: { outcome: "approved", reason: "Quite right" },
-  });
-  await t.req("POST", "/api/me/invites", {
-    token,
-    body: { email: "dora@example.org", message: "Hello from Quuxley" },
-  });
+  const joined = await acceptInvitation(t, carl.token, "Come along");
+  const id = joined.id;
+  let token = joined.token;
+  await fillProfile(t, token);
+  await writeJournal(t, token, "Splendiferous public note");
+  await approvedApplication(t, token, "Application about marmalade pedagogy");
+  await inviteDora(t, token, "Hello from Quuxley");
   // A pending link to the address, and an invitation Dora accepts.
   await t.req("GET", `/api/verify?token=${t.mail.linkToken("dora@example.org")}`);
   assert.equal((await t.req("GET", "/api/search?q=quuxley")).body.people.length, 1);
