@@ -8,6 +8,18 @@ import type { Res, TestApp } from "./_helpers.ts";
  * a made-up word that occurs nowhere else, so a scan of the KV can find it.
  */
 
+/** The made-up words of what the fixture's steps write (lower-case), common to every test. */
+export const MADE_UP = [
+  "quuxley",
+  "zorbulon",
+  "frobnicat",
+  "wibblewobble",
+  "plonkton",
+  "splendiferous",
+  "clandestine",
+  "marmalade",
+];
+
 export const ADA = { name: "Adelaide Quuxley", email: "adelaide@example.org" };
 
 export const ok = (r: Res, status = 200) => assert.equal(r.status, status, r.text);

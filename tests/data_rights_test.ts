@@ -6,7 +6,20 @@ import { verifyTrail } from "../kv/trail.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { seedModule } from "./_catalogue.ts";
 import { testApp } from "./_helpers.ts";
-import { acceptInvitation, approvedApplication, fillProfile, heartbeatWith, inviteDora, ok, propose, publish, requestTool, storeNotes, writeJournal } from "./_account_fixture.ts";
+import {
+  acceptInvitation,
+  approvedApplication,
+  fillProfile,
+  heartbeatWith,
+  inviteDora,
+  MADE_UP,
+  ok,
+  propose,
+  publish,
+  requestTool,
+  storeNotes,
+  writeJournal,
+} from "./_account_fixture.ts";
 
 /**
  * GDPR articles 15 and 17, checked against the KV itself: an account uses every feature,
@@ -133,14 +146,7 @@ async function scan(kv: Deno.Kv, n: Needles): Promise<Deno.KvEntry<unknown>[]> {
 const EMAIL = "adelaide@example.org";
 /** Words that occur only in what the account wrote (lower-case). */
 const WORDS = [
-  "quuxley",
-  "zorbulon",
-  "frobnicat",
-  "wibblewobble",
-  "plonkton",
-  "splendiferous",
-  "clandestine",
-  "marmalade",
+  ...MADE_UP,
   "gallimaufry",
   "snollygoster",
   "bumfuzzle",

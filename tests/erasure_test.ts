@@ -3,7 +3,20 @@ import { type AccountPart, accountParts } from "../kv/parts.ts";
 import { verifyTrail } from "../kv/trail.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
-import { acceptInvitation, approvedApplication, fillProfile, heartbeatWith, inviteDora, ok, propose, publish, requestTool, storeNotes, writeJournal } from "./_account_fixture.ts";
+import {
+  acceptInvitation,
+  approvedApplication,
+  fillProfile,
+  heartbeatWith,
+  inviteDora,
+  MADE_UP,
+  ok,
+  propose,
+  publish,
+  requestTool,
+  storeNotes,
+  writeJournal,
+} from "./_account_fixture.ts";
 
 Deno.test("erasure: needs a fresh token, then nothing of the account is left in KV", async () => {
   await using t = await testApp();
@@ -43,14 +56,7 @@ Deno.test("erasure: needs a fresh token, then nothing of the account is left in 
   for (
     const s of [
       "adelaide",
-      "quuxley",
-      "zorbulon",
-      "frobnicat",
-      "wibblewobble",
-      "plonkton",
-      "splendiferous",
-      "clandestine",
-      "marmalade",
+      ...MADE_UP,
       "from quuxley",
       "avatar_chunks",
       `["accounts",${id}]`,
