@@ -358,3 +358,17 @@ export async function assertGoodPage(page: Page): Promise<void> {
   await assertAccessible(page);
   await assertFitsPhone(page);
 }
+
+/** Follows the link or button with `text`; the page it opens has `title` as heading and is good. */
+export async function openByText(page: Page, text: string, title: string): Promise<void> {
+  await clickByText(page, text);
+  assert.equal(await heading(page), title);
+  await assertGoodPage(page);
+}
+
+/** Goes to `url`; the page has `title` as heading and is good (assertGoodPage). */
+export async function openUrl(page: Page, url: string, title: string): Promise<void> {
+  await page.goto(url);
+  assert.equal(await heading(page), title);
+  await assertGoodPage(page);
+}

@@ -13,6 +13,8 @@ import {
   fillByLabel,
   heading,
   mainText,
+  openByText,
+  openUrl,
   startWeb,
 } from "./_browser.ts";
 
@@ -24,15 +26,11 @@ Deno.test({
     const page = await web.page();
 
     await t.step("home page", async () => {
-      await page.goto(`${web.base}/`);
-      assert.equal(await heading(page), "Community catalogue");
-      await assertGoodPage(page);
+      await openUrl(page, `${web.base}/`, "Community catalogue");
     });
 
     await t.step("sign-in form shows errors beside the fields", async () => {
-      await clickByText(page, "Sign in");
-      assert.equal(await heading(page), "Sign in");
-      await assertGoodPage(page);
+      await openByText(page, "Sign in", "Sign in");
       await fillByLabel(page, "E-mail address", "not an address");
       await clickByText(page, "Mail me a sign-in link");
       assert.notEqual(await fieldError(page, "E-mail address"), "");

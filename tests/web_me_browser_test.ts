@@ -23,6 +23,8 @@ import {
   fillByLabel,
   heading,
   mainText,
+  openByText,
+  openUrl,
   type Page,
   selectByLabel,
   startWeb,
@@ -96,9 +98,7 @@ Deno.test({
       });
 
       await t.step("profile: errors beside the field, save, picture up and away", async () => {
-        await clickByText(page, "Profile");
-        assert.equal(await heading(page), "Profile");
-        await assertGoodPage(page);
+        await openByText(page, "Profile", "Profile");
         await fillByLabel(page, "Name", "Ann Example");
         await fillByLabel(page, "Website", "http://insecure.example");
         await clickByText(page, "Save profile");
@@ -141,9 +141,7 @@ Deno.test({
         assert.match(text, /public/);
         await clickByText(page, "Make private");
         assert.match(await mainText(page), /private/);
-        await clickByText(page, "Edit");
-        assert.equal(await heading(page), "Edit entry");
-        await assertGoodPage(page);
+        await openByText(page, "Edit", "Edit entry");
         await fillByLabel(page, "Entry", "Walked the river trail with class 4c.");
         await clickByText(page, "Save changes");
         text = await mainText(page);
@@ -156,9 +154,7 @@ Deno.test({
       await t.step("devices: a second browser listed, ended; end all", async () => {
         const other = await web.page();
         await web.signIn(other, "ann@example.com");
-        await page.goto(`${web.base}/me/devices`);
-        assert.equal(await heading(page), "Devices");
-        await assertGoodPage(page);
+        await openUrl(page, `${web.base}/me/devices`, "Devices");
         assert.equal((await page.$$("tbody tr")).length, 2);
         assert.match(await mainText(page), /this browser/);
         await clickByText(page, "End");
@@ -185,9 +181,7 @@ Deno.test({
       });
 
       await t.step("services: heartbeat with its hook once, beat, rotate, edit", async () => {
-        await page.goto(`${web.base}/me/services`);
-        assert.equal(await heading(page), "Watched services");
-        await assertGoodPage(page);
+        await openUrl(page, `${web.base}/me/services`, "Watched services");
         // A private address is refused for an account that is not the owner: said beside it.
         await fillByLabel(page, "Name", "Intranet");
         await fillByLabel(page, "Address to check", "http://127.0.0.1:9/");
@@ -205,9 +199,7 @@ Deno.test({
         await clickByText(page, "Heartbeat schedule (optional)", { navigates: false });
         await fillByLabel(page, "Schedule (cron, heartbeats only)", "0 3 * * *");
         await fillByLabel(page, "Time zone of the schedule", "Europe/Berlin");
-        await clickByText(page, "Add service");
-        assert.equal(await heading(page), "Added Nightly backup");
-        await assertGoodPage(page);
+        await openByText(page, "Add service", "Added Nightly backup");
         const hook = await value(page, "#hook-url");
         assert.match(hook, /\/api\/hooks\/[A-Za-z0-9_-]{43}$/);
         assert.match(await value(page, "#hook-curl"), /^curl .*\/api\/hooks\//);
@@ -216,9 +208,7 @@ Deno.test({
         assert.equal(beat.status, 200);
         await beat.body?.cancel();
 
-        await clickByText(page, "Go to the service");
-        assert.equal(await heading(page), "Nightly backup");
-        await assertGoodPage(page);
+        await openByText(page, "Go to the service", "Nightly backup");
         assert.equal(await value(page, "#f-schedule"), "0 3 * * *");
         assert.equal(await value(page, "#f-tz"), "Europe/Berlin");
         assert.doesNotMatch(await mainText(page), /\/api\/hooks\//, "shown only once");
@@ -245,9 +235,7 @@ Deno.test({
       await t.step(
         "files: upload with progress, public link, rename, private, delete",
         async () => {
-          await page.goto(`${web.base}/me/files`);
-          assert.equal(await heading(page), "Files");
-          await assertGoodPage(page);
+          await openUrl(page, `${web.base}/me/files`, "Files");
           const path = `${dir}/notes.txt`;
           await Deno.writeTextFile(path, "river trail notes\n".repeat(5000));
           await uploadByLabel(page, "File", path);
@@ -299,9 +287,7 @@ Deno.test({
       });
 
       await t.step("standing: apply, invite, list", async () => {
-        await page.goto(`${web.base}/me/standing`);
-        assert.equal(await heading(page), "Standing and invitations");
-        await assertGoodPage(page);
+        await openUrl(page, `${web.base}/me/standing`, "Standing and invitations");
         await fillByLabel(page, "Why you apply", "too short");
         await clickByText(page, "Apply for contributor standing");
         assert.notEqual(await fieldError(page, "Why you apply"), "");
@@ -327,9 +313,7 @@ Deno.test({
           );
           await clickByText(page, "Send the proposal");
         }
-        await page.goto(`${web.base}/me/work`);
-        assert.equal(await heading(page), "Modules and proposals");
-        await assertGoodPage(page);
+        await openUrl(page, `${web.base}/me/work`, "Modules and proposals");
         const text = await mainText(page);
         for (const m of text.matchAll(/#(\d+) (River walks|Bridge building)/g)) {
           proposals.push(Number(m[1]));
@@ -521,9 +505,7 @@ Deno.test({
         // The browser's sign-in is older than 15 minutes (set back in the server's KV, as
         // time passing would).
         await ageSessions(web.server.kvPath, "ann@example.com", 20 * MINUTE);
-        await page.goto(`${web.base}/me/data`);
-        assert.equal(await heading(page), "Your data");
-        await assertGoodPage(page);
+        await openUrl(page, `${web.base}/me/data`, "Your data");
         const exported = await page.evaluate(async () => {
           const r = await fetch("/me/data/export");
           return {
@@ -538,9 +520,7 @@ Deno.test({
 
         // Erasure needs a fresh sign-in: the page says so and leads through it.
         assert.equal(await page.$("[id^=keep-]"), null, "no erasure form yet");
-        await clickByText(page, "sign in again");
-        assert.equal(await heading(page), "Sign in again");
-        await assertGoodPage(page);
+        await openByText(page, "sign in again", "Sign in again");
         assert.equal(await value(page, "#f-email"), "ann@example.com");
         await checkByLabel(page, "I am old enough to have an account here");
         const before = web.sink.mails.filter((m) =>
@@ -557,9 +537,7 @@ Deno.test({
         // "Keep my name": the module stays in the catalogue after the account is gone.
         await checkByLabel(page, "Keep my name on River walks");
         await checkByLabel(page, "I understand that this erases my account for good");
-        await clickByText(page, "Erase my account");
-        assert.equal(await heading(page), "Account erased");
-        await assertGoodPage(page);
+        await openByText(page, "Erase my account", "Account erased");
         await page.goto(`${web.base}/me`);
         assert.equal(new URL(page.url()).pathname, "/sign-in");
         await page.goto(`${web.base}/modules/river-walks`);
