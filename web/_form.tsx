@@ -232,6 +232,27 @@ export function Checkbox(props: ControlProps) {
   );
 }
 
+/** A control's own props: what `fields` binds (the view, the label by name) may be left out. */
+type Own<P> = Omit<P, "view" | "label"> & { label?: string };
+
+/**
+ * The controls of one form, bound to its view and to its labels by field name, so each field
+ * says only what is its own (name, type, hint, rows, options):
+ * `const F = fields(view, LABELS); <F.TextArea name="about" rows={8} />`. `Summary` is the
+ * form's ErrorSummary with the same labels.
+ */
+export function fields(view: FormView, labels: Record<string, string> = {}) {
+  const bind = <P extends ControlProps>(control: (p: P) => Child) => (p: Own<P>) =>
+    control({ ...p, view, label: p.label ?? labels[p.name] ?? p.name } as P);
+  return {
+    Field: bind(Field),
+    TextArea: bind(TextArea),
+    Select: bind(Select),
+    Checkbox: bind(Checkbox),
+    Summary: () => ErrorSummary({ view, labels }),
+  };
+}
+
 /** A ticked checkbox's form value as a boolean. */
 export const checked = (v: string | undefined) => v === "on" || v === "true";
 

@@ -9,16 +9,7 @@ import { createRequest, REQUEST_KINDS } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 import { callerOf, clientOrigin } from "../api/_guards.ts";
 import { ProposalBody, RequestBody } from "../api/_catalogue_inputs.ts";
-import {
-  emptyView,
-  ErrorSummary,
-  Field,
-  type FormView,
-  given,
-  Select,
-  submitForm,
-  TextArea,
-} from "./_form.tsx";
+import { emptyView, Field, fields, type FormView, given, submitForm } from "./_form.tsx";
 import { viewer, webRouter } from "./_web.tsx";
 
 /**
@@ -55,7 +46,7 @@ function Honeypot() {
 }
 
 function RequestForm(props: { view: FormView }) {
-  const v = props.view;
+  const F = fields(props.view, REQUEST_LABELS);
   return (
     <>
       <h1>Request a module</h1>
@@ -63,26 +54,17 @@ function RequestForm(props: { view: FormView }) {
         Ask for a module or a track, or report a problem with a module. The team reads every
         message; your address is used only to answer you.
       </p>
-      <ErrorSummary view={v} labels={REQUEST_LABELS} />
+      <F.Summary />
       <form method="post" action="/request" novalidate>
-        <Field name="name" label={REQUEST_LABELS.name} view={v} required autocomplete="name" />
-        <Field
-          name="email"
-          type="email"
-          label={REQUEST_LABELS.email}
-          view={v}
-          required
-          autocomplete="email"
-        />
-        <Select
+        <F.Field name="name" required autocomplete="name" />
+        <F.Field name="email" type="email" required autocomplete="email" />
+        <F.Select
           name="kind"
-          label={REQUEST_LABELS.kind}
-          view={v}
           options={REQUEST_KINDS.map((k) => [k, KIND_TEXT[k] ?? k.replace(/[-_]/g, " ")])}
         />
-        <Field name="org" label={REQUEST_LABELS.org} view={v} autocomplete="organization" />
-        <Field name="module" label={REQUEST_LABELS.module} view={v} />
-        <TextArea name="text" label={REQUEST_LABELS.text} view={v} required rows={8} />
+        <F.Field name="org" autocomplete="organization" />
+        <F.Field name="module" />
+        <F.TextArea name="text" required rows={8} />
         <Honeypot />
         <button type="submit">Send the request</button>
       </form>
@@ -122,6 +104,7 @@ const moreFiles = (v: FormView) =>
 
 function ProposalForm(props: { view: FormView; signedInAs?: string }) {
   const v = props.view;
+  const F = fields(v, PROPOSAL_LABELS);
   const fileError = Object.entries(v.errors).find(([k]) => k.startsWith("files"));
   return (
     <>
@@ -133,25 +116,13 @@ function ProposalForm(props: { view: FormView; signedInAs?: string }) {
         {" "}
         and a page that shows its status.
       </p>
-      <ErrorSummary view={v} labels={PROPOSAL_LABELS} />
+      <F.Summary />
       <form method="post" action="/contribute" novalidate>
-        <Field name="name" label={PROPOSAL_LABELS.name} view={v} required autocomplete="name" />
-        <Field
-          name="email"
-          type="email"
-          label={PROPOSAL_LABELS.email}
-          view={v}
-          required
-          autocomplete="email"
-        />
-        <Field name="title" label={PROPOSAL_LABELS.title} view={v} required />
-        <Select
-          name="area"
-          label={PROPOSAL_LABELS.area}
-          view={v}
-          options={AREAS.map((a) => [a, a.replace("-", " ")])}
-        />
-        <TextArea name="summary" label={PROPOSAL_LABELS.summary} view={v} required rows={8} />
+        <F.Field name="name" required autocomplete="name" />
+        <F.Field name="email" type="email" required autocomplete="email" />
+        <F.Field name="title" required />
+        <F.Select name="area" options={AREAS.map((a) => [a, a.replace("-", " ")])} />
+        <F.TextArea name="summary" required rows={8} />
         <fieldset>
           <legend>Files (links to where they are kept, https only)</legend>
           {fileError ? <p class="error">{fileError[1]}</p> : null}
@@ -166,31 +137,16 @@ function ProposalForm(props: { view: FormView; signedInAs?: string }) {
         </fieldset>
         <fieldset>
           <legend>Record trail</legend>
-          <TextArea
-            name="trail"
-            label={PROPOSAL_LABELS.trail}
-            hint="How the module came about: one line per step."
-            view={v}
-            rows={5}
-          />
-          <TextArea
+          <F.TextArea name="trail" hint="How the module came about: one line per step." rows={5} />
+          <F.TextArea
             name="records"
-            label={PROPOSAL_LABELS.records}
             hint="A JSON array of records ({seq, at, actor, action, ...}), as a hash-chained log exports them."
-            view={v}
             rows={4}
           />
-          <Field
-            name="chain"
-            label={PROPOSAL_LABELS.chain}
-            hint="The last record's hash (64 hex characters)."
-            view={v}
-          />
+          <F.Field name="chain" hint="The last record's hash (64 hex characters)." />
         </fieldset>
-        <Select
+        <F.Select
           name="attribution"
-          label={PROPOSAL_LABELS.attribution}
-          view={v}
           options={[["keep", "Keep the module under my name"], [
             "remove",
             "Remove my name (the module leaves the catalogue)",

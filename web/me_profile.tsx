@@ -10,15 +10,7 @@ import { PROFILE_ROLES, updateProfile } from "../kv/profile.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ProfilePatch } from "../api/_account_inputs.ts";
 import { fail } from "../api/_errors.ts";
-import {
-  emptyView,
-  ErrorSummary,
-  Field,
-  type FormView,
-  Select,
-  submitForm,
-  TextArea,
-} from "./_form.tsx";
+import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 import { MeNav } from "./_me.tsx";
 import { requireAccount, seeOther, webRouter } from "./_web.tsx";
 
@@ -48,6 +40,7 @@ const valuesOf = (a: Account): FormView["values"] => ({
 
 function ProfilePage(props: { me: Account; view: FormView; saved?: boolean }) {
   const { me, view } = props;
+  const F = fields(view, LABELS);
   const pic = avatarUrl(me);
   return (
     <>
@@ -65,32 +58,19 @@ function ProfilePage(props: { me: Account; view: FormView; saved?: boolean }) {
           : null}; an empty field stays hidden.
       </p>
       <form method="post" action="/me/profile" novalidate>
-        <ErrorSummary view={view} labels={LABELS} />
-        <Field name="name" label={LABELS.name} view={view} autocomplete="name" maxlength={120} />
-        <Field name="org" label={LABELS.org} view={view} autocomplete="organization" />
-        <Select
+        <F.Summary />
+        <F.Field name="name" autocomplete="name" maxlength={120} />
+        <F.Field name="org" autocomplete="organization" />
+        <F.Select
           name="role"
-          label={LABELS.role}
-          view={view}
           options={[["", "Not given"], ...PROFILE_ROLES.map((r) => [r, r] as [string, string])]}
         />
-        <TextArea name="about" label={LABELS.about} view={view} rows={3} maxlength={280} />
-        <TextArea name="bio" label={LABELS.bio} view={view} rows={6} maxlength={4000} />
-        <Field name="place" label={LABELS.place} view={view} />
-        <Field name="contact" type="email" label={LABELS.contact} view={view} />
-        <Field
-          name="website"
-          type="url"
-          label={LABELS.website}
-          view={view}
-          hint="An https:// address."
-        />
-        <Field
-          name="langs"
-          label={LABELS.langs}
-          view={view}
-          hint="Two-letter codes separated by spaces, e.g. en de fr."
-        />
+        <F.TextArea name="about" rows={3} maxlength={280} />
+        <F.TextArea name="bio" rows={6} maxlength={4000} />
+        <F.Field name="place" />
+        <F.Field name="contact" type="email" />
+        <F.Field name="website" type="url" hint="An https:// address." />
+        <F.Field name="langs" hint="Two-letter codes separated by spaces, e.g. en de fr." />
         <button type="submit">Save profile</button>
       </form>
 

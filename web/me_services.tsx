@@ -29,16 +29,13 @@ import { addService, checkServiceNow, editService, hookUrl } from "../kv/service
 import { CreateBody, PatchBody } from "../api/_services_inputs.ts";
 import { fail } from "../api/_errors.ts";
 import {
-  Checkbox,
   checked,
   emptyView,
   ErrorSummary,
-  Field,
+  fields,
   type FormView,
   given,
-  Select,
   submitForm,
-  TextArea,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { watchSection } from "./_watch.tsx";
@@ -102,31 +99,24 @@ const at = (s: string | null) => (s ? when(Date.parse(s)) : "never");
 
 /** The shared fields of the add and edit forms. */
 function CommonFields(props: { view: FormView }) {
-  const { view } = props;
+  const F = fields(props.view, LABELS);
   return (
     <>
-      <Field name="name" label={LABELS.name} view={view} maxlength={80} required />
-      <TextArea name="what" label={LABELS.what} view={view} rows={2} maxlength={160} />
-      <Select name="group" label={LABELS.group} view={view} options={GROUPS} />
-      <Select name="place" label={LABELS.place} view={view} options={placeOptions} />
-      <Select name="interval" label={LABELS.interval} view={view} options={intervalOptions} />
-      <Select
-        name="threshold"
-        label={LABELS.threshold}
-        view={view}
-        options={THRESHOLDS.map(String)}
-      />
-      <Checkbox name="alerts" label="Mail me when it goes off and comes back" view={view} />
+      <F.Field name="name" maxlength={80} required />
+      <F.TextArea name="what" rows={2} maxlength={160} />
+      <F.Select name="group" options={GROUPS} />
+      <F.Select name="place" options={placeOptions} />
+      <F.Select name="interval" options={intervalOptions} />
+      <F.Select name="threshold" options={THRESHOLDS.map(String)} />
+      <F.Checkbox name="alerts" label="Mail me when it goes off and comes back" />
       <details>
         <summary>Heartbeat schedule (optional)</summary>
-        <Field
+        <F.Field
           name="schedule"
-          label={LABELS.schedule}
-          view={view}
           hint="Five fields, e.g. 0 3 * * * for 03:00 daily. Empty: the interval above."
         />
-        <Field name="tz" label={LABELS.tz} view={view} hint="e.g. UTC or Europe/Berlin" />
-        <Field name="grace" type="number" label={LABELS.grace} view={view} />
+        <F.Field name="tz" hint="e.g. UTC or Europe/Berlin" />
+        <F.Field name="grace" type="number" />
       </details>
     </>
   );
@@ -155,19 +145,16 @@ function commonInput(f: Record<string, string>) {
 
 function AddForm(props: { view: FormView }) {
   const { view } = props;
+  const F = fields(view, LABELS);
   return (
     <form method="post" action="/me/services" novalidate>
-      <ErrorSummary view={view} labels={LABELS} />
-      <Select
+      <F.Summary />
+      <F.Select
         name="kind"
-        label={LABELS.kind}
-        view={view}
         options={KINDS.map((k) => [k, KIND_LABELS[k] ?? k] as [string, string])}
       />
-      <Field
+      <F.Field
         name="check"
-        label={LABELS.check}
-        view={view}
         hint="url/mcp: https://example.org/health · tcp: host:port · tls: host[:port] · heartbeat: leave empty"
       />
       <CommonFields view={view} />

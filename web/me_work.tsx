@@ -26,15 +26,7 @@ import { callerOf } from "../api/_guards.ts";
 import { fail } from "../api/_errors.ts";
 import { z } from "zod";
 import { emailSchema } from "../lib/email.ts";
-import {
-  emptyView,
-  ErrorSummary,
-  Field,
-  type FormView,
-  Select,
-  submitForm,
-  TextArea,
-} from "./_form.tsx";
+import { emptyView, ErrorSummary, Field, fields, type FormView, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
@@ -232,6 +224,7 @@ export function workPages(deps: Deps) {
     const m = await editable(c, c.req.param("slug") ?? "");
     const names = await namesOf(deps.kv, m.contributors);
     const v = view ?? emptyView(moduleValues(m));
+    const F = fields(v, LABELS);
     const a = addView ?? emptyView();
     return (
       <>
@@ -243,28 +236,20 @@ export function workPages(deps: Deps) {
           <a href={`/modules/${m.slug}`}>Its public page</a>
         </p>
         <form method="post" action={`/me/work/modules/${m.slug}`} novalidate>
-          <ErrorSummary view={v} labels={LABELS} />
-          <Field name="title" label={LABELS.title} view={v} required />
-          <Field name="who" label={LABELS.who} view={v} />
-          <TextArea name="lede" label={LABELS.lede} view={v} rows={2} />
-          <TextArea name="about" label={LABELS.about} view={v} rows={8} />
-          <TextArea name="note" label={LABELS.note} view={v} rows={3} />
-          <Select name="state" label={LABELS.state} view={v} options={STATES} />
-          <Field name="meta" label={LABELS.meta} view={v} />
-          <TextArea
+          <F.Summary />
+          <F.Field name="title" required />
+          <F.Field name="who" />
+          <F.TextArea name="lede" rows={2} />
+          <F.TextArea name="about" rows={8} />
+          <F.TextArea name="note" rows={3} />
+          <F.Select name="state" options={STATES} />
+          <F.Field name="meta" />
+          <F.TextArea
             name="facts"
-            label={LABELS.facts}
             hint="One pair a line: label, a colon, the value (Duration: 4 weeks)."
-            view={v}
             rows={5}
           />
-          <TextArea
-            name="gets"
-            label={LABELS.gets}
-            hint="One line each."
-            view={v}
-            rows={5}
-          />
+          <F.TextArea name="gets" hint="One line each." rows={5} />
           <button type="submit">Save module</button>
         </form>
         <h2>Contributors</h2>
