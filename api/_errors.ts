@@ -42,6 +42,13 @@ export const STATUS_OF: Record<ErrorKind, ContentfulStatusCode> = {
   limited: 429,
 };
 
+/** The status a domain or API error answers with; 0 for any other error (a bug). */
+export function statusOf(err: unknown): number {
+  if (err instanceof ApiError) return err.status;
+  if (err instanceof DomainError) return STATUS_OF[err.kind];
+  return 0;
+}
+
 /** The app's error handler: every error becomes `{error}` JSON; only bugs answer 500. */
 export function answerError(err: Error, c: Context) {
   if (causedByBody(err)) {

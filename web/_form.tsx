@@ -7,8 +7,8 @@
  */
 import type { Child } from "hono/jsx";
 import type { z } from "zod";
-import { DomainError } from "../lib/errors.ts";
-import { ApiError, STATUS_OF } from "../api/_errors.ts";
+import type { DomainError } from "../lib/errors.ts";
+import { type ApiError, statusOf } from "../api/_errors.ts";
 import type { PageProps } from "./_layout.tsx";
 import { seeOther, type WebCtx } from "./_web.tsx";
 
@@ -72,18 +72,13 @@ export async function submitForm<S extends z.ZodType>(
     try {
       return seeOther(c, await spec.act(parsed.data, form));
     } catch (err) {
-      const status = err instanceof ApiError
-        ? err.status
-        : err instanceof DomainError
-        ? STATUS_OF[err.kind]
-        : 0;
-      if (!(err instanceof ApiError || err instanceof DomainError) || !FORM_ERRORS.has(status)) {
-        throw err;
-      }
-      const field = typeof err.extra.field === "string" ? err.extra.field : undefined;
+      if (!FORM_ERRORS.has(statusOf(err))) throw err;
+      // statusOf knows only these two: what they say is shown with the form.
+      const { extra, message: text } = err as ApiError | DomainError;
+      const field = typeof extra.field === "string" ? extra.field : undefined;
       // The API's messages start with the field's name ("email: ..."); beside the field the
       // name is already there.
-      const message = field ? err.message.replace(new RegExp(`^${field}: `), "") : err.message;
+      const message = field ? text.replace(new RegExp(`^${field}: `), "") : text;
       view = field
         ? { values: form, errors: { [field]: message } }
         : { values: form, errors: {}, error: message };

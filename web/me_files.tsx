@@ -19,9 +19,8 @@ import {
 import { RULES } from "../kv/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
 import { Patch, serveFile, uploadOf } from "../api/_files.ts";
-import { ApiError, fail, STATUS_OF } from "../api/_errors.ts";
+import { fail, statusOf } from "../api/_errors.ts";
 import { limit } from "../api/_guards.ts";
-import { DomainError } from "../lib/errors.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { bytes, MeNav, when } from "./_me.tsx";
@@ -169,11 +168,7 @@ export function filePages(deps: Deps) {
       await uploadFile(deps, me.id, { ...up, body: c.req.raw.body });
       return c.json({ ok: true, next: "/me/files?uploaded=1" }, 201);
     } catch (err) {
-      const status = err instanceof ApiError
-        ? err.status
-        : err instanceof DomainError
-        ? STATUS_OF[err.kind]
-        : 0;
+      const status = statusOf(err);
       if (!status) throw err;
       // The rest of a refused body is not read.
       await c.req.raw.body?.cancel().catch(() => {});
