@@ -11,18 +11,14 @@
  * other areas' scripts).
  * Linux only (/proc). Exit 1 when a target is missed.
  */
-import { autocannon } from "../tests/_dev_deps.ts";
-import { openKv, transact } from "../kv/_atomic.ts";
-import { prepareAccount } from "../kv/accounts.ts";
-import { MIGRATIONS, runMigrations } from "../kv/migrations.ts";
-import { prepareSession } from "../kv/sessions.ts";
+import { MIGRATIONS } from "../kv/migrations.ts";
 import { accountView } from "../kv/accounts.ts";
-import { ROOT, serverEnv, type ServerProcess, spawnListening, taskArgs } from "../tests/_server.ts";
+import { ROOT, serverEnv, spawnListening, taskArgs } from "../tests/_server.ts";
+import { load as loadRun, median, medianRun, rssMiB, type Run, seedAccount } from "./_http.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONNECTIONS = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 10);
 const COLD_RUNS = 9;
-const TICK_MS = 10; // USER_HZ is 100 on Linux: /proc times are in 1/100 s.
 const OTHER_BENCHES = ["search", "catalogue", "heartbeat", "files", "pages_me", "pages_public"];
 
 /** Rounds of load per endpoint, bare and service taking turns; ratios are per-round medians. */
@@ -35,27 +31,6 @@ interface Target {
   name: string;
   args: string[];
   env: Record<string, string>;
-}
-
-interface Run {
-  rps: number;
-  p99: number;
-  cpuUs: number;
-  requests: number;
-  errors: number;
-}
-
-async function cpuTicks(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  // Fields after the command name (which may hold spaces) start at field 3.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]); // utime, stime
-}
-
-async function rssMiB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  const kb = Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? NaN);
-  return kb / 1024;
 }
 
 function freePort(): number {
@@ -109,36 +84,6 @@ async function coldStarts(targets: Target[]): Promise<number[]> {
   return times.map((ts) => ts.sort((a, b) => a - b)[Math.floor(ts.length / 2)]);
 }
 
-async function load(server: ServerProcess, path: string, token?: string): Promise<Run> {
-  const opts = {
-    url: `${server.url}${path}`,
-    connections: CONNECTIONS,
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-  };
-  // Warm-up: JIT, connection setup, the session's once-a-minute last_used write.
-  await autocannon({ ...opts, duration: 1 });
-  const before = await cpuTicks(server.pid);
-  const r = await autocannon({ ...opts, duration: SECONDS });
-  const after = await cpuTicks(server.pid);
-  const requests = r.requests.total;
-  return {
-    rps: r.requests.average,
-    p99: r.latency.p99,
-    cpuUs: requests ? ((after - before) * TICK_MS * 1000) / requests : NaN,
-    requests,
-    errors: r.errors + r.non2xx + r.timeouts,
-  };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/** The run whose CPU per request is the median one (its other figures come with it). */
-function medianRun(runs: Run[]): Run {
-  const sorted = [...runs].sort((a, b) => a.cpuUs - b.cpuUs);
-  const mid = sorted[Math.floor(sorted.length / 2)];
-  return { ...mid, errors: runs.reduce((n, r) => n + r.errors, 0) };
-}
-
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
@@ -150,25 +95,6 @@ const f0 = (n: number) => n.toFixed(0);
 const f1 = (n: number) => n.toFixed(1);
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 
-async function seed(kvPath: string): Promise<{ token: string; me: string }> {
-  const kv = await openKv(kvPath);
-  try {
-    const now = Date.now();
-    await runMigrations(kv, now);
-    const { account, token } = await transact(async () => {
-      const acc = await prepareAccount(kv, "bench@example.org", "Bench Mark", now);
-      const s = await prepareSession(kv, acc.account.id, now);
-      return {
-        op: s.apply(acc.apply(kv.atomic())),
-        result: { account: acc.account, token: s.token },
-      };
-    });
-    return { token, me: JSON.stringify(accountView(account)) };
-  } finally {
-    kv.close();
-  }
-}
-
 async function main(): Promise<number> {
   if (Deno.build.os !== "linux") {
     console.error("deno task bench reads /proc: run it on Linux");
@@ -177,7 +103,8 @@ async function main(): Promise<number> {
   const dir = await Deno.makeTempDir({ prefix: "bench-" });
   try {
     const kvPath = `${dir}/kv.sqlite3`;
-    const { token, me } = await seed(kvPath);
+    const { token, account } = await seedAccount(kvPath);
+    const me = JSON.stringify(accountView(account));
     const healthz = JSON.stringify({ ok: true, db: "ok", migrations: MIGRATIONS.length });
     const app: Target = {
       name: "service",
@@ -245,7 +172,11 @@ async function main(): Promise<number> {
         // Turns (bare, service, bare, service, ...): a busy moment of the machine weighs on both.
         const turns: { bare: Run; app: Run }[] = [];
         for (let i = 0; i < ROUNDS; i++) {
-          turns.push({ bare: await load(b, path, auth), app: await load(a, path, auth) });
+          const headers: Record<string, string> = auth ? { authorization: `Bearer ${auth}` } : {};
+          turns.push({
+            bare: await loadRun(b, path, headers, SECONDS, CONNECTIONS),
+            app: await loadRun(a, path, headers, SECONDS, CONNECTIONS),
+          });
         }
         const br = medianRun(turns.map((t) => t.bare));
         const ar = medianRun(turns.map((t) => t.app));

@@ -30,6 +30,16 @@ Deno.test("pages carry the security headers; the API keeps its answers", async (
   assert.equal(home.headers.get("referrer-policy"), "no-referrer");
   assert.equal(home.headers.get("x-content-type-options"), "nosniff");
   assert.equal(home.headers.get("x-frame-options"), "DENY");
+  // HSTS only over https (browsers ignore it on http); no headers of retired browsers.
+  assert.equal(home.headers.get("strict-transport-security"), null);
+  for (
+    const name of ["x-xss-protection", "x-download-options", "x-permitted-cross-domain-policies"]
+  ) {
+    assert.equal(home.headers.get(name), null, name);
+  }
+  await using secure = await testApp({ config: { baseUrl: "https://cat.example" } });
+  const hsts = (await secure.req("GET", "/")).headers.get("strict-transport-security");
+  assert.match(hsts ?? "", /^max-age=\d+; includeSubDomains$/);
   // No inline script or style in the markup (the CSP would block them anyway).
   assert.doesNotMatch(home.text, /<script(?![^>]*\bsrc=)(?![^>]*application\/ld\+json)/);
   assert.doesNotMatch(home.text, /<style|style="/);

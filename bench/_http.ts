@@ -1,0 +1,91 @@
+/**
+ * What the HTTP benchmarks share (bench/run.ts, bench/pages_me.ts): a KV file seeded with one
+ * account and session, load by autocannon from the bench process, and the server process's own
+ * CPU time per request from /proc/<pid>/stat (utime + stime), so the load generator's CPU and
+ * the client side of each request are not counted. Linux only.
+ */
+import { autocannon } from "../tests/_dev_deps.ts";
+import { openKv, transact } from "../kv/_atomic.ts";
+import { type Account, prepareAccount } from "../kv/accounts.ts";
+import { runMigrations } from "../kv/migrations.ts";
+import { prepareSession } from "../kv/sessions.ts";
+import type { ServerProcess } from "../tests/_server.ts";
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux: /proc times are in 1/100 s.
+
+export interface Run {
+  rps: number;
+  p99: number;
+  cpuUs: number;
+  requests: number;
+  errors: number;
+}
+
+export async function cpuTicks(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  // Fields after the command name (which may hold spaces) start at field 3.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]); // utime, stime
+}
+
+export async function rssMiB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const kb = Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+/** One run of load on `path`: a second of warm-up, then `seconds` measured. */
+export async function load(
+  server: ServerProcess,
+  path: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+): Promise<Run> {
+  const opts = { url: `${server.url}${path}`, connections, headers };
+  // Warm-up: JIT, connection setup, the session's once-a-minute last_used write.
+  await autocannon({ ...opts, duration: 1 });
+  const before = await cpuTicks(server.pid);
+  const r = await autocannon({ ...opts, duration: seconds });
+  const after = await cpuTicks(server.pid);
+  const requests = r.requests.total;
+  return {
+    rps: r.requests.average,
+    p99: r.latency.p99,
+    cpuUs: requests ? ((after - before) * TICK_MS * 1000) / requests : NaN,
+    requests,
+    errors: r.errors + r.non2xx + r.timeouts,
+  };
+}
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** The run whose CPU per request is the median one (its other figures come with it). */
+export function medianRun(runs: Run[]): Run {
+  const sorted = [...runs].sort((a, b) => a.cpuUs - b.cpuUs);
+  const mid = sorted[Math.floor(sorted.length / 2)];
+  return { ...mid, errors: runs.reduce((n, r) => n + r.errors, 0) };
+}
+
+/** A KV file with the schema, one account and a session for it. */
+export async function seedAccount(
+  kvPath: string,
+  email = "bench@example.org",
+  name = "Bench Mark",
+): Promise<{ token: string; account: Account }> {
+  const kv = await openKv(kvPath);
+  try {
+    const now = Date.now();
+    await runMigrations(kv, now);
+    return await transact(async () => {
+      const acc = await prepareAccount(kv, email, name, now);
+      const s = await prepareSession(kv, acc.account.id, now);
+      return {
+        op: s.apply(acc.apply(kv.atomic())),
+        result: { account: acc.account, token: s.token },
+      };
+    });
+  } finally {
+    kv.close();
+  }
+}
