@@ -6,20 +6,8 @@ import { verifyTrail } from "../kv/trail.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { seedModule } from "./_catalogue.ts";
 import { testApp } from "./_helpers.ts";
-import {
-  acceptInvitation,
-  approvedApplication,
-  fillProfile,
-  heartbeatWith,
-  inviteDora,
-  MADE_UP,
-  ok,
-  propose,
-  publish,
-  requestTool,
-  storeNotes,
-  writeJournal,
-} from "./_account_fixture.ts";
+import * as ada from "./_account_fixture.ts";
+import { ok } from "./_account_fixture.ts";
 
 /**
  * GDPR articles 15 and 17, checked against the KV itself: an account uses every feature,
@@ -146,7 +134,7 @@ async function scan(kv: Deno.Kv, n: Needles): Promise<Deno.KvEntry<unknown>[]> {
 const EMAIL = "adelaide@example.org";
 /** Words that occur only in what the account wrote (lower-case). */
 const WORDS = [
-  ...MADE_UP,
+  ...ada.MADE_UP,
   "gallimaufry",
   "snollygoster",
   "bumfuzzle",
@@ -163,36 +151,36 @@ Deno.test("data rights: the export holds every KV record about the account; eras
   await seedModule(t, "pond-life", [owner.account.id]);
 
   // Carl invites Adelaide; account ids are long enough to be unmistakable in the scan.
-  const joined = await acceptInvitation(t, carl.token, "Come and lollygag with us");
+  const joined = await ada.acceptInvitation(t, carl.token, "Come and lollygag with us");
   const id = joined.id;
   assert.ok(id > 1_000_000, "a time-based id, unmistakable in the scan");
   let token = joined.token;
 
   // Profile and picture.
-  await fillProfile(t, token);
+  await ada.fillProfile(t, token);
   // Journal, public and private.
-  await writeJournal(t, token, "Splendiferous note");
+  await ada.writeJournal(t, token, "Splendiferous note");
   // An application, approved: the account becomes a contributor.
-  await approvedApplication(t, token, "Application about gallimaufry pedagogy");
+  await ada.approvedApplication(t, token, "Application about gallimaufry pedagogy");
   // An invitation sent.
-  await inviteDora(t, token, "Hello from snollygoster land");
+  await ada.inviteDora(t, token, "Hello from snollygoster land");
   // A watched service with a heartbeat.
-  await heartbeatWith(t, token, "bumfuzzle");
+  await ada.heartbeatWith(t, token, "bumfuzzle");
   // A stored file.
-  const bytes = await storeNotes(t, token);
+  const bytes = await ada.storeNotes(t, token);
   // A request through the public form, while the relay is down: her receipt and the team's
   // notice (which names her address) wait in the outbox.
   t.mail.failWith = new Error("relay down");
-  await requestTool(t, "Cattywampus tool");
+  await ada.requestTool(t, "Cattywampus tool");
   t.mail.failWith = null;
   // Proposals: published with keep, published with remove, one confirmed and waiting.
   for (
     const [title, attribution] of [["Marmalade pedagogy", "keep"], ["Widget gardening", "remove"]]
   ) {
     const trail = `How ${title} came about`;
-    await publish(t, owner.token, await propose(t, token, title, { attribution, trail }));
+    await ada.publish(t, owner.token, await ada.propose(t, token, title, { attribution, trail }));
   }
-  await propose(t, token, "Clandestine draft", { trail: "How Clandestine draft came about" });
+  await ada.propose(t, token, "Clandestine draft", { trail: "How Clandestine draft came about" });
   // A point, and an edit of a module the owner made her a contributor of.
   ok(await t.req("POST", "/api/modules/pond-life/point", { token }));
   ok(

@@ -3,32 +3,20 @@ import { type AccountPart, accountParts } from "../kv/parts.ts";
 import { verifyTrail } from "../kv/trail.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
-import {
-  acceptInvitation,
-  approvedApplication,
-  fillProfile,
-  heartbeatWith,
-  inviteDora,
-  MADE_UP,
-  ok,
-  propose,
-  publish,
-  requestTool,
-  storeNotes,
-  writeJournal,
-} from "./_account_fixture.ts";
+import * as ada from "./_account_fixture.ts";
+import { ok } from "./_account_fixture.ts";
 
 Deno.test("erasure: needs a fresh token, then nothing of the account is left in KV", async () => {
   await using t = await testApp();
   // Carl invites Ada; Ada accepts, so Carl's invitation holds her address.
   const carl = await t.account("carl@example.org", { name: "Carl" });
-  const joined = await acceptInvitation(t, carl.token, "Come along");
+  const joined = await ada.acceptInvitation(t, carl.token, "Come along");
   const id = joined.id;
   let token = joined.token;
-  await fillProfile(t, token);
-  await writeJournal(t, token, "Splendiferous public note");
-  await approvedApplication(t, token, "Application about marmalade pedagogy");
-  await inviteDora(t, token, "Hello from Quuxley");
+  await ada.fillProfile(t, token);
+  await ada.writeJournal(t, token, "Splendiferous public note");
+  await ada.approvedApplication(t, token, "Application about marmalade pedagogy");
+  await ada.inviteDora(t, token, "Hello from Quuxley");
   // A pending link to the address, and an invitation Dora accepts.
   await t.req("GET", `/api/verify?token=${t.mail.linkToken("dora@example.org")}`);
   assert.equal((await t.req("GET", "/api/search?q=quuxley")).body.people.length, 1);
@@ -56,7 +44,7 @@ Deno.test("erasure: needs a fresh token, then nothing of the account is left in 
   for (
     const s of [
       "adelaide",
-      ...MADE_UP,
+      ...ada.MADE_UP,
       "from quuxley",
       "avatar_chunks",
       `["accounts",${id}]`,
@@ -143,28 +131,31 @@ Deno.test("erasure across every area: services, files, points, modules, proposal
     config: { teamInbox: "team@inbox.test", reportInbox: "reports@inbox.test" },
   });
   const owner = await t.account("own@example.org", { name: "Owner", roles: ["owner"] });
-  const ada = await t.signIn("adelaide@example.org", { name: "Adelaide Quuxley" });
-  const token: string = ada.token;
-  const id: number = ada.actor.id;
+  const signedIn = await t.signIn("adelaide@example.org", { name: "Adelaide Quuxley" });
+  const token: string = signedIn.token;
+  const id: number = signedIn.actor.id;
 
   // Watched service with a heartbeat and its status text.
-  await heartbeatWith(t, token, "plonkton");
+  await ada.heartbeatWith(t, token, "plonkton");
   // A stored file.
-  await storeNotes(t, token);
+  await ada.storeNotes(t, token);
   // Two published proposals (attribution keep and remove), one still under review.
-  const keptId = await propose(t, token, "Marmalade pedagogy");
-  await publish(t, owner.token, keptId);
-  await publish(
+  const keptId = await ada.propose(t, token, "Marmalade pedagogy");
+  await ada.publish(t, owner.token, keptId);
+  await ada.publish(
     t,
     owner.token,
-    await propose(t, token, "Splendiferous widgets", { attribution: "remove" }),
+    await ada.propose(t, token, "Splendiferous widgets", { attribution: "remove" }),
   );
-  await propose(t, token, "Clandestine draft", { area: "other", summary: "Clandestine summary" });
+  await ada.propose(t, token, "Clandestine draft", {
+    area: "other",
+    summary: "Clandestine summary",
+  });
   const catalogue = await t.req("GET", "/api/catalogue");
   const slugs: string[] = catalogue.body.modules.map((m: { slug: string }) => m.slug);
   assert.equal(slugs.length, 2);
   ok(await t.req("POST", `/api/modules/${slugs[0]}/point`, { token }));
-  await requestTool(t, "Clandestine request text");
+  await ada.requestTool(t, "Clandestine request text");
 
   const r = await t.req("DELETE", "/api/me", { token });
   ok(r);
