@@ -3,7 +3,6 @@
  * (the owner command and the server share it) and optimistic loops for version-checked
  * atomics, so concurrent requests never lose an update.
  */
-import { authWrite, countsEpoch, EPOCH_KEY, isAuthKey, registerKv } from "./_auth_cache.ts";
 
 const LOCKED = /database is locked|SQLITE_BUSY|database table is locked/i;
 
@@ -75,12 +74,41 @@ export async function transact<T>(
   }
 }
 
+/**
+ * Who wants to hear of writes to some keys: the session cache (kv/_auth_cache.ts) registers
+ * itself here with `watchWrites` when it loads, so this wrapper knows no cache. It is told of
+ * each atomic that writes a key it watches: before the commit (it may add to the atomic, as
+ * the cache adds its epoch counter) and after it, whether it landed. `openedWith` tells it
+ * where a KV lives, whenever it first looks (it may load after the KV was opened).
+ */
+export interface WriteWatcher {
+  watches(key: Deno.KvKey): boolean;
+  before(kv: Deno.Kv, op: Deno.AtomicOperation, keys: Deno.KvKey[]): void;
+  after(kv: Deno.Kv, keys: Deno.KvKey[], landed: boolean): void;
+}
+
+let watcher: WriteWatcher | null = null;
+
+/** Registers the one watcher of writes. */
+export function watchWrites(w: WriteWatcher): void {
+  watcher = w;
+}
+
+const opened = new WeakMap<Deno.Kv, { path: string | undefined }>();
+
+/** The path a KV was opened with by `openKv`; undefined for a KV opened otherwise. */
+export function openedWith(kv: Deno.Kv): { path: string | undefined } | undefined {
+  return opened.get(kv);
+}
+
+const watched = (key: Deno.KvKey) => watcher !== null && watcher.watches(key);
+
 const RETRIED_KV = new Set<PropertyKey>(["get", "getMany", "commit"]);
 const ATOMIC_MUTATIONS = new Set<PropertyKey>(["set", "delete", "sum", "min", "max"]);
 
 /**
- * Wraps a KV so that every read and write retries a locked file, and every write to a session
- * or account is reported to the session cache (kv/_auth_cache.ts) and counted in its epoch.
+ * Wraps a KV so that every read and write retries a locked file, and every write to a watched
+ * key (a session or account: the session cache's) goes through an atomic its watcher sees.
  */
 export function lockSafe<T extends object>(target: T): T {
   const proxy: T = new Proxy(target, {
@@ -92,7 +120,7 @@ export function lockSafe<T extends object>(target: T): T {
       if (prop === "atomic") return () => watchedAtomic(kv, raw.atomic());
       if (prop === "set" || prop === "delete") {
         return (key: Deno.KvKey, ...rest: unknown[]) => {
-          if (!isAuthKey(key)) return retryLocked(() => value.apply(t, [key, ...rest]));
+          if (!watched(key)) return retryLocked(() => value.apply(t, [key, ...rest]));
           // Through an atomic, so the write reaches the cache and its epoch like any other.
           const op = watchedAtomic(kv, raw.atomic());
           if (prop === "set") op.set(key, rest[0], rest[1] as { expireIn?: number });
@@ -124,7 +152,7 @@ export function onCommitOf(prefix: string, hook: CommitHook): void {
   commitHooks.set(prefix, hook);
 }
 
-/** An atomic that notes the session and account keys it writes; its commit retries locks. */
+/** An atomic that notes the watched keys it writes; its commit retries locks. */
 function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperation {
   const touched: Deno.KvKey[] = [];
   const hooks = new Set<CommitHook>();
@@ -142,27 +170,29 @@ function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperat
       if (typeof value !== "function") return value;
       if (prop === "commit") {
         return async () => {
-          if (touched.length === 0) return await afterCommit(await retryLocked(() => t.commit()));
-          if (countsEpoch(kv)) t.sum(EPOCH_KEY, 1n);
-          // From here to the finally, the write is pending for the cache (no baseline taken).
-          authWrite(kv, touched);
+          const w = watcher;
+          if (touched.length === 0 || !w) {
+            return await afterCommit(await retryLocked(() => t.commit()));
+          }
+          // From here to the finally, the write is pending for the watcher.
+          w.before(kv, t, touched);
           let landed = false;
           try {
             const res = await retryLocked(() => t.commit());
             landed = res.ok;
             return res;
           } finally {
-            authWrite(kv, touched, landed);
+            w.after(kv, touched, landed);
             if (landed) { for (const hook of hooks) await hook(kv); }
           }
         };
       }
       return (...args: unknown[]) => {
         if (prop === "set") noteHook(args[0] as Deno.KvKey);
-        if (ATOMIC_MUTATIONS.has(prop) && isAuthKey(args[0] as Deno.KvKey)) {
+        if (ATOMIC_MUTATIONS.has(prop) && watched(args[0] as Deno.KvKey)) {
           touched.push(args[0] as Deno.KvKey);
         } else if (prop === "mutate") {
-          for (const m of args as Deno.KvMutation[]) if (isAuthKey(m.key)) touched.push(m.key);
+          for (const m of args as Deno.KvMutation[]) if (watched(m.key)) touched.push(m.key);
         }
         const r = value.apply(t, args);
         return r === t ? proxy : r;
@@ -178,6 +208,6 @@ export async function openKv(path: string | undefined): Promise<Deno.Kv> {
     if (dir && dir !== path) await Deno.mkdir(dir, { recursive: true });
   }
   const kv = lockSafe(await retryLocked(() => Deno.openKv(path)));
-  registerKv(kv, path);
+  opened.set(kv, { path });
   return kv;
 }

@@ -6,7 +6,10 @@
  * keep it exact:
  *
  * 1. Writes in this process: every KV handle is wrapped by `lockSafe` (kv/_atomic.ts), which
- *    reports each write to a `sessions` or `accounts` key here before and after its commit;
+ *    this module registers with (`watchWrites`, when it loads: kv/accounts.ts and
+ *    kv/sessions.ts import it, and tests/layout_test.ts checks that every entry point that
+ *    opens a KV loads it); the wrapper reports each write to a `sessions` or `accounts` key here
+ *    before and after its commit;
  *    the entries it names are dropped at once. A read that was in flight meanwhile is not
  *    stored (the `invalidations` counter moved).
  * 2. Writes by other processes on the same KV file (the owner command, a second server):
@@ -21,6 +24,8 @@
  * Key layout owned here: ["auth_epoch"] -> Deno.KvU64, the count of session and account
  * writes from every process (never read by anything else).
  */
+
+import { openedWith, watchWrites } from "./_atomic.ts";
 
 export const EPOCH_KEY = ["auth_epoch"] as const;
 const AUTH_PREFIXES = new Set<unknown>(["sessions", "accounts"]);
@@ -63,16 +68,29 @@ interface State {
 
 const states = new WeakMap<Deno.Kv, State>();
 
+/** The cache's state for a KV `openKv` opened, made on first use (this module may load later). */
+function stateOf(kv: Deno.Kv): State | undefined {
+  const st = states.get(kv);
+  if (st) return st;
+  const o = openedWith(kv);
+  if (!o) return undefined;
+  registerKv(kv, o.path);
+  return states.get(kv);
+}
+
 export function isAuthKey(key: Deno.KvKey): boolean {
   return AUTH_PREFIXES.has(key[0]);
 }
 
 /** Whether writes through this handle must count in the epoch (other processes may read). */
 export function countsEpoch(kv: Deno.Kv): boolean {
-  return states.get(kv)?.source !== "memory";
+  return stateOf(kv)?.source !== "memory";
 }
 
-/** Called once by openKv: where the KV lives decides how the cache learns of other writers. */
+/**
+ * Where the KV lives decides how the cache learns of other writers. Done on first use for a
+ * KV of `openKv`; tests call it for a KV they opened themselves.
+ */
 export function registerKv(kv: Deno.Kv, path: string | undefined): void {
   const source: KvSource = path === ":memory:"
     ? "memory"
@@ -115,7 +133,7 @@ function dropAll(st: State): void {
  * (`landed` undefined), once after it returned or threw (`landed` says whether it committed).
  */
 export function authWrite(kv: Deno.Kv, keys: Deno.KvKey[], landed?: boolean): void {
-  const st = states.get(kv);
+  const st = stateOf(kv);
   if (!st) return;
   if (landed === undefined) st.pending++;
   else st.pending--;
@@ -180,7 +198,7 @@ export async function cachedAuth<T extends CachedAuth>(
   kv: Deno.Kv,
   hash: string,
 ): Promise<T | null> {
-  const st = states.get(kv);
+  const st = stateOf(kv);
   if (!st || st.source === "remote") return null;
   if (st.source === "file") {
     const { sig, settled } = signature(st);
@@ -202,7 +220,7 @@ export async function cachedAuth<T extends CachedAuth>(
 
 /** A mark taken before reading a session, so a read that raced a write is not stored. */
 export function readMark(kv: Deno.Kv): number {
-  return states.get(kv)?.invalidations ?? -1;
+  return stateOf(kv)?.invalidations ?? -1;
 }
 
 /**
@@ -241,7 +259,7 @@ function deepFreeze<T>(o: T): T {
  * is current to what the cache knows of other processes.
  */
 export function rememberAuth(kv: Deno.Kv, mark: number, found: CachedAuth, epoch: bigint): void {
-  const st = states.get(kv);
+  const st = stateOf(kv);
   if (!st || st.source === "remote") return;
   if (st.source === "file" && !epochSeen(st, epoch)) return;
   if (st.invalidations !== mark) return;
@@ -253,3 +271,13 @@ export function rememberAuth(kv: Deno.Kv, mark: number, found: CachedAuth, epoch
   set.add(found.hash);
   if (st.entries.size > MAX_ENTRIES) drop(st, st.entries.keys().next().value!);
 }
+
+// The cache hears of every KV openKv opens and of every session and account write through it.
+watchWrites({
+  watches: isAuthKey,
+  before(kv, op, keys) {
+    if (countsEpoch(kv)) op.sum(EPOCH_KEY, 1n);
+    authWrite(kv, keys);
+  },
+  after: authWrite,
+});

@@ -118,6 +118,17 @@ Deno.test("layout: pages import from api/ only its shared modules (names startin
   assert.deepEqual(bad, []);
 });
 
+Deno.test("layout: the session cache registers with the KV wrapper, loaded by its keys' owners", async () => {
+  const { edges } = await graph;
+  const code = edges.filter((e) => e.kind === "code" && !e.dynamic);
+  // The wrapper knows no cache: kv/_auth_cache.ts calls watchWrites when it loads.
+  assert.ok(!edges.some((e) => e.from === "kv/_atomic.ts" && e.to === "kv/_auth_cache.ts"));
+  // Whoever can write a session or an account has loaded the cache first.
+  for (const owner of ["kv/accounts.ts", "kv/sessions.ts"]) {
+    assert.ok(code.some((e) => e.from === owner && e.to === "kv/_auth_cache.ts"), owner);
+  }
+});
+
 Deno.test("layout: the import graph holds no cycle (type-only and dynamic imports too)", async () => {
   const { modules, edges } = await graph;
   const next = new Map<string, string[]>();
