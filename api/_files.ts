@@ -1,14 +1,8 @@
 import { z } from "zod";
-import { getFile, MAX_FILE, MAX_LABEL, readFile, type StoredFile } from "../kv/files.ts";
+import { checkUpload, getFile, MAX_LABEL, readFile, type StoredFile } from "../kv/files.ts";
 import type { Deps } from "../lib/deps.ts";
-import {
-  FILE_KINDS,
-  isActiveType,
-  kindOf,
-  SANDBOX_INLINE,
-  SANDBOX_STRICT,
-} from "../lib/file_kinds.ts";
-import { cleanFileName, cleanText, contentDisposition, headerText } from "../lib/file_names.ts";
+import { isActiveType, SANDBOX_INLINE, SANDBOX_STRICT } from "../lib/file_kinds.ts";
+import { cleanText, contentDisposition, headerText } from "../lib/file_names.ts";
 import { fail } from "./_errors.ts";
 import { INVISIBLE_MESSAGE, visibleText } from "./_text.ts";
 
@@ -28,8 +22,9 @@ export const Patch = z.object({
 }).meta({ id: "FilePatch" });
 
 /**
- * What an upload's headers say (Content-Length, X-File-Name, X-File-Label, X-Public), checked
- * as PUT /api/me/files and the files page's upload both need it; 4xx errors name the header.
+ * What an upload's headers say (Content-Length, X-File-Name, X-File-Label, X-Public), read as
+ * PUT /api/me/files and the files page's upload both need it, then checked by kv/files.ts
+ * `checkUpload`; 4xx errors name the header.
  */
 export function uploadOf(header: (name: string) => string | undefined) {
   const lengthHeader = header("content-length");
@@ -37,50 +32,20 @@ export function uploadOf(header: (name: string) => string | undefined) {
   if (!/^\s*\d{1,16}\s*$/.test(lengthHeader)) {
     fail(400, "Content-Length: must be a number of bytes", { field: "Content-Length" });
   }
-  const size = Number(lengthHeader);
-
   const rawName = header("x-file-name");
   if (!rawName?.trim()) {
     fail(400, "X-File-Name: required (the file name, URL-encoded)", { field: "X-File-Name" });
   }
-  const decoded = headerText(rawName);
-  if (decoded !== null && !visibleText(decoded)) {
-    fail(400, `X-File-Name: ${INVISIBLE_MESSAGE}`, { field: "X-File-Name" });
-  }
-  const clean = decoded === null ? null : cleanFileName(decoded);
-  if (!clean) fail(400, "X-File-Name: not a usable file name", { field: "X-File-Name" });
-  const kind = kindOf(clean.ext);
-  if (!kind) {
-    fail(
-      415,
-      clean.ext
-        ? `files ending in .${clean.ext} are not accepted; accepted lists the endings`
-        : "the file name needs an ending (.pdf, .png, ...) that says its kind",
-      { accepted: Object.keys(FILE_KINDS) },
-    );
-  }
+  const name = headerText(rawName);
+  // Not decodable: no usable name (checkUpload says so for names it cannot use).
+  if (name === null) fail(400, "X-File-Name: not a usable file name", { field: "X-File-Name" });
   const rawLabel = header("x-file-label");
-  const labelText = rawLabel === undefined ? "" : headerText(rawLabel);
-  if (labelText === null) {
-    fail(400, "X-File-Label: not URL-encoded text", { field: "X-File-Label" });
-  }
-  if (!visibleText(labelText)) {
-    fail(400, `X-File-Label: ${INVISIBLE_MESSAGE}`, { field: "X-File-Label" });
-  }
-  const label = cleanText(labelText);
-  if ([...label].length > MAX_LABEL) {
-    fail(400, `X-File-Label: up to ${MAX_LABEL} characters`, { field: "X-File-Label" });
-  }
-  if (size > MAX_FILE) fail(413, `a file may hold at most ${MAX_FILE} bytes`);
-
-  return {
-    size,
-    name: clean.name,
-    ext: clean.ext,
-    type: kind.type,
-    label,
+  return checkUpload({
+    size: Number(lengthHeader),
+    name,
+    label: rawLabel === undefined ? "" : headerText(rawLabel),
     public: header("x-public")?.trim() === "1",
-  };
+  });
 }
 
 const httpDate = (ms: number) => new Date(ms).toUTCString();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { visibleText } from "../lib/text.ts";
+import { INVISIBLE_MESSAGE, visibleText } from "../lib/text.ts";
 
 const CONTROL = /\p{Cc}/u;
 /** Control characters other than newline, carriage return and tab. */
@@ -11,11 +11,6 @@ export const oneLine = (max: number) =>
     message: "must be one line of text without control characters",
   }).refine(visibleText, { message: INVISIBLE_MESSAGE });
 
-/** Why a short text with a zero-width or bidi control character is refused. */
-export const INVISIBLE_MESSAGE =
-  "must not contain invisible or direction-changing characters (U+200B-U+200F, U+202A-U+202E, " +
-  "U+2066-U+2069, U+FEFF)";
-
 /** Trimmed text up to `max` characters; newlines and tabs allowed, other controls and lone
  * surrogates (not text: they cannot be written as UTF-8) not. */
 export const multiLine = (max: number, min = 0) =>
@@ -26,4 +21,4 @@ export const multiLine = (max: number, min = 0) =>
     },
   );
 
-export { chars, visibleText } from "../lib/text.ts";
+export { chars, INVISIBLE_MESSAGE, visibleText } from "../lib/text.ts";

@@ -1,6 +1,8 @@
 import { iso, MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { conflict, invalid, notFound, tooLarge } from "../lib/errors.ts";
+import { conflict, invalid, notFound, tooLarge, unsupported } from "../lib/errors.ts";
+import { FILE_KINDS, kindOf } from "../lib/file_kinds.ts";
+import { INVISIBLE_MESSAGE, visibleText } from "../lib/text.ts";
 import { cleanFileName, cleanText } from "../lib/file_names.ts";
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
@@ -443,6 +445,51 @@ export async function updateFile(
     const f: StoredFile = { ...entry.value, ...change, updated: now };
     return { op: kv.atomic().check(entry).set(fileKey(account, id), f), result: f };
   });
+}
+
+/** An upload as sent: its bytes, and its name and title as text (null: not decodable). */
+export interface UploadSent {
+  size: number;
+  name: string;
+  label: string | null;
+  public: boolean;
+}
+
+/**
+ * The rules of an upload, checked before any byte is read (PUT /api/me/files and the files
+ * page): a usable file name of visible text whose ending is an accepted kind (`unsupported`
+ * with the endings accepted otherwise), a title of visible text up to MAX_LABEL characters,
+ * at most MAX_FILE bytes. Both send name and title in the headers X-File-Name and
+ * X-File-Label, which the messages and fields name.
+ */
+export function checkUpload(sent: UploadSent) {
+  if (!visibleText(sent.name)) invalid(`X-File-Name: ${INVISIBLE_MESSAGE}`, "X-File-Name");
+  const clean = cleanFileName(sent.name);
+  if (!clean) invalid("X-File-Name: not a usable file name", "X-File-Name");
+  const kind = kindOf(clean.ext);
+  if (!kind) {
+    unsupported(
+      clean.ext
+        ? `files ending in .${clean.ext} are not accepted; accepted lists the endings`
+        : "the file name needs an ending (.pdf, .png, ...) that says its kind",
+      { accepted: Object.keys(FILE_KINDS) },
+    );
+  }
+  if (sent.label === null) invalid("X-File-Label: not URL-encoded text", "X-File-Label");
+  if (!visibleText(sent.label)) invalid(`X-File-Label: ${INVISIBLE_MESSAGE}`, "X-File-Label");
+  const label = cleanText(sent.label);
+  if ([...label].length > MAX_LABEL) {
+    invalid(`X-File-Label: up to ${MAX_LABEL} characters`, "X-File-Label");
+  }
+  if (sent.size > MAX_FILE) tooLarge(`a file may hold at most ${MAX_FILE} bytes`);
+  return {
+    size: sent.size,
+    name: clean.name,
+    ext: clean.ext,
+    type: kind.type,
+    label,
+    public: sent.public,
+  };
 }
 
 /** What a file's owner may change (PATCH of the API, the files page's forms). */

@@ -47,8 +47,8 @@ export function gone(message: string): never {
 export function tooLarge(message: string, extra?: Record<string, unknown>): never {
   throw new DomainError("too_large", message, extra);
 }
-export function unsupported(message: string): never {
-  throw new DomainError("unsupported", message);
+export function unsupported(message: string, extra?: Record<string, unknown>): never {
+  throw new DomainError("unsupported", message, extra);
 }
 /** A rate or quota limit: try again after `retryAfter` seconds. */
 export function limited(

@@ -22,6 +22,11 @@ export function cutChars(s: string, max: number): string {
  * to U+2069) and the byte order mark (U+FEFF). In a name or label shown on a page they can hide
  * text or show it reversed (a "Trojan Source" spoof), so short texts refuse them.
  */
+/** Why a short text with a zero-width or bidi control character is refused. */
+export const INVISIBLE_MESSAGE =
+  "must not contain invisible or direction-changing characters (U+200B-U+200F, U+202A-U+202E, " +
+  "U+2066-U+2069, U+FEFF)";
+
 export const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/u;
 
 /** A zero-width joiner inside an emoji sequence (👩🏽‍💻): it joins pictographs, it hides nothing. */
