@@ -195,22 +195,43 @@ export async function writeUpload(
   let next = 0;
   let total = 0;
 
-  const flush = async (last: boolean) => {
-    if (last && fill > 0) pending.push(buf.slice(0, fill));
-    if (pending.length === 0) return;
+  /** One batch of chunks and the progress in one atomic, checked against a removal. */
+  const commitBatch = async (batch: Uint8Array[], first: number, written: number) => {
     const entry = await kv.get<Pending>(pendingKey(account, id));
     if (entry.value?.state !== "uploading") throw new Abort("aborted");
     const op = kv.atomic().check(entry);
-    for (const chunk of pending) op.set(chunkKey(account, id, next++), chunk);
+    batch.forEach((chunk, i) => op.set(chunkKey(account, id, first + i), chunk));
     op.set(pendingKey(account, id), {
       ...entry.value,
-      written: total,
+      written,
       deadline: now() + UPLOAD_DEADLINE,
     });
     if (!(await op.commit()).ok) throw new Abort("aborted");
     // Committed: KV holds its own copy, so the buffers take the next batch.
-    for (const b of pending) if (b.length === CHUNK) free.push(b);
+    for (const b of batch) if (b.length === CHUNK) free.push(b);
+  };
+
+  // The commit of a batch runs while the next one is read: an upload costs about the longer of
+  // reading and writing, not their sum. The batch before is awaited first, so batches land in
+  // order and at most two are held in memory.
+  let inflight: Promise<void> | null = null;
+  const settle = async () => {
+    const i = inflight;
+    inflight = null;
+    await i;
+  };
+
+  const flush = async (last: boolean) => {
+    if (last && fill > 0) pending.push(buf.slice(0, fill));
+    await settle();
+    if (pending.length === 0) return;
+    const batch = pending;
     pending = [];
+    const first = next;
+    next += batch.length;
+    inflight = commitBatch(batch, first, total);
+    inflight.catch(() => {}); // its error surfaces where it is awaited
+    if (last) await settle();
   };
 
   /** Takes `n` bytes now at the end of `buf` into the hash and the chunk sequence. */
@@ -275,6 +296,8 @@ export async function writeUpload(
     await flush(true);
     return { ok: true, sha256: hash.digest("hex") };
   } catch (err) {
+    // No batch may land after this answer: the caller discards what was written.
+    await settle().catch(() => {});
     if (!(err instanceof Abort)) throw err;
     (byob ?? reader)?.cancel().catch(() => {});
     return { ok: false, reason: err.reason };
