@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig, productionRefusal } from "../lib/config.ts";
+import { ROOT, taskArgs } from "./_server.ts";
 
 const refused = (env: Record<string, string>, variable: string) => {
   assert.throws(() => loadConfig(env), (err: unknown) => {
@@ -82,27 +83,24 @@ Deno.test("config: a bad value names its variable", () => {
   refused({ TRUST_PROXY: "yes" }, "TRUST_PROXY");
 });
 
-Deno.test("config: a bad value stops start-up with a message naming the variable", async () => {
-  const root = new URL("..", import.meta.url);
+/** Starts the server as `deno task start` does; answers its exit code and output. */
+async function startServer(env: Record<string, string>) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      "--allow-net",
-      "--allow-sys",
-      "main.ts",
-    ],
-    cwd: root,
-    env: { PORT: "not-a-port", KV_PATH: ":memory:", NO_COLOR: "1" },
+    args: await taskArgs("start"),
+    cwd: ROOT,
+    env: { KV_PATH: ":memory:", NO_COLOR: "1", ...env },
     stdout: "piped",
     stderr: "piped",
   }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}
+
+Deno.test("config: a bad value stops start-up with a message naming the variable", async () => {
+  const out = await startServer({ PORT: "not-a-port" });
   assert.equal(out.code, 1);
-  const err = new TextDecoder().decode(out.stderr);
-  assert.match(err, /PORT/);
-  assert.doesNotMatch(new TextDecoder().decode(out.stdout), /listening/);
+  assert.match(out.stderr, /PORT/);
+  assert.doesNotMatch(out.stdout, /listening/);
 });
 
 Deno.test("config: production needs BASE_URL and a mail transport", () => {
@@ -146,30 +144,13 @@ Deno.test("config: production needs BASE_URL and a mail transport", () => {
 });
 
 Deno.test("config: the server refuses to start with a public BASE_URL and no mail", async () => {
-  const root = new URL("..", import.meta.url);
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      "--allow-net",
-      "--allow-sys",
-      "main.ts",
-    ],
-    cwd: root,
-    env: {
-      PORT: "0",
-      KV_PATH: ":memory:",
-      BASE_URL: "https://catalogue.example.org",
-      SMTP_URL: "",
-      MAIL_API_URL: "",
-      NO_COLOR: "1",
-    },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const out = await startServer({
+    PORT: "0",
+    BASE_URL: "https://catalogue.example.org",
+    SMTP_URL: "",
+    MAIL_API_URL: "",
+  });
   assert.equal(out.code, 1);
-  assert.match(new TextDecoder().decode(out.stderr), /SMTP_URL/);
-  assert.doesNotMatch(new TextDecoder().decode(out.stdout), /listening/);
+  assert.match(out.stderr, /SMTP_URL/);
+  assert.doesNotMatch(out.stdout, /listening/);
 });
