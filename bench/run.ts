@@ -7,7 +7,7 @@
  * Then runs the other areas' bench scripts that exist; each prints its own table.
  *
  * Options (environment): BENCH_SECONDS (per run, default 5), BENCH_CONNECTIONS (default 10),
- * BENCH_ROUNDS (turns of bare and service per endpoint, default 3), BENCH_OTHERS=0 (skip the
+ * BENCH_ROUNDS (turns of bare and service per endpoint, default 5), BENCH_OTHERS=0 (skip the
  * other areas' scripts).
  * Linux only (/proc). Exit 1 when a target is missed.
  */
@@ -22,7 +22,7 @@ const COLD_RUNS = 9;
 const OTHER_BENCHES = ["search", "catalogue", "heartbeat", "files", "pages_me", "pages_public"];
 
 /** Rounds of load per endpoint, bare and service taking turns; ratios are per-round medians. */
-const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
 
 /** The targets of issue 16: `/api/me` CPU against bare, cold start against the floor, idle RSS. */
 const TARGETS = { meCpuRatio: 3.5, coldStartFloorRatio: 1.25, idleRssMiB: 60 };
