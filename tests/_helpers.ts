@@ -206,3 +206,38 @@ export async function dumpKv(kv: Deno.Kv): Promise<string> {
   }
   return lines.join("\n");
 }
+
+type Commit = () => Promise<Deno.KvCommitResult | Deno.KvCommitError>;
+
+/**
+ * The KV with every atomic's commit handed to `around`, with the keys that atomic sets: a test
+ * injects a race right before a commit, or holds one back after it landed.
+ */
+export function aroundCommits(
+  kv: Deno.Kv,
+  around: (commit: Commit, sets: Deno.KvKey[]) => ReturnType<Commit>,
+): Deno.Kv {
+  return new Proxy(kv, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop !== "atomic") return typeof value === "function" ? value.bind(target) : value;
+      return () => {
+        const op = target.atomic();
+        const sets: Deno.KvKey[] = [];
+        const proxy: Deno.AtomicOperation = new Proxy(op, {
+          get(o, p) {
+            const v = Reflect.get(o, p, o);
+            if (typeof v !== "function") return v;
+            if (p === "commit") return () => around(() => o.commit(), sets);
+            return (...args: unknown[]) => {
+              if (p === "set") sets.push(args[0] as Deno.KvKey);
+              const r = v.apply(o, args);
+              return r === o ? proxy : r;
+            };
+          },
+        });
+        return proxy;
+      };
+    },
+  });
+}

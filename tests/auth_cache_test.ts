@@ -6,6 +6,7 @@ import { findSession, prepareSession, type Session } from "../kv/sessions.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { ROOT } from "./_server.ts";
+import { aroundCommits } from "./_helpers.ts";
 
 const NOW = Date.parse("2026-03-02T09:00:00.000Z");
 
@@ -215,33 +216,11 @@ Deno.test("auth cache: a write still finishing while a lookup sets the baseline 
   const real = await Deno.openKv(path);
   // Holds back the JS side of one commit after it landed in the file, as a busy event loop can.
   let gate: Promise<void> | null = null;
-  const held = new Proxy(real, {
-    get(t, prop) {
-      const value = Reflect.get(t, prop, t);
-      if (prop !== "atomic") return typeof value === "function" ? value.bind(t) : value;
-      return () => {
-        const op = t.atomic();
-        const proxy: Deno.AtomicOperation = new Proxy(op, {
-          get(o, p) {
-            const v = Reflect.get(o, p, o);
-            if (typeof v !== "function") return v;
-            if (p === "commit") {
-              return async () => {
-                const wait = gate;
-                const res = await o.commit();
-                if (wait) await wait;
-                return res;
-              };
-            }
-            return (...args: unknown[]) => {
-              const r = v.apply(o, args);
-              return r === o ? proxy : r;
-            };
-          },
-        });
-        return proxy;
-      };
-    },
+  const held = aroundCommits(real, async (commit) => {
+    const wait = gate;
+    const res = await commit();
+    if (wait) await wait;
+    return res;
   });
   const server = lockSafe(held);
   registerKv(server, path);

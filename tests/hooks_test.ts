@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { openKv } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";
-import { dumpKv, testApp } from "./_helpers.ts";
+import { aroundCommits, dumpKv, testApp } from "./_helpers.ts";
 
 type T = Awaited<ReturnType<typeof testApp>>;
 
@@ -293,39 +293,14 @@ Deno.test("hooks: other accounts' hook changes racing every ping batch never fai
   let races = 0;
   // Right before each beat commit, the other account renames its heartbeat service, as a
   // busy service's other users would: the worst interleaving for a shared generation key.
-  const racing = new Proxy(raw, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (prop !== "atomic") return typeof value === "function" ? value.bind(target) : value;
-      return () => {
-        const op = target.atomic();
-        let beats = false;
-        return new Proxy(op, {
-          get(o, p) {
-            const v = Reflect.get(o, p, o);
-            if (p === "set") {
-              return (key: Deno.KvKey, ...rest: unknown[]) => {
-                if (key[0] === "beats") beats = true;
-                o.set(key, ...(rest as [unknown]));
-                return o;
-              };
-            }
-            if (p === "commit") {
-              return async () => {
-                if (beats) {
-                  races++;
-                  await patchService({ ...t.deps, kv: raw }, b.account.id, theirs.id, {
-                    name: `Other ${races}`,
-                  });
-                }
-                return await o.commit();
-              };
-            }
-            return typeof v === "function" ? v.bind(o) : v;
-          },
-        });
-      };
-    },
+  const racing = aroundCommits(raw, async (commit, sets) => {
+    if (sets.some((key) => key[0] === "beats")) {
+      races++;
+      await patchService({ ...t.deps, kv: raw }, b.account.id, theirs.id, {
+        name: `Other ${races}`,
+      });
+    }
+    return await commit();
   });
   Object.assign(t.deps, { kv: racing });
   const answers = await Promise.all(

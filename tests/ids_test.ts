@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { addEntry } from "../kv/journal.ts";
 import { claimId, ID_EPOCH, nextId } from "../kv/ids.ts";
-import { testApp } from "./_helpers.ts";
+import { aroundCommits, testApp } from "./_helpers.ts";
 
 Deno.test("ids: time-based, strictly increasing in a process, above the floor, 15 digits", () => {
   const now = Date.UTC(2026, 10, 23);
@@ -43,38 +43,12 @@ Deno.test("ids: creating records of two accounts at once never conflicts", async
   const results: boolean[] = [];
   // Right before each of Ann's entries commits, Bob writes one: the worst interleaving for a
   // shared counter. Ann's commits must all pass at the first try.
-  const racing = new Proxy(raw, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (prop !== "atomic") return typeof value === "function" ? value.bind(target) : value;
-      return () => {
-        const op = target.atomic();
-        let mine = false;
-        const proxy: Deno.AtomicOperation = new Proxy(op, {
-          get(o, p) {
-            const v = Reflect.get(o, p, o);
-            if (typeof v !== "function") return v;
-            if (p === "commit") {
-              return async () => {
-                if (mine) await addEntry(raw, b.account.id, { text: "bob", public: true }, 0);
-                const res = await o.commit();
-                if (mine) results.push(res.ok);
-                return res;
-              };
-            }
-            return (...args: unknown[]) => {
-              const key = args[0] as Deno.KvKey;
-              if (p === "set" && key[0] === "journal_by_account" && key[1] === a.account.id) {
-                mine = true;
-              }
-              const r = v.apply(o, args);
-              return r === o ? proxy : r;
-            };
-          },
-        });
-        return proxy;
-      };
-    },
+  const racing = aroundCommits(raw, async (commit, sets) => {
+    const mine = sets.some((key) => key[0] === "journal_by_account" && key[1] === a.account.id);
+    if (mine) await addEntry(raw, b.account.id, { text: "bob", public: true }, 0);
+    const res = await commit();
+    if (mine) results.push(res.ok);
+    return res;
   });
   Object.assign(t.deps, { kv: racing });
   for (let i = 0; i < 5; i++) {
