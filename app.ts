@@ -169,7 +169,7 @@ function routePattern(c: Context<AppEnv>): string {
 }
 
 /** Paths served by the JSON API; everything else is a page or a static file. */
-export const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
+const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
 
 /** Paths answered with HTML pages: all but the JSON API and the metrics. */
 const isPage = (path: string) => !isApiPath(path) && path !== "/metrics";

@@ -8,7 +8,7 @@ import absolutePath from "swagger-ui-dist/absolute-path.js";
 import { addAsset } from "./_static.ts";
 
 /** The files /static/ serves only after this module is loaded. */
-export const SWAGGER_FILES = ["swagger-ui-bundle.js", "swagger-ui.css"];
+const SWAGGER_FILES = ["swagger-ui-bundle.js", "swagger-ui.css"];
 
 for (const name of SWAGGER_FILES) {
   addAsset(name, () => Deno.readFileSync(`${absolutePath() as string}/${name}`));
