@@ -3,14 +3,17 @@
  * 127.0.0.1, KV file under /tmp), the server's memory growth during the upload, and, in the
  * same run, writing and reading the same bytes as a local file.
  *
- *   deno run -A bench/files.ts [--rounds 3]
+ *   deno run -A bench/files.ts [--rounds 5]
  *
- * `filesBench()` is exported for bench/run.ts.
+ * `deno task bench` runs it after its own table. Exit 1 when uploads fall below UPLOAD_TARGET of
+ * the bare writer (issue 16: "keep them there").
  */
 import { BATCH, CHUNK, MAX_FILE } from "../kv/files.ts";
 import { rawRequest, startServer } from "../tests/_real_server.ts";
 
 const MB = 1_000_000;
+/** Upload speed ÷ the bare KV chunk writer's, at least. */
+const UPLOAD_TARGET = 0.86;
 const PIECE = 64 * 1024;
 
 export interface FilesBenchResult {
@@ -209,6 +212,12 @@ export function filesTable(r: FilesBenchResult): string {
 
 if (import.meta.main) {
   const i = Deno.args.indexOf("--rounds");
-  const rounds = i >= 0 ? Number(Deno.args[i + 1]) : 3;
-  console.log(filesTable(await filesBench(rounds)));
+  const rounds = i >= 0 ? Number(Deno.args[i + 1]) : 5;
+  const r = await filesBench(rounds);
+  console.log(filesTable(r));
+  const met = r.uploadMBs / r.bareKvWriteMBs >= UPLOAD_TARGET;
+  console.log(
+    `\n${met ? "met   " : "MISSED"} upload >= ${UPLOAD_TARGET} of the bare KV chunk writer`,
+  );
+  if (!met) Deno.exit(1);
 }
