@@ -16,8 +16,12 @@
  *    every such write also adds 1 to the KV counter `["auth_epoch"]` in the same atomic.
  *    Before serving from the cache, the KV file's write-ahead log is stat()ed; when
  *    they changed since the last check, the counter is read once and, if it moved by more
- *    than this process's own writes, the whole cache is dropped. A file changed less than
- *    two seconds ago is not trusted (coarse file timestamps), so the cache waits.
+ *    than this process's own writes, the whole cache is dropped. A file changed so recently
+ *    that a second write could still carry the same timestamp is not trusted, so the cache
+ *    waits: two seconds on a file system whose timestamps have whole seconds (FAT keeps two),
+ *    50 ms once the log's timestamps have shown milliseconds (Linux stamps files from a clock
+ *    that moves every 1-10 ms). Every signed-in session writes `last_used` once a minute, so
+ *    on a busy server the two-second wait kept the cache off most of the time.
  * 3. A KV on the network (KV Connect, Deno Deploy) gives no cheap signal of other writers:
  *    the cache is off there, and every request reads.
  *
@@ -31,7 +35,9 @@ export const EPOCH_KEY = ["auth_epoch"] as const;
 const AUTH_PREFIXES = new Set<unknown>(["sessions", "accounts"]);
 const MAX_ENTRIES = 10_000;
 /** File timestamps this recent may hide a second write within the same tick. */
-const SETTLE_MS = 2_000;
+export const SETTLE_MS = 2_000;
+/** The same, once the file system has shown timestamps finer than a second. */
+export const FINE_SETTLE_MS = 50;
 
 /**
  * A session (kv/sessions.ts) with its account (kv/accounts.ts) and token hash. The cache
@@ -53,6 +59,8 @@ interface State {
   entries: Map<string, CachedAuth>;
   byAccount: Map<number, Set<string>>;
   invalidations: number;
+  /** Whether a timestamp of the log has shown milliseconds (see rule 2). */
+  fineTimes: boolean;
   /** File signature last proven free of other processes' auth writes. */
   validSig: string | null;
   /** The epoch counter at the last check, and this process's writes that landed since. */
@@ -106,6 +114,7 @@ export function registerKv(kv: Deno.Kv, path: string | undefined): void {
     entries: new Map(),
     byAccount: new Map(),
     invalidations: 0,
+    fineTimes: false,
     validSig: null,
     epoch: null,
     own: 0n,
@@ -162,6 +171,7 @@ function signature(st: State): { sig: string; settled: boolean } {
     try {
       const s = Deno.statSync(f);
       const m = s.mtime?.getTime() ?? 0;
+      if (m % 1000 !== 0) st.fineTimes = true;
       newest = Math.max(newest, m);
       sig += `${s.ino}:${s.size}:${m};`;
     } catch (err) {
@@ -171,7 +181,7 @@ function signature(st: State): { sig: string; settled: boolean } {
       sig += "-;";
     }
   }
-  return { sig, settled: Date.now() - newest > SETTLE_MS };
+  return { sig, settled: Date.now() - newest > (st.fineTimes ? FINE_SETTLE_MS : SETTLE_MS) };
 }
 
 /** Proves (or refutes) that no other process wrote a session or account since the last proof. */

@@ -107,7 +107,7 @@ export async function sweepRateWindows(kv: Deno.Kv, now: number): Promise<number
     }
   }
   // An empty commit still writes to the KV file: every minute, for nothing, and a file just
-  // written keeps the session cache off for two seconds (kv/_auth_cache.ts).
+  // written keeps the session cache off for a while (kv/_auth_cache.ts rule 2).
   if (n % 500 !== 0) await op.commit();
   return n;
 }

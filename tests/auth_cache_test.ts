@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { cachedAuth, readMark, registerKv, rememberAuth } from "../kv/_auth_cache.ts";
+import {
+  cachedAuth,
+  FINE_SETTLE_MS,
+  readMark,
+  registerKv,
+  rememberAuth,
+  SETTLE_MS,
+} from "../kv/_auth_cache.ts";
 import { lockSafe, openKv, transact } from "../kv/_atomic.ts";
 import { type Account, accountKey, prepareAccount } from "../kv/accounts.ts";
 import { findSession, prepareSession, type Session } from "../kv/sessions.ts";
@@ -182,6 +189,54 @@ Deno.test("auth cache: another process's write on the same KV file is seen by th
   }
 });
 
+/** Sets the write-ahead log's timestamps to `ms`, as a write at that moment would. */
+function stamp(path: string, ms: number) {
+  Deno.utimeSync(`${path}-wal`, new Date(ms), new Date(ms));
+}
+
+/** A moment `ago` ms back whose timestamp shows milliseconds (not a whole second). */
+const withMillis = (ago: number) => {
+  const t = Date.now() - ago;
+  return t % 1000 === 0 ? t - 1 : t;
+};
+
+Deno.test("auth cache: how long a written file is not trusted follows its timestamps' grain", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // Millisecond timestamps (Linux, macOS): a second write within 50 ms could share one.
+    const fine = `${dir}/fine.sqlite3`;
+    const kv = await openKv(fine);
+    try {
+      const a = await seed(kv);
+      stamp(fine, withMillis(FINE_SETTLE_MS + 250));
+      assert.ok(await findSession(kv, a.token, NOW));
+      assert.ok(await cachedAuth(kv, a.hash), "trusted once 50 ms old");
+      stamp(fine, withMillis(5));
+      assert.equal(await cachedAuth(kv, a.hash), null, "not while a second write could hide");
+      stamp(fine, withMillis(FINE_SETTLE_MS + 250));
+      assert.ok(await cachedAuth(kv, a.hash));
+    } finally {
+      kv.close();
+    }
+    // Whole-second timestamps (FAT keeps two): the cache waits two seconds, not 50 ms.
+    const coarse = `${dir}/coarse.sqlite3`;
+    const kv2 = await openKv(coarse);
+    try {
+      const a = await seed(kv2);
+      const second = Math.floor(Date.now() / 1000) * 1000;
+      stamp(coarse, second);
+      assert.ok(await findSession(kv2, a.token, NOW));
+      assert.equal(await cachedAuth(kv2, a.hash), null, "under two seconds on a coarse clock");
+      stamp(coarse, second - SETTLE_MS - 1000);
+      assert.ok(await cachedAuth(kv2, a.hash), "trusted once two seconds old");
+    } finally {
+      kv2.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("auth cache: a freshly written file is never trusted; a network KV never caches", async () => {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/kv.sqlite3`;
@@ -190,6 +245,7 @@ Deno.test("auth cache: a freshly written file is never trusted; a network KV nev
     const a = await seed(server);
     await findSession(server, a.token, NOW);
     // Written a moment ago: the cache stands aside and every lookup reads.
+    stamp(path, withMillis(1));
     assert.equal(await cachedAuth(server, a.hash), null);
     assert.ok(await findSession(server, a.token, NOW));
   } finally {
