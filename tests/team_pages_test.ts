@@ -87,8 +87,23 @@ Deno.test("team pages: deciding an application grants the role and mails the app
     `/team/applications/${id + 1000}`,
     post({ outcome: "declined", reason: "Not now" }, `session=${rev.token}`),
   );
-  // The list again (web/_form.tsx answers 400), nothing decided.
+  // The list again (web/_form.tsx answers 400) saying why, nothing decided.
   assert.equal(unknown.status, 400);
   assert.match(unknown.text, /<h1>Applications<\/h1>/);
+  assert.match(unknown.text, /role="alert"[^]*no such application/);
   assert.equal(t.mail.sent.length, mails, "no mail for an unknown application");
+
+  // Deciding it a second time (two reviewers at once): the first decision stands, and why.
+  const again = await t.req(
+    "POST",
+    `/team/applications/${id}`,
+    post({ outcome: "declined", reason: "Second thoughts" }, `session=${rev.token}`),
+  );
+  assert.equal(again.status, 400);
+  assert.match(again.text, /role="alert"[^]*already approved/);
+  assert.equal(t.mail.sent.length, mails, "no mail for a second decision");
+  assert.equal(
+    (await t.req("GET", "/api/me", { token: ada.token })).body.application.outcome,
+    "approved",
+  );
 });

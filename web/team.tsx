@@ -254,10 +254,14 @@ export function teamPages(deps: Deps) {
     const apps = await listApplications(deps.kv, c.req.query("all") === "1");
     const rows = [];
     for (const a of apps) rows.push({ a, who: (await getAccount(deps.kv, a.account)).value });
+    // A decision on an application with no form here (unknown, or decided meanwhile) says why
+    // above the list, since there is no form to put it beside.
+    const formless = failed && !rows.some(({ a }) => a.id === failed.id && !a.outcome);
     return (
       <>
         <TeamNav here="/team/applications" />
         <h1>Applications</h1>
+        {formless ? <ErrorSummary view={failed.view} /> : null}
         <p>
           <a href="/team/applications?all=1">Show decided ones too</a>
         </p>
