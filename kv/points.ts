@@ -7,18 +7,32 @@ import { rateKey, RULES } from "./rate_limit.ts";
  *   ["points", slug, account_id]             -> true
  *   ["points_by_account", account_id, slug]  -> true
  *   ["point_counts", slug]                   -> Deno.KvU64, holders of a point on slug
- *   ["points_version"]                       -> Deno.KvU64, summed on every toggle
+ *   ["points_version", shard]                -> Deno.KvU64, summed by every toggle on a module
+ *                                               of that shard (0-7, from the slug)
  * A toggle checks only the caller's own point key and moves the count with `sum` (adding
  * 2^64 - 1 is a wrapping decrement), so accounts toggling the same module at once never
  * conflict, while two toggles by one account do: the loser re-reads and toggles back. The
  * count is only ever decremented together with the deletion of an existing point, so it
- * equals the number of point keys. Readers cache counts per `points_version`.
+ * equals the number of point keys. Readers cache counts per version: the sum of the shards,
+ * read in one getMany. Sharded because every toggle on every module wrote the one key it
+ * had been (migration 3 removes it): on a distributed KV a key every write goes through is
+ * a ceiling for the whole service.
  */
 
 export const pointKey = (slug: string, id: number) => ["points", slug, id] as const;
 export const mineKey = (id: number, slug: string) => ["points_by_account", id, slug] as const;
 export const countKey = (slug: string) => ["point_counts", slug] as const;
-export const POINTS_VERSION = ["points_version"] as const;
+/** Version shards; each only ever grows, so their sum orders the snapshots. */
+const VERSION_SHARDS = 8; // one getMany reads them all (it takes at most 10 keys)
+export const versionKey = (shard: number) => ["points_version", shard] as const;
+const VERSION_KEYS = Array.from({ length: VERSION_SHARDS }, (_, i) => versionKey(i));
+
+/** The version shard of a module: a string hash of its slug. */
+export function versionShard(slug: string): number {
+  let h = 0;
+  for (let i = 0; i < slug.length; i++) h = (h * 31 + slug.charCodeAt(i)) | 0;
+  return (h >>> 0) % VERSION_SHARDS;
+}
 
 const ONE = 1n;
 const MINUS_ONE = (1n << 64n) - 1n;
@@ -57,7 +71,7 @@ export async function togglePoint(
       op.delete(pointKey(slug, accountId)).delete(mineKey(accountId, slug))
         .sum(countKey(slug), MINUS_ONE);
     }
-    op.sum(POINTS_VERSION, ONE);
+    op.sum(versionKey(versionShard(slug)), ONE);
     return { op, result: give };
   });
   if (r === null) return { ok: false, reason: "limited", retryAfter: rate.retryAfter };
@@ -92,8 +106,8 @@ export async function allCounts(kv: Deno.Kv): Promise<Map<string, number>> {
 }
 
 export async function countsSnapshot(kv: Deno.Kv): Promise<Counts> {
-  const v = await kv.get<Deno.KvU64>(POINTS_VERSION);
-  const version = v.value?.value ?? 0n;
+  let version = 0n;
+  for (const v of await kv.getMany<Deno.KvU64[]>(VERSION_KEYS)) version += v.value?.value ?? 0n;
   const hit = countCache.get(kv);
   if (hit && hit.version === version) return hit;
   const counts = new Map<string, number>();
@@ -116,15 +130,23 @@ export async function withdrawAll(kv: Deno.Kv, accountId: number): Promise<numbe
     n += await transact(async () => {
       const got = await kv.getMany<true[]>(batch.map((s) => pointKey(s, accountId)));
       const op = kv.atomic();
+      const shards = new Set<number>();
       let k = 0;
       for (const [j, entry] of got.entries()) {
         op.check(entry).delete(mineKey(accountId, batch[j]));
         if (entry.value === null) continue;
         op.delete(entry.key).sum(countKey(batch[j]), MINUS_ONE);
+        shards.add(versionShard(batch[j]));
         k++;
       }
-      return { op: op.sum(POINTS_VERSION, ONE), result: k };
+      for (const shard of shards) op.sum(versionKey(shard), ONE);
+      return { op, result: k };
     });
   }
   return n;
+}
+
+/** Migration 3: the single version key every toggle wrote before the shards. */
+export async function dropSingleVersion(kv: Deno.Kv): Promise<void> {
+  await kv.delete(["points_version"]);
 }

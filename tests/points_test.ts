@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { HOUR } from "../lib/clock.ts";
+import { MIGRATIONS, runMigrations } from "../kv/migrations.ts";
+import { versionKey, versionShard } from "../kv/points.ts";
 import { seedModule } from "./_catalogue.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
@@ -160,4 +162,45 @@ Deno.test("points: an unpublished module's points are hidden, and come back with
     counts: { "pond-life": 1 },
     mine: ["pond-life"],
   });
+});
+
+Deno.test("points: toggles on different modules move different version keys; counts follow", async () => {
+  await using t = await testApp();
+  const a = await t.account("a@example.org", { name: "Ann Able", roles: ["contributor"] });
+  const b = await t.account("b@example.org");
+  // Two modules in different shards: no key is written by every toggle.
+  const slugs = ["pond-life", "solder-club", "tide-pools", "bird-song"];
+  const first = slugs[0];
+  const other = slugs.find((s) => versionShard(s) !== versionShard(first))!;
+  for (const s of [first, other]) await seedModule(t, s, [a.account.id]);
+  const version = async (s: string) =>
+    (await t.kv.get<Deno.KvU64>(versionKey(versionShard(s)))).value?.value ?? 0n;
+
+  assert.deepEqual((await t.req("GET", "/api/points")).body.counts, { [first]: 0, [other]: 0 });
+  await t.req("POST", `/api/modules/${first}/point`, { token: b.token });
+  assert.equal(await version(first), 1n);
+  assert.equal(await version(other), 0n);
+  await t.req("POST", `/api/modules/${other}/point`, { token: b.token });
+  await t.req("POST", `/api/modules/${other}/point`, { token: a.token });
+  assert.equal(await version(first), 1n);
+  assert.equal(await version(other), 2n);
+  // The cached counts are read again whenever any shard moved.
+  assert.deepEqual((await t.req("GET", "/api/points")).body.counts, { [first]: 1, [other]: 2 });
+  await t.req("POST", `/api/modules/${other}/point`, { token: a.token });
+  assert.deepEqual((await t.req("GET", "/api/points")).body.counts, { [first]: 1, [other]: 1 });
+  assert.equal((await t.kv.get(["points_version"])).versionstamp, null);
+});
+
+Deno.test("points: migration 3 removes the single version key of before", async () => {
+  await using t = await testApp();
+  const step = MIGRATIONS.findIndex((m) => m.name === "the points version is sharded") + 1;
+  assert.equal(step, 3);
+  await t.kv.set(["points_version"], new Deno.KvU64(41n));
+  await t.kv.delete(["migrations", step]);
+  await runMigrations(t.kv, t.clock.now());
+  assert.equal((await t.kv.get(["points_version"])).versionstamp, null);
+  assert.equal(
+    (await t.kv.get<{ name: string }>(["migrations", step])).value?.name,
+    MIGRATIONS[2].name,
+  );
 });
