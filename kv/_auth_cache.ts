@@ -23,10 +23,14 @@
  *    that moves every 1-10 ms). Every signed-in session writes `last_used` once a minute, so
  *    on a busy server the two-second wait kept the cache off most of the time.
  * 3. A KV on the network (KV Connect, Deno Deploy) gives no cheap signal of other writers:
- *    the cache is off there, and every request reads.
+ *    the cache is off there, and every request reads. Its writes do not count in the epoch
+ *    and its reads do not read it: on a distributed KV, one key that every sign-in and every
+ *    signed-in request goes through is a ceiling for the whole service. So a server caching
+ *    on a KV file must not share that file with writers that reach it over KV Connect (a
+ *    denokv in front of the same file); docs/operations.md says so.
  *
  * Key layout owned here: ["auth_epoch"] -> Deno.KvU64, the count of session and account
- * writes from every process (never read by anything else).
+ * writes from every process on a KV file (never read by anything else).
  */
 
 import { openedWith, watchWrites } from "./_atomic.ts";
@@ -90,9 +94,12 @@ export function isAuthKey(key: Deno.KvKey): boolean {
   return AUTH_PREFIXES.has(key[0]);
 }
 
-/** Whether writes through this handle must count in the epoch (other processes may read). */
+/**
+ * Whether this handle is a KV file, whose session and account writes count in the epoch and
+ * whose session reads take the epoch along (rules 2 and 3).
+ */
 export function countsEpoch(kv: Deno.Kv): boolean {
-  return stateOf(kv)?.source !== "memory";
+  return stateOf(kv)?.source === "file";
 }
 
 /**

@@ -1,6 +1,6 @@
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
-import { cachedAuth, EPOCH_KEY, readMark, rememberAuth } from "./_auth_cache.ts";
+import { cachedAuth, countsEpoch, EPOCH_KEY, readMark, rememberAuth } from "./_auth_cache.ts";
 import { type Account, accountKey } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { getManyEntries } from "./_batch.ts";
@@ -90,12 +90,12 @@ export async function findSession(
     return hit.session.expires > now ? hit : null;
   }
   const mark = readMark(kv);
-  // The epoch comes in the same snapshot, so the cache knows what this read is current to.
-  const [entry, acc, epoch] = await kv.getMany<[Session, Account, Deno.KvU64]>([
-    sessionKey(hash),
-    accountKey(Number(form[1])),
-    EPOCH_KEY,
-  ]);
+  // On a KV file the epoch comes in the same snapshot, so the cache knows what this read is
+  // current to; elsewhere nothing needs it (kv/_auth_cache.ts rule 3).
+  const keys = [sessionKey(hash), accountKey(Number(form[1])), EPOCH_KEY] as const;
+  const [entry, acc, epoch] = countsEpoch(kv)
+    ? await kv.getMany<[Session, Account, Deno.KvU64]>(keys)
+    : [...await kv.getMany<[Session, Account]>([keys[0], keys[1]]), null];
   const session = entry.value;
   const account = acc.value;
   if (!session || session.expires <= now || !account || session.account !== account.id) {
@@ -111,7 +111,7 @@ export async function findSession(
     return { session: touched, hash, account };
   }
   const found = { session, hash, account };
-  rememberAuth(kv, mark, found, epoch.value?.value ?? 0n);
+  rememberAuth(kv, mark, found, epoch?.value?.value ?? 0n);
   return found;
 }
 
