@@ -19,9 +19,11 @@
  *    than this process's own writes, the whole cache is dropped. A file changed so recently
  *    that a second write could still carry the same timestamp is not trusted, so the cache
  *    waits: two seconds on a file system whose timestamps have whole seconds (FAT keeps two),
- *    50 ms once the log's timestamps have shown milliseconds (Linux stamps files from a clock
- *    that moves every 1-10 ms). Every signed-in session writes `last_used` once a minute, so
- *    on a busy server the two-second wait kept the cache off most of the time.
+ *    250 ms once the log's timestamps have shown milliseconds (Linux stamps files from a clock
+ *    that moves every 1-10 ms, and may lag a little more on a busy virtual machine). Every
+ *    signed-in session writes `last_used` once a minute, so on a busy server the two-second
+ *    wait kept the cache off most of the time. Both assume the file is stamped by this
+ *    machine's clock: a local file system, not a network share (docs/operations.md).
  * 3. A KV on the network (KV Connect, Deno Deploy) gives no cheap signal of other writers:
  *    the cache is off there, and every request reads. Its writes do not count in the epoch
  *    and its reads do not read it: on a distributed KV, one key that every sign-in and every
@@ -41,7 +43,7 @@ const MAX_ENTRIES = 10_000;
 /** File timestamps this recent may hide a second write within the same tick. */
 export const SETTLE_MS = 2_000;
 /** The same, once the file system has shown timestamps finer than a second. */
-export const FINE_SETTLE_MS = 50;
+export const FINE_SETTLE_MS = 250;
 
 /**
  * A session (kv/sessions.ts) with its account (kv/accounts.ts) and token hash. The cache

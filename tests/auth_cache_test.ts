@@ -203,22 +203,24 @@ const withMillis = (ago: number) => {
 Deno.test("auth cache: how long a written file is not trusted follows its timestamps' grain", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    // Millisecond timestamps (Linux, macOS): a second write within 50 ms could share one.
+    // Millisecond timestamps (Linux, macOS): the wait is FINE_SETTLE_MS, not two seconds.
     const fine = `${dir}/fine.sqlite3`;
     const kv = await openKv(fine);
     try {
       const a = await seed(kv);
       stamp(fine, withMillis(FINE_SETTLE_MS + 250));
       assert.ok(await findSession(kv, a.token, NOW));
-      assert.ok(await cachedAuth(kv, a.hash), "trusted once 50 ms old");
+      assert.ok(await cachedAuth(kv, a.hash), "trusted once FINE_SETTLE_MS old");
       stamp(fine, withMillis(5));
       assert.equal(await cachedAuth(kv, a.hash), null, "not while a second write could hide");
+      stamp(fine, withMillis(FINE_SETTLE_MS - 100));
+      assert.equal(await cachedAuth(kv, a.hash), null, "nor until FINE_SETTLE_MS have passed");
       stamp(fine, withMillis(FINE_SETTLE_MS + 250));
       assert.ok(await cachedAuth(kv, a.hash));
     } finally {
       kv.close();
     }
-    // Whole-second timestamps (FAT keeps two): the cache waits two seconds, not 50 ms.
+    // Whole-second timestamps (FAT keeps two): the cache waits two seconds.
     const coarse = `${dir}/coarse.sqlite3`;
     const kv2 = await openKv(coarse);
     try {
