@@ -19,10 +19,6 @@ export const MIGRATIONS: Migration[] = [
   // The initial layout needs no data change; the step marks schema level 1.
   { name: "initial layout", run: () => Promise.resolve() },
   { name: "accounts name their latest application", run: nameLatestApplications },
-  {
-    name: "the points version is sharded",
-    run: async (kv) => (await import("./points.ts")).dropSingleVersion(kv),
-  },
 ];
 
 /** Sets `application` on every account that lacks it, from the account's application index. */

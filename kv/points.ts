@@ -9,23 +9,31 @@ import { rateKey, RULES } from "./rate_limit.ts";
  *   ["point_counts", slug]                   -> Deno.KvU64, holders of a point on slug
  *   ["points_version", shard]                -> Deno.KvU64, summed by every toggle on a module
  *                                               of that shard (0-7, from the slug)
+ *   ["points_version"]                       -> Deno.KvU64, the single version of before the
+ *                                               shards: read, no longer written
  * A toggle checks only the caller's own point key and moves the count with `sum` (adding
  * 2^64 - 1 is a wrapping decrement), so accounts toggling the same module at once never
  * conflict, while two toggles by one account do: the loser re-reads and toggles back. The
  * count is only ever decremented together with the deletion of an existing point, so it
  * equals the number of point keys. Readers cache counts per version: the sum of the shards,
  * read in one getMany. Sharded because every toggle on every module wrote the one key it
- * had been (migration 3 removes it): on a distributed KV a key every write goes through is
- * a ceiling for the whole service.
+ * had been: on a distributed KV a key every write goes through is a ceiling for the whole
+ * service. That key is still read, so the toggles of servers of the release before (a
+ * rolling deploy, a second server not yet upgraded) move the version too; once none runs,
+ * a migration can remove it and this read.
  */
 
 export const pointKey = (slug: string, id: number) => ["points", slug, id] as const;
 export const mineKey = (id: number, slug: string) => ["points_by_account", id, slug] as const;
 export const countKey = (slug: string) => ["point_counts", slug] as const;
 /** Version shards; each only ever grows, so their sum orders the snapshots. */
-const VERSION_SHARDS = 8; // one getMany reads them all (it takes at most 10 keys)
+const VERSION_SHARDS = 8; // one getMany reads them all with the old key (it takes 10 at most)
 export const versionKey = (shard: number) => ["points_version", shard] as const;
-const VERSION_KEYS = Array.from({ length: VERSION_SHARDS }, (_, i) => versionKey(i));
+export const OLD_VERSION_KEY = ["points_version"] as const;
+const VERSION_KEYS = [
+  OLD_VERSION_KEY,
+  ...Array.from({ length: VERSION_SHARDS }, (_, i) => versionKey(i)),
+];
 
 /** The version shard of a module: a string hash of its slug. */
 export function versionShard(slug: string): number {
@@ -144,9 +152,4 @@ export async function withdrawAll(kv: Deno.Kv, accountId: number): Promise<numbe
     });
   }
   return n;
-}
-
-/** Migration 3: the single version key every toggle wrote before the shards. */
-export async function dropSingleVersion(kv: Deno.Kv): Promise<void> {
-  await kv.delete(["points_version"]);
 }

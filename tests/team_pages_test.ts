@@ -100,7 +100,19 @@ Deno.test("team pages: deciding an application grants the role and mails the app
     post({ outcome: "declined", reason: "Second thoughts" }, `session=${rev.token}`),
   );
   assert.equal(again.status, 400);
-  assert.match(again.text, /role="alert"[^]*already approved/);
+  assert.match(
+    again.text,
+    new RegExp(`role="alert"[^]*Application ${id} was not decided[^]*already approved`),
+  );
+  // A bad reason on an application with no form here: said in words, no link to another form.
+  const both = await t.req(
+    "POST",
+    `/team/applications/${id + 1000}`,
+    post({ outcome: "declined", reason: "" }, `session=${rev.token}`),
+  );
+  assert.equal(both.status, 400);
+  assert.match(both.text, /role="alert"[^]*<li>reason: /);
+  assert.doesNotMatch(both.text, /href="#f-reason"/);
   assert.equal(t.mail.sent.length, mails, "no mail for a second decision");
   assert.equal(
     (await t.req("GET", "/api/me", { token: ada.token })).body.application.outcome,

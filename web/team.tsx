@@ -261,7 +261,17 @@ export function teamPages(deps: Deps) {
       <>
         <TeamNav here="/team/applications" />
         <h1>Applications</h1>
-        {formless ? <ErrorSummary view={failed.view} /> : null}
+        {formless
+          ? (
+            <div class="errors" role="alert" tabindex={-1} id="errors">
+              <h2>Application {failed.id} was not decided</h2>
+              <ul>
+                {failed.view.error ? <li>{failed.view.error}</li> : null}
+                {Object.entries(failed.view.errors).map(([name, msg]) => <li>{name}: {msg}</li>)}
+              </ul>
+            </div>
+          )
+          : null}
         <p>
           <a href="/team/applications?all=1">Show decided ones too</a>
         </p>
