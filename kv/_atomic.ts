@@ -78,12 +78,18 @@ export async function transact<T>(
  * Who wants to hear of writes to some keys: the session cache (kv/_auth_cache.ts) registers
  * itself here with `watchWrites` when it loads, so this wrapper knows no cache. It is told of
  * each atomic that writes a key it watches: before the commit (it may add to the atomic, as
- * the cache adds its epoch counter) and after it, whether it landed. `openedWith` tells it
- * where a KV lives, whenever it first looks (it may load after the KV was opened).
+ * the cache adds its epoch counter), with the watched keys it deletes apart, and after it,
+ * whether it landed. `openedWith` tells it where a KV lives, whenever it first looks (it may
+ * load after the KV was opened).
  */
 export interface WriteWatcher {
   watches(key: Deno.KvKey): boolean;
-  before(kv: Deno.Kv, op: Deno.AtomicOperation, keys: Deno.KvKey[]): void;
+  before(
+    kv: Deno.Kv,
+    op: Deno.AtomicOperation,
+    keys: Deno.KvKey[],
+    deleted: Deno.KvKey[],
+  ): void;
   after(kv: Deno.Kv, keys: Deno.KvKey[], landed: boolean): void;
 }
 
@@ -155,6 +161,7 @@ export function onCommitOf(prefix: string, hook: CommitHook): void {
 /** An atomic that notes the watched keys it writes; its commit retries locks. */
 function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperation {
   const touched: Deno.KvKey[] = [];
+  const deleted: Deno.KvKey[] = [];
   const hooks = new Set<CommitHook>();
   const noteHook = (key: Deno.KvKey) => {
     const hook = commitHooks.size > 0 ? commitHooks.get(key[0] as string) : undefined;
@@ -175,7 +182,7 @@ function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperat
             return await afterCommit(await retryLocked(() => t.commit()));
           }
           // From here to the finally, the write is pending for the watcher.
-          w.before(kv, t, touched);
+          w.before(kv, t, touched, deleted);
           let landed = false;
           try {
             const res = await retryLocked(() => t.commit());
@@ -191,8 +198,13 @@ function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperat
         if (prop === "set") noteHook(args[0] as Deno.KvKey);
         if (ATOMIC_MUTATIONS.has(prop) && watched(args[0] as Deno.KvKey)) {
           touched.push(args[0] as Deno.KvKey);
+          if (prop === "delete") deleted.push(args[0] as Deno.KvKey);
         } else if (prop === "mutate") {
-          for (const m of args as Deno.KvMutation[]) if (watched(m.key)) touched.push(m.key);
+          for (const m of args as Deno.KvMutation[]) {
+            if (!watched(m.key)) continue;
+            touched.push(m.key);
+            if (m.type === "delete") deleted.push(m.key);
+          }
         }
         const r = value.apply(t, args);
         return r === t ? proxy : r;

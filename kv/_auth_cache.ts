@@ -25,11 +25,13 @@
  *    wait kept the cache off most of the time. Both assume the file is stamped by this
  *    machine's clock: a local file system, not a network share (docs/operations.md).
  * 3. A KV on the network (KV Connect, Deno Deploy) gives no cheap signal of other writers:
- *    the cache is off there, and every request reads. Its writes do not count in the epoch
- *    and its reads do not read it: on a distributed KV, one key that every sign-in and every
- *    signed-in request goes through is a ceiling for the whole service. So a server caching
- *    on a KV file must not share that file with writers that reach it over KV Connect (a
- *    denokv in front of the same file); docs/operations.md says so.
+ *    the cache is off there, and every request reads. Its reads do not read the epoch, and of
+ *    its writes only those that may end or narrow access count in it (a session deleted, an
+ *    account changed; not sign-ins and `last_used` touches): on a distributed KV, one key
+ *    that every sign-in and every signed-in request goes through is a ceiling for the whole
+ *    service. So a server caching on a KV file that writers also reach over KV Connect (a
+ *    denokv in front of the same file) still hears of every ended session; docs/operations.md
+ *    advises against that setup all the same.
  *
  * Key layout owned here: ["auth_epoch"] -> Deno.KvU64, the count of session and account
  * writes from every process on a KV file (never read by anything else).
@@ -94,6 +96,16 @@ function stateOf(kv: Deno.Kv): State | undefined {
 
 export function isAuthKey(key: Deno.KvKey): boolean {
   return AUTH_PREFIXES.has(key[0]);
+}
+
+/**
+ * Whether a write may end or narrow someone's access: a session deleted (signed out, ended,
+ * erased) or an account written (roles, erasure; a new account counts too, as the keys do
+ * not tell it apart). Sign-ins and `last_used` touches only set sessions: they are the
+ * frequent writes, and they never take access away.
+ */
+function endsAccess(keys: Deno.KvKey[], deleted: Deno.KvKey[]): boolean {
+  return deleted.some((k) => k[0] === "sessions") || keys.some((k) => k[0] === "accounts");
 }
 
 /**
@@ -294,8 +306,10 @@ export function rememberAuth(kv: Deno.Kv, mark: number, found: CachedAuth, epoch
 // The cache hears of every KV openKv opens and of every session and account write through it.
 watchWrites({
   watches: isAuthKey,
-  before(kv, op, keys) {
-    if (countsEpoch(kv)) op.sum(EPOCH_KEY, 1n);
+  before(kv, op, keys, deleted) {
+    if (countsEpoch(kv) || (endsAccess(keys, deleted) && stateOf(kv)?.source === "remote")) {
+      op.sum(EPOCH_KEY, 1n);
+    }
     authWrite(kv, keys);
   },
   after: authWrite,

@@ -261,11 +261,19 @@ Deno.test("auth cache: a freshly written file is never trusted; a network KV nev
     await findSession(kv, a.token, NOW);
     await findSession(kv, a.token, NOW);
     assert.equal(await cachedAuth(kv, a.hash), null);
-    // No key that every sign-in and every lookup goes through: its writes leave the epoch
-    // alone, and its lookups do not read it.
-    assert.equal((await kv.get(["auth_epoch"])).versionstamp, null);
+    // No key that every sign-in and every lookup goes through. Creating the account counted in
+    // the epoch; another sign-in and a `last_used` touch do not; ending a session does (a
+    // process caching on the file behind a denokv must hear of it).
+    const epoch = async () => (await kv.get<Deno.KvU64>(["auth_epoch"])).value?.value ?? 0n;
+    assert.equal(await epoch(), 1n);
+    const second = await transact(async () => {
+      const s = await prepareSession(kv, a.account.id, NOW);
+      return { op: s.apply(kv.atomic()), result: s.token };
+    });
     await findSession(kv, a.token, NOW + 2 * MINUTE); // writes last_used
-    assert.equal((await kv.get(["auth_epoch"])).versionstamp, null);
+    assert.equal(await epoch(), 1n);
+    await kv.delete(["sessions", sha256hex(second)]);
+    assert.equal(await epoch(), 2n);
     const read: Deno.KvKey[][] = [];
     const getMany = kv.getMany.bind(kv);
     // deno-lint-ignore no-explicit-any
