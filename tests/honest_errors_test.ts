@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { rawRequest, startServer } from "./_real_server.ts";
-import { testApp } from "./_helpers.ts";
+import { aroundCommits, testApp } from "./_helpers.ts";
 
 const enc = new TextEncoder();
 
@@ -82,31 +82,13 @@ Deno.test("honest errors: a body stream that fails in process answers 400 with {
 
 /** The KV with every atomic that writes a key under `prefix` failing at commit, while `on`. */
 function failingWrites(kv: Deno.Kv, prefix: string, state: { on: boolean }): Deno.Kv {
-  return new Proxy(kv, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (prop !== "atomic") return typeof value === "function" ? value.bind(target) : value;
-      return () => {
-        const op = target.atomic();
-        let hits = false;
-        const proxy: Deno.AtomicOperation = new Proxy(op, {
-          get(o, p) {
-            const v = Reflect.get(o, p, o);
-            if (p === "commit" && hits && state.on) {
-              return () => Promise.reject(new Deno.errors.BadResource("database closed"));
-            }
-            if (typeof v !== "function") return v;
-            return (...args: unknown[]) => {
-              if (p === "set" && (args[0] as Deno.KvKey)[0] === prefix) hits = true;
-              const r = v.apply(o, args);
-              return r === o ? proxy : r;
-            };
-          },
-        });
-        return proxy;
-      };
-    },
-  });
+  return aroundCommits(
+    kv,
+    (commit, sets) =>
+      state.on && sets.some((key) => key[0] === prefix)
+        ? Promise.reject(new Deno.errors.BadResource("database closed"))
+        : commit(),
+  );
 }
 
 Deno.test("honest errors: a journal post whose write fails is not counted against the 60", async () => {
