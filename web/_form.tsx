@@ -99,20 +99,27 @@ export async function submitForm<S extends z.ZodType>(
 
 const fieldId = (name: string) => `f-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
 
-/** The list of errors above a form, each linking to its field. */
-export function ErrorSummary(props: { view: FormView; labels?: Record<string, string> }) {
+/**
+ * The list of errors above a form, each linking to its field. `formless`: a form posted that
+ * the page no longer shows (an item gone or settled meanwhile), so the errors say what went
+ * wrong under that heading, with no link to a field that is not there.
+ */
+export function ErrorSummary(
+  props: { view: FormView; labels?: Record<string, string>; formless?: string },
+) {
   const entries = Object.entries(props.view.errors);
   if (!entries.length && !props.view.error) return null;
   return (
     <div class="errors" role="alert" tabindex={-1} id="errors">
-      <h2>Please check the form</h2>
+      <h2>{props.formless ?? "Please check the form"}</h2>
       <ul>
         {props.view.error ? <li>{props.view.error}</li> : null}
-        {entries.map(([name, msg]) => (
-          <li>
-            <a href={`#${fieldId(name)}`}>{props.labels?.[name] ?? name}</a>: {msg}
-          </li>
-        ))}
+        {entries.map(([name, msg]) => {
+          const label = props.labels?.[name] ?? name;
+          return (
+            <li>{props.formless ? label : <a href={`#${fieldId(name)}`}>{label}</a>}: {msg}</li>
+          );
+        })}
       </ul>
     </div>
   );

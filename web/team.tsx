@@ -263,13 +263,10 @@ export function teamPages(deps: Deps) {
         <h1>Applications</h1>
         {formless
           ? (
-            <div class="errors" role="alert" tabindex={-1} id="errors">
-              <h2>Application {failed.id} was not decided</h2>
-              <ul>
-                {failed.view.error ? <li>{failed.view.error}</li> : null}
-                {Object.entries(failed.view.errors).map(([name, msg]) => <li>{name}: {msg}</li>)}
-              </ul>
-            </div>
+            <ErrorSummary
+              view={failed.view}
+              formless={`Application ${failed.id} was not decided`}
+            />
           )
           : null}
         <p>
