@@ -307,7 +307,8 @@ export function rememberAuth(kv: Deno.Kv, mark: number, found: CachedAuth, epoch
 watchWrites({
   watches: isAuthKey,
   before(kv, op, keys, deleted) {
-    if (countsEpoch(kv) || (endsAccess(keys, deleted) && stateOf(kv)?.source === "remote")) {
+    const source = stateOf(kv)?.source;
+    if (source === "file" || (source === "remote" && endsAccess(keys, deleted))) {
       op.sum(EPOCH_KEY, 1n);
     }
     authWrite(kv, keys);
