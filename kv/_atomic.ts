@@ -183,15 +183,13 @@ function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperat
           }
           // From here to the finally, the write is pending for the watcher.
           w.before(kv, t, touched, deleted);
-          let landed = false;
+          let res: Deno.KvCommitResult | Deno.KvCommitError | undefined;
           try {
-            const res = await retryLocked(() => t.commit());
-            landed = res.ok;
-            return res;
+            res = await retryLocked(() => t.commit());
           } finally {
-            w.after(kv, touched, landed);
-            if (landed) { for (const hook of hooks) await hook(kv); }
+            w.after(kv, touched, res?.ok === true);
           }
+          return await afterCommit(res);
         };
       }
       return (...args: unknown[]) => {
