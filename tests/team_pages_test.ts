@@ -102,7 +102,7 @@ Deno.test("team pages: deciding an application grants the role and mails the app
   assert.equal(again.status, 400);
   assert.match(
     again.text,
-    new RegExp(`role="alert"[^]*Application ${id} was not decided[^]*already approved`),
+    /role="alert"[^]*<h2>Your decision was not recorded<\/h2>[^]*already approved/,
   );
   // A bad reason on an application with no form here: said in words, no link to another form.
   const both = await t.req(

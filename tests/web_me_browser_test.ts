@@ -14,6 +14,8 @@ import type { Session } from "../kv/sessions.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { localHttp, makeCerts } from "./_servers.ts";
 import {
+  assertAccessible,
+  assertFitsPhone,
   assertGoodPage,
   BROWSER_TEST,
   byText,
@@ -379,10 +381,23 @@ Deno.test({
         await clickByText(owner, "Team");
         await clickByText(owner, "Applications");
         await assertGoodPage(owner);
+        // A second tab still showing the form, as a second reviewer's would.
+        const stale = await owner.browserContext().newPage();
+        await stale.goto(owner.url());
         await selectByLabel(owner, "Decision on Ann Example", "Approve");
         await fillByLabel(owner, "Reason for Ann Example", "Welcome aboard");
         await clickByText(owner, "Decide on Ann Example");
         assert.match(await mainText(owner), /No open applications/);
+        await selectByLabel(stale, "Decision on Ann Example", "Decline");
+        await fillByLabel(stale, "Reason for Ann Example", "Not yet");
+        await clickByText(stale, "Decide on Ann Example");
+        assert.match(
+          await mainText(stale),
+          /Your decision was not recorded\s+this application was already approved/,
+        );
+        await assertAccessible(stale);
+        await assertFitsPhone(stale);
+        await stale.close();
         await page.goto(`${web.base}/me/standing`);
         assert.match(await mainText(page), /approved .*Welcome aboard/);
 

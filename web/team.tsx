@@ -262,12 +262,7 @@ export function teamPages(deps: Deps) {
         <TeamNav here="/team/applications" />
         <h1>Applications</h1>
         {formless
-          ? (
-            <ErrorSummary
-              view={failed.view}
-              formless={`Application ${failed.id} was not decided`}
-            />
-          )
+          ? <ErrorSummary view={failed.view} formless="Your decision was not recorded" />
           : null}
         <p>
           <a href="/team/applications?all=1">Show decided ones too</a>
