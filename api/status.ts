@@ -9,14 +9,14 @@ import {
 } from "../kv/status_page.ts";
 import type { Deps } from "../lib/deps.ts";
 import { badge } from "../lib/svg.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
-import { fail } from "./_errors.ts";
-import { clientOrigin, limit, requireToken } from "./_guards.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { fail } from "../http/errors.ts";
+import { clientOrigin, limit, requireToken } from "../http/guards.ts";
 import { confirmFollow, followerCount, requestFollow, unfollow } from "../kv/followers.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { deleteNote, listNotes, NOTE_KINDS, noteView, postNote } from "../kv/status_notes.ts";
-import { FollowBody, FollowToken, NoteBody } from "./_services_inputs.ts";
-import { multiLine, oneLine } from "./_text.ts";
+import { FollowBody, FollowToken, NoteBody } from "../http/services_inputs.ts";
+import { multiLine, oneLine } from "../http/text.ts";
 
 const State = z.enum(["ok", "warn", "off", "wait"]);
 const NoteSchema = z.object({

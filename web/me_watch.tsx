@@ -29,11 +29,11 @@ import { followerCount } from "../kv/followers.ts";
 import { noteWord } from "../mail/status.ts";
 import type { Deps } from "../lib/deps.ts";
 import { editService } from "../kv/service_changes.ts";
-import { NoteBody, PatchBody } from "../api/_services_inputs.ts";
-import { fail } from "../api/_errors.ts";
-import { limit } from "../api/_guards.ts";
+import { NoteBody, PatchBody } from "../http/services_inputs.ts";
+import { fail } from "../http/errors.ts";
+import { limit } from "../http/guards.ts";
 import { z } from "zod";
-import { oneLine } from "../api/_text.ts";
+import { oneLine } from "../http/text.ts";
 import {
   emptyView,
   ErrorSummary,

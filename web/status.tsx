@@ -5,9 +5,9 @@
  * and its follow, confirm and unfollow routes (kv/status_page.ts, kv/followers.ts).
  */
 import { raw } from "hono/html";
-import { FollowBody } from "../api/_services_inputs.ts";
-import { fail } from "../api/_errors.ts";
-import { clientOrigin, limit } from "../api/_guards.ts";
+import { FollowBody } from "../http/services_inputs.ts";
+import { fail } from "../http/errors.ts";
+import { clientOrigin, limit } from "../http/guards.ts";
 import { confirmFollow, followLink, requestFollow, unfollow } from "../kv/followers.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { type PublicPage, publicStatusPage } from "../kv/status_page.ts";

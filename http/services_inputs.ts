@@ -3,7 +3,7 @@ import { GROUPS, INTERVALS, PLACES } from "../kv/services.ts";
 import { GRACE_MAX, GRACE_MIN, MAX_CRON } from "../lib/schedule.ts";
 import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status_notes.ts";
 import { emailSchema } from "../lib/email.ts";
-import { multiLine, oneLine } from "./_text.ts";
+import { multiLine, oneLine } from "./text.ts";
 
 /**
  * The request schemas of a watched service, validated by POST/PATCH /api/me/services
