@@ -224,7 +224,7 @@ export function watchPages(deps: Deps) {
 
   // ---- the status page's settings ----
 
-  const NOTE_LABELS = { kind: "Kind of note", text: "Note" };
+  const NOTE_LABELS = { kind: "Kind of note", text: "Note text" };
   const settingsPage = async (
     c: WebCtx,
     error?: string,

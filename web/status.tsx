@@ -80,8 +80,8 @@ export function statusPages(deps: Deps) {
               <U>{s.name}</U>
             </h2>
             <p>
-              <StateBadge state={s.state} /> {WORDS[s.state]}
-              · 90-day uptime: {s.uptime === null ? "no data yet" : percentText(s.uptime)}
+              <StateBadge state={s.state} /> {WORDS[s.state]} · 90-day uptime:{" "}
+              {s.uptime === null ? "no data yet" : percentText(s.uptime)}
             </p>
             {s.note
               ? (
@@ -111,7 +111,12 @@ export function statusPages(deps: Deps) {
 
   app.get(`/status/${SLUG}`, async (c) => {
     const page = await pageOf(c);
-    c.header("Cache-Control", c.req.query("follow") ? "no-store" : "public, max-age=60");
+    // Shared caches may keep it a minute (a busy page during an outage); a browser asks again,
+    // so the owner sees a note they just posted.
+    c.header(
+      "Cache-Control",
+      c.req.query("follow") ? "no-store" : "public, max-age=0, s-maxage=60, must-revalidate",
+    );
     return c.render(show(c, page), {
       title: `${page.title}: status`,
       description: `Service status of ${page.owner}`,
