@@ -206,35 +206,31 @@ export function statusRoutes(deps: Deps) {
     },
   );
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/status/{slug}/confirm",
-      tags: ["public"],
-      summary: "Confirm a follow with the token of the mailed link",
-      request: { params: Slug, ...body(FollowToken) },
-      responses: { 200: json(PageRef), ...errors(400, 410) },
-    }),
-    async (c) => {
-      const { slug } = await confirmFollow(deps, c.req.valid("json").token);
-      return c.json({ ok: true as const, path: `/status/${slug}` }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/status/{slug}/unfollow",
-      tags: ["public"],
-      summary: "Stop following, with the token of a mail's unfollow link: the address is deleted",
-      request: { params: Slug, ...body(FollowToken) },
-      responses: { 200: json(PageRef), ...errors(400, 410) },
-    }),
-    async (c) => {
-      const { slug } = await unfollow(deps, c.req.valid("json").token);
-      return c.json({ ok: true as const, path: `/status/${slug}` }, 200);
-    },
-  );
+  // The buttons of the mailed links: confirm a follow, or end it (the address is deleted).
+  const links = [
+    ["confirm", "Confirm a follow with the token of the mailed link", confirmFollow],
+    [
+      "unfollow",
+      "Stop following, with the token of a mail's unfollow link: the address is deleted",
+      unfollow,
+    ],
+  ] as const;
+  for (const [step, summary, act] of links) {
+    app.openapi(
+      createRoute({
+        method: "post",
+        path: `/status/{slug}/${step}`,
+        tags: ["public"],
+        summary,
+        request: { params: Slug, ...body(FollowToken) },
+        responses: { 200: json(PageRef), ...errors(400, 410) },
+      }),
+      async (c) => {
+        const { slug } = await act(deps, c.req.valid("json").token);
+        return c.json({ ok: true as const, path: `/status/${slug}` }, 200);
+      },
+    );
+  }
 
   app.openapi(
     createRoute({
