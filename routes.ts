@@ -45,6 +45,10 @@ export const AREAS = {
     mount: "/api",
     load: () => import("./api/channels.ts").then((m) => m.channelRoutes),
   },
+  maintenance: {
+    mount: "/api",
+    load: () => import("./api/maintenance.ts").then((m) => m.maintenanceRoutes),
+  },
   services: {
     mount: "/api",
     load: () => import("./api/services.ts").then((m) => m.servicesRoutes),

@@ -12,7 +12,7 @@ import {
   rotateHook,
   serviceView,
 } from "../kv/services.ts";
-import { readHistory } from "../kv/history.ts";
+import { serviceHistory } from "../kv/windows.ts";
 import { listEvents } from "../kv/hooks.ts";
 import { withDurations } from "../lib/runs.ts";
 import { iso } from "../lib/clock.ts";
@@ -239,6 +239,9 @@ export function servicesRoutes(deps: Deps) {
     date: z.string(),
     uptime: z.number().nullable().meta({ description: "Fraction up (ok or warn), 0 to 1" }),
     down_s: z.number().int(),
+    maintenance_s: z.number().int().meta({
+      description: "Seconds in a maintenance window: left out of uptime and down_s",
+    }),
     checks: z.number().int(),
     median_ms: z.number().int().nullable(),
     p95_ms: z.number().int().nullable(),
@@ -271,8 +274,9 @@ export function servicesRoutes(deps: Deps) {
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
-      if (!(await getService(deps.kv, me.id, id)).value) fail(404, "no such service");
-      const h = await readHistory(deps.kv, me.id, id, deps.clock.now());
+      const s = (await getService(deps.kv, me.id, id)).value;
+      if (!s) fail(404, "no such service");
+      const h = await serviceHistory(deps.kv, s, deps.clock.now());
       return c.json({
         uptime: overallUptime(h.days),
         days: h.days,

@@ -42,8 +42,17 @@ const PublicPageSchema = z.object({
   services: z.array(z.object({
     name: z.string(),
     state: State,
+    maintenance: z.boolean().meta({
+      description: "A maintenance window covers it now: its failures alert nobody",
+    }),
     uptime: z.number().nullable(),
-    days: z.array(z.object({ date: z.string(), uptime: z.number().nullable() })),
+    days: z.array(z.object({
+      date: z.string(),
+      uptime: z.number().nullable(),
+      maintenance_s: z.number().int().meta({
+        description: "Seconds in maintenance that day (left out of uptime)",
+      }),
+    })),
     note: z.string(),
   })),
   notes: z.array(NoteSchema).meta({

@@ -86,3 +86,33 @@ export const FollowBody = z.object({ email: emailSchema }).meta({ id: "FollowInp
 
 /** The token of a mailed follow link (confirmation or unfollow). */
 export const FollowToken = z.object({ token: z.string().min(1).max(200) });
+
+const instant = z.iso.datetime({ offset: true }).transform((s) => Date.parse(s)).meta({
+  type: "string",
+  format: "date-time",
+  example: "2026-03-07T22:00:00+01:00",
+});
+
+/** A maintenance window (POST /api/me/maintenance, /me/maintenance). */
+export const WindowBody = z.object({
+  name: oneLine(80).min(2),
+  services: z.array(z.number().int().positive()).max(30).default([]).meta({
+    description: "Ids of the services it covers",
+  }),
+  groups: z.array(z.string().max(40)).max(GROUPS.length).default([]).meta({
+    description: "Groups whose services it covers",
+  }),
+  places: z.array(z.string().max(40)).max(PLACES.length).default([]).meta({
+    description: "Places whose services it covers",
+  }),
+  from: instant.nullish().meta({ description: "Once: when it starts" }),
+  to: instant.nullish().meta({ description: "Once: when it ends" }),
+  cron: z.string().max(MAX_CRON).nullish().meta({
+    description: "On a schedule: a 5-field cron expression of the starts",
+    example: "0 2 * * 0",
+  }),
+  tz: z.string().max(64).nullish().meta({ description: "The schedule's IANA time zone (UTC)" }),
+  minutes: z.number().int().nullish().meta({
+    description: "On a schedule: how long each run lasts, 1 to 10080 minutes",
+  }),
+}).meta({ id: "MaintenanceWindowInput" });

@@ -76,6 +76,7 @@ export async function readHistory(
   id: number,
   now: number,
   days = KEEP_DAYS,
+  quiet: [number, number][] = [],
 ): Promise<History> {
   const from = Math.floor(now / DAY) * DAY - (days - 1) * DAY;
   const changes: History["changes"] = [];
@@ -106,6 +107,7 @@ export async function readHistory(
     changes: changes.map((c): Change => ({ at: c.at, state: c.state })),
     before,
     durations,
+    quiet,
   });
   return { days: figures, changes };
 }

@@ -26,7 +26,8 @@ export type IdKind =
   | "request"
   | "proposal"
   | "channel"
-  | "status_note";
+  | "status_note"
+  | "maintenance";
 
 export interface IdClaim {
   id: number;

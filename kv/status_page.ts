@@ -2,7 +2,8 @@ import type { Deps } from "../lib/deps.ts";
 import { overallUptime } from "../lib/history.ts";
 import { invalid } from "../lib/errors.ts";
 import { type Account, accountBySlug } from "./accounts.ts";
-import { readHistory } from "./history.ts";
+import { serviceHistory, serviceMaintenance } from "./windows.ts";
+import { listWindows, maintenanceUntil, type Window } from "./maintenance.ts";
 import {
   getService,
   listServices,
@@ -53,8 +54,10 @@ export async function saveStatusPage(
 export interface PublicService {
   name: string;
   state: State;
+  /** A maintenance window covers it now (its failures alert nobody). */
+  maintenance: boolean;
   uptime: number | null;
-  days: { date: string; uptime: number | null }[];
+  days: { date: string; uptime: number | null; maintenance_s: number }[];
   note: string;
 }
 
@@ -67,17 +70,23 @@ export interface PublicPage {
 }
 
 /** What a service shows in public: name, state, 90 daily bars, uptime, the owner's note. */
-async function publicService(deps: Deps, s: Service, note: string): Promise<PublicService> {
+async function publicService(
+  deps: Deps,
+  s: Service,
+  note: string,
+  windows: Window[],
+): Promise<PublicService> {
   const now = deps.clock.now();
   const state = s.kind === "webhook"
     ? pulseState(await getPulse(deps.kv, s.account, s.id), s, now)
     : s.last?.state ?? "wait";
-  const h = await readHistory(deps.kv, s.account, s.id, now);
+  const h = await serviceHistory(deps.kv, s, now, windows);
   return {
     name: s.name,
     state,
+    maintenance: maintenanceUntil(windows, s, now) !== null,
     uptime: overallUptime(h.days),
-    days: h.days.map((d) => ({ date: d.date, uptime: d.uptime })),
+    days: h.days.map((d) => ({ date: d.date, uptime: d.uptime, maintenance_s: d.maintenance_s })),
     note,
   };
 }
@@ -89,9 +98,10 @@ export async function publicStatusPage(deps: Deps, slug: string): Promise<Public
   const page = await getStatusPage(deps.kv, account.id);
   if (!page?.enabled) return null;
   const services: PublicService[] = [];
+  const windows = await listWindows(deps.kv, account.id);
   for (const { id, note } of page.services) {
     const s = (await getService(deps.kv, account.id, id)).value;
-    if (s) services.push(await publicService(deps, s, note));
+    if (s) services.push(await publicService(deps, s, note, windows));
   }
   const notes = (await listNotes(deps.kv, account.id, deps.clock.now())).map(noteView);
   return { title: page.title || account.name, owner: account.name, services, notes };
@@ -101,12 +111,13 @@ export async function publicStatusPage(deps: Deps, slug: string): Promise<Public
 export async function badgeOf(
   deps: Deps,
   token: string,
-): Promise<{ name: string; state: State } | null> {
+): Promise<{ name: string; state: State | "maintenance" } | null> {
   if (!BADGE_RE.test(token)) return null;
   const s = await serviceByBadge(deps.kv, token);
   if (!s) return null;
   const state = s.kind === "webhook"
     ? pulseState(await getPulse(deps.kv, s.account, s.id), s, deps.clock.now())
     : s.last?.state ?? "wait";
-  return { name: s.name, state };
+  const quiet = await serviceMaintenance(deps.kv, s, deps.clock.now());
+  return { name: s.name, state: quiet === null ? state : "maintenance" };
 }

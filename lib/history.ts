@@ -4,7 +4,8 @@ import { DAY, isoDate } from "./clock.ts";
  * Figures of a watched service's history, as pure functions of its state changes and check
  * durations: uptime per UTC day and the median and 95th percentile duration per day.
  * Up is ok or warn (the service answered or beat), down is off; time in `wait` (no result
- * yet) counts for neither, so a day with no known state has no uptime (null).
+ * yet) counts for neither, so a day with no known state has no uptime (null). Neither does
+ * time in a maintenance window (`quiet`): it is counted apart, as `maintenance_s`.
  */
 
 export type HistState = "ok" | "warn" | "off" | "wait";
@@ -19,8 +20,10 @@ export interface DayFigures {
   date: string;
   /** Fraction of the known time that was up, 0 to 1; null without data. */
   uptime: number | null;
-  /** Seconds down (off) within the day. */
+  /** Seconds down (off) within the day, maintenance windows left out. */
   down_s: number;
+  /** Seconds of the day in a maintenance window (left out of uptime). */
+  maintenance_s: number;
   /** Checks recorded that day (checked kinds). */
   checks: number;
   median_ms: number | null;
@@ -49,8 +52,11 @@ export function dailyFigures(opts: {
   changes: Change[];
   before: HistState | null;
   durations?: Map<string, number[]>;
+  /** Maintenance stretches [start, end), merged and sorted (lib/maintenance.ts). */
+  quiet?: [number, number][];
 }): DayFigures[] {
   const { now, days, changes } = opts;
+  const quiet = opts.quiet ?? [];
   const first = dayStart(now) - (days - 1) * DAY;
   const out: DayFigures[] = [];
   let state: HistState | null = opts.before;
@@ -64,8 +70,9 @@ export function dailyFigures(opts: {
     let t = from;
     const add = (until: number) => {
       if (until <= t) return;
-      if (state === "ok" || state === "warn") up += until - t;
-      else if (state === "off") down += until - t;
+      const counted = until - t - overlap(quiet, t, until);
+      if (state === "ok" || state === "warn") up += counted;
+      else if (state === "off") down += counted;
       t = until;
     };
     while (ci < changes.length && changes[ci].at < from + DAY) {
@@ -79,12 +86,24 @@ export function dailyFigures(opts: {
       date: isoDate(from),
       uptime: known > 0 ? up / known : null,
       down_s: Math.round(down / 1000),
+      maintenance_s: Math.round(overlap(quiet, from, Math.max(from, to)) / 1000),
       checks: ms.length,
       median_ms: percentile(ms, 50),
       p95_ms: percentile(ms, 95),
     });
   }
   return out;
+}
+
+/** Milliseconds of [a, b) that merged `spans` cover. */
+export function overlap(spans: [number, number][], a: number, b: number): number {
+  let n = 0;
+  for (const [x, y] of spans) {
+    if (y <= a) continue;
+    if (x >= b) break;
+    n += Math.min(b, y) - Math.max(a, x);
+  }
+  return n;
 }
 
 /** Uptime over several days: the mean of the days with data; null without any. */

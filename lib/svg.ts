@@ -12,6 +12,7 @@ export const COLORS = {
   warn: "#d9a300",
   off: "#d64541",
   none: "#c9ced6",
+  maintenance: "#2c6fbb",
 } as const;
 
 /** Percent with up to two decimals, never rounded up to 100 unless it is 100. */
@@ -30,7 +31,7 @@ export function barColor(uptime: number | null): string {
 
 /** One bar per day (oldest left), each with a title for its date and uptime. */
 export function uptimeBars(
-  days: { date: string; uptime: number | null }[],
+  days: { date: string; uptime: number | null; maintenance_s?: number }[],
   opts: { height?: number; bar?: number; gap?: number } = {},
 ): string {
   const h = opts.height ?? 28;
@@ -38,10 +39,16 @@ export function uptimeBars(
   const gap = opts.gap ?? 2;
   const w = Math.max(1, days.length * (bw + gap) - gap);
   const bars = days.map((d, i) => {
-    const label = d.uptime === null ? "no data" : `${percentText(d.uptime)} up`;
+    const up = d.uptime === null ? "no data" : `${percentText(d.uptime)} up`;
+    const m = d.maintenance_s ?? 0;
+    // A day with maintenance says so, and carries a blue cap: those hours are not in the uptime.
+    const label = m > 0 ? `${up}, ${Math.round(m / 360) / 10} h maintenance` : up;
+    const cap = m > 0
+      ? `<rect x="${i * (bw + gap)}" y="0" width="${bw}" height="4" fill="${COLORS.maintenance}"/>`
+      : "";
     return `<rect x="${i * (bw + gap)}" y="0" width="${bw}" height="${h}" rx="1" fill="${
       barColor(d.uptime)
-    }"><title>${esc(d.date)}: ${esc(label)}</title></rect>`;
+    }"><title>${esc(d.date)}: ${esc(label)}</title></rect>${cap}`;
   });
   // Scales to the width it is given (a phone's included); the bars keep their height.
   return `<svg xmlns="http://www.w3.org/2000/svg" width="100%" height="${h}" viewBox="0 0 ${w} ${h}" preserveAspectRatio="none" role="img" aria-label="Daily uptime, ${days.length} days">${
@@ -109,9 +116,18 @@ export function responseChart(
 }
 
 /** A shields-style badge: a label and the state in its color. */
-export function badge(label: string, state: "ok" | "warn" | "off" | "wait"): string {
-  const words = { ok: "up", warn: "late", off: "down", wait: "new" } as const;
-  const colors = { ok: COLORS.ok, warn: COLORS.warn, off: COLORS.off, wait: COLORS.none };
+export function badge(
+  label: string,
+  state: "ok" | "warn" | "off" | "wait" | "maintenance",
+): string {
+  const words = { ok: "up", warn: "late", off: "down", wait: "new", maintenance: "maintenance" };
+  const colors = {
+    ok: COLORS.ok,
+    warn: COLORS.warn,
+    off: COLORS.off,
+    wait: COLORS.none,
+    maintenance: COLORS.maintenance,
+  };
   const text = words[state];
   // About 6.5 px per character at 11 px Verdana, as the usual badges estimate.
   const lw = Math.round(label.length * 6.5) + 12;

@@ -5,7 +5,7 @@
  */
 import { raw } from "hono/html";
 import { listChannels } from "../kv/channels.ts";
-import { readHistory } from "../kv/history.ts";
+import { serviceHistory } from "../kv/windows.ts";
 import { listEvents } from "../kv/hooks.ts";
 import type { Service, ServiceView } from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -29,7 +29,7 @@ const duration = (ms: number | null) =>
 /** The page's monitoring sections for one service. */
 export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
   const now = deps.clock.now();
-  const h = await readHistory(deps.kv, s.account, s.id, now);
+  const h = await serviceHistory(deps.kv, s, now);
   const up = overallUptime(h.days);
   const hb = s.kind === "webhook";
   const events = hb ? withDurations(await listEvents(deps.kv, s.account, s.id)) : [];

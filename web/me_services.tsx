@@ -89,6 +89,7 @@ const STATE_TEXT: Record<string, string> = {
   warn: "Warning",
   off: "Off",
   wait: "Waiting",
+  maintenance: "Maintenance",
 };
 
 export function StateBadge(props: { state: string }) {

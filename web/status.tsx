@@ -80,8 +80,9 @@ export function statusPages(deps: Deps) {
               <U>{s.name}</U>
             </h2>
             <p>
-              <StateBadge state={s.state} /> {WORDS[s.state]} · 90-day uptime:{" "}
-              {s.uptime === null ? "no data yet" : percentText(s.uptime)}
+              <StateBadge state={s.maintenance ? "maintenance" : s.state} />{" "}
+              {s.maintenance ? "under maintenance: failures alert nobody" : WORDS[s.state]}{" "}
+              · 90-day uptime: {s.uptime === null ? "no data yet" : percentText(s.uptime)}
             </p>
             {s.note
               ? (

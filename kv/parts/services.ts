@@ -1,7 +1,7 @@
 import { iso } from "../../lib/clock.ts";
 import { withDurations } from "../../lib/runs.ts";
 import { eraseChannels, listChannels, listPostsOf } from "../channels.ts";
-import { readHistory } from "../history.ts";
+import { serviceHistory } from "../windows.ts";
 import { eraseStatusPage, getStatusPage } from "../status_settings.ts";
 import { listEvents } from "../hooks.ts";
 import type { AccountPart } from "./_part.ts";
@@ -33,7 +33,7 @@ export const servicesPart: AccountPart = {
     const now = deps.clock.now();
     const services = [];
     for (const { service, beat } of await listServices(deps.kv, account.id)) {
-      const h = await readHistory(deps.kv, account.id, service.id, now);
+      const h = await serviceHistory(deps.kv, service, now);
       services.push({
         ...serviceView(service, beat, now),
         check: service.check,

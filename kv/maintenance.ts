@@ -1,0 +1,64 @@
+import {
+  type Coverage,
+  covers,
+  merged,
+  runningUntil,
+  runsWithin,
+  type Timing,
+} from "../lib/maintenance.ts";
+
+/**
+ * Maintenance windows of an account: while one covering a service runs, its failures alert
+ * nobody (kv/services.ts holds the off alert until the window ends), its state reads
+ * "maintenance" and its history leaves those stretches out of uptime. All windows of an account
+ * are one record, so a change is one checked write and the runner reads them in one get.
+ * Key layout:
+ *   ["maintenance", account_id] -> Window[] (at most MAX_WINDOWS)
+ * The rules of adding one (own services, a valid schedule) are kv/windows.ts's.
+ */
+
+export const MAX_WINDOWS = 20;
+
+export interface Window extends Timing, Coverage {
+  id: number;
+  name: string;
+  created: number;
+}
+
+type Covered = { id: number; group: string; place: string | null };
+
+export const windowsKey = (account: number) => ["maintenance", account] as const;
+
+export async function windowsEntry(kv: Deno.Kv, account: number) {
+  return await kv.get<Window[]>(windowsKey(account));
+}
+
+export async function listWindows(kv: Deno.Kv, account: number): Promise<Window[]> {
+  return (await windowsEntry(kv, account)).value ?? [];
+}
+
+/** When the maintenance covering the service now ends; null when none covers it. */
+export function maintenanceUntil(windows: Window[], s: Covered, now: number): number | null {
+  let until: number | null = null;
+  for (const w of windows) {
+    if (!covers(w, s)) continue;
+    const end = runningUntil(w, now);
+    if (end !== null && (until === null || end > until)) until = end;
+  }
+  return until;
+}
+
+/** The stretches of [from, to) in which a window covered the service, merged. */
+export function quietSpans(
+  windows: Window[],
+  s: Covered,
+  from: number,
+  to: number,
+): [number, number][] {
+  return merged(windows.filter((w) => covers(w, s)).flatMap((w) => runsWithin(w, from, to)));
+}
+
+/** Removes the account's windows (erasure). */
+export async function eraseWindows(kv: Deno.Kv, account: number): Promise<void> {
+  await kv.delete(windowsKey(account));
+}

@@ -1,0 +1,147 @@
+import { DAY, iso, isoOrNull, MINUTE } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { conflict, invalid } from "../lib/errors.ts";
+import { MAX_MINUTES, nextStart, runningUntil } from "../lib/maintenance.ts";
+import { cronError, validTimeZone } from "../lib/schedule.ts";
+import { transact } from "./_atomic.ts";
+import { type History, KEEP_DAYS, readHistory } from "./history.ts";
+import { nextId } from "./ids.ts";
+import {
+  listWindows,
+  maintenanceUntil,
+  MAX_WINDOWS,
+  quietSpans,
+  type Window,
+  windowsEntry,
+  windowsKey,
+} from "./maintenance.ts";
+import { GROUPS, listServices, PLACES, type Service } from "./services.ts";
+
+/**
+ * The rules of maintenance windows, as /api/me/maintenance and /me/maintenance apply them:
+ * the account's own services, known groups and places, a window once (from before to, at most
+ * 90 days) or on a valid schedule (cron, time zone, 1 minute to a week); and what windows do
+ * to a service's history and state shown. Holds no KV keys: storage is kv/maintenance.ts.
+ */
+
+export const MAX_ONCE = 90 * 24 * 60 * MINUTE;
+
+export interface NewWindow {
+  name: string;
+  services: number[];
+  groups: string[];
+  places: string[];
+  from?: number | null;
+  to?: number | null;
+  cron?: string | null;
+  tz?: string | null;
+  minutes?: number | null;
+}
+
+export function windowView(w: Window, now: number) {
+  return {
+    id: w.id,
+    name: w.name,
+    services: w.services,
+    groups: w.groups,
+    places: w.places,
+    from: isoOrNull(w.from),
+    to: isoOrNull(w.to),
+    cron: w.cron,
+    tz: w.tz,
+    minutes: w.minutes,
+    created: iso(w.created),
+    running_until: isoOrNull(runningUntil(w, now)),
+    next_start: isoOrNull(nextStart(w, now)),
+  };
+}
+
+/** The timing of a new window, checked: once, or on a schedule, never both or neither. */
+function timing(input: NewWindow): Pick<Window, "from" | "to" | "cron" | "tz" | "minutes"> {
+  const once = input.from != null || input.to != null;
+  const scheduled = !!input.cron;
+  if (once === scheduled) {
+    invalid("from: give either from and to (once) or cron, tz and minutes (a schedule)", "from");
+  }
+  if (once) {
+    if (input.from == null || input.to == null) invalid("to: a window once needs both ends", "to");
+    if (input.to <= input.from) invalid("to: must be after from", "to");
+    if (input.to - input.from > MAX_ONCE) invalid("to: a window lasts at most 90 days", "to");
+    return { from: input.from, to: input.to, cron: null, tz: null, minutes: null };
+  }
+  const tz = input.tz || "UTC";
+  if (!validTimeZone(tz)) invalid("tz: not a known time zone (e.g. Europe/Berlin)", "tz");
+  const bad = cronError(input.cron!, tz);
+  if (bad) invalid(`cron: ${bad}`, "cron");
+  const minutes = input.minutes ?? 0;
+  if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_MINUTES) {
+    invalid(`minutes: from 1 to ${MAX_MINUTES} (a week)`, "minutes");
+  }
+  return { from: null, to: null, cron: input.cron!.trim(), tz, minutes };
+}
+
+/** Adds a window; every service named must be the account's. */
+export async function createWindow(deps: Deps, account: number, input: NewWindow): Promise<Window> {
+  const own = new Set((await listServices(deps.kv, account)).map((x) => x.service.id));
+  for (const id of input.services) {
+    if (!own.has(id)) invalid(`services: ${id} is not one of your services`, "services");
+  }
+  for (const g of input.groups) {
+    if (!(GROUPS as readonly string[]).includes(g)) invalid(`groups: no group "${g}"`, "groups");
+  }
+  for (const p of input.places) {
+    if (!(PLACES as readonly string[]).includes(p)) invalid(`places: no place "${p}"`, "places");
+  }
+  if (!input.services.length && !input.groups.length && !input.places.length) {
+    invalid("services: choose the services, a group or a place the window covers", "services");
+  }
+  const when = timing(input);
+  const now = deps.clock.now();
+  return await transact(async () => {
+    const entry = await windowsEntry(deps.kv, account);
+    const list = entry.value ?? [];
+    if (list.length >= MAX_WINDOWS) conflict(`at most ${MAX_WINDOWS} maintenance windows`);
+    const w: Window = {
+      id: nextId("maintenance", Math.max(0, ...list.map((x) => x.id))),
+      name: input.name,
+      services: [...new Set(input.services)],
+      groups: [...new Set(input.groups)],
+      places: [...new Set(input.places)],
+      ...when,
+      created: now,
+    };
+    const op = deps.kv.atomic().check(entry).set(windowsKey(account), [...list, w]);
+    return { op, result: w };
+  });
+}
+
+/** Deletes a window; false when there is none. */
+export async function deleteWindow(deps: Deps, account: number, id: number): Promise<boolean> {
+  return await transact(async () => {
+    const entry = await windowsEntry(deps.kv, account);
+    const list = entry.value ?? [];
+    const rest = list.filter((w) => w.id !== id);
+    if (rest.length === list.length) return { op: null, result: false };
+    const op = deps.kv.atomic().check(entry);
+    if (rest.length) op.set(windowsKey(account), rest);
+    else op.delete(windowsKey(account));
+    return { op, result: true };
+  });
+}
+
+/** A service's history with its maintenance stretches left out of uptime and marked. */
+export async function serviceHistory(
+  kv: Deno.Kv,
+  s: Service,
+  now: number,
+  windows?: Window[],
+): Promise<History> {
+  const list = windows ?? await listWindows(kv, s.account);
+  const from = Math.floor(now / DAY) * DAY - (KEEP_DAYS - 1) * DAY;
+  return await readHistory(kv, s.account, s.id, now, KEEP_DAYS, quietSpans(list, s, from, now));
+}
+
+/** When the maintenance covering the service ends, or null: what its page and badge show. */
+export async function serviceMaintenance(kv: Deno.Kv, s: Service, now: number) {
+  return maintenanceUntil(await listWindows(kv, s.account), s, now);
+}
