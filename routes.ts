@@ -106,6 +106,10 @@ export const AREAS = {
     mount: "/",
     load: () => import("./web/me_services.tsx").then((m) => m.servicePages),
   },
+  web_maintenance: {
+    mount: "/",
+    load: () => import("./web/me_maintenance.tsx").then((m) => m.maintenancePages),
+  },
   web_watch: {
     mount: "/",
     load: () => import("./web/me_watch.tsx").then((m) => m.watchPages),

@@ -5,6 +5,7 @@ import { formsPart } from "./parts/forms.ts";
 import { mailPart } from "./parts/mail.ts";
 import { servicesPart } from "./parts/services.ts";
 import { statusPart } from "./parts/status.ts";
+import { maintenancePart } from "./parts/maintenance.ts";
 
 /**
  * Each area of the service that holds data about an account says here what it exports,
@@ -20,6 +21,7 @@ export const accountParts: AccountPart[] = [
   cataloguePart,
   servicesPart,
   statusPart,
+  maintenancePart,
   filesPart,
   formsPart,
   mailPart,

@@ -34,6 +34,7 @@ import {
 import { addDuration, emptyDay, eraseHistory, readDay, recordChange } from "./history.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import { queueFanout } from "./fanouts.ts";
+import { listWindows, maintenanceUntil } from "./maintenance.ts";
 import { runFanout } from "./followers.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
@@ -110,6 +111,8 @@ export interface Service {
   since?: number;
   /** An "off" mail went out and no "back" mail since. */
   down_mailed: boolean;
+  /** An off alert a maintenance window holds back: sent if still off when it ends. */
+  held?: boolean;
   /** Time of this service's ["service_due"] entry. */
   due: number;
 }
@@ -669,6 +672,25 @@ function alertPayload(
 const followersAlert = (op: Deno.AtomicOperation, s: Service, alert: "off" | "back", now: number) =>
   queueFanout(op, s.account, { kind: "service", service: s.id, name: s.name, state: alert }, now);
 
+/**
+ * The alert after a maintenance window's say: while one covers the service (`quiet`) an off
+ * alert is held, not sent; once none does, a held alert of a service still off goes out. A
+ * service that comes back meanwhile drops it (it never alerted, so no recovery either).
+ */
+function afterMaintenance(
+  old: Service,
+  next: State,
+  alert: "off" | "back" | null,
+  quiet: boolean,
+): { alert: "off" | "back" | null; held: boolean } {
+  if (alert === "off" && quiet) return { alert: null, held: true };
+  if (next !== "off") return { alert, held: false };
+  if (old.held && !quiet && !alert && old.alerts && !old.down_mailed) {
+    return { alert: "off", held: false };
+  }
+  return { alert, held: alert === null && (old.held ?? false) };
+}
+
 /** Off and back mails: never for the first result, never repeated while a state holds. */
 function alertFor(s: Service, next: State): "off" | "back" | null {
   if (!s.alerts) return null;
@@ -691,6 +713,7 @@ export async function recordResult(
   const { kv } = deps;
   const now = deps.clock.now();
   const acc = (await getAccount(kv, account)).value;
+  const windows = await listWindows(kv, account);
   const mails: string[] = [];
   const posts: string[] = [];
   const fanouts: string[] = [];
@@ -703,14 +726,23 @@ export async function recordResult(
     if (!old) return { op: null, result: null };
     const day = await readDay(kv, account, id, now);
     const next = counted(old, result, now);
-    const alert = alertFor(old, next.service.seen);
+    const quiet = maintenanceUntil(windows, old, now);
+    const { alert, held } = afterMaintenance(
+      old,
+      next.service.seen,
+      alertFor(old, next.service.seen),
+      quiet !== null,
+    );
     const s: Service = {
       ...next.service,
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
+      held,
     };
     const op = kv.atomic().check(entry);
     if (nextDue) {
       s.due = nextDue(old);
+      // A held alert: a look right after the window ends.
+      if (held && quiet !== null) s.due = Math.min(s.due, Math.ceil((quiet + 1) / MINUTE) * MINUTE);
       op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
     }
     addDuration(op, day, result.ms);
@@ -761,6 +793,7 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
   const { kv } = deps;
   const now = deps.clock.now();
   const acc = (await getAccount(kv, claimed.account)).value;
+  const windows = await listWindows(kv, claimed.account);
   const mails: string[] = [];
   const posts: string[] = [];
   const fanouts: string[] = [];
@@ -779,11 +812,13 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     const failure = openFailure(pulse);
     const run = openRun(pulse);
     const runEnd = run ? run.at + runGrace(old) * MINUTE : null;
-    const alert = alertFor(old, state);
+    const quiet = maintenanceUntil(windows, old, now);
+    const { alert, held } = afterMaintenance(old, state, alertFor(old, state), quiet !== null);
     const s: Service = {
       ...old,
       seen: state,
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
+      held,
     };
     const i = old.interval * MINUTE;
     const lim = beat ? beatLimits(old, beat.at) : null;
@@ -797,6 +832,8 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     if (runEnd !== null && state !== "off") {
       s.due = Math.min(s.due, Math.ceil((runEnd + 1) / MINUTE) * MINUTE);
     }
+    // A held alert: a look right after the window ends.
+    if (held && quiet !== null) s.due = Math.min(s.due, Math.ceil((quiet + 1) / MINUTE) * MINUTE);
     const op = kv.atomic().check(entry)
       .delete(dueKey(old.due, old.id))
       .set(dueKey(s.due, old.id), old.account);

@@ -53,6 +53,7 @@ const EXPORTED_IN: Record<string, string> = {
   channel_outbox: "channels (queued)",
   status_pages: "status_page",
   status_notes: "status_notes",
+  maintenance: "maintenance_windows",
   followers: "status_followers (the count only: the addresses are the followers')",
   follower_count: "status_followers (count)",
   follow_tokens: "status_followers (their links, hashed)",
@@ -187,6 +188,14 @@ Deno.test("data rights: the export holds every KV record about the account; eras
     await t.req("POST", "/api/me/status-page/notes", {
       token,
       body: { kind: "identified", text: "Skedaddle outage" },
+    }),
+    201,
+  );
+  // A maintenance window over her services' group.
+  ok(
+    await t.req("POST", "/api/me/maintenance", {
+      token,
+      body: { name: "Kerfuffle window", groups: ["Jobs"], cron: "0 2 * * 0", minutes: 90 },
     }),
     201,
   );
@@ -350,6 +359,7 @@ Deno.test("data rights: the export holds every KV record about the account; eras
       "points",
       "modules",
       "status_notes",
+      "maintenance",
       "followers",
       "follow_tokens",
     ]

@@ -60,7 +60,14 @@ Deno.test("status page: chosen services with state, 90 days, uptime and note; no
     assert.equal(page.body.title, "Ada's services");
     assert.equal(page.body.services.length, 1);
     const s = page.body.services[0];
-    assert.deepEqual(Object.keys(s).sort(), ["days", "name", "note", "state", "uptime"]);
+    assert.deepEqual(Object.keys(s).sort(), [
+      "days",
+      "maintenance",
+      "name",
+      "note",
+      "state",
+      "uptime",
+    ]);
     assert.equal(s.name, "Public site");
     assert.equal(s.state, "ok");
     assert.equal(s.note, "Maintenance on Sunday 10:00");

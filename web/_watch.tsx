@@ -5,7 +5,7 @@
  */
 import { raw } from "hono/html";
 import { listChannels } from "../kv/channels.ts";
-import { serviceHistory } from "../kv/windows.ts";
+import { serviceHistory, serviceMaintenance } from "../kv/windows.ts";
 import { listEvents } from "../kv/hooks.ts";
 import type { Service, ServiceView } from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -36,8 +36,16 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
   const channels = await listChannels(deps.kv, s.account);
   const chosen = new Set(s.channels ?? []);
   const base = deps.config.baseUrl;
+  const quiet = await serviceMaintenance(deps.kv, s, now);
   return (
     <>
+      {quiet === null ? null : (
+        <p class="notice" role="status">
+          <span class="tag state-maintenance">Maintenance</span> Under maintenance until{" "}
+          {when(quiet)}: failures alert nobody; a failure that lasts past the end alerts then.{" "}
+          <a href="/me/maintenance">Maintenance windows</a>
+        </p>
+      )}
       {!hb && (s.threshold ?? 1) > 1
         ? (
           <p>

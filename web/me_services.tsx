@@ -265,7 +265,9 @@ export function servicePages(deps: Deps) {
         <h2>Add a service</h2>
         <p class="hint">Up to {MAX_SERVICES} services.</p>
         <p>
-          <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a>
+          <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a> ·
+          {" "}
+          <a href="/me/maintenance">Maintenance windows</a>
         </p>
         <AddForm view={view} />
         {isOwner(me) ? <MachinePart /> : null}

@@ -1,0 +1,243 @@
+import assert from "node:assert/strict";
+import { runDueChecks } from "../jobs/checks.ts";
+import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
+import { dailyFigures } from "../lib/history.ts";
+import { runsWithin, zonedTime } from "../lib/maintenance.ts";
+import { systemConnector } from "../lib/net.ts";
+import { T0, type TestApp, testApp } from "./_helpers.ts";
+import { localHttp } from "./_servers.ts";
+
+/**
+ * Maintenance windows with the fake clock: a window silences failures (mail, channels,
+ * followers), shows "maintenance" on the page, the badge and the status page, marks the
+ * history and leaves those hours out of uptime; a failure lasting past the end alerts then.
+ */
+
+const OPS = "ops@example.org";
+const iso = (t: number) => new Date(t).toISOString();
+
+async function owner(t: TestApp) {
+  return await t.account(OPS, { name: "Ada Ops", roles: ["owner"] });
+}
+
+Deno.test("maintenance: bad windows are refused with the field named, nothing stored", async () => {
+  await using t = await testApp();
+  const { token } = await owner(t);
+  const other = await t.account("x@example.org", { name: "Xavier" });
+  const theirs = await t.req("POST", "/api/me/services", {
+    token: other.token,
+    body: { name: "Not yours", check: "webhook:" },
+  });
+  const cases: [Record<string, unknown>, string][] = [
+    [{ name: "Nothing", groups: ["Jobs"] }, "from"],
+    [
+      { name: "Both", groups: ["Jobs"], from: iso(T0), to: iso(T0 + HOUR), cron: "0 2 * * *" },
+      "from",
+    ],
+    [{ name: "Backwards", groups: ["Jobs"], from: iso(T0), to: iso(T0 - HOUR) }, "to"],
+    [{ name: "Too long", groups: ["Jobs"], from: iso(T0), to: iso(T0 + 91 * DAY) }, "to"],
+    [{ name: "Bad cron", groups: ["Jobs"], cron: "every day", minutes: 30 }, "cron"],
+    [
+      { name: "Bad zone", groups: ["Jobs"], cron: "0 2 * * *", tz: "Mars/Olympus", minutes: 30 },
+      "tz",
+    ],
+    [{ name: "No length", groups: ["Jobs"], cron: "0 2 * * *" }, "minutes"],
+    [{ name: "Covers none", from: iso(T0), to: iso(T0 + HOUR) }, "services"],
+    [
+      { name: "Foreign", services: [theirs.body.item.id], from: iso(T0), to: iso(T0 + HOUR) },
+      "services",
+    ],
+    [{ name: "Bad group", groups: ["Nope"], from: iso(T0), to: iso(T0 + HOUR) }, "groups"],
+    [{ name: "Bad time", groups: ["Jobs"], from: "tomorrow", to: iso(T0 + HOUR) }, "from"],
+  ];
+  for (const [body, field] of cases) {
+    const r = await t.req("POST", "/api/me/maintenance", { token, body });
+    assert.equal(r.status, 400, `${body.name}: ${r.text}`);
+    assert.equal(r.body.field, field, `${body.name}: ${r.text}`);
+  }
+  assert.deepEqual((await t.req("GET", "/api/me/maintenance", { token })).body.items, []);
+  assert.equal((await t.req("GET", "/api/me/maintenance")).status, 401);
+});
+
+Deno.test("maintenance: a window silences and marks; a failure lasting past its end alerts then", async () => {
+  let failing = false;
+  const srv = localHttp(() => failing ? new Response("no", { status: 503 }) : new Response("ok"));
+  try {
+    await using t = await testApp({ connector: systemConnector });
+    const { account, token } = await owner(t);
+    const site = await t.req("POST", "/api/me/services", {
+      token,
+      body: { name: "Riverside LAN", check: `url:http://127.0.0.1:${srv.port}/`, interval: 5 },
+    });
+    const id = site.body.item.id;
+    await t.req("PUT", "/api/me/status-page", {
+      token,
+      body: { enabled: true, services: [{ id }] },
+    });
+    const badge = new URL(
+      (await t.req("POST", `/api/me/services/${id}/badge`, { token })).body.badge_url,
+    ).pathname;
+    // A follower, to prove they hear nothing either.
+    await t.req("POST", `/api/status/${account.slug}/follow`, { body: { email: "fan@x.test" } });
+    const confirm = t.mail.last("fan@x.test")!.text.match(/confirm\?token=([0-9.A-Za-z_-]+)/)![1];
+    await t.req("POST", `/api/status/${account.slug}/confirm`, { body: { token: confirm } });
+
+    // A window from 10:00 to 12:00 covering the group "Public" (the service's).
+    const start = T0 + HOUR;
+    const w = await t.req("POST", "/api/me/maintenance", {
+      token,
+      body: {
+        name: "Switch swap",
+        groups: ["Public"],
+        from: iso(start),
+        to: iso(start + 2 * HOUR),
+      },
+    });
+    assert.equal(w.status, 201, w.text);
+    assert.equal(w.body.item.running_until, null);
+    assert.equal(w.body.item.next_start, iso(start));
+
+    // In the window the service fails: no mail, no follower mail; it reads maintenance.
+    t.clock.set(start + 10 * MINUTE);
+    failing = true;
+    const sent = t.mail.sent.length;
+    await runDueChecks(t.deps);
+    assert.equal((await t.req("GET", `/api/me/services`, { token })).body.items[0].state, "off");
+    assert.equal(t.mail.sent.length, sent, "a failure in the window alerts nobody");
+    const listed = await t.req("GET", "/api/me/maintenance", { token });
+    assert.equal(listed.body.items[0].running_until, iso(start + 2 * HOUR));
+    const pub = await t.req("GET", `/api/status/${account.slug}`);
+    assert.equal(pub.body.services[0].maintenance, true);
+    assert.match((await t.req("GET", badge)).text, /Riverside LAN: maintenance/);
+    assert.match((await t.req("GET", `/status/${account.slug}`)).text, /under maintenance/);
+    const page = await t.req("GET", `/me/services/${id}`, {
+      headers: { cookie: `session=${token}` },
+    });
+    assert.match(page.text, /Under maintenance until/);
+    t.clock.set(start + 90 * MINUTE);
+    await runDueChecks(t.deps);
+    assert.equal(t.mail.sent.length, sent, "still nobody");
+
+    // The window ends with the service still off: the runner looks right after, and alerts.
+    t.clock.set(start + 2 * HOUR + MINUTE);
+    await runDueChecks(t.deps);
+    const off = t.mail.sent.slice(sent);
+    assert.deepEqual(off.map((m) => m.to).sort(), ["fan@x.test", OPS]);
+    assert.match(t.mail.last(OPS)!.subject, /"Riverside LAN" is off/);
+    assert.equal(
+      (await t.req("GET", `/api/status/${account.slug}`)).body.services[0].maintenance,
+      false,
+    );
+    assert.match((await t.req("GET", badge)).text, /Riverside LAN: down/);
+    // Once only.
+    t.clock.advance(10 * MINUTE);
+    await runDueChecks(t.deps);
+    assert.equal(t.mail.sent.length, sent + 2);
+
+    // History: the two window hours are marked and left out of uptime.
+    const h = await t.req("GET", `/api/me/services/${id}/history`, { token });
+    const today = h.body.days[89];
+    assert.equal(today.maintenance_s, 2 * 3600);
+    // Known time today: 09:00-10:00 up, 12:00-12:11 down (the window's 2 hours left out).
+    assert.equal(today.down_s, 11 * 60);
+    assert.ok(Math.abs(today.uptime - 60 / 71) < 1e-9, String(today.uptime));
+    assert.equal(
+      (await t.req("GET", `/api/status/${account.slug}`)).body.services[0].days[89].maintenance_s,
+      7200,
+    );
+
+    // A window in which the service fails and comes back: nothing at all, before or after.
+    failing = false;
+    t.clock.advance(5 * MINUTE);
+    await runDueChecks(t.deps); // back: the one recovery mail (and the follower's)
+    const quietFrom = t.clock.now();
+    await t.req("POST", "/api/me/maintenance", {
+      token,
+      body: { name: "Reboot", services: [id], from: iso(quietFrom), to: iso(quietFrom + HOUR) },
+    });
+    const before = t.mail.sent.length;
+    failing = true;
+    t.clock.advance(5 * MINUTE);
+    await runDueChecks(t.deps);
+    failing = false;
+    t.clock.advance(5 * MINUTE);
+    await runDueChecks(t.deps);
+    t.clock.set(quietFrom + 2 * HOUR);
+    await runDueChecks(t.deps);
+    assert.equal(t.mail.sent.length, before, "failed and back within the window: no mail");
+
+    // Deleted: gone; erasure takes the rest with the account (tests/data_rights_test.ts).
+    const items = (await t.req("GET", "/api/me/maintenance", { token })).body.items;
+    assert.equal(items.length, 2);
+    assert.equal(
+      (await t.req("DELETE", `/api/me/maintenance/${items[0].id}`, { token })).status,
+      200,
+    );
+    assert.equal(
+      (await t.req("DELETE", `/api/me/maintenance/${items[0].id}`, { token })).status,
+      404,
+    );
+    assert.equal((await t.req("GET", "/api/me/maintenance", { token })).body.items.length, 1);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("maintenance: a heartbeat in a scheduled window stays quiet, then alerts if still off", async () => {
+  await using t = await testApp();
+  const { token } = await owner(t);
+  const hb = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Nightly backup", check: "webhook:", interval: 5, group: "Jobs" },
+  });
+  const path = new URL(hb.body.hook_url).pathname;
+  // Every day at 10:30 Berlin (09:30 UTC in March), 60 minutes.
+  const w = await t.req("POST", "/api/me/maintenance", {
+    token,
+    body: {
+      name: "Backup window",
+      groups: ["Jobs"],
+      cron: "30 10 * * *",
+      tz: "Europe/Berlin",
+      minutes: 60,
+    },
+  });
+  assert.equal(w.status, 201, w.text);
+  assert.equal(w.body.item.next_start, "2026-03-02T09:30:00.000Z");
+  await t.req("GET", path);
+  t.clock.advance(5 * MINUTE);
+  await runDueChecks(t.deps); // the runner has seen it ok
+  t.clock.set(Date.parse("2026-03-02T09:40:00Z"));
+  assert.equal((await t.req("GET", `${path}/fail`)).status, 200);
+  await runDueChecks(t.deps);
+  assert.equal(t.mail.sent.length, 0, "a failure signalled in the window alerts nobody");
+  t.clock.set(Date.parse("2026-03-02T10:31:00Z"));
+  await runDueChecks(t.deps);
+  assert.match(t.mail.last(OPS)!.subject, /"Nightly backup" is off/);
+  assert.equal(t.mail.sent.length, 1);
+});
+
+Deno.test("maintenance: pure parts: zoned times, runs of a schedule, uptime without the window", () => {
+  assert.equal(zonedTime("2026-03-02T10:30", "Europe/Berlin"), Date.parse("2026-03-02T09:30:00Z"));
+  assert.equal(zonedTime("2026-07-02T10:30", "Europe/Berlin"), Date.parse("2026-07-02T08:30:00Z"));
+  assert.equal(zonedTime("2026-03-02T10:30", "UTC"), Date.parse("2026-03-02T10:30:00Z"));
+  assert.equal(zonedTime("2026-02-30T10:30", "UTC"), null);
+  assert.equal(zonedTime("yesterday", "UTC"), null);
+  const daily = { from: null, to: null, cron: "0 2 * * *", tz: "UTC", minutes: 90 };
+  const day0 = Date.parse("2026-03-01T00:00:00Z");
+  assert.deepEqual(runsWithin(daily, day0 + 2.5 * HOUR, day0 + 2 * DAY), [
+    [day0 + 2.5 * HOUR, day0 + 3.5 * HOUR],
+    [day0 + DAY + 2 * HOUR, day0 + DAY + 3.5 * HOUR],
+  ]);
+  // A day off for 6 hours, 4 of them in maintenance: 2 h down of 20 h counted.
+  const figures = dailyFigures({
+    now: day0 + DAY - 1,
+    days: 1,
+    changes: [{ at: day0 + 6 * HOUR, state: "off" }, { at: day0 + 12 * HOUR, state: "ok" }],
+    before: "ok",
+    quiet: [[day0 + 6 * HOUR, day0 + 10 * HOUR]],
+  });
+  assert.equal(figures[0].down_s, 2 * 3600);
+  assert.equal(figures[0].maintenance_s, 4 * 3600);
+  assert.ok(Math.abs(figures[0].uptime! - 18 / 20) < 1e-6);
+});
