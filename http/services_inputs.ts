@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GROUPS, INTERVALS, PLACES } from "../kv/services.ts";
-import { GRACE_MAX, GRACE_MIN, MAX_CRON } from "../lib/schedule.ts";
+import { GRACE_MAX, GRACE_MIN, MAX_CRON, validTimeZone } from "../lib/schedule.ts";
 import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status_notes.ts";
 import { emailSchema } from "../lib/email.ts";
 import { multiLine, oneLine } from "./text.ts";
@@ -87,7 +87,9 @@ export const FollowBody = z.object({ email: emailSchema }).meta({ id: "FollowInp
 /** The token of a mailed follow link (confirmation or unfollow). */
 export const FollowToken = z.object({ token: z.string().min(1).max(200) });
 
-const instant = z.iso.datetime({ offset: true }).transform((s) => Date.parse(s)).meta({
+const instant = z.iso.datetime({ offset: true, error: "must be a date and time" }).transform((s) =>
+  Date.parse(s)
+).meta({
   type: "string",
   format: "date-time",
   example: "2026-03-07T22:00:00+01:00",
@@ -95,7 +97,7 @@ const instant = z.iso.datetime({ offset: true }).transform((s) => Date.parse(s))
 
 /** A maintenance window (POST /api/me/maintenance, /me/maintenance). */
 export const WindowBody = z.object({
-  name: oneLine(80).min(2),
+  name: oneLine(80).min(2, "must be at least 2 characters"),
   services: z.array(z.number().int().positive()).max(30).default([]).meta({
     description: "Ids of the services it covers",
   }),
@@ -111,7 +113,8 @@ export const WindowBody = z.object({
     description: "On a schedule: a 5-field cron expression of the starts",
     example: "0 2 * * 0",
   }),
-  tz: z.string().max(64).nullish().meta({ description: "The schedule's IANA time zone (UTC)" }),
+  tz: z.string().max(64).refine(validTimeZone, "must be a known time zone, e.g. Europe/Berlin")
+    .nullish().meta({ description: "The schedule's IANA time zone (UTC)" }),
   minutes: z.number().int().nullish().meta({
     description: "On a schedule: how long each run lasts, 1 to 10080 minutes",
   }),

@@ -241,3 +241,120 @@ Deno.test("maintenance: pure parts: zoned times, runs of a schedule, uptime with
   assert.equal(figures[0].maintenance_s, 4 * 3600);
   assert.ok(Math.abs(figures[0].uptime! - 18 / 20) < 1e-6);
 });
+
+const form = (fields: Record<string, string>, cookie: string) => ({
+  raw: new URLSearchParams(fields).toString(),
+  headers: {
+    "content-type": "application/x-www-form-urlencoded",
+    origin: "http://localhost",
+    cookie,
+  },
+});
+
+Deno.test("maintenance pages: add once in a time zone and on a schedule, errors by the field, delete", async () => {
+  await using t = await testApp();
+  const { token } = await owner(t);
+  const cookie = `session=${token}`;
+  const hb = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Nightly backup", check: "webhook:" },
+  });
+  const id = hb.body.item.id;
+  const empty = await t.req("GET", "/me/maintenance", { headers: { cookie } });
+  assert.equal(empty.status, 200);
+  assert.match(empty.text, /No maintenance windows\./);
+
+  // Nothing covered; a schedule without a length: each said beside its field.
+  const bad = await t.req(
+    "POST",
+    "/me/maintenance",
+    form({
+      name: "Swap",
+      kind: "once",
+      tz: "UTC",
+      from: "2026-03-02T10:00",
+      to: "2026-03-02T11:00",
+    }, cookie),
+  );
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /id="f-services-error"/);
+  const noLength = await t.req(
+    "POST",
+    "/me/maintenance",
+    form(
+      { name: "Weekly", kind: "schedule", [`s-${id}`]: "on", cron: "0 2 * * 0", tz: "UTC" },
+      cookie,
+    ),
+  );
+  assert.equal(noLength.status, 400);
+  assert.match(noLength.text, /id="f-minutes-error"/);
+  const badTime = await t.req(
+    "POST",
+    "/me/maintenance",
+    form(
+      { name: "Swap", kind: "once", [`s-${id}`]: "on", tz: "UTC", from: "soon", to: "later" },
+      cookie,
+    ),
+  );
+  assert.equal(badTime.status, 400);
+  assert.match(badTime.text, /id="f-from-error"/);
+  assert.match(badTime.text, /must be a date and time/);
+  const badZone = await t.req(
+    "POST",
+    "/me/maintenance",
+    form({
+      name: "Swap",
+      kind: "once",
+      [`s-${id}`]: "on",
+      tz: "Nowhere/Atlantis",
+      from: "2026-03-02T10:00",
+      to: "2026-03-02T11:00",
+    }, cookie),
+  );
+  assert.equal(badZone.status, 400);
+  assert.match(badZone.text, /must be a known time zone/);
+
+  // Once, in Berlin's time: stored in UTC.
+  const once = await t.req(
+    "POST",
+    "/me/maintenance",
+    form({
+      name: "Switch swap",
+      kind: "once",
+      [`s-${id}`]: "on",
+      tz: "Europe/Berlin",
+      from: "2026-03-02T11:00",
+      to: "2026-03-02T12:30",
+    }, cookie),
+  );
+  assert.equal(once.status, 303, once.text);
+  const sched = await t.req(
+    "POST",
+    "/me/maintenance",
+    form({
+      name: "Sunday backups",
+      kind: "schedule",
+      group: "Public",
+      cron: "0 2 * * 0",
+      tz: "UTC",
+      minutes: "120",
+    }, cookie),
+  );
+  assert.equal(sched.status, 303, sched.text);
+  const items = (await t.req("GET", "/api/me/maintenance", { token })).body.items;
+  assert.equal(items[0].from, "2026-03-02T10:00:00.000Z");
+  assert.equal(items[0].to, "2026-03-02T11:30:00.000Z");
+  assert.deepEqual(items[1].groups, ["Public"]);
+  assert.equal(items[1].minutes, 120);
+
+  t.clock.set(Date.parse("2026-03-02T10:15:00Z"));
+  const page = await t.req("GET", "/me/maintenance", { headers: { cookie } });
+  assert.match(page.text, /Running now, until/);
+  assert.match(page.text, /Next start:/);
+  const del = page.text.match(/\/me\/maintenance\/(\d+)\/delete/)![1];
+  assert.equal(
+    (await t.req("POST", `/me/maintenance/${del}/delete`, form({}, cookie))).status,
+    303,
+  );
+  assert.equal((await t.req("GET", "/api/me/maintenance", { token })).body.items.length, 1);
+});

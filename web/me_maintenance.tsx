@@ -10,6 +10,7 @@ import { GROUPS, listServices, PLACES } from "../kv/services.ts";
 import { createWindow, deleteWindow, windowView } from "../kv/windows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { zonedTime } from "../lib/maintenance.ts";
+import { validTimeZone } from "../lib/schedule.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
@@ -31,9 +32,11 @@ const LABELS: Record<string, string> = {
 /** The form's fields as WindowBody's input: local times in the time zone, lists of one. */
 function formInput(f: Record<string, string>, ids: number[]) {
   const tz = f.tz?.trim() || "UTC";
+  // A zone that is not one is said beside its field; the times are read as UTC meanwhile.
+  const zone = validTimeZone(tz) ? tz : "UTC";
   const at = (v: string | undefined) => {
     if (!v) return null;
-    const t = zonedTime(v, tz);
+    const t = zonedTime(v, zone);
     // Not a time: passed on as it is, so the schema says so beside the field.
     return t === null ? v : new Date(t).toISOString();
   };
