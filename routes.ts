@@ -93,7 +93,12 @@ export const AREAS = {
   },
   status: {
     mount: "/api",
-    paths: ["/api/me/status-page", "/api/me/services/:id/badge", "/api/status/*", "/api/badges/*"],
+    paths: [
+      "/api/me/status-page/*",
+      "/api/me/services/:id/badge",
+      "/api/status/*",
+      "/api/badges/*",
+    ],
     load: () => import("./api/status.ts").then((m) => m.statusRoutes),
   },
   channels: {
@@ -142,6 +147,11 @@ export const AREAS = {
     paths: ["/catalogue", "/modules/*"],
     load: () => import("./web/modules.tsx").then((m) => m.modulePages),
   },
+  web_status: {
+    mount: "/",
+    paths: ["/status/*"],
+    load: () => import("./web/status.tsx").then((m) => m.statusPages),
+  },
   web_public: {
     mount: "/",
     paths: ["/people/*", "/search", "/contribute/status", "/robots.txt", "/sitemap.xml"],
@@ -184,7 +194,7 @@ export const AREAS = {
   },
   web_watch: {
     mount: "/",
-    paths: ["/me/services/:id/*", "/me/channels/*", "/me/status-page", "/status/*"],
+    paths: ["/me/services/:id/*", "/me/channels/*", "/me/status-page/*"],
     load: () => import("./web/me_watch.tsx").then((m) => m.watchPages),
   },
   web_me_files: {
