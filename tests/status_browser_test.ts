@@ -76,12 +76,45 @@ Deno.test({
       await goodAtBoth(owner);
     });
 
+    await t.step("owner: maintenance windows, on a schedule and one running now", async () => {
+      await openUrl(owner, `${web.base}/me/services`, "Watched services");
+      await clickByText(owner, "Maintenance windows");
+      assert.equal(await heading(owner), "Maintenance windows");
+      await goodAtBoth(owner);
+      // Nothing chosen: said beside the services.
+      await fillByLabel(owner, "Name of the window", "Sunday updates");
+      await selectByLabel(owner, "When it runs", "On a schedule");
+      await fillByLabel(owner, "Schedule (cron)", "0 2 * * 0");
+      await fillByLabel(owner, "Length of each run (minutes)", "90");
+      await clickByText(owner, "Add window");
+      assert.match(await mainText(owner), /choose the services, a group or a place/);
+      await goodAtBoth(owner);
+      await checkByLabel(owner, "Library printer");
+      await fillByLabel(owner, "Length of each run (minutes)", "90");
+      await clickByText(owner, "Add window");
+      assert.match(await mainText(owner), /On the schedule 0 2 \* \* 0 \(UTC\), 90 minutes each\./);
+      // One running now, in UTC: from an hour ago to an hour ahead (times set as a picker would).
+      const local = (t: number) => new Date(t).toISOString().slice(0, 16);
+      await fillByLabel(owner, "Name of the window", "Printer swap");
+      await checkByLabel(owner, "Library printer");
+      await owner.$eval("#f-from", (el: { value: string }, v: string) => {
+        el.value = v;
+      }, local(Date.now() - 3_600_000));
+      await owner.$eval("#f-to", (el: { value: string }, v: string) => {
+        el.value = v;
+      }, local(Date.now() + 3_600_000));
+      await clickByText(owner, "Add window");
+      assert.match(await mainText(owner), /Running now, until/);
+      await goodAtBoth(owner);
+    });
+
     const visitor = await web.page();
     await visitor.setViewport({ width: 1280, height: 900 });
 
     await t.step("visitor: the timeline, the follow form, the confirmation button", async () => {
       await openUrl(visitor, `${web.base}/status/${slug}`, "Riverside school");
       const text = await mainText(visitor);
+      assert.match(text, /Maintenance work under way/);
       assert.match(text, /Incidents/);
       assert.match(text, /Investigating/);
       assert.match(text, /The printer server is not answering\./);

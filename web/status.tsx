@@ -81,7 +81,7 @@ export function statusPages(deps: Deps) {
             </h2>
             <p>
               <StateBadge state={s.maintenance ? "maintenance" : s.state} />{" "}
-              {s.maintenance ? "under maintenance: failures alert nobody" : WORDS[s.state]}{" "}
+              {s.maintenance ? "work under way: failures alert nobody" : WORDS[s.state]}{" "}
               · 90-day uptime: {s.uptime === null ? "no data yet" : percentText(s.uptime)}
             </p>
             {s.note

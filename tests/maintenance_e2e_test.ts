@@ -1,0 +1,105 @@
+/**
+ * A maintenance window end to end: the real server process (main.ts) with its minutely cron,
+ * mailing through a local SMTP relay, its clock moved by the test clock (TEST_CLOCK_FILE). A
+ * heartbeat that fails inside a window alerts nobody at the runner's look; when the window has
+ * ended with the heartbeat still off, the next minute's look mails the off alert.
+ */
+import assert from "node:assert/strict";
+import { openKv, transact } from "../kv/_atomic.ts";
+import { prepareAccount } from "../kv/accounts.ts";
+import { runMigrations } from "../kv/migrations.ts";
+import { prepareSession } from "../kv/sessions.ts";
+import { MINUTE } from "../lib/clock.ts";
+import { testClock } from "./_real_server.ts";
+import { type OutputLog, startServer } from "./_server.ts";
+import { smtpSink } from "./_smtp.ts";
+
+const OPS = "ops@window.test";
+
+/** Waits for the runner's next minutely run after `from` (an offset in the log) that reviewed one. */
+async function nextReview(log: OutputLog, from: number) {
+  const until = Date.now() + 90_000;
+  while (Date.now() < until) {
+    if (/"job":"checks"[^\n]*"heartbeats_reviewed":[1-9]/.test(log.text.slice(from))) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error("no review by the minutely job within 90 s");
+}
+
+Deno.test({
+  name: "e2e: a failure inside a maintenance window alerts nobody, and alerts when it outlasts it",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "window_e2e_" });
+    const kvPath = `${dir}/kv.sqlite3`;
+    try {
+      const seed = await openKv(kvPath);
+      await runMigrations(seed, Date.now());
+      const token = await transact(async () => {
+        const acc = await prepareAccount(seed, OPS, "Wendy Ops", Date.now());
+        const s = await prepareSession(seed, acc.account.id, Date.now());
+        return { op: s.apply(acc.apply(seed.atomic())), result: s.token };
+      });
+      seed.close();
+      await using clock = await testClock();
+      await using sink = await smtpSink();
+      await using server = await startServer(kvPath, {
+        SMTP_URL: sink.url,
+        BASE_URL: "http://127.0.0.1",
+        ...clock.env,
+      });
+      const api = async (method: string, path: string, body?: unknown) => {
+        const r = await fetch(`${server.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: r.status, body: await r.json() };
+      };
+      const made = await api("POST", "/api/me/services", {
+        name: "Nightly backup",
+        check: "webhook:",
+        interval: 5,
+      });
+      assert.equal(made.status, 200, JSON.stringify(made.body));
+      const hook = made.body.hook_url.replace("http://127.0.0.1", server.url);
+      assert.equal((await fetch(hook)).status, 200);
+
+      const now = clock.now();
+      const w = await api("POST", "/api/me/maintenance", {
+        name: "Disk swap",
+        services: [made.body.item.id],
+        from: new Date(now - MINUTE).toISOString(),
+        to: new Date(now + 30 * MINUTE).toISOString(),
+      });
+      assert.equal(w.status, 201, JSON.stringify(w.body));
+      assert.ok(w.body.item.running_until);
+
+      // It fails in the window: the runner's look (this minute) alerts nobody.
+      const mark = server.stdout.text.length;
+      const failed = await fetch(`${hook}/fail`);
+      assert.equal(failed.status, 200);
+      await failed.body?.cancel();
+      await nextReview(server.stdout, mark);
+      assert.equal(sink.mails.filter((m) => m.to === OPS).length, 0, "nobody alerted");
+      const svg = await fetch(`${server.url}/api/me/services/${made.body.item.id}/history`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.ok((await svg.json()).days.at(-1).maintenance_s > 0, "the day marks the window");
+
+      // The window ends, the heartbeat is still off: the next look mails the alert.
+      await clock.advance(31 * MINUTE);
+      const until = Date.now() + 90_000;
+      while (!sink.mails.some((m) => m.to === OPS) && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const mail = sink.mails.find((m) => m.to === OPS);
+      assert.ok(mail, "the off alert after the window");
+      assert.match(mail.text, /Nightly backup/);
+      assert.match(mail.text, /is off/);
+    } finally {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  },
+});
