@@ -49,6 +49,9 @@ const ServiceSchema = z.object({
     description: "Consecutive failed checks before warn or off (1 to 5)",
   }),
   failed_checks: z.number().int().meta({ description: "Failed checks in a row so far" }),
+  remind: z.number().int().nullable().meta({
+    description: "Hours between reminders while off (1 to 24); null: none",
+  }),
   cert_expires: z.string().nullable().meta({
     description: "tls: when the certificate last seen expires",
   }),

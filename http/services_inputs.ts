@@ -30,6 +30,10 @@ const grace = z.number().int().min(GRACE_MIN).max(GRACE_MAX).meta({
 const channels = z.array(z.number().int().positive()).max(10).meta({
   description: "Ids of the account's webhook channels to alert besides mail",
 });
+const remind = z.number().int().min(1).max(24).nullable().meta({
+  description: "Hours between reminders (mail and channels) while the service stays off after " +
+    "its off alert, 1 to 24; null: no reminders",
+});
 const threshold = z.number().int().min(1).max(5).meta({
   description: "Consecutive failed checks before a checked service turns warn or off",
 });
@@ -51,6 +55,7 @@ export const CreateBody = z.object({
   tz: tz.default("UTC"),
   grace: grace.default(60),
   channels: channels.default([]),
+  remind: remind.default(null),
 }).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
@@ -68,6 +73,7 @@ export const PatchBody = z.object({
   tz: tz.optional(),
   grace: grace.optional(),
   channels: channels.optional(),
+  remind: remind.optional(),
   check: fixed.optional(),
   kind: fixed.optional(),
   target: fixed.optional(),

@@ -147,7 +147,7 @@ export async function eraseChannels(deps: Deps, account: number): Promise<number
 
 /** What an alert says, in the shapes Slack (`text`), Discord (`content`) and ntfy read. */
 export interface AlertPayload {
-  event: "off" | "back" | "expiry" | "test";
+  event: "off" | "back" | "expiry" | "reminder" | "test";
   title: string;
   text: string;
   service: { id: number; name: string; kind: string; state: string; status: string } | null;

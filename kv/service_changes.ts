@@ -41,6 +41,7 @@ export interface NewServiceInput {
   tz: string;
   grace: number;
   channels: number[];
+  remind?: number | null;
 }
 
 /** A change as the API's `ServicePatch` schema gives it; kind and target never change. */
@@ -132,6 +133,7 @@ export async function addService(
     check: target.check,
     hint: target.hint,
     threshold: input.threshold,
+    remind: input.remind ?? null,
     schedule: sched,
     channels: chans,
   }, first);

@@ -113,6 +113,10 @@ export interface Service {
   down_mailed: boolean;
   /** An off alert a maintenance window holds back: sent if still off when it ends. */
   held?: boolean;
+  /** Hours between reminders while off after an off alert (1 to 24); null/absent: none. */
+  remind?: number | null;
+  /** When the last off alert or reminder went out. */
+  alerted_at?: number;
   /** Time of this service's ["service_due"] entry. */
   due: number;
 }
@@ -251,6 +255,7 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number) {
     tz: s.schedule?.tz ?? null,
     grace: s.schedule?.grace ?? null,
     channels: s.channels ?? [],
+    remind: s.remind ?? null,
     badge_path: s.badge ? `/api/badges/${s.badge}.svg` : null,
   };
 }
@@ -306,6 +311,7 @@ export interface NewService {
   threshold?: number;
   schedule?: Schedule | null;
   channels?: number[];
+  remind?: number | null;
 }
 
 const tooMany = () =>
@@ -376,6 +382,7 @@ export interface ServicePatch {
   threshold?: number;
   schedule?: Schedule | null;
   channels?: number[];
+  remind?: number | null;
 }
 
 export async function patchService(
@@ -596,7 +603,7 @@ function alertMail(
   deps: Deps,
   to: string,
   s: Service,
-  state: "off" | "back",
+  state: Alert,
   status: string,
   now: number,
 ): Mail {
@@ -665,14 +672,15 @@ export function counted(
 function alertPayload(
   deps: Deps,
   s: Service,
-  event: "off" | "back" | "expiry",
+  event: Alert | "expiry",
   status: string,
   now: number,
 ): AlertPayload {
   const name = s.name.replace(/\p{Cc}+/gu, " ");
+  const word = { off: "is off", back: "is back", reminder: "is still off" } as const;
   const title = event === "expiry"
     ? `Certificate of "${name}" expires soon`
-    : `Watched service "${name}" ${event === "off" ? "is off" : "is back"}`;
+    : `Watched service "${name}" ${word[event]}`;
   return {
     event,
     title,
@@ -682,6 +690,17 @@ function alertPayload(
     link: `${deps.config.baseUrl}/me/services/${s.id}`,
   };
 }
+
+/** What a look at a service may send: an off or back alert, or a reminder while off. */
+type Alert = "off" | "back" | "reminder";
+
+/**
+ * A reminder is due when the service is still off after an off alert, reminders are on, no
+ * maintenance window holds it, and `remind` hours have passed since the last alert.
+ */
+const reminderDue = (old: Service, next: State, quiet: boolean, now: number) =>
+  next === "off" && old.alerts && old.down_mailed && !!old.remind && !quiet &&
+  old.alerted_at !== undefined && now - old.alerted_at >= old.remind * HOUR;
 
 /** Queues the mail to the followers of a status page that may list the service. */
 const followersAlert = (op: Deno.AtomicOperation, s: Service, alert: "off" | "back", now: number) =>
@@ -695,9 +714,9 @@ const followersAlert = (op: Deno.AtomicOperation, s: Service, alert: "off" | "ba
 function afterMaintenance(
   old: Service,
   next: State,
-  alert: "off" | "back" | null,
+  alert: Alert | null,
   quiet: boolean,
-): { alert: "off" | "back" | null; held: boolean } {
+): { alert: Alert | null; held: boolean } {
   if (alert === "off" && quiet) return { alert: null, held: true };
   if (next !== "off") return { alert, held: false };
   if (old.held && !quiet && !alert && old.alerts && !old.down_mailed) {
@@ -749,16 +768,20 @@ export async function recordResult(
     const day = await readDay(kv, account, id, now);
     const next = counted(old, result, now);
     const quiet = maintenanceUntil(windows, old, now);
-    const { alert, held } = afterMaintenance(
+    const decided = afterMaintenance(
       old,
       next.service.seen,
       alertFor(old, next.service.seen),
       quiet !== null,
     );
+    const held = decided.held;
+    const alert: Alert | null = decided.alert ??
+      (reminderDue(old, next.service.seen, quiet !== null, now) ? "reminder" : null);
     const s: Service = {
       ...next.service,
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
       held,
+      alerted_at: alert === "off" || alert === "reminder" ? now : old.alerted_at,
     };
     const op = kv.atomic().check(entry);
     if (nextDue) {
@@ -776,7 +799,8 @@ export async function recordResult(
     if (alert && acc) {
       mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, s.last!.status, now), now));
     }
-    if (alert) fanouts.push(followersAlert(op, s, alert, now));
+    // Followers hear of the change, not of reminders.
+    if (alert && alert !== "reminder") fanouts.push(followersAlert(op, s, alert, now));
     if (next.expiry !== null && s.alerts && acc && s.cert) {
       const mail = expiryMail(deps, acc.email, s, next.expiry, s.cert.expires);
       mails.push(enqueueMail(op, mail, now));
@@ -835,12 +859,16 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     const run = openRun(pulse);
     const runEnd = run ? run.at + runGrace(old) * MINUTE : null;
     const quiet = maintenanceUntil(windows, old, now);
-    const { alert, held } = afterMaintenance(old, state, alertFor(old, state), quiet !== null);
+    const decided = afterMaintenance(old, state, alertFor(old, state), quiet !== null);
+    const held = decided.held;
+    const alert: Alert | null = decided.alert ??
+      (reminderDue(old, state, quiet !== null, now) ? "reminder" : null);
     const s: Service = {
       ...old,
       seen: state,
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
       held,
+      alerted_at: alert === "off" || alert === "reminder" ? now : old.alerted_at,
     };
     const i = old.interval * MINUTE;
     const lim = beat ? beatLimits(old, beat.at) : null;
@@ -884,7 +912,8 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     if (alert && acc) {
       mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, status, now), now));
     }
-    if (alert) fanouts.push(followersAlert(op, s, alert, now));
+    // Followers hear of the change, not of reminders.
+    if (alert && alert !== "reminder") fanouts.push(followersAlert(op, s, alert, now));
     if (alert && s.channels?.length) {
       const chans = await channelsOf(kv, s.account, s.channels);
       posts.push(...enqueuePosts(op, chans, alertPayload(deps, s, alert, status, now), now));

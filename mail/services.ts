@@ -8,6 +8,9 @@ interface Watched {
   /** Failed checks in a row, and how many it takes to alert. */
   streak?: number;
   threshold?: number;
+  /** Reminders: hours between them, and since when the service is off. */
+  remind?: number | null;
+  since?: number;
 }
 
 /** Control characters would break the subject line. */
@@ -21,12 +24,12 @@ const footer = (meLink: string) => [
 
 export const serviceAlertMail = (
   s: Watched,
-  state: "off" | "back",
+  state: "off" | "back" | "reminder",
   status: string,
   at: number,
   meLink: string,
 ): MailText => {
-  const word = state === "off" ? "is off" : "is back";
+  const word = state === "off" ? "is off" : state === "back" ? "is back" : "is still off";
   const name = plain(s.name);
   return {
     subject: `Watched service "${name}" ${word}`,
@@ -35,6 +38,12 @@ export const serviceAlertMail = (
       `Last result: ${status}`,
       ...(state === "off" && s.kind !== "webhook"
         ? [`Failed checks in a row: ${s.streak ?? 0} (alerting after ${s.threshold ?? 1}).`]
+        : []),
+      ...(state === "reminder" && s.since
+        ? [
+          `Off since ${iso(s.since)}. This reminder repeats every ${s.remind} hour` +
+          `${s.remind === 1 ? "" : "s"} while it stays off; one mail comes when it is back.`,
+        ]
         : []),
       ...footer(meLink),
     ].join("\n"),

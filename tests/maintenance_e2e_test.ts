@@ -2,7 +2,8 @@
  * A maintenance window end to end: the real server process (main.ts) with its minutely cron,
  * mailing through a local SMTP relay, its clock moved by the test clock (TEST_CLOCK_FILE). A
  * heartbeat that fails inside a window alerts nobody at the runner's look; when the window has
- * ended with the heartbeat still off, the next minute's look mails the off alert.
+ * ended with the heartbeat still off, the next minute's look mails the off alert, and an hour
+ * later its reminder (remind: 1).
  */
 import assert from "node:assert/strict";
 import { openKv, transact } from "../kv/_atomic.ts";
@@ -61,6 +62,7 @@ Deno.test({
         name: "Nightly backup",
         check: "webhook:",
         interval: 5,
+        remind: 1,
       });
       assert.equal(made.status, 200, JSON.stringify(made.body));
       const hook = made.body.hook_url.replace("http://127.0.0.1", server.url);
@@ -98,6 +100,17 @@ Deno.test({
       assert.ok(mail, "the off alert after the window");
       assert.match(mail.text, /Nightly backup/);
       assert.match(mail.text, /is off/);
+
+      // Still off an hour later: the minutely job sends the reminder (remind: 1 hour).
+      await clock.advance(61 * MINUTE);
+      const until2 = Date.now() + 90_000;
+      while (sink.mails.filter((m) => m.to === OPS).length < 2 && Date.now() < until2) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const reminder = sink.mails.filter((m) => m.to === OPS)[1];
+      assert.ok(reminder, "the reminder an hour on");
+      assert.match(reminder.text, /is still off/);
+      assert.match(reminder.text, /repeats every 1 hour while it stays off/);
     } finally {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     }

@@ -55,7 +55,13 @@ const LABELS = {
   schedule: "Schedule (cron, heartbeats only)",
   tz: "Time zone of the schedule",
   grace: "Grace minutes",
+  remind: "Remind while off",
 };
+
+const REMIND_OPTIONS: [string, string][] = [
+  ["", "No reminders"],
+  ...[1, 2, 4, 8, 12, 24].map((h): [string, string] => [String(h), `Every ${h} h`]),
+];
 
 const KIND_LABELS: Record<string, string> = {
   url: "Web address (url)",
@@ -110,6 +116,11 @@ function CommonFields(props: { view: FormView }) {
       <F.Select name="interval" options={intervalOptions} />
       <F.Select name="threshold" options={THRESHOLDS.map(String)} />
       <F.Checkbox name="alerts" label="Mail me when it goes off and comes back" />
+      <F.Select
+        name="remind"
+        options={REMIND_OPTIONS}
+        hint="Repeats the off alert (mail and channels) while it stays off"
+      />
       <details>
         <summary>Heartbeat schedule (optional)</summary>
         <F.Field
@@ -134,6 +145,7 @@ function commonInput(f: Record<string, string>) {
     interval: Number(f.interval),
     alerts: checked(f.alerts),
     threshold: Number(f.threshold ?? 1),
+    remind: given(f.remind) === undefined ? null : Number(f.remind),
     ...(schedule !== undefined
       ? {
         schedule,
@@ -363,6 +375,7 @@ export function servicePages(deps: Deps) {
       place: s.place ?? "",
       interval: String(s.interval),
       threshold: String(s.threshold),
+      remind: s.remind === null ? "" : String(s.remind),
       alerts: s.alerts ? "on" : "",
       schedule: s.schedule ?? "",
       tz: s.tz ?? "UTC",
