@@ -171,3 +171,47 @@ export async function testClock(): Promise<
     [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
   };
 }
+
+/** Waits for the first item of `list()` that `pick` accepts (polling), up to `ms`. */
+export async function arrival<T>(
+  what: string,
+  list: () => T[],
+  pick: (x: T) => boolean,
+  ms: number,
+): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = list().find(pick);
+    if (found) return found;
+    if (Date.now() > until) throw new Error(`no ${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Signs in at a server that mails through `sink` (tests/_smtp.ts); answers the bearer token. */
+export async function signInByMail(
+  base: string,
+  sink: { mails: { to: string; subject: string; text: string }[] },
+  email: string,
+): Promise<string> {
+  const before = sink.mails.length;
+  const asked = await fetch(`${base}/api/verify/request`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, purpose: "login", age_ok: true }),
+  });
+  await asked.body?.cancel();
+  if (asked.status !== 202) throw new Error(`link request answered ${asked.status}`);
+  const mail = await arrival(
+    `sign-in mail to ${email}`,
+    () => sink.mails.slice(before),
+    (m) => m.to === email && m.subject === "Your sign-in link",
+    20_000,
+  );
+  const link = mail.text.match(/verify=([\w-]+)/);
+  if (!link) throw new Error("no link in the sign-in mail");
+  const verified = await fetch(`${base}/api/verify?token=${link[1]}`);
+  const body = await verified.json();
+  if (verified.status !== 200) throw new Error(`verify answered ${verified.status}`);
+  return body.token as string;
+}
