@@ -56,7 +56,7 @@ const QUERIES = [
   "centum", // 1 %
   `centum ${VOCAB[0]}`,
   "centu",
-  `${VOCAB[2]} centum`,
+  `${VOCAB[1]} centu`,
   "solitary", // one
   `solitary ${VOCAB[0]}`,
   "solit",

@@ -1,7 +1,7 @@
 import { type Account, getAccounts } from "./accounts.ts";
 import { searchModules } from "./catalogue_api.ts";
 import { getEntries } from "./journal.ts";
-import { matchesAll, newestIds, queryWords } from "./search_index.ts";
+import { type Found, matchesAll, newestIds, queryWords } from "./search_index.ts";
 
 /**
  * GET /api/search over people, public journal entries and published modules. Owns no keys:
@@ -37,16 +37,19 @@ const CANDIDATE_CAP = 400;
  * still missing (plus a few for hits the live record no longer supports).
  */
 async function take<T, R>(
-  ids: AsyncIterator<number>,
+  candidates: (found: Found) => AsyncIterator<number>,
   load: (ids: number[]) => Promise<T[]>,
   keep: (r: T) => R | null | Promise<R | null>,
 ): Promise<R[]> {
   const out: R[] = [];
+  const found: Found = { read: 0, kept: 0 };
+  const ids = candidates(found);
   let seen = 0;
   let more = true;
   while (more && out.length < SEARCH_LIMIT && seen < CANDIDATE_CAP) {
     const batch: number[] = [];
-    const want = SEARCH_LIMIT - out.length + 4;
+    // Whole reads of ten (KV's getMany takes ten keys).
+    const want = Math.ceil((SEARCH_LIMIT - out.length) / 10) * 10;
     while (batch.length < want) {
       const next = await ids.next();
       if (next.done) {
@@ -61,6 +64,8 @@ async function take<T, R>(
       if (hit !== null) out.push(hit);
       if (out.length >= SEARCH_LIMIT) break;
     }
+    found.read = seen;
+    found.kept = out.length;
   }
   return out;
 }
@@ -78,7 +83,7 @@ export async function search(kv: Deno.Kv, q: string) {
 
 async function searchPeople(kv: Deno.Kv, words: string[]) {
   return await take<Account, PersonHit>(
-    newestIds(kv, "person", words),
+    (found) => newestIds(kv, "person", words, found),
     (ids) => getAccounts(kv, ids),
     (a) =>
       a.name && matchesAll(`${a.name} ${a.profile.org} ${a.profile.about}`, words)
@@ -104,7 +109,7 @@ async function searchJournal(kv: Deno.Kv, words: string[]) {
     for (const a of await getAccounts(kv, missing)) names.set(a.id, a.name);
     return entries;
   };
-  return await take(newestIds(kv, "journal", words), load, (e) => {
+  return await take((found) => newestIds(kv, "journal", words, found), load, (e) => {
     const name = names.get(e.account) ?? "";
     // An unnamed author has no public page, so the entry is not shown either.
     if (!name) return null;

@@ -145,6 +145,11 @@ interface TermScan {
   below: number;
   page: number;
   done: boolean;
+  /** Ids were passed over unread or unused since the last page (a leap, not a walk). */
+  skipped: boolean;
+  fetched: boolean;
+  /** The id this term gave last (passing it is no leap). */
+  given: number;
 }
 
 /** The union of one query word's terms, newest id first. */
@@ -157,6 +162,7 @@ interface WordScan {
 
 const FIRST_PAGE = 24;
 const MAX_PAGE = 384;
+const MIN_PAGE = 4;
 
 async function openWord(kv: Deno.Kv, kind: SearchKind, word: string): Promise<WordScan> {
   const terms: TermScan[] = [];
@@ -172,6 +178,9 @@ async function openWord(kv: Deno.Kv, kind: SearchKind, word: string): Promise<Wo
       below: Infinity,
       page: FIRST_PAGE,
       done: false,
+      skipped: false,
+      fetched: false,
+      given: -1,
     });
   }
   return { kv, kind, terms, fetches: 0 };
@@ -184,12 +193,18 @@ async function fetchTerm(w: WordScan, t: TermScan): Promise<void> {
   const selector = t.below === Infinity
     ? { prefix }
     : { prefix, end: termKey(w.kind, t.term, t.below) as Deno.KvKey };
+  // A term read page after page gets longer pages; one that the others leap over, shorter
+  // ones (a leap needs only the first id below the candidate).
+  if (t.fetched) {
+    t.page = t.skipped ? Math.max(MIN_PAGE, t.page >> 1) : Math.min(t.page * 2, MAX_PAGE);
+  }
+  t.fetched = true;
+  t.skipped = false;
   const ids: number[] = [];
   for await (
     const e of w.kv.list<true>(selector, { reverse: true, limit: t.page, batchSize: t.page })
   ) ids.push(e.key[3] as number);
   t.done = ids.length < t.page;
-  t.page = Math.min(t.page * 2, MAX_PAGE);
   t.buf = ids;
   if (ids.length > 0) t.below = ids[ids.length - 1];
   t.bound = ids.length > 0 ? ids[0] : -Infinity;
@@ -201,11 +216,19 @@ async function atMost(w: WordScan, x: number): Promise<number | null> {
     let best: TermScan | null = null;
     let bestHead = -Infinity;
     for (const t of w.terms) {
-      while (t.buf.length > 0 && t.buf[0] > x) t.buf.shift();
+      if (t.buf.length > 0 && t.buf[0] > x) {
+        // Ids given already are gone from buf; these were leapt over.
+        while (t.buf.length > 0 && t.buf[0] > x) {
+          if (t.buf.shift() !== t.given) t.skipped = true;
+        }
+      }
       if (t.buf.length === 0) {
         if (t.done) continue;
         // Ids above x are of no use any more: the next page starts at x.
-        if (t.below > x + 1) t.below = x + 1;
+        if (t.below > x + 1) {
+          t.below = x + 1;
+          t.skipped = true;
+        }
         if (t.bound > x) t.bound = x;
       }
       const head = t.buf.length > 0 ? t.buf[0] : t.bound;
@@ -216,33 +239,83 @@ async function atMost(w: WordScan, x: number): Promise<number | null> {
     }
     if (best === null || bestHead === -Infinity) return null;
     // A read id beats every other term's bound: it is the next id of the union.
-    if (best.buf.length > 0) return best.buf[0];
+    if (best.buf.length > 0) return best.given = best.buf[0];
     if (w.fetches >= FETCH_CAP) return null;
     await fetchTerm(w, best);
   }
 }
 
+/** A query word with at most this many terms is probed for its density. */
+const NARROW = 8;
+/** The newest ids a probe compares. */
+const PROBE = 20;
+/** A word joins the leader in the index when its span is at least 1/JOIN of the leader's. */
+const JOIN = 4;
+
+/** What the caller's record check made of the candidates so far. */
+export interface Found {
+  read: number;
+  kept: number;
+}
+
 /**
- * Ids holding every query word (each word a prefix of some term of the record), newest
- * first, read lazily: the caller checks each against its record and stops at its limit.
- * Numeric ids only (people and journal entries). Words that prefix another query word add
- * nothing and are dropped.
+ * Candidate ids for the query words, newest first, read lazily: the caller checks each
+ * against its record (`matchesAll`, which every match passes) and stops at its limit.
+ * Numeric ids only (people and journal entries).
+ *
+ * The sparsest word gives the candidates: words of few terms (NARROW) are probed by reading
+ * their first pages (which the leader needs anyway) and compared by how far back their
+ * PROBE-th newest id lies; a word of many terms (a short prefix) counts as dense. A word
+ * about as sparse as the leader joins it in the index: each leaps to the other's next id (a
+ * leapfrog), so two words that rarely meet cost reads of their meetings, not of either
+ * word's entries. Denser words are left to the record check (one read per ten candidates,
+ * cheaper than a seek per candidate in each of their terms); when nine in ten fail it,
+ * as the caller tells through `found`, the next word joins the leapfrog, so no match is
+ * passed over for a cap. Words that prefix another query word add nothing and are dropped.
  */
 export async function* newestIds(
   kv: Deno.Kv,
   kind: SearchKind,
   words: string[],
+  found: Found = { read: 0, kept: 0 },
 ): AsyncGenerator<number> {
   const strict = [...new Set(words)].filter((w) => !words.some((o) => o !== w && o.startsWith(w)));
   if (strict.length === 0) return;
-  const scans = await Promise.all(strict.map((w) => openWord(kv, kind, w)));
-  // The word with the fewest terms leads: its next id is usually the nearest to a match.
-  scans.sort((a, b) => a.terms.length - b.terms.length);
+  const all = await Promise.all(strict.map((w) => openWord(kv, kind, w)));
+  if (all.some((w) => w.terms.length === 0)) return;
+  for (const w of all) {
+    // Many terms: small first pages (most terms give one or two of the newest ids).
+    const first = Math.max(MIN_PAGE, Math.min(FIRST_PAGE, Math.ceil(96 / w.terms.length)));
+    for (const t of w.terms) t.page = first;
+  }
+  // How far back (in id, that is time) a word's PROBE newest ids reach; Infinity: fewer.
+  const span = new Map<WordScan, number>();
+  if (all.length > 1) {
+    await Promise.all(
+      all.filter((w) => w.terms.length <= NARROW).map(async (w) => {
+        await Promise.all(w.terms.map((t) => fetchTerm(w, t)));
+        const ids = w.terms.flatMap((t) => t.buf).sort((a, b) => b - a);
+        span.set(w, ids.length < PROBE ? Infinity : ids[0] - ids[PROBE - 1]);
+      }),
+    );
+  }
+  const sparse = (w: WordScan) => span.get(w) ?? -w.terms.length;
+  all.sort((a, b) => sparse(b) - sparse(a));
+  const lead = sparse(all[0]);
+  const scans = all.filter((w, i) => i === 0 || (span.has(w) && sparse(w) * JOIN >= lead));
+  let since = { read: 0, kept: 0 };
   let x = Number.MAX_SAFE_INTEGER;
   for (;;) {
+    // Nine candidates in ten failing the record check (or many read): a word left to it is
+    // rarer with the leader than it looked (or was not probed); it joins the leapfrog.
+    const read = found.read - since.read;
+    if (read >= 30 && (found.kept - since.kept) * 10 < read || read >= 200) {
+      const next = all.find((w) => !scans.includes(w));
+      if (next) scans.push(next);
+      since = { ...found };
+    }
     let cand = await atMost(scans[0], x);
     if (cand === null) return;
-    // Leapfrog: each word moves to its highest id at most the candidate, until all agree.
     let agreed = 1;
     for (let i = 1; agreed < scans.length; i = (i + 1) % scans.length) {
       const y = await atMost(scans[i], cand);
