@@ -63,7 +63,7 @@ const heartbeat: NewService = {
 };
 
 /** 1 000 heartbeat services made through kv/services.ts (30 per account, the limit). */
-async function seedHooks(kvPath: string) {
+export async function seedHooks(kvPath: string) {
   const kv = await openKv(kvPath);
   try {
     await runMigrations(kv, Date.now());
