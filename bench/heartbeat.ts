@@ -13,7 +13,7 @@
  */
 import { autocannon } from "../tests/_dev_deps.ts";
 import { runDueChecks } from "../jobs/checks.ts";
-import { openKv, transact } from "../kv/_atomic.ts";
+import { atomic, openKv, transact } from "../kv/_atomic.ts";
 import { prepareAccount, type Role } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { createService, type NewService } from "../kv/services.ts";
@@ -80,7 +80,7 @@ async function accounts(kv: Deno.Kv, n: number, roles: Role[]): Promise<number[]
           Date.now(),
           roles,
         );
-        return { op: acc.apply(kv.atomic()), result: acc.account.id };
+        return { op: acc.apply(atomic(kv)), result: acc.account.id };
       }),
     );
   }

@@ -9,7 +9,7 @@
  * Prints a table of p50 / p99 per query kind. Contacts no network address.
  */
 import { createApp } from "../app.ts";
-import { openKv } from "../kv/_atomic.ts";
+import { atomic, commit, openKv } from "../kv/_atomic.ts";
 import { type Account, emptyProfile, personText } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
@@ -52,13 +52,13 @@ const WRITERS = 16;
 
 async function seedKv(kv: Deno.Kv, app: ReturnType<typeof createApp>) {
   const now = systemClock.now();
-  let op = kv.atomic();
+  let op = atomic(kv);
   let muts = 0;
   const flush = async () => {
     if (muts === 0) return;
-    const res = await op.commit();
+    const res = await commit(op);
     if (!res.ok) throw new Error("seed commit failed");
-    op = kv.atomic();
+    op = atomic(kv);
     muts = 0;
   };
   for (let id = 1; id <= PEOPLE; id++) {

@@ -8,6 +8,7 @@
  * hit against the live record (`matchesAll` and the caller's visibility rules), so a hit
  * is never shown for text that no longer says it.
  */
+import { type Atomic } from "./_atomic.ts";
 
 export type SearchKind = "person" | "journal" | "module";
 export type DocId = number | string;
@@ -35,12 +36,12 @@ export function terms(text: string): string[] {
 
 /** Adds to `op` the index changes that take a record from `before` text to `after` text. */
 export function indexChange(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   kind: SearchKind,
   id: DocId,
   before: string | null,
   after: string | null,
-): Deno.AtomicOperation {
+): Atomic {
   const old = new Set(before === null ? [] : terms(before));
   const now = new Set(after === null ? [] : terms(after));
   for (const t of old) if (!now.has(t)) op.delete(["search", kind, t, id]);

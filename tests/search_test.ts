@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { HOUR } from "../lib/clock.ts";
 import { testApp } from "./_helpers.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
 
 type Hit = { id: number; name: string };
 
@@ -116,7 +117,7 @@ Deno.test("search: a rare word narrows a word with more index entries than one s
   const { account, token } = await t.account("a@example.org", { name: "Ada" });
   // 2 100 public entries say "common"; the newest one also says "rare", so a scan of
   // "common" (ids in ascending order, capped) never reaches it.
-  let op = t.kv.atomic();
+  let op = atomic(t.kv);
   for (let id = 1; id <= 2100; id++) {
     const e = {
       id,
@@ -129,11 +130,11 @@ Deno.test("search: a rare word narrows a word with more index entries than one s
     op.set(["journal", id], e).set(["journal_by_account", account.id, id], true)
       .set(["search", "journal", "common", id], true);
     if (id % 300 === 0) {
-      await op.commit();
-      op = t.kv.atomic();
+      await commit(op);
+      op = atomic(t.kv);
     }
   }
-  await op.commit();
+  await commit(op);
   const first = await t.req("POST", "/api/me/journal", { token, body: { text: "common rare" } });
   assert.ok(first.body.id > 2100, "newer than every seeded entry");
   const both = await t.req("GET", "/api/search?q=common%20rare");
