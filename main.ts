@@ -3,7 +3,7 @@ import { DAILY, MINUTELY, runJobs } from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
 import { runMigrations } from "./kv/migrations.ts";
 import { chainTrail } from "./kv/trail.ts";
-import { systemClock } from "./lib/clock.ts";
+import { type Clock, fileClock, systemClock } from "./lib/clock.ts";
 import { ConfigError, envRecord, loadConfig, productionRefusal } from "./lib/config.ts";
 import type { Deps } from "./lib/deps.ts";
 import { configureLog, errorKind, flushLog, log } from "./lib/log.ts";
@@ -31,11 +31,13 @@ async function start(): Promise<Deps> {
   const unsafe = productionRefusal(config, envRecord());
   if (unsafe) refuse(unsafe);
   configureLog(config.logLevel);
+  // A test's clock (TEST_CLOCK_FILE, never in production: productionRefusal) or the system's.
+  const clock: Clock = config.testClockFile ? fileClock(config.testClockFile) : systemClock;
   const where = config.kvPath ?? "the platform KV";
   let kv: Deno.Kv;
   try {
     kv = await openKv(config.kvPath);
-    await runMigrations(kv, systemClock.now());
+    await runMigrations(kv, clock.now());
     // Trail lines a crash left queued are chained now, not at the next minute.
     await chainTrail(kv);
   } catch (err) {
@@ -43,7 +45,7 @@ async function start(): Promise<Deps> {
   }
   return {
     kv,
-    clock: systemClock,
+    clock,
     mailer: createMailer(config),
     resolver: systemResolver,
     connector: systemConnector,
