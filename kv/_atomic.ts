@@ -4,16 +4,24 @@
  * runs, by name, what must follow a commit. The session cache (kv/_auth_cache.ts) hears of
  * every session or account key the atomic sets, sums, mutates or deletes, before and after
  * the commit; an atomic that queued record trail lines runs the trail's sequencer
- * (kv/trail.ts `kickTrail`) before `commit` returns. Commits retry a KV file that another
- * process holds locked for a moment (kv/_locked.ts), and `transact` runs optimistic loops
+ * (kv/trail.ts `kickTrail`) before `commit` returns. Commits, and the reads of a KV `openKv`
+ * opened, wait out a KV file that another process holds locked (kv/_locked.ts), and `transact` runs optimistic loops
  * for version-checked atomics, so concurrent requests never lose an update.
  */
 import { authWriteBegins, authWriteEnds, isAuthKey, registerKv } from "./_auth_cache.ts";
 import { deleteInChunks, keysOf } from "./_batch.ts";
-import { isLocked, retryLocked } from "./_locked.ts";
+import {
+  atomicStats,
+  isLocked,
+  lockSafe,
+  nextDelay,
+  pause,
+  retryLocked,
+  TRANSACT_BUDGET_MS,
+} from "./_locked.ts";
 import { kickTrail, QUEUE } from "./trail.ts";
 
-export { isLocked, keysOf, retryLocked };
+export { atomicStats, isLocked, keysOf, lockSafe, retryLocked, TRANSACT_BUDGET_MS };
 
 export class ConflictError extends Error {
   constructor() {
@@ -21,16 +29,6 @@ export class ConflictError extends Error {
     this.name = "ConflictError";
   }
 }
-
-/**
- * Counters of `transact` since the process started, for logs and metrics: `retries` counts
- * commits that failed a check and ran their attempt again, `gaveUp` transactions that ran out
- * of time (each answered as a ConflictError). Read them; only `transact` writes them.
- */
-export const atomicStats = { retries: 0, gaveUp: 0 };
-
-/** How long `transact` keeps trying before it gives up with a ConflictError. */
-export const TRANSACT_BUDGET_MS = 10_000;
 
 /**
  * Optimistic transaction: `attempt` reads what it needs and returns an atomic operation with
@@ -59,8 +57,8 @@ export async function transact<T>(
     atomicStats.retries++;
     // The first retry goes at once: most conflicts are one other writer, already done.
     if (i > 0) {
-      await new Promise((r) => setTimeout(r, Math.random() * delay));
-      delay = Math.min(delay * 2, 250);
+      await pause(delay);
+      delay = nextDelay(delay);
     }
   }
 }
@@ -152,7 +150,7 @@ export async function openKv(path: string | undefined): Promise<Deno.Kv> {
     const dir = path.replace(/[\\/][^\\/]*$/, "");
     if (dir && dir !== path) await Deno.mkdir(dir, { recursive: true });
   }
-  const kv = await retryLocked(() => Deno.openKv(path));
+  const kv = lockSafe(await retryLocked(() => Deno.openKv(path)));
   // Where the KV lives decides how the session cache learns of other writers.
   registerKv(kv, path);
   return kv;
