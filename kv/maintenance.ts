@@ -1,3 +1,4 @@
+import { atomic, commit } from "./_atomic.ts";
 import {
   type Coverage,
   covers,
@@ -60,5 +61,5 @@ export function quietSpans(
 
 /** Removes the account's windows (erasure). */
 export async function eraseWindows(kv: Deno.Kv, account: number): Promise<void> {
-  await kv.delete(windowsKey(account));
+  await commit(atomic(kv).delete(windowsKey(account)));
 }

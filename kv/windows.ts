@@ -3,7 +3,7 @@ import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid } from "../lib/errors.ts";
 import { MAX_MINUTES, nextStart, runningUntil } from "../lib/maintenance.ts";
 import { cronError, validTimeZone } from "../lib/schedule.ts";
-import { transact } from "./_atomic.ts";
+import { atomic, transact } from "./_atomic.ts";
 import { type History, KEEP_DAYS, readHistory } from "./history.ts";
 import { nextId } from "./ids.ts";
 import {
@@ -110,7 +110,7 @@ export async function createWindow(deps: Deps, account: number, input: NewWindow
       ...when,
       created: now,
     };
-    const op = deps.kv.atomic().check(entry).set(windowsKey(account), [...list, w]);
+    const op = atomic(deps.kv).check(entry).set(windowsKey(account), [...list, w]);
     return { op, result: w };
   });
 }
@@ -122,7 +122,7 @@ export async function deleteWindow(deps: Deps, account: number, id: number): Pro
     const list = entry.value ?? [];
     const rest = list.filter((w) => w.id !== id);
     if (rest.length === list.length) return { op: null, result: false };
-    const op = deps.kv.atomic().check(entry);
+    const op = atomic(deps.kv).check(entry);
     if (rest.length) op.set(windowsKey(account), rest);
     else op.delete(windowsKey(account));
     return { op, result: true };
