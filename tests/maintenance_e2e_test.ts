@@ -6,7 +6,7 @@
  * later its reminder (remind: 1).
  */
 import assert from "node:assert/strict";
-import { openKv, transact } from "../kv/_atomic.ts";
+import { atomic, openKv, transact } from "../kv/_atomic.ts";
 import { prepareAccount } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
@@ -40,7 +40,7 @@ Deno.test({
       const token = await transact(async () => {
         const acc = await prepareAccount(seed, OPS, "Wendy Ops", Date.now());
         const s = await prepareSession(seed, acc.account.id, Date.now());
-        return { op: s.apply(acc.apply(seed.atomic())), result: s.token };
+        return { op: s.apply(acc.apply(atomic(seed))), result: s.token };
       });
       seed.close();
       await using clock = await testClock();
