@@ -161,7 +161,20 @@ export function lockSafe<T extends object>(target: T): T {
       };
     },
   });
+  beneath.set(proxy, target);
   return proxy;
+}
+
+const beneath = new WeakMap<object, object>();
+
+/**
+ * An atomic on the KV beneath `lockSafe`'s wrapper, without its per-mutation bookkeeping: for
+ * the one hot path (heartbeat batches, kv/hooks.ts) whose atomics write no key a watcher
+ * watches and none a commit hook follows. Its commit is not retried: wrap it in
+ * `retryLocked`.
+ */
+export function bareAtomic(kv: Deno.Kv): Deno.AtomicOperation {
+  return ((beneath.get(kv) ?? kv) as Deno.Kv).atomic();
 }
 
 /**

@@ -2,7 +2,13 @@ import { iso } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { originSubject } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
-import { atomicStats, ConflictError, TRANSACT_BUDGET_MS } from "./_atomic.ts";
+import {
+  atomicStats,
+  bareAtomic,
+  ConflictError,
+  retryLocked,
+  TRANSACT_BUDGET_MS,
+} from "./_atomic.ts";
 import { rateKey, RULES } from "./rate_limit.ts";
 import { dueKey } from "./service_due.ts";
 
@@ -113,6 +119,12 @@ const MAX_HOOKS = 90;
 /** Pings per atomic at most (each adds no more than one beat write). */
 const MAX_BATCH = 400;
 const CACHE_MAX = 100_000;
+/**
+ * Addresses counted in process per window at most: past it the counts start again from KV
+ * (each slot's count is in KV once its batch committed, and a new slot reads it back), so
+ * a flood of addresses cannot grow the process.
+ */
+const RATE_SLOTS_MAX = 20_000;
 
 interface Cached {
   ref: HookRef;
@@ -193,6 +205,7 @@ export function countHeartbeat(deps: Deps, address: string): RateVerdict {
     const hash = key[3] as string;
     const fresh = { count: 0, key, id: `${windowEnd}/${hash}` };
     slot = fresh;
+    if (st.rate.size >= RATE_SLOTS_MAX) st.rate.clear();
     st.rate.set(origin, fresh);
     // What was counted before (another process, or this one before a restart) is added when
     // the read returns; the ping does not wait for it. The read goes to KV ahead of this
@@ -327,7 +340,8 @@ async function commitBatch(
   let live = batch;
   const started = Date.now();
   for (let attempt = 0;; attempt++) {
-    const op = kv.atomic();
+    // No session, account or trail key here: the wrapper's bookkeeping is not needed.
+    const op = bareAtomic(kv);
     // One check per hook; per service and signal kind the last of the batch wins; every
     // signal is an event.
     const checked = new Map<string, Cached>();
@@ -357,7 +371,7 @@ async function commitBatch(
       op.set([...eventPrefix(account, id), p.beat.at, `${processTag}.${nonce++}`], event);
     }
     for (const s of sums) op.sum(s.key, s.n);
-    const res = await op.commit();
+    const res = await retryLocked(() => op.commit());
     if (res.ok) {
       for (const p of live) p.resolve(p.hook.ref);
       noteWritten(kv, st, live);
