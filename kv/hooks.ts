@@ -3,10 +3,12 @@ import { sha256hex } from "../lib/crypto.ts";
 import { originSubject } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
 import {
+  atomic,
   atomicStats,
-  bareAtomic,
+  commit,
   ConflictError,
-  retryLocked,
+  deleteKeys,
+  keysOf,
   TRANSACT_BUDGET_MS,
 } from "./_atomic.ts";
 import { rateKey, RULES } from "./rate_limit.ts";
@@ -340,8 +342,7 @@ async function commitBatch(
   let live = batch;
   const started = Date.now();
   for (let attempt = 0;; attempt++) {
-    // No session, account or trail key here: the wrapper's bookkeeping is not needed.
-    const op = bareAtomic(kv);
+    const op = atomic(kv);
     // One check per hook; per service and signal kind the last of the batch wins; every
     // signal is an event.
     const checked = new Map<string, Cached>();
@@ -371,7 +372,7 @@ async function commitBatch(
       op.set([...eventPrefix(account, id), p.beat.at, `${processTag}.${nonce++}`], event);
     }
     for (const s of sums) op.sum(s.key, s.n);
-    const res = await retryLocked(() => op.commit());
+    const res = await commit(op);
     if (res.ok) {
       for (const p of live) p.resolve(p.hook.ref);
       noteWritten(kv, st, live);
@@ -452,11 +453,7 @@ export async function trimEvents(kv: Deno.Kv, account: number, id: number): Prom
   ) {
     if (++n > EVENTS_KEPT) old.push(e.key);
   }
-  for (let i = 0; i < old.length; i += 500) {
-    const op = kv.atomic();
-    for (const k of old.slice(i, i + 500)) op.delete(k);
-    await op.commit();
-  }
+  await deleteKeys(kv, old);
 }
 
 /** The newest events of a service (at most EVENTS_KEPT), newest first. */
@@ -476,13 +473,7 @@ export async function listEvents(
 
 /** Removes a service's events (deletion, erasure). */
 export async function eraseEvents(kv: Deno.Kv, account: number, id: number): Promise<void> {
-  const keys: Deno.KvKey[] = [];
-  for await (const e of kv.list({ prefix: eventPrefix(account, id) })) keys.push(e.key);
-  for (let i = 0; i < keys.length; i += 500) {
-    const op = kv.atomic();
-    for (const k of keys.slice(i, i + 500)) op.delete(k);
-    await op.commit();
-  }
+  await deleteKeys(kv, keysOf(kv, { prefix: eventPrefix(account, id) }));
 }
 
 /** A service's pulse (last success, start, failure); null parts when none. */
