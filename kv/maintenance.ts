@@ -1,4 +1,4 @@
-import { atomic, commit } from "./_atomic.ts";
+import { type Atomic, atomic, commit } from "./_atomic.ts";
 import {
   type Coverage,
   covers,
@@ -28,7 +28,12 @@ export interface Window extends Timing, Coverage {
 
 type Covered = { id: number; group: string; place: string | null };
 
-export const windowsKey = (account: number) => ["maintenance", account] as const;
+const windowsKey = (account: number) => ["maintenance", account] as const;
+
+/** Stores the account's windows (none: the record goes) in the caller's atomic. */
+export function putWindows(op: Atomic, account: number, list: Window[]): Atomic {
+  return list.length ? op.set(windowsKey(account), list) : op.delete(windowsKey(account));
+}
 
 export async function windowsEntry(kv: Deno.Kv, account: number) {
   return await kv.get<Window[]>(windowsKey(account));

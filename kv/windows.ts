@@ -10,10 +10,10 @@ import {
   listWindows,
   maintenanceUntil,
   MAX_WINDOWS,
+  putWindows,
   quietSpans,
   type Window,
   windowsEntry,
-  windowsKey,
 } from "./maintenance.ts";
 import { GROUPS, listServices, PLACES, type Service } from "./services.ts";
 
@@ -110,7 +110,7 @@ export async function createWindow(deps: Deps, account: number, input: NewWindow
       ...when,
       created: now,
     };
-    const op = atomic(deps.kv).check(entry).set(windowsKey(account), [...list, w]);
+    const op = putWindows(atomic(deps.kv).check(entry), account, [...list, w]);
     return { op, result: w };
   });
 }
@@ -122,9 +122,7 @@ export async function deleteWindow(deps: Deps, account: number, id: number): Pro
     const list = entry.value ?? [];
     const rest = list.filter((w) => w.id !== id);
     if (rest.length === list.length) return { op: null, result: false };
-    const op = atomic(deps.kv).check(entry);
-    if (rest.length) op.set(windowsKey(account), rest);
-    else op.delete(windowsKey(account));
+    const op = putWindows(atomic(deps.kv).check(entry), account, rest);
     return { op, result: true };
   });
 }
