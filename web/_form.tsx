@@ -7,8 +7,8 @@
  */
 import type { Child } from "hono/jsx";
 import type { z } from "zod";
-import type { DomainError } from "../lib/errors.ts";
-import { type ApiError, statusOf } from "../api/_errors.ts";
+import { DomainError } from "../lib/errors.ts";
+import { ApiError, statusOf } from "../api/_errors.ts";
 import type { PageProps } from "./_layout.tsx";
 import { seeOther, type WebCtx } from "./_web.tsx";
 
@@ -24,9 +24,30 @@ export interface FormView {
 
 export const emptyView = (values: FormView["values"] = {}): FormView => ({ values, errors: {} });
 
+/**
+ * The posted body as Hono parses it (urlencoded or multipart). A body that cannot be read
+ * (multipart without a boundary, cut off, not what its type says) is the 400 page; one over
+ * the path's limit (web/_web.tsx) the 413 page.
+ */
+export async function readBody(
+  c: WebCtx,
+): Promise<Record<string, string | File | (string | File)[]>> {
+  try {
+    return await c.req.parseBody({ all: true });
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    const cause = (err as Error)?.cause;
+    if (cause instanceof DomainError) throw cause;
+    throw new ApiError(400, UNREADABLE);
+  }
+}
+
+const UNREADABLE = "This form could not be read (it did not arrive whole, or not as a form). " +
+  "Open the page again and send it from there";
+
 /** The posted fields (urlencoded or multipart), text values only, the last of repeated names. */
 export async function readForm(c: WebCtx): Promise<Record<string, string>> {
-  const body = await c.req.parseBody({ all: true });
+  const body = await readBody(c);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(body)) {
     const last = Array.isArray(v) ? v[v.length - 1] : v;

@@ -16,7 +16,8 @@ import { jsxRenderer } from "hono/jsx-renderer";
 import { secureHeaders } from "hono/secure-headers";
 import { ConflictError, isLocked } from "../kv/_atomic.ts";
 import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
-import { DomainError } from "../lib/errors.ts";
+import { DomainError, tooLarge } from "../lib/errors.ts";
+import { MAX_AVATAR_BYTES } from "../kv/avatars.ts";
 import { errorKind, log, stackFrames } from "../lib/log.ts";
 import { ApiError, STATUS_OF } from "../api/_errors.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -107,7 +108,10 @@ export function webMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
           await readWebSession(deps, c);
           // Personal answers are never stored by shared caches.
           if (c.get("account")) c.header("Cache-Control", "private, no-store");
-          await render(c, next);
+          await render(c, async () => {
+            limitBody(c);
+            await next();
+          });
         });
       } catch (err) {
         // hono/csrf refused it: a form posted from another site, or with no Origin at all.
@@ -117,6 +121,69 @@ export function webMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
       }
     });
   };
+}
+
+/** Text forms: no field of any page takes more (the longest, a journal entry, is 20,000 characters). */
+export const FORM_LIMIT = 64 * 1024;
+/** The picture's own cap plus room for the multipart envelope. */
+export const AVATAR_FORM_LIMIT = MAX_AVATAR_BYTES + FORM_LIMIT;
+
+/**
+ * The largest body a page path takes; null: the route caps its own stream (the avatar form, to
+ * answer with the profile page and the message beside the picture field; the file upload).
+ */
+export function bodyLimitOf(path: string): number | null {
+  if (path === "/me/avatar" || path === "/me/files/upload") return null;
+  return FORM_LIMIT;
+}
+
+const OVER_LIMIT = (limit: number) =>
+  limit === AVATAR_FORM_LIMIT
+    ? "The picture is over 10 MB. Choose a smaller one."
+    : `This form sent more than ${limit / 1024} KiB, more than any of its fields takes. ` +
+      "Shorten the text and send it again.";
+
+/**
+ * Refuses a body over its path's limit: at once when Content-Length says so (nothing of it is
+ * read), otherwise when the stream passes the limit while it is read (the rest is not read).
+ * Either way the answer is the 413 page.
+ */
+function limitBody(c: WebCtx): void {
+  if (c.req.method === "GET" || c.req.method === "HEAD") return;
+  const limit = bodyLimitOf(c.req.path);
+  if (limit !== null) capBody(c, limit);
+}
+
+/** Caps the request's body at `limit` bytes (see limitBody); throws the 413 error at once when
+ * Content-Length is over it, or from the stream's read that passes it. */
+export function capBody(c: WebCtx, limit: number): void {
+  const body = c.req.raw.body;
+  if (!body) return;
+  const declared = Number(c.req.header("content-length") ?? NaN);
+  if (declared > limit) {
+    body.cancel().catch(() => {});
+    tooLarge(OVER_LIMIT(limit));
+  }
+  const reader = body.getReader();
+  let seen = 0;
+  const capped = new ReadableStream<Uint8Array>({
+    async pull(ctl) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) return ctl.close();
+        seen += value.byteLength;
+        if (seen > limit) {
+          reader.cancel().catch(() => {});
+          return ctl.error(new DomainError("too_large", OVER_LIMIT(limit)));
+        }
+        ctl.enqueue(value);
+      } catch (err) {
+        ctl.error(err);
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  c.req.raw = new Request(c.req.raw, { body: capped, duplex: "half" } as RequestInit);
 }
 
 /** GET /static/:name: the stylesheet, the ES modules, a viewer's files. */

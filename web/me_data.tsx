@@ -9,6 +9,7 @@ import { proposalsOf } from "../kv/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
 import { callerOf } from "../api/_guards.ts";
 import { fail } from "../api/_errors.ts";
+import { readForm } from "./_form.tsx";
 import { forgetWebSession } from "./_session.ts";
 import { U } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";
@@ -108,7 +109,7 @@ export function dataPages(deps: Deps) {
   app.post("/me/data/erase", async (c) => {
     const me = requireAccount(c);
     if (!callerOf(deps, c).fresh) return seeOther(c, "/me/data");
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     if (form.sure !== "on") fail(400, "tick the box to confirm the erasure");
     const keep = new Set<number>();
     const remove = new Set<number>();

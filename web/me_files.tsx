@@ -21,7 +21,7 @@ import type { Deps } from "../lib/deps.ts";
 import { Patch, serveFile, uploadOf } from "../api/_files.ts";
 import { fail, statusOf } from "../api/_errors.ts";
 import { limit } from "../api/_guards.ts";
-import { emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
+import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { bytes, MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
@@ -203,7 +203,7 @@ export function filePages(deps: Deps) {
 
   app.post("/me/files/:id{[0-9]{1,15}}/visibility", async (c) => {
     const me = requireAccount(c);
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     await changeFile(deps, me.id, fileId(c), { public: form.public === "true" });
     return seeOther(c, "/me/files");
   });

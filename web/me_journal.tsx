@@ -12,6 +12,7 @@ import {
   emptyView,
   ErrorSummary,
   type FormView,
+  readForm,
   submitForm,
   TextArea,
 } from "./_form.tsx";
@@ -166,7 +167,7 @@ export function journalPages(deps: Deps) {
 
   app.post("/me/journal/:id{[0-9]{1,15}}/visibility", async (c) => {
     const me = requireAccount(c);
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const e = await updateEntry(deps.kv, me.id, entryId(c), {
       public: form.public === "true",
     }, deps.clock.now());

@@ -26,7 +26,15 @@ import { fail } from "../api/_errors.ts";
 import { limit } from "../api/_guards.ts";
 import { z } from "zod";
 import { oneLine } from "../api/_text.ts";
-import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
+import {
+  emptyView,
+  ErrorSummary,
+  Field,
+  type FormView,
+  readBody,
+  readForm,
+  submitForm,
+} from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
@@ -43,7 +51,7 @@ export function watchPages(deps: Deps) {
   app.post("/me/services/:id{[0-9]{1,15}}/channels", async (c) => {
     const me = requireAccount(c);
     const id = idOf(c);
-    const body = await c.req.parseBody({ all: true });
+    const body = await readBody(c);
     const raw = body.channel;
     const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
       .map((x) => Number(x)).filter((n) => Number.isInteger(n) && n > 0);

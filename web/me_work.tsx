@@ -26,7 +26,15 @@ import { callerOf } from "../api/_guards.ts";
 import { fail } from "../api/_errors.ts";
 import { z } from "zod";
 import { emailSchema } from "../lib/email.ts";
-import { emptyView, ErrorSummary, Field, fields, type FormView, submitForm } from "./_form.tsx";
+import {
+  emptyView,
+  ErrorSummary,
+  Field,
+  fields,
+  type FormView,
+  readForm,
+  submitForm,
+} from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
@@ -213,7 +221,7 @@ export function workPages(deps: Deps) {
     requireAccount(c);
     const caller = callerOf(deps, c);
     if (!caller.fresh) return seeOther(c, "/sign-in?next=/me/work&fresh=1");
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const attribution = form.attribution === "remove" ? "remove" : "keep";
     await changeProposal(deps, caller, Number(c.req.param("id")), { attribution, reason: "" });
     return seeOther(c, "/me/work");

@@ -24,6 +24,7 @@ import {
   Field,
   type FormView,
   given,
+  readForm,
   submitForm,
 } from "./_form.tsx";
 import { forgetWebSession, rememberNext, startWebSession, takeNext } from "./_session.ts";
@@ -176,7 +177,7 @@ export function signInPages(deps: Deps) {
   });
 
   app.post("/me/verify", async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const token = typeof form.token === "string" ? form.token : "";
     if (!token || token.length > 200) fail(400, "the link is incomplete; open it from your mail");
     const done = await completeLink(deps, token, {

@@ -20,7 +20,15 @@ import { DecisionBody } from "../api/_account_inputs.ts";
 import { ProposalPatch } from "../api/_catalogue_inputs.ts";
 import { callerOf } from "../api/_guards.ts";
 import { fail } from "../api/_errors.ts";
-import { emptyView, ErrorSummary, type FormView, Select, submitForm, TextArea } from "./_form.tsx";
+import {
+  emptyView,
+  ErrorSummary,
+  type FormView,
+  readForm,
+  Select,
+  submitForm,
+  TextArea,
+} from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { when } from "./_me.tsx";
 import { StateBadge } from "./me_services.tsx";
@@ -393,7 +401,7 @@ export function teamPages(deps: Deps) {
 
   app.post("/team/requests/:id{[0-9]{1,15}}", async (c) => {
     const me = requireTeamPage(c);
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const done = await setHandled(deps, idOf(c), form.handled === "true", `account:${me.id}`);
     if (!done) fail(404, "no such request");
     return seeOther(c, "/team/requests");
