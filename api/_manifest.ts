@@ -116,6 +116,7 @@ export const ROUTES: readonly ManifestRoute[] = [
   ["web_me_devices", "POST", "/me/devices/end-all"],
   ["web_me_services", "GET", "/me/services"],
   ["web_me_services", "POST", "/me/services"],
+  ["web_me_services", "GET", "/me/services/:id{[0-9]{1,15}}/hook"],
   ["web_me_services", "GET", "/me/services/:id{[0-9]{1,15}}"],
   ["web_me_services", "POST", "/me/services/:id{[0-9]{1,15}}"],
   ["web_me_services", "POST", "/me/services/:id{[0-9]{1,15}}/check"],

@@ -39,6 +39,8 @@ import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { StateBadge } from "./me_services.tsx";
+import { webToken } from "./_session.ts";
+import { putFlash, readFlash } from "../kv/flash.ts";
 
 const NewChannel = z.object({ name: oneLine(80).min(2), url: z.string().max(2000) });
 const idOf = (c: WebCtx) => Number(c.req.param("id"));
@@ -68,10 +70,13 @@ export function watchPages(deps: Deps) {
 
   // ---- channels ----
 
+  type Shown = { name: string; secret: string } | { tested: string; ok: boolean };
+  const CHANNEL_FLASH = "channels";
+
   const channelsPage = async (
     c: WebCtx,
     view: FormView = emptyView(),
-    shown?: { name: string; secret: string } | { tested: string; ok: boolean },
+    shown?: Shown,
   ) => {
     const me = requireAccount(c);
     const items = (await listChannels(deps.kv, me.id)).map(channelView);
@@ -88,8 +93,8 @@ export function watchPages(deps: Deps) {
             <div class="notice" role="status">
               <p>
                 Channel <U>{shown.name}</U>{" "}
-                added. Its signing secret is shown only now: the receiver checks the{" "}
-                <code>{SIGNATURE_HEADER}</code>{" "}
+                added. Its signing secret is shown on this page for 15 minutes and never again: the
+                receiver checks the <code>{SIGNATURE_HEADER}</code>{" "}
                 header (sha256=HMAC-SHA256 of the body with this secret).
               </p>
               <p>
@@ -168,13 +173,30 @@ export function watchPages(deps: Deps) {
     );
   };
 
+  // What the last add or test of this session left to show (kv/flash.ts): the answer is a 303
+  // here, so a reload neither adds a second channel nor sends a second test.
   app.get("/me/channels", async (c) => {
-    return c.render(await channelsPage(c), { title: "Alert channels", noindex: true });
+    requireAccount(c);
+    const token = webToken(deps, c);
+    const shown = token && c.req.query("shown") === "1"
+      ? await readFlash<Shown>(deps.kv, token, CHANNEL_FLASH, deps.clock.now())
+      : null;
+    if (shown) c.header("Cache-Control", "no-store");
+    return c.render(await channelsPage(c, emptyView(), shown ?? undefined), {
+      title: "Alert channels",
+      noindex: true,
+    });
   });
+
+  const show = async (c: WebCtx, shown: Shown) => {
+    const token = webToken(deps, c);
+    if (token) await putFlash(deps.kv, token, CHANNEL_FLASH, shown, deps.clock.now());
+    return seeOther(c, "/me/channels?shown=1");
+  };
 
   app.post("/me/channels", async (c) => {
     const me = requireAccount(c);
-    let made: { name: string; secret: string } | null = null;
+    let made: Shown | null = null;
     const res = await submitForm(c, {
       schema: NewChannel,
       act: async (input) => {
@@ -185,15 +207,8 @@ export function watchPages(deps: Deps) {
       show: (view) => channelsPage(c, view),
       page: { title: "Alert channels" },
     });
-    if (!made) return res;
-    // The secret is shown once, on the answer itself.
-    c.header("Location", undefined);
-    c.status(200);
-    c.header("Cache-Control", "no-store");
-    return c.render(await channelsPage(c, emptyView(), made), {
-      title: "Alert channels",
-      noindex: true,
-    });
+    // The secret is shown after the redirect, from this session's flash.
+    return made ? await show(c, made) : res;
   });
 
   app.post("/me/channels/:id{[0-9]{1,15}}/test", async (c) => {
@@ -202,10 +217,7 @@ export function watchPages(deps: Deps) {
     if (!ch) fail(404, "no such channel");
     await limit(deps, RULES.manualCheck, me.id);
     const r = await testChannel(deps, ch);
-    return c.render(await channelsPage(c, emptyView(), { tested: r.status, ok: r.ok }), {
-      title: "Alert channels",
-      noindex: true,
-    });
+    return await show(c, { tested: r.status, ok: r.ok });
   });
 
   app.post("/me/channels/:id{[0-9]{1,15}}/delete", async (c) => {
