@@ -3,12 +3,12 @@ import type { Context, MiddlewareHandler, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { TrieRouter } from "hono/router/trie-router";
 import type { Deps } from "./lib/deps.ts";
-import { answerError, ApiError } from "./api/_errors.ts";
-import { guardBody } from "./api/_body.ts";
-import type { AppEnv } from "./api/_api.ts";
-import type { DocConfig } from "./api/_openapi.ts";
-import { type AreaName, AREAS } from "./api/_areas.ts";
-import { ROUTES } from "./api/_manifest.ts";
+import { answerError, ApiError } from "./http/errors.ts";
+import { guardBody } from "./http/body.ts";
+import type { AppEnv } from "./http/router.ts";
+import type { DocConfig } from "./http/openapi.ts";
+import { type AreaName, AREAS } from "./routes.ts";
+import { ROUTES } from "./routes_manifest.ts";
 import { healthz } from "./api/healthz.ts";
 import { errorKind, log, logRequest } from "./lib/log.ts";
 import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
@@ -20,8 +20,8 @@ const RAW_BODY = [/^\/api\/me\/files$/, /^\/api\/me\/avatar$/];
 
 /**
  * Builds the whole service over the given dependencies; nothing here touches globals. Each
- * route area (api/_areas.ts) is imported and built on the first request that needs it, and
- * that request is handed to it; api/_manifest.ts says which area answers what.
+ * route area (routes.ts) is imported and built on the first request that needs it, and
+ * that request is handed to it; routes_manifest.ts says which area answers what.
  */
 export function createApp(deps: Deps): Hono<AppEnv> {
   // The trie router, named: Hono's default first tries its RegExpRouter, which cannot hold a
@@ -50,7 +50,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
   app.get("/metrics", async (c) => {
-    metrics ??= import("./api/_metrics.ts").then((m) => m.metricsRoute(deps));
+    metrics ??= import("./http/metrics.ts").then((m) => m.metricsRoute(deps));
     return await (await metrics)(c);
   });
 
@@ -263,8 +263,8 @@ const DOC: DocConfig = {
 async function openApiDocument(deps: Deps): Promise<object> {
   // The route layer (zod, its schemas) loads with the first area; the document may come first.
   const [{ errors, router }, { buildDocument }] = await Promise.all([
-    import("./api/_api.ts"),
-    import("./api/_openapi.ts"),
+    import("./http/router.ts"),
+    import("./http/openapi.ts"),
   ]);
   const config: DocConfig = {
     ...DOC,

@@ -4,9 +4,9 @@ import { seenOf } from "../kv/dormant.ts";
 import { accountParts } from "../kv/parts.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { createRoute, errors, json, router, team } from "./_api.ts";
-import { requireTeam } from "./_guards.ts";
-import { ProfileSchema } from "./_schemas.ts";
+import { createRoute, errors, json, router, team } from "../http/router.ts";
+import { requireTeam } from "../http/guards.ts";
+import { ProfileSchema } from "../http/schemas.ts";
 import { avatarUrl } from "../kv/accounts.ts";
 
 /** Counts every actor shows, 0 when no part reports them. */

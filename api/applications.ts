@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApplyBody, DecisionBody } from "./_account_inputs.ts";
+import { ApplyBody, DecisionBody } from "../http/account_inputs.ts";
 import { type Account, getAccount, standingOf } from "../kv/accounts.ts";
 import {
   applicationView,
@@ -9,9 +9,19 @@ import {
 } from "../kv/applications.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { bearer, body, createRoute, errors, flag, idParam, json, router, team } from "./_api.ts";
-import { callerOf, requireTeam, requireToken } from "./_guards.ts";
-import { ApplicationStateSchema } from "./_schemas.ts";
+import {
+  bearer,
+  body,
+  createRoute,
+  errors,
+  flag,
+  idParam,
+  json,
+  router,
+  team,
+} from "../http/router.ts";
+import { callerOf, requireTeam, requireToken } from "../http/guards.ts";
+import { ApplicationStateSchema } from "../http/schemas.ts";
 
 const TeamItem = ApplicationStateSchema.extend({
   text: z.string(),

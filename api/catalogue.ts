@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ModulePatch } from "./_catalogue_inputs.ts";
+import { ModulePatch } from "../http/catalogue_inputs.ts";
 import { createMiddleware } from "hono/factory";
 import { isTeam } from "../kv/accounts.ts";
 import { catalogueChanged, catalogueJson, metaOf, published } from "../kv/catalogue_doc.ts";
@@ -23,7 +23,7 @@ import { allCounts, countsSnapshot, pointCount, pointsOf, togglePoint } from "..
 import { RULES } from "../kv/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
-import { fail } from "./_errors.ts";
+import { fail } from "../http/errors.ts";
 import {
   type AppEnv,
   bearer,
@@ -34,8 +34,8 @@ import {
   idParam,
   json,
   router,
-} from "./_api.ts";
-import { actorRef, hasServiceToken, optionalToken, requireToken } from "./_guards.ts";
+} from "../http/router.ts";
+import { actorRef, hasServiceToken, optionalToken, requireToken } from "../http/guards.ts";
 
 const Contributor = z.object({ id: z.number().int(), name: z.string() }).meta({
   id: "Contributor",

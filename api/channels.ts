@@ -12,10 +12,10 @@ import {
 import { RULES } from "../kv/rate_limit.ts";
 import { removeChannel } from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
-import { fail } from "./_errors.ts";
-import { limit, requireToken } from "./_guards.ts";
-import { oneLine } from "./_text.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { fail } from "../http/errors.ts";
+import { limit, requireToken } from "../http/guards.ts";
+import { oneLine } from "../http/text.ts";
 
 const ChannelSchema = z.object({
   id: z.number().int(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ProposalBody, ProposalPatch } from "./_catalogue_inputs.ts";
+import { ProposalBody, ProposalPatch } from "../http/catalogue_inputs.ts";
 import { createMiddleware } from "hono/factory";
 import { isTeam } from "../kv/accounts.ts";
 import { gateOf } from "../kv/gate.ts";
@@ -22,7 +22,7 @@ import {
   statusUrl,
 } from "../kv/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
+import { fail } from "../http/errors.ts";
 import {
   type AppEnv,
   bearer,
@@ -33,7 +33,7 @@ import {
   json,
   router,
   team,
-} from "./_api.ts";
+} from "../http/router.ts";
 import {
   callerOf,
   clientOrigin,
@@ -41,7 +41,7 @@ import {
   honeypot,
   optionalToken,
   requireTeam,
-} from "./_guards.ts";
+} from "../http/guards.ts";
 
 const Check = z.object({ name: z.string(), ok: z.boolean(), detail: z.string() });
 const GateSchema = z.object({

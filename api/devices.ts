@@ -2,9 +2,9 @@ import { z } from "zod";
 import { endAllSessions, endSession, listSessions } from "../kv/sessions.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
-import { bearer, createRoute, errors, flag, idParam, json, router } from "./_api.ts";
-import { requireToken } from "./_guards.ts";
+import { fail } from "../http/errors.ts";
+import { bearer, createRoute, errors, flag, idParam, json, router } from "../http/router.ts";
+import { requireToken } from "../http/guards.ts";
 
 const Device = z.object({
   id: z.number().int(),

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { eraseAccount } from "../kv/erasure.ts";
 import { exportAccount } from "../kv/export.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
-import { bearer, createRoute, errors, json, router } from "./_api.ts";
-import { requireFresh, requireToken } from "./_guards.ts";
+import { fail } from "../http/errors.ts";
+import { bearer, createRoute, errors, json, router } from "../http/router.ts";
+import { requireFresh, requireToken } from "../http/guards.ts";
 
 const ids = z.array(z.number().int().positive()).max(1000).default([]);
 const EraseBody = z.object({ keep: ids, remove: ids }).meta({ id: "ErasureDecisions" });

@@ -14,10 +14,10 @@ import {
 import { RULES } from "../kv/rate_limit.ts";
 import type { Config } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
-import { limit, optionalToken, requireToken } from "./_guards.ts";
-import { Patch, serveFile, uploadOf } from "./_files.ts";
+import { fail } from "../http/errors.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { limit, optionalToken, requireToken } from "../http/guards.ts";
+import { Patch, serveFile, uploadOf } from "../http/files.ts";
 
 const FileSchema = z.object({
   id: z.number().int(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { verifyTrail } from "../kv/trail.ts";
 import type { Deps } from "../lib/deps.ts";
-import { createRoute, flag, json, router } from "./_api.ts";
+import { createRoute, flag, json, router } from "../http/router.ts";
 import { healthz } from "./healthz.ts";
 
 const Health = z.object({

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { beat, BODY_MAX, countHeartbeat, pingAnswer, type Signal } from "../kv/hooks.ts";
-import { roughOrigin } from "../mail/sign_in.ts";
+import { roughOrigin } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
+import { fail } from "../http/errors.ts";
 import { cutChars } from "../lib/text.ts";
-import { createRoute, type Ctx, errors, json, router } from "./_api.ts";
-import { clientOrigin } from "./_guards.ts";
+import { createRoute, type Ctx, errors, json, router } from "../http/router.ts";
+import { clientOrigin } from "../http/guards.ts";
 
 /** Status texts longer than this are cut, not refused: a beat should never be lost to it. */
 export const STATUS_MAX = 120;

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { InviteBody } from "./_account_inputs.ts";
+import { InviteBody } from "../http/account_inputs.ts";
 import { type Account, getAccount } from "../kv/accounts.ts";
 import { allInvites, inviteAddress, invitesBy, inviteView } from "../kv/invites.ts";
 import type { Deps } from "../lib/deps.ts";
-import { bearer, body, createRoute, errors, json, router, team } from "./_api.ts";
-import { requireTeam, requireToken } from "./_guards.ts";
+import { bearer, body, createRoute, errors, json, router, team } from "../http/router.ts";
+import { requireTeam, requireToken } from "../http/guards.ts";
 
 const InviteItem = z.object({
   id: z.number().int(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EntryPatch, NewEntry } from "./_account_inputs.ts";
+import { EntryPatch, NewEntry } from "../http/account_inputs.ts";
 import {
   addEntry,
   deleteEntry,
@@ -9,9 +9,9 @@ import {
 } from "../kv/journal.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
-import { requireToken } from "./_guards.ts";
+import { fail } from "../http/errors.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { requireToken } from "../http/guards.ts";
 
 const Entry = z.object({
   id: z.number().int(),

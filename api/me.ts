@@ -2,9 +2,9 @@ import { z } from "zod";
 import { accountView } from "../kv/accounts.ts";
 import { applicationView, latestApplication } from "../kv/applications.ts";
 import type { Deps } from "../lib/deps.ts";
-import { bearer, createRoute, errors, json, router } from "./_api.ts";
-import { requireToken } from "./_guards.ts";
-import { AccountSchema, ApplicationStateSchema } from "./_schemas.ts";
+import { bearer, createRoute, errors, json, router } from "../http/router.ts";
+import { requireToken } from "../http/guards.ts";
+import { AccountSchema, ApplicationStateSchema } from "../http/schemas.ts";
 
 /** GET /api/me adds the latest application for contributor standing (null when none). */
 export const MeSchema = AccountSchema.extend({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ProfilePatch } from "./_account_inputs.ts";
+import { ProfilePatch } from "../http/account_inputs.ts";
 import { publicProfile } from "../kv/profile.ts";
 import { getAccount, slugKey } from "../kv/accounts.ts";
 import {
@@ -12,11 +12,11 @@ import {
 import { catalogueChanged } from "../kv/catalogue_doc.ts";
 import { updateProfile } from "../kv/profile.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
-import { requireToken } from "./_guards.ts";
+import { fail } from "../http/errors.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { requireToken } from "../http/guards.ts";
 import { SANDBOX_INLINE } from "../lib/file_kinds.ts";
-import { ProfileSchema } from "./_schemas.ts";
+import { ProfileSchema } from "../http/schemas.ts";
 import { avatarUrl } from "../kv/accounts.ts";
 
 const ProfileAnswer = z.object({

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { RequestBody } from "./_catalogue_inputs.ts";
+import { RequestBody } from "../http/catalogue_inputs.ts";
 import { createRequest, listRequests, requestView, setHandled } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
-import { body, createRoute, errors, flag, idParam, json, router, team } from "./_api.ts";
-import { actorRef, honeypot, requireTeam } from "./_guards.ts";
+import { fail } from "../http/errors.ts";
+import { body, createRoute, errors, flag, idParam, json, router, team } from "../http/router.ts";
+import { actorRef, honeypot, requireTeam } from "../http/guards.ts";
 
 export const RequestItem = z.object({
   id: z.number().int(),

@@ -3,8 +3,8 @@ import { RULES } from "../kv/rate_limit.ts";
 import { search } from "../kv/search.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { createRoute, errors, json, router } from "./_api.ts";
-import { clientOrigin, limit } from "./_guards.ts";
+import { createRoute, errors, json, router } from "../http/router.ts";
+import { clientOrigin, limit } from "../http/guards.ts";
 
 const SearchAnswer = z.object({
   ok: z.literal(true),

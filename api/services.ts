@@ -18,16 +18,16 @@ import { withDurations } from "../lib/runs.ts";
 import { iso } from "../lib/clock.ts";
 import { overallUptime } from "../lib/history.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
+import { fail } from "../http/errors.ts";
 import { readSnapshot } from "../lib/machine.ts";
 import { KINDS } from "../lib/targets.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
-import { CreateBody, PatchBody } from "./_services_inputs.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { CreateBody, PatchBody } from "../http/services_inputs.ts";
 import { addService, checkServiceNow, editService, hookUrl } from "../kv/service_changes.ts";
 
 // The same as _api.ts `team`, typed as createRoute wants it.
 const teamSecurity: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
-import { requireTeam, requireToken } from "./_guards.ts";
+import { requireTeam, requireToken } from "../http/guards.ts";
 
 const ServiceSchema = z.object({
   id: z.number().int(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LinkRequest } from "./_account_inputs.ts";
+import { LinkRequest } from "../http/account_inputs.ts";
 import { standingOf } from "../kv/accounts.ts";
 import { accountParts } from "../kv/parts.ts";
 import { completeLink, issueLink } from "../kv/sign_in.ts";
@@ -7,10 +7,10 @@ import { signInMail } from "../mail/sign_in.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
-import { body, createRoute, errors, json, router } from "./_api.ts";
-import { clientOrigin, limit } from "./_guards.ts";
-import { ActorSchema } from "./_schemas.ts";
+import { fail } from "../http/errors.ts";
+import { body, createRoute, errors, json, router } from "../http/router.ts";
+import { clientOrigin, limit } from "../http/guards.ts";
+import { ActorSchema } from "../http/schemas.ts";
 import { actorView } from "../kv/accounts.ts";
 
 const VerifyAnswer = z.object({

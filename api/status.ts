@@ -9,10 +9,10 @@ import {
 } from "../kv/status_page.ts";
 import type { Deps } from "../lib/deps.ts";
 import { badge } from "../lib/svg.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "./_api.ts";
-import { fail } from "./_errors.ts";
-import { requireToken } from "./_guards.ts";
-import { multiLine, oneLine } from "./_text.ts";
+import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { fail } from "../http/errors.ts";
+import { requireToken } from "../http/guards.ts";
+import { multiLine, oneLine } from "../http/text.ts";
 
 const State = z.enum(["ok", "warn", "off", "wait"]);
 const PageSettings = z.object({

@@ -64,7 +64,7 @@ export const emptyProfile = (): Profile => ({
   langs: [],
 });
 
-/** The actor resource of SPEC.md section 2 (api/_schemas.ts ActorSchema). */
+/** The actor resource of SPEC.md section 2 (http/schemas.ts ActorSchema). */
 export function actorView(a: Account) {
   return {
     id: a.id,
@@ -80,7 +80,7 @@ export function actorView(a: Account) {
 export const avatarUrl = (a: Account) =>
   a.avatar ? `/api/avatars/${a.id}?v=${a.avatar.etag.slice(0, 12)}` : null;
 
-/** The account resource of SPEC.md section 2 (api/_schemas.ts AccountSchema). */
+/** The account resource of SPEC.md section 2 (http/schemas.ts AccountSchema). */
 export function accountView(a: Account) {
   return {
     ...actorView(a),

@@ -84,7 +84,7 @@ async function getApps(kv: Deno.Kv, ids: number[]): Promise<Application[]> {
   return await getManyValues<Application>(kv, ids.map(appKey));
 }
 
-/** How an application shows to its applicant (api/_schemas.ts ApplicationStateSchema). */
+/** How an application shows to its applicant (http/schemas.ts ApplicationStateSchema). */
 export const applicationView = (a: Application) => ({
   id: a.id,
   created: iso(a.created),

@@ -27,7 +27,7 @@ import { parseCheck, resolveTarget, type Target, TargetError } from "../lib/targ
  * manual-check limit. Holds no KV keys: storage is kv/services.ts.
  */
 
-/** A new service as the API's `NewService` schema gives it (api/_services_inputs.ts). */
+/** A new service as the API's `NewService` schema gives it (http/services_inputs.ts). */
 export interface NewServiceInput {
   name: string;
   check: string;

@@ -1,6 +1,6 @@
 /**
  * Domain errors: what kv/ throws when a rule refuses (never an HTTP status). Each interface
- * maps them once: api/_errors.ts to JSON answers, the pages to HTML. `extra` holds the
+ * maps them once: http/errors.ts to JSON answers, the pages to HTML. `extra` holds the
  * details an answer shows next to the message (the field, the failed checks, a limit).
  */
 export type ErrorKind =

@@ -22,3 +22,12 @@ export function originSubject(addr: string): string {
   if (!v6 || /^::ffff:/i.test(addr)) return addr;
   return `${v6.slice(0, 4).join(":")}::/64`;
 }
+
+/** Coarse origin for the sign-in notice: the network, not the exact address. */
+export function roughOrigin(addr: string): string {
+  const v4 = addr.match(/^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.\d+$/i);
+  if (v4) return `${v4[1]}.${v4[2]}.${v4[3]}.x`;
+  const v6 = expandIpv6(addr);
+  if (v6) return `${v6.slice(0, 3).join(":")}::/48`;
+  return "an unknown network";
+}

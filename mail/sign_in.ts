@@ -3,7 +3,7 @@
  * of a new sign-in. Pure functions from data to {subject, text}; kv/sign_in.ts queues them.
  */
 import { iso } from "../lib/clock.ts";
-import { expandIpv6 } from "../lib/ip.ts";
+import { roughOrigin } from "../lib/ip.ts";
 import type { MailText } from "../lib/mail.ts";
 
 /** How long a link works, in words ("20 minutes", "1 hour", "7 days"). */
@@ -37,15 +37,6 @@ export const inviteMail = (inviter: string, message: string): LinkMail => (url, 
     `Open this link to accept; it creates your account and signs you in. It works once, ` +
     `for ${validFor}:\n\n${url}\n\nIf you do not want to join, ignore this mail.\n`,
 });
-
-/** Coarse origin for the sign-in notice: the network, not the exact address. */
-export function roughOrigin(addr: string): string {
-  const v4 = addr.match(/^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.\d+$/i);
-  if (v4) return `${v4[1]}.${v4[2]}.${v4[3]}.x`;
-  const v6 = expandIpv6(addr);
-  if (v6) return `${v6.slice(0, 3).join(":")}::/48`;
-  return "an unknown network";
-}
 
 const BROWSERS: [RegExp, string][] = [
   [/Edg\//, "Edge"],

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { builtAreas, JSON_BODY_LIMIT } from "../app.ts";
 import { buildManifest } from "../cli/routes.ts";
-import { AREAS } from "../api/_areas.ts";
-import { ROUTES } from "../api/_manifest.ts";
+import { AREAS } from "../routes.ts";
+import { ROUTES } from "../routes_manifest.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
 
 const JSON_CT = { "content-type": "application/json" };
@@ -393,9 +393,9 @@ Deno.test("app: hostile input on every documented route never answers 500", asyn
   assert.deepEqual(failures, []);
 });
 
-Deno.test("app: api/_manifest.ts lists every route of every area (else: deno task routes)", async () => {
+Deno.test("app: routes_manifest.ts lists every route of every area (else: deno task routes)", async () => {
   const current = await buildManifest();
-  assert.deepEqual(ROUTES, current, "api/_manifest.ts is out of date: run `deno task routes`");
+  assert.deepEqual(ROUTES, current, "routes_manifest.ts is out of date: run `deno task routes`");
   assert.ok(
     ROUTES.some(([area, method, path]) => area === "me" && method === "GET" && path === "/api/me"),
   );

@@ -7,7 +7,7 @@ import {
   headerText,
   MAX_NAME,
 } from "../lib/file_names.ts";
-import { parseRange } from "../api/_files.ts";
+import { parseRange } from "../http/files.ts";
 
 Deno.test("file names: path parts, controls, bidi and reserved characters go", () => {
   const cases: [string, string, string][] = [

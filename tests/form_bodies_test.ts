@@ -5,7 +5,7 @@
  * the rest is read.
  */
 import assert from "node:assert/strict";
-import { ROUTES } from "../api/_manifest.ts";
+import { ROUTES } from "../routes_manifest.ts";
 import { FORM_LIMIT } from "../web/_web.tsx";
 import { testApp } from "./_helpers.ts";
 

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { accountKey } from "../kv/accounts.ts";
 import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ApiError } from "../api/_errors.ts";
-import { router } from "../api/_api.ts";
+import { ApiError } from "../http/errors.ts";
+import { router } from "../http/router.ts";
 import {
   actorRef,
   optionalToken,
@@ -11,7 +11,7 @@ import {
   requireOwner,
   requireTeam,
   requireToken,
-} from "../api/_guards.ts";
+} from "../http/guards.ts";
 import { testApp } from "./_helpers.ts";
 
 /** No real route uses every guard yet: a tiny router with each, answering who got through. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { docStats } from "../api/_openapi.ts";
+import { docStats } from "../http/openapi.ts";
 import { testApp } from "./_helpers.ts";
 
 // deno-lint-ignore no-explicit-any

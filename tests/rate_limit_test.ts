@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { hit, RULES, sweepRateWindows } from "../kv/rate_limit.ts";
 import { HOUR, MINUTE } from "../lib/clock.ts";
-import { ApiError } from "../api/_errors.ts";
-import { limit } from "../api/_guards.ts";
+import { ApiError } from "../http/errors.ts";
+import { limit } from "../http/guards.ts";
 import { dumpKv, T0, testApp } from "./_helpers.ts";
 
 const rule = { name: "test", max: 3, windowMs: HOUR };

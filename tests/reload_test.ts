@@ -4,12 +4,12 @@
  * then reload the page it landed on and go Back to the form's page. A reload or Back after a
  * 303 is a GET: nothing is stored twice (the KV is the same before and after), and what the form
  * made exists once. Every POST route of the pages is walked (the list comes from
- * api/_manifest.ts, so a new form cannot be left out); the one exception is the file upload,
+ * routes_manifest.ts, so a new form cannot be left out); the one exception is the file upload,
  * which is not a form but a fetch of the files page's script, answering JSON.
  */
 import assert from "node:assert/strict";
 import { Image } from "imagescript";
-import { ROUTES } from "../api/_manifest.ts";
+import { ROUTES } from "../routes_manifest.ts";
 import { dumpKv, fakeResolver, type TestApp, testApp } from "./_helpers.ts";
 import { seedModule } from "./_catalogue.ts";
 import { storeNotes } from "./_account_fixture.ts";

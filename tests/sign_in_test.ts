@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HOUR, MINUTE } from "../lib/clock.ts";
-import { roughOrigin } from "../mail/sign_in.ts";
+import { roughOrigin } from "../lib/ip.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
 Deno.test("sign-in: link request, verify, account created, token works", async () => {

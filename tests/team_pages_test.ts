@@ -1,6 +1,6 @@
 /**
  * The team's pages in process, driven by web sessions (cookies): a reviewer's session acts for
- * the team through the one caller function (api/_guards.ts callerOf; web/_session.ts puts the
+ * the team through the one caller function (http/guards.ts callerOf; web/_session.ts puts the
  * team flag on the context as the bearer guards do), so the team's forms change what the API
  * would; a collector's session is refused and changes nothing.
  */

@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { type Account, accountView, actorView, emptyProfile } from "../kv/accounts.ts";
 import { type Application, applicationView } from "../kv/applications.ts";
-import { AccountSchema, ActorSchema, ApplicationStateSchema } from "../api/_schemas.ts";
+import { AccountSchema, ActorSchema, ApplicationStateSchema } from "../http/schemas.ts";
 import { T0 } from "./_helpers.ts";
 
 /**
  * The domain's views (kv/) are what the API answers: each must match its schema in
- * api/_schemas.ts exactly, no field missing and none extra.
+ * http/schemas.ts exactly, no field missing and none extra.
  */
 const account: Account = {
   id: 7,

@@ -8,7 +8,7 @@
 import type { Child } from "hono/jsx";
 import type { z } from "zod";
 import { DomainError } from "../lib/errors.ts";
-import { ApiError, statusOf } from "../api/_errors.ts";
+import { ApiError, statusOf } from "../http/errors.ts";
 import type { PageProps } from "./_layout.tsx";
 import { seeOther, type WebCtx } from "./_web.tsx";
 

@@ -10,7 +10,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { isTeam } from "../kv/accounts.ts";
 import { findSession, type Session } from "../kv/sessions.ts";
 import type { Deps } from "../lib/deps.ts";
-import type { AppEnv } from "../api/_api.ts";
+import type { AppEnv } from "../http/router.ts";
 
 const secure = (deps: Deps) => deps.config.baseUrl.startsWith("https:");
 
@@ -30,7 +30,7 @@ export async function readWebSession(deps: Deps, c: Context<AppEnv>): Promise<vo
   c.set("account", found.account);
   c.set("session", { ...found.session, hash: found.hash });
   // A reviewer's or owner's session acts for the team, as their bearer token does on the
-  // team's routes: api/_guards.ts callerOf then makes the same Caller for pages and API.
+  // team's routes: http/guards.ts callerOf then makes the same Caller for pages and API.
   if (isTeam(found.account)) c.set("team", { via: "account", account: found.account });
 }
 

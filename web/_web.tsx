@@ -4,7 +4,7 @@
  * session), the HTML error pages, and the guards pages call.
  *
  * A page file (web/<name>.tsx) exports `(deps) => Hono<AppEnv>` built with `webRouter()`, is
- * listed in api/_areas.ts with mount "/", and `deno task routes` adds its routes to the
+ * listed in routes.ts with mount "/", and `deno task routes` adds its routes to the
  * manifest. Areas register routes only (no `app.use`): per-route middleware goes in the
  * route's own handler list.
  */
@@ -19,9 +19,9 @@ import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
 import { DomainError, tooLarge } from "../lib/errors.ts";
 import { MAX_AVATAR_BYTES } from "../kv/avatars.ts";
 import { errorKind, log, stackFrames } from "../lib/log.ts";
-import { ApiError, STATUS_OF } from "../api/_errors.ts";
+import { ApiError, STATUS_OF } from "../http/errors.ts";
 import type { Deps } from "../lib/deps.ts";
-import type { AppEnv } from "../api/_api.ts";
+import type { AppEnv } from "../http/router.ts";
 import { Layout } from "./_layout.tsx";
 import { readWebSession } from "./_session.ts";
 import { asset } from "./_static.ts";

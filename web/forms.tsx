@@ -7,8 +7,8 @@ import { submitProposal } from "../kv/proposal_changes.ts";
 import { AREAS } from "../kv/proposals.ts";
 import { createRequest, REQUEST_KINDS } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
-import { callerOf, clientOrigin } from "../api/_guards.ts";
-import { ProposalBody, RequestBody } from "../api/_catalogue_inputs.ts";
+import { callerOf, clientOrigin } from "../http/guards.ts";
+import { ProposalBody, RequestBody } from "../http/catalogue_inputs.ts";
 import { emptyView, Field, fields, type FormView, given, submitForm } from "./_form.tsx";
 import { viewer, webRouter } from "./_web.tsx";
 

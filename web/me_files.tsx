@@ -18,9 +18,9 @@ import {
 } from "../kv/files.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
-import { Patch, serveFile, uploadOf } from "../api/_files.ts";
-import { fail, statusOf } from "../api/_errors.ts";
-import { limit } from "../api/_guards.ts";
+import { Patch, serveFile, uploadOf } from "../http/files.ts";
+import { fail, statusOf } from "../http/errors.ts";
+import { limit } from "../http/guards.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { bytes, MeNav, when } from "./_me.tsx";

@@ -1,6 +1,6 @@
 /**
  * The profile (/me/profile): name and profile fields with the API's schema
- * (api/_account_inputs.ts ProfilePatch, kv/profile.ts updateProfile), and the picture: upload
+ * (http/account_inputs.ts ProfilePatch, kv/profile.ts updateProfile), and the picture: upload
  * (a multipart form, capped at the API's size before it is read) and removal (kv/avatars.ts).
  */
 import { type Account, avatarUrl } from "../kv/accounts.ts";
@@ -15,8 +15,8 @@ import { DomainError } from "../lib/errors.ts";
 import { catalogueChanged } from "../kv/catalogue_doc.ts";
 import { PROFILE_ROLES, updateProfile } from "../kv/profile.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ProfilePatch } from "../api/_account_inputs.ts";
-import { fail, statusOf } from "../api/_errors.ts";
+import { ProfilePatch } from "../http/account_inputs.ts";
+import { fail, statusOf } from "../http/errors.ts";
 import { emptyView, fields, type FormView, readBody, submitForm } from "./_form.tsx";
 import { MeNav } from "./_me.tsx";
 import { AVATAR_FORM_LIMIT, capBody, requireAccount, seeOther, webRouter } from "./_web.tsx";

@@ -26,8 +26,8 @@ import { KINDS } from "../lib/targets.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
 import { addService, checkServiceNow, editService, hookUrl } from "../kv/service_changes.ts";
-import { CreateBody, PatchBody } from "../api/_services_inputs.ts";
-import { fail } from "../api/_errors.ts";
+import { CreateBody, PatchBody } from "../http/services_inputs.ts";
+import { fail } from "../http/errors.ts";
 import {
   checked,
   emptyView,

@@ -7,7 +7,7 @@ import { standingOf } from "../kv/accounts.ts";
 import { applyFor, latestApplication } from "../kv/applications.ts";
 import { inviteAddress, invitesBy } from "../kv/invites.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ApplyBody, InviteBody } from "../api/_account_inputs.ts";
+import { ApplyBody, InviteBody } from "../http/account_inputs.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm, TextArea } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";

@@ -21,11 +21,11 @@ import { getStatusPage, MAX_NOTE, publicStatusPage, saveStatusPage } from "../kv
 import type { Deps } from "../lib/deps.ts";
 import { percentText, uptimeBars } from "../lib/svg.ts";
 import { editService } from "../kv/service_changes.ts";
-import { PatchBody } from "../api/_services_inputs.ts";
-import { fail } from "../api/_errors.ts";
-import { limit } from "../api/_guards.ts";
+import { PatchBody } from "../http/services_inputs.ts";
+import { fail } from "../http/errors.ts";
+import { limit } from "../http/guards.ts";
 import { z } from "zod";
-import { oneLine } from "../api/_text.ts";
+import { oneLine } from "../http/text.ts";
 import {
   emptyView,
   ErrorSummary,

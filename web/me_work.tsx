@@ -21,9 +21,9 @@ import {
 import { changeProposal } from "../kv/proposal_changes.ts";
 import { OPEN, proposalsOf } from "../kv/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ModulePatch, ProposalPatch } from "../api/_catalogue_inputs.ts";
-import { callerOf } from "../api/_guards.ts";
-import { fail } from "../api/_errors.ts";
+import { ModulePatch, ProposalPatch } from "../http/catalogue_inputs.ts";
+import { callerOf } from "../http/guards.ts";
+import { fail } from "../http/errors.ts";
 import { z } from "zod";
 import { emailSchema } from "../lib/email.ts";
 import {

@@ -10,7 +10,7 @@ import { RULES } from "../kv/rate_limit.ts";
 import { iso, isoDate } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { displayText } from "../lib/display.ts";
-import { fail } from "../api/_errors.ts";
+import { fail } from "../http/errors.ts";
 import { catalogue } from "./_catalogue.ts";
 import { emptyView, Select } from "./_form.tsx";
 import { U } from "./_layout.tsx";

@@ -13,9 +13,9 @@ import { endSession } from "../kv/sessions.ts";
 import { completeLink, issueLink } from "../kv/sign_in.ts";
 import { signInMail } from "../mail/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../api/_errors.ts";
-import { clientOrigin, limit } from "../api/_guards.ts";
-import { LinkRequest } from "../api/_account_inputs.ts";
+import { fail } from "../http/errors.ts";
+import { clientOrigin, limit } from "../http/guards.ts";
+import { LinkRequest } from "../http/account_inputs.ts";
 import {
   Checkbox,
   checked,

@@ -16,10 +16,10 @@ import { listRequests, setHandled } from "../kv/requests.ts";
 import { listAllServices, serviceView } from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
-import { DecisionBody } from "../api/_account_inputs.ts";
-import { ProposalPatch } from "../api/_catalogue_inputs.ts";
-import { callerOf } from "../api/_guards.ts";
-import { fail } from "../api/_errors.ts";
+import { DecisionBody } from "../http/account_inputs.ts";
+import { ProposalPatch } from "../http/catalogue_inputs.ts";
+import { callerOf } from "../http/guards.ts";
+import { fail } from "../http/errors.ts";
 import {
   emptyView,
   ErrorSummary,

@@ -4,8 +4,8 @@ import { AREAS, MAX_REASON } from "../kv/proposals.ts";
 import { REQUEST_KINDS, type RequestKind } from "../kv/requests.ts";
 import { emailSchema } from "../lib/email.ts";
 import { ChainSchema, MAX_RECORDS, RecordSchema } from "../lib/record_chain.ts";
-import { honeypotField } from "./_guards.ts";
-import { chars, multiLine, oneLine } from "./_text.ts";
+import { honeypotField } from "./guards.ts";
+import { chars, multiLine, oneLine } from "./text.ts";
 
 /**
  * The request schemas of the catalogue's forms, validated by the API's routes

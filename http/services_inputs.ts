@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GROUPS, INTERVALS, PLACES } from "../kv/services.ts";
 import { GRACE_MAX, GRACE_MIN, MAX_CRON } from "../lib/schedule.ts";
-import { multiLine, oneLine } from "./_text.ts";
+import { multiLine, oneLine } from "./text.ts";
 
 /**
  * The request schemas of a watched service, validated by POST/PATCH /api/me/services

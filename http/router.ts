@@ -2,10 +2,10 @@ import { z } from "zod";
 import type { Context } from "hono";
 import type { Account } from "../kv/accounts.ts";
 import type { Session } from "../kv/sessions.ts";
-import { fail } from "./_errors.ts";
-import { type Hook, OpenApiHono } from "./_openapi.ts";
+import { fail } from "./errors.ts";
+import { type Hook, OpenApiHono } from "./openapi.ts";
 
-export { createRoute } from "./_openapi.ts";
+export { createRoute } from "./openapi.ts";
 
 /** What guards put on the request context. */
 export type AppEnv = {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LANGS, PROFILE_ROLES } from "../kv/profile.ts";
 import { canonicalEmail, emailSchema } from "../lib/email.ts";
-import { chars, INVISIBLE_MESSAGE, multiLine, oneLine, visibleText } from "./_text.ts";
+import { chars, INVISIBLE_MESSAGE, multiLine, oneLine, visibleText } from "./text.ts";
 
 /**
  * The request schemas of an account's own things, validated by the API's routes (api/sign_in.ts,

@@ -7,9 +7,9 @@ import { findSession } from "../kv/sessions.ts";
 import { actorOf, type Caller, FRESH_AGE, FRESH_REQUIRED } from "../kv/caller.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "./_errors.ts";
+import { fail } from "./errors.ts";
 import { originSubject } from "../lib/ip.ts";
-import type { AppEnv, Ctx } from "./_api.ts";
+import type { AppEnv, Ctx } from "./router.ts";
 
 export { FRESH_AGE };
 

@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConflictError, isLocked } from "../kv/_atomic.ts";
 import { DomainError, type ErrorKind } from "../lib/errors.ts";
-import { causedByBody } from "./_body.ts";
+import { causedByBody } from "./body.ts";
 
 /**
  * The JSON API's errors: one mapping from domain errors (lib/errors.ts) to `{error, ...extra}`

@@ -3,8 +3,8 @@ import { checkUpload, getFile, MAX_LABEL, readFile, type StoredFile } from "../k
 import type { Deps } from "../lib/deps.ts";
 import { isActiveType, SANDBOX_INLINE, SANDBOX_STRICT } from "../lib/file_kinds.ts";
 import { cleanText, contentDisposition, headerText } from "../lib/file_names.ts";
-import { fail } from "./_errors.ts";
-import { INVISIBLE_MESSAGE, visibleText } from "./_text.ts";
+import { fail } from "./errors.ts";
+import { INVISIBLE_MESSAGE, visibleText } from "./text.ts";
 
 /**
  * What the files API (api/files.ts) and the files page (web/me_files.tsx) both read from a

@@ -4,7 +4,7 @@ import { outboxStats } from "../kv/outbox.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { type Gauge, inFlight, render } from "../lib/metrics.ts";
-import type { AppEnv } from "./_api.ts";
+import type { AppEnv } from "./router.ts";
 
 /** Routes whose requests stream a body into KV: in flight, they are uploads in progress. */
 const UPLOAD_ROUTES = [["PUT", "/api/me/files"], ["POST", "/api/me/avatar"]] as const;
