@@ -123,10 +123,23 @@ export function webMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Text forms: no field of any page takes more (the longest, a journal entry, is 20,000 characters). */
+/**
+ * A text form's body: 64 KiB holds every form's fields at their longest in any script (a
+ * character outside ASCII is up to 9 bytes once urlencoded: 3 UTF-8 bytes, each as %XX), but
+ * for the few in LARGER_FORMS.
+ */
 export const FORM_LIMIT = 64 * 1024;
 /** The picture's own cap plus room for the multipart envelope. */
 export const AVATAR_FORM_LIMIT = MAX_AVATAR_BYTES + FORM_LIMIT;
+/** Forms whose fields together may pass 64 KiB, with their own limits (docs/architecture.md). */
+export const LARGER_FORMS: readonly [RegExp, number][] = [
+  // summary 4,000 + trail 12,000 + records 16,000 characters, ten file rows.
+  [/^\/contribute$/, 512 * 1024],
+  // about 4,000 + note 2,000 + up to 10,000 of lines + facts and the short texts.
+  [/^\/me\/work\/modules\/[^/]+$/, 256 * 1024],
+  // a note of 200 characters for each of 30 services.
+  [/^\/me\/status-page$/, 128 * 1024],
+];
 
 /**
  * The largest body a page path takes; null: the route caps its own stream (the avatar form, to
@@ -134,13 +147,13 @@ export const AVATAR_FORM_LIMIT = MAX_AVATAR_BYTES + FORM_LIMIT;
  */
 export function bodyLimitOf(path: string): number | null {
   if (path === "/me/avatar" || path === "/me/files/upload") return null;
-  return FORM_LIMIT;
+  return LARGER_FORMS.find(([re]) => re.test(path))?.[1] ?? FORM_LIMIT;
 }
 
 const OVER_LIMIT = (limit: number) =>
   limit === AVATAR_FORM_LIMIT
     ? "The picture is over 10 MB. Choose a smaller one."
-    : `This form sent more than ${limit / 1024} KiB, more than any of its fields takes. ` +
+    : `This form sent more than ${limit / 1024} KiB, more than its fields can hold. ` +
       "Shorten the text and send it again.";
 
 /**

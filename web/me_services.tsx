@@ -299,6 +299,7 @@ function HookShown(props: { url: string; intro: Child }) {
         report more; use the ones you need.
       </p>
       <SignalLines hook={props.url} />
+      <ScheduleHelp />
     </section>
   );
 }
