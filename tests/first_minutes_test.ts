@@ -83,3 +83,77 @@ Deno.test("heartbeat lines: the page's lines are docs/operations.md's, with the 
   }
   assert.match(hookPage.text, /Grace is how many minutes late a beat may come/);
 });
+
+Deno.test("display: uptime words agree on both pages; a log sits in its own column; the API badges", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("hb@example.org", { name: "Hana Probe" });
+  const cookie = `session=${token}`;
+  const made = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Backup", check: "webhook:", interval: 5 },
+  });
+  const id = made.body.item.id;
+  const hook = new URL(made.body.hook_url).pathname;
+  for (let i = 0; i < 8; i++) {
+    const r = await t.req("POST", hook, { raw: i === 7 ? "disk 81 % full" : undefined });
+    assert.equal(r.status, 200);
+    t.clock.advance(1000);
+  }
+  const saved = await t.req(
+    "POST",
+    "/me/status-page",
+    post({ enabled: "on", title: "Hana's", [`show-${id}`]: "on" }, cookie),
+  );
+  assert.equal(saved.status, 303, saved.text);
+  const words = async () => {
+    const mine = await t.req("GET", `/me/services/${id}`, { headers: { cookie } });
+    const pub = await t.req("GET", "/status/hana-probe");
+    assert.equal(pub.status, 200);
+    return {
+      mine: mine.text.match(/Uptime: ([^<]*?) <span/)![1],
+      pub: pub.text.match(/ · 90-day uptime: ([^<]*)</)![1],
+      page: mine.text,
+    };
+  };
+  const first = await words();
+  assert.equal(first.mine, first.pub);
+  assert.match(first.mine, /^not measured yet/);
+  // The log of the last beat is in the Log column, not under the status.
+  assert.match(
+    first.page,
+    /<th scope="col">Status<\/th><th scope="col">Log<\/th>/,
+  );
+  assert.match(first.page, /<summary>Show the log<\/summary><pre>disk 81 % full<\/pre>/);
+  t.clock.advance(6 * 60_000);
+  const { MINUTELY, runJobs } = await import("../jobs/mod.ts");
+  await runJobs(t.deps, MINUTELY);
+  const later = await words();
+  assert.equal(later.mine, later.pub);
+
+  // The API reference's version badges are <pre> in Swagger UI's pill: the page's pre
+  // background must not cover their white text.
+  const css = await Deno.readTextFile(new URL("../web/static/site.css", import.meta.url));
+  assert.match(css, /\.swagger-ui \.info \.title small pre \{\s*background: transparent;/);
+});
+
+Deno.test("files page: a refused file lists the accepted endings, in words", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("fi@example.org", { name: "Fi" });
+  const page = await t.req("GET", "/me/files", { headers: { cookie: `session=${token}` } });
+  assert.match(page.text, /<summary>Which endings are accepted\?<\/summary><p>\.pdf, \.doc, /);
+  const refused = await t.app.request("/me/files/upload", {
+    method: "POST",
+    headers: {
+      origin: "http://test.local",
+      cookie: `session=${token}`,
+      "x-file-name": "setup.exe",
+      "content-length": "2",
+      "content-type": "application/octet-stream",
+    },
+    body: "MZ",
+  });
+  assert.equal(refused.status, 415);
+  const { error } = await refused.json();
+  assert.match(error, /^Files ending in \.exe are not accepted\. Accepted endings: \.pdf, \.doc, /);
+  assert.doesNotMatch(error, /accepted lists|X-File/);
+});

@@ -25,6 +25,30 @@ import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } f
 import { U } from "./_layout.tsx";
 import { bytes, MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { FILE_KINDS } from "../lib/file_kinds.ts";
+import { DomainError } from "../lib/errors.ts";
+
+/** Every accepted ending, as the page lists them. */
+const ENDINGS = Object.keys(FILE_KINDS).map((e) => `.${e}`).join(", ");
+
+/**
+ * What the files page says when an upload is refused: the API's message names headers
+ * ("X-File-Name: ...") and JSON fields ("accepted lists the endings"); a person gets the
+ * endings themselves and the field as the page names it.
+ */
+function uploadRefusal(err: Error): string {
+  if (err instanceof DomainError && err.kind === "unsupported") {
+    const ext = typeof err.extra.ext === "string" ? err.extra.ext : null;
+    return (ext
+      ? `Files ending in .${ext} are not accepted.`
+      : "The file's name needs an ending that tells its kind, such as .pdf or .png.") +
+      ` Accepted endings: ${ENDINGS}.`;
+  }
+  const text = err.message.replace(/^X-File-Name: /, "File name: ")
+    .replace(/^X-File-Label: /, "Title: ");
+  const t = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
 
 const fileId = (c: WebCtx) => Number(c.req.param("id"));
 
@@ -56,8 +80,16 @@ export function filePages(deps: Deps) {
         >
           <div class="field">
             <label for="f-file">File</label>
-            <p class="hint" id="f-file-hint">Up to {bytes(MAX_FILE)}; its ending says its kind.</p>
+            <p class="hint" id="f-file-hint">
+              Up to{" "}
+              {bytes(MAX_FILE)}. The ending of the file's name (.pdf, .png, …) tells its kind; files
+              with other endings are refused.
+            </p>
             <input id="f-file" type="file" name="file" aria-describedby="f-file-hint" />
+            <details>
+              <summary>Which endings are accepted?</summary>
+              <p>{ENDINGS}.</p>
+            </details>
           </div>
           <div class="field">
             <label for="f-label">Title (optional)</label>
@@ -172,7 +204,7 @@ export function filePages(deps: Deps) {
       if (!status) throw err;
       // The rest of a refused body is not read.
       await c.req.raw.body?.cancel().catch(() => {});
-      return c.json({ error: (err as Error).message }, status as 400);
+      return c.json({ error: uploadRefusal(err as Error) }, status as 400);
     }
   });
 

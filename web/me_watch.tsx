@@ -19,7 +19,7 @@ import { RULES } from "../kv/rate_limit.ts";
 import { listServices, removeChannel, rotateBadge } from "../kv/services.ts";
 import { getStatusPage, MAX_NOTE, publicStatusPage, saveStatusPage } from "../kv/status_page.ts";
 import type { Deps } from "../lib/deps.ts";
-import { percentText, uptimeBars } from "../lib/svg.ts";
+import { uptimeBars } from "../lib/svg.ts";
 import { editService } from "../kv/service_changes.ts";
 import { PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
@@ -39,6 +39,7 @@ import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { StateBadge } from "./me_services.tsx";
+import { uptimeWords } from "./_watch.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/flash.ts";
 
@@ -335,8 +336,8 @@ export function watchPages(deps: Deps) {
               <U>{s.name}</U>
             </h2>
             <p>
-              <StateBadge state={s.state} /> {words[s.state]}
-              · 90-day uptime: {s.uptime === null ? "no data yet" : percentText(s.uptime)}
+              <StateBadge state={s.state} /> {words[s.state]} · 90-day uptime:{" "}
+              {uptimeWords(s.uptime)}
             </p>
             {s.note
               ? (
