@@ -69,6 +69,10 @@ export const AREAS = {
     mount: "/",
     load: () => import("./web/modules.tsx").then((m) => m.modulePages),
   },
+  web_status: {
+    mount: "/",
+    load: () => import("./web/status.tsx").then((m) => m.statusPages),
+  },
   web_public: {
     mount: "/",
     load: () => import("./web/public.tsx").then((m) => m.publicPages),

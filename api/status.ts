@@ -11,10 +11,20 @@ import type { Deps } from "../lib/deps.ts";
 import { badge } from "../lib/svg.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
 import { fail } from "../http/errors.ts";
-import { requireToken } from "../http/guards.ts";
+import { clientOrigin, limit, requireToken } from "../http/guards.ts";
+import { confirmFollow, followerCount, requestFollow, unfollow } from "../kv/followers.ts";
+import { RULES } from "../kv/rate_limit.ts";
+import { deleteNote, listNotes, NOTE_KINDS, noteView, postNote } from "../kv/status_notes.ts";
+import { FollowBody, FollowToken, NoteBody } from "../http/services_inputs.ts";
 import { multiLine, oneLine } from "../http/text.ts";
 
 const State = z.enum(["ok", "warn", "off", "wait"]);
+const NoteSchema = z.object({
+  id: z.number(),
+  kind: z.enum(NOTE_KINDS),
+  text: z.string(),
+  at: z.string().meta({ description: "When it was posted (ISO 8601)" }),
+}).meta({ id: "StatusNote" });
 const PageSettings = z.object({
   enabled: z.boolean(),
   title: oneLine(80).default(""),
@@ -36,7 +46,16 @@ const PublicPageSchema = z.object({
     days: z.array(z.object({ date: z.string(), uptime: z.number().nullable() })),
     note: z.string(),
   })),
+  notes: z.array(NoteSchema).meta({
+    description: "Incident notes of the last 90 days, newest first",
+  }),
 }).meta({ id: "StatusPage" });
+const Slug = z.object({ slug: z.string().max(100) });
+const Ok = z.object({ ok: z.literal(true) });
+const PageRef = z.object({
+  ok: z.literal(true),
+  path: z.string().meta({ description: "The status page followed" }),
+});
 
 /** Status pages (/status/<slug>) and service badges; see kv/status_page.ts. */
 export function statusRoutes(deps: Deps) {
@@ -50,10 +69,14 @@ export function statusRoutes(deps: Deps) {
       title: p?.title ?? "",
       services: p?.services ?? [],
       path: `/status/${slug}`,
+      followers: await followerCount(deps.kv, account),
     };
   };
   const SettingsAnswer = PageSettings.extend({
     path: z.string().meta({ description: "Where the page is (while enabled)" }),
+    followers: z.number().int().meta({
+      description: "How many follow the page by mail (confirmed); never who",
+    }),
   });
 
   app.openapi(
@@ -97,7 +120,7 @@ export function statusRoutes(deps: Deps) {
       path: "/status/{slug}",
       tags: ["public"],
       summary: "An account's public status page: chosen services, state, 90 days, notes",
-      request: { params: z.object({ slug: z.string().max(100) }) },
+      request: { params: Slug },
       responses: { 200: json(PublicPageSchema), ...errors(404) },
     }),
     async (c) => {
@@ -107,6 +130,107 @@ export function statusRoutes(deps: Deps) {
       return c.json(page, 200);
     },
   );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me/status-page/notes",
+      tags: ["services"],
+      summary: "The incident notes of the caller's status page (90 days, newest first)",
+      security: bearer,
+      middleware: auth,
+      responses: { 200: json(z.object({ items: z.array(NoteSchema) })), ...errors(401) },
+    }),
+    async (c) => {
+      const notes = await listNotes(deps.kv, c.get("account").id, deps.clock.now());
+      return c.json({ items: notes.map(noteView) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/status-page/notes",
+      tags: ["services"],
+      summary: "Post an incident note on the status page; it is mailed to the followers",
+      security: bearer,
+      middleware: auth,
+      request: body(NoteBody),
+      responses: { 201: json(z.object({ item: NoteSchema })), ...errors(400, 401, 429) },
+    }),
+    async (c) => {
+      const note = await postNote(deps, c.get("account").id, c.req.valid("json"));
+      return c.json({ item: noteView(note) }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/me/status-page/notes/{id}",
+      tags: ["services"],
+      summary: "Delete an incident note",
+      security: bearer,
+      middleware: auth,
+      request: { params: z.object({ id: idParam }) },
+      responses: { 200: json(Ok), ...errors(401, 404) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      if (!await deleteNote(deps.kv, c.get("account").id, id)) fail(404, "no such note");
+      return c.json({ ok: true as const }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/status/{slug}/follow",
+      tags: ["public"],
+      summary: "Follow a status page by mail: mails a confirmation link to the address",
+      description: "The same answer whether or not the address follows already. At most " +
+        `${RULES.followByAddress.max} an hour per address and ${RULES.followByOrigin.max} ` +
+        "per client address.",
+      request: { params: Slug, ...body(FollowBody) },
+      responses: {
+        202: json(z.object({ ok: z.literal(true), sent: z.literal(true) }), "Link mailed"),
+        ...errors(400, 404, 429),
+      },
+    }),
+    async (c) => {
+      const { email } = c.req.valid("json");
+      await limit(deps, RULES.followByOrigin, clientOrigin(deps, c));
+      await limit(deps, RULES.followByAddress, email);
+      await requestFollow(deps, c.req.valid("param").slug, email);
+      return c.json({ ok: true as const, sent: true as const }, 202);
+    },
+  );
+
+  // The buttons of the mailed links: confirm a follow, or end it (the address is deleted).
+  const links = [
+    ["confirm", "Confirm a follow with the token of the mailed link", confirmFollow],
+    [
+      "unfollow",
+      "Stop following, with the token of a mail's unfollow link: the address is deleted",
+      unfollow,
+    ],
+  ] as const;
+  for (const [step, summary, act] of links) {
+    app.openapi(
+      createRoute({
+        method: "post",
+        path: `/status/{slug}/${step}`,
+        tags: ["public"],
+        summary,
+        request: { params: Slug, ...body(FollowToken) },
+        responses: { 200: json(PageRef), ...errors(400, 410) },
+      }),
+      async (c) => {
+        const { slug } = await act(deps, c.req.valid("json").token);
+        return c.json({ ok: true as const, path: `/status/${slug}` }, 200);
+      },
+    );
+  }
 
   app.openapi(
     createRoute({

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { GROUPS, INTERVALS, PLACES } from "../kv/services.ts";
 import { GRACE_MAX, GRACE_MIN, MAX_CRON } from "../lib/schedule.ts";
+import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status_notes.ts";
+import { emailSchema } from "../lib/email.ts";
 import { multiLine, oneLine } from "./text.ts";
 
 /**
@@ -70,3 +72,17 @@ export const PatchBody = z.object({
   kind: fixed.optional(),
   target: fixed.optional(),
 }).meta({ id: "ServicePatch" });
+
+/** An incident note of the status page (POST /api/me/status-page/notes, /me/status-page). */
+export const NoteBody = z.object({
+  kind: z.enum(NOTE_KINDS).meta({
+    description: "investigating, identified or resolved; note: free text without a label",
+  }),
+  text: multiLine(MAX_NOTE_TEXT, 1),
+}).meta({ id: "StatusNoteInput" });
+
+/** Following a status page by mail (POST /api/status/{slug}/follow, /status/<slug>). */
+export const FollowBody = z.object({ email: emailSchema }).meta({ id: "FollowInput" });
+
+/** The token of a mailed follow link (confirmation or unfollow). */
+export const FollowToken = z.object({ token: z.string().min(1).max(200) });

@@ -18,6 +18,7 @@ function job<M>(name: string, load: () => Promise<M>, pick: (m: M) => Job["run"]
 /** Run by the minutely cron (main.ts); each job is independent of the others. */
 export const MINUTELY: Job[] = [
   job("outbox", () => import("./outbox.ts"), (m) => m.outboxJob),
+  job("follow-mail", () => import("./follow_mail.ts"), (m) => m.followMailJob),
   job("chain-trail", () => import("./chain_trail.ts"), (m) => m.chainTrailJob),
   job("sweep-rates", () => import("./sweep_rates.ts"), (m) => m.sweepRatesJob),
   job("checks", () => import("./checks.ts"), (m) => m.checksJob),

@@ -25,7 +25,8 @@ export type IdKind =
   | "file"
   | "request"
   | "proposal"
-  | "channel";
+  | "channel"
+  | "status_note";
 
 export interface IdClaim {
   id: number;

@@ -151,3 +151,10 @@ export async function dropMailAbout(kv: Deno.Kv, email: string): Promise<void> {
     if (about(e.value, email)) await kv.delete(e.key);
   }
 }
+
+/** Removes queued mail to an address whose text holds `mark` (a followed page's erasure). */
+export async function dropMailTo(kv: Deno.Kv, email: string, mark: string): Promise<void> {
+  for await (const e of kv.list<QueuedMail>({ prefix: ["outbox"] })) {
+    if (e.value.to === email && e.value.text.includes(mark)) await kv.delete(e.key);
+  }
+}

@@ -4,6 +4,7 @@ import { filesPart } from "./parts/files.ts";
 import { formsPart } from "./parts/forms.ts";
 import { mailPart } from "./parts/mail.ts";
 import { servicesPart } from "./parts/services.ts";
+import { statusPart } from "./parts/status.ts";
 
 /**
  * Each area of the service that holds data about an account says here what it exports,
@@ -18,6 +19,7 @@ export const accountParts: AccountPart[] = [
   accountsPart,
   cataloguePart,
   servicesPart,
+  statusPart,
   filesPart,
   formsPart,
   mailPart,

@@ -32,6 +32,11 @@ export const RULES = {
   proposalByOrigin: hourly("proposal_origin", 5),
   // Not in SPEC.md: invitations mail strangers, so they are bounded like link requests.
   invite: hourly("invite", 20),
+  // Not in SPEC.md: following a status page mails a confirmation link to the address given,
+  // and each incident note mails every follower.
+  followByAddress: hourly("follow_address", 3),
+  followByOrigin: hourly("follow_origin", 5),
+  notes: hourly("status_notes", 20),
 } as const satisfies Record<string, Rule>;
 
 export interface Verdict {

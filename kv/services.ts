@@ -33,6 +33,8 @@ import {
 } from "./hooks.ts";
 import { addDuration, emptyDay, eraseHistory, readDay, recordChange } from "./history.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
+import { queueFanout } from "./fanouts.ts";
+import { runFanout } from "./followers.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
 /**
@@ -663,6 +665,10 @@ function alertPayload(
   };
 }
 
+/** Queues the mail to the followers of a status page that may list the service. */
+const followersAlert = (op: Deno.AtomicOperation, s: Service, alert: "off" | "back", now: number) =>
+  queueFanout(op, s.account, { kind: "service", service: s.id, name: s.name, state: alert }, now);
+
 /** Off and back mails: never for the first result, never repeated while a state holds. */
 function alertFor(s: Service, next: State): "off" | "back" | null {
   if (!s.alerts) return null;
@@ -687,9 +693,11 @@ export async function recordResult(
   const acc = (await getAccount(kv, account)).value;
   const mails: string[] = [];
   const posts: string[] = [];
+  const fanouts: string[] = [];
   const saved = await transact(async () => {
     mails.length = 0;
     posts.length = 0;
+    fanouts.length = 0;
     const entry = await getService(kv, account, id);
     const old = entry.value;
     if (!old) return { op: null, result: null };
@@ -714,6 +722,7 @@ export async function recordResult(
     if (alert && acc) {
       mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, s.last!.status, now), now));
     }
+    if (alert) fanouts.push(followersAlert(op, s, alert, now));
     if (next.expiry !== null && s.alerts && acc && s.cert) {
       const mail = expiryMail(deps, acc.email, s, next.expiry, s.cert.expires);
       mails.push(enqueueMail(op, mail, now));
@@ -738,6 +747,7 @@ export async function recordResult(
   await Promise.all([
     mails.length ? deliver(deps, mails) : null,
     posts.length ? deliverPosts(deps, posts) : null,
+    ...fanouts.map((id) => runFanout(deps, id)),
   ]);
   return saved;
 }
@@ -753,9 +763,11 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
   const acc = (await getAccount(kv, claimed.account)).value;
   const mails: string[] = [];
   const posts: string[] = [];
+  const fanouts: string[] = [];
   await transact(async () => {
     mails.length = 0;
     posts.length = 0;
+    fanouts.length = 0;
     const [entry, pulse] = await Promise.all([
       getService(kv, claimed.account, claimed.id),
       getPulse(kv, claimed.account, claimed.id),
@@ -815,6 +827,7 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     if (alert && acc) {
       mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, status, now), now));
     }
+    if (alert) fanouts.push(followersAlert(op, s, alert, now));
     if (alert && s.channels?.length) {
       const chans = await channelsOf(kv, s.account, s.channels);
       posts.push(...enqueuePosts(op, chans, alertPayload(deps, s, alert, status, now), now));
@@ -824,6 +837,7 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
   await Promise.all([
     mails.length ? deliver(deps, mails) : null,
     posts.length ? deliverPosts(deps, posts) : null,
+    ...fanouts.map((id) => runFanout(deps, id)),
   ]);
   await trimEvents(kv, claimed.account, claimed.id);
 }

@@ -12,12 +12,16 @@ import {
   type State,
 } from "./services.ts";
 import { getPulse } from "./hooks.ts";
+import { listNotes, noteView } from "./status_notes.ts";
+import { getStatusPage, putStatusPage, type StatusPage } from "./status_settings.ts";
+
+export { getStatusPage, type StatusPage };
 
 /**
- * Public faces of watched services: an account's status page and per-service badges.
- * Key layout:
- *   ["status_pages", account_id]      -> StatusPage {enabled, title, services: [{id, note}]}
- * (A badge's address is the service's `badge` token, indexed by kv/services.ts.)
+ * Public faces of watched services: an account's status page and per-service badges. No key
+ * of its own: the page's settings are kv/status_settings.ts's, its incident notes
+ * kv/status_notes.ts's, its followers kv/followers.ts's; a badge's address is the service's
+ * `badge` token, indexed by kv/services.ts.
  * The page lives at /status/<account slug> (it follows the slug when the name changes).
  * Neither shows a target, a hook key or a status text: only the name, the state, the daily
  * bars, the uptime and the note the owner wrote. A badge token is kept as it is: it grants
@@ -27,18 +31,7 @@ import { getPulse } from "./hooks.ts";
 
 export const MAX_NOTE = 200;
 
-export interface StatusPage {
-  enabled: boolean;
-  title: string;
-  services: { id: number; note: string }[];
-}
-
-const pageKey = (account: number) => ["status_pages", account] as const;
 export const BADGE_RE = /^[A-Za-z0-9_-]{22}$/;
-
-export async function getStatusPage(kv: Deno.Kv, account: number): Promise<StatusPage | null> {
-  return (await kv.get<StatusPage>(pageKey(account))).value;
-}
 
 /** Stores the page's settings; every service listed must be the account's. */
 export async function saveStatusPage(
@@ -53,7 +46,7 @@ export async function saveStatusPage(
     if (seen.has(s.id)) invalid(`services: ${s.id} is listed twice`, "services");
     seen.add(s.id);
   }
-  await deps.kv.set(pageKey(account), page);
+  await putStatusPage(deps.kv, account, page);
   return page;
 }
 
@@ -69,6 +62,8 @@ export interface PublicPage {
   title: string;
   owner: string;
   services: PublicService[];
+  /** Incident notes of the last 90 days, newest first. */
+  notes: ReturnType<typeof noteView>[];
 }
 
 /** What a service shows in public: name, state, 90 daily bars, uptime, the owner's note. */
@@ -98,7 +93,8 @@ export async function publicStatusPage(deps: Deps, slug: string): Promise<Public
     const s = (await getService(deps.kv, account.id, id)).value;
     if (s) services.push(await publicService(deps, s, note));
   }
-  return { title: page.title || account.name, owner: account.name, services };
+  const notes = (await listNotes(deps.kv, account.id, deps.clock.now())).map(noteView);
+  return { title: page.title || account.name, owner: account.name, services, notes };
 }
 
 /** The badge of a token: the service's name and state now; null when unknown. */
@@ -113,9 +109,4 @@ export async function badgeOf(
     ? pulseState(await getPulse(deps.kv, s.account, s.id), s, deps.clock.now())
     : s.last?.state ?? "wait";
   return { name: s.name, state };
-}
-
-/** Removes the account's status page (erasure). Badges go with their services. */
-export async function eraseStatusPage(kv: Deno.Kv, account: number): Promise<void> {
-  await kv.delete(pageKey(account));
 }

@@ -52,6 +52,11 @@ const EXPORTED_IN: Record<string, string> = {
   channels: "channels",
   channel_outbox: "channels (queued)",
   status_pages: "status_page",
+  status_notes: "status_notes",
+  followers: "status_followers (the count only: the addresses are the followers')",
+  follower_count: "status_followers (count)",
+  follow_tokens: "status_followers (their links, hashed)",
+  follow_fanout: "status_notes (a note's mail to the followers, while it is sent)",
   service_badges: "services (badge_path)",
   files: "files",
   file_chunks: "files (link and sha256)",
@@ -77,6 +82,11 @@ const EXPORTED_IN: Record<string, string> = {
  * `*`), and why. Everything else (every text, every time) must appear in the export.
  */
 const NOT_REPEATED: Record<string, string> = {
+  "followers:email": "a follower's address is theirs, not the page owner's: counted only",
+  "followers:created": "when a follower asked: theirs, counted only",
+  "followers:confirmed": "when a follower confirmed: theirs, counted only",
+  "follow_tokens:purpose": "a follower's link: theirs (hashed), counted only",
+  "follow_tokens:expires": "a follower's link: theirs (hashed), counted only",
   "proposals:decisions.*.actor": "which team member decided: the team's own record (the " +
     "decision, its time and reason are exported)",
 };
@@ -166,6 +176,20 @@ Deno.test("data rights: the export holds every KV record about the account; eras
   await ada.inviteDora(t, token, "Hello from snollygoster land");
   // A watched service with a heartbeat.
   await ada.heartbeatWith(t, token, "bumfuzzle");
+  // A published status page with an incident note and a follower.
+  const page = await t.req("PUT", "/api/me/status-page", { token, body: { enabled: true } });
+  ok(page);
+  const api = `/api${page.body.path}`;
+  ok(await t.req("POST", `${api}/follow`, { body: { email: "fan@x.test" } }), 202);
+  const link = t.mail.last("fan@x.test")!.text.match(/confirm\?token=([0-9.A-Za-z_-]+)/)!;
+  ok(await t.req("POST", `${api}/confirm`, { body: { token: link[1] } }));
+  ok(
+    await t.req("POST", "/api/me/status-page/notes", {
+      token,
+      body: { kind: "identified", text: "Skedaddle outage" },
+    }),
+    201,
+  );
   // A stored file.
   const bytes = await ada.storeNotes(t, token);
   // A request through the public form, while the relay is down: her receipt and the team's
@@ -325,6 +349,9 @@ Deno.test("data rights: the export holds every KV record about the account; eras
       "proposal_data",
       "points",
       "modules",
+      "status_notes",
+      "followers",
+      "follow_tokens",
     ]
   ) {
     assert.ok(prefixes.has(p), `scan found ${p}`);

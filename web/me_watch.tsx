@@ -1,10 +1,9 @@
 /**
  * Monitoring pages next to /me/services: alert channels (/me/channels), the status page's
- * settings (/me/status-page), a service's channel choice and badge, and the public status
- * page (/status/<slug>). The same domain functions as /api/me/channels, /api/me/status-page
- * and /api/status/<slug> (kv/channels.ts, kv/status_page.ts).
+ * settings and incident notes (/me/status-page), a service's channel choice and badge. The
+ * same domain functions as /api/me/channels and /api/me/status-page (kv/channels.ts,
+ * kv/status_page.ts, kv/status_notes.ts). The public page is web/status.tsx.
  */
-import { raw } from "hono/html";
 import { isOwner } from "../kv/accounts.ts";
 import {
   channelView,
@@ -17,11 +16,20 @@ import {
 } from "../kv/channels.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { listServices, removeChannel, rotateBadge } from "../kv/services.ts";
-import { getStatusPage, MAX_NOTE, publicStatusPage, saveStatusPage } from "../kv/status_page.ts";
+import { getStatusPage, MAX_NOTE, saveStatusPage } from "../kv/status_page.ts";
+import {
+  deleteNote,
+  listNotes,
+  MAX_NOTE_TEXT,
+  NOTE_KINDS,
+  noteView,
+  postNote,
+} from "../kv/status_notes.ts";
+import { followerCount } from "../kv/followers.ts";
+import { noteWord } from "../mail/status.ts";
 import type { Deps } from "../lib/deps.ts";
-import { uptimeBars } from "../lib/svg.ts";
 import { editService } from "../kv/service_changes.ts";
-import { PatchBody } from "../http/services_inputs.ts";
+import { NoteBody, PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { z } from "zod";
@@ -30,6 +38,7 @@ import {
   emptyView,
   ErrorSummary,
   Field,
+  fields,
   type FormView,
   readBody,
   readForm,
@@ -38,8 +47,6 @@ import {
 import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
-import { StateBadge } from "./me_services.tsx";
-import { uptimeWords } from "./_watch.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/flash.ts";
 
@@ -230,10 +237,19 @@ export function watchPages(deps: Deps) {
 
   // ---- the status page's settings ----
 
-  const settingsPage = async (c: WebCtx, error?: string, saved = false) => {
+  const NOTE_LABELS = { kind: "Kind of note", text: "Note text" };
+  const settingsPage = async (
+    c: WebCtx,
+    error?: string,
+    saved = false,
+    noteForm: FormView = emptyView({ kind: "investigating" }),
+  ) => {
     const me = requireAccount(c);
     const page = await getStatusPage(deps.kv, me.id);
-    const notes = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
+    const followers = await followerCount(deps.kv, me.id);
+    const notes = (await listNotes(deps.kv, me.id, deps.clock.now())).map(noteView);
+    const N = fields(noteForm, NOTE_LABELS);
+    const shown = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
     const services = await listServices(deps.kv, me.id);
     return (
       <>
@@ -265,7 +281,7 @@ export function watchPages(deps: Deps) {
                   type="checkbox"
                   id={`s-${s.id}`}
                   name={`show-${s.id}`}
-                  checked={notes.has(s.id)}
+                  checked={shown.has(s.id)}
                 />
                 <label for={`s-${s.id}`}>
                   <U>{s.name}</U>
@@ -275,16 +291,78 @@ export function watchPages(deps: Deps) {
                   id={`n-${s.id}`}
                   name={`note-${s.id}`}
                   maxlength={MAX_NOTE}
-                  value={notes.get(s.id) ?? ""}
+                  value={shown.get(s.id) ?? ""}
                 />
               </div>
             ))}
           </fieldset>
           <button type="submit">Save status page</button>
         </form>
+        <p>
+          {followers === 1 ? "1 person follows" : `${followers} people follow`}{" "}
+          this page by mail. Who they are is not shown to you.
+        </p>
+        <h2 id="notes">Incident notes</h2>
+        <p>
+          Short notes shown newest first on the page for 90 days and mailed to its followers.
+        </p>
+        {c.req.query("posted") ? <p class="notice" role="status">Note posted.</p> : null}
+        <form method="post" action="/me/status-page/notes" novalidate>
+          <N.Summary />
+          <N.Select
+            name="kind"
+            options={NOTE_KINDS.map((k) => [k, k === "note" ? "Note (free text)" : noteWord(k)])}
+          />
+          <N.TextArea name="text" rows={3} maxlength={MAX_NOTE_TEXT} required />
+          <button type="submit">Post note</button>
+        </form>
+        {notes.length
+          ? (
+            <ol class="timeline">
+              {notes.map((n) => (
+                <li>
+                  <p>
+                    <time datetime={n.at}>{when(Date.parse(n.at))}</time> ·{" "}
+                    <strong>{noteWord(n.kind)}</strong>
+                  </p>
+                  <p>
+                    <U>{n.text}</U>
+                  </p>
+                  <form
+                    method="post"
+                    action={`/me/status-page/notes/${n.id}/delete`}
+                    class="inline"
+                    data-confirm="Delete this note?"
+                  >
+                    <button type="submit" class="danger">Delete note</button>
+                  </form>
+                </li>
+              ))}
+            </ol>
+          )
+          : <p>No notes in the last 90 days.</p>}
       </>
     );
   };
+
+  app.post("/me/status-page/notes", async (c) => {
+    const me = requireAccount(c);
+    return await submitForm(c, {
+      schema: NoteBody,
+      act: async (input) => {
+        await postNote(deps, me.id, input);
+        return "/me/status-page?posted=1#notes";
+      },
+      show: (view) => settingsPage(c, undefined, false, view),
+      page: { title: "Status page" },
+    });
+  });
+
+  app.post("/me/status-page/notes/:id{[0-9]{1,15}}/delete", async (c) => {
+    const me = requireAccount(c);
+    if (!await deleteNote(deps.kv, me.id, idOf(c))) fail(404, "no such note");
+    return seeOther(c, "/me/status-page#notes");
+  });
 
   app.get("/me/status-page", async (c) => {
     return c.render(await settingsPage(c, undefined, c.req.query("saved") === "1"), {
@@ -315,43 +393,6 @@ export function watchPages(deps: Deps) {
     }
     await saveStatusPage(deps, me.id, { enabled: f.enabled === "on", title, services });
     return seeOther(c, "/me/status-page?saved=1");
-  });
-
-  // ---- the public status page ----
-
-  app.get("/status/:slug{[a-z0-9-]{1,100}}", async (c) => {
-    const page = await publicStatusPage(deps, c.req.param("slug"));
-    if (!page) fail(404, "no such status page");
-    const words = { ok: "up", warn: "late", off: "down", wait: "no data yet" } as const;
-    c.header("Cache-Control", "public, max-age=60");
-    return c.render(
-      <>
-        <h1>
-          <U>{page.title}</U>
-        </h1>
-        {page.services.length ? null : <p>No services listed yet.</p>}
-        {page.services.map((s) => (
-          <section>
-            <h2>
-              <U>{s.name}</U>
-            </h2>
-            <p>
-              <StateBadge state={s.state} /> {words[s.state]} · 90-day uptime:{" "}
-              {uptimeWords(s.uptime)}
-            </p>
-            {s.note
-              ? (
-                <p class="notice">
-                  <U>{s.note}</U>
-                </p>
-              )
-              : null}
-            <figure>{raw(uptimeBars(s.days))}</figure>
-          </section>
-        ))}
-      </>,
-      { title: `${page.title}: status`, description: `Service status of ${page.owner}` },
-    );
   });
 
   return app;

@@ -2,7 +2,7 @@ import { iso } from "../../lib/clock.ts";
 import { withDurations } from "../../lib/runs.ts";
 import { eraseChannels, listChannels, listPostsOf } from "../channels.ts";
 import { readHistory } from "../history.ts";
-import { eraseStatusPage, getStatusPage } from "../status_page.ts";
+import { eraseStatusPage, getStatusPage } from "../status_settings.ts";
 import { listEvents } from "../hooks.ts";
 import type { AccountPart } from "./_part.ts";
 import { countServices, eraseServices, listServices, serviceView } from "../services.ts";

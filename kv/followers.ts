@@ -1,0 +1,310 @@
+import { DAY, HOUR } from "../lib/clock.ts";
+import { randomToken, sha256hex } from "../lib/crypto.ts";
+import type { Deps } from "../lib/deps.ts";
+import { gone, notFound } from "../lib/errors.ts";
+import type { Mail } from "../lib/mail.ts";
+import { followConfirmMail, followNoteMail, followServiceMail } from "../mail/status.ts";
+import { validity } from "../mail/sign_in.ts";
+import { transact } from "./_atomic.ts";
+import { type Account, accountBySlug, getAccount } from "./accounts.ts";
+import { advanceFanout, dropFanout, type Fanout, getFanout, listFanouts } from "./fanouts.ts";
+import { deliver, dropMailTo, enqueueMail } from "./outbox.ts";
+import { getStatusPage, type StatusPage } from "./status_settings.ts";
+
+/**
+ * Followers of a status page: people without an account who get a mail when a service the
+ * page lists goes off or comes back and when the owner posts a note (kv/status_notes.ts).
+ * Key layout:
+ *   ["followers", account_id, address_hash] -> Follower (the address, kept only to mail it)
+ *   ["follower_count", account_id]          -> KvU64, confirmed followers (the owner sees it)
+ *   ["follow_tokens", account_id, token_hash] -> FollowToken: a confirmation link, or the
+ *                                              unfollow link of one mail
+ * A token reads "<account id>.<random>", so its record is found under the account and goes
+ * with the account's erasure.
+ * A follow is confirmed through the mailed link (a page with a button: a scanner opening the
+ * link confirms nothing); unconfirmed ones count for nothing and are gone after 7 days (the
+ * value's `expires` decides, expireIn cleans up). Only hashes of tokens are stored, so every
+ * mail carries an unfollow token of its own; a token outlives its follower harmlessly (it
+ * holds no address). The address is in no log line and leaves with the unfollow.
+ */
+
+export const PENDING_LIFE = 7 * DAY;
+const UNFOLLOW_LIFE = 180 * DAY;
+/** Followers mailed per atomic: a mail and a token each. */
+const BATCH = 25;
+
+export interface Follower {
+  email: string;
+  created: number;
+  /** When the link was confirmed; null while pending. */
+  confirmed: number | null;
+  /** A pending follow's end; null once confirmed. */
+  expires: number | null;
+  /** Hash of the pending follow's confirmation token. */
+  confirm: string | null;
+}
+
+interface FollowToken {
+  account: number;
+  follower: string;
+  purpose: "confirm" | "unfollow";
+  expires: number;
+}
+
+const followerKey = (account: number, address: string) => ["followers", account, address] as const;
+const countKey = (account: number) => ["follower_count", account] as const;
+const tokenKey = (account: number, hash: string) => ["follow_tokens", account, hash] as const;
+const TOKEN_RE = /^([1-9][0-9]{0,15})\.[A-Za-z0-9_-]{20,100}$/;
+
+/** A new token of the account: the string to mail and its record's key. */
+function newToken(account: number) {
+  const token = `${account}.${randomToken(32)}`;
+  return { token, key: tokenKey(account, sha256hex(token)) };
+}
+const addressOf = (email: string) => sha256hex(`follow:${email}`).slice(0, 40);
+
+const pageUrl = (deps: Deps, slug: string) => `${deps.config.baseUrl}/status/${slug}`;
+export const confirmUrl = (deps: Deps, slug: string, token: string) =>
+  `${pageUrl(deps, slug)}/confirm?token=${encodeURIComponent(token)}`;
+export const unfollowUrl = (deps: Deps, slug: string, token: string) =>
+  `${pageUrl(deps, slug)}/unfollow?token=${encodeURIComponent(token)}`;
+
+/** The page's title as shown: its own, or the owner's name. */
+const titleOf = (page: StatusPage, owner: Account) => page.title || owner.name;
+
+/** The published page of a slug, with its owner; not found otherwise. */
+async function publishedPage(kv: Deno.Kv, slug: string) {
+  const owner = await accountBySlug(kv, slug);
+  const page = owner ? await getStatusPage(kv, owner.id) : null;
+  if (!owner || !page?.enabled) notFound("no such status page");
+  return { owner, page };
+}
+
+/**
+ * Asks to follow the page of `slug`: stores a pending follow and mails its confirmation
+ * link. The same answer whether or not the address follows already (the form tells no one
+ * who follows); an address that follows gets no mail. The caller limits the rate.
+ */
+export async function requestFollow(deps: Deps, slug: string, email: string): Promise<void> {
+  const { kv } = deps;
+  const now = deps.clock.now();
+  const { owner, page } = await publishedPage(kv, slug);
+  const address = addressOf(email);
+  const mails = await transact(async () => {
+    const entry = await kv.get<Follower>(followerKey(owner.id, address));
+    const old = entry.value;
+    if (old?.confirmed) return { op: null, result: [] };
+    const { token, key } = newToken(owner.id);
+    const follower: Follower = {
+      email,
+      created: now,
+      confirmed: null,
+      expires: now + PENDING_LIFE,
+      confirm: key[2],
+    };
+    const expireIn = PENDING_LIFE + HOUR;
+    const op = kv.atomic().check(entry)
+      .set(followerKey(owner.id, address), follower, { expireIn })
+      .set(
+        key,
+        {
+          account: owner.id,
+          follower: address,
+          purpose: "confirm",
+          expires: now + PENDING_LIFE,
+        } satisfies FollowToken,
+        { expireIn },
+      );
+    if (old?.confirm) op.delete(tokenKey(owner.id, old.confirm));
+    const mail = followConfirmMail(
+      titleOf(page, owner),
+      confirmUrl(deps, owner.slug, token),
+      validity(PENDING_LIFE),
+    );
+    return { op, result: [enqueueMail(op, { ...mail, to: email }, now)] };
+  });
+  if (mails.length) await deliver(deps, mails);
+}
+
+/** A live token of `purpose` and the follow it names; null when used, expired or unknown. */
+async function findToken(kv: Deno.Kv, token: string, purpose: FollowToken["purpose"], now: number) {
+  const m = token.match(TOKEN_RE);
+  if (!m) return null;
+  const entry = await kv.get<FollowToken>(tokenKey(Number(m[1]), sha256hex(token)));
+  const t = entry.value;
+  if (!t || t.purpose !== purpose || t.expires <= now) return null;
+  const follower = await kv.get<Follower>(followerKey(t.account, t.follower));
+  return { entry, token: t, follower };
+}
+
+/** What a confirmation or unfollow link is about, for its page; null when it is not live. */
+export async function followLink(
+  deps: Deps,
+  token: string,
+  purpose: FollowToken["purpose"],
+): Promise<{ title: string; slug: string } | null> {
+  const found = await findToken(deps.kv, token, purpose, deps.clock.now());
+  if (!found) return null;
+  const owner = (await getAccount(deps.kv, found.token.account)).value;
+  if (!owner) return null;
+  const page = await getStatusPage(deps.kv, owner.id);
+  return { title: page ? titleOf(page, owner) : owner.name, slug: owner.slug };
+}
+
+/** Confirms a pending follow (the button of the mailed link); answers the page's slug. */
+export async function confirmFollow(deps: Deps, token: string): Promise<{ slug: string }> {
+  const { kv } = deps;
+  const now = deps.clock.now();
+  const account = await transact(async () => {
+    const found = await findToken(kv, token, "confirm", now);
+    const f = found?.follower.value;
+    if (
+      !found || !f || f.confirm !== found.entry.key[2] || f.confirmed || (f.expires ?? 0) <= now
+    ) {
+      gone("this link is used, expired or unknown: follow the page again");
+    }
+    const confirmed: Follower = { ...f, confirmed: now, expires: null, confirm: null };
+    const op = kv.atomic().check(found.entry, found.follower)
+      .delete(found.entry.key)
+      .set(found.follower.key, confirmed)
+      .sum(countKey(found.token.account), 1n);
+    return { op, result: found.token.account };
+  });
+  const owner = (await getAccount(kv, account)).value;
+  return { slug: owner?.slug ?? "" };
+}
+
+/**
+ * Ends a follow through the unfollow link of a mail: the address is deleted. A link whose
+ * follow ended already answers the same (the person is not following, as they asked).
+ */
+export async function unfollow(deps: Deps, token: string): Promise<{ slug: string }> {
+  const { kv } = deps;
+  const now = deps.clock.now();
+  const account = await transact(async () => {
+    const found = await findToken(kv, token, "unfollow", now);
+    if (!found) gone("this link is expired or unknown: use the link of a newer mail");
+    const op = kv.atomic().check(found.follower);
+    if (found.follower.value) {
+      op.delete(found.follower.key);
+      if (found.follower.value.confirmed) await lowerCount(kv, op, found.token.account);
+    }
+    return { op, result: found.token.account };
+  });
+  const owner = (await getAccount(kv, account)).value;
+  return { slug: owner?.slug ?? "" };
+}
+
+/** Adds the count's decrement, checked, to `op`. */
+async function lowerCount(kv: Deno.Kv, op: Deno.AtomicOperation, account: number) {
+  const count = await kv.get<Deno.KvU64>(countKey(account));
+  const n = count.value?.value ?? 0n;
+  op.check(count).set(countKey(account), new Deno.KvU64(n > 0n ? n - 1n : 0n));
+}
+
+/** How many follow the account's page (confirmed): all the owner learns of them. */
+export async function followerCount(kv: Deno.Kv, account: number): Promise<number> {
+  return Number((await kv.get<Deno.KvU64>(countKey(account))).value?.value ?? 0n);
+}
+
+/** The mail one follower gets for a queued item. */
+function fanoutMail(
+  deps: Deps,
+  item: Fanout,
+  title: string,
+  slug: string,
+  to: string,
+  token: string,
+): Mail {
+  const page = pageUrl(deps, slug);
+  const out = unfollowUrl(deps, slug, token);
+  const e = item.event;
+  const text = e.kind === "service"
+    ? followServiceMail(title, e.name, e.state, item.at, page, out)
+    : followNoteMail(title, e.note, e.text, item.at, page, out);
+  return { ...text, to };
+}
+
+/**
+ * Mails a queued item (kv/fanouts.ts) to the page's confirmed followers, BATCH per atomic,
+ * each with an unfollow token of its own. Nothing when the page is not published or, for a
+ * service's alert, does not list the service. Two processes running one item never mail a
+ * follower twice: every batch checks the item and moves its cursor.
+ */
+export async function runFanout(deps: Deps, id: string): Promise<number> {
+  const { kv } = deps;
+  let mailed = 0;
+  for (;;) {
+    const now = deps.clock.now();
+    const entry = await getFanout(kv, id);
+    const item = entry.value;
+    if (!item) return mailed;
+    const owner = (await getAccount(kv, item.account)).value;
+    const page = owner ? await getStatusPage(kv, item.account) : null;
+    const listed = item.event.kind === "note" ||
+      page?.services.some((s) => item.event.kind === "service" && s.id === item.event.service);
+    const batch: Deno.KvEntry<Follower>[] = [];
+    if (owner && page?.enabled && listed) {
+      const start = item.cursor
+        ? { start: [...followerKey(item.account, item.cursor), ""] as Deno.KvKey }
+        : {};
+      const iter = kv.list<Follower>(
+        { prefix: ["followers", item.account], ...start } as Deno.KvListSelector,
+        { limit: BATCH },
+      );
+      for await (const f of iter) batch.push(f);
+    }
+    const op = kv.atomic().check(entry);
+    if (!batch.length || !owner || !page) {
+      const res = await dropFanout(op, id).commit();
+      if (res.ok) return mailed;
+      continue;
+    }
+    const ids: string[] = [];
+    for (const f of batch) {
+      if (!f.value.confirmed) continue;
+      const { token, key } = newToken(item.account);
+      op.set(
+        key,
+        {
+          account: item.account,
+          follower: f.key[2] as string,
+          purpose: "unfollow",
+          expires: now + UNFOLLOW_LIFE,
+        } satisfies FollowToken,
+        { expireIn: UNFOLLOW_LIFE },
+      );
+      const mail = fanoutMail(deps, item, titleOf(page, owner), owner.slug, f.value.email, token);
+      ids.push(enqueueMail(op, mail, now));
+    }
+    advanceFanout(op, item, batch[batch.length - 1].key[2] as string);
+    if (!(await op.commit()).ok) continue;
+    mailed += ids.length;
+    if (ids.length) await deliver(deps, ids);
+  }
+}
+
+/** Runs every queued item (the minutely job: those a process left unfinished). */
+export async function runFanouts(deps: Deps): Promise<number> {
+  let mailed = 0;
+  for (const item of await listFanouts(deps.kv)) mailed += await runFanout(deps, item.id);
+  return mailed;
+}
+
+/**
+ * Deletes the account's followers, their count, their links and their mail still queued
+ * about the page (erasure of the owner, before its slug goes): no address of theirs stays.
+ */
+export async function eraseFollowers(deps: Deps, owner: Account): Promise<number> {
+  const { kv } = deps;
+  const account = owner.id;
+  let n = 0;
+  for await (const e of kv.list<Follower>({ prefix: ["followers", account] })) {
+    await dropMailTo(kv, e.value.email, `${pageUrl(deps, owner.slug)}/`);
+    await kv.delete(e.key);
+    n++;
+  }
+  await kv.delete(countKey(account));
+  for await (const e of kv.list({ prefix: ["follow_tokens", account] })) await kv.delete(e.key);
+  return n;
+}

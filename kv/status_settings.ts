@@ -1,0 +1,28 @@
+/**
+ * The settings of an account's status page, stored apart from kv/status_page.ts (which reads
+ * services to show them) so that modules the services area imports (kv/followers.ts) can read
+ * them without an import cycle. Key layout:
+ *   ["status_pages", account_id]      -> StatusPage {enabled, title, services: [{id, note}]}
+ */
+
+export interface StatusPage {
+  enabled: boolean;
+  title: string;
+  services: { id: number; note: string }[];
+}
+
+const pageKey = (account: number) => ["status_pages", account] as const;
+
+export async function getStatusPage(kv: Deno.Kv, account: number): Promise<StatusPage | null> {
+  return (await kv.get<StatusPage>(pageKey(account))).value;
+}
+
+/** Stores the settings as given: kv/status_page.ts `saveStatusPage` checks them first. */
+export async function putStatusPage(kv: Deno.Kv, account: number, page: StatusPage) {
+  await kv.set(pageKey(account), page);
+}
+
+/** Removes the account's status page (erasure). Badges go with their services. */
+export async function eraseStatusPage(kv: Deno.Kv, account: number): Promise<void> {
+  await kv.delete(pageKey(account));
+}

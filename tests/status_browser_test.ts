@@ -1,0 +1,135 @@
+/**
+ * A status page in a real browser: the owner publishes it and posts incident notes; a visitor
+ * follows it by mail (the confirmation page's button), gets a note and unfollows from the
+ * mail. Every page is checked with axe at 1280 px and for sideways scrolling at 375 px
+ * (assertGoodPage).
+ */
+import assert from "node:assert/strict";
+import {
+  assertAccessible,
+  assertGoodPage,
+  BROWSER_TEST,
+  checkByLabel,
+  clickByText,
+  fieldError,
+  fillByLabel,
+  heading,
+  mainText,
+  openUrl,
+  type Page,
+  selectByLabel,
+  startWeb,
+} from "./_browser.ts";
+
+const FAN = "fan@example.net";
+
+/** assertGoodPage at 1280 px, and axe once more at 375 px (the layout changes there). */
+async function goodAtBoth(page: Page) {
+  await assertGoodPage(page);
+  await page.setViewport({ width: 375, height: 800 });
+  try {
+    await assertAccessible(page);
+  } finally {
+    await page.setViewport({ width: 1280, height: 900 });
+  }
+}
+
+Deno.test({
+  name: "browser: a status page with incident notes, followed and unfollowed by mail",
+  ...BROWSER_TEST,
+  fn: async (t) => {
+    await using web = await startWeb();
+    const owner = await web.page();
+    owner.on("dialog", (d) => void d.accept());
+    await owner.setViewport({ width: 1280, height: 900 });
+    await web.signIn(owner, "rita@example.com");
+    let slug = "";
+
+    await t.step("owner: a service on a published page, an incident note", async () => {
+      await openUrl(owner, `${web.base}/me/profile`, "Profile");
+      await fillByLabel(owner, "Name", "Rita Ops");
+      await clickByText(owner, "Save profile");
+      await openUrl(owner, `${web.base}/me/services`, "Watched services");
+      await selectByLabel(owner, "Kind", "Heartbeat: it calls us (webhook)");
+      await fillByLabel(owner, "Name", "Library printer");
+      await clickByText(owner, "Add service");
+      await openUrl(owner, `${web.base}/me/status-page`, "Status page");
+      await checkByLabel(owner, "Publish the status page");
+      await fillByLabel(owner, "Title", "Riverside school");
+      await checkByLabel(owner, "Library printer");
+      await clickByText(owner, "Save status page");
+      assert.match(await mainText(owner), /Saved\./);
+      assert.match(await mainText(owner), /0 people follow this page/);
+      slug =
+        (await owner.$eval("main a[href^='/status/']", (a: { getAttribute(n: string): string }) =>
+          a.getAttribute("href"))).split("/").pop()!;
+
+      // An empty note: the message beside its field.
+      await clickByText(owner, "Post note");
+      assert.notEqual(await fieldError(owner, "Note text"), "");
+      await goodAtBoth(owner);
+      await selectByLabel(owner, "Kind of note", "Investigating");
+      await fillByLabel(owner, "Note text", "The printer server is not answering.");
+      await clickByText(owner, "Post note");
+      assert.match(await mainText(owner), /Note posted\./);
+      assert.match(await mainText(owner), /The printer server is not answering\./);
+      await goodAtBoth(owner);
+    });
+
+    const visitor = await web.page();
+    await visitor.setViewport({ width: 1280, height: 900 });
+
+    await t.step("visitor: the timeline, the follow form, the confirmation button", async () => {
+      await openUrl(visitor, `${web.base}/status/${slug}`, "Riverside school");
+      const text = await mainText(visitor);
+      assert.match(text, /Incidents/);
+      assert.match(text, /Investigating/);
+      assert.match(text, /The printer server is not answering\./);
+      await fillByLabel(visitor, "Your e-mail address", "not an address");
+      await clickByText(visitor, "Follow this page");
+      assert.notEqual(await fieldError(visitor, "Your e-mail address"), "");
+      await goodAtBoth(visitor);
+      await fillByLabel(visitor, "Your e-mail address", FAN);
+      await clickByText(visitor, "Follow this page");
+      assert.match(await mainText(visitor), /confirmation link is on its way/);
+      await goodAtBoth(visitor);
+
+      const link = new URL(await web.mailedLink(FAN, "/confirm?token="));
+      await openUrl(visitor, `${web.base}${link.pathname}${link.search}`, "Confirm following");
+      await goodAtBoth(visitor);
+      await clickByText(visitor, "Confirm following");
+      assert.equal(await heading(visitor), "Riverside school");
+      assert.match(await mainText(visitor), /You follow this page now/);
+      await goodAtBoth(visitor);
+    });
+
+    await t.step("owner: sees one follower, posts a note that is mailed", async () => {
+      await openUrl(owner, `${web.base}/me/status-page`, "Status page");
+      assert.match(await mainText(owner), /1 person follows this page/);
+      assert.doesNotMatch(await mainText(owner), /fan@/);
+      await selectByLabel(owner, "Kind of note", "Resolved");
+      await fillByLabel(owner, "Note text", "The printer server is back.");
+      await clickByText(owner, "Post note");
+      assert.match(await mainText(owner), /Note posted\./);
+    });
+
+    await t.step("visitor: unfollows from the mail's link", async () => {
+      const link = new URL(await web.mailedLink(FAN, "/unfollow?token="));
+      await openUrl(visitor, `${web.base}${link.pathname}${link.search}`, "Stop following");
+      await goodAtBoth(visitor);
+      await clickByText(visitor, "Stop following");
+      assert.equal(await heading(visitor), "You no longer follow this page");
+      await goodAtBoth(visitor);
+      await openUrl(owner, `${web.base}/me/status-page`, "Status page");
+      assert.match(await mainText(owner), /0 people follow this page/);
+      // The owner deletes the older note (listed second); the public page keeps the other.
+      const buttons = await owner.$$("form[action$='/delete'] button");
+      assert.equal(buttons.length, 2);
+      await Promise.all([owner.waitForNavigation({ waitUntil: "load" }), buttons[1].click()]);
+      await openUrl(visitor, `${web.base}/status/${slug}`, "Riverside school");
+      const text = await mainText(visitor);
+      assert.match(text, /The printer server is back\./);
+      assert.doesNotMatch(text, /not answering/);
+    });
+  },
+});
