@@ -125,6 +125,10 @@ function browser(t: TestApp, cookie = "") {
   };
 }
 
+/** The token of a status page's mailed link (confirm or unfollow). */
+const linkIn = (text: string, what: string) =>
+  text.match(new RegExp(`/status/[a-z0-9-]+/${what}\\?token=([0-9]+\\.[A-Za-z0-9_-]+)`))![1];
+
 async function listOf(t: TestApp, path: string, token: string) {
   const r = await t.req("GET", path, { token });
   assert.equal(r.status, 200, r.text);
@@ -242,6 +246,33 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
     route: "/me/channels/:id/delete",
   });
   await me.submit("/me/status-page", "/me/status-page", { enabled: "on", title: "Olga's" });
+  // Its notes, and a follower who confirms and leaves by the mailed links.
+  await me.submit("/me/status-page", "/me/status-page/notes", {
+    kind: "note",
+    text: "Maintenance tonight.",
+  });
+  const slug = (await me.get("/me/status-page")).text.match(/href="\/status\/([a-z0-9-]+)"/)![1];
+  const fan = "fan@example.org";
+  await guest.submit(`/status/${slug}`, `/status/${slug}/follow`, { email: fan }, {
+    route: "/status/:slug/follow",
+  });
+  const confirm = linkIn(t.mail.last(fan)!.text, "confirm");
+  await guest.submit(`/status/${slug}/confirm?token=${confirm}`, `/status/${slug}/confirm`, {}, {
+    route: "/status/:slug/confirm",
+  });
+  await me.submit("/me/status-page", "/me/status-page/notes", {
+    kind: "note",
+    text: "Back to normal.",
+  });
+  const out = linkIn(t.mail.last(fan)!.text, "unfollow");
+  await guest.submit(`/status/${slug}/unfollow?token=${out}`, `/status/${slug}/unfollow`, {}, {
+    route: "/status/:slug/unfollow",
+  });
+  const note = (await me.get("/me/status-page")).text
+    .match(/action="\/me\/status-page\/notes\/(\d+)\/delete"/)![1];
+  await me.submit("/me/status-page", `/me/status-page/notes/${note}/delete`, {}, {
+    route: "/me/status-page/notes/:id/delete",
+  });
   await me.submit(`/me/services/${tcp}`, `/me/services/${tcp}/delete`, {}, {
     route: "/me/services/:id/delete",
   });
@@ -327,7 +358,7 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
 
   // Every POST route of the pages was walked.
   const done = new Set(walked.flatMap((s) => [...s]));
-  const pattern = (path: string) => path.replaceAll("{[0-9]{1,15}}", "");
+  const pattern = (path: string) => path.replace(/\{\[[^\]]*\]\{[0-9,]+\}\}/g, "");
   const missing = ROUTES.filter(([area, method, path]) =>
     area.startsWith("web_") && method === "POST" && !NOT_FORMS.has(path) &&
     !done.has(pattern(path))
