@@ -14,45 +14,10 @@ import { dumpKv, fakeResolver, type TestApp, testApp } from "./_helpers.ts";
 import { seedModule } from "./_catalogue.ts";
 import { storeNotes } from "./_account_fixture.ts";
 import { proposal } from "./_forms_fixtures.ts";
+import { formFields } from "./_form_fields.ts";
 
 const BASE = "http://test.local";
 const NOT_FORMS = new Set(["/me/files/upload"]);
-
-const decode = (s: string) =>
-  s.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&lt;", "<")
-    .replaceAll("&gt;", ">").replaceAll("&amp;", "&");
-const attr = (tag: string, name: string) =>
-  tag.match(new RegExp(`\\s${name}="([^"]*)"`))?.[1] ?? (
-    new RegExp(`\\s${name}(\\s|>|/)`).test(tag) ? "" : undefined
-  );
-
-/** The fields a browser would send for the form of `action` on this page, as it shows them. */
-export function formFields(html: string, action: string): [string, string][] {
-  const forms = [...html.matchAll(/<form\b[^>]*>[^]*?<\/form>/g)].map((m) => m[0]);
-  const form = forms.find((f) => attr(f.match(/^<form\b[^>]*>/)![0], "action") === action);
-  if (!form) throw new Error(`no form for ${action}`);
-  const out: [string, string][] = [];
-  for (const m of form.matchAll(/<(input|textarea|select)\b([^>]*)>([^]*?<\/\1>)?/g)) {
-    const [, tag, attrs, inner] = m;
-    const name = attr(` ${attrs}`, "name");
-    if (name === undefined || attr(` ${attrs}`, "disabled") !== undefined) continue;
-    if (tag === "input") {
-      const type = attr(` ${attrs}`, "type") ?? "text";
-      if (type === "file" || type === "submit") continue;
-      if ((type === "checkbox" || type === "radio") && attr(` ${attrs}`, "checked") === undefined) {
-        continue;
-      }
-      out.push([name, decode(attr(` ${attrs}`, "value") ?? (type === "checkbox" ? "on" : ""))]);
-    } else if (tag === "textarea") {
-      out.push([name, decode((inner ?? "").replace(/<\/textarea>$/, ""))]);
-    } else {
-      const options = [...(inner ?? "").matchAll(/<option\b([^>]*)>/g)].map((o) => o[1]);
-      const chosen = options.find((o) => attr(` ${o}`, "selected") !== undefined) ?? options[0];
-      out.push([name, decode(attr(` ${chosen ?? ""}`, "value") ?? "")]);
-    }
-  }
-  return out;
-}
 
 /** A browser with one cookie, walking the pages of an in-process app. */
 function browser(t: TestApp, cookie = "") {

@@ -59,7 +59,7 @@ function ProfilePage(
   props: { me: Account; view: FormView; saved?: boolean; pictureError?: string },
 ) {
   const { me, view } = props;
-  const F = fields(view, LABELS);
+  const F = fields(view, LABELS, ProfilePatch);
   const pic = avatarUrl(me);
   return (
     <>

@@ -101,7 +101,7 @@ const at = (s: string | null) => (s ? when(Date.parse(s)) : "never");
 
 /** The shared fields of the add and edit forms. */
 function CommonFields(props: { view: FormView }) {
-  const F = fields(props.view, LABELS);
+  const F = fields(props.view, LABELS, CreateBody);
   return (
     <>
       <F.Field name="name" maxlength={80} required />
@@ -148,7 +148,7 @@ function commonInput(f: Record<string, string>) {
 
 function AddForm(props: { view: FormView }) {
   const { view } = props;
-  const F = fields(view, LABELS);
+  const F = fields(view, LABELS, CreateBody);
   return (
     <form method="post" action="/me/services" novalidate>
       <F.Summary />

@@ -248,7 +248,7 @@ export function watchPages(deps: Deps) {
     const page = await getStatusPage(deps.kv, me.id);
     const followers = await followerCount(deps.kv, me.id);
     const notes = (await listNotes(deps.kv, me.id, deps.clock.now())).map(noteView);
-    const N = fields(noteForm, NOTE_LABELS);
+    const N = fields(noteForm, NOTE_LABELS, NoteBody);
     const shown = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
     const services = await listServices(deps.kv, me.id);
     return (

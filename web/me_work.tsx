@@ -232,7 +232,7 @@ export function workPages(deps: Deps) {
     const m = await editable(c, c.req.param("slug") ?? "");
     const names = await namesOf(deps.kv, m.contributors);
     const v = view ?? emptyView(moduleValues(m));
-    const F = fields(v, LABELS);
+    const F = fields(v, LABELS, ModulePatch);
     const a = addView ?? emptyView();
     return (
       <>

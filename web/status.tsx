@@ -67,7 +67,7 @@ export function statusPages(deps: Deps) {
   const show = (c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
     const slug = c.req.param("slug")!;
     const notice = NOTICES[c.req.query("follow") ?? ""];
-    const F = fields(view, { email: "Your e-mail address" });
+    const F = fields(view, { email: "Your e-mail address" }, FollowBody);
     return (
       <>
         <h1>
