@@ -1,14 +1,14 @@
 import { Hono } from "hono";
-import type { Context, MiddlewareHandler, Next } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { TrieRouter } from "hono/router/trie-router";
+import { getPath } from "hono/utils/url";
 import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./http/errors.ts";
 import { guardBody } from "./http/body.ts";
 import type { AppEnv } from "./http/router.ts";
 import type { DocConfig } from "./http/openapi.ts";
 import { type AreaName, AREAS } from "./routes.ts";
-import { ROUTES } from "./routes_manifest.ts";
 import { healthz } from "./api/healthz.ts";
 import { errorKind, log, logRequest } from "./lib/log.ts";
 import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
@@ -20,128 +20,201 @@ const RAW_BODY = [/^\/api\/me\/files$/, /^\/api\/me\/avatar$/];
 
 /**
  * Builds the whole service over the given dependencies; nothing here touches globals. Each
- * route area (routes.ts) is imported and built on the first request that needs it, and
- * that request is handed to it; routes_manifest.ts says which area answers what.
+ * route area of routes.ts is imported, built and mounted on the first request to one of its
+ * paths, before that request is routed (`mountAreas`).
  */
 export function createApp(deps: Deps): Hono<AppEnv> {
   // The trie router, named: Hono's default first tries its RegExpRouter, which cannot hold a
   // literal segment beside a parameter (/api/profiles/slug/:name next to /api/profiles/:id),
   // fails on the first request after compiling most of the routes, and falls back to this one.
+  // It also takes routes after the first request, which the lazy mounts need.
   const app = new Hono<AppEnv>({ router: new TrieRouter() });
+  const mount = mountAreas(app, deps);
+  /** Requests whose areas could not load: answered with the error by `methodsOrFailure`. */
+  const unavailable = new WeakMap<Request, unknown>();
 
-  app.use("*", async (c, next) => {
-    const t0 = performance.now();
-    const route = routePattern(c);
-    const stats = requestStarted(c.req.method, route);
-    try {
-      await next();
-    } finally {
-      const status = c.res.status;
-      const seconds = (performance.now() - t0) / 1000;
-      requestEnded(stats, status, seconds);
-      if (route === HOOK_ROUTE) count("catalogue_heartbeats_total", HEARTBEAT_OUTCOME(status));
-      // The route pattern, never the raw path: a path can hold a hook key or a token.
-      logRequest(c.req.method, route, status, Math.round(seconds * 10_000) / 10);
-    }
-    // Set on the finished response itself: c.header() after next() copies the whole Response.
-    setHeader(c, "X-Content-Type-Options", "nosniff");
-  });
-
+  app.use("*", measured);
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
   app.get("/metrics", async (c) => {
     metrics ??= import("./http/metrics.ts").then((m) => m.metricsRoute(deps));
     return await (await metrics)(c);
   });
+  app.use("*", pageMiddleware(deps));
+  app.use("*", methodsOrFailure(app, mount, unavailable));
+  app.use("/api/*", limitedBodies());
 
-  // Pages and static files: security headers, the cross-site check, the layout, the web
-  // session. The JSON API never sees the cookie. The page layer (JSX, its middleware) is
-  // imported on the first page request: a process that serves only the API never loads it.
+  let doc: object | null = null;
+  app.get("/api/openapi.json", async (c) => c.json(doc ??= await openApiDocument(deps)));
+  // Asked first and most often by machines: answered without loading an area.
+  app.get("/api/healthz", healthz(deps));
+
+  app.notFound((c) =>
+    isPage(c.req.path)
+      ? pageLayer().then((m) => m.errorPage(c, 404, m.NOT_FOUND))
+      : c.json({ error: "not found" }, 404)
+  );
+  app.onError((err, c) =>
+    isPage(c.req.path)
+      ? pageLayer().then((m) => m.answerPageError(err, c), () => unavailablePage(c))
+      : answerError(err, c)
+  );
+
+  // The lazy mounts happen before Hono routes the request, so it is routed to the areas'
+  // own routes (and middleware) like any other request.
+  const dispatch = app.fetch;
+  app.fetch = async (req, ...rest) => {
+    // A failed import (a module missing or unreadable after a bad deploy) is answered by the
+    // app's error handling, as any error of this request: retried by the next request.
+    await mount(req.method, getPath(req)).catch((err) => unavailable.set(req, err));
+    return await dispatch(req, ...rest);
+  };
+  return app;
+}
+
+/** Counts, times and logs every request by its route pattern; sets nosniff on every answer. */
+const measured: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const t0 = performance.now();
+  const route = routePattern(c);
+  const stats = requestStarted(c.req.method, route);
+  try {
+    await next();
+  } finally {
+    const status = c.res.status;
+    const seconds = (performance.now() - t0) / 1000;
+    requestEnded(stats, status, seconds);
+    if (route === HOOK_ROUTE) count("catalogue_heartbeats_total", HEARTBEAT_OUTCOME(status));
+    // The route pattern, never the raw path: a path can hold a hook key or a token.
+    logRequest(c.req.method, route, status, Math.round(seconds * 10_000) / 10);
+  }
+  // Set on the finished response itself: c.header() after next() copies the whole Response.
+  setHeader(c, "X-Content-Type-Options", "nosniff");
+};
+
+/**
+ * Pages and static files: security headers, the cross-site check, the layout, the web
+ * session. The JSON API never sees the cookie. The page layer (JSX, its middleware) is
+ * imported on the first page request: a process that serves only the API never loads it.
+ */
+function pageMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
   let web: MiddlewareHandler<AppEnv> | null = null;
-  app.use("*", async (c, next) => {
+  return async (c, next) => {
     if (!isPage(c.req.path)) return await next();
     web ??= (await pageLayer()).webMiddleware(deps);
     return await web(c, next);
-  });
+  };
+}
 
+/**
+ * An area that could not load answers here, through the app's error handling. A path some
+ * route answers, asked with another method, answers 405 with Allow: the areas of the path that
+ * answer other methods only are mounted first, then the mounted routes say.
+ */
+function methodsOrFailure(
+  app: Hono<AppEnv>,
+  mount: Mount,
+  unavailable: WeakMap<Request, unknown>,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (unavailable.has(c.req.raw)) throw unavailable.get(c.req.raw);
+    await next();
+    if (c.res.status !== 404 || c.error) return;
+    // A trailing slash names the same resource here (/api/me/ as /api/me), as it always has.
+    const path = c.req.path.length > 1 ? c.req.path.replace(/\/$/, "") : c.req.path;
+    await mount(c.req.method, path, true).catch(() => {});
+    const allowed = methodsFor(app, path);
+    if (allowed.length === 0 || allowed.includes(c.req.method)) return;
+    c.header("Allow", allowed.join(", "));
+    const message = `method ${c.req.method} not allowed here`;
+    c.res = isPage(c.req.path)
+      ? await (await pageLayer()).errorPage(c, 405, message)
+      : c.json({ error: message }, 405);
+  };
+}
+
+/** JSON bodies: read through `guardBody`, over JSON_BODY_LIMIT answered 413. */
+function limitedBodies(): MiddlewareHandler<AppEnv> {
   const limited = bodyLimit({
     maxSize: JSON_BODY_LIMIT,
     onError: (c) => c.json({ error: `body over ${JSON_BODY_LIMIT} bytes` }, 413),
   });
-  app.use("/api/*", async (c, next) => {
+  return async (c, next) => {
     // Most calls send no body: nothing to limit or guard.
     if (!c.req.raw.body) return await next();
     // Raw uploads read their own streams and answer a body that ends early themselves.
     if (RAW_BODY.some((r) => r.test(c.req.path))) return await next();
     c.req.raw = guardBody(c.req.raw);
     return await limited(c, next);
-  });
-
-  const areas = new Map<AreaName, Promise<Map<string, Handler[]>>>();
-  built.set(app, areas);
-  const area = (name: AreaName) => {
-    let chains = areas.get(name);
-    if (!chains) {
-      chains = AREAS[name].load().then((make) => handlerChains(areaApp(name, make, deps)))
-        .catch((err) => {
-          // A failed import (a module missing or unreadable after a bad deploy) is retried by
-          // the next request rather than remembered; meanwhile the area does not answer.
-          areas.delete(name);
-          log("error", "route area failed to load", { area: name, error: errorKind(err) });
-          throw new ApiError(
-            503,
-            "this part of the service is not available; try again later",
-            {},
-            {
-              "Retry-After": "5",
-            },
-          );
-        });
-      chains.catch(() => {});
-      areas.set(name, chains);
-    }
-    return chains;
   };
+}
 
-  let doc: object | null = null;
-  app.get("/api/openapi.json", async (c) => c.json(doc ??= await openApiDocument(deps)));
+const methodTables = new WeakMap<Hono<AppEnv>, { size: number; table: TrieRouter<string> }>();
 
-  for (const [name, method, path] of ROUTES) {
-    const id = `${method} ${path}`;
-    // Asked first and most often by machines: answered without the route layer or an area.
-    if (id === "GET /api/healthz") {
-      app.get(path, healthz(deps));
-      continue;
-    }
-    // The area's own middleware, validators and handler run on this request's context, as if
-    // they had been registered here: same params, same error handling, no second routing.
-    app.on(method, path, async (c, next) => {
-      const chain = (await area(name)).get(id);
-      if (!chain) return c.json({ error: "not found" }, 404);
-      return await runChain(chain, c, next);
-    });
+/** Methods the app's mounted routes answer on this path (GET brings HEAD), for 405's Allow. */
+function methodsFor(app: Hono<AppEnv>, path: string): string[] {
+  let cached = methodTables.get(app);
+  if (cached?.size !== app.routes.length) {
+    const table = new TrieRouter<string>();
+    for (const r of app.routes) if (r.method !== "ALL") table.add("ALL", r.path, r.method);
+    methodTables.set(app, cached = { size: app.routes.length, table });
   }
+  const found = new Set(cached.table.match("ALL", path)[0].map(([method]) => method));
+  if (found.has("GET")) found.add("HEAD");
+  return [...found];
+}
 
-  app.notFound((c) => {
-    const allowed = methodsFor(app, c.req.path);
-    const page = isPage(c.req.path);
-    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
-      c.header("Allow", allowed.join(", "));
-      const message = `method ${c.req.method} not allowed here`;
-      return page
-        ? pageLayer().then((m) => m.errorPage(c, 405, message))
-        : c.json({ error: message }, 405);
+/** Mounts the areas a request needs (`everyMethod`: those of its path, whatever their method). */
+type Mount = (method: string, path: string, everyMethod?: boolean) => Promise<void>;
+
+/**
+ * The lazy mounts: the areas of routes.ts whose paths match a request (for its method, or for
+ * any method with `everyMethod`), imported once (concurrent requests share the import), built over
+ * `deps` and mounted with `app.route` in the table's order. A failed import is forgotten, so
+ * the next request tries again.
+ */
+function mountAreas(app: Hono<AppEnv>, deps: Deps): Mount {
+  const byMethod = new TrieRouter<AreaName>();
+  const anyMethod = new TrieRouter<AreaName>();
+  const names = Object.keys(AREAS) as AreaName[];
+  for (const name of names) {
+    for (const entry of AREAS[name].paths) {
+      const [method, path] = entry.includes(" ") ? entry.split(" ") : ["ALL", entry];
+      byMethod.add(method, path, name);
+      anyMethod.add("ALL", path, name);
     }
-    return page
-      ? pageLayer().then((m) => m.errorPage(c, 404, m.NOT_FOUND))
-      : c.json({ error: "not found" }, 404);
-  });
-  app.onError((err, c) =>
-    isPage(c.req.path)
-      ? pageLayer().then((m) => m.answerPageError(err, c), () => unavailablePage(c))
-      : answerError(err, c)
-  );
-  return app;
+  }
+  const done = new Map<AreaName, true>();
+  built.set(app, done);
+  const loading = new Map<AreaName, Promise<(deps: Deps) => Hono<AppEnv>>>();
+  const load = (name: AreaName) => {
+    let make = loading.get(name);
+    if (!make) {
+      make = AREAS[name].load().catch((err) => {
+        loading.delete(name);
+        log("error", "route area failed to load", { area: name, error: errorKind(err) });
+        throw new ApiError(503, "this part of the service is not available; try again later", {}, {
+          "Retry-After": "5",
+        });
+      });
+      loading.set(name, make);
+    }
+    return make;
+  };
+  const mount: Mount = async (method, path, everyMethod = false) => {
+    const table = everyMethod ? anyMethod : byMethod;
+    const found = table.match(method === "HEAD" ? "GET" : method, path)[0];
+    const wanted = new Set(found.map(([name]) => name));
+    const missing = names.filter((name) => wanted.has(name) && !done.has(name));
+    if (missing.length === 0) return;
+    const makes = await Promise.all(missing.map(load));
+    for (const [i, name] of missing.entries()) {
+      if (done.has(name)) continue; // mounted meanwhile by a concurrent request
+      app.route(AREAS[name].mount, makes[i](deps));
+      done.set(name, true);
+    }
+  };
+  mounts.set(app, mount);
+  return mount;
 }
 
 const HOOK_ROUTE = "/api/hooks/:key";
@@ -201,48 +274,18 @@ function setHeader(c: Context<AppEnv>, name: string, value: string): void {
 }
 
 const built = new WeakMap<Hono<AppEnv>, Map<AreaName, unknown>>();
+const mounts = new WeakMap<Hono<AppEnv>, Mount>();
 
 /** The areas an app has built so far, in the order it built them. */
 export function builtAreas(app: Hono<AppEnv>): AreaName[] {
   return [...built.get(app)?.keys() ?? []];
 }
 
-type Handler = (c: Context<AppEnv>, next: Next) => Response | void | Promise<Response | void>;
-
-/** Each route's handlers (guards, validators, the handler) by `METHOD path`, in order. */
-function handlerChains(area: Hono<AppEnv>): Map<string, Handler[]> {
-  const chains = new Map<string, Handler[]>();
-  for (const r of area.routes) {
-    const id = `${r.method} ${r.path}`;
-    const chain = chains.get(id) ?? [];
-    chain.push(r.handler as Handler);
-    chains.set(id, chain);
+/** Mounts every area now (what a request to each of their paths would do): all routes listed. */
+export async function mountEveryArea(app: Hono<AppEnv>): Promise<void> {
+  for (const area of Object.values(AREAS)) {
+    for (const entry of area.paths) await mounts.get(app)!("GET", entry.split(" ").at(-1)!, true);
   }
-  return chains;
-}
-
-/** Runs handlers as Hono's compose does: each gets `next` to the following one. */
-async function runChain(chain: Handler[], c: Context<AppEnv>, next: Next): Promise<Response> {
-  const step = async (i: number): Promise<void> => {
-    const handler = chain[i];
-    if (!handler) return await next();
-    const res = await handler(c, () => step(i + 1));
-    if (res instanceof Response && !c.finalized) c.res = res;
-  };
-  await step(0);
-  return c.res;
-}
-
-/**
- * One area's routes at its mount point. Only its route list is used (the app runs the
- * handlers on its own context), so it needs no error or not-found handling of its own.
- */
-export function areaApp(
-  name: AreaName,
-  make: (deps: Deps) => Hono<AppEnv>,
-  deps: Deps,
-): Hono<AppEnv> {
-  return new Hono<AppEnv>().route(AREAS[name].mount, make(deps));
 }
 
 /** What the OpenAPI document says about the service as a whole. */
@@ -285,28 +328,4 @@ async function openApiDocument(deps: Deps): Promise<object> {
   const root = router();
   root.route("/api", api);
   return buildDocument(root.defs, config);
-}
-
-type Matcher = { method: string; re: RegExp };
-const matchers = new WeakMap<object, Matcher[]>();
-
-/** Methods that some route answers for this path, for 405 and its Allow header. */
-function methodsFor(app: Hono<AppEnv>, path: string): string[] {
-  let list = matchers.get(app);
-  if (!list) {
-    list = app.routes
-      .filter((r) => r.method !== "ALL" && r.path.startsWith("/"))
-      .map((r) => ({
-        method: r.method,
-        re: new RegExp(
-          "^" + r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+")
-            .replace(/\\\*|\*/g, ".*") +
-            "/?$",
-        ),
-      }));
-    matchers.set(app, list);
-  }
-  const found = new Set(list.filter((m) => m.re.test(path)).map((m) => m.method));
-  if (found.has("GET")) found.add("HEAD");
-  return [...found];
 }

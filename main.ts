@@ -3,7 +3,7 @@ import { DAILY, MINUTELY, runJobs } from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
 import { countMigrations, runMigrations } from "./kv/migrations.ts";
 import { chainTrail } from "./kv/trail.ts";
-import { systemClock } from "./lib/clock.ts";
+import { type Clock, fileClock, systemClock } from "./lib/clock.ts";
 import {
   ConfigError,
   envRecord,
@@ -39,6 +39,8 @@ async function start(): Promise<Deps> {
   configureLog(config.logLevel);
   const badPath = await kvPathRefusal(envRecord());
   if (badPath) refuse(badPath);
+  // A test's clock (TEST_CLOCK_FILE, never in production: productionRefusal) or the system's.
+  const clock: Clock = config.testClockFile ? fileClock(config.testClockFile) : systemClock;
   const where = config.kvPath ?? "the platform KV";
   let kv: Deno.Kv;
   try {
@@ -54,7 +56,7 @@ async function start(): Promise<Deps> {
         : `opened the existing KV at ${where} (schema level ${level})`,
       { kv: fresh ? "new" : "existing", schema: level },
     );
-    await runMigrations(kv, systemClock.now());
+    await runMigrations(kv, clock.now());
     // Trail lines a crash left queued are chained now, not at the next minute.
     await chainTrail(kv);
   } catch (err) {
@@ -62,7 +64,7 @@ async function start(): Promise<Deps> {
   }
   return {
     kv,
-    clock: systemClock,
+    clock,
     mailer: createMailer(config),
     resolver: systemResolver,
     connector: systemConnector,

@@ -128,6 +128,8 @@ const hookRef = (s: Service): HookRef => ({
 });
 
 const floorMinute = (t: number) => Math.floor(t / MINUTE) * MINUTE;
+/** The first whole minute strictly after `t`: when a state that changes past `t` is seen. */
+const minuteAfter = (t: number) => Math.ceil((t + 1) / MINUTE) * MINUTE;
 
 /**
  * When a heartbeat that last beat at `at` turns warn and off: SPEC.md section 3 for a fixed
@@ -158,6 +160,18 @@ export function beatState(
   if (!lim || now <= lim.warn) return "ok";
   if (now <= lim.off) return "warn";
   return "off";
+}
+
+/**
+ * The runner's next look at a heartbeat that has not beaten yet: one interval on, or sooner
+ * when a beat right after `now` could turn it off before that (a schedule whose next time plus
+ * grace is nearer). Whenever its first beat comes, the runner then looks before that beat
+ * could turn off, or within the minute after.
+ */
+export function firstLook(s: Pick<Service, "interval" | "schedule">, now: number): number {
+  const regular = floorMinute(now) + s.interval * MINUTE;
+  const lim = beatLimits(s, now);
+  return lim ? Math.min(regular, minuteAfter(lim.off)) : regular;
 }
 
 /** Minutes a started run may take before it counts as failed: the grace, or the interval. */
@@ -312,9 +326,10 @@ export async function createService(
     if (Number(count.value?.value ?? 0n) >= MAX_SERVICES) tooMany();
     const id = await claimId(kv, "service", byIdKey);
     // Checked at creation: next at its interval. Not checked (past the manual-check limit): at
-    // the next minute's run.
-    const due = floorMinute(now) +
-      (first || input.kind === "webhook" ? input.interval : 1) * MINUTE;
+    // the next minute's run. A heartbeat: before its first beat could turn off.
+    const due = input.kind === "webhook"
+      ? firstLook(input, now)
+      : floorMinute(now) + (first ? input.interval : 1) * MINUTE;
     const base: Service = {
       id: id.id,
       account,
@@ -669,10 +684,17 @@ function alertPayload(
 const followersAlert = (op: Deno.AtomicOperation, s: Service, alert: "off" | "back", now: number) =>
   queueFanout(op, s.account, { kind: "service", service: s.id, name: s.name, state: alert }, now);
 
-/** Off and back mails: never for the first result, never repeated while a state holds. */
+/**
+ * Off and back alerts, never repeated while a state holds. A checked service's first result
+ * alerts nobody (its owner sees it on creating it). A heartbeat turns off only after its job
+ * ran (a failure, a run past its grace, a success grown too old), so going off alerts from any
+ * state the runner saw before, `wait` included: a first signal that is a failure, or a
+ * success the runner had not looked at yet (its regular look is an interval away).
+ */
 function alertFor(s: Service, next: State): "off" | "back" | null {
   if (!s.alerts) return null;
-  if (next === "off" && (s.seen === "ok" || s.seen === "warn") && !s.down_mailed) return "off";
+  const was = s.seen === "ok" || s.seen === "warn" || (s.seen === "wait" && s.kind === "webhook");
+  if (next === "off" && was && !s.down_mailed) return "off";
   if ((next === "ok" || next === "warn") && s.down_mailed) return "back";
   return null;
 }
@@ -790,13 +812,11 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     s.due = state === "off"
       ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
       : !beat
-      ? floorMinute(now) + i
+      ? firstLook(old, now)
       : lim
-      ? Math.max(floorMinute(now) + MINUTE, Math.ceil((lim.off + 1) / MINUTE) * MINUTE)
+      ? Math.max(floorMinute(now) + MINUTE, minuteAfter(lim.off))
       : floorMinute(now) + Math.max(i, HOUR);
-    if (runEnd !== null && state !== "off") {
-      s.due = Math.min(s.due, Math.ceil((runEnd + 1) / MINUTE) * MINUTE);
-    }
+    if (runEnd !== null && state !== "off") s.due = Math.min(s.due, minuteAfter(runEnd));
     const op = kv.atomic().check(entry)
       .delete(dueKey(old.due, old.id))
       .set(dueKey(s.due, old.id), old.account);

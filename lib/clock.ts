@@ -5,6 +5,29 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * Test only (`TEST_CLOCK_FILE`, which lib/config.ts refuses in production): the system clock
+ * moved on by the milliseconds written in a file, read at every reading, so an end-to-end test
+ * can let minutes or days pass in a running server process (tests/_real_server.ts
+ * `advanceClock`). Write the file whole (a temporary file, then a rename); a missing file or
+ * one that holds no whole non-negative number keeps the offset read last (0 at first).
+ */
+export function fileClock(
+  path: string,
+  read: (path: string) => string = Deno.readTextFileSync,
+): Clock {
+  let offset = 0;
+  return {
+    now() {
+      try {
+        const text = read(path).trim();
+        if (/^\d{1,15}$/.test(text)) offset = Number(text);
+      } catch { /* not written yet: the offset stays */ }
+      return Date.now() + offset;
+    },
+  };
+}
+
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;

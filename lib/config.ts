@@ -42,6 +42,7 @@ const envSchema = z.object({
   CATALOGUE_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(LEVELS).default("info"),
   METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
+  TEST_CLOCK_FILE: z.string().min(1).optional(),
 });
 
 /** What each variable must be, as the refusal says it. */
@@ -102,6 +103,11 @@ export interface Config {
   logLevel: Level;
   /** Bearer token that opens GET /metrics to other addresses than loopback. */
   metricsToken?: string;
+  /**
+   * Test only: a file holding milliseconds the server's clock runs ahead of the system's
+   * (lib/clock.ts `fileClock`); refused in production (`productionRefusal`).
+   */
+  testClockFile?: string;
 }
 
 export class ConfigError extends Error {}
@@ -141,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     catalogueFile: e.CATALOGUE_FILE,
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
+    testClockFile: e.TEST_CLOCK_FILE,
   };
 }
 
@@ -167,6 +174,10 @@ export function productionRefusal(
     return "BASE_URL: required on Deno Deploy (the public address every mailed link names)";
   }
   const production = deploy || (base !== undefined && !isLoopbackHost(new URL(base).hostname));
+  if (production && config.testClockFile) {
+    return "TEST_CLOCK_FILE: for tests only (it moves the server's clock); refused when " +
+      "BASE_URL is not a loopback address or on Deno Deploy";
+  }
   if (production && !config.smtpUrl && !config.mailApiUrl) {
     return "SMTP_URL (or MAIL_API_URL): required when BASE_URL is not a loopback address or on " +
       "Deno Deploy; without a mail transport sign-in links would be printed to the logs";

@@ -1,4 +1,6 @@
 /** Forms as a browser sees them: the fields a page's form sends, read from its HTML. */
+import { AREAS } from "../routes.ts";
+import type { Deps } from "../lib/deps.ts";
 
 const decode = (s: string) =>
   s.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&lt;", "<")
@@ -53,4 +55,15 @@ export function formsOf(html: string): { action: string; types: Record<string, s
     out.push({ action: decode(attr(head, "action") ?? ""), types });
   }
   return out;
+}
+
+/** The path of every POST route of the pages, as their areas register them (routes.ts). */
+export async function pagePosts(deps: Deps): Promise<string[]> {
+  const out = new Set<string>();
+  for (const area of Object.values(AREAS)) {
+    if (area.mount !== "/") continue;
+    const app = (await area.load())(deps);
+    for (const r of app.routes) if (r.method === "POST") out.add(r.path);
+  }
+  return [...out];
 }

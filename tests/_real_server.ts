@@ -140,3 +140,34 @@ export async function rawRequest(
     } catch { /* closed by the body writer */ }
   }
 }
+
+/**
+ * A test clock for a server process (TEST_CLOCK_FILE, lib/clock.ts `fileClock`): `env` starts
+ * the server with it; `advance` moves the server's clock on (never back) by writing the new
+ * offset whole, so the server never reads half a number.
+ */
+export async function testClock(): Promise<
+  AsyncDisposable & {
+    env: Record<string, string>;
+    offset(): number;
+    advance(ms: number): Promise<void>;
+    /** The server's time now. */
+    now(): number;
+  }
+> {
+  const dir = await Deno.makeTempDir({ prefix: "clock_" });
+  const file = `${dir}/offset`;
+  let offset = 0;
+  await Deno.writeTextFile(file, "0");
+  return {
+    env: { TEST_CLOCK_FILE: file },
+    offset: () => offset,
+    now: () => Date.now() + offset,
+    async advance(ms) {
+      offset += Math.max(0, Math.round(ms));
+      await Deno.writeTextFile(`${file}.new`, String(offset));
+      await Deno.rename(`${file}.new`, file);
+    },
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}

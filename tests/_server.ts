@@ -24,6 +24,7 @@ const CONTRACT_VARS = [
   "CATALOGUE_FILE",
   "LOG_LEVEL",
   "METRICS_TOKEN",
+  "TEST_CLOCK_FILE",
 ];
 
 /** The arguments `deno task <name>` passes to deno, so children run as the task would. */

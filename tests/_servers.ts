@@ -156,3 +156,72 @@ export async function makeCerts(names: string[], days: number): Promise<Certs> {
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+export interface ReceivedPost {
+  /** When it arrived (this process's clock). */
+  at: number;
+  body: Record<string, unknown> & { event?: string; service?: { name?: string } | null };
+  raw: string;
+  signature: string | null;
+  id: string | null;
+}
+
+/**
+ * An alert channel's receiver: HTTPS on 127.0.0.1 with `certs` (the server trusts their CA
+ * through DENO_CERT), keeping every post with its signature headers.
+ */
+export function webhookReceiver(certs: Certs) {
+  const posts: ReceivedPost[] = [];
+  const srv = localHttp(async (req) => {
+    const raw = await req.text();
+    posts.push({
+      at: Date.now(),
+      body: JSON.parse(raw),
+      raw,
+      signature: req.headers.get("x-signature-256"),
+      id: req.headers.get("x-webhook-id"),
+    });
+    return new Response(null, { status: 204 });
+  }, certs);
+  return {
+    url: `https://127.0.0.1:${srv.port}/alerts`,
+    posts,
+    [Symbol.asyncDispose]: () => srv.close(),
+  };
+}
+
+/** HMAC-SHA256 of `body` with `secret`, as `sha256=<hex>` (the X-Signature-256 header). */
+export async function hmacSignature(secret: string, body: string): Promise<string> {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey(
+    "raw",
+    enc.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(body)));
+  return "sha256=" + [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * A url check's target that can be stopped and started again on the same port (a stopped one
+ * refuses connections).
+ */
+export function stoppableTarget() {
+  const serve = (port: number) =>
+    Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, () => new Response("fine"));
+  let server: Deno.HttpServer<Deno.NetAddr> | null = serve(0);
+  const port = server.addr.port;
+  return {
+    check: `url:http://127.0.0.1:${port}/`,
+    async stop() {
+      await server?.shutdown();
+      server = null;
+    },
+    start() {
+      server ??= serve(port);
+    },
+    [Symbol.asyncDispose]: async () => await server?.shutdown(),
+  };
+}

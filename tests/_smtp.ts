@@ -42,6 +42,27 @@ function decodeQp(s: string): string {
   return decodeURIComponent(bytes.replace(/%(?![0-9A-F]{2})/gi, "%25"));
 }
 
+/** Undoes RFC 2047 encoded words (`=?UTF-8?Q?...?=`, `?B?`), as a mail reader shows a subject. */
+export function decodeHeader(value: string): string {
+  return value
+    .replace(/(\?=)\s+(?==\?)/g, "$1") // white space between encoded words is not text
+    .replace(
+      /=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g,
+      (_, charset: string, enc: string, text: string) => {
+        const bytes = enc.toUpperCase() === "B"
+          ? Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
+          : Uint8Array.from(
+            text.replace(/_/g, " ").replace(
+              /=([0-9A-F]{2})|(.)/gi,
+              (_m, h, c) => h ? String.fromCharCode(parseInt(h, 16)) : c,
+            ),
+            (c) => c.charCodeAt(0),
+          );
+        return new TextDecoder(charset).decode(bytes);
+      },
+    );
+}
+
 function parseMessage(raw: string, envelope: { from: string; to: string }): Received {
   const [head, ...rest] = raw.split(/\r?\n\r?\n/);
   const headers = new Map<string, string>();
@@ -56,7 +77,7 @@ function parseMessage(raw: string, envelope: { from: string; to: string }): Rece
   return {
     from: envelope.from,
     to: envelope.to,
-    subject: headers.get("subject") ?? "",
+    subject: decodeHeader(headers.get("subject") ?? ""),
     text: body.replace(/\r\n/g, "\n"),
   };
 }

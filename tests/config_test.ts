@@ -138,6 +138,17 @@ Deno.test("config: production needs BASE_URL and a mail transport", () => {
     }, false),
     null,
   );
+  // The test clock: fine on loopback, refused in production whatever else is set.
+  const clock = { TEST_CLOCK_FILE: "/tmp/offset" };
+  assert.equal(check({ ...clock, BASE_URL: "http://127.0.0.1" }, false), null);
+  assert.match(
+    check({ ...clock, BASE_URL: "https://catalogue.example.org", SMTP_URL: "smtp://r:25" }, false)!,
+    /^TEST_CLOCK_FILE: for tests only/,
+  );
+  assert.match(
+    check({ ...clock, BASE_URL: "http://localhost", SMTP_URL: "smtp://r:25" }, true)!,
+    /^TEST_CLOCK_FILE/,
+  );
   // On Deno Deploy: BASE_URL first, then mail, even for a loopback address.
   assert.match(check({ SMTP_URL: "smtp://relay.example:25" }, true)!, /^BASE_URL/);
   assert.match(check({ BASE_URL: "http://localhost:8000" }, true)!, /^SMTP_URL/);

@@ -12,7 +12,7 @@ const FOLDERS = ["http", "api", "kv", "lib", "mail", "web", "jobs", "cli", "benc
 const SOURCE = /\.tsx?$/;
 
 async function sourceFiles(): Promise<string[]> {
-  const out = ["main.ts", "app.ts", "routes.ts", "routes_manifest.ts"];
+  const out = ["main.ts", "app.ts", "routes.ts"];
   const walk = async (dir: string) => {
     let entries: Deno.DirEntry[];
     try {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
+import { mountEveryArea } from "../app.ts";
 import { docStats } from "../http/openapi.ts";
 import { testApp } from "./_helpers.ts";
 
@@ -35,6 +36,7 @@ Deno.test("openapi: every route with its method, named components, refs that res
       Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`)
     ),
   );
+  await mountEveryArea(t.app);
   const routes = t.app.routes
     .filter((x) => x.method !== "ALL" && x.path.startsWith("/api/"))
     .filter((x) => x.path !== "/api/openapi.json")

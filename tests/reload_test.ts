@@ -3,18 +3,17 @@
  * holds the form, send it as the page shows it (with a few fields filled in), follow the 303,
  * then reload the page it landed on and go Back to the form's page. A reload or Back after a
  * 303 is a GET: nothing is stored twice (the KV is the same before and after), and what the form
- * made exists once. Every POST route of the pages is walked (the list comes from
- * routes_manifest.ts, so a new form cannot be left out); the one exception is the file upload,
+ * made exists once. Every POST route of the pages is walked (the list comes from the page
+ * areas themselves, so a new form cannot be left out); the one exception is the file upload,
  * which is not a form but a fetch of the files page's script, answering JSON.
  */
 import assert from "node:assert/strict";
 import { Image } from "imagescript";
-import { ROUTES } from "../routes_manifest.ts";
 import { dumpKv, fakeResolver, type TestApp, testApp } from "./_helpers.ts";
 import { seedModule } from "./_catalogue.ts";
 import { storeNotes } from "./_account_fixture.ts";
 import { proposal } from "./_forms_fixtures.ts";
-import { formFields } from "./_form_fields.ts";
+import { formFields, pagePosts } from "./_form_fields.ts";
 
 const BASE = "http://test.local";
 const NOT_FORMS = new Set(["/me/files/upload"]);
@@ -324,9 +323,8 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   // Every POST route of the pages was walked.
   const done = new Set(walked.flatMap((s) => [...s]));
   const pattern = (path: string) => path.replace(/\{\[[^\]]*\]\{[0-9,]+\}\}/g, "");
-  const missing = ROUTES.filter(([area, method, path]) =>
-    area.startsWith("web_") && method === "POST" && !NOT_FORMS.has(path) &&
-    !done.has(pattern(path))
-  ).map(([, , path]) => path);
+  const missing = (await pagePosts(t.deps)).filter((path) =>
+    !NOT_FORMS.has(path) && !done.has(pattern(path))
+  );
   assert.deepEqual(missing, []);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
 import { MINUTE } from "../lib/clock.ts";
-import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
+import { dumpKv, T0, type TestApp, testApp } from "./_helpers.ts";
 
 /** Heartbeat signals as Healthchecks speaks them: start, fail, exit codes, log, rid, body. */
 
@@ -195,4 +195,64 @@ Deno.test("signals: every signal counts towards the 600 an hour", async () => {
   assert.ok((await Promise.all(calls)).every((a) => a.status === 200));
   assert.equal((await t.req("GET", `${hb.path}/log`, { from: "203.0.113.7" })).status, 429);
   assert.equal((await events(t, token, hb.id)).length, 100);
+});
+
+Deno.test("signals: a new heartbeat that succeeded and then fails alerts within the minute, in its first interval", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const hb = await heartbeat(t, token, { interval: 60 });
+  assert.equal((await t.req("GET", `${hb.path}/0`)).status, 200);
+  t.clock.advance(5_000);
+  assert.equal((await t.req("GET", `${hb.path}/1`)).status, 200);
+  // The runner has never looked at it (its regular look is an hour away): the nudge does.
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.match(t.mail.last("ops@example.org")!.subject, /"Backup" is off/);
+  t.clock.advance(MINUTE);
+  assert.equal((await t.req("GET", `${hb.path}/0`)).status, 200);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.match(t.mail.last("ops@example.org")!.subject, /"Backup" is back/);
+  assert.equal(t.mail.sent.length, 2);
+});
+
+Deno.test("signals: a heartbeat whose first signal is a failure alerts; one never called does not", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const hb = await heartbeat(t, token);
+  const quiet = await heartbeat(t, token, { name: "Never called" });
+  assert.equal((await t.req("POST", `${hb.path}/fail`)).status, 200);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.equal(t.mail.sent.length, 1);
+  assert.match(t.mail.last("ops@example.org")!.subject, /"Backup" is off/);
+  // A start that outlives its grace with no success before it is a run that failed too.
+  const started = await heartbeat(t, token, { name: "Import", interval: 5 });
+  assert.equal((await t.req("GET", `${started.path}/start`)).status, 200);
+  for (let i = 0; i < 30; i++) {
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+  }
+  assert.deepEqual(t.mail.sent.map((m) => m.subject), [
+    'Watched service "Backup" is off',
+    'Watched service "Import" is off',
+  ]);
+  assert.equal((await item(t, token, quiet.id)).state, "wait");
+});
+
+Deno.test("signals: a scheduled heartbeat late in its first interval alerts a minute after turning off", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  // T0 is 09:00; due every five minutes, five minutes of grace; the interval stays 60.
+  const hb = await heartbeat(t, token, { interval: 60, schedule: "*/5 * * * *", grace: 5 });
+  t.clock.advance(10_000);
+  assert.equal((await t.req("GET", hb.path)).status, 200);
+  while (t.clock.now() < T0 + 11 * MINUTE) {
+    t.clock.advance(MINUTE - (t.clock.now() % MINUTE)); // the runner's whole minutes
+    await runDueChecks(t.deps);
+    if (t.clock.now() <= T0 + 10 * MINUTE) assert.equal(t.mail.sent.length, 0);
+  }
+  // Late past 09:05, off past 09:10: mailed at 09:11.
+  assert.equal(t.mail.sent.length, 1);
+  assert.match(t.mail.last("ops@example.org")!.subject, /"Backup" is off/);
 });

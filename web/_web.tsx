@@ -4,9 +4,8 @@
  * session), the HTML error pages, and the guards pages call.
  *
  * A page file (web/<name>.tsx) exports `(deps) => Hono<AppEnv>` built with `webRouter()`, is
- * listed in routes.ts with mount "/", and `deno task routes` adds its routes to the
- * manifest. Areas register routes only (no `app.use`): per-route middleware goes in the
- * route's own handler list.
+ * listed in routes.ts with mount "/" and the paths it answers, and is mounted (Hono's
+ * `app.route`) on the first request to one of them.
  */
 import { Hono } from "hono";
 import type { Context, MiddlewareHandler, Next } from "hono";
