@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { SIGNALS } from "../web/me_services.tsx";
+import { ME_PAGES } from "../web/_me.tsx";
 import { testApp } from "./_helpers.ts";
+import { runTask } from "./_server.ts";
 
 const ORIGIN = "http://localhost";
 const post = (fields: Record<string, string>, cookie = "") => ({
@@ -156,4 +158,52 @@ Deno.test("files page: a refused file lists the accepted endings, in words", asy
   const { error } = await refused.json();
   assert.match(error, /^Files ending in \.exe are not accepted\. Accepted endings: \.pdf, \.doc, /);
   assert.doesNotMatch(error, /accepted lists|X-File/);
+});
+
+Deno.test("deno task demo says what it made: published and not", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const r = await runTask("demo", [], { KV_PATH: `${dir}/kv.sqlite3` });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /- modules: 5 created, 0 updated, 0 unchanged\n/);
+    assert.match(
+      r.stdout,
+      /- 4 published, shown in the catalogue: pond-life-through-the-seasons, /,
+    );
+    assert.match(
+      r.stdout,
+      /- 1 not published, seen only by their contributors: first-steps-with-microcontrollers\n/,
+    );
+    assert.equal(r.stderr, "");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("newcomer words: each account page says what it is for; standing, groups, places, points", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("new@example.org", { name: "Nia" });
+  const cookie = `session=${token}`;
+  const get = async (path: string) => (await t.req("GET", path, { headers: { cookie } })).text;
+  const overview = await get("/me");
+  for (const [path, label, purpose] of ME_PAGES.slice(1)) {
+    assert.ok(overview.includes(`<dt><a href="${path}">${label}</a></dt><dd>`), path);
+    assert.ok(overview.includes(purpose.replaceAll("'", "&#39;")), path);
+    if (path !== "/me/profile") {
+      assert.match(
+        await get(path),
+        /<h1>[^<]*<\/h1><p class="lede">/,
+        `${path} says what it is for`,
+      );
+    }
+  }
+  assert.match(overview, /collector: you can keep a profile, a journal, files/);
+  assert.match(await get("/me/standing"), /<summary>What the standings are<\/summary>/);
+  const services = await get("/me/services");
+  assert.match(services, /LAN and tailnet \(reached only inside your own network\)/);
+  assert.match(services, /cloudflared \(behind a Cloudflare tunnel\), oneshot \(a job that runs/);
+  assert.match(await get("/me/journal"), /the entry is public: anyone can read it on your profile/);
+  const { seedModule } = await import("./_catalogue.ts");
+  await seedModule(t, "pond-life", []);
+  assert.match(await get("/modules/pond-life"), /A point is one signed-in person saying/);
 });

@@ -12,7 +12,7 @@ import { fail } from "../http/errors.ts";
 import { readForm } from "./_form.tsx";
 import { forgetWebSession } from "./_session.ts";
 import { U } from "./_layout.tsx";
-import { MeNav } from "./_me.tsx";
+import { MeNav, Purpose } from "./_me.tsx";
 import { requireAccount, seeOther, webRouter } from "./_web.tsx";
 
 export function dataPages(deps: Deps) {
@@ -26,6 +26,7 @@ export function dataPages(deps: Deps) {
       <>
         <MeNav here="/me/data" viewer={me} />
         <h1>Your data</h1>
+        <Purpose here="/me/data" />
         <h2>Download everything</h2>
         <p>
           One JSON file with everything held about you: account, journal, services, files,

@@ -23,7 +23,7 @@ import { fail, statusOf } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { bytes, MeNav, when } from "./_me.tsx";
+import { bytes, MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { FILE_KINDS } from "../lib/file_kinds.ts";
 import { DomainError } from "../lib/errors.ts";
@@ -64,6 +64,7 @@ export function filePages(deps: Deps) {
       <>
         <MeNav here="/me/files" viewer={me} />
         <h1>Files</h1>
+        <Purpose here="/me/files" />
         {uploaded ? <p class="notice" role="status">Uploaded.</p> : null}
         <p>
           <label for="space">Space used</label>{" "}

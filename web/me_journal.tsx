@@ -17,7 +17,7 @@ import {
   TextArea,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { MeNav, when } from "./_me.tsx";
+import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, webRouter } from "./_web.tsx";
 
 const LABELS = { text: "Entry", public: "Public" };
@@ -38,7 +38,7 @@ function EntryForm(props: { view: FormView; action: string; button: string }) {
         name="public"
         label="Show it on my public profile"
         view={props.view}
-        hint="Private entries are seen by you only."
+        hint="Ticked (as it starts), the entry is public: anyone can read it on your profile. Private entries are seen by you only."
       />
       <button type="submit">{props.button}</button>
     </form>
@@ -56,6 +56,7 @@ export function journalPages(deps: Deps) {
       <>
         <MeNav here="/me/journal" />
         <h1>Journal</h1>
+        <Purpose here="/me/journal" />
         <h2>Write an entry</h2>
         <EntryForm view={view} action="/me/journal" button="Save entry" />
         <h2>Your entries</h2>

@@ -39,7 +39,7 @@ import {
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { watchSection } from "./_watch.tsx";
-import { MeNav, when } from "./_me.tsx";
+import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/flash.ts";
@@ -106,8 +106,16 @@ function CommonFields(props: { view: FormView }) {
     <>
       <F.Field name="name" maxlength={80} required />
       <F.TextArea name="what" rows={2} maxlength={160} />
-      <F.Select name="group" options={GROUPS} />
-      <F.Select name="place" options={placeOptions} />
+      <F.Select
+        name="group"
+        options={GROUPS}
+        hint="Only sorts your list and status page: Public (reached from the internet), LAN and tailnet (reached only inside your own network), Data, Jobs."
+      />
+      <F.Select
+        name="place"
+        options={placeOptions}
+        hint="Where it runs, as a note for you: e.g. cloudflared (behind a Cloudflare tunnel), oneshot (a job that runs and ends), container only, on site."
+      />
       <F.Select name="interval" options={intervalOptions} />
       <F.Select name="threshold" options={THRESHOLDS.map(String)} />
       <F.Checkbox name="alerts" label="Mail me when it goes off and comes back" />
@@ -327,6 +335,7 @@ export function servicePages(deps: Deps) {
       <>
         <MeNav here="/me/services" viewer={me} />
         <h1>Watched services</h1>
+        <Purpose here="/me/services" />
         {items.length
           ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
           : <p>No services watched yet.</p>}

@@ -36,7 +36,7 @@ import {
   submitForm,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { MeNav, when } from "./_me.tsx";
+import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS = {
@@ -118,6 +118,7 @@ export function workPages(deps: Deps) {
       <>
         <MeNav here="/me/work" viewer={me} />
         <h1>Modules and proposals</h1>
+        <Purpose here="/me/work" />
         <h2>Your modules</h2>
         {mods.length === 0 ? <p>You are not a contributor of any module yet.</p> : (
           <ul>

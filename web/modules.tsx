@@ -37,6 +37,10 @@ const Filters = z.object({
 });
 
 /** One module in a list. */
+/** What a point is, where points are counted. */
+export const POINT_WORDS =
+  "A point is one signed-in person saying the module is useful; each person gives a module at most one, and can take it back.";
+
 export function ModuleCard(props: { m: Module; points: number }) {
   const { m } = props;
   return (
@@ -381,6 +385,7 @@ function ModulePage(
         {props.points} point{props.points === 1 ? "" : "s"}
         {props.mine ? ", one of them yours" : ""}.
       </p>
+      <p class="hint">{POINT_WORDS}</p>
       {props.signedIn
         ? (
           <form method="post" action={`/modules/${m.slug}/point`}>
