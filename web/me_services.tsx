@@ -278,7 +278,14 @@ function SignalLines(props: { hook: string }) {
         <div class="field">
           <label for={`signal-${i}`}>{s.what}</label>
           <input id={`signal-${i}`} type="text" readonly value={s.line(props.hook)} />
-          <button type="button" data-copy={`#signal-${i}`} hidden>Copy this line</button>
+          <button
+            type="button"
+            data-copy={`#signal-${i}`}
+            aria-label={`Copy the line: ${s.what}`}
+            hidden
+          >
+            Copy this line
+          </button>
         </div>
       ))}
     </>
