@@ -408,7 +408,7 @@ Deno.test({
         await clickByText(stale, "Decide on Ann Example");
         assert.match(
           await mainText(stale),
-          /Your decision was not recorded\s+this application was already approved/,
+          /Your decision was not recorded\s+This application was already approved\./,
         );
         await assertAccessible(stale);
         await assertFitsPhone(stale);
