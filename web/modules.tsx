@@ -116,6 +116,10 @@ export function modulePages(deps: Deps) {
     const res = await c.render(
       <>
         <h1>Catalogue</h1>
+        <p class="lede">
+          Every published teaching module. Filter them by state or track, sort them, and open one to
+          read it and see who made it.
+        </p>
         <form method="get" action="/catalogue" class="filters" aria-label="Filter and sort">
           <Select
             name="state"

@@ -174,6 +174,7 @@ export function publicPages(deps: Deps) {
       return c.render(
         <>
           <h1>Search</h1>
+          <SearchPurpose />
           {form}
           {q ? <p class="error">Type at least 2 characters.</p> : null}
         </>,
@@ -199,6 +200,7 @@ export function publicPages(deps: Deps) {
     return c.render(
       <>
         <h1>Search</h1>
+        <SearchPurpose />
         {form}
         <p role="status">{total} result{total === 1 ? "" : "s"}.</p>
         <h2>Modules</h2>
@@ -382,4 +384,13 @@ async function slugsOf(deps: Deps, ids: number[]): Promise<Map<number, string>> 
     });
   }
   return out;
+}
+
+/** What the search page is for, under its heading. */
+function SearchPurpose() {
+  return (
+    <p class="lede">
+      Search the published modules, people's public profiles and their public journal entries.
+    </p>
+  );
 }
