@@ -70,6 +70,13 @@ async function walk(t: TestApp, cookie: string, page: string, seen: string[]) {
   const res = await t.app.request(`${BASE}${page}`, { headers: cookie ? { cookie } : {} });
   assert.equal(res.status, 200, page);
   const html = await res.text();
+  // Every field a person types into says how long it may be, as the server's rule says.
+  const unbounded = [...html.matchAll(/<(input|textarea)\b[^>]*>/g)].map((m) => m[0])
+    .filter((t) =>
+      !/type="(hidden|checkbox|radio|file|submit|search|number)"|readonly|tabindex="-1"/.test(t)
+    )
+    .filter((t) => !/maxlength="\d+"/.test(t));
+  assert.deepEqual(unbounded, [], `${page}: fields without maxlength`);
   for (const form of formsOf(html)) {
     if (NOT_TYPED.test(form.action)) continue;
     const typed = Object.entries(form.types).filter(([, type]) =>

@@ -7,6 +7,7 @@ import { submitProposal } from "../kv/proposal_changes.ts";
 import { AREAS } from "../kv/proposals.ts";
 import { createRequest, REQUEST_KINDS } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
+import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
 import { callerOf, clientOrigin } from "../http/guards.ts";
 import { ProposalBody, RequestBody } from "../http/catalogue_inputs.ts";
 import { emptyView, Field, fields, type FormView, given, submitForm } from "./_form.tsx";
@@ -160,8 +161,13 @@ function ProposalForm(props: { view: FormView; signedInAs?: string }) {
             name="records"
             hint="A JSON array of records ({seq, at, actor, action, ...}), as a hash-chained log exports them."
             rows={4}
+            maxlength={MAX_RECORDS_JSON}
           />
-          <F.Field name="chain" hint="The last record's hash (64 hex characters)." />
+          <F.Field
+            name="chain"
+            hint="The last record's hash (64 hex characters)."
+            maxlength={64}
+          />
         </fieldset>
         <F.Select
           name="attribution"

@@ -160,7 +160,13 @@ export function filePages(deps: Deps) {
                   <summary>Rename or retitle {f.name}</summary>
                   <form method="post" action={`/me/files/${f.id}`} novalidate>
                     <ErrorSummary view={view} />
-                    <Field name="name" label={`New name of ${f.name}`} view={view} />
+                    <Field
+                      name="name"
+                      label={`New name of ${f.name}`}
+                      view={view}
+                      maxlength={1000}
+                      required
+                    />
                     <Field
                       name="label"
                       label={`Title of ${f.name}`}

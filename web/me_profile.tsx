@@ -89,7 +89,11 @@ function ProfilePage(
         <F.Field name="place" />
         <F.Field name="contact" type="email" />
         <F.Field name="website" type="url" hint="An https:// address." />
-        <F.Field name="langs" hint="Two-letter codes separated by spaces, e.g. en de fr." />
+        <F.Field
+          name="langs"
+          hint="Two-letter codes separated by spaces, e.g. en de fr."
+          maxlength={100}
+        />
         <button type="submit">Save profile</button>
       </form>
 

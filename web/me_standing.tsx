@@ -87,7 +87,14 @@ export function standingPages(deps: Deps) {
             view={invite}
             labels={{ email: "Their address", message: "Message", name: "Name" }}
           />
-          <Field name="email" type="email" label="Their address" view={invite} required />
+          <Field
+            name="email"
+            type="email"
+            label="Their address"
+            view={invite}
+            maxlength={320}
+            required
+          />
           <TextArea
             name="message"
             label="Message (optional)"

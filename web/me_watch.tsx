@@ -163,11 +163,13 @@ export function watchPages(deps: Deps) {
         <h2>Add a channel</h2>
         <form method="post" action="/me/channels" novalidate>
           <ErrorSummary view={view} labels={{ name: "Channel name", url: "Webhook address" }} />
-          <Field name="name" label="Channel name" view={view} maxlength={80} />
+          <Field name="name" label="Channel name" view={view} maxlength={80} required />
           <Field
             name="url"
             label="Webhook address"
             type="url"
+            maxlength={2000}
+            required
             view={view}
             hint="https only; private network addresses are refused"
           />

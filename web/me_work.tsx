@@ -11,6 +11,7 @@ import {
   addContributorByEmail,
   changeContributor,
   getModule,
+  LIMITS,
   loadModules,
   type Module,
   namesOf,
@@ -90,6 +91,9 @@ function WithdrawReason(props: { id: number; view?: FormView }) {
     </div>
   );
 }
+
+/** The facts field's text: LIMITS.facts lines of a label, ": " and a value, with newlines. */
+const FACTS_TEXT = LIMITS.facts * (LIMITS.factLabel + LIMITS.factValue + 3);
 
 export function workPages(deps: Deps) {
   const app = webRouter();
@@ -257,8 +261,9 @@ export function workPages(deps: Deps) {
             name="facts"
             hint="One pair a line: label, a colon, the value (Duration: 4 weeks)."
             rows={5}
+            maxlength={FACTS_TEXT}
           />
-          <F.TextArea name="gets" hint="One line each." rows={5} />
+          <F.TextArea name="gets" hint="One line each." rows={5} maxlength={10_000} />
           <button type="submit">Save module</button>
         </form>
         <h2>Contributors</h2>
@@ -286,6 +291,8 @@ export function workPages(deps: Deps) {
             label="Contributor's address"
             hint="A named account with contributor standing."
             view={a}
+            maxlength={320}
+            required
           />
           <button type="submit">Add contributor</button>
         </form>

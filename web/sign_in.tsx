@@ -67,6 +67,7 @@ function SignInForm(props: { view: FormView; next: string; again?: boolean }) {
           type="email"
           label={LABELS.email}
           autocomplete="email"
+          maxlength={320}
           required
           view={props.view}
         />
