@@ -281,7 +281,7 @@ function SignalLines(props: { hook: string }) {
           <button
             type="button"
             data-copy={`#signal-${i}`}
-            aria-label={`Copy the line: ${s.what}`}
+            aria-label={`Copy this line: ${s.what}`}
             hidden
           >
             Copy this line
