@@ -4,6 +4,7 @@
  */
 const healthz = Deno.env.get("BARE_HEALTHZ") ?? '{"ok":true,"db":"ok","migrations":1}';
 const me = Deno.env.get("BARE_ME") ?? "{}";
+const search = '{"ok":true,"people":[],"journal":[],"modules":[]}';
 const headers = { "content-type": "application/json" };
 
 Deno.serve({
@@ -14,5 +15,6 @@ Deno.serve({
   const path = new URL(req.url).pathname;
   if (path === "/api/healthz") return new Response(healthz, { headers });
   if (path === "/api/me") return new Response(me, { headers });
+  if (path === "/api/search") return new Response(search, { headers });
   return new Response('{"error":"not found"}', { status: 404, headers });
 });

@@ -58,6 +58,61 @@ export async function load(
   };
 }
 
+export interface Call {
+  path: string;
+  method?: "GET" | "POST";
+  body?: string;
+}
+
+/**
+ * Load cycling through `calls`, each request from its own client address (X-Forwarded-For,
+ * for a server started with TRUST_PROXY=1): `address(n)` names the address of the n-th call
+ * (by default one per call of the list, so per-address limits see one client per call).
+ * Warm-up of `warmup` seconds, then `seconds` measured; the server's CPU as in `load`.
+ */
+export async function loadCalls(
+  target: { url: string; pid: number },
+  calls: Call[],
+  seconds: number,
+  connections: number,
+  opts: { warmup?: number; address?: (n: number, i: number) => number } = {},
+): Promise<Run> {
+  let i = 0;
+  const address = opts.address ?? ((n) => n);
+  const run = (duration: number) =>
+    autocannon({
+      url: target.url,
+      connections,
+      duration,
+      requests: [{
+        // deno-lint-ignore no-explicit-any
+        setupRequest: (req: any) => {
+          const n = i % calls.length;
+          const a = address(n, i++);
+          const c = calls[n];
+          const headers: Record<string, string> = {
+            ...req.headers,
+            "x-forwarded-for": `10.${(a >> 16) & 255}.${(a >> 8) & 255}.${a & 255}`,
+          };
+          if (c.body !== undefined) headers["content-type"] = "application/json";
+          return { ...req, path: c.path, method: c.method ?? "GET", body: c.body, headers };
+        },
+      }],
+    });
+  await run(opts.warmup ?? 1);
+  const before = await cpuTicks(target.pid);
+  const r = await run(seconds);
+  const after = await cpuTicks(target.pid);
+  const requests = r.requests.total;
+  return {
+    rps: r.requests.average,
+    p99: r.latency.p99,
+    cpuUs: requests ? ((after - before) * TICK_MS * 1000) / requests : NaN,
+    requests,
+    errors: r.errors + r.non2xx + r.timeouts,
+  };
+}
+
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The run whose CPU per request is the median one (its other figures come with it). */

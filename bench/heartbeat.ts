@@ -1,65 +1,48 @@
 /**
- * Heartbeat and check-runner benchmark (issue 5). Run: `deno run -A bench/heartbeat.ts`.
+ * Heartbeat and runner benchmark (issues 5 and 22). Run: `deno run -A bench/heartbeat.ts`.
  *
- * 1. Heartbeat pings per second, p99 and server CPU time per ping: the real server
- *    (main.ts) on a KV file under /tmp with 1 000 heartbeat services, driven by autocannon
- *    with 50 connections, each ping to one of the 1 000 hooks from that hook's own client
- *    address (X-Forwarded-For with TRUST_PROXY=1, as behind a proxy; every address stays
- *    under the 600-an-hour limit). Next to it, in the same run, a bare Deno.serve answering
- *    the same JSON. A ping is answered only after its beat is committed to the KV file.
- * 2. The runner's time to work through 1 000 due url checks against a local HTTP server.
- * Everything listens on and connects to 127.0.0.1 only. Prints Markdown tables; bench/run.ts
- * may import `servicesBenchmarks()` to add them to `deno task bench`.
+ * 1. Pings: `POST /api/hooks/<key>` with `{"status":"ok"}` to the real server (main.ts, a KV
+ *    file under /tmp, 1 000 heartbeat services) and to the floor (bench/_hook_floor.ts: a bare
+ *    Deno.serve doing the same durable work: read the body, find the hook in a map,
+ *    group-commit beat + event + per-address count to a KV file, answer after the commit),
+ *    taking turns, each loaded by autocannon with 50 connections from 5 000 client addresses
+ *    (X-Forwarded-For, TRUST_PROXY=1; each stays under the 600-an-hour limit). Pings/s and the
+ *    server process's CPU per ping (/proc), RSS right after each server's load and again after
+ *    a minute idle (BENCH_IDLE seconds).
+ * 2. The minutely runner at scale: 1 000 and 100 000 heartbeat services (one per account),
+ *    written straight to KV in the layout of kv/services.ts, with the same 100 due in each
+ *    minute of the measure and the rest due much later; the runner (jobs/checks.ts) runs once
+ *    per simulated minute in this process, its CPU time per run measured.
+ * Everything listens on and connects to 127.0.0.1 only. Exits 1 when a goal of issue 22 is
+ * missed: pings/s >= 0.6 of the floor's, CPU per ping <= 1.5x, RSS after load <= 1.5x the
+ * floor's, runner CPU per run at 100 000 <= 1.5x the one at 1 000.
  */
-import { autocannon } from "../tests/_dev_deps.ts";
+import process from "node:process";
 import { runDueChecks } from "../jobs/checks.ts";
 import { openKv, transact } from "../kv/_atomic.ts";
-import { prepareAccount, type Role } from "../kv/accounts.ts";
+import { type Account, emptyProfile, prepareAccount } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
-import { createService, type NewService } from "../kv/services.ts";
+import { createService, type NewService, type Service } from "../kv/services.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { loadConfig } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
 import { stdoutMailer } from "../lib/mail.ts";
 import { systemConnector, systemResolver } from "../lib/net.ts";
+import { serverEnv, spawnListening, taskArgs } from "../tests/_server.ts";
+import { type Call, loadCalls, median, medianRun, rssMiB, type Run } from "./_http.ts";
 
 const SERVICES = 1000;
+const ADDRESSES = 5000;
 const CONNECTIONS = 50;
-const DURATION = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
-const root = new URL("..", import.meta.url).pathname;
+const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
+const IDLE_S = Number(Deno.env.get("BENCH_IDLE") ?? 60);
+const TARGETS = { rps: 0.6, cpu: 1.5, rss: 1.5, runner: 1.5 };
 
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-/** CPU time (user + system) of a process in ms, from /proc. */
-function cpuMs(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return ticks * 10; // USER_HZ is 100 on Linux
-}
-
-async function waitFor(url: string) {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const r = await fetch(url);
-      await r.body?.cancel();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`server at ${url} did not start`);
-}
-
-function deps(kv: Deno.Kv, offset = 0): Deps {
+function deps(kv: Deno.Kv, now: () => number = Date.now): Deps {
   return {
     kv,
-    clock: { now: () => Date.now() + offset },
+    clock: { now },
     mailer: stdoutMailer(),
     resolver: systemResolver,
     connector: systemConnector,
@@ -67,229 +50,253 @@ function deps(kv: Deno.Kv, offset = 0): Deps {
   };
 }
 
-/** Accounts of 30 services each (the per-account limit). */
-async function accounts(kv: Deno.Kv, n: number, roles: Role[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (let i = 0; i < Math.ceil(n / 30); i++) {
-    ids.push(
-      await transact(async () => {
-        const acc = await prepareAccount(
-          kv,
-          `bench${i}@example.org`,
-          `Bench ${i}`,
-          Date.now(),
-          roles,
-        );
-        return { op: acc.apply(kv.atomic()), result: acc.account.id };
-      }),
-    );
-  }
-  return ids;
-}
-
-const base = (kind: NewService["kind"], check: string): NewService => ({
+const heartbeat: NewService = {
   name: "Bench",
   what: "",
   group: "Jobs",
   place: null,
   interval: 5,
   alerts: false,
-  kind,
-  check,
+  kind: "webhook",
+  check: "webhook:",
   hint: null,
-});
+};
 
-interface Load {
-  rps: number;
-  p99: number;
-  ok: number;
-  bad: number;
-  cpuPerPing: number;
-}
-
-interface Ping {
-  path: string;
-  method: "GET" | "POST";
-  body?: string;
-}
-
-async function load(port: number, pid: number, paths: Ping[]): Promise<Load> {
-  let i = 0;
-  const run = (duration: number) =>
-    autocannon({
-      url: `http://127.0.0.1:${port}`,
-      connections: CONNECTIONS,
-      duration,
-      requests: [{
-        // deno-lint-ignore no-explicit-any
-        setupRequest: (req: any) => {
-          const n = i++ % paths.length;
-          const p = paths[n];
-          const headers: Record<string, string> = {
-            ...req.headers,
-            "x-forwarded-for": `10.${1 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`,
-          };
-          if (p.body !== undefined) headers["content-type"] = "text/plain";
-          return { ...req, path: p.path, method: p.method, body: p.body, headers };
-        },
-      }],
-    });
-  await run(2); // warm-up
-  const before = cpuMs(pid);
-  const r = await run(DURATION);
-  const cpu = cpuMs(pid) - before;
-  const ok = r["2xx"];
-  return {
-    rps: r.requests.average,
-    p99: r.latency.p99,
-    ok,
-    bad: r.non2xx + r.errors,
-    cpuPerPing: cpu / Math.max(1, ok + r.non2xx),
-  };
-}
-
-async function heartbeatBench() {
-  const dir = await Deno.makeTempDir({ prefix: "hb-bench-" });
-  const kvPath = `${dir}/kv.sqlite3`;
+/** 1 000 heartbeat services made through kv/services.ts (30 per account, the limit). */
+export async function seedHooks(kvPath: string) {
   const kv = await openKv(kvPath);
-  await runMigrations(kv, Date.now());
-  const owners = await accounts(kv, SERVICES, []);
-  const plain: Ping[] = [];
-  const mix: Ping[] = [];
-  // A cron job's output, as `curl --data-binary @log` would send it.
-  const output = "backup: 1234 files, 56 MiB copied in 12 s\n".repeat(48).slice(0, 2048);
-  for (let i = 0; i < SERVICES; i++) {
-    const { key } = await createService(
-      deps(kv),
-      owners[Math.floor(i / 30)],
-      base("webhook", "webhook:"),
-      null,
-    );
-    const hook = `/api/hooks/${key}`;
-    const rid = crypto.randomUUID();
-    plain.push({ path: `${hook}?status=ok`, method: "GET" });
-    // The mix, in the order one service sends it: a plain success, a run with rid (start,
-    // then its end with a 2 KB body), exit codes 0 and 1, and a 2 KB log line.
-    mix.push({ path: `${hook}?status=ok`, method: "GET" });
-    mix.push({ path: `${hook}/start?rid=${rid}`, method: "GET" });
-    mix.push({ path: `${hook}?rid=${rid}`, method: "POST", body: output });
-    mix.push({ path: `${hook}/0`, method: "GET" });
-    mix.push({ path: `${hook}/1?status=exit%201`, method: "GET" });
-    mix.push({ path: `${hook}/log`, method: "POST", body: output });
-  }
-  kv.close();
-
-  const port = freePort();
-  const server = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", "--unstable-cron", `${root}main.ts`],
-    env: {
-      PORT: String(port),
-      HOSTNAME: "127.0.0.1",
-      KV_PATH: kvPath,
-      BASE_URL: `http://127.0.0.1:${port}`,
-      TRUST_PROXY: "1",
-    },
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-  await waitFor(`http://127.0.0.1:${port}/api/healthz`);
-
-  const barePort = freePort();
-  const bareFile = `${dir}/bare.ts`;
-  await Deno.writeTextFile(
-    bareFile,
-    `Deno.serve({ hostname: "127.0.0.1", port: ${barePort}, onListen() {} }, () =>
-  Response.json({ ok: true, service: "Bench", received: new Date().toISOString() }));`,
-  );
-  const bare = new Deno.Command(Deno.execPath(), { args: ["run", "-A", bareFile], stdout: "null" })
-    .spawn();
-  await waitFor(`http://127.0.0.1:${barePort}/`);
-
-  try {
-    const bareLoad = await load(barePort, bare.pid, mix);
-    const hookLoad = await load(port, server.pid, plain);
-    const mixLoad = await load(port, server.pid, mix);
-    return { bareLoad, hookLoad, mixLoad };
-  } finally {
-    server.kill("SIGTERM");
-    bare.kill("SIGTERM");
-    await server.status;
-    await bare.status;
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-async function runnerBench() {
-  const dir = await Deno.makeTempDir({ prefix: "runner-bench-" });
-  const kv = await openKv(`${dir}/kv.sqlite3`);
-  const web = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => new Response("ok"),
-  );
   try {
     await runMigrations(kv, Date.now());
-    const owners = await accounts(kv, SERVICES, ["owner"]);
+    const hooks: Record<string, { account: number; id: number; name: string }> = {};
+    let owner = 0;
     for (let i = 0; i < SERVICES; i++) {
-      const check = `url:http://127.0.0.1:${web.addr.port}/health/${i}`;
-      await createService(deps(kv), owners[Math.floor(i / 30)], base("url", check), null);
+      if (i % 30 === 0) {
+        owner = await transact(async () => {
+          const acc = await prepareAccount(kv, `bench${i}@example.org`, `Bench ${i}`, Date.now());
+          return { op: acc.apply(kv.atomic()), result: acc.account.id };
+        });
+      }
+      const { service, key } = await createService(deps(kv), owner, heartbeat, null);
+      hooks[key!] = { account: owner, id: service.id, name: service.name };
     }
-    const later = deps(kv, 10 * MINUTE);
-    const t0 = performance.now();
-    const r = await runDueChecks(later, { budgetMs: 600_000 });
-    const ms = performance.now() - t0;
-    let ok = 0;
-    for await (const e of kv.list<{ last: { state: string } | null }>({ prefix: ["services"] })) {
-      if (e.value.last?.state === "ok") ok++;
-    }
-    return { ms, ran: r.ran, ok };
+    return hooks;
   } finally {
-    await web.shutdown();
     kv.close();
-    await Deno.remove(dir, { recursive: true });
   }
 }
 
-/** Runs both benchmarks and answers their Markdown tables (bench/run.ts may call this). */
-export async function servicesBenchmarks(): Promise<string> {
-  const { bareLoad, hookLoad, mixLoad } = await heartbeatBench();
-  const runner = await runnerBench();
-  return report(bareLoad, hookLoad, mixLoad, runner);
+interface Pings {
+  floor: Run;
+  service: Run;
+  rpsShare: number;
+  cpuRatio: number;
+  rss: { floor: number; service: number; floorIdle: number; serviceIdle: number };
 }
 
-function report(
-  bareLoad: Load,
-  hookLoad: Load,
-  mixLoad: Load,
-  runner: { ms: number; ran: number; ok: number },
-) {
-  const f = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d });
-  return `
-Heartbeat: ${SERVICES} services, ${CONNECTIONS} connections, ${DURATION} s, 127.0.0.1
-
-| server | pings/s | p99 ms | CPU ms per ping | answered 2xx | other |
-|---|---:|---:|---:|---:|---:|
-| bare Deno.serve (same JSON) | ${f(bareLoad.rps)} | ${bareLoad.p99} | ${
-    f(bareLoad.cpuPerPing, 3)
-  } | ${bareLoad.ok} | ${bareLoad.bad} |
-| service, GET /api/hooks/<key> (KV file, durable) | ${f(hookLoad.rps)} | ${hookLoad.p99} | ${
-    f(hookLoad.cpuPerPing, 3)
-  } | ${hookLoad.ok} | ${hookLoad.bad} |
-| service, signal mix (success, start/end with rid and 2 KB body, exit 0 and 1, 2 KB log) | ${
-    f(mixLoad.rps)
-  } | ${mixLoad.p99} | ${f(mixLoad.cpuPerPing, 3)} | ${mixLoad.ok} | ${mixLoad.bad} |
-
-Share of bare Deno.serve's pings/s: plain ${f(hookLoad.rps / bareLoad.rps, 3)}, mix ${
-    f(mixLoad.rps / bareLoad.rps, 3)
-  }. Server CPU per ping over bare's: plain ${
-    f(hookLoad.cpuPerPing / bareLoad.cpuPerPing, 1)
-  }x, mix ${f(mixLoad.cpuPerPing / bareLoad.cpuPerPing, 1)}x (bare answers the mix's requests).
-
-| runner | due checks | ran | ok | time ms | checks/s |
-|---|---:|---:|---:|---:|---:|
-| url checks against a local server, pool of 3 | ${SERVICES} | ${runner.ran} | ${runner.ok} | ${
-    f(runner.ms)
-  } | ${f((runner.ran * 1000) / runner.ms)} |
-`;
+async function pings(): Promise<Pings> {
+  const dir = await Deno.makeTempDir({ prefix: "hb-bench-" });
+  try {
+    const hooks = await seedHooks(`${dir}/kv.sqlite3`);
+    await Deno.writeTextFile(`${dir}/hooks.json`, JSON.stringify(hooks));
+    await using service = await spawnListening(
+      await taskArgs("start"),
+      serverEnv({
+        PORT: "0",
+        HOSTNAME: "127.0.0.1",
+        KV_PATH: `${dir}/kv.sqlite3`,
+        BASE_URL: "http://127.0.0.1",
+        TRUST_PROXY: "1",
+      }),
+    );
+    await using floor = await spawnListening(
+      [
+        "run",
+        "--allow-net",
+        "--allow-env",
+        "--allow-read",
+        "--allow-write",
+        "bench/_hook_floor.ts",
+      ],
+      { PORT: "0", KV_PATH: `${dir}/floor.sqlite3`, HOOKS_FILE: `${dir}/hooks.json` },
+    );
+    const calls: Call[] = Object.keys(hooks).map((key) => ({
+      path: `/api/hooks/${key}`,
+      method: "POST",
+      body: '{"status":"ok"}',
+    }));
+    const from = { warmup: 2, address: (_n: number, i: number) => 1 + (i % ADDRESSES) };
+    const turns: { floor: Run; service: Run; rssFloor: number; rssService: number }[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const f = await loadCalls(floor, calls, SECONDS, CONNECTIONS, from);
+      const rssFloor = await rssMiB(floor.pid);
+      const s = await loadCalls(service, calls, SECONDS, CONNECTIONS, from);
+      const rssService = await rssMiB(service.pid);
+      turns.push({ floor: f, service: s, rssFloor, rssService });
+    }
+    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+    return {
+      floor: medianRun(turns.map((t) => t.floor)),
+      service: medianRun(turns.map((t) => t.service)),
+      rpsShare: median(turns.map((t) => t.service.rps / t.floor.rps)),
+      cpuRatio: median(turns.map((t) => t.service.cpuUs / t.floor.cpuUs)),
+      rss: {
+        floor: Math.max(...turns.map((t) => t.rssFloor)),
+        service: Math.max(...turns.map((t) => t.rssService)),
+        floorIdle: await rssMiB(floor.pid),
+        serviceIdle: await rssMiB(service.pid),
+      },
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
 }
 
-if (import.meta.main) console.log(await servicesBenchmarks());
+const DUE_PER_RUN = 100;
+const RUNS = 5;
+
+/**
+ * `n` heartbeat services, one per account, written in batches in the layout of kv/accounts.ts
+ * and kv/services.ts. Services 0..RUNS*DUE_PER_RUN-1 fall due DUE_PER_RUN a minute from
+ * `start`; the others a day later. None has beaten: each look finds it waiting (no alert).
+ */
+async function seedRunner(kv: Deno.Kv, n: number, start: number) {
+  let op = kv.atomic();
+  let muts = 0;
+  for (let i = 0; i < n; i++) {
+    const account = 1_000_000 + i;
+    const id = 5_000_000 + i;
+    const due = i < RUNS * DUE_PER_RUN
+      ? start + Math.floor(i / DUE_PER_RUN) * MINUTE
+      : start + 24 * 60 * MINUTE;
+    const a: Account = {
+      id: account,
+      kind: "email",
+      email: `r${i}@bench.invalid`,
+      name: "",
+      slug: "",
+      created: start,
+      roles: [],
+      profile: emptyProfile(),
+      avatar: null,
+      application: null,
+    };
+    const s: Service = {
+      ...heartbeat,
+      interval: 60,
+      id,
+      account,
+      created: start,
+      hook: `h${i}`,
+      last: null,
+      streak: 0,
+      cert: null,
+      seen: "wait",
+      down_mailed: false,
+      due,
+    };
+    op.set(["accounts", account], a).set(["services", account, id], s)
+      .set(["services_by_id", id], account).sum(["service_count", account], 1n)
+      .set(["service_due", due, id], account)
+      .set(["hooks", `h${i}`], { account, id, name: s.name, grace: 60 });
+    if ((muts += 6) >= 900) {
+      if (!(await op.commit()).ok) throw new Error("seed commit failed");
+      op = kv.atomic();
+      muts = 0;
+    }
+  }
+  await op.commit();
+}
+
+/** CPU µs of this process per runner run, over RUNS simulated minutes (median). */
+async function runner(n: number): Promise<{ cpuUs: number; ran: number }> {
+  const dir = await Deno.makeTempDir({ prefix: "runner-bench-" });
+  const kv = await openKv(`${dir}/kv.sqlite3`);
+  try {
+    await runMigrations(kv, Date.now());
+    const start = Math.ceil(Date.now() / MINUTE) * MINUTE + 60 * MINUTE;
+    await seedRunner(kv, n, start);
+    const cpu: number[] = [];
+    let ran = 0;
+    for (let r = 0; r < RUNS; r++) {
+      const at = start + r * MINUTE + 1000;
+      const t0 = process.cpuUsage();
+      const rep = await runDueChecks(deps(kv, () => at), { budgetMs: 600_000 });
+      const used = process.cpuUsage(t0);
+      cpu.push(used.user + used.system);
+      ran += rep.ran;
+    }
+    return { cpuUs: median(cpu), ran };
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+async function main(): Promise<number> {
+  const load = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+  const loadBefore = load();
+  const p = await pings();
+  const small = await runner(1_000);
+  const large = await runner(100_000);
+  const runnerRatio = large.cpuUs / small.cpuUs;
+  const f0 = (n: number) => Math.round(n).toString();
+  const f1 = (n: number) => n.toFixed(1);
+  console.log(
+    `\nHeartbeat POST /api/hooks/<key> {"status":"ok"}: ${SERVICES} hooks, ${ADDRESSES} addresses, ${CONNECTIONS} connections, ${SECONDS} s, ${ROUNDS} turns; load average ${loadBefore} before, ${load()} after\n`,
+  );
+  console.log(
+    "| server | pings/s | p99 ms | CPU µs/ping | RSS after load MiB | RSS after idle MiB | errors |",
+  );
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log(
+    `| floor (bench/_hook_floor.ts) | ${f0(p.floor.rps)} | ${p.floor.p99} | ${
+      f1(p.floor.cpuUs)
+    } | ${f1(p.rss.floor)} | ${f1(p.rss.floorIdle)} | ${p.floor.errors} |`,
+  );
+  console.log(
+    `| service (main.ts) | ${f0(p.service.rps)} | ${p.service.p99} | ${f1(p.service.cpuUs)} | ${
+      f1(p.rss.service)
+    } | ${f1(p.rss.serviceIdle)} | ${p.service.errors} |`,
+  );
+  console.log(`\nRSS after idle: ${IDLE_S} s after the last load.\n`);
+  console.log(
+    "| runner (jobs/checks.ts) | services | due per run | CPU ms per run (median of 5) |",
+  );
+  console.log("| --- | ---: | ---: | ---: |");
+  console.log(`| 1 000 services | 1000 | ${DUE_PER_RUN} | ${(small.cpuUs / 1000).toFixed(1)} |`);
+  console.log(
+    `| 100 000 services | 100000 | ${DUE_PER_RUN} | ${(large.cpuUs / 1000).toFixed(1)} |`,
+  );
+  const checks: [string, boolean][] = [
+    [
+      `pings/s >= ${TARGETS.rps} of the floor's (${p.rpsShare.toFixed(2)})`,
+      p.rpsShare >= TARGETS.rps,
+    ],
+    [
+      `CPU per ping <= ${TARGETS.cpu}x the floor's (${p.cpuRatio.toFixed(2)}x)`,
+      p.cpuRatio <= TARGETS.cpu,
+    ],
+    [
+      `RSS after load <= ${TARGETS.rss}x the floor's (${
+        (p.rss.service / p.rss.floor).toFixed(2)
+      }x)`,
+      p.rss.service / p.rss.floor <= TARGETS.rss,
+    ],
+    [
+      `runner CPU per run at 100 000 services <= ${TARGETS.runner}x at 1 000 (${
+        runnerRatio.toFixed(2)
+      }x)`,
+      runnerRatio <= TARGETS.runner,
+    ],
+    [
+      "every due heartbeat looked at",
+      small.ran === RUNS * DUE_PER_RUN && large.ran === RUNS * DUE_PER_RUN,
+    ],
+    ["no errors", p.floor.errors + p.service.errors === 0],
+  ];
+  console.log();
+  for (const [name, ok] of checks) console.log(`${ok ? "met   " : "MISSED"} ${name}`);
+  return checks.every(([, ok]) => ok) ? 0 : 1;
+}
+
+if (import.meta.main) Deno.exit(await main());

@@ -1,33 +1,32 @@
 /**
- * Search benchmark: seeds a KV file under /tmp with 20 000 named people (written to KV in the
- * layout of kv/accounts.ts, each with a session) and 100 000 journal entries posted through the
- * API (POST /api/me/journal, in process) by 16 concurrent writers, none of which may fail;
- * then times GET /api/search in-process through the app, and the KV search alone.
+ * Search benchmark: GET /api/search over HTTP against the real server (main.ts) at two sizes
+ * of the same data, 1 000 journal entries by 200 people and 100 000 entries by 20 000
+ * people, next to a bare Deno.serve (bench/_bare.ts), all on 127.0.0.1, taking turns.
+ * The KV files are written straight to KV in the layout of kv/accounts.ts and kv/journal.ts
+ * (through the search index's own `indexChange`), in batched atomics, and kept under /tmp
+ * for the next run (delete them to seed again).
  *
- *   deno run -A bench/search.ts [--people N] [--entries N] [--queries N]
+ *   deno run -A bench/search.ts
  *
- * Prints a table of p50 / p99 per query kind. Contacts no network address.
+ * 15 one- and two-word queries: words in many entries, in 1 %, in one, in none, a prefix
+ * and a person's name, cycled by autocannon (10 connections), each request from its own
+ * address (X-Forwarded-For, TRUST_PROXY=1) so the per-origin limit never answers 429. CPU per
+ * query is the server process's CPU time over the requests answered. Exits 1 when a target
+ * of issue 22 is missed: CPU per query at 100 000 entries at most 1.5x the one at 1 000, and
+ * at most 100x the bare server's.
  */
-import { createApp } from "../app.ts";
 import { openKv } from "../kv/_atomic.ts";
 import { type Account, emptyProfile, personText } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
-import { prepareSession } from "../kv/sessions.ts";
-import { search } from "../kv/search.ts";
 import { indexChange } from "../kv/search_index.ts";
-import { DAY, systemClock } from "../lib/clock.ts";
-import { loadConfig } from "../lib/config.ts";
-import type { Deps } from "../lib/deps.ts";
-import { stdoutMailer } from "../lib/mail.ts";
+import { DAY } from "../lib/clock.ts";
+import { serverEnv, spawnListening, taskArgs } from "../tests/_server.ts";
+import { type Call, loadCalls, median, medianRun, type Run } from "./_http.ts";
 
-const arg = (name: string, dflt: number) => {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 ? Number(Deno.args[i + 1]) : dflt;
-};
-const PEOPLE = arg("people", 20_000);
-const tokens: string[] = [];
-const ENTRIES = arg("entries", 100_000);
-const QUERIES = arg("queries", 400);
+const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
+const CONNECTIONS = 10;
+const TARGETS = { scaleRatio: 1.5, bareRatio: 100 };
 
 // Deterministic pseudo-random numbers, so every run searches the same data.
 let seed = 42;
@@ -47,163 +46,179 @@ const LAST = Array.from({ length: 3000 }, () => word().replace(/^./, (c) => c.to
 const ORGS = Array.from({ length: 400 }, () => `${pick(LAST)} School`);
 const sentence = (n: number) => Array.from({ length: n }, () => zipf(VOCAB)).join(" ");
 
-/** Concurrent writers of the journal entries. */
-const WRITERS = 16;
+/** One entry in a hundred says "centum"; the middle entry alone says "solitary". */
+const QUERIES = [
+  VOCAB[0], // many
+  VOCAB[1],
+  `${VOCAB[0]} ${VOCAB[1]}`,
+  VOCAB[0].slice(0, 2), // a prefix of many terms
+  "ada", // a first name of one person in ten
+  "centum", // 1 %
+  `centum ${VOCAB[0]}`,
+  "centu",
+  `${VOCAB[1]} centu`,
+  "solitary", // one
+  `solitary ${VOCAB[0]}`,
+  "solit",
+  "xyzzyq", // none
+  `${VOCAB[0]} xyzzyq`,
+  "centum solitary",
+];
 
-async function seedKv(kv: Deno.Kv, app: ReturnType<typeof createApp>) {
-  const now = systemClock.now();
-  let op = kv.atomic();
-  let muts = 0;
-  const flush = async () => {
-    if (muts === 0) return;
-    const res = await op.commit();
-    if (!res.ok) throw new Error("seed commit failed");
-    op = kv.atomic();
-    muts = 0;
-  };
-  for (let id = 1; id <= PEOPLE; id++) {
-    const a: Account = {
-      id,
-      kind: "email",
-      email: `p${id}@bench.invalid`,
-      name: `${pick(FIRST)} ${pick(LAST)}`,
-      slug: `p-${id}`,
-      created: now - DAY,
-      roles: [],
-      profile: { ...emptyProfile(), org: pick(ORGS), about: sentence(8) },
-      avatar: null,
-      application: null,
+async function seedKv(path: string, people: number, entries: number) {
+  seed = 42;
+  const kv = await openKv(path);
+  try {
+    await runMigrations(kv, Date.now());
+    const now = Date.now();
+    let op = kv.atomic();
+    let muts = 0;
+    const flush = async () => {
+      if (muts === 0) return;
+      if (!(await op.commit()).ok) throw new Error("seed commit failed");
+      op = kv.atomic();
+      muts = 0;
     };
-    op.set(["accounts", id], a).set(["accounts_by_email", a.email], id).set(
-      ["accounts_by_slug", a.slug],
-      id,
-    );
-    indexChange(op, "person", id, null, personText(a));
-    const session = await prepareSession(kv, id, now);
-    session.apply(op);
-    tokens.push(session.token);
-    muts += 20;
-    if (muts > 800) await flush();
-  }
-  await flush();
-  await kv.set(["ids", "account"], new Deno.KvU64(BigInt(PEOPLE)));
-  // The entries go through the API, as people write them: 16 writers at once, no error allowed.
-  let next = 0;
-  let errors = 0;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: WRITERS }, async () => {
-    while (next < ENTRIES) {
-      next++;
-      const token = tokens[Math.floor(rand() * PEOPLE)];
-      const body = JSON.stringify({
-        text: sentence(6 + Math.floor(rand() * 20)),
-        public: rand() < 0.85,
-      });
-      const res = await app.request("/api/me/journal", {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body,
-      }, { remoteAddr: { hostname: "127.0.0.1" } });
-      await res.body?.cancel();
-      if (res.status !== 201) {
-        errors++;
-        if (errors <= 5) console.error(`POST /api/me/journal answered ${res.status}`);
-      }
+    // Ids as kv/ids.ts makes them: creation time in the high part, so they sort by time.
+    const idAt = (t: number) => (t - Date.UTC(2025, 0, 1)) * 1024;
+    for (let i = 1; i <= people; i++) {
+      const id = idAt(now - 2 * DAY) + i;
+      const a: Account = {
+        id,
+        kind: "email",
+        email: `p${i}@bench.invalid`,
+        name: `${pick(FIRST)} ${pick(LAST)}`,
+        slug: `p-${i}`,
+        created: now - 2 * DAY,
+        roles: [],
+        profile: { ...emptyProfile(), org: pick(ORGS), about: sentence(8) },
+        avatar: null,
+        application: null,
+      };
+      op.set(["accounts", id], a).set(["accounts_by_email", a.email], id)
+        .set(["accounts_by_slug", a.slug], id);
+      indexChange(op, "person", id, null, personText(a));
+      muts += 3 + 2 * 16;
+      if (muts > 800) await flush();
     }
-  }));
-  const s = (performance.now() - t0) / 1000;
-  console.log(
-    `posted ${ENTRIES} journal entries through the API with ${WRITERS} writers in ${
-      s.toFixed(1)
-    } s (${Math.round(ENTRIES / s)}/s), ${errors} errors`,
-  );
-  if (errors > 0) throw new Error(`${errors} journal posts failed`);
+    for (let i = 1; i <= entries; i++) {
+      const created = now - DAY + i;
+      const id = idAt(created);
+      const account = idAt(now - 2 * DAY) + 1 + Math.floor(rand() * people);
+      const extra = i % 100 === 50 ? " centum" : i === Math.floor(entries / 2) ? " solitary" : "";
+      const text = sentence(6 + Math.floor(rand() * 20)) + extra;
+      const e = { id, account, text, public: rand() < 0.85, created, updated: null };
+      op.set(["journal", id], e).set(["journal_by_account", account, id], true);
+      if (e.public) indexChange(op, "journal", id, null, text);
+      muts += 2 + 2 * 26;
+      if (muts > 800) await flush();
+    }
+    await flush();
+  } finally {
+    kv.close();
+  }
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-
-const KINDS: Record<string, () => string> = {
-  "common word prefix (2 chars)": () => zipf(VOCAB).slice(0, 2),
-  "common word": () => VOCAB[Math.floor(rand() * 20)],
-  "rare word": () => VOCAB[3000 + Math.floor(rand() * 3000)],
-  "two words": () => `${zipf(VOCAB)} ${zipf(VOCAB)}`,
-  "person name": () => `${pick(FIRST)} ${pick(LAST).slice(0, 4)}`,
-  "no match": () => "xyzzyq",
-};
-
-async function main() {
-  const path = `/tmp/bench-search-${PEOPLE}-${ENTRIES}.sqlite3`;
-  let fresh = true;
+async function kvFor(people: number, entries: number): Promise<string> {
+  const path = `/tmp/bench-search-v2-${people}-${entries}.sqlite3`;
   try {
     await Deno.stat(path);
-    fresh = false;
-  } catch { /* seed it */ }
-  const kv = await openKv(path);
-  await runMigrations(kv, systemClock.now());
-  const deps: Deps = {
-    kv,
-    clock: systemClock,
-    mailer: stdoutMailer(),
-    resolver: () => Promise.reject(new Error("no network in the benchmark")),
-    connector: () => Promise.reject(new Error("no network in the benchmark")),
-    config: { ...loadConfig({}), kvPath: path },
-  };
-  const app = createApp(deps);
-  if (fresh) {
-    const t0 = performance.now();
-    await seedKv(kv, app);
-    console.log(
-      `seeded ${PEOPLE} people and ${ENTRIES} entries in ${
-        ((performance.now() - t0) / 1000).toFixed(1)
-      } s (${path})`,
-    );
-  } else {
     console.log(`reusing ${path} (delete it to seed again)`);
-  }
-  // Warm-up: the first queries pay for SQLite's page cache and JIT.
-  for (let i = 0; i < 50; i++) await search(kv, KINDS["common word"]());
-
-  const rows: string[][] = [];
-  let origin = 0;
-  for (const [kind, make] of Object.entries(KINDS)) {
-    const http: number[] = [];
-    const direct: number[] = [];
-    let hits = 0;
-    for (let i = 0; i < QUERIES; i++) {
-      const q = make();
-      let t0 = performance.now();
-      const res = await app.request(`/api/search?q=${encodeURIComponent(q)}`, {}, {
-        remoteAddr: {
-          hostname: `10.${(origin >> 16) & 255}.${(origin >> 8) & 255}.${origin++ & 255}`,
-        },
-      });
-      const body = await res.json();
-      http.push(performance.now() - t0);
-      if (res.status !== 200) throw new Error(`search answered ${res.status}`);
-      hits += body.people.length + body.journal.length;
-      t0 = performance.now();
-      await search(kv, q);
-      direct.push(performance.now() - t0);
+  } catch {
+    const t0 = performance.now();
+    await seedKv(`${path}.part`, people, entries);
+    for (const ext of ["", "-wal", "-shm"]) {
+      await Deno.rename(`${path}.part${ext}`, `${path}${ext}`).catch(() => {});
     }
-    rows.push([
-      kind,
-      pct(http, 50).toFixed(1),
-      pct(http, 99).toFixed(1),
-      pct(direct, 50).toFixed(1),
-      pct(direct, 99).toFixed(1),
-      (hits / QUERIES).toFixed(1),
-    ]);
+    console.log(
+      `seeded ${people} people, ${entries} entries in ${
+        ((performance.now() - t0) / 1000).toFixed(1)
+      } s`,
+    );
   }
-  console.log(
-    `\nGET /api/search, ${PEOPLE} people, ${ENTRIES} journal entries, ${QUERIES} queries per kind\n`,
-  );
-  console.log("| query | HTTP p50 ms | HTTP p99 ms | KV p50 ms | KV p99 ms | hits/query |");
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
-  for (const r of rows) console.log(`| ${r.join(" | ")} |`);
-  kv.close();
+  return path;
 }
 
-if (import.meta.main) await main();
+const f1 = (n: number) => n.toFixed(1);
+
+async function main(): Promise<number> {
+  const small = await kvFor(200, 1_000);
+  const large = await kvFor(20_000, 100_000);
+  const args = await taskArgs("start");
+  const env = (kv: string) =>
+    serverEnv({ PORT: "0", HOSTNAME: "127.0.0.1", KV_PATH: kv, TRUST_PROXY: "1" });
+  await using s1 = await spawnListening(args, env(small));
+  await using s2 = await spawnListening(args, env(large));
+  await using bare = await spawnListening(["run", "-A", "bench/_bare.ts"], {
+    PORT: "0",
+    HOSTNAME: "127.0.0.1",
+  });
+  const calls: Call[] = QUERIES.map((q) => ({ path: `/api/search?q=${encodeURIComponent(q)}` }));
+  // Every answer checked once: 200 and the hits each size finds.
+  const hits: number[][] = [];
+  for (const s of [s1, s2]) {
+    const row: number[] = [];
+    for (const [n, c] of calls.entries()) {
+      const r = await fetch(`${s.url}${c.path}`, { headers: { "x-forwarded-for": `10.9.9.${n}` } });
+      if (r.status !== 200) throw new Error(`${c.path} answered ${r.status}`);
+      const b = await r.json();
+      row.push(b.people.length + b.journal.length);
+    }
+    hits.push(row);
+  }
+  // A new address per request (the counter runs through 10.0.0.0/8), each used once.
+  let base = 0;
+  const fresh = () => {
+    const start = base;
+    base += 1 << 20;
+    return { address: (_n: number, i: number) => (start + i) % (1 << 24) };
+  };
+  const turns: { bare: Run; small: Run; large: Run }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    turns.push({
+      bare: await loadCalls(bare, calls, SECONDS, CONNECTIONS),
+      small: await loadCalls(s1, calls, SECONDS, CONNECTIONS, fresh()),
+      large: await loadCalls(s2, calls, SECONDS, CONNECTIONS, fresh()),
+    });
+  }
+  const b = medianRun(turns.map((t) => t.bare));
+  const sm = medianRun(turns.map((t) => t.small));
+  const lg = medianRun(turns.map((t) => t.large));
+  const scale = median(turns.map((t) => t.large.cpuUs / t.small.cpuUs));
+  const overBare = median(turns.map((t) => t.large.cpuUs / t.bare.cpuUs));
+  const load = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+  console.log(
+    `\nGET /api/search, ${QUERIES.length} queries cycled, ${CONNECTIONS} connections, ${SECONDS} s, ${ROUNDS} turns, load average ${load}\n`,
+  );
+  console.log("| server | queries/s | p99 ms | CPU µs/query | errors | hits per query (15) |");
+  console.log("| --- | ---: | ---: | ---: | ---: | --- |");
+  console.log(
+    `| bare Deno.serve | ${Math.round(b.rps)} | ${b.p99} | ${f1(b.cpuUs)} | ${b.errors} | |`,
+  );
+  console.log(
+    `| service, 1 000 entries, 200 people | ${Math.round(sm.rps)} | ${sm.p99} | ${
+      f1(sm.cpuUs)
+    } | ${sm.errors} | ${hits[0].join(" ")} |`,
+  );
+  console.log(
+    `| service, 100 000 entries, 20 000 people | ${Math.round(lg.rps)} | ${lg.p99} | ${
+      f1(lg.cpuUs)
+    } | ${lg.errors} | ${hits[1].join(" ")} |`,
+  );
+  const checks: [string, boolean][] = [
+    [
+      `CPU per query at 100 000 entries <= ${TARGETS.scaleRatio}x at 1 000 (${scale.toFixed(2)}x)`,
+      scale <= TARGETS.scaleRatio,
+    ],
+    [
+      `CPU per query at 100 000 entries <= ${TARGETS.bareRatio}x bare (${overBare.toFixed(1)}x)`,
+      overBare <= TARGETS.bareRatio,
+    ],
+    ["no errors", b.errors + sm.errors + lg.errors === 0],
+  ];
+  console.log();
+  for (const [name, ok] of checks) console.log(`${ok ? "met   " : "MISSED"} ${name}`);
+  return checks.every(([, ok]) => ok) ? 0 : 1;
+}
+
+if (import.meta.main) Deno.exit(await main());

@@ -9,12 +9,18 @@
  * server (no transport), which is where sign-in links are read.
  *
  * STRESS_SECONDS (default 60) and STRESS_CRASHES (default 20) bound the run.
+ *
+ * Two-process mode (`deno task stress --two`, or STRESS_PROCESSES=2): two servers on the same
+ * KV file, each request sent to either at random (as two isolates of one deployment would
+ * get them), the same load and read-back; then no crash mode. Every commit that meets the
+ * other process's lock must wait its turn: 0 answers 5xx.
  */
 import { type ServerProcess, startServer } from "../tests/_server.ts";
 
 const SECONDS = Number(Deno.env.get("STRESS_SECONDS") ?? 60);
 const CRASHES = Number(Deno.env.get("STRESS_CRASHES") ?? 20);
 const ACCOUNTS = 64;
+const PROCESSES = Deno.args.includes("--two") ? 2 : Number(Deno.env.get("STRESS_PROCESSES") ?? 1);
 const SERVICE_TOKEN = "stress-service-token-0123456789abcdef";
 const ENV = { BASE_URL: "http://127.0.0.1", TRUST_PROXY: "1", SERVICE_TOKEN };
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -46,7 +52,9 @@ const requestsAcked = new Set<number>();
 const proposalsAcked = new Set<number>();
 const signInsAcked: string[] = [];
 
-let base = "";
+/** The servers' URLs; each call goes to one of them at random. */
+let bases: string[] = [];
+let servers: ServerProcess[] = [];
 let seq = 0;
 const ip = () => `198.18.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
 
@@ -54,8 +62,15 @@ const ip = () => `198.18.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Mat
 async function call(
   method: string,
   path: string,
-  o: { token?: string; json?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {},
+  o: {
+    token?: string;
+    json?: unknown;
+    raw?: BodyInit;
+    headers?: Record<string, string>;
+    base?: string;
+  } = {},
 ): Promise<{ status: number; body: any } | null> {
+  const base = o.base ?? bases[Math.floor(Math.random() * bases.length)];
   const headers: Record<string, string> = { "x-forwarded-for": ip(), ...o.headers };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   let body = o.raw;
@@ -88,19 +103,21 @@ async function call(
 const ack = (kind: string) => stats.acked.set(kind, (stats.acked.get(kind) ?? 0) + 1);
 
 async function signIn(server: ServerProcess, email: string, name: string): Promise<string | null> {
+  // The mail is printed by the server that took the request: the link is read there.
   const asked = await call("POST", "/api/verify/request", {
     json: { email, purpose: "login", age_ok: true, name },
+    base: server.url,
   });
   if (asked?.status !== 202) return null;
   const re = new RegExp(`To: ${email.replace(/[.+]/g, "\\$&")}[^]*?verify=([A-Za-z0-9_-]+)`);
   const link = await server.stdout.waitFor(re, 20_000).catch(() => null);
   if (!link) return null;
-  const v = await call("GET", `/api/verify?token=${link[1]}`);
+  const v = await call("GET", `/api/verify?token=${link[1]}`, { base: server.url });
   return v?.status === 200 ? v.body.token : null;
 }
 
 /** One random write by `a`; records what was acknowledged. */
-async function act(server: ServerProcess, a: Account, slugs: string[]): Promise<void> {
+async function act(a: Account, slugs: string[]): Promise<void> {
   const n = ++seq;
   const pick = Math.random();
   if (pick < 0.14) {
@@ -145,7 +162,7 @@ async function act(server: ServerProcess, a: Account, slugs: string[]): Promise<
     });
     if (r?.status === 201) (proposalsAcked.add(r.body.id), ack("proposal"));
   } else if (pick < 0.62) {
-    const token = await signIn(server, `s${n}@example.org`, `Signer ${n}`);
+    const token = await signIn(servers[n % servers.length], `s${n}@example.org`, `Signer ${n}`);
     if (token) (signInsAcked.push(token), ack("sign-in"));
   } else if (pick < 0.76) {
     const r = await call("POST", `/api/modules/${slugs[n % slugs.length]}/point`, {
@@ -169,7 +186,7 @@ async function load(server: ServerProcess, accounts: Account[], slugs: string[],
   await Promise.all(accounts.map(async (a) => {
     while (Date.now() < until) {
       const before = stats.netErrors;
-      await act(server, a, slugs);
+      await act(a, slugs);
       if (stats.netErrors > before && server.pid && !(await alive(server))) return;
     }
   }));
@@ -353,38 +370,9 @@ function resetStats() {
   });
 }
 
-const dir = await Deno.makeTempDir({ prefix: "stress_" });
-const kvPath = `${dir}/kv.sqlite3`;
-let failed = false;
-try {
-  // The example catalogue: published modules to point at and edit, contributor accounts.
-  const demo = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "demo"],
-    cwd: ROOT,
-    env: { KV_PATH: kvPath },
-    stdout: "null",
-  }).output();
-  if (!demo.success) throw new Error("deno task demo failed");
-
-  let server = await startServer(kvPath, ENV);
-  base = server.url;
-  const { accounts, slugs } = await setup(server);
-  resetStats();
-  const t0 = performance.now();
-  await load(server, accounts, slugs, SECONDS * 1000);
-  const seconds = (performance.now() - t0) / 1000;
-  const loadFigures = { seconds: Math.round(seconds), accounts: accounts.length };
-  const problems = await verify(accounts, slugs);
-  report(`load: ${ACCOUNTS} accounts for ${Math.round(seconds)} s`, {
-    ...loadFigures,
-    writes_per_s: Math.round([...stats.acked.values()].reduce((a, b) => a + b, 0) / seconds),
-    lost: problems.lost.length,
-    drift: problems.drift.length,
-  });
-  if (problems.lost.length || problems.drift.length) console.log(problems);
-  failed ||= stats.fiveXX > 0 || problems.lost.length > 0 || problems.drift.length > 0;
-
-  // Crash mode: the same load, SIGKILL at a random moment, restart on the same KV file.
+/** Crash mode: the same load, SIGKILL at a random moment, restart on the same KV file. */
+async function crashMode(first: ServerProcess, accounts: Account[], slugs: string[]) {
+  let server = first;
   resetStats();
   let restarts = 0;
   for (let i = 0; i < CRASHES; i++) {
@@ -393,7 +381,8 @@ try {
     await server.stop(); // SIGKILL
     await running;
     server = await startServer(kvPath, ENV);
-    base = server.url;
+    servers = [server];
+    bases = [server.url];
     restarts++;
   }
   const crashProblems = await verify(accounts, slugs, true);
@@ -408,6 +397,44 @@ try {
   });
   if (crashProblems.lost.length || crashProblems.drift.length) console.log(crashProblems);
   failed ||= stats.fiveXX > 0 || crashProblems.lost.length > 0 || crashProblems.drift.length > 0;
+}
+
+let failed = false;
+const dir = await Deno.makeTempDir({ prefix: "stress_" });
+const kvPath = `${dir}/kv.sqlite3`;
+try {
+  // The example catalogue: published modules to point at and edit, contributor accounts.
+  const demo = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", "demo"],
+    cwd: ROOT,
+    env: { KV_PATH: kvPath },
+    stdout: "null",
+  }).output();
+  if (!demo.success) throw new Error("deno task demo failed");
+
+  const server = await startServer(kvPath, ENV);
+  servers = [server];
+  for (let i = 1; i < PROCESSES; i++) servers.push(await startServer(kvPath, ENV));
+  bases = servers.map((s) => s.url);
+  const { accounts, slugs } = await setup(server);
+  resetStats();
+  const t0 = performance.now();
+  await load(server, accounts, slugs, SECONDS * 1000);
+  const seconds = (performance.now() - t0) / 1000;
+  const loadFigures = { seconds: Math.round(seconds), accounts: accounts.length };
+  const problems = await verify(accounts, slugs);
+  report(`load: ${ACCOUNTS} accounts, ${PROCESSES} process(es), ${Math.round(seconds)} s`, {
+    ...loadFigures,
+    writes_per_s: Math.round([...stats.acked.values()].reduce((a, b) => a + b, 0) / seconds),
+    lost: problems.lost.length,
+    drift: problems.drift.length,
+  });
+  if (problems.lost.length || problems.drift.length) console.log(problems);
+  failed ||= stats.fiveXX > 0 || problems.lost.length > 0 || problems.drift.length > 0;
+  for (const s of servers.slice(1)) await s.stop();
+  // Crash mode (one process): the same load, SIGKILL at a random moment, restart.
+  if (PROCESSES === 1) await crashMode(server, accounts, slugs);
+  else await server.stop();
 } finally {
   await Deno.remove(dir, { recursive: true }).catch(() => {});
 }

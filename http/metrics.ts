@@ -44,6 +44,12 @@ export function metricsRoute(deps: Deps) {
         type: "counter",
       },
       {
+        name: "catalogue_kv_locked_waits_total",
+        help: "KV reads and commits that met another process's lock and waited",
+        value: atomicStats.locked,
+        type: "counter",
+      },
+      {
         name: "catalogue_kv_commit_gave_up_total",
         help: "Atomics that kept failing their checks and answered 503",
         value: atomicStats.gaveUp,

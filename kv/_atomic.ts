@@ -10,16 +10,32 @@ export function isLocked(err: unknown): boolean {
   return err instanceof Error && LOCKED.test(err.message);
 }
 
-/** Runs `fn`, retrying "database is locked" with exponential backoff for about 10 s. */
-export async function retryLocked<T>(fn: () => Promise<T>): Promise<T> {
-  let delay = 5;
-  for (let attempt = 0;; attempt++) {
+/** How long a write or read keeps trying before it gives up (a conflict, a locked file). */
+export const TRANSACT_BUDGET_MS = 10_000;
+
+/** Full jitter: a random share of a delay that doubles from 1 ms to 250 ms. */
+const pause = (delay: number) => new Promise((r) => setTimeout(r, Math.random() * delay));
+const nextDelay = (delay: number) => Math.min(delay * 2, 250);
+
+/**
+ * Runs `fn`, retrying "database is locked" (another process holds the KV file's write lock)
+ * with the same patience as a version conflict in `transact`: jittered exponential backoff
+ * for TRANSACT_BUDGET_MS, so a second process writing never makes this one answer 503.
+ */
+export async function retryLocked<T>(
+  fn: () => Promise<T>,
+  budgetMs = TRANSACT_BUDGET_MS,
+): Promise<T> {
+  const start = performance.now();
+  let delay = 1;
+  for (;;) {
     try {
       return await fn();
     } catch (err) {
-      if (!isLocked(err) || attempt >= 12) throw err;
-      await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
-      delay = Math.min(delay * 2, 1000);
+      if (!isLocked(err) || performance.now() - start > budgetMs) throw err;
+      atomicStats.locked++;
+      await pause(delay);
+      delay = nextDelay(delay);
     }
   }
 }
@@ -34,12 +50,10 @@ export class ConflictError extends Error {
 /**
  * Counters of `transact` since the process started, for logs and metrics: `retries` counts
  * commits that failed a check and ran their attempt again, `gaveUp` transactions that ran out
- * of time (each answered as a ConflictError). Read them; only `transact` writes them.
+ * of time (each answered as a ConflictError), `locked` reads and commits that met another
+ * process's lock and waited (`retryLocked`). Read them; only this module writes them.
  */
-export const atomicStats = { retries: 0, gaveUp: 0 };
-
-/** How long `transact` keeps trying before it gives up with a ConflictError. */
-export const TRANSACT_BUDGET_MS = 10_000;
+export const atomicStats = { retries: 0, gaveUp: 0, locked: 0 };
 
 /**
  * Optimistic transaction: `attempt` reads what it needs and returns an atomic operation with
@@ -68,8 +82,8 @@ export async function transact<T>(
     atomicStats.retries++;
     // The first retry goes at once: most conflicts are one other writer, already done.
     if (i > 0) {
-      await new Promise((r) => setTimeout(r, Math.random() * delay));
-      delay = Math.min(delay * 2, 250);
+      await pause(delay);
+      delay = nextDelay(delay);
     }
   }
 }
@@ -134,6 +148,10 @@ export function lockSafe<T extends object>(target: T): T {
           return op.commit().then((r) => prop === "set" ? r : undefined);
         };
       }
+      if (prop === "list") {
+        return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) =>
+          lockSafeList(raw, selector, options);
+      }
       if (RETRIED_KV.has(prop)) {
         return (...args: unknown[]) => retryLocked(() => value.apply(t, args));
       }
@@ -144,6 +162,51 @@ export function lockSafe<T extends object>(target: T): T {
     },
   });
   return proxy;
+}
+
+/**
+ * A list that survives another process's lock: when a batch read meets it, the list goes on
+ * from the last entry it gave (its cursor) after the same backoff as `retryLocked`.
+ */
+function lockSafeList<T>(
+  raw: Deno.Kv,
+  selector: Deno.KvListSelector,
+  options: Deno.KvListOptions = {},
+): Deno.KvListIterator<T> {
+  let iter = raw.list<T>(selector, options);
+  let given = 0;
+  let cursor = options.cursor;
+  const start = performance.now();
+  let delay = 1;
+  const next = async (): Promise<IteratorResult<Deno.KvEntry<T>, undefined>> => {
+    for (;;) {
+      try {
+        const r = await iter.next();
+        if (!r.done) given++;
+        return r;
+      } catch (err) {
+        if (!isLocked(err) || performance.now() - start > TRANSACT_BUDGET_MS) throw err;
+        atomicStats.locked++;
+        try {
+          cursor = iter.cursor;
+        } catch { /* nothing given since the last restart: same cursor */ }
+        await pause(delay);
+        delay = nextDelay(delay);
+        const limit = options.limit === undefined ? undefined : options.limit - given;
+        iter = raw.list<T>(selector, { ...options, cursor, limit });
+      }
+    }
+  };
+  const it = {
+    next,
+    get cursor() {
+      return iter.cursor;
+    },
+    [Symbol.asyncIterator]() {
+      return it;
+    },
+  };
+  return it as unknown as Deno.KvListIterator<T>;
 }
 
 type CommitHook = (kv: Deno.Kv) => Promise<void>;

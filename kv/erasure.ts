@@ -4,7 +4,7 @@ import { type Account, accountKey, emailKey, getAccount, personText, slugKey } f
 import { dropLinksTo } from "./links.ts";
 import { dropMailAbout } from "./outbox.ts";
 import { accountParts, type ErasureCounts, type ErasureDecisions } from "./parts.ts";
-import { indexChange } from "./search_index.ts";
+import { droppedTerms, indexChange, pruneDictionary } from "./search_index.ts";
 import { endAllSessions } from "./sessions.ts";
 import { dropTrailIndex, trailAppend } from "./trail.ts";
 
@@ -33,6 +33,7 @@ export async function eraseAccount(
     totals.deleted += got.deleted ?? 0;
   }
   const ref = `account:${account.id}`;
+  let dropped: string[] = [];
   await transact(async () => {
     const entry = await getAccount(kv, account.id);
     const acc = entry.value;
@@ -40,6 +41,7 @@ export async function eraseAccount(
     const op = kv.atomic().check(entry).delete(accountKey(acc.id)).delete(emailKey(acc.email));
     if (acc.slug) op.delete(slugKey(acc.slug));
     indexChange(op, "person", acc.id, personText(acc), null);
+    dropped = droppedTerms(personText(acc), null);
     const trail = await trailAppend(
       kv,
       [{ actor: ref, action: "account.erase", subject: ref }],
@@ -48,6 +50,7 @@ export async function eraseAccount(
     trail.apply(op);
     return { op, result: null };
   });
+  await pruneDictionary(kv, "person", dropped);
   // The erase line itself was indexed under the account; the index goes with the rest.
   await dropTrailIndex(kv, account.id);
   // Again, for a session that a link opened while the erasure ran.

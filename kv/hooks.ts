@@ -31,7 +31,8 @@ import { dueKey } from "./service_due.ts";
  *   looked up again before the batch is retried. The old key therefore stops at once
  *   everywhere, and other accounts' hook changes never touch a ping.
  * The heartbeat rate limit counts per address in process (seeded from KV once per window
- * and address) and adds its counts to KV in the same batch. With several server processes
+ * and address by a read the first ping does not wait for) and adds its counts to KV in the
+ * same batch. Events are trimmed beside the commit loop, never in it. With several server processes
  * each seeds from KV when it first sees an address, so the limit may be passed by what
  * other processes counted after that (documented in docs/api.md).
  */
@@ -137,6 +138,9 @@ interface HookState {
   sums: Map<string, { key: Deno.KvKey; n: bigint }>;
   /** Events written per service since its last trim, by "account/id". */
   written: Map<string, number>;
+  /** Services whose events are to be trimmed, and whether a trim is under way. */
+  trims: Map<string, HookRef>;
+  trimming: boolean;
 }
 
 const states = new WeakMap<Deno.Kv, HookState>();
@@ -152,6 +156,8 @@ function stateOf(kv: Deno.Kv): HookState {
       rate: new Map(),
       sums: new Map(),
       written: new Map(),
+      trims: new Map(),
+      trimming: false,
     };
     states.set(kv, st);
   }
@@ -169,7 +175,7 @@ export function forgetHooks(kv: Deno.Kv): void {
 export type RateVerdict = { ok: true } | { ok: false; retryAfter: number };
 
 /** Counts one heartbeat call from an address (SPEC.md section 8: 600 an hour). */
-export async function countHeartbeat(deps: Deps, address: string): Promise<RateVerdict> {
+export function countHeartbeat(deps: Deps, address: string): RateVerdict {
   // An IPv6 client counts by its /64, as for every per-origin limit (one host holds a /64).
   const origin = originSubject(address);
   const st = stateOf(deps.kv);
@@ -185,10 +191,16 @@ export async function countHeartbeat(deps: Deps, address: string): Promise<RateV
     // The key of kv/rate_limit.ts (same subject), so the sweep job and other tools agree.
     const { key } = rateKey(rule, `${rule.name}:${origin}`, now);
     const hash = key[3] as string;
-    const seen = await deps.kv.get<Deno.KvU64>(key);
-    slot = st.rate.get(origin) ??
-      { count: Number(seen.value?.value ?? 0n), key, id: `${windowEnd}/${hash}` };
-    st.rate.set(origin, slot);
+    const fresh = { count: 0, key, id: `${windowEnd}/${hash}` };
+    slot = fresh;
+    st.rate.set(origin, fresh);
+    // What was counted before (another process, or this one before a restart) is added when
+    // the read returns; the ping does not wait for it. The read goes to KV ahead of this
+    // ping's own count, so it never includes it.
+    deps.kv.get<Deno.KvU64>(key).then(
+      (seen) => fresh.count += Number(seen.value?.value ?? 0n),
+      () => {},
+    );
   }
   if (slot.count >= rule.max) {
     return { ok: false, retryAfter: Math.max(1, Math.ceil((windowEnd - now) / 1000)) };
@@ -250,7 +262,7 @@ export async function beat(
 export async function flushBeats(kv: Deno.Kv, maxMs = 5_000): Promise<void> {
   const st = states.get(kv);
   const until = performance.now() + maxMs;
-  while (st && (st.committing || st.queue.length > 0 || st.sums.size > 0)) {
+  while (st && (st.committing || st.trimming || st.queue.length > 0 || st.sums.size > 0)) {
     if (performance.now() > until) return;
     flushSoon(kv);
     await new Promise((r) => setTimeout(r, 5));
@@ -348,7 +360,7 @@ async function commitBatch(
     const res = await op.commit();
     if (res.ok) {
       for (const p of live) p.resolve(p.hook.ref);
-      await trimWritten(kv, st, live);
+      noteWritten(kv, st, live);
       return;
     }
     // One of these hooks changed somewhere since it was read: read them again.
@@ -392,22 +404,29 @@ async function revalidate(
   return live;
 }
 
-/** Counts the events written per service; trims those that reached TRIM_EVERY. */
-async function trimWritten(kv: Deno.Kv, st: HookState, live: Pending[]) {
-  const due: HookRef[] = [];
+/**
+ * Counts the events written per service; those that reached TRIM_EVERY are trimmed beside
+ * the commit loop, one at a time, so the next batch of pings never waits for a trim.
+ */
+function noteWritten(kv: Deno.Kv, st: HookState, live: Pending[]) {
   for (const p of live) {
     const id = `${p.hook.ref.account}/${p.hook.ref.id}`;
     const n = (st.written.get(id) ?? 0) + 1;
     if (n >= TRIM_EVERY) {
       st.written.delete(id);
-      due.push(p.hook.ref);
+      st.trims.set(id, p.hook.ref);
     } else st.written.set(id, n);
   }
-  for (const ref of due) {
-    try {
-      await trimEvents(kv, ref.account, ref.id);
-    } catch { /* the next trim takes them */ }
-  }
+  if (st.trims.size === 0 || st.trimming) return;
+  st.trimming = true;
+  (async () => {
+    for (const [id, ref] of st.trims) {
+      st.trims.delete(id);
+      try {
+        await trimEvents(kv, ref.account, ref.id);
+      } catch { /* the next trim takes them */ }
+    }
+  })().finally(() => st.trimming = false);
 }
 
 /** Deletes all but the newest EVENTS_KEPT events of a service. */

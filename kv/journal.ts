@@ -1,7 +1,7 @@
 import { transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { rateInto, RULES } from "./rate_limit.ts";
-import { indexChange } from "./search_index.ts";
+import { droppedTerms, indexChange, pruneDictionary } from "./search_index.ts";
 import { getManyValues } from "./_batch.ts";
 
 /**
@@ -27,7 +27,7 @@ const entryKey = (id: number) => ["journal", id] as const;
 const byAccountKey = (account: number, id: number) => ["journal_by_account", account, id] as const;
 
 /** What the search index holds of an entry: its text while public, nothing otherwise. */
-const indexed = (e: JournalEntry | null) => (e && e.public ? e.text : null);
+export const indexed = (e: JournalEntry | null) => (e && e.public ? e.text : null);
 
 /**
  * Writes a new entry. The account's hourly limit (RULES.journal) is counted in the same atomic,
@@ -69,6 +69,11 @@ export async function getEntries(kv: Deno.Kv, ids: number[]): Promise<JournalEnt
   return await getManyValues<JournalEntry>(kv, ids.map(entryKey));
 }
 
+/** Every entry of every account, in id order (the search index's migration). */
+export function eachEntry(kv: Deno.Kv): AsyncIterableIterator<Deno.KvEntry<JournalEntry>> {
+  return kv.list<JournalEntry>({ prefix: ["journal"] });
+}
+
 /** Every entry of an account, newest first. */
 export async function listEntries(kv: Deno.Kv, account: number): Promise<JournalEntry[]> {
   const ids: number[] = [];
@@ -85,7 +90,8 @@ export async function updateEntry(
   patch: { text?: string; public?: boolean },
   now: number,
 ): Promise<JournalEntry | null> {
-  return await transact(async () => {
+  let dropped: string[] = [];
+  const result = await transact(async () => {
     const found = await getEntry(kv, account, id);
     if (!found) return { op: null, result: null };
     const old = found.value;
@@ -98,18 +104,25 @@ export async function updateEntry(
     next.updated = now;
     const op = kv.atomic().check(found).set(entryKey(id), next);
     indexChange(op, "journal", id, indexed(old), indexed(next));
+    dropped = droppedTerms(indexed(old), indexed(next));
     return { op, result: next };
   });
+  await pruneDictionary(kv, "journal", dropped);
+  return result;
 }
 
 export async function deleteEntry(kv: Deno.Kv, account: number, id: number): Promise<boolean> {
-  return await transact(async () => {
+  let dropped: string[] = [];
+  const result = await transact(async () => {
     const found = await getEntry(kv, account, id);
     if (!found) return { op: null, result: false };
     const op = kv.atomic().check(found).delete(entryKey(id)).delete(byAccountKey(account, id));
     indexChange(op, "journal", id, indexed(found.value), null);
+    dropped = droppedTerms(indexed(found.value), null);
     return { op, result: true };
   });
+  await pruneDictionary(kv, "journal", dropped);
+  return result;
 }
 
 /** Deletes every entry of an account with its index entries (erasure); answers the count. */

@@ -19,7 +19,19 @@ export const MIGRATIONS: Migration[] = [
   // The initial layout needs no data change; the step marks schema level 1.
   { name: "initial layout", run: () => Promise.resolve() },
   { name: "accounts name their latest application", run: nameLatestApplications },
+  { name: "search index: a dictionary of terms, 300 words a text", run: searchDictionary },
 ];
+
+/** Fills the search index's dictionary of terms from the records (kv/search_index.ts). */
+async function searchDictionary(kv: Deno.Kv): Promise<void> {
+  const { rebuildDictionary } = await import("./search_index.ts");
+  const { eachAccount, personText } = await import("./accounts.ts");
+  const { eachEntry, indexed } = await import("./journal.ts");
+  const { eachModule, searchText } = await import("./modules.ts");
+  await rebuildDictionary(kv, "person", eachAccount(kv), personText, (a) => a.id);
+  await rebuildDictionary(kv, "journal", eachEntry(kv), indexed, (e) => e.id);
+  await rebuildDictionary(kv, "module", eachModule(kv), searchText, (m) => m.slug);
+}
 
 /** Sets `application` on every account that lacks it, from the account's application index. */
 async function nameLatestApplications(kv: Deno.Kv): Promise<void> {

@@ -105,6 +105,11 @@ export function searchText(m: Module | null): string | null {
   return [m.title, m.lede, m.about, m.who, m.by].join("\n");
 }
 
+/** Every module, published or not, in slug order (the search index's migration). */
+export function eachModule(kv: Deno.Kv): AsyncIterableIterator<Deno.KvEntry<Module>> {
+  return kv.list<Module>({ prefix: ["modules"] });
+}
+
 export async function getModule(kv: Deno.Kv, slug: string) {
   return await kv.get<Module>(moduleKey(slug));
 }

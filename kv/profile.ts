@@ -14,7 +14,7 @@ import {
   standingOf,
 } from "./accounts.ts";
 import { modulesOf, nameInCatalogue } from "./catalogue_api.ts";
-import { indexChange } from "./search_index.ts";
+import { droppedTerms, indexChange, pruneDictionary } from "./search_index.ts";
 import { trailAppend } from "./trail.ts";
 
 /**
@@ -73,7 +73,8 @@ export async function updateProfile(
   patch: ProfilePatch,
   now: number,
 ): Promise<Account | null> {
-  return await transact(async () => {
+  let dropped: string[] = [];
+  const result = await transact(async () => {
     const entry = await getAccount(kv, accountId);
     const old = entry.value;
     if (!old) return { op: null, result: null };
@@ -100,6 +101,7 @@ export async function updateProfile(
       if (slug) op.check({ key: slugKey(slug), versionstamp: null }).set(slugKey(slug), old.id);
     }
     indexChange(op, "person", old.id, personText(old), personText(next));
+    dropped = droppedTerms(personText(old), personText(next));
     if (name !== old.name) await nameInCatalogue(kv, old.id, op);
     const ref = `account:${old.id}`;
     const trail = await trailAppend(
@@ -110,6 +112,8 @@ export async function updateProfile(
     trail.apply(op);
     return { op, result: next };
   });
+  await pruneDictionary(kv, "person", dropped);
+  return result;
 }
 
 /** At most this many public journal entries are shown on a profile, newest first. */

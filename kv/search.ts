@@ -1,12 +1,12 @@
 import { type Account, getAccounts } from "./accounts.ts";
 import { searchModules } from "./catalogue_api.ts";
 import { getEntries } from "./journal.ts";
-import { type DocId, matchesAll, queryWords, type SearchKind, wordHits } from "./search_index.ts";
+import { type Found, matchesAll, newestIds, queryWords } from "./search_index.ts";
 
 /**
  * GET /api/search over people, public journal entries and published modules. Owns no keys:
- * it reads the word index of kv/search_index.ts and checks every candidate against the live
- * record (named account, public entry), so nothing stale is ever shown.
+ * it reads the word index of kv/search_index.ts newest first and checks every candidate
+ * against the live record (named account, public entry), so nothing stale is ever shown.
  */
 
 /** Results per kind. */
@@ -28,43 +28,46 @@ export interface JournalHit {
   name: string;
 }
 
-/** Loads records for candidate ids batch after batch, keeping those `keep` accepts. */
+/** Candidates one query may look at before it answers with what it found. */
+const CANDIDATE_CAP = 400;
+
+/**
+ * Loads records for candidate ids (newest first, read lazily) a batch at a time, keeping
+ * those `keep` accepts, until SEARCH_LIMIT are kept: a batch asks for as many ids as are
+ * still missing (plus a few for hits the live record no longer supports).
+ */
 async function take<T, R>(
-  ids: DocId[],
+  candidates: (found: Found) => AsyncIterator<number>,
   load: (ids: number[]) => Promise<T[]>,
   keep: (r: T) => R | null | Promise<R | null>,
 ): Promise<R[]> {
   const out: R[] = [];
-  const nums = ids.filter((x): x is number => typeof x === "number");
-  for (let i = 0; i < nums.length && out.length < SEARCH_LIMIT; i += 50) {
-    for (const r of await load(nums.slice(i, i + 50))) {
+  const found: Found = { read: 0, kept: 0 };
+  const ids = candidates(found);
+  let seen = 0;
+  let more = true;
+  while (more && out.length < SEARCH_LIMIT && seen < CANDIDATE_CAP) {
+    const batch: number[] = [];
+    // Whole reads of ten (KV's getMany takes ten keys).
+    const want = Math.ceil((SEARCH_LIMIT - out.length) / 10) * 10;
+    while (batch.length < want) {
+      const next = await ids.next();
+      if (next.done) {
+        more = false;
+        break;
+      }
+      batch.push(next.value);
+    }
+    seen += batch.length;
+    for (const r of await load(batch)) {
       const hit = await keep(r);
       if (hit !== null) out.push(hit);
       if (out.length >= SEARCH_LIMIT) break;
     }
+    found.read = seen;
+    found.kept = out.length;
   }
   return out;
-}
-
-/**
- * Candidate ids for all query words, newest first. Each word is scanned in the index (in
- * parallel); the sets of words whose scan was complete are intersected, so a rare word
- * narrows a common one before any record is read. When every scan hit the cap, the smallest
- * partial set is used. Words that prefix another query word add nothing and are skipped.
- */
-export async function candidateIds(kv: Deno.Kv, kind: SearchKind, words: string[]) {
-  const strict = words.filter((w) => !words.some((o) => o !== w && o.startsWith(w)));
-  const hits = await Promise.all([...new Set(strict)].map((w) => wordHits(kv, kind, w)));
-  const complete = hits.filter((h) => h.complete).sort((a, b) => a.ids.size - b.ids.size);
-  let ids: DocId[];
-  if (complete.length > 0) {
-    ids = [...complete[0].ids].filter((id) => complete.every((h) => h.ids.has(id)));
-  } else {
-    ids = [...hits.reduce((a, b) => (b.ids.size < a.ids.size ? b : a)).ids];
-  }
-  return ids.sort((a, b) =>
-    typeof a === "number" && typeof b === "number" ? b - a : String(a).localeCompare(String(b))
-  );
 }
 
 export async function search(kv: Deno.Kv, q: string) {
@@ -79,9 +82,8 @@ export async function search(kv: Deno.Kv, q: string) {
 }
 
 async function searchPeople(kv: Deno.Kv, words: string[]) {
-  const personIds = await candidateIds(kv, "person", words);
   return await take<Account, PersonHit>(
-    personIds,
+    (found) => newestIds(kv, "person", words, found),
     (ids) => getAccounts(kv, ids),
     (a) =>
       a.name && matchesAll(`${a.name} ${a.profile.org} ${a.profile.about}`, words)
@@ -97,7 +99,6 @@ async function searchPeople(kv: Deno.Kv, words: string[]) {
 }
 
 async function searchJournal(kv: Deno.Kv, words: string[]) {
-  const journalIds = await candidateIds(kv, "journal", words);
   const names = new Map<number, string>();
   // Authors' names are read per batch of entries, in parallel, not one by one.
   const load = async (ids: number[]) => {
@@ -108,7 +109,7 @@ async function searchJournal(kv: Deno.Kv, words: string[]) {
     for (const a of await getAccounts(kv, missing)) names.set(a.id, a.name);
     return entries;
   };
-  return await take(journalIds, load, (e) => {
+  return await take((found) => newestIds(kv, "journal", words, found), load, (e) => {
     const name = names.get(e.account) ?? "";
     // An unnamed author has no public page, so the entry is not shown either.
     if (!name) return null;

@@ -124,3 +124,54 @@ Deno.test("atomic: 300 writers on one key all land (retries by time, not a small
     kv.close();
   }
 });
+
+Deno.test("atomic: a locked file is waited for by time, like a conflict, not by a count", async () => {
+  let calls = 0;
+  // 20 locked answers in a row (more than the 12 tries once allowed), then the lock is free.
+  const v = await retryLocked(() => ++calls <= 20 ? Promise.reject(locked()) : Promise.resolve(1));
+  assert.equal(v, 1);
+  assert.equal(calls, 21);
+  // Past its budget it gives the lock error up to the caller (answered 503).
+  await assert.rejects(retryLocked(() => Promise.reject(locked()), 30), /database is locked/);
+});
+
+Deno.test("atomic: a list that meets a lock goes on from the last entry it gave", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    for (let i = 0; i < 25; i++) await kv.set(["n", i], i);
+    let lists = 0;
+    // Every list's second batch meets the lock, as a list crossing another process's commit can.
+    const flaky = new Proxy(kv, {
+      get(t, prop) {
+        const value = Reflect.get(t, prop, t);
+        if (prop !== "list") return typeof value === "function" ? value.bind(t) : value;
+        return (sel: Deno.KvListSelector, opts: Deno.KvListOptions) => {
+          lists++;
+          const inner = t.list(sel, { ...opts, batchSize: 4 });
+          let n = 0;
+          return {
+            next: () => ++n === 5 ? Promise.reject(locked()) : inner.next(),
+            get cursor() {
+              return inner.cursor;
+            },
+            [Symbol.asyncIterator]() {
+              return this;
+            },
+          };
+        };
+      },
+    });
+    const safe = lockSafe(flaky);
+    const got: number[] = [];
+    for await (const e of safe.list<number>({ prefix: ["n"] })) got.push(e.value);
+    assert.deepEqual(got, Array.from({ length: 25 }, (_, i) => i));
+    assert.ok(lists >= 6, `listed again from the cursor (${lists} lists)`);
+    const some: number[] = [];
+    for await (const e of safe.list<number>({ prefix: ["n"] }, { limit: 10, reverse: true })) {
+      some.push(e.value);
+    }
+    assert.deepEqual(some, [24, 23, 22, 21, 20, 19, 18, 17, 16, 15]);
+  } finally {
+    kv.close();
+  }
+});

@@ -31,6 +31,7 @@ const EXPORTED_IN: Record<string, string> = {
   journal: "journal",
   journal_by_account: "journal (index)",
   search: "account, journal, modules (word index of their texts)",
+  search_terms: "account, journal (the word index's dictionary: words of their texts)",
   avatar_chunks: "account (avatar link and sha256)",
   applications: "applications",
   applications_by_account: "applications (index)",

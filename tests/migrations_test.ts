@@ -78,3 +78,33 @@ Deno.test("migration 2: accounts from before it name their latest application", 
   assert.equal(me.body.application.id, appId);
   assert.equal((await t.req("GET", "/api/me", { token: bob.token })).body.application, null);
 });
+
+Deno.test("migrations: step 3 fills the search dictionary and drops words beyond the 300th", async () => {
+  await using t = await testApp();
+  const ada = await t.account("ada@example.org", { name: "Ada Lovelace" });
+  // Words w0..w349: the earlier cap of 400 indexed all 350 of them.
+  const long = Array.from({ length: 350 }, (_, i) => `w${i}`).join(" ");
+  const post = await t.req("POST", "/api/me/journal", {
+    token: ada.token,
+    body: { text: `engines ${long}` },
+  });
+  assert.equal(post.status, 201);
+  const id = post.body.id;
+  for (let i = 299; i < 350; i++) await t.kv.set(["search", "journal", `w${i}`, id], true);
+  // The layout before step 3: no dictionary.
+  for await (const e of t.kv.list({ prefix: ["search_terms"] })) await t.kv.delete(e.key);
+  assert.equal((await t.req("GET", "/api/search?q=engines")).body.journal.length, 0);
+  assert.equal((await t.req("GET", "/api/search?q=lovelace")).body.people.length, 0);
+  await t.kv.delete(["migrations", 3]);
+  assert.equal(await runMigrations(t.kv, t.clock.now()), MIGRATIONS.length);
+  assert.deepEqual(
+    (await t.req("GET", "/api/search?q=engines")).body.journal.map((j: { id: number }) => j.id),
+    [id],
+  );
+  assert.equal((await t.req("GET", "/api/search?q=lovelace")).body.people.length, 1);
+  assert.equal((await t.req("GET", "/api/search?q=w298")).body.journal.length, 1);
+  const left: string[] = [];
+  for await (const e of t.kv.list({ prefix: ["search", "journal"] })) left.push(String(e.key[2]));
+  assert.equal(left.length, 300, "the first 300 words stay indexed");
+  assert.ok(!left.includes("w299") && !left.includes("w349"));
+});

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { HOUR } from "../lib/clock.ts";
 import { testApp } from "./_helpers.ts";
+import { indexChange } from "../kv/search_index.ts";
 
 type Hit = { id: number; name: string };
 
@@ -63,6 +64,10 @@ Deno.test("search: results change atomically with the records", async () => {
   await t.req("DELETE", `/api/me/journal/${e.body.id}`, { token: a.token });
   assert.equal((await q("looms")).journal.length, 0);
   for await (const k of t.kv.list({ prefix: ["search", "journal"] })) assert.fail(`left: ${k.key}`);
+  // The dictionary keeps no word that no entry holds any more.
+  for await (const k of t.kv.list({ prefix: ["search_terms", "journal"] })) {
+    assert.fail(`left: ${k.key}`);
+  }
   // Renamed: the old name stops matching; the name cleared: not searchable at all.
   await t.req("PATCH", "/api/me", { token: a.token, body: { name: "Augusta King" } });
   assert.equal((await q("lovelace")).people.length, 0);
@@ -70,6 +75,9 @@ Deno.test("search: results change atomically with the records", async () => {
   await t.req("PATCH", "/api/me", { token: a.token, body: { name: "" } });
   assert.equal((await q("augusta")).people.length, 0);
   for await (const k of t.kv.list({ prefix: ["search", "person"] })) assert.fail(`left: ${k.key}`);
+  for await (const k of t.kv.list({ prefix: ["search_terms", "person"] })) {
+    assert.fail(`left: ${k.key}`);
+  }
 });
 
 Deno.test("search: private entries and entries of unnamed accounts never show", async () => {
@@ -170,4 +178,47 @@ Deno.test("search and accounts routes are in the OpenAPI document; wrong methods
   const wrong = await t.req("PUT", "/api/me/journal");
   assert.equal(wrong.status, 405);
   assert.equal((await t.req("POST", "/api/search?q=ab")).status, 405);
+});
+
+Deno.test("search: at 100 000 entries the newest matches come first", async () => {
+  await using t = await testApp();
+  const { account } = await t.account("a@example.org", { name: "Ada" });
+  // Written straight to KV in the layout of kv/journal.ts (through indexChange), ids in
+  // order of creation: every entry says "common", one in 1 000 "alpha", every one a tag
+  // t0..t499 (so "t1" is a prefix of 111 terms), one in 7 is private.
+  const N = 100_000;
+  const text = (id: number) => `common t${id % 500}${id % 1000 === 7 ? " alpha" : ""}`;
+  const isPublic = (id: number) => id % 7 !== 3;
+  let op = t.kv.atomic();
+  let muts = 0;
+  for (let id = 1; id <= N; id++) {
+    const e = { id, account: account.id, text: text(id), public: isPublic(id), created: id };
+    op.set(["journal", id], { ...e, updated: null });
+    if (e.public) indexChange(op, "journal", id, null, e.text);
+    if ((muts += 8) >= 900) {
+      assert.ok((await op.commit()).ok);
+      op = t.kv.atomic();
+      muts = 0;
+    }
+  }
+  assert.ok((await op.commit()).ok);
+  const newest = (q: (id: number) => boolean) => {
+    const out: number[] = [];
+    for (let id = N; id > 0 && out.length < 20; id--) if (isPublic(id) && q(id)) out.push(id);
+    return out;
+  };
+  const ids = async (q: string) =>
+    (await t.req("GET", `/api/search?q=${encodeURIComponent(q)}`)).body.journal.map((
+      j: { id: number },
+    ) => j.id);
+  assert.deepEqual(await ids("common"), newest(() => true));
+  assert.deepEqual(await ids("comm"), newest(() => true));
+  assert.deepEqual(await ids("alpha"), newest((id) => id % 1000 === 7));
+  assert.deepEqual(await ids("t1"), newest((id) => String(id % 500).startsWith("1")));
+  assert.deepEqual(
+    await ids("alpha t7"),
+    newest((id) => id % 1000 === 7 && String(id % 500).startsWith("7")),
+  );
+  assert.deepEqual(await ids("t42 comm"), newest((id) => String(id % 500).startsWith("42")));
+  assert.deepEqual(await ids("t499 alpha"), []);
 });
