@@ -1,5 +1,5 @@
 import { createApp } from "./app.ts";
-import { DAILY, MINUTELY, runJobs } from "./jobs/mod.ts";
+import { DAILY, DAILY_CRON, dailyPassed, MINUTELY, runJobs } from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
 import { countMigrations, runMigrations } from "./kv/migrations.ts";
 import { chainTrail } from "./kv/trail.ts";
@@ -88,11 +88,26 @@ async function fileExists(path: string | undefined): Promise<boolean | undefined
 
 const ready = start();
 
+/** The server's time at the last minutely run (for the daily jobs under a test clock). */
+let lastMinutely = Infinity;
+
+/** The minutely jobs; under a test clock also the daily ones once its clock passed their time. */
+function minutely(deps: Deps) {
+  const now = deps.clock.now();
+  const daily = deps.config.testClockFile !== undefined && dailyPassed(lastMinutely, now);
+  lastMinutely = now;
+  return daily ? [...MINUTELY, ...DAILY] : MINUTELY;
+}
+
 // Deno Deploy wants cron jobs registered at the top level of the main module.
-Deno.cron("minutely jobs", "* * * * *", async () => runJobs(await ready, MINUTELY));
-Deno.cron("daily jobs", "17 3 * * *", async () => runJobs(await ready, DAILY));
+Deno.cron("minutely jobs", "* * * * *", async () => {
+  const deps = await ready;
+  await runJobs(deps, minutely(deps));
+});
+Deno.cron("daily jobs", DAILY_CRON, async () => runJobs(await ready, DAILY));
 
 const deps = await ready;
+lastMinutely = deps.clock.now();
 const app = createApp(deps);
 let server: Deno.HttpServer;
 try {

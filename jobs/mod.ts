@@ -1,3 +1,4 @@
+import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { errorKind, log } from "../lib/log.ts";
 import { count } from "../lib/metrics.ts";
@@ -25,6 +26,19 @@ export const MINUTELY: Job[] = [
   job("sweep-uploads", () => import("./sweep_uploads.ts"), (m) => m.sweepUploadsJob),
   job("expire-proposals", () => import("./expire_proposals.ts"), (m) => m.expireProposalsJob),
 ];
+
+/** When the daily cron runs (main.ts): 03:17 UTC. */
+export const DAILY_CRON = "17 3 * * *";
+const DAILY_AT = 3 * HOUR + 17 * MINUTE;
+
+/**
+ * Whether the daily jobs' time (03:17 UTC) came in (prev, now]. With a test clock
+ * (TEST_CLOCK_FILE) the daily cron still follows the system's time, so the minutely run starts
+ * the daily jobs when the server's clock passed theirs (main.ts).
+ */
+export function dailyPassed(prev: number, now: number): boolean {
+  return Math.floor((now - DAILY_AT) / DAY) * DAY + DAILY_AT > prev;
+}
 
 /** Run by the daily cron (main.ts). */
 export const DAILY: Job[] = [

@@ -38,8 +38,10 @@ export interface NewServiceInput {
   alerts: boolean;
   threshold: number;
   schedule?: string | null;
-  tz: string;
-  grace: number;
+  /** Only with a schedule (default UTC). */
+  tz?: string;
+  /** Only with a schedule (default 60). */
+  grace?: number;
   channels: number[];
 }
 
@@ -80,6 +82,16 @@ export function validSchedule(kind: string, cron: string, tz: string, grace: num
   return { cron: cron.trim().replace(/\s+/g, " "), tz, grace };
 }
 
+/** `tz` or `grace` given without a schedule: `invalid` naming the first of them. */
+function scheduleParts(tz: string | undefined, grace: number | undefined): void {
+  if (tz !== undefined) {
+    invalid("tz: a time zone goes with a schedule; without one the interval applies", "tz");
+  }
+  if (grace !== undefined) {
+    invalid("grace: a grace time goes with a schedule; without one the interval applies", "grace");
+  }
+}
+
 /** The ids, each one of the account's channels (`invalid` naming `channels` otherwise). */
 async function validChannels(deps: Deps, account: number, ids: number[]): Promise<number[]> {
   const unique = [...new Set(ids)];
@@ -105,8 +117,9 @@ export async function addService(
 ): Promise<{ item: ServiceView; hook_url: string | null }> {
   const target = await validTarget(deps, me, input.check);
   const chans = await validChannels(deps, me.id, input.channels);
+  if (input.schedule == null) scheduleParts(input.tz, input.grace);
   const sched = input.schedule != null
-    ? validSchedule(target.kind, input.schedule, input.tz, input.grace)
+    ? validSchedule(target.kind, input.schedule, input.tz ?? "UTC", input.grace ?? 60)
     : null;
   // Fail fast before a check runs; the atomic of createService enforces the limit for real.
   if (await countServices(deps.kv, me.id) >= MAX_SERVICES) {
@@ -168,9 +181,7 @@ export async function editService(
     if (!cur) notFound("no such service");
     const cron = schedule === undefined ? cur.schedule?.cron ?? null : schedule;
     if (cron === null) {
-      if (tz !== undefined || grace !== undefined) {
-        invalid("schedule: tz and grace go with a schedule", "schedule");
-      }
+      scheduleParts(tz, grace);
       patch.schedule = null;
     } else {
       patch.schedule = validSchedule(

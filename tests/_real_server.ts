@@ -37,23 +37,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Rea
     kvPath,
     output: () => server.stdout.text,
     exited: server.status,
-    async signIn(email) {
-      const asked = await fetch(`${base}/api/verify/request`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email, purpose: "login", age_ok: true }),
-      });
-      await asked.body?.cancel();
-      if (asked.status !== 202) throw new Error(`link request answered ${asked.status}`);
-      const link = await server.stdout.waitFor(
-        new RegExp(`To: ${email.replace(/[.]/g, "\\.")}[^]*?verify=([A-Za-z0-9_-]+)`),
-        30_000,
-      );
-      const v = await fetch(`${base}/api/verify?token=${link[1]}`);
-      const body = await v.json();
-      if (v.status !== 200) throw new Error(`verify answered ${v.status}`);
-      return body.token as string;
-    },
+    signIn: (email) =>
+      signInWith(base, email, async () =>
+        (await server.stdout.waitFor(
+          new RegExp(`To: ${email.replace(/[.]/g, "\\.")}[^]*?verify=([A-Za-z0-9_-]+)`),
+          30_000,
+        ))[1]),
     async [Symbol.asyncDispose]() {
       await server.stop();
       await removeDir();
@@ -170,4 +159,62 @@ export async function testClock(): Promise<
     },
     [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
   };
+}
+
+/** Waits for the first item of `list()` that `pick` accepts (polling), up to `ms`. */
+export async function arrival<T>(
+  what: string,
+  list: () => T[],
+  pick: (x: T) => boolean,
+  ms: number,
+): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = list().find(pick);
+    if (found) return found;
+    if (Date.now() > until) throw new Error(`no ${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * A sign-in as a client makes it: asks for a link, reads its token with `linkToken` (from the
+ * printed mail or a relay), completes it; answers the bearer token.
+ */
+async function signInWith(
+  base: string,
+  email: string,
+  linkToken: () => Promise<string>,
+): Promise<string> {
+  const asked = await fetch(`${base}/api/verify/request`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, purpose: "login", age_ok: true }),
+  });
+  await asked.body?.cancel();
+  if (asked.status !== 202) throw new Error(`link request answered ${asked.status}`);
+  const verified = await fetch(`${base}/api/verify?token=${await linkToken()}`);
+  const body = await verified.json();
+  if (verified.status !== 200) throw new Error(`verify answered ${verified.status}`);
+  return body.token as string;
+}
+
+/** Signs in at a server that mails through `sink` (tests/_smtp.ts); answers the bearer token. */
+export function signInByMail(
+  base: string,
+  sink: { mails: { to: string; subject: string; text: string }[] },
+  email: string,
+): Promise<string> {
+  const before = sink.mails.length;
+  return signInWith(base, email, async () => {
+    const mail = await arrival(
+      `sign-in mail to ${email}`,
+      () => sink.mails.slice(before),
+      (m) => m.to === email && m.subject === "Your sign-in link",
+      20_000,
+    );
+    const link = mail.text.match(/verify=([\w-]+)/);
+    if (!link) throw new Error("no link in the sign-in mail");
+    return link[1];
+  });
 }

@@ -172,8 +172,14 @@ export interface ReceivedPost {
  */
 export function webhookReceiver(certs: Certs) {
   const posts: ReceivedPost[] = [];
+  /** Posts answered 503 while `failing` was set (their X-Webhook-Id). */
+  const refused: string[] = [];
   const srv = localHttp(async (req) => {
     const raw = await req.text();
+    if (receiver.failing) {
+      refused.push(req.headers.get("x-webhook-id") ?? "");
+      return new Response("busy", { status: 503 });
+    }
     posts.push({
       at: Date.now(),
       body: JSON.parse(raw),
@@ -183,11 +189,14 @@ export function webhookReceiver(certs: Certs) {
     });
     return new Response(null, { status: 204 });
   }, certs);
-  return {
+  const receiver = {
     url: `https://127.0.0.1:${srv.port}/alerts`,
     posts,
+    refused,
+    failing: false,
     [Symbol.asyncDispose]: () => srv.close(),
   };
+  return receiver;
 }
 
 /** HMAC-SHA256 of `body` with `secret`, as `sha256=<hex>` (the X-Signature-256 header). */

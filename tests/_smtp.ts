@@ -22,6 +22,8 @@ export interface Sink extends AsyncDisposable {
   mail(to: string, n?: number): Promise<Received>;
   /** Credentials the relay was given, for the AUTH test. */
   logins: { user: string; pass: string }[];
+  /** While true, every recipient is refused with 451 (try again later). */
+  refusing: boolean;
 }
 
 export function waiter(mails: Received[]) {
@@ -88,6 +90,7 @@ export async function smtpSink(
 ): Promise<Sink> {
   const mails: Received[] = [];
   const logins: Sink["logins"] = [];
+  const state = { refusing: false };
   const options: SMTPServerOptions = {
     logger: false,
     disabledCommands: opts.tls ? ["AUTH"] : opts.auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
@@ -99,6 +102,10 @@ export async function smtpSink(
       if (auth.username === opts.auth?.user && auth.password === opts.auth?.pass) {
         cb(null, { user: auth.username });
       } else cb(new Error("invalid credentials"));
+    },
+    onRcptTo(_address, _session, cb) {
+      if (!state.refusing) return cb();
+      cb(Object.assign(new Error("mailbox busy, try again later"), { responseCode: 451 }));
     },
     onData(stream, session, cb) {
       const chunks: Uint8Array[] = [];
@@ -125,6 +132,12 @@ export async function smtpSink(
     url: `smtp://${cred}127.0.0.1:${port}`,
     mails,
     logins,
+    get refusing() {
+      return state.refusing;
+    },
+    set refusing(v: boolean) {
+      state.refusing = v;
+    },
     mail: waiter(mails),
     [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -10,7 +10,7 @@
  * a schedule's grace pass at once.
  */
 import assert from "node:assert/strict";
-import { testClock } from "./_real_server.ts";
+import { arrival, signInByMail, testClock } from "./_real_server.ts";
 import { runTask, startServer } from "./_server.ts";
 import {
   hmacSignature,
@@ -25,17 +25,6 @@ import { type Received, smtpSink } from "./_smtp.ts";
 const PROMISED_MS = 60_000;
 const SLACK_MS = 25_000;
 const EMAIL = "ops@example.org";
-
-/** Waits for the first item of `list()` that `pick` accepts (polling), up to `ms`. */
-async function arrival<T>(what: string, list: () => T[], pick: (x: T) => boolean, ms: number) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const found = list().find(pick);
-    if (found) return found;
-    if (Date.now() > until) throw new Error(`no ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const hasCurl = await new Deno.Command("curl", { args: ["--version"], stdout: "null" }).output()
   .then((o) => o.success, () => false);
@@ -82,19 +71,7 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
       ...clock.env,
     });
 
-    // Sign in from the mailed link.
-    const asked = await fetch(`${server.url}/api/verify/request`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: EMAIL, purpose: "login", age_ok: true }),
-    });
-    assert.equal(asked.status, 202);
-    await asked.body?.cancel();
-    const link = (await sink.mail(EMAIL)).text.match(/verify=([\w-]+)/);
-    assert.ok(link);
-    const verified = await fetch(`${server.url}/api/verify?token=${link[1]}`);
-    assert.equal(verified.status, 200);
-    const { token } = await verified.json();
+    const token = await signInByMail(server.url, sink, EMAIL);
     const api = async (method: string, path: string, body?: unknown) => {
       const r = await fetch(`${server.url}${path}`, {
         method,

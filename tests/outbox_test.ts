@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { deliver, enqueueMail, type QueuedMail, retryOutbox, sendMail } from "../kv/outbox.ts";
-import { MINUTELY, runJobs } from "../jobs/mod.ts";
+import { dailyPassed, MINUTELY, runJobs } from "../jobs/mod.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { captureLog } from "../lib/log.ts";
 import { type TestApp, testApp } from "./_helpers.ts";
@@ -158,4 +158,13 @@ Deno.test("jobs: one slow or failing job holds back no other", async () => {
   release();
   await done;
   assert.deepEqual(ran, ["quick", "slow"]);
+});
+
+Deno.test("jobs: under a test clock the daily jobs run once the clock passed 03:17 UTC", () => {
+  const at = (s: string) => Date.parse(s);
+  assert.equal(dailyPassed(at("2026-03-02T03:16:00Z"), at("2026-03-02T03:17:00Z")), true);
+  assert.equal(dailyPassed(at("2026-03-02T03:17:00Z"), at("2026-03-02T03:18:00Z")), false);
+  assert.equal(dailyPassed(at("2026-03-02T04:00:00Z"), at("2026-03-03T03:16:59Z")), false);
+  assert.equal(dailyPassed(at("2026-03-02T04:00:00Z"), at("2027-03-03T00:00:00Z")), true, "a jump");
+  assert.equal(dailyPassed(Infinity, at("2026-03-02T03:17:00Z")), false, "before the first run");
 });

@@ -32,6 +32,11 @@ Deno.test("schedule: bad expressions, zones and kinds answer 400 naming the fiel
     [{ schedule: "0 3 * * *", tz: "Mars/Olympus" }, "tz", /time zone/],
     [{ schedule: "0 3 * * *", grace: 0 }, "grace", /./],
     [{ schedule: "0 3 * * *", check: "tcp:example.org:22" }, "schedule", /only a heartbeat/],
+    // A time zone or grace without a schedule would be dropped: refused, naming it.
+    [{ tz: "Europe/Berlin" }, "tz", /^tz: a time zone goes with a schedule/],
+    [{ grace: 30 }, "grace", /^grace: a grace time goes with a schedule/],
+    [{ schedule: null, tz: "UTC", grace: 5 }, "tz", /goes with a schedule/],
+    [{ check: "tcp:example.org:22", grace: 5 }, "grace", /goes with a schedule/],
   ];
   for (const [body, field, msg] of cases) {
     const r = await t.req("POST", "/api/me/services", {
@@ -141,4 +146,66 @@ Deno.test("schedule: PATCH sets, moves and removes a schedule; the runner follow
     body: { grace: 10 },
   });
   assert.equal(stray.status, 400);
+  assert.equal(stray.body.field, "grace");
+  const dropped = await t.req("PATCH", `/api/me/services/${item.id}`, {
+    token,
+    body: { schedule: null, tz: "Europe/Berlin" },
+  });
+  assert.equal(dropped.status, 400);
+  assert.equal(dropped.body.field, "tz");
+});
+
+Deno.test("schedule: the form puts a time zone or grace without a schedule beside its field", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const post = (path: string, fields: Record<string, string>) =>
+    t.req("POST", path, {
+      raw: new URLSearchParams(fields).toString(),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: "http://localhost",
+        cookie: `session=${token}`,
+      },
+    });
+  const base = { name: "Backup", kind: "webhook", group: "Public", interval: "60", threshold: "1" };
+  // The empty form suggests no zone or grace: an untouched form adds a plain heartbeat.
+  const blank = await t.req("GET", "/me/services", { headers: { cookie: `session=${token}` } });
+  assert.match(blank.text, /<input[^>]*name="tz"(?![^>]*value="[^"])/);
+  const lone = await post("/me/services", { ...base, schedule: "", tz: "Europe/Berlin" });
+  assert.equal(lone.status, 400);
+  assert.match(
+    lone.text,
+    /id="[^"]*tz[^"]*-error">a time zone goes with a schedule; without one the interval applies</,
+  );
+  assert.match(lone.text, /name="tz"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*name="tz"/);
+  const graceOnly = await post("/me/services", { ...base, schedule: "", grace: "30" });
+  assert.equal(graceOnly.status, 400);
+  assert.match(graceOnly.text, /-error">a grace time goes with a schedule/);
+  assert.equal((await t.req("GET", "/api/me/services", { token })).body.items.length, 0);
+
+  // With a schedule both are kept; emptying the schedule on the edit form takes them away.
+  const made = await post("/me/services", { ...base, schedule: "0 3 * * *", tz: "Europe/Berlin" });
+  assert.equal(made.status, 200, "the hook address is shown once on the answer");
+  const [s] = (await t.req("GET", "/api/me/services", { token })).body.items;
+  assert.equal(s.tz, "Europe/Berlin");
+  assert.equal(s.grace, 60);
+  const page = await t.req("GET", `/me/services/${s.id}`, {
+    headers: { cookie: `session=${token}` },
+  });
+  assert.match(page.text, /name="had_schedule"/);
+  const cleared = await post(`/me/services/${s.id}`, {
+    ...base,
+    schedule: "",
+    tz: "Europe/Berlin",
+    grace: "60",
+    had_schedule: "1",
+  });
+  assert.equal(cleared.status, 303, cleared.text);
+  const after = (await t.req("GET", "/api/me/services", { token })).body.items[0];
+  assert.equal(after.schedule, null);
+  // Now without a schedule: a grace typed into the edit form is refused beside its field.
+  const stray = await post(`/me/services/${s.id}`, { ...base, schedule: "", grace: "15" });
+  assert.equal(stray.status, 400);
+  assert.match(stray.text, /-error">a grace time goes with a schedule/);
+  assert.equal((await t.req("GET", "/api/me/services", { token })).body.items[0].grace, null);
 });

@@ -126,16 +126,21 @@ function CommonFields(props: { view: FormView }) {
           name="schedule"
           hint="Five fields, e.g. 0 3 * * * for 03:00 daily. Empty: the interval above."
         />
-        <F.Field name="tz" hint="e.g. UTC or Europe/Berlin" />
-        <F.Field name="grace" type="number" />
+        <F.Field name="tz" hint="With a schedule; e.g. Europe/Berlin. Empty: UTC." />
+        <F.Field name="grace" type="number" hint="With a schedule. Empty: 60 minutes." />
       </details>
     </>
   );
 }
 
-/** The form's text fields as the API's body (shared by add and edit). */
+/**
+ * The form's text fields as the API's body (shared by add and edit). A time zone or grace
+ * without a schedule goes to the API as given, which answers it beside the field.
+ */
 function commonInput(f: Record<string, string>) {
   const schedule = given(f.schedule);
+  const tz = given(f.tz);
+  const grace = given(f.grace);
   return {
     name: f.name ?? "",
     what: f.what ?? "",
@@ -144,13 +149,9 @@ function commonInput(f: Record<string, string>) {
     interval: Number(f.interval),
     alerts: checked(f.alerts),
     threshold: Number(f.threshold ?? 1),
-    ...(schedule !== undefined
-      ? {
-        schedule,
-        tz: given(f.tz) ?? "UTC",
-        grace: given(f.grace) === undefined ? 60 : Number(f.grace),
-      }
-      : {}),
+    ...(schedule !== undefined ? { schedule } : {}),
+    ...(tz !== undefined ? { tz } : {}),
+    ...(grace !== undefined ? { grace: Number(grace) } : {}),
   };
 }
 
@@ -385,8 +386,6 @@ export function servicePages(deps: Deps) {
       interval: "60",
       threshold: "1",
       alerts: "on",
-      tz: "UTC",
-      grace: "60",
     });
     return c.render(await listPage(c, view), { title: "Watched services", noindex: true });
   });
@@ -473,8 +472,8 @@ export function servicePages(deps: Deps) {
       threshold: String(s.threshold),
       alerts: s.alerts ? "on" : "",
       schedule: s.schedule ?? "",
-      tz: s.tz ?? "UTC",
-      grace: String(s.grace ?? 60),
+      tz: s.tz ?? "",
+      grace: s.grace === null ? "" : String(s.grace),
     });
     return (
       <>
@@ -566,6 +565,7 @@ export function servicePages(deps: Deps) {
         <form method="post" action={`/me/services/${s.id}`} novalidate>
           <ErrorSummary view={v} labels={LABELS} />
           <CommonFields view={v} />
+          {s.schedule ? <input type="hidden" name="had_schedule" value="1" /> : null}
           <button type="submit">Save changes</button>
         </form>
         <p>
@@ -586,8 +586,12 @@ export function servicePages(deps: Deps) {
       schema: PatchBody,
       input: (f) => {
         const common = commonInput(f);
-        // An emptied schedule field goes back to the interval.
-        return given(f.schedule) === undefined ? { ...common, schedule: null } : common;
+        if (given(f.schedule) !== undefined) return common;
+        // An emptied schedule field goes back to the interval; the time zone and grace shown
+        // with the schedule the service had go with it.
+        if (f.had_schedule !== "1") return { ...common, schedule: null };
+        const { tz: _tz, grace: _grace, ...rest } = common;
+        return { ...rest, schedule: null };
       },
       act: async (patch) => {
         await editService(deps, me, id, patch);
