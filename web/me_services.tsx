@@ -119,7 +119,12 @@ function CommonFields(props: { view: FormView }) {
       <F.Select name="interval" options={intervalOptions} />
       <F.Select name="threshold" options={THRESHOLDS.map(String)} />
       <F.Checkbox name="alerts" label="Mail me when it goes off and comes back" />
-      <details>
+      {/* Open when it holds a message or a value: a message in a closed fold is not seen. */}
+      <details
+        open={["schedule", "tz", "grace"].some((n) =>
+          props.view.errors[n] || given(props.view.values[n])
+        )}
+      >
         <summary>Heartbeat schedule (optional)</summary>
         <ScheduleHelp />
         <F.Field
