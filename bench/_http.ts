@@ -5,7 +5,7 @@
  * the client side of each request are not counted. Linux only.
  */
 import { autocannon } from "../tests/_dev_deps.ts";
-import { openKv, transact } from "../kv/_atomic.ts";
+import { atomic, openKv, transact } from "../kv/_atomic.ts";
 import { type Account, prepareAccount } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
@@ -136,7 +136,7 @@ export async function seedAccount(
       const acc = await prepareAccount(kv, email, name, now);
       const s = await prepareSession(kv, acc.account.id, now);
       return {
-        op: s.apply(acc.apply(kv.atomic())),
+        op: s.apply(acc.apply(atomic(kv))),
         result: { account: acc.account, token: s.token },
       };
     });

@@ -1,5 +1,5 @@
 import { createApp } from "../app.ts";
-import { openKv, transact } from "../kv/_atomic.ts";
+import { atomic, commit, openKv, transact } from "../kv/_atomic.ts";
 import { prepareAccount } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { putModule } from "../kv/modules.ts";
@@ -41,7 +41,7 @@ async function account(i: number) {
     const now = systemClock.now();
     const acc = await prepareAccount(kv, `p${i}@example.org`, `Person ${i}`, now, ["contributor"]);
     const s = await prepareSession(kv, acc.account.id, now);
-    return { op: s.apply(acc.apply(kv.atomic())), result: { id: acc.account.id, token: s.token } };
+    return { op: s.apply(acc.apply(atomic(kv))), result: { id: acc.account.id, token: s.token } };
   });
 }
 
@@ -123,7 +123,7 @@ async function load(name: string, path: string): Promise<Figures> {
 
 async function cold(path: string): Promise<number> {
   // A module change moves the catalogue version: the next read rebuilds.
-  await kv.atomic().sum(["catalogue_version"], 1n).commit();
+  await commit(atomic(kv).sum(["catalogue_version"], 1n));
   const s = performance.now();
   await (await fetch(base + path)).arrayBuffer();
   return performance.now() - s;

@@ -10,6 +10,7 @@
  */
 import { BATCH, CHUNK, MAX_FILE } from "../kv/files.ts";
 import { rawRequest, startServer } from "../tests/_real_server.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
 
 const MB = 1_000_000;
 /** Upload speed ÷ the bare KV chunk writer's, at least. */
@@ -149,17 +150,17 @@ export async function filesBench(rounds = 3, size = MAX_FILE): Promise<FilesBenc
       const kv = await Deno.openKv(`${dir}/bare-${r}.sqlite3`);
       try {
         const t0 = performance.now();
-        let op = kv.atomic();
+        let op = atomic(kv);
         let inBatch = 0;
         for (let off = 0, i = 0; off < size; off += CHUNK, i++) {
           op.set(["chunk", i], bytes.subarray(off, Math.min(size, off + CHUNK)));
           if (++inBatch === BATCH) {
-            await op.commit();
-            op = kv.atomic();
+            await commit(op);
+            op = atomic(kv);
             inBatch = 0;
           }
         }
-        if (inBatch > 0) await op.commit();
+        if (inBatch > 0) await commit(op);
         bareKv.push(size / MB / ((performance.now() - t0) / 1000));
       } finally {
         kv.close();

@@ -19,7 +19,7 @@
  */
 import process from "node:process";
 import { runDueChecks } from "../jobs/checks.ts";
-import { openKv, transact } from "../kv/_atomic.ts";
+import { atomic, commit, openKv, transact } from "../kv/_atomic.ts";
 import { type Account, emptyProfile, prepareAccount } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { createService, type NewService, type Service } from "../kv/services.ts";
@@ -73,7 +73,7 @@ export async function seedHooks(kvPath: string) {
       if (i % 30 === 0) {
         owner = await transact(async () => {
           const acc = await prepareAccount(kv, `bench${i}@example.org`, `Bench ${i}`, Date.now());
-          return { op: acc.apply(kv.atomic()), result: acc.account.id };
+          return { op: acc.apply(atomic(kv)), result: acc.account.id };
         });
       }
       const { service, key } = await createService(deps(kv), owner, heartbeat, null);
@@ -160,7 +160,7 @@ const RUNS = 5;
  * `start`; the others a day later. None has beaten: each look finds it waiting (no alert).
  */
 async function seedRunner(kv: Deno.Kv, n: number, start: number) {
-  let op = kv.atomic();
+  let op = atomic(kv);
   let muts = 0;
   for (let i = 0; i < n; i++) {
     const account = 1_000_000 + i;
@@ -199,12 +199,12 @@ async function seedRunner(kv: Deno.Kv, n: number, start: number) {
       .set(["service_due", due, id], account)
       .set(["hooks", `h${i}`], { account, id, name: s.name, grace: 60 });
     if ((muts += 6) >= 900) {
-      if (!(await op.commit()).ok) throw new Error("seed commit failed");
-      op = kv.atomic();
+      if (!(await commit(op)).ok) throw new Error("seed commit failed");
+      op = atomic(kv);
       muts = 0;
     }
   }
-  await op.commit();
+  await commit(op);
 }
 
 /** CPU µs of this process per runner run, over RUNS simulated minutes (median). */

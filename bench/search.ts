@@ -15,7 +15,7 @@
  * of issue 22 is missed: CPU per query at 100 000 entries at most 1.5x the one at 1 000, and
  * at most 100x the bare server's.
  */
-import { openKv } from "../kv/_atomic.ts";
+import { atomic, commit, openKv } from "../kv/_atomic.ts";
 import { type Account, emptyProfile, personText } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { indexChange } from "../kv/search_index.ts";
@@ -71,12 +71,12 @@ async function seedKv(path: string, people: number, entries: number) {
   try {
     await runMigrations(kv, Date.now());
     const now = Date.now();
-    let op = kv.atomic();
+    let op = atomic(kv);
     let muts = 0;
     const flush = async () => {
       if (muts === 0) return;
-      if (!(await op.commit()).ok) throw new Error("seed commit failed");
-      op = kv.atomic();
+      if (!(await commit(op)).ok) throw new Error("seed commit failed");
+      op = atomic(kv);
       muts = 0;
     };
     // Ids as kv/ids.ts makes them: creation time in the high part, so they sort by time.

@@ -1,4 +1,4 @@
-import { transact } from "../kv/_atomic.ts";
+import { atomic, transact } from "../kv/_atomic.ts";
 import { findAccountByEmail, prepareAccount } from "../kv/accounts.ts";
 import { importCatalogue, ImportError } from "../kv/catalogue_io.ts";
 import { openKv } from "../kv/_atomic.ts";
@@ -35,7 +35,7 @@ async function main(): Promise<number> {
           subject: `account:${acc.account.id}`,
           fields: ["contributor"],
         }], now);
-        return { op: trail.apply(acc.apply(kv.atomic())), result: 1 };
+        return { op: trail.apply(acc.apply(atomic(kv))), result: 1 };
       });
     }
     const r = await importCatalogue({ kv, clock: systemClock, config }, catalogue);

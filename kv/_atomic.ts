@@ -1,44 +1,27 @@
 /**
- * Two things every KV write needs: retries when a local KV file is busy with another process
- * (the owner command and the server share it) and optimistic loops for version-checked
- * atomics, so concurrent requests never lose an update.
+ * The one commit path. Domain code builds a write with `atomic(kv)` and commits it with
+ * `commit(op)` (or returns it from a `transact` attempt), and nothing else writes: `commit`
+ * runs, by name, what must follow a commit. The session cache (kv/_auth_cache.ts) hears of
+ * every session or account key the atomic sets, sums, mutates or deletes, before and after
+ * the commit; an atomic that queued record trail lines runs the trail's sequencer
+ * (kv/trail.ts `kickTrail`) before `commit` returns. Commits, and the reads of a KV `openKv`
+ * opened, wait out a KV file that another process holds locked (kv/_locked.ts), and `transact` runs optimistic loops
+ * for version-checked atomics, so concurrent requests never lose an update.
  */
+import { authWriteBegins, authWriteEnds, isAuthKey, registerKv } from "./_auth_cache.ts";
+import { deleteInChunks, keysOf } from "./_batch.ts";
+import {
+  atomicStats,
+  isLocked,
+  lockSafe,
+  nextDelay,
+  pause,
+  retryLocked,
+  TRANSACT_BUDGET_MS,
+} from "./_locked.ts";
+import { kickTrail, QUEUE } from "./trail.ts";
 
-const LOCKED = /database is locked|SQLITE_BUSY|database table is locked/i;
-
-export function isLocked(err: unknown): boolean {
-  return err instanceof Error && LOCKED.test(err.message);
-}
-
-/** How long a write or read keeps trying before it gives up (a conflict, a locked file). */
-export const TRANSACT_BUDGET_MS = 10_000;
-
-/** Full jitter: a random share of a delay that doubles from 1 ms to 250 ms. */
-const pause = (delay: number) => new Promise((r) => setTimeout(r, Math.random() * delay));
-const nextDelay = (delay: number) => Math.min(delay * 2, 250);
-
-/**
- * Runs `fn`, retrying "database is locked" (another process holds the KV file's write lock)
- * with the same patience as a version conflict in `transact`: jittered exponential backoff
- * for TRANSACT_BUDGET_MS, so a second process writing never makes this one answer 503.
- */
-export async function retryLocked<T>(
-  fn: () => Promise<T>,
-  budgetMs = TRANSACT_BUDGET_MS,
-): Promise<T> {
-  const start = performance.now();
-  let delay = 1;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!isLocked(err) || performance.now() - start > budgetMs) throw err;
-      atomicStats.locked++;
-      await pause(delay);
-      delay = nextDelay(delay);
-    }
-  }
-}
+export { atomicStats, isLocked, keysOf, lockSafe, retryLocked, TRANSACT_BUDGET_MS };
 
 export class ConflictError extends Error {
   constructor() {
@@ -46,14 +29,6 @@ export class ConflictError extends Error {
     this.name = "ConflictError";
   }
 }
-
-/**
- * Counters of `transact` since the process started, for logs and metrics: `retries` counts
- * commits that failed a check and ran their attempt again, `gaveUp` transactions that ran out
- * of time (each answered as a ConflictError), `locked` reads and commits that met another
- * process's lock and waited (`retryLocked`). Read them; only this module writes them.
- */
-export const atomicStats = { retries: 0, gaveUp: 0, locked: 0 };
 
 /**
  * Optimistic transaction: `attempt` reads what it needs and returns an atomic operation with
@@ -65,7 +40,7 @@ export const atomicStats = { retries: 0, gaveUp: 0, locked: 0 };
  * the writers spread out instead of colliding again in lockstep.
  */
 export async function transact<T>(
-  attempt: () => Promise<{ op: Deno.AtomicOperation | null; result: T }>,
+  attempt: () => Promise<{ op: Atomic | null; result: T }>,
   budgetMs = TRANSACT_BUDGET_MS,
 ): Promise<T> {
   const start = performance.now();
@@ -73,7 +48,7 @@ export async function transact<T>(
   for (let i = 0;; i++) {
     const { op, result } = await attempt();
     if (op === null) return result;
-    const res = await retryLocked(() => op.commit());
+    const res = await commit(op);
     if (res.ok) return result;
     if (performance.now() - start > budgetMs) {
       atomicStats.gaveUp++;
@@ -89,190 +64,85 @@ export async function transact<T>(
 }
 
 /**
- * Who wants to hear of writes to some keys: the session cache (kv/_auth_cache.ts) registers
- * itself here with `watchWrites` when it loads, so this wrapper knows no cache. It is told of
- * each atomic that writes a key it watches: before the commit (it may add to the atomic, as
- * the cache adds its epoch counter), with the watched keys it deletes apart, and after it,
- * whether it landed. `openedWith` tells it where a KV lives, whenever it first looks (it may
- * load after the KV was opened).
+ * An atomic operation being built: Deno's, without `commit` (that is `commit(op)`). Each
+ * method adds to the operation and answers it, so calls chain as on Deno's.
  */
-export interface WriteWatcher {
-  watches(key: Deno.KvKey): boolean;
-  before(
-    kv: Deno.Kv,
-    op: Deno.AtomicOperation,
-    keys: Deno.KvKey[],
-    deleted: Deno.KvKey[],
-  ): void;
-  after(kv: Deno.Kv, keys: Deno.KvKey[], landed: boolean): void;
+export type Atomic = { [K in Exclude<keyof Deno.AtomicOperation, "commit">]: Chain<K> };
+type Chain<K extends keyof Deno.AtomicOperation> = (
+  ...args: Parameters<Deno.AtomicOperation[K]>
+) => Atomic;
+
+/** What `commit` must know of an atomic: its KV, Deno's operation, the keys that matter. */
+interface Pending {
+  kv: Deno.Kv;
+  op: Deno.AtomicOperation;
+  /** Session and account keys written, and those of them deleted (the session cache's). */
+  auth: Deno.KvKey[];
+  deleted: Deno.KvKey[];
+  /** Whether it queues record trail lines. */
+  trail: boolean;
 }
 
-let watcher: WriteWatcher | null = null;
+const pending = new WeakMap<Atomic, Pending>();
 
-/** Registers the one watcher of writes. */
-export function watchWrites(w: WriteWatcher): void {
-  watcher = w;
-}
-
-const opened = new WeakMap<Deno.Kv, { path: string | undefined }>();
-
-/** The path a KV was opened with by `openKv`; undefined for a KV opened otherwise. */
-export function openedWith(kv: Deno.Kv): { path: string | undefined } | undefined {
-  return opened.get(kv);
-}
-
-const watched = (key: Deno.KvKey) => watcher !== null && watcher.watches(key);
-
-const RETRIED_KV = new Set<PropertyKey>(["get", "getMany", "commit"]);
-const ATOMIC_MUTATIONS = new Set<PropertyKey>(["set", "delete", "sum", "min", "max"]);
-
-/**
- * Wraps a KV so that every read and write retries a locked file, and every write to a watched
- * key (a session or account: the session cache's) goes through an atomic its watcher sees.
- */
-export function lockSafe<T extends object>(target: T): T {
-  const proxy: T = new Proxy(target, {
-    get(t, prop, _receiver) {
-      const value = Reflect.get(t, prop, t);
-      if (typeof value !== "function") return value;
-      const kv = proxy as unknown as Deno.Kv;
-      const raw = t as unknown as Deno.Kv;
-      if (prop === "atomic") return () => watchedAtomic(kv, raw.atomic());
-      if (prop === "set" || prop === "delete") {
-        return (key: Deno.KvKey, ...rest: unknown[]) => {
-          if (!watched(key)) return retryLocked(() => value.apply(t, [key, ...rest]));
-          // Through an atomic, so the write reaches the cache and its epoch like any other.
-          const op = watchedAtomic(kv, raw.atomic());
-          if (prop === "set") op.set(key, rest[0], rest[1] as { expireIn?: number });
-          else op.delete(key);
-          return op.commit().then((r) => prop === "set" ? r : undefined);
-        };
-      }
-      if (prop === "list") {
-        return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) =>
-          lockSafeList(raw, selector, options);
-      }
-      if (RETRIED_KV.has(prop)) {
-        return (...args: unknown[]) => retryLocked(() => value.apply(t, args));
-      }
-      return (...args: unknown[]) => {
-        const r = value.apply(t, args);
-        return r === t ? proxy : r;
-      };
+/** A new atomic operation on `kv`, to commit with `commit`. */
+export function atomic(kv: Deno.Kv): Atomic {
+  const p: Pending = { kv, op: kv.atomic(), auth: [], deleted: [], trail: false };
+  const wrote = (key: Deno.KvKey, deleted = false) => {
+    if (key[0] === QUEUE && !deleted) p.trail = true;
+    if (!isAuthKey(key)) return;
+    p.auth.push(key);
+    if (deleted) p.deleted.push(key);
+  };
+  const self: Atomic = {
+    check: (...checks) => (p.op.check(...checks), self),
+    set: (key, value, options) => (wrote(key), p.op.set(key, value, options), self),
+    delete: (key) => (wrote(key, true), p.op.delete(key), self),
+    sum: (key, n) => (wrote(key), p.op.sum(key, n), self),
+    min: (key, n) => (wrote(key), p.op.min(key, n), self),
+    max: (key, n) => (wrote(key), p.op.max(key, n), self),
+    mutate: (...mutations) => {
+      for (const m of mutations) wrote(m.key, m.type === "delete");
+      p.op.mutate(...mutations);
+      return self;
     },
-  });
-  return proxy;
+    enqueue: (value, options) => (p.op.enqueue(value, options), self),
+  };
+  pending.set(self, p);
+  return self;
 }
 
 /**
- * A list that survives another process's lock: when a batch read meets it, the list goes on
- * from the last entry it gave (its cursor) after the same backoff as `retryLocked`.
+ * Commits an atomic made by `atomic`, retrying a locked file, and runs what follows a commit:
+ * the session cache's notice of session and account writes (kv/_auth_cache.ts: before, so it
+ * can count the write in its epoch, and after, whether it landed) and, when it queued trail
+ * lines and landed, the trail's sequencer.
  */
-function lockSafeList<T>(
-  raw: Deno.Kv,
-  selector: Deno.KvListSelector,
-  options: Deno.KvListOptions = {},
-): Deno.KvListIterator<T> {
-  let iter = raw.list<T>(selector, options);
-  let given = 0;
-  let cursor = options.cursor;
-  const start = performance.now();
-  let delay = 1;
-  const next = async (): Promise<IteratorResult<Deno.KvEntry<T>, undefined>> => {
-    for (;;) {
-      try {
-        const r = await iter.next();
-        if (!r.done) given++;
-        return r;
-      } catch (err) {
-        if (!isLocked(err) || performance.now() - start > TRANSACT_BUDGET_MS) throw err;
-        atomicStats.locked++;
-        try {
-          cursor = iter.cursor;
-        } catch { /* nothing given since the last restart: same cursor */ }
-        await pause(delay);
-        delay = nextDelay(delay);
-        const limit = options.limit === undefined ? undefined : options.limit - given;
-        iter = raw.list<T>(selector, { ...options, cursor, limit });
-      }
+export async function commit(op: Atomic): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  const p = pending.get(op);
+  if (!p) throw new Error("commit: not an atomic of kv/_atomic.ts atomic()");
+  pending.delete(op);
+  let res: Deno.KvCommitResult | Deno.KvCommitError | undefined;
+  if (p.auth.length === 0) res = await retryLocked(() => p.op.commit());
+  else {
+    // From here to the finally, the write is pending for the session cache.
+    authWriteBegins(p.kv, p.op, p.auth, p.deleted);
+    try {
+      res = await retryLocked(() => p.op.commit());
+    } finally {
+      authWriteEnds(p.kv, p.auth, res?.ok === true);
     }
-  };
-  const it = {
-    next,
-    get cursor() {
-      return iter.cursor;
-    },
-    [Symbol.asyncIterator]() {
-      return it;
-    },
-  };
-  return it as unknown as Deno.KvListIterator<T>;
+  }
+  if (res.ok && p.trail) await kickTrail(p.kv);
+  return res;
 }
 
-type CommitHook = (kv: Deno.Kv) => Promise<void>;
-const commitHooks = new Map<string, CommitHook>();
-
-/**
- * Runs `hook` after every committed atomic (of a KV opened with `openKv`) that set a key whose
- * first part is `prefix`, before that commit returns: the record trail's sequencer chains the
- * lines a change queued (kv/trail.ts). The hook must not throw.
- */
-export function onCommitOf(prefix: string, hook: CommitHook): void {
-  commitHooks.set(prefix, hook);
-}
-
-/** An atomic that notes the watched keys it writes; its commit retries locks. */
-function watchedAtomic(kv: Deno.Kv, op: Deno.AtomicOperation): Deno.AtomicOperation {
-  const touched: Deno.KvKey[] = [];
-  const deleted: Deno.KvKey[] = [];
-  const hooks = new Set<CommitHook>();
-  const noteHook = (key: Deno.KvKey) => {
-    const hook = commitHooks.size > 0 ? commitHooks.get(key[0] as string) : undefined;
-    if (hook) hooks.add(hook);
-  };
-  const afterCommit = async (res: Deno.KvCommitResult | Deno.KvCommitError) => {
-    if (res.ok) { for (const hook of hooks) await hook(kv); }
-    return res;
-  };
-  const proxy: Deno.AtomicOperation = new Proxy(op, {
-    get(t, prop, _receiver) {
-      const value = Reflect.get(t, prop, t);
-      if (typeof value !== "function") return value;
-      if (prop === "commit") {
-        return async () => {
-          const w = watcher;
-          if (touched.length === 0 || !w) {
-            return await afterCommit(await retryLocked(() => t.commit()));
-          }
-          // From here to the finally, the write is pending for the watcher.
-          w.before(kv, t, touched, deleted);
-          let res: Deno.KvCommitResult | Deno.KvCommitError | undefined;
-          try {
-            res = await retryLocked(() => t.commit());
-          } finally {
-            w.after(kv, touched, res?.ok === true);
-          }
-          return await afterCommit(res);
-        };
-      }
-      return (...args: unknown[]) => {
-        if (prop === "set") noteHook(args[0] as Deno.KvKey);
-        if (ATOMIC_MUTATIONS.has(prop) && watched(args[0] as Deno.KvKey)) {
-          touched.push(args[0] as Deno.KvKey);
-          if (prop === "delete") deleted.push(args[0] as Deno.KvKey);
-        } else if (prop === "mutate") {
-          for (const m of args as Deno.KvMutation[]) {
-            if (!watched(m.key)) continue;
-            touched.push(m.key);
-            if (m.type === "delete") deleted.push(m.key);
-          }
-        }
-        const r = value.apply(t, args);
-        return r === t ? proxy : r;
-      };
-    },
-  });
-  return proxy;
+/** Deletes `keys` through the commit path, 500 to an atomic; answers how many went. */
+export function deleteKeys(
+  kv: Deno.Kv,
+  keys: Iterable<Deno.KvKey> | AsyncIterable<Deno.KvKey>,
+): Promise<number> {
+  return deleteInChunks(keys, () => atomic(kv), commit);
 }
 
 export async function openKv(path: string | undefined): Promise<Deno.Kv> {
@@ -281,6 +151,7 @@ export async function openKv(path: string | undefined): Promise<Deno.Kv> {
     if (dir && dir !== path) await Deno.mkdir(dir, { recursive: true });
   }
   const kv = lockSafe(await retryLocked(() => Deno.openKv(path)));
-  opened.set(kv, { path });
+  // Where the KV lives decides how the session cache learns of other writers.
+  registerKv(kv, path);
   return kv;
 }

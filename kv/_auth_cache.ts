@@ -5,11 +5,9 @@
  * It must never answer with a session that was ended or an account that changed. Three rules
  * keep it exact:
  *
- * 1. Writes in this process: every KV handle is wrapped by `lockSafe` (kv/_atomic.ts), which
- *    this module registers with (`watchWrites`, when it loads: kv/accounts.ts and
- *    kv/sessions.ts import it, and tests/layout_test.ts checks that every entry point that
- *    opens a KV loads it); the wrapper reports each write to a `sessions` or `accounts` key here
- *    before and after its commit;
+ * 1. Writes in this process: every write goes through kv/_atomic.ts `commit`, which calls
+ *    `authWriteBegins` and `authWriteEnds` here, by name, for each atomic that writes a
+ *    `sessions` or `accounts` key (set, sum, mutate or delete), before and after its commit;
  *    the entries it names are dropped at once. A read that was in flight meanwhile is not
  *    stored (the `invalidations` counter moved).
  * 2. Writes by other processes on the same KV file (the owner command, a second server):
@@ -36,8 +34,6 @@
  * Key layout owned here: ["auth_epoch"] -> Deno.KvU64, the count of session and account
  * writes from every process on a KV file (never read by anything else).
  */
-
-import { openedWith, watchWrites } from "./_atomic.ts";
 
 export const EPOCH_KEY = ["auth_epoch"] as const;
 const AUTH_PREFIXES = new Set<unknown>(["sessions", "accounts"]);
@@ -84,13 +80,8 @@ interface State {
 
 const states = new WeakMap<Deno.Kv, State>();
 
-/** The cache's state for a KV `openKv` opened, made on first use (this module may load later). */
+/** The cache's state for a KV `openKv` opened (registered there); none for another KV. */
 function stateOf(kv: Deno.Kv): State | undefined {
-  const st = states.get(kv);
-  if (st) return st;
-  const o = openedWith(kv);
-  if (!o) return undefined;
-  registerKv(kv, o.path);
   return states.get(kv);
 }
 
@@ -117,8 +108,8 @@ export function countsEpoch(kv: Deno.Kv): boolean {
 }
 
 /**
- * Where the KV lives decides how the cache learns of other writers. Done on first use for a
- * KV of `openKv`; tests call it for a KV they opened themselves.
+ * Where the KV lives decides how the cache learns of other writers. kv/_atomic.ts `openKv`
+ * calls it; tests call it for a KV they opened themselves.
  */
 export function registerKv(kv: Deno.Kv, path: string | undefined): void {
   const source: KvSource = path === ":memory:"
@@ -159,10 +150,10 @@ function dropAll(st: State): void {
 }
 
 /**
- * lockSafe reports every session or account key a write touches: once before its commit
- * (`landed` undefined), once after it returned or threw (`landed` says whether it committed).
+ * Every session or account key a write touches: once before its commit (`landed` undefined),
+ * once after it returned or threw (`landed` says whether it committed).
  */
-export function authWrite(kv: Deno.Kv, keys: Deno.KvKey[], landed?: boolean): void {
+function authWrite(kv: Deno.Kv, keys: Deno.KvKey[], landed?: boolean): void {
   const st = stateOf(kv);
   if (!st) return;
   if (landed === undefined) st.pending++;
@@ -303,15 +294,25 @@ export function rememberAuth(kv: Deno.Kv, mark: number, found: CachedAuth, epoch
   if (st.entries.size > MAX_ENTRIES) drop(st, st.entries.keys().next().value!);
 }
 
-// The cache hears of every KV openKv opens and of every session and account write through it.
-watchWrites({
-  watches: isAuthKey,
-  before(kv, op, keys, deleted) {
-    const source = stateOf(kv)?.source;
-    if (source === "file" || (source === "remote" && endsAccess(keys, deleted))) {
-      op.sum(EPOCH_KEY, 1n);
-    }
-    authWrite(kv, keys);
-  },
-  after: authWrite,
-});
+/**
+ * kv/_atomic.ts `commit`, before committing an atomic that writes session or account keys
+ * (`deleted`: those it deletes): the write counts in the epoch where it must (rules 2 and 3),
+ * and the cache drops what it names.
+ */
+export function authWriteBegins(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  keys: Deno.KvKey[],
+  deleted: Deno.KvKey[],
+): void {
+  const source = stateOf(kv)?.source;
+  if (source === "file" || (source === "remote" && endsAccess(keys, deleted))) {
+    op.sum(EPOCH_KEY, 1n);
+  }
+  authWrite(kv, keys);
+}
+
+/** kv/_atomic.ts `commit`, once that commit returned or threw: whether it landed. */
+export function authWriteEnds(kv: Deno.Kv, keys: Deno.KvKey[], landed: boolean): void {
+  authWrite(kv, keys, landed);
+}

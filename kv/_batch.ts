@@ -29,3 +29,37 @@ export async function getManyValues<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise
   for (const e of await getManyEntries<T>(kv, keys)) if (e.value !== null) out.push(e.value);
   return out;
 }
+
+/** Keys deleted per atomic: KV takes at most 1000 mutations in one. */
+export const DELETE_CHUNK = 500;
+
+/**
+ * Deletes `keys` in atomics of DELETE_CHUNK, each made by `newOp` and committed by `write`
+ * (kv/_atomic.ts `deleteKeys` passes the commit path); no atomic without a delete. Answers
+ * how many keys went.
+ */
+export async function deleteInChunks<Op extends { delete(key: Deno.KvKey): unknown }>(
+  keys: Iterable<Deno.KvKey> | AsyncIterable<Deno.KvKey>,
+  newOp: () => Op,
+  write: (op: Op) => Promise<unknown>,
+): Promise<number> {
+  let op = newOp();
+  let n = 0;
+  for await (const key of keys) {
+    op.delete(key);
+    if (++n % DELETE_CHUNK === 0) {
+      await write(op);
+      op = newOp();
+    }
+  }
+  if (n % DELETE_CHUNK !== 0) await write(op);
+  return n;
+}
+
+/** The keys of the entries a list selector finds, for `deleteInChunks`. */
+export async function* keysOf(
+  kv: Deno.Kv,
+  selector: Deno.KvListSelector,
+): AsyncIterable<Deno.KvKey> {
+  for await (const e of kv.list(selector)) yield e.key;
+}

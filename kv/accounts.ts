@@ -5,6 +5,7 @@ import { claimId } from "./ids.ts";
 import { indexChange } from "./search_index.ts";
 import { getManyValues } from "./_batch.ts";
 import { iso } from "../lib/clock.ts";
+import { type Atomic } from "./_atomic.ts";
 
 /**
  * Accounts. Key layout:
@@ -168,7 +169,7 @@ export async function freeSlug(kv: Deno.Kv, name: string, ownId?: number): Promi
 
 export interface NewAccount {
   account: Account;
-  apply(op: Deno.AtomicOperation): Deno.AtomicOperation;
+  apply(op: Atomic): Atomic;
 }
 
 /** Prepares a new account for an address with no account; the caller commits it. */

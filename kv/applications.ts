@@ -3,7 +3,7 @@ import { conflict, notFound } from "../lib/errors.ts";
 import { applicationDecisionMail } from "../mail/accounts.ts";
 import { actorOf, type Caller } from "./caller.ts";
 import type { Mail } from "../lib/mail.ts";
-import { transact } from "./_atomic.ts";
+import { atomic, commit, transact } from "./_atomic.ts";
 import { type Account, accountKey, getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
@@ -67,7 +67,7 @@ export async function applyFor(
       action: "application.create",
       subject: `application:${app.id}`,
     }], now);
-    const op = claim.apply(kv.atomic())
+    const op = claim.apply(atomic(kv))
       .check(open)
       .set(appKey(app.id), app)
       .set(byAccountKey(account, app.id), true)
@@ -177,7 +177,7 @@ export async function decide(
       decided: now,
       decided_by: actor,
     };
-    const op = kv.atomic().check(entry).check(acc)
+    const op = atomic(kv).check(entry).check(acc)
       .set(appKey(id), decided)
       .delete(openKey(app.account));
     const lines: TrailEntry[] = [{
@@ -202,9 +202,9 @@ export async function decide(
 export async function deleteApplicationsOf(kv: Deno.Kv, account: number): Promise<number> {
   const apps = await applicationsOf(kv, account);
   for (const a of apps) {
-    await kv.atomic().delete(appKey(a.id)).delete(byAccountKey(account, a.id)).commit();
+    await commit(atomic(kv).delete(appKey(a.id)).delete(byAccountKey(account, a.id)));
   }
-  await kv.delete(openKey(account));
+  await commit(atomic(kv).delete(openKey(account)));
   return apps.length;
 }
 

@@ -1,7 +1,7 @@
 import { sha256hex } from "../lib/crypto.ts";
 import { invalid, tooLarge, unsupported } from "../lib/errors.ts";
 import { centreSquare, decodeImage, encodePng, type ImageKind, type Rgba } from "../lib/image.ts";
-import { transact } from "./_atomic.ts";
+import { type Atomic, atomic, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { type Account, accountKey, type AvatarRef, getAccount } from "./accounts.ts";
 
 /**
@@ -136,7 +136,7 @@ export async function setAvatar(
   return await transact(async () => {
     const entry = await getAccount(kv, accountId);
     if (!entry.value) return { op: null, result: null };
-    const op = kv.atomic().check(entry);
+    const op = atomic(kv).check(entry);
     const old = entry.value.avatar;
     if (old && old.etag !== etag) await deleteChunks(kv, op, accountId, old.etag);
     for (let i = 0, n = 0; i < pic.bytes.length; i += CHUNK, n++) {
@@ -149,7 +149,7 @@ export async function setAvatar(
   });
 }
 
-async function deleteChunks(kv: Deno.Kv, op: Deno.AtomicOperation, id: number, etag: string) {
+async function deleteChunks(kv: Deno.Kv, op: Atomic, id: number, etag: string) {
   for await (const e of kv.list({ prefix: chunkPrefix(id, etag) })) op.delete(e.key);
 }
 
@@ -159,7 +159,7 @@ export async function removeAvatar(kv: Deno.Kv, accountId: number): Promise<bool
     const entry = await getAccount(kv, accountId);
     const old = entry.value?.avatar;
     if (!entry.value || !old) return { op: null, result: false };
-    const op = kv.atomic().check(entry).set(accountKey(accountId), {
+    const op = atomic(kv).check(entry).set(accountKey(accountId), {
       ...entry.value,
       avatar: null,
     });
@@ -170,7 +170,7 @@ export async function removeAvatar(kv: Deno.Kv, accountId: number): Promise<bool
 
 /** Deletes every stored chunk of an account, live or stray (erasure). */
 export async function dropAvatarChunks(kv: Deno.Kv, accountId: number): Promise<void> {
-  for await (const e of kv.list({ prefix: ["avatar_chunks", accountId] })) await kv.delete(e.key);
+  await deleteKeys(kv, keysOf(kv, { prefix: ["avatar_chunks", accountId] }));
 }
 
 /** The bytes of the account's picture, or null when it has none. */

@@ -1,4 +1,5 @@
 import { parse, stringify } from "devalue";
+import { atomic, commit } from "./_atomic.ts";
 
 /**
  * Logical dumps of the whole KV, whatever its backend (a file, Deno Deploy through KV Connect).
@@ -117,11 +118,11 @@ export async function restoreStream(
   let batchBytes = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    const op = kv.atomic();
+    const op = atomic(kv);
     // Checks are limited per atomic; the first keys suffice to notice a concurrent writer.
     for (const [key] of batch.slice(0, 10)) op.check({ key, versionstamp: null });
     for (const [key, value] of batch) op.set(key, value);
-    const res = await op.commit();
+    const res = await commit(op);
     if (!res.ok) throw new RestoreError("the KV changed while restoring: another writer?");
     progress.entries += batch.length;
     onProgress(progress);

@@ -15,6 +15,7 @@ import {
   VERSION_KEY,
 } from "./modules.ts";
 import { candidates, matchesAll } from "./search_index.ts";
+import { type Atomic } from "./_atomic.ts";
 
 /**
  * What other areas need from the catalogue: search and public profiles (accounts) and
@@ -47,7 +48,7 @@ const newestFirst = (a: Module, b: Module) =>
 export async function nameInCatalogue(
   kv: Deno.Kv,
   accountId: number,
-  op: Deno.AtomicOperation,
+  op: Atomic,
 ): Promise<boolean> {
   if ((await slugsOf(kv, accountId)).length === 0) return false;
   op.sum(VERSION_KEY, 1n);

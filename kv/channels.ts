@@ -12,6 +12,7 @@ import { parseUrlTarget, resolveTarget, TargetError } from "../lib/targets.ts";
 import { isOwner } from "./accounts.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
+import { type Atomic, atomic, commit } from "./_atomic.ts";
 
 /**
  * Alert channels: webhooks an account adds besides mail. Key layout:
@@ -111,8 +112,7 @@ export async function createChannel(
     secret: randomToken(32),
     created: deps.clock.now(),
   };
-  const res = await id.apply(deps.kv.atomic()).set(channelKey(account, channel.id), channel)
-    .commit();
+  const res = await commit(id.apply(atomic(deps.kv)).set(channelKey(account, channel.id), channel));
   if (!res.ok) conflict("the channel could not be stored; try again");
   return channel;
 }
@@ -120,7 +120,7 @@ export async function createChannel(
 export async function deleteChannel(deps: Deps, account: number, id: number): Promise<boolean> {
   const entry = await deps.kv.get<Channel>(channelKey(account, id));
   if (!entry.value) return false;
-  await deps.kv.atomic().check(entry).delete(entry.key).commit();
+  await commit(atomic(deps.kv).check(entry).delete(entry.key));
   return true;
 }
 
@@ -140,7 +140,7 @@ export async function eraseChannels(deps: Deps, account: number): Promise<number
     if (await deleteChannel(deps, account, c.id)) n++;
   }
   for await (const e of deps.kv.list<QueuedPost>({ prefix: ["channel_outbox"] })) {
-    if (e.value.account === account) await deps.kv.delete(e.key);
+    if (e.value.account === account) await commit(atomic(deps.kv).delete(e.key));
   }
   return n;
 }
@@ -170,7 +170,7 @@ export function payloadJson(p: AlertPayload): string {
 
 /** Adds one post per channel to the caller's atomic; answers their ids for `deliverPosts`. */
 export function enqueuePosts(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   channels: Channel[],
   payload: AlertPayload,
   now: number,
@@ -279,27 +279,28 @@ async function deliverOne(deps: Deps, id: string): Promise<SendResult> {
   const post = entry.value;
   if (!post || post.next > clock.now()) return { ok: false, status: "not due" };
   const claimed = { ...post, next: clock.now() + CLAIM };
-  const got = await kv.atomic().check(entry).set(entry.key, claimed, { expireIn: MAX_AGE })
-    .commit();
+  const got = await commit(atomic(kv).check(entry).set(entry.key, claimed, { expireIn: MAX_AGE }));
   if (!got.ok) return { ok: false, status: "claimed elsewhere" };
   const channel = await getChannel(kv, post.account, post.channel);
   if (!channel) {
-    await kv.delete(entry.key);
+    await commit(atomic(kv).delete(entry.key));
     return { ok: false, status: "channel removed" };
   }
   const account = (await getAccount(kv, post.account)).value;
   const r = await sendPost(deps, channel, post.body, post.id, account ? isOwner(account) : false);
   if (r.ok) {
-    await kv.delete(entry.key);
+    await commit(atomic(kv).delete(entry.key));
     return r;
   }
   const attempts = post.attempts + 1;
   const backoff = Math.min(2 ** attempts * MINUTE, 6 * 60 * MINUTE);
   // The reason only: no address in the logs.
   log("warn", "webhook delivery failed", { post: id, attempt: attempts, reason: r.status });
-  await kv.set(entry.key, { ...post, attempts, next: clock.now() + backoff }, {
-    expireIn: MAX_AGE,
-  });
+  await commit(
+    atomic(kv).set(entry.key, { ...post, attempts, next: clock.now() + backoff }, {
+      expireIn: MAX_AGE,
+    }),
+  );
   return r;
 }
 
@@ -317,7 +318,7 @@ export async function retryPosts(deps: Deps): Promise<number> {
 /** Sends a test alert to one channel now; answers how it went. */
 export async function testChannel(deps: Deps, channel: Channel): Promise<SendResult> {
   const now = deps.clock.now();
-  const op = deps.kv.atomic();
+  const op = atomic(deps.kv);
   const [id] = enqueuePosts(op, [channel], {
     event: "test",
     title: `Test alert for channel "${channel.name}"`,
@@ -326,7 +327,7 @@ export async function testChannel(deps: Deps, channel: Channel): Promise<SendRes
     at: iso(now),
     link: `${deps.config.baseUrl}/me/channels`,
   }, now);
-  await op.commit();
+  await commit(op);
   const [r] = await deliverPosts(deps, [id]);
   return r;
 }

@@ -3,6 +3,7 @@ import type { Deps } from "../lib/deps.ts";
 import { type Account, eachAccount } from "./accounts.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import { dormantNoticeMail } from "../mail/accounts.ts";
+import { atomic, commit } from "./_atomic.ts";
 
 /**
  * Last sign-in and dormant notices. Key layout:
@@ -23,7 +24,7 @@ export interface Seen {
 const seenKey = (id: number) => ["account_seen", id] as const;
 
 export async function markSeen(kv: Deno.Kv, account: number, now: number): Promise<void> {
-  await kv.set(seenKey(account), { at: now, notice: null } satisfies Seen);
+  await commit(atomic(kv).set(seenKey(account), { at: now, notice: null } satisfies Seen));
 }
 
 export async function seenOf(kv: Deno.Kv, account: Account): Promise<Seen> {
@@ -31,7 +32,7 @@ export async function seenOf(kv: Deno.Kv, account: Account): Promise<Seen> {
 }
 
 export async function dropSeen(kv: Deno.Kv, account: number): Promise<void> {
-  await kv.delete(seenKey(account));
+  await commit(atomic(kv).delete(seenKey(account)));
 }
 
 /**
@@ -47,10 +48,10 @@ export async function noticeDormant(deps: Deps): Promise<number> {
     const seenEntry = await kv.get<Seen>(seenKey(account.id));
     const seen = seenEntry.value ?? { at: account.created, notice: null };
     if (seen.notice !== null || now - seen.at < DORMANT_AFTER) continue;
-    const op = kv.atomic().check(seenEntry).set(seenKey(account.id), { ...seen, notice: now });
+    const op = atomic(kv).check(seenEntry).set(seenKey(account.id), { ...seen, notice: now });
     const notice = dormantNoticeMail(`${deps.config.baseUrl}/me`);
     const id = enqueueMail(op, { ...notice, to: account.email }, now);
-    if ((await op.commit()).ok) ids.push(id);
+    if ((await commit(op)).ok) ids.push(id);
   }
   for (let i = 0; i < ids.length; i += 10) await deliver(deps, ids.slice(i, i + 10));
   return ids.length;

@@ -1,5 +1,5 @@
 import type { Deps } from "../lib/deps.ts";
-import { transact } from "./_atomic.ts";
+import { atomic, transact } from "./_atomic.ts";
 import { type Account, accountKey, emailKey, getAccount, personText, slugKey } from "./accounts.ts";
 import { dropLinksTo } from "./links.ts";
 import { dropMailAbout } from "./outbox.ts";
@@ -38,7 +38,7 @@ export async function eraseAccount(
     const entry = await getAccount(kv, account.id);
     const acc = entry.value;
     if (!acc) return { op: null, result: null };
-    const op = kv.atomic().check(entry).delete(accountKey(acc.id)).delete(emailKey(acc.email));
+    const op = atomic(kv).check(entry).delete(accountKey(acc.id)).delete(emailKey(acc.email));
     if (acc.slug) op.delete(slugKey(acc.slug));
     indexChange(op, "person", acc.id, personText(acc), null);
     dropped = droppedTerms(personText(acc), null);

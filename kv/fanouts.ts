@@ -1,5 +1,6 @@
 import { DAY } from "../lib/clock.ts";
 import { randomToken } from "../lib/crypto.ts";
+import { type Atomic, atomic, commit } from "./_atomic.ts";
 
 /**
  * What a status page's followers are to be told, queued in the atomic of the change it
@@ -29,7 +30,7 @@ export const fanoutKey = (id: string) => ["follow_fanout", id] as const;
 
 /** Adds the item to the caller's atomic; answers its id for kv/followers.ts `runFanout`. */
 export function queueFanout(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   account: number,
   event: FanoutEvent,
   now: number,
@@ -45,11 +46,11 @@ export async function getFanout(kv: Deno.Kv, id: string) {
 }
 
 /** Moves the item on past `cursor` in the caller's atomic (checked by the caller). */
-export function advanceFanout(op: Deno.AtomicOperation, item: Fanout, cursor: string) {
+export function advanceFanout(op: Atomic, item: Fanout, cursor: string) {
   return op.set(fanoutKey(item.id), { ...item, cursor }, { expireIn: MAX_AGE });
 }
 
-export function dropFanout(op: Deno.AtomicOperation, id: string) {
+export function dropFanout(op: Atomic, id: string) {
   return op.delete(fanoutKey(id));
 }
 
@@ -65,6 +66,6 @@ export async function listFanouts(kv: Deno.Kv, limit = 200): Promise<Fanout[]> {
 /** Deletes the account's queued items (erasure). */
 export async function eraseFanouts(kv: Deno.Kv, account: number): Promise<void> {
   for (const item of await listFanouts(kv, 10_000)) {
-    if (item.account === account) await kv.delete(fanoutKey(item.id));
+    if (item.account === account) await commit(atomic(kv).delete(fanoutKey(item.id)));
   }
 }

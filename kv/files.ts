@@ -4,7 +4,7 @@ import { conflict, invalid, notFound, tooLarge, unsupported } from "../lib/error
 import { FILE_KINDS, kindOf } from "../lib/file_kinds.ts";
 import { INVISIBLE_MESSAGE, visibleText } from "../lib/text.ts";
 import { cleanFileName, cleanText } from "../lib/file_names.ts";
-import { transact } from "./_atomic.ts";
+import { atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 
 /**
@@ -39,8 +39,6 @@ export const CHUNK = 60 * 1024;
 export const BATCH = 12;
 /** An upload that stores nothing for this long is abandoned and swept. */
 export const UPLOAD_DEADLINE = 5 * MINUTE;
-/** Chunk keys deleted per atomic (the limit is 1000 mutations). */
-const DELETE_BATCH = 500;
 
 export interface StoredFile {
   id: number;
@@ -150,7 +148,7 @@ export async function reserveUpload(
       started: now,
       written: 0,
     };
-    const op = claim.apply(kv.atomic()).check(entry)
+    const op = claim.apply(atomic(kv)).check(entry)
       .set(usageKey(account), next)
       .set(pendingKey(account, claim.id), pending);
     return { op, result: { ok: true, id: claim.id, usage: next } };
@@ -205,11 +203,11 @@ export async function writeUpload(
   /** One batch of chunks and the progress in one atomic, checked against a removal. */
   const commitBatch = async (batch: Uint8Array[], first: number, written: number) => {
     if (record.value?.state !== "uploading") throw new Abort("aborted");
-    const op = kv.atomic().check(record);
+    const op = atomic(kv).check(record);
     batch.forEach((chunk, i) => op.set(chunkKey(account, id, first + i), chunk));
     const value: Pending = { ...record.value, written, deadline: now() + UPLOAD_DEADLINE };
     op.set(pendingKey(account, id), value);
-    const res = await op.commit();
+    const res = await commit(op);
     if (!res.ok) throw new Abort("aborted");
     record = { key: record.key, value, versionstamp: res.versionstamp };
     // Committed: KV holds its own copy, so the buffers take the next batch.
@@ -316,10 +314,11 @@ export async function completeUpload(
 ): Promise<boolean> {
   const entry = await kv.get<Pending>(pendingKey(file.account, file.id));
   if (entry.value?.state !== "uploading" || entry.value.written !== file.size) return false;
-  const res = await kv.atomic().check(entry)
-    .delete(pendingKey(file.account, file.id))
-    .set(fileKey(file.account, file.id), file)
-    .commit();
+  const res = await commit(
+    atomic(kv).check(entry)
+      .delete(pendingKey(file.account, file.id))
+      .set(fileKey(file.account, file.id), file),
+  );
   return res.ok;
 }
 
@@ -330,18 +329,14 @@ async function markRemoving(kv: Deno.Kv, account: number, id: number, now: numbe
     if (!entry.value) return { op: null, result: null };
     if (entry.value.state === "removing") return { op: null, result: entry.value };
     const value: Pending = { ...entry.value, state: "removing", deadline: now };
-    return { op: kv.atomic().check(entry).set(pendingKey(account, id), value), result: value };
+    return { op: atomic(kv).check(entry).set(pendingKey(account, id), value), result: value };
   });
 }
 
 /** Deletes the chunks, then the Pending record together with its reservation. */
 async function finishRemoval(kv: Deno.Kv, account: number, id: number, p: Pending) {
   const count = Math.ceil(p.size / p.chunk);
-  for (let n = 0; n < count; n += DELETE_BATCH) {
-    const op = kv.atomic();
-    for (let i = n; i < Math.min(count, n + DELETE_BATCH); i++) op.delete(chunkKey(account, id, i));
-    await op.commit();
-  }
+  await deleteKeys(kv, Array.from({ length: count }, (_, i) => chunkKey(account, id, i)));
   await transact(async () => {
     const [entry, usage] = await kv.getMany<[Pending, Usage]>([
       pendingKey(account, id),
@@ -350,7 +345,7 @@ async function finishRemoval(kv: Deno.Kv, account: number, id: number, p: Pendin
     if (entry.value?.state !== "removing") return { op: null, result: null };
     const u = usage.value ?? noUsage();
     const next = { bytes: Math.max(0, u.bytes - p.size), files: Math.max(0, u.files - 1) };
-    const op = kv.atomic().check(entry, usage).delete(pendingKey(account, id))
+    const op = atomic(kv).check(entry, usage).delete(pendingKey(account, id))
       .set(usageKey(account), next);
     return { op, result: null };
   });
@@ -450,7 +445,7 @@ export async function deleteFile(
       started: now,
       written: f.size,
     };
-    const op = kv.atomic().check(entry).delete(fileKey(account, id))
+    const op = atomic(kv).check(entry).delete(fileKey(account, id))
       .set(pendingKey(account, id), value);
     return { op, result: value };
   });
@@ -471,7 +466,7 @@ export async function updateFile(
     const entry = await kv.get<StoredFile>(fileKey(account, id));
     if (!entry.value) return { op: null, result: null };
     const f: StoredFile = { ...entry.value, ...change, updated: now };
-    return { op: kv.atomic().check(entry).set(fileKey(account, id), f), result: f };
+    return { op: atomic(kv).check(entry).set(fileKey(account, id), f), result: f };
   });
 }
 
@@ -574,16 +569,8 @@ export async function eraseFiles(kv: Deno.Kv, account: number, now: number): Pro
   }
   for (const id of pending) await discardUpload(kv, account, id, now);
   // Chunks of anything that raced the erasure (an upload started meanwhile).
-  let op = kv.atomic();
-  let n = 0;
-  for await (const e of kv.list({ prefix: ["file_chunks", account] })) {
-    op.delete(e.key);
-    if (++n % DELETE_BATCH === 0) {
-      await op.commit();
-      op = kv.atomic();
-    }
-  }
-  await op.delete(usageKey(account)).commit();
+  await deleteKeys(kv, keysOf(kv, { prefix: ["file_chunks", account] }));
+  await commit(atomic(kv).delete(usageKey(account)));
   return ids.length;
 }
 

@@ -5,7 +5,7 @@ import { gone, notFound } from "../lib/errors.ts";
 import type { Mail } from "../lib/mail.ts";
 import { followConfirmMail, followNoteMail, followServiceMail } from "../mail/status.ts";
 import { validity } from "../mail/sign_in.ts";
-import { transact } from "./_atomic.ts";
+import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { type Account, accountBySlug, getAccount } from "./accounts.ts";
 import { advanceFanout, dropFanout, type Fanout, getFanout, listFanouts } from "./fanouts.ts";
 import { deliver, dropMailTo, enqueueMail } from "./outbox.ts";
@@ -103,7 +103,7 @@ export async function requestFollow(deps: Deps, slug: string, email: string): Pr
       confirm: key[2],
     };
     const expireIn = PENDING_LIFE + HOUR;
-    const op = kv.atomic().check(entry)
+    const op = atomic(kv).check(entry)
       .set(followerKey(owner.id, address), follower, { expireIn })
       .set(
         key,
@@ -164,7 +164,7 @@ export async function confirmFollow(deps: Deps, token: string): Promise<{ slug: 
       gone("this link is used, expired or unknown: follow the page again");
     }
     const confirmed: Follower = { ...f, confirmed: now, expires: null, confirm: null };
-    const op = kv.atomic().check(found.entry, found.follower)
+    const op = atomic(kv).check(found.entry, found.follower)
       .delete(found.entry.key)
       .set(found.follower.key, confirmed)
       .sum(countKey(found.token.account), 1n);
@@ -184,7 +184,7 @@ export async function unfollow(deps: Deps, token: string): Promise<{ slug: strin
   const account = await transact(async () => {
     const found = await findToken(kv, token, "unfollow", now);
     if (!found) gone("this link is expired or unknown: use the link of a newer mail");
-    const op = kv.atomic().check(found.follower);
+    const op = atomic(kv).check(found.follower);
     if (found.follower.value) {
       op.delete(found.follower.key);
       if (found.follower.value.confirmed) await lowerCount(kv, op, found.token.account);
@@ -196,7 +196,7 @@ export async function unfollow(deps: Deps, token: string): Promise<{ slug: strin
 }
 
 /** Adds the count's decrement, checked, to `op`. */
-async function lowerCount(kv: Deno.Kv, op: Deno.AtomicOperation, account: number) {
+async function lowerCount(kv: Deno.Kv, op: Atomic, account: number) {
   const count = await kv.get<Deno.KvU64>(countKey(account));
   const n = count.value?.value ?? 0n;
   op.check(count).set(countKey(account), new Deno.KvU64(n > 0n ? n - 1n : 0n));
@@ -254,9 +254,9 @@ export async function runFanout(deps: Deps, id: string): Promise<number> {
       );
       for await (const f of iter) batch.push(f);
     }
-    const op = kv.atomic().check(entry);
+    const op = atomic(kv).check(entry);
     if (!batch.length || !owner || !page) {
-      const res = await dropFanout(op, id).commit();
+      const res = await commit(dropFanout(op, id));
       if (res.ok) return mailed;
       continue;
     }
@@ -278,7 +278,7 @@ export async function runFanout(deps: Deps, id: string): Promise<number> {
       ids.push(enqueueMail(op, mail, now));
     }
     advanceFanout(op, item, batch[batch.length - 1].key[2] as string);
-    if (!(await op.commit()).ok) continue;
+    if (!(await commit(op)).ok) continue;
     mailed += ids.length;
     if (ids.length) await deliver(deps, ids);
   }
@@ -301,10 +301,10 @@ export async function eraseFollowers(deps: Deps, owner: Account): Promise<number
   let n = 0;
   for await (const e of kv.list<Follower>({ prefix: ["followers", account] })) {
     await dropMailTo(kv, e.value.email, `${pageUrl(deps, owner.slug)}/`);
-    await kv.delete(e.key);
+    await commit(atomic(kv).delete(e.key));
     n++;
   }
-  await kv.delete(countKey(account));
-  for await (const e of kv.list({ prefix: ["follow_tokens", account] })) await kv.delete(e.key);
+  await commit(atomic(kv).delete(countKey(account)));
+  await deleteKeys(kv, keysOf(kv, { prefix: ["follow_tokens", account] }));
   return n;
 }

@@ -1,5 +1,6 @@
 import { DAY, isoDate } from "../lib/clock.ts";
 import { type Change, dailyFigures, type DayFigures, type HistState } from "../lib/history.ts";
+import { type Atomic, deleteKeys, keysOf } from "./_atomic.ts";
 
 /**
  * A watched service's history: its state changes and its check durations, kept 90 days.
@@ -28,7 +29,7 @@ const dayKey = (account: number, id: number, date: string) =>
 
 /** Adds a state change to the caller's atomic. */
 export function recordChange(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   account: number,
   id: number,
   at: number,
@@ -55,7 +56,7 @@ export const emptyDay = (
 
 /** Adds a check's duration to its day, checked against the entry read by `readDay`. */
 export function addDuration(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   entry: Deno.KvEntryMaybe<{ ms: number[] }>,
   ms: number,
 ): void {
@@ -113,12 +114,6 @@ export async function readHistory(
 /** Removes a service's history (deletion, erasure). */
 export async function eraseHistory(kv: Deno.Kv, account: number, id: number): Promise<void> {
   for (const prefix of ["service_changes", "service_days"]) {
-    const keys: Deno.KvKey[] = [];
-    for await (const e of kv.list({ prefix: [prefix, account, id] })) keys.push(e.key);
-    for (let i = 0; i < keys.length; i += 500) {
-      const op = kv.atomic();
-      for (const k of keys.slice(i, i + 500)) op.delete(k);
-      await op.commit();
-    }
+    await deleteKeys(kv, keysOf(kv, { prefix: [prefix, account, id] }));
   }
 }

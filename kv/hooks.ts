@@ -2,7 +2,15 @@ import { iso } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { originSubject } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
-import { atomicStats, ConflictError, TRANSACT_BUDGET_MS } from "./_atomic.ts";
+import {
+  atomic,
+  atomicStats,
+  commit,
+  ConflictError,
+  deleteKeys,
+  keysOf,
+  TRANSACT_BUDGET_MS,
+} from "./_atomic.ts";
 import { rateKey, RULES } from "./rate_limit.ts";
 import { dueKey } from "./service_due.ts";
 
@@ -327,7 +335,7 @@ async function commitBatch(
   let live = batch;
   const started = Date.now();
   for (let attempt = 0;; attempt++) {
-    const op = kv.atomic();
+    const op = atomic(kv);
     // One check per hook; per service and signal kind the last of the batch wins; every
     // signal is an event.
     const checked = new Map<string, Cached>();
@@ -357,7 +365,7 @@ async function commitBatch(
       op.set([...eventPrefix(account, id), p.beat.at, `${processTag}.${nonce++}`], event);
     }
     for (const s of sums) op.sum(s.key, s.n);
-    const res = await op.commit();
+    const res = await commit(op);
     if (res.ok) {
       for (const p of live) p.resolve(p.hook.ref);
       noteWritten(kv, st, live);
@@ -438,11 +446,7 @@ export async function trimEvents(kv: Deno.Kv, account: number, id: number): Prom
   ) {
     if (++n > EVENTS_KEPT) old.push(e.key);
   }
-  for (let i = 0; i < old.length; i += 500) {
-    const op = kv.atomic();
-    for (const k of old.slice(i, i + 500)) op.delete(k);
-    await op.commit();
-  }
+  await deleteKeys(kv, old);
 }
 
 /** The newest events of a service (at most EVENTS_KEPT), newest first. */
@@ -462,13 +466,7 @@ export async function listEvents(
 
 /** Removes a service's events (deletion, erasure). */
 export async function eraseEvents(kv: Deno.Kv, account: number, id: number): Promise<void> {
-  const keys: Deno.KvKey[] = [];
-  for await (const e of kv.list({ prefix: eventPrefix(account, id) })) keys.push(e.key);
-  for (let i = 0; i < keys.length; i += 500) {
-    const op = kv.atomic();
-    for (const k of keys.slice(i, i + 500)) op.delete(k);
-    await op.commit();
-  }
+  await deleteKeys(kv, keysOf(kv, { prefix: eventPrefix(account, id) }));
 }
 
 /** A service's pulse (last success, start, failure); null parts when none. */

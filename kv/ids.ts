@@ -15,6 +15,7 @@
  * that a process whose clock is behind, or restarted after its clock went back, still hands
  * out ids above every one given before: ids are never reused.
  */
+import { type Atomic } from "./_atomic.ts";
 export type IdKind =
   | "account"
   | "session"
@@ -31,7 +32,7 @@ export type IdKind =
 export interface IdClaim {
   id: number;
   /** Adds the emptiness checks of the record's keys and the floor raise to the atomic. */
-  apply(op: Deno.AtomicOperation): Deno.AtomicOperation;
+  apply(op: Atomic): Atomic;
 }
 
 /** 2025-01-01T00:00:00Z: ids count milliseconds from here. */

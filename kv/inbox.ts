@@ -1,6 +1,7 @@
 import type { Deps } from "../lib/deps.ts";
 import type { Mail } from "../lib/mail.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
+import { type Atomic } from "./_atomic.ts";
 
 /**
  * Mail to the team mailboxes (TEAM_INBOX, REPORT_INBOX). A configured mailbox gets the mail
@@ -18,7 +19,7 @@ export const pending = (): Pending => ({ ids: [], printed: [] });
 
 /** Queues `mail` for `inbox` in `op`, or keeps it to print when the inbox is unset. */
 export function mailInbox(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   p: Pending,
   inbox: string | undefined,
   mail: Omit<Mail, "to">,
@@ -29,7 +30,7 @@ export function mailInbox(
 }
 
 /** Queues a mail to a person (the submitter, the sender of a request). */
-export function mailTo(op: Deno.AtomicOperation, p: Pending, mail: Mail, now: number): void {
+export function mailTo(op: Atomic, p: Pending, mail: Mail, now: number): void {
   p.ids.push(enqueueMail(op, mail, now));
 }
 

@@ -4,7 +4,7 @@ import { conflict, invalid } from "../lib/errors.ts";
 import { inviteMail } from "../mail/sign_in.ts";
 import { type Account, findAccountByEmail } from "./accounts.ts";
 import { issueLink } from "./sign_in.ts";
-import { transact } from "./_atomic.ts";
+import { atomic, commit, transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { addressHash } from "./links.ts";
 import { RULES, spendUse } from "./rate_limit.ts";
@@ -64,7 +64,7 @@ export async function createInvite(
       action: "invite.create",
       subject: `invite:${invite.id}`,
     }], now);
-    const op = claim.apply(kv.atomic())
+    const op = claim.apply(atomic(kv))
       .set(inviteKey(invite.id), invite)
       .set(byInviterKey(inviter, invite.id), true)
       .set(byAddressKey(hash, invite.id), true);
@@ -115,7 +115,7 @@ export async function acceptInvite(
   return await transact(async () => {
     const entry = await kv.get<Invite>(inviteKey(id));
     if (!entry.value || entry.value.accepted !== null) return { op: null, result: false };
-    const op = kv.atomic().check(entry)
+    const op = atomic(kv).check(entry)
       .set(inviteKey(id), { ...entry.value, account, accepted: now });
     (await trailAppend(kv, [{
       actor: `account:${account}`,
@@ -134,9 +134,9 @@ export async function acceptInvite(
 export async function eraseInvites(kv: Deno.Kv, account: number, email: string) {
   let n = 0;
   for (const inv of await invitesBy(kv, account)) {
-    const op = kv.atomic().delete(inviteKey(inv.id)).delete(byInviterKey(account, inv.id));
+    const op = atomic(kv).delete(inviteKey(inv.id)).delete(byInviterKey(account, inv.id));
     if (inv.email) op.delete(byAddressKey(await addressHash(inv.email), inv.id));
-    await op.commit();
+    await commit(op);
     n++;
   }
   const hash = await addressHash(email);
@@ -144,7 +144,7 @@ export async function eraseInvites(kv: Deno.Kv, account: number, email: string) 
     const id = e.key[2] as number;
     await transact(async () => {
       const entry = await kv.get<Invite>(inviteKey(id));
-      const op = kv.atomic().check(entry).delete(e.key);
+      const op = atomic(kv).check(entry).delete(e.key);
       if (entry.value) {
         op.set(inviteKey(id), { ...entry.value, email: "", message: "", account: null });
       }

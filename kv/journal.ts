@@ -1,4 +1,4 @@
-import { transact } from "./_atomic.ts";
+import { atomic, transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { rateInto, RULES } from "./rate_limit.ts";
 import { droppedTerms, indexChange, pruneDictionary } from "./search_index.ts";
@@ -50,7 +50,7 @@ export async function addEntry(
       created: now,
       updated: null,
     };
-    const op = rate.apply(claim.apply(kv.atomic()))
+    const op = rate.apply(claim.apply(atomic(kv)))
       .set(entryKey(entry.id), entry)
       .set(byAccountKey(account, entry.id), true);
     indexChange(op, "journal", entry.id, null, indexed(entry));
@@ -102,7 +102,7 @@ export async function updateEntry(
     };
     if (next.text === old.text && next.public === old.public) return { op: null, result: old };
     next.updated = now;
-    const op = kv.atomic().check(found).set(entryKey(id), next);
+    const op = atomic(kv).check(found).set(entryKey(id), next);
     indexChange(op, "journal", id, indexed(old), indexed(next));
     dropped = droppedTerms(indexed(old), indexed(next));
     return { op, result: next };
@@ -116,7 +116,7 @@ export async function deleteEntry(kv: Deno.Kv, account: number, id: number): Pro
   const result = await transact(async () => {
     const found = await getEntry(kv, account, id);
     if (!found) return { op: null, result: false };
-    const op = kv.atomic().check(found).delete(entryKey(id)).delete(byAccountKey(account, id));
+    const op = atomic(kv).check(found).delete(entryKey(id)).delete(byAccountKey(account, id));
     indexChange(op, "journal", id, indexed(found.value), null);
     dropped = droppedTerms(indexed(found.value), null);
     return { op, result: true };

@@ -1,5 +1,6 @@
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
+import { type Atomic, atomic, commit } from "./_atomic.ts";
 
 /**
  * Mailed links (sign-in, address confirmation, proposal confirmation, invitation).
@@ -38,7 +39,7 @@ export function addressHash(email: string): string {
 export interface NewLink {
   token: string;
   link: Link;
-  apply(op: Deno.AtomicOperation): Deno.AtomicOperation;
+  apply(op: Atomic): Atomic;
 }
 
 export async function prepareLink(
@@ -67,7 +68,7 @@ export interface FoundLink {
   entry: Deno.KvEntry<Link>;
   hash: string;
   /** Deletes the link and its index (when it still points here). */
-  consume(op: Deno.AtomicOperation): Deno.AtomicOperation;
+  consume(op: Atomic): Atomic;
 }
 
 /** A live link for a token, or null (unknown, used, replaced or expired). */
@@ -109,7 +110,7 @@ export async function dropLinksTo(kv: Deno.Kv, email: string): Promise<void> {
   for (const purpose of Object.keys(LINK_LIFE)) {
     const idx = await kv.get<string>(["links_by_address", purpose, h]);
     if (idx.value) {
-      await kv.atomic().delete(idx.key).delete(linkKey(idx.value)).commit();
+      await commit(atomic(kv).delete(idx.key).delete(linkKey(idx.value)));
     }
   }
 }

@@ -5,7 +5,7 @@
  * `check(versionstamp: null)`, so two processes starting together apply it once.
  */
 
-import { transact } from "./_atomic.ts";
+import { atomic, commit, transact } from "./_atomic.ts";
 import type { Account } from "./accounts.ts";
 import { getManyEntries } from "./_batch.ts";
 
@@ -45,7 +45,7 @@ async function nameLatestApplications(kv: Deno.Kv): Promise<void> {
       if (!entry.value || entry.value.application !== undefined) return { op: null, result: 0 };
       const latest = await latestByIndex(kv, entry.value.id);
       const next = { ...entry.value, application: latest?.id ?? null };
-      return { op: kv.atomic().check(entry).set(entry.key, next), result: 0 };
+      return { op: atomic(kv).check(entry).set(entry.key, next), result: 0 };
     });
   }
 }
@@ -59,7 +59,7 @@ export async function runMigrations(kv: Deno.Kv, now: number): Promise<number> {
     const done = await kv.get(key);
     if (done.value !== null) continue;
     await MIGRATIONS[i].run(kv);
-    await kv.atomic().check(done).set(key, { name: MIGRATIONS[i].name, at: now }).commit();
+    await commit(atomic(kv).check(done).set(key, { name: MIGRATIONS[i].name, at: now }));
   }
   return MIGRATIONS.length;
 }

@@ -1,5 +1,5 @@
 import { isoDate } from "../lib/clock.ts";
-import { transact } from "./_atomic.ts";
+import { type Atomic, atomic, commit, transact } from "./_atomic.ts";
 import { findAccountByEmail, getAccounts } from "./accounts.ts";
 import { invalid, notFound } from "../lib/errors.ts";
 import { indexChange } from "./search_index.ts";
@@ -116,10 +116,10 @@ export async function getModule(kv: Deno.Kv, slug: string) {
 
 /** Adds to `op` the record change and everything kept in step with it. */
 export function writeModule(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   before: Module | null,
   after: Module | null,
-): Deno.AtomicOperation {
+): Atomic {
   const slug = (after ?? before)!.slug;
   if (after) op.set(moduleKey(slug), after);
   else op.delete(moduleKey(slug));
@@ -235,7 +235,7 @@ export async function patchModule(
       })),
       now,
     );
-    const op = trail.apply(writeModule(kv.atomic().check(entry), entry.value, next));
+    const op = trail.apply(writeModule(atomic(kv).check(entry), entry.value, next));
     return { op, result: { ok: true, module: next, changed } };
   });
 }
@@ -296,7 +296,7 @@ export async function changeContributor(
       subject: `module:${slug}`,
       fields: ["contributors"],
     }], now);
-    const op = trail.apply(writeModule(kv.atomic().check(entry), m, next));
+    const op = trail.apply(writeModule(atomic(kv).check(entry), m, next));
     return { op, result: { ok: true, module: next } };
   });
 }
@@ -360,7 +360,7 @@ export async function putModule(
       });
     }
     const trail = await trailAppend(kv, lines, now);
-    const op = trail.apply(writeModule(kv.atomic().check(entry), old, next));
+    const op = trail.apply(writeModule(atomic(kv).check(entry), old, next));
     return { op, result: { created: !old, changed: true, module: next } };
   });
 }
@@ -416,12 +416,12 @@ export async function setModuleField(
       line = { actor, action: "module.update", subject: `module:${slug}`, fields: ["by"] };
     }
     const trail = await trailAppend(kv, [line], now);
-    const op = trail.apply(writeModule(kv.atomic().check(entry), m, next));
+    const op = trail.apply(writeModule(atomic(kv).check(entry), m, next));
     return { op, result: true };
   });
 }
 
 /** Drops a stale contributor index key (the module no longer names the account). */
 export async function dropContributorIndex(kv: Deno.Kv, account: number, slug: string) {
-  await kv.delete(["modules_by_account", account, slug]);
+  await commit(atomic(kv).delete(["modules_by_account", account, slug]));
 }

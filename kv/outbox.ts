@@ -4,6 +4,7 @@ import type { Deps } from "../lib/deps.ts";
 import { log } from "../lib/log.ts";
 import { type Mail, relayReason } from "../lib/mail.ts";
 import { count } from "../lib/metrics.ts";
+import { type Atomic, atomic, commit } from "./_atomic.ts";
 
 /**
  * Outgoing mail, kept until delivered so none is lost when the transport is down. Key layout:
@@ -26,7 +27,7 @@ const CLAIM = 2 * MINUTE;
 const SEND_WAIT = 8_000;
 
 /** Adds a mail to the caller's atomic; answers its id for `deliver` after the commit. */
-export function enqueueMail(op: Deno.AtomicOperation, mail: Mail, now: number): string {
+export function enqueueMail(op: Atomic, mail: Mail, now: number): string {
   const id = `${now.toString(36).padStart(9, "0")}-${randomToken(9)}`;
   const queued: QueuedMail = { ...mail, id, created: now, attempts: 0, next: now };
   op.set(["outbox", id], queued, { expireIn: MAX_AGE });
@@ -35,9 +36,9 @@ export function enqueueMail(op: Deno.AtomicOperation, mail: Mail, now: number): 
 
 /** Queues and delivers one mail that belongs to no other change. */
 export async function sendMail(deps: Deps, mail: Mail): Promise<void> {
-  const op = deps.kv.atomic();
+  const op = atomic(deps.kv);
   const id = enqueueMail(op, mail, deps.clock.now());
-  await op.commit();
+  await commit(op);
   await deliver(deps, [id]);
 }
 
@@ -69,12 +70,11 @@ async function deliverOne(deps: Deps, id: string, tally: Delivered): Promise<boo
   if (!mail || mail.next > clock.now()) return false;
   // Claim it, so the retry job and this request never both send it.
   const claimed: QueuedMail = { ...mail, next: clock.now() + CLAIM };
-  const got = await kv.atomic().check(entry).set(entry.key, claimed, { expireIn: MAX_AGE })
-    .commit();
+  const got = await commit(atomic(kv).check(entry).set(entry.key, claimed, { expireIn: MAX_AGE }));
   if (!got.ok) return false;
   try {
     await mailer.send({ to: mail.to, subject: mail.subject, text: mail.text });
-    await kv.delete(entry.key);
+    await commit(atomic(kv).delete(entry.key));
     tally.sent++;
     count("catalogue_mail_total", 'outcome="sent"');
     if (mail.attempts > 0) {
@@ -94,9 +94,11 @@ async function deliverOne(deps: Deps, id: string, tally: Delivered): Promise<boo
       reason: relayReason(err),
       retry_in_s: backoff / 1000,
     });
-    await kv.set(entry.key, { ...mail, attempts, next: clock.now() + backoff }, {
-      expireIn: MAX_AGE,
-    });
+    await commit(
+      atomic(kv).set(entry.key, { ...mail, attempts, next: clock.now() + backoff }, {
+        expireIn: MAX_AGE,
+      }),
+    );
     return false;
   }
 }
@@ -148,13 +150,13 @@ export async function queuedAbout(kv: Deno.Kv, email: string): Promise<QueuedMai
 /** Removes queued mail to or about an address (erasure): none is sent after it. */
 export async function dropMailAbout(kv: Deno.Kv, email: string): Promise<void> {
   for await (const e of kv.list<QueuedMail>({ prefix: ["outbox"] })) {
-    if (about(e.value, email)) await kv.delete(e.key);
+    if (about(e.value, email)) await commit(atomic(kv).delete(e.key));
   }
 }
 
 /** Removes queued mail to an address whose text holds `mark` (a followed page's erasure). */
 export async function dropMailTo(kv: Deno.Kv, email: string, mark: string): Promise<void> {
   for await (const e of kv.list<QueuedMail>({ prefix: ["outbox"] })) {
-    if (e.value.to === email && e.value.text.includes(mark)) await kv.delete(e.key);
+    if (e.value.to === email && e.value.text.includes(mark)) await commit(atomic(kv).delete(e.key));
   }
 }

@@ -1,4 +1,4 @@
-import { transact } from "./_atomic.ts";
+import { atomic, transact } from "./_atomic.ts";
 import { getModule } from "./modules.ts";
 import { rateKey, RULES } from "./rate_limit.ts";
 
@@ -71,7 +71,7 @@ export async function togglePoint(
     ]);
     if (Number(used.value?.value ?? 0n) >= RULES.points.max) return { op: null, result: null };
     const give = mine.value === null;
-    const op = kv.atomic().check(mine, used).sum(rate.key, ONE);
+    const op = atomic(kv).check(mine, used).sum(rate.key, ONE);
     if (give) {
       op.set(pointKey(slug, accountId), true).set(mineKey(accountId, slug), true)
         .sum(countKey(slug), ONE);
@@ -137,7 +137,7 @@ export async function withdrawAll(kv: Deno.Kv, accountId: number): Promise<numbe
     const batch = slugs.slice(i, i + 8);
     n += await transact(async () => {
       const got = await kv.getMany<true[]>(batch.map((s) => pointKey(s, accountId)));
-      const op = kv.atomic();
+      const op = atomic(kv);
       const shards = new Set<number>();
       let k = 0;
       for (const [j, entry] of got.entries()) {

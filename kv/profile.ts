@@ -1,6 +1,6 @@
 import { iso, isoDate, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { transact } from "./_atomic.ts";
+import { atomic, transact } from "./_atomic.ts";
 import { listEntries } from "./journal.ts";
 import {
   type Account,
@@ -95,7 +95,7 @@ export async function updateProfile(
     if (changed.length === 0) return { op: null, result: old };
     const slug = name ? await freeSlug(kv, name, old.id) : "";
     const next: Account = { ...old, name, slug, profile };
-    const op = kv.atomic().check(entry).set(accountKey(old.id), next);
+    const op = atomic(kv).check(entry).set(accountKey(old.id), next);
     if (slug !== old.slug) {
       if (old.slug) op.delete(slugKey(old.slug));
       if (slug) op.check({ key: slugKey(slug), versionstamp: null }).set(slugKey(slug), old.id);

@@ -3,7 +3,7 @@ import { constantTimeEqual, randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, notFound } from "../lib/errors.ts";
 import type { Chain, ChainRecord } from "../lib/record_chain.ts";
-import { transact } from "./_atomic.ts";
+import { type Atomic, atomic, commit, transact } from "./_atomic.ts";
 import type { Account } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { flush, mailInbox, mailTo, type Pending, pending } from "./inbox.ts";
@@ -143,7 +143,7 @@ export function keyMatches(p: Proposal, key: string | undefined): boolean {
 
 function teamNotice(
   deps: Deps,
-  op: Deno.AtomicOperation,
+  op: Atomic,
   mails: Pending,
   p: Proposal,
   now: number,
@@ -191,7 +191,7 @@ export async function createProposal(
       published: null,
       key_hash: keyHash,
     };
-    const op = claim.apply(kv.atomic())
+    const op = claim.apply(atomic(kv))
       .set(pKey(proposal.id), proposal)
       .set(["proposals_by_address", addr, proposal.id], true)
       .set(statusKey(status, proposal.id), true);
@@ -274,7 +274,7 @@ export async function confirmReceived(deps: Deps, account: Account): Promise<num
           at: now,
         }]),
       };
-      const op = kv.atomic().check(entry).set(entry.key, next)
+      const op = atomic(kv).check(entry).set(entry.key, next)
         .delete(statusKey("received", id)).set(statusKey("confirmed", id), true);
       (await trailAppend(kv, [{
         actor: `account:${account.id}`,
@@ -344,7 +344,7 @@ export async function moveStatus(deps: Deps, id: number, m: Move): Promise<Propo
         at: now,
       }]),
     };
-    const op = kv.atomic().check(entry).set(entry.key, next);
+    const op = atomic(kv).check(entry).set(entry.key, next);
     if (p.status !== m.to) op.delete(statusKey(p.status, id)).set(statusKey(m.to, id), true);
     const unpublish = p.status === "published" && m.to !== "published";
     (await trailAppend(kv, [{
@@ -373,7 +373,7 @@ export async function setAttribution(
     const now = deps.clock.now();
     const entry = await proposalOr404(kv, id);
     const next = { ...entry.value, attribution, updated: now };
-    const op = kv.atomic().check(entry).set(entry.key, next);
+    const op = atomic(kv).check(entry).set(entry.key, next);
     (await trailAppend(kv, [{
       actor,
       action: "proposal.attribution",
@@ -385,7 +385,7 @@ export async function setAttribution(
 }
 
 /** Adds the deletion of a proposal and all its keys to `op` (`addr`: its address hash). */
-function dropKeys(op: Deno.AtomicOperation, p: Proposal, addr: string | null): void {
+function dropKeys(op: Atomic, p: Proposal, addr: string | null): void {
   op.delete(pKey(p.id)).delete(dataKey(p.id)).delete(statusKey(p.status, p.id));
   if (addr) op.delete(["proposals_by_address", addr, p.id]);
   if (p.slug) op.delete(slugClaimKey(p.slug));
@@ -398,14 +398,14 @@ export async function claimSlug(kv: Deno.Kv, slug: string, id: number): Promise<
   return await transact(async () => {
     const e = await kv.get<number>(slugClaimKey(slug));
     if (e.value !== null) return { op: null, result: e.value === id };
-    return { op: kv.atomic().check(e).set(e.key, id), result: true };
+    return { op: atomic(kv).check(e).set(e.key, id), result: true };
   });
 }
 
 /** Gives a claim back (the catalogue did not take the module). */
 export async function releaseSlug(kv: Deno.Kv, slug: string, id: number): Promise<void> {
   const e = await kv.get<number>(slugClaimKey(slug));
-  if (e.value === id) await kv.atomic().check(e).delete(e.key).commit();
+  if (e.value === id) await commit(atomic(kv).check(e).delete(e.key));
 }
 
 const hashOf = async (email: string) => email ? await addressHash(email) : null;
@@ -422,7 +422,7 @@ export async function deleteProposal(deps: Deps, id: number, actor: string): Pro
         status: p.status,
       });
     }
-    const op = kv.atomic().check(entry);
+    const op = atomic(kv).check(entry);
     dropKeys(op, p, await hashOf(p.email));
     (await trailAppend(kv, [{ actor, action: "proposal.delete", subject: `proposal:${id}` }], now))
       .apply(op);
@@ -444,12 +444,12 @@ export async function expireReceived(deps: Deps): Promise<number> {
       const entry = await getProposal(kv, id);
       const p = entry.value;
       if (!p) {
-        return { op: kv.atomic().delete(statusKey("received", id)), result: false };
+        return { op: atomic(kv).delete(statusKey("received", id)), result: false };
       }
       if (p.status !== "received" || p.created + CONFIRM_WINDOW > now) {
         return { op: null, result: false };
       }
-      const op = kv.atomic().check(entry);
+      const op = atomic(kv).check(entry);
       dropKeys(op, p, await hashOf(p.email));
       (await trailAppend(kv, [{
         actor: "system",
@@ -474,7 +474,7 @@ export async function detachSubmitter(deps: Deps, id: number, email: string): Pr
     const p = entry.value;
     if (!p) return { op: null, result: null };
     const next: Proposal = { ...p, email: "", account: null, updated: deps.clock.now() };
-    const op = kv.atomic().check(entry).set(entry.key, next)
+    const op = atomic(kv).check(entry).set(entry.key, next)
       .delete(["proposals_by_address", await addressHash(email), id]);
     return { op, result: null };
   });
@@ -492,7 +492,7 @@ export async function eraseProposal(
     const entry = await getProposal(kv, id);
     const p = entry.value;
     if (!p) return { op: null, result: false };
-    const op = kv.atomic().check(entry);
+    const op = atomic(kv).check(entry);
     dropKeys(op, p, await hashOf(email));
     (await trailAppend(
       kv,

@@ -1,7 +1,7 @@
 import { HOUR } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { limited } from "../lib/errors.ts";
-import { transact } from "./_atomic.ts";
+import { type Atomic, atomic, deleteKeys, keysOf, transact } from "./_atomic.ts";
 
 /**
  * Fixed-window rate limits, one mechanism for every limit of SPEC.md section 8. Key layout:
@@ -61,7 +61,7 @@ export async function hit(kv: Deno.Kv, rule: Rule, subject: string, now: number)
     const entry = await kv.get<Deno.KvU64>(key);
     const count = Number(entry.value?.value ?? 0n);
     if (count >= rule.max) return { op: null, result: { ok: false, count, retryAfter } };
-    const op = kv.atomic().check(entry).sum(key, 1n);
+    const op = atomic(kv).check(entry).sum(key, 1n);
     return { op, result: { ok: true, count: count + 1, retryAfter } };
   });
 }
@@ -97,24 +97,15 @@ export async function rateInto(kv: Deno.Kv, rule: Rule, subject: string, now: nu
       retry_after: retryAfter,
     });
   }
-  return { apply: (op: Deno.AtomicOperation) => op.check(entry).sum(key, 1n) };
+  return { apply: (op: Atomic) => op.check(entry).sum(key, 1n) };
 }
 
 /** Deletes every counter whose window has ended. */
 export async function sweepRateWindows(kv: Deno.Kv, now: number): Promise<number> {
-  let n = 0;
-  let op = kv.atomic();
-  for await (const e of kv.list({ start: ["rate"], end: ["rate", now] })) {
-    op.delete(e.key);
-    if (++n % 500 === 0) {
-      await op.commit();
-      op = kv.atomic();
-    }
-  }
-  // An empty commit still writes to the KV file: every minute, for nothing, and a file just
-  // written keeps the session cache off for a while (kv/_auth_cache.ts rule 2).
-  if (n % 500 !== 0) await op.commit();
-  return n;
+  // No empty commit (deleteKeys makes none): it would still write to the KV file, every
+  // minute, for nothing, and a file just written keeps the session cache off for a while
+  // (kv/_auth_cache.ts rule 2).
+  return await deleteKeys(kv, keysOf(kv, { start: ["rate"], end: ["rate", now] }));
 }
 
 export interface HeldCounter {

@@ -2,7 +2,7 @@ import { DAY, HOUR, iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { invalid } from "../lib/errors.ts";
 import { isSlugFree } from "./catalogue_api.ts";
-import { transact } from "./_atomic.ts";
+import { atomic, commit, transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
 import { flush, mailInbox, mailTo, pending } from "./inbox.ts";
 import { addressHash } from "./links.ts";
@@ -76,7 +76,7 @@ export async function createRequest(deps: Deps, sent: RequestInput): Promise<Con
   const { item, p } = await transact(async () => {
     const claim = await claimId(kv, "request", requestKey);
     const item: ContactRequest = { ...input, id: claim.id, created: now, handled: null };
-    const op = claim.apply(kv.atomic())
+    const op = claim.apply(atomic(kv))
       .set(requestKey(item.id), item)
       .set(["requests_by_address", addr, item.id], true);
     const p = pending();
@@ -115,7 +115,7 @@ export async function setHandled(
     if (!entry.value) return { op: null, result: null };
     if ((entry.value.handled !== null) === handled) return { op: null, result: entry.value };
     const item = { ...entry.value, handled: handled ? now : null };
-    const op = kv.atomic().check(entry).set(entry.key, item);
+    const op = atomic(kv).check(entry).set(entry.key, item);
     (await trailAppend(kv, [{
       actor,
       action: handled ? "request.handle" : "request.reopen",
@@ -140,8 +140,9 @@ async function deleteRequests(kv: Deno.Kv, items: ContactRequest[]): Promise<num
   let n = 0;
   for (const item of items) {
     const addr = await addressHash(item.email);
-    await kv.atomic().delete(requestKey(item.id)).delete(["requests_by_address", addr, item.id])
-      .commit();
+    await commit(
+      atomic(kv).delete(requestKey(item.id)).delete(["requests_by_address", addr, item.id]),
+    );
     n++;
   }
   return n;

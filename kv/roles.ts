@@ -1,4 +1,4 @@
-import { retryLocked, transact } from "./_atomic.ts";
+import { atomic, retryLocked, transact } from "./_atomic.ts";
 import {
   type Account,
   accountKey,
@@ -36,7 +36,7 @@ export async function grantRole(
 ): Promise<RoleChange> {
   return await transact<RoleChange>(async () => {
     const found = await findAccountByEmail(kv, email);
-    const op = kv.atomic();
+    const op = atomic(kv);
     let account: Account;
     let created = false;
     if (found) {
@@ -76,7 +76,7 @@ export async function revokeRole(
       return { op: null, result: { account: found.value, changed: false, created: false } };
     }
     const account = { ...found.value, roles: found.value.roles.filter((r) => r !== role) };
-    const op = kv.atomic().check(found).set(accountKey(account.id), account);
+    const op = atomic(kv).check(found).set(accountKey(account.id), account);
     const trail = await trailAppend(kv, [{
       actor: "owner",
       action: "role.revoke",

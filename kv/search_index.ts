@@ -18,6 +18,7 @@
  * about as many index keys as it returns, however many records match. A dictionary entry
  * outlives the last record with its term (it costs one empty scan when listed).
  */
+import { type Atomic, atomic, commit } from "./_atomic.ts";
 
 import { transact } from "./_atomic.ts";
 
@@ -60,12 +61,12 @@ export const dictKey = (kind: SearchKind, term: string) => ["search_terms", kind
  * added term (docs/kv.md "Limits we keep").
  */
 export function indexChange(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   kind: SearchKind,
   id: DocId,
   before: string | null,
   after: string | null,
-): Deno.AtomicOperation {
+): Atomic {
   const old = new Set(before === null ? [] : terms(before));
   const now = new Set(after === null ? [] : terms(after));
   for (const t of old) if (!now.has(t)) op.delete(termKey(kind, t, id));
@@ -98,7 +99,7 @@ export async function pruneDictionary(
     const entry = await kv.get(dictKey(kind, t));
     if (entry.versionstamp === null) return;
     for await (const _ of kv.list({ prefix: ["search", kind, t] }, { limit: 1 })) return;
-    await kv.atomic().check(entry).delete(entry.key).commit();
+    await commit(atomic(kv).check(entry).delete(entry.key));
   }));
 }
 
@@ -355,19 +356,19 @@ export async function rebuildDictionary<T>(
       const now = await kv.get<T>(r.key);
       const extra = now.value === null ? [] : terms(text(now.value) ?? "", 400).slice(MAX_TERMS);
       if (extra.length === 0) return { op: null, result: 0 };
-      const op = kv.atomic().check(now);
+      const op = atomic(kv).check(now);
       for (const t of extra) op.delete(termKey(kind, t, id));
       return { op, result: 0 };
     });
   }
-  let op = kv.atomic();
+  let op = atomic(kv);
   let n = 0;
   for (const [t, id] of newest) {
     op.max(dictKey(kind, t), BigInt(id));
     if (++n % 500 === 0) {
-      await op.commit();
-      op = kv.atomic();
+      await commit(op);
+      op = atomic(kv);
     }
   }
-  await op.commit();
+  await commit(op);
 }

@@ -6,7 +6,7 @@ import { conflict, invalid } from "../lib/errors.ts";
 import type { Mail } from "../lib/mail.ts";
 import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
-import { transact } from "./_atomic.ts";
+import { type Atomic, atomic, commit, transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { dueKey, dueRange } from "./service_due.ts";
@@ -345,7 +345,7 @@ export async function createService(
     };
     // The first result counts as any other (threshold, certificate), without alerts.
     const s = first ? counted(base, first, now).service : base;
-    const op = id.apply(kv.atomic()).check(count)
+    const op = id.apply(atomic(kv)).check(count)
       .set(serviceKey(account, s.id), s)
       .set(byIdKey(s.id), account)
       .sum(countKey(account), 1n)
@@ -388,7 +388,7 @@ export async function patchService(
     if (!entry.value) return { op: null, result: null };
     const old = entry.value;
     const s: Service = { ...old, ...patch };
-    const op = kv.atomic().check(entry);
+    const op = atomic(kv).check(entry);
     if (patch.interval !== undefined && patch.interval !== old.interval) {
       // The next look comes one new interval after the last one, or now if that is past.
       const base = old.last?.checked ?? old.created;
@@ -441,7 +441,7 @@ export async function rotateBadge(deps: Deps, account: number, id: number): Prom
     const entry = await getService(kv, account, id);
     const s = entry.value;
     if (!s) return { op: null, result: null };
-    const op = kv.atomic().check(entry)
+    const op = atomic(kv).check(entry)
       .set(serviceKey(account, id), { ...s, badge: token })
       .set(badgeKey(token), { account, id });
     if (s.badge) op.delete(badgeKey(s.badge));
@@ -467,7 +467,7 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
     const s = entry.value;
     if (!s) return { op: null, result: false };
     if (s.kind !== "webhook") invalid("only a heartbeat service has a hook address to rotate");
-    const op = kv.atomic().check(entry)
+    const op = atomic(kv).check(entry)
       .set(serviceKey(account, id), { ...s, hook: hash })
       .set(hookKey(hash), hookRef(s));
     if (s.hook) op.delete(hookKey(s.hook));
@@ -479,10 +479,10 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
 
 /** Adds the removal of a service and everything indexed with it to an atomic. */
 function removeInto(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   s: Service,
   count: Deno.KvEntryMaybe<Deno.KvU64>,
-): Deno.AtomicOperation {
+): Atomic {
   const left = Number(count.value?.value ?? 1n) - 1;
   op.check(count)
     .delete(serviceKey(s.account, s.id))
@@ -510,7 +510,7 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
       countKey(account),
     ]);
     if (!entry.value) return { op: null, result: false };
-    return { op: removeInto(kv.atomic().check(entry), entry.value, count), result: true };
+    return { op: removeInto(atomic(kv).check(entry), entry.value, count), result: true };
   });
   forgetHooks(kv);
   if (done) {
@@ -528,7 +528,7 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
     const done = await transact(async () => {
       const [entry, count] = await kv.getMany<[Service, Deno.KvU64]>([e.key, countKey(account)]);
       if (!entry.value) return { op: null, result: false };
-      return { op: removeInto(kv.atomic().check(entry), entry.value, count), result: true };
+      return { op: removeInto(atomic(kv).check(entry), entry.value, count), result: true };
     });
     if (done) n++;
     await eraseHistory(kv, account, e.value.id);
@@ -573,19 +573,20 @@ export async function claimDue(
   const s = entry.value;
   if (!s || (s.due !== item.due && s.kind !== "webhook")) {
     // A stale index entry (the service moved or is gone): drop it if still unchanged.
-    if (!s) await kv.atomic().check(item.entry).delete(item.entry.key).commit();
+    if (!s) await commit(atomic(kv).check(item.entry).delete(item.entry.key));
     return null;
   }
   const until = deps.clock.now() + LEASE_MS;
   const claimed = { ...s, due: until };
-  const op = kv.atomic().check(item.entry, entry).delete(item.entry.key);
+  const op = atomic(kv).check(item.entry, entry).delete(item.entry.key);
   // Another entry of a heartbeat is a nudge a signal left (kv/hooks.ts): it claims the look,
   // and the regular entry goes with it.
   if (s.due !== item.due) op.delete(dueKey(s.due, s.id));
-  const res = await op
-    .set(dueKey(until, s.id), s.account)
-    .set(serviceKey(s.account, s.id), claimed)
-    .commit();
+  const res = await commit(
+    op
+      .set(dueKey(until, s.id), s.account)
+      .set(serviceKey(s.account, s.id), claimed),
+  );
   return res.ok ? claimed : null;
 }
 
@@ -681,7 +682,7 @@ function alertPayload(
 }
 
 /** Queues the mail to the followers of a status page that may list the service. */
-const followersAlert = (op: Deno.AtomicOperation, s: Service, alert: "off" | "back", now: number) =>
+const followersAlert = (op: Atomic, s: Service, alert: "off" | "back", now: number) =>
   queueFanout(op, s.account, { kind: "service", service: s.id, name: s.name, state: alert }, now);
 
 /**
@@ -730,7 +731,7 @@ export async function recordResult(
       ...next.service,
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
     };
-    const op = kv.atomic().check(entry);
+    const op = atomic(kv).check(entry);
     if (nextDue) {
       s.due = nextDue(old);
       op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
@@ -817,7 +818,7 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
       ? Math.max(floorMinute(now) + MINUTE, minuteAfter(lim.off))
       : floorMinute(now) + Math.max(i, HOUR);
     if (runEnd !== null && state !== "off") s.due = Math.min(s.due, minuteAfter(runEnd));
-    const op = kv.atomic().check(entry)
+    const op = atomic(kv).check(entry)
       .delete(dueKey(old.due, old.id))
       .set(dueKey(s.due, old.id), old.account);
     const status = failure

@@ -4,6 +4,7 @@ import { cachedAuth, countsEpoch, EPOCH_KEY, readMark, rememberAuth } from "./_a
 import { type Account, accountKey } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { getManyEntries } from "./_batch.ts";
+import { type Atomic, atomic, commit, deleteKeys } from "./_atomic.ts";
 
 /**
  * Device sessions (bearer tokens). Only the SHA-256 of a token is stored. Key layout:
@@ -35,7 +36,7 @@ const byAccountKey = (account: number, id: number) => ["sessions_by_account", ac
 export interface NewSession {
   token: string;
   session: Session;
-  apply(op: Deno.AtomicOperation): Deno.AtomicOperation;
+  apply(op: Atomic): Atomic;
 }
 
 export async function prepareSession(
@@ -105,9 +106,11 @@ export async function findSession(
     // Best effort: a lost race only means another request already moved last_used. The
     // write drops the cached copy; the next request reads and caches the new one.
     const touched = { ...session, last_used: now };
-    await kv.atomic().check(entry).set(sessionKey(hash), touched, {
-      expireIn: Math.max(session.expires - now + DAY, 1),
-    }).commit();
+    await commit(
+      atomic(kv).check(entry).set(sessionKey(hash), touched, {
+        expireIn: Math.max(session.expires - now + DAY, 1),
+      }),
+    );
     return { session: touched, hash, account };
   }
   const found = { session, hash, account };
@@ -130,24 +133,21 @@ export async function listSessions(kv: Deno.Kv, account: number): Promise<Active
 export async function endSession(kv: Deno.Kv, account: number, id: number): Promise<boolean> {
   const idx = await kv.get<string>(byAccountKey(account, id));
   if (idx.value === null) return false;
-  await kv.atomic().delete(byAccountKey(account, id)).delete(sessionKey(idx.value)).commit();
+  await commit(atomic(kv).delete(byAccountKey(account, id)).delete(sessionKey(idx.value)));
   return true;
 }
 
 /** Ends every session of an account; answers how many there were. */
 export async function endAllSessions(kv: Deno.Kv, account: number): Promise<number> {
   let n = 0;
-  let op = kv.atomic();
-  let pending = 0;
-  for await (const e of kv.list<string>({ prefix: ["sessions_by_account", account] })) {
-    op.delete(e.key).delete(sessionKey(e.value));
-    n++;
-    if (++pending >= 400) {
-      await op.commit();
-      op = kv.atomic();
-      pending = 0;
+  // Each session with its index entry: two keys, so a chunk of deletes never parts them.
+  async function* keys() {
+    for await (const e of kv.list<string>({ prefix: ["sessions_by_account", account] })) {
+      n++;
+      yield e.key;
+      yield sessionKey(e.value);
     }
   }
-  if (pending) await op.commit();
+  await deleteKeys(kv, keys());
   return n;
 }

@@ -1,7 +1,7 @@
 import type { Deps } from "../lib/deps.ts";
 import { gone } from "../lib/errors.ts";
 import { type LinkMail, newSignInMail, validity } from "../mail/sign_in.ts";
-import { transact } from "./_atomic.ts";
+import { atomic, transact } from "./_atomic.ts";
 import { type Account, findAccountByEmail, prepareAccount } from "./accounts.ts";
 import { findLink, type Link, LINK_LIFE, prepareLink } from "./links.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
@@ -24,7 +24,7 @@ export async function issueLink(
   const now = deps.clock.now();
   const mailId = await transact(async () => {
     const link = await prepareLink(deps.kv, input, now);
-    const op = link.apply(deps.kv.atomic());
+    const op = link.apply(atomic(deps.kv));
     const mail = compose(
       linkUrl(deps.config.baseUrl, link.token),
       validity(LINK_LIFE[input.purpose]),
@@ -58,7 +58,7 @@ export async function completeLink(
     const found = await findLink(kv, token, now);
     if (!found) gone("this link is used, expired or unknown: request a new one");
     const link = found.entry.value;
-    const op = found.consume(kv.atomic());
+    const op = found.consume(atomic(kv));
     const existing = await findAccountByEmail(kv, link.email);
     let account: Account;
     const mailIds: string[] = [];

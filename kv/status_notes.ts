@@ -1,6 +1,6 @@
 import { DAY, iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { transact } from "./_atomic.ts";
+import { atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { queueFanout } from "./fanouts.ts";
 import { runFanout } from "./followers.ts";
 import { claimId } from "./ids.ts";
@@ -46,7 +46,7 @@ export async function postNote(
     const claim = await claimId(kv, "status_note", (id) => noteKey(account, id));
     const rate = await rateInto(kv, RULES.notes, `${RULES.notes.name}:${account}`, now);
     const note: Note = { id: claim.id, account, kind: input.kind, text: input.text, at: now };
-    const op = rate.apply(claim.apply(kv.atomic()))
+    const op = rate.apply(claim.apply(atomic(kv)))
       .set(noteKey(account, note.id), note, { expireIn: KEPT + DAY });
     const fanout = queueFanout(
       op,
@@ -73,16 +73,11 @@ export async function listNotes(kv: Deno.Kv, account: number, now: number): Prom
 export async function deleteNote(kv: Deno.Kv, account: number, id: number): Promise<boolean> {
   const entry = await kv.get<Note>(noteKey(account, id));
   if (!entry.value) return false;
-  const res = await kv.atomic().check(entry).delete(entry.key).commit();
+  const res = await commit(atomic(kv).check(entry).delete(entry.key));
   return res.ok;
 }
 
 /** Deletes every note of the account (erasure). */
 export async function eraseNotes(kv: Deno.Kv, account: number): Promise<number> {
-  let n = 0;
-  for await (const e of kv.list({ prefix: ["status_notes", account] })) {
-    await kv.delete(e.key);
-    n++;
-  }
-  return n;
+  return await deleteKeys(kv, keysOf(kv, { prefix: ["status_notes", account] }));
 }

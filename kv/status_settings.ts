@@ -4,6 +4,7 @@
  * them without an import cycle. Key layout:
  *   ["status_pages", account_id]      -> StatusPage {enabled, title, services: [{id, note}]}
  */
+import { atomic, commit } from "./_atomic.ts";
 
 export interface StatusPage {
   enabled: boolean;
@@ -19,10 +20,10 @@ export async function getStatusPage(kv: Deno.Kv, account: number): Promise<Statu
 
 /** Stores the settings as given: kv/status_page.ts `saveStatusPage` checks them first. */
 export async function putStatusPage(kv: Deno.Kv, account: number, page: StatusPage) {
-  await kv.set(pageKey(account), page);
+  await commit(atomic(kv).set(pageKey(account), page));
 }
 
 /** Removes the account's status page (erasure). Badges go with their services. */
 export async function eraseStatusPage(kv: Deno.Kv, account: number): Promise<void> {
-  await kv.delete(pageKey(account));
+  await commit(atomic(kv).delete(pageKey(account)));
 }

@@ -1,6 +1,6 @@
 import { iso } from "../lib/clock.ts";
-import { onCommitOf } from "./_atomic.ts";
-import { getManyValues } from "./_batch.ts";
+import { deleteInChunks, getManyValues, keysOf } from "./_batch.ts";
+import { retryLocked } from "./_locked.ts";
 import { GENESIS, lineHash } from "../lib/trail_hash.ts";
 
 /**
@@ -21,8 +21,11 @@ import { GENESIS, lineHash } from "../lib/trail_hash.ts";
  *    the queue and moves the head, all in one atomic that checks the head: two sequencers
  *    (two processes, or a request and the minutely job) never both chain, the loser reads
  *    again. The commit of any atomic that queued a line runs the sequencer before it returns
- *    (kv/_atomic.ts `onCommitOf`), one run at a time per process, so a line waits for a
- *    commit or two; the minutely job chains whatever a crash left queued.
+ *    (kv/_atomic.ts `commit` calls `kickTrail`), one run at a time per process, so a line
+ *    waits for a commit or two; the minutely job chains whatever a crash left queued.
+ *
+ * This module's own atomics write only trail keys, which nothing follows: they commit here,
+ * with kv/_locked.ts `retryLocked`, below the commit path that runs the sequencer.
  */
 
 export interface TrailEntry {
@@ -50,8 +53,13 @@ interface Head {
 
 export { GENESIS, lineHash };
 
+/** Anything lines can be queued in: kv/_atomic.ts `Atomic` (this module is below it). */
+interface Writes {
+  set(key: Deno.KvKey, value: unknown): unknown;
+}
+
 export interface TrailAppend {
-  apply(op: Deno.AtomicOperation): Deno.AtomicOperation;
+  apply<Op extends Writes>(op: Op): Op;
 }
 
 /** A line as queued: everything but its place in the chain. */
@@ -69,8 +77,8 @@ function nextQid(now: number): number {
 }
 
 /**
- * Prepares lines to append; `apply` queues them in the caller's atomic. Kept async (and
- * taking the KV) for its callers; it reads nothing.
+ * Prepares lines to append at `now` (the caller's clock); `apply` queues them in the
+ * caller's atomic. Kept async (and taking the KV) for its callers; it reads nothing.
  */
 export function trailAppend(
   _kv: Deno.Kv,
@@ -81,7 +89,7 @@ export function trailAppend(
   return Promise.resolve({
     apply(op) {
       if (entries.length === 0) return op;
-      const qid = nextQid(Date.now());
+      const qid = nextQid(now);
       for (const [i, e] of entries.entries()) {
         op.set([QUEUE, qid, i], { ...e, at } satisfies QueuedLine);
       }
@@ -99,7 +107,7 @@ const CHAIN_BATCH = 200;
  */
 export async function chainTrail(kv: Deno.Kv): Promise<number> {
   let chained = 0;
-  const started = Date.now();
+  const started = performance.now();
   for (let attempt = 0;; attempt++) {
     const [head, queued] = await Promise.all([
       kv.get<Head>(["trail_head"]),
@@ -126,13 +134,13 @@ export async function chainTrail(kv: Deno.Kv): Promise<number> {
       prev = hash;
     }
     op.set(["trail_head"], { seq, hash: prev });
-    if ((await op.commit()).ok) {
+    if ((await retryLocked(() => op.commit())).ok) {
       chained += queued.length;
       attempt = -1;
       continue;
     }
     // Another sequencer moved the head: read again, after a short random pause.
-    if (Date.now() - started > 10_000) return chained;
+    if (performance.now() - started > 10_000) return chained;
     await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
   }
 }
@@ -171,8 +179,6 @@ export function kickTrail(kv: Deno.Kv): Promise<void> {
   return state.run;
 }
 
-onCommitOf(QUEUE, kickTrail);
-
 /** Lines queued and not chained yet (up to `max`, counted by one bounded list). */
 export async function waitingLines(kv: Deno.Kv, max = 10_000): Promise<number> {
   let n = 0;
@@ -201,7 +207,7 @@ export async function verifyTrail(kv: Deno.Kv, full = false): Promise<TrailVerdi
   const cp = await kv.get<Head>(["trail_checkpoint"]);
   const v = await walkTrail(kv, full ? null : cp.value);
   if (v.broken && cp.value && v.broken.seq <= cp.value.seq) {
-    await kv.atomic().check(cp).delete(cp.key).commit();
+    await retryLocked(() => kv.atomic().check(cp).delete(cp.key).commit());
   }
   return { ...v, waiting: await waitingLines(kv) };
 }
@@ -248,7 +254,7 @@ async function walkTrail(
   }
   // A public GET should not cost a write when nothing new was proved.
   if (total > 0 && checkpoint?.seq !== total) {
-    await kv.set(["trail_checkpoint"], { seq: total, hash: prev });
+    await retryLocked(() => kv.set(["trail_checkpoint"], { seq: total, hash: prev }));
   }
   return verdict(null);
 }
@@ -273,14 +279,9 @@ export async function trailLinesOf(kv: Deno.Kv, accountId: number): Promise<Trai
 
 /** Deletes an account's index of trail lines (erasure); the lines themselves stay. */
 export async function dropTrailIndex(kv: Deno.Kv, accountId: number): Promise<void> {
-  let op = kv.atomic();
-  let n = 0;
-  for await (const e of kv.list({ prefix: ["trail_by_account", accountId] })) {
-    op.delete(e.key);
-    if (++n % 500 === 0) {
-      await op.commit();
-      op = kv.atomic();
-    }
-  }
-  await op.commit();
+  await deleteInChunks(
+    keysOf(kv, { prefix: ["trail_by_account", accountId] }),
+    () => kv.atomic(),
+    (op) => retryLocked(() => op.commit()),
+  );
 }

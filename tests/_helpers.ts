@@ -1,5 +1,5 @@
 import { createApp } from "../app.ts";
-import { openKv, transact } from "../kv/_atomic.ts";
+import { atomic, openKv, transact } from "../kv/_atomic.ts";
 import { type Account, prepareAccount, type Role } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
@@ -175,7 +175,7 @@ export async function testApp(
       return await transact(async () => {
         const acc = await prepareAccount(kv, email, o.name ?? "", now, o.roles ?? []);
         const s = await prepareSession(kv, acc.account.id, now);
-        const op = s.apply(acc.apply(kv.atomic()));
+        const op = s.apply(acc.apply(atomic(kv)));
         return { op, result: { account: acc.account, token: s.token } };
       });
     },

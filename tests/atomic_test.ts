@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
 import {
+  type Atomic,
+  atomic,
   atomicStats,
+  commit,
   ConflictError,
   isLocked,
   lockSafe,
   retryLocked,
   transact,
 } from "../kv/_atomic.ts";
+import { aroundCommits } from "./_helpers.ts";
 
 const locked = () => new Error("database is locked");
 
@@ -31,49 +35,23 @@ Deno.test("atomic: retryLocked retries a locked file, not other errors", async (
   assert.ok(!isLocked("database is locked"));
 });
 
-Deno.test("atomic: lockSafe retries reads, writes and commits of a locked KV", async () => {
+Deno.test("atomic: commit retries a locked commit and runs nothing for a raw atomic", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     let fails = 0;
-    // A KV whose first calls answer "locked", as a file shared with the owner command can.
-    const flaky = new Proxy(kv, {
-      get(t, prop) {
-        const value = Reflect.get(t, prop, t);
-        if (typeof value !== "function") return value;
-        if (prop === "atomic") {
-          return () => {
-            const op = value.apply(t, []);
-            const wrapped: Deno.AtomicOperation = new Proxy(op, {
-              get(o, p) {
-                const f = Reflect.get(o, p, o);
-                if (typeof f !== "function") return f;
-                if (p === "commit") {
-                  return () => fails++ % 2 === 0 ? Promise.reject(locked()) : f.apply(o, []);
-                }
-                return (...a: unknown[]) => {
-                  const r = f.apply(o, a);
-                  return r === o ? wrapped : r;
-                };
-              },
-            });
-            return wrapped;
-          };
-        }
-        if (prop === "get" || prop === "set") {
-          return (...a: unknown[]) =>
-            fails++ % 2 === 0 ? Promise.reject(locked()) : value.apply(t, a);
-        }
-        return value.bind(t);
-      },
-    });
-    const safe = lockSafe(flaky);
-    await safe.set(["a"], 1);
-    assert.equal((await safe.get(["a"])).value, 1);
-    const res = await safe.atomic().check({ key: ["b"], versionstamp: null }).set(["b"], 2)
-      .commit();
+    // A KV whose commits answer "locked" every other time, as a file shared with the owner
+    // command can.
+    const flaky = aroundCommits(
+      kv,
+      (commit) => fails++ % 2 === 0 ? Promise.reject(locked()) : commit(),
+    );
+    const res = await commit(atomic(flaky).check({ key: ["b"], versionstamp: null }).set(["b"], 2));
     assert.ok(res.ok);
     assert.equal((await kv.get(["b"])).value, 2);
-    assert.equal(fails, 6); // each call failed once, then went through
+    assert.ok((await commit(atomic(flaky).sum(["n"], 1n))).ok);
+    assert.equal(fails, 4); // each commit failed once, then went through
+    // Only atomics of atomic() commit here: the commit path must see every write.
+    await assert.rejects(commit(kv.atomic() as unknown as Atomic), /not an atomic/);
   } finally {
     kv.close();
   }
@@ -86,7 +64,7 @@ Deno.test("atomic: transact re-runs on a failed check and never loses an update"
       transact(async () => {
         const e = await kv.get<number>(["n"]);
         const n = (e.value ?? 0) + 1;
-        return { op: kv.atomic().check(e).set(["n"], n), result: n };
+        return { op: atomic(kv).check(e).set(["n"], n), result: n };
       });
     const got = await Promise.all(Array.from({ length: 25 }, bump));
     assert.equal((await kv.get(["n"])).value, 25);
@@ -98,7 +76,7 @@ Deno.test("atomic: transact re-runs on a failed check and never loses an update"
     const stale = await kv.get(["x"]);
     await kv.set(["x"], 2);
     await assert.rejects(
-      transact(() => Promise.resolve({ op: kv.atomic().check(stale), result: 1 }), 50),
+      transact(() => Promise.resolve({ op: atomic(kv).check(stale), result: 1 }), 50),
       ConflictError,
     );
   } finally {
@@ -115,7 +93,7 @@ Deno.test("atomic: 300 writers on one key all land (retries by time, not a small
         const e = await kv.get<number>(["n"]);
         // A read that takes a moment, as a real attempt's reads do: writers overlap.
         await new Promise((r) => setTimeout(r, 0));
-        return { op: kv.atomic().check(e).set(["n"], (e.value ?? 0) + 1), result: 0 };
+        return { op: atomic(kv).check(e).set(["n"], (e.value ?? 0) + 1), result: 0 };
       });
     await Promise.all(Array.from({ length: 300 }, bump));
     assert.equal((await kv.get(["n"])).value, 300);

@@ -7,7 +7,7 @@ import {
   rememberAuth,
   SETTLE_MS,
 } from "../kv/_auth_cache.ts";
-import { lockSafe, openKv, transact } from "../kv/_atomic.ts";
+import { atomic, commit, openKv, transact } from "../kv/_atomic.ts";
 import { type Account, accountKey, prepareAccount } from "../kv/accounts.ts";
 import { findSession, prepareSession, type Session } from "../kv/sessions.ts";
 import { sha256hex } from "../lib/crypto.ts";
@@ -22,18 +22,17 @@ async function seed(kv: Deno.Kv, email = "a@example.org") {
     const acc = await prepareAccount(kv, email, "Ada", NOW);
     const s = await prepareSession(kv, acc.account.id, NOW);
     return {
-      op: s.apply(acc.apply(kv.atomic())),
+      op: s.apply(acc.apply(atomic(kv))),
       result: { account: acc.account, token: s.token, hash: sha256hex(s.token) },
     };
   });
 }
 
-/** A KV wrapped and registered as openKv does, keeping the raw handle that bypasses both. */
+/** A KV registered as openKv does; `raw` writes to it without the commit path. */
 async function memoryKv() {
-  const raw = await Deno.openKv(":memory:");
-  const kv = lockSafe(raw);
+  const kv = await Deno.openKv(":memory:");
   registerKv(kv, ":memory:");
-  return { raw, kv };
+  return { raw: kv, kv };
 }
 
 /** Moves a file's timestamps back, as if its last write were long ago. */
@@ -56,7 +55,7 @@ Deno.test("auth cache: a second lookup is served from memory, without a KV read"
     await raw.delete(["sessions", a.hash]);
     assert.equal((await findSession(kv, a.token, NOW))?.account.id, a.account.id);
     // Through the wrapper, as every product write goes: gone at once.
-    await kv.delete(["sessions", a.hash]);
+    await commit(atomic(kv).delete(["sessions", a.hash]));
     assert.equal(await findSession(kv, a.token, NOW), null);
   } finally {
     kv.close();
@@ -72,11 +71,11 @@ Deno.test("auth cache: session ends, account changes and erasure take effect at 
     await findSession(kv, b.token, NOW);
     // An account write inside an atomic drops that account's sessions only.
     const acc = (await kv.get<Account>(accountKey(a.account.id))).value!;
-    await kv.atomic().set(accountKey(a.account.id), { ...acc, roles: ["reviewer"] }).commit();
+    await commit(atomic(kv).set(accountKey(a.account.id), { ...acc, roles: ["reviewer"] }));
     assert.deepEqual((await findSession(kv, a.token, NOW))?.account.roles, ["reviewer"]);
     assert.equal((await findSession(kv, b.token, NOW))?.account.id, b.account.id);
     // Erasure deletes the account: its token opens nothing.
-    await kv.atomic().delete(accountKey(a.account.id)).commit();
+    await commit(atomic(kv).delete(accountKey(a.account.id)));
     assert.equal(await findSession(kv, a.token, NOW), null);
     // Expiry is decided on every lookup, cached or not.
     assert.equal(await findSession(kv, b.token, NOW + 31 * 24 * 60 * MINUTE), null);
@@ -95,7 +94,7 @@ Deno.test("auth cache: a read that raced a write is not stored", async () => {
     try {
       // A lookup took its mark, then a write to the same session landed before it stored.
       const mark = readMark(fresh.kv);
-      await fresh.kv.set(["sessions", a.hash], found.session);
+      await commit(atomic(fresh.kv).set(["sessions", a.hash], found.session));
       rememberAuth(fresh.kv, mark, found, 0n);
       assert.equal(await cachedAuth(fresh.kv, a.hash), null);
       // Without a write in between it is stored.
@@ -165,20 +164,20 @@ Deno.test("auth cache: another process's write on the same KV file is seen by th
 
     // The owner command's write counts: the file changed, the epoch moved, all is re-read.
     const accA = (await command.get<Account>(accountKey(a.account.id))).value!;
-    await command.atomic().set(accountKey(a.account.id), { ...accA, roles: ["owner"] }).commit();
+    await commit(atomic(command).set(accountKey(a.account.id), { ...accA, roles: ["owner"] }));
     assert.deepEqual((await findSession(server, a.token, NOW))?.account.roles, ["owner"]);
     age(path);
     assert.deepEqual((await findSession(server, a.token, NOW))?.account.roles, ["owner"]);
     assert.equal((await findSession(server, b.token, NOW))?.account.name, "Foreign");
 
     // Signed out from the other process, then a lookup once the file has settled.
-    await command.delete(["sessions", a.hash]);
+    await commit(atomic(command).delete(["sessions", a.hash]));
     age(path);
     assert.equal(await findSession(server, a.token, NOW), null);
 
     // The server's own writes elsewhere change the file but never drop its cache.
     await findSession(server, b.token, NOW);
-    await server.set(["unrelated"], 1);
+    await commit(atomic(server).set(["unrelated"], 1));
     age(path);
     assert.ok(await cachedAuth(server, b.hash));
   } finally {
@@ -254,7 +253,7 @@ Deno.test("auth cache: a freshly written file is never trusted; a network KV nev
     server.close();
     await Deno.remove(dir, { recursive: true });
   }
-  const kv = lockSafe(await Deno.openKv(":memory:"));
+  const kv = await Deno.openKv(":memory:");
   registerKv(kv, "https://api.deno.com/databases/x/connect");
   try {
     const a = await seed(kv);
@@ -268,11 +267,11 @@ Deno.test("auth cache: a freshly written file is never trusted; a network KV nev
     assert.equal(await epoch(), 1n);
     const second = await transact(async () => {
       const s = await prepareSession(kv, a.account.id, NOW);
-      return { op: s.apply(kv.atomic()), result: s.token };
+      return { op: s.apply(atomic(kv)), result: s.token };
     });
     await findSession(kv, a.token, NOW + 2 * MINUTE); // writes last_used
     assert.equal(await epoch(), 1n);
-    await kv.delete(["sessions", sha256hex(second)]);
+    await commit(atomic(kv).delete(["sessions", sha256hex(second)]));
     assert.equal(await epoch(), 2n);
     const read: Deno.KvKey[][] = [];
     const getMany = kv.getMany.bind(kv);
@@ -301,7 +300,7 @@ Deno.test("auth cache: a write still finishing while a lookup sets the baseline 
     if (wait) await wait;
     return res;
   });
-  const server = lockSafe(held);
+  const server = held;
   registerKv(server, path);
   const command = await openKv(path);
   try {
@@ -311,7 +310,7 @@ Deno.test("auth cache: a write still finishing while a lookup sets the baseline 
     let release!: () => void;
     gate = new Promise((r) => release = r);
     const accB = (await server.get<Account>(accountKey(b.account.id))).value!;
-    const write = server.atomic().set(accountKey(b.account.id), { ...accB, name: "B2" }).commit();
+    const write = commit(atomic(server).set(accountKey(b.account.id), { ...accB, name: "B2" }));
     gate = null;
     await new Promise((r) => setTimeout(r, 50));
     // Meanwhile a lookup reads a, with an epoch that already counts that write.
@@ -320,7 +319,7 @@ Deno.test("auth cache: a write still finishing while a lookup sets the baseline 
     await write;
     // The owner command (another process) changes a's roles.
     const accA = (await command.get<Account>(accountKey(a.account.id))).value!;
-    await command.atomic().set(accountKey(a.account.id), { ...accA, roles: ["owner"] }).commit();
+    await commit(atomic(command).set(accountKey(a.account.id), { ...accA, roles: ["owner"] }));
     age(path);
     assert.deepEqual((await findSession(server, a.token, NOW))?.account.roles, ["owner"]);
   } finally {
@@ -376,7 +375,7 @@ Deno.test("auth cache: a process that may not stat the write-ahead log never tru
       assert.deepEqual(await lookUp(), []);
       // The owner command makes a an owner: the write goes to the -wal file only.
       const acc = (await command.get<Account>(accountKey(a.account.id))).value!;
-      await command.atomic().set(accountKey(a.account.id), { ...acc, roles: ["owner"] }).commit();
+      await commit(atomic(command).set(accountKey(a.account.id), { ...acc, roles: ["owner"] }));
       const past = new Date(Date.now() - 60_000);
       Deno.utimeSync(`${path}-wal`, past, past);
       assert.deepEqual(await lookUp(), ["owner"]);

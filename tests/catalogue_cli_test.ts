@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openKv, transact } from "../kv/_atomic.ts";
+import { atomic, openKv, transact } from "../kv/_atomic.ts";
 import { prepareAccount } from "../kv/accounts.ts";
 import { exportCatalogue, importCatalogue } from "../kv/catalogue_io.ts";
 import { getModule } from "../kv/modules.ts";
@@ -23,7 +23,7 @@ async function run(args: string[], env: Record<string, string>) {
 async function addAccount(kv: Deno.Kv, email: string, name: string) {
   return await transact(async () => {
     const acc = await prepareAccount(kv, email, name, Date.now(), ["contributor"]);
-    return { op: acc.apply(kv.atomic()), result: acc.account };
+    return { op: acc.apply(atomic(kv)), result: acc.account };
   });
 }
 

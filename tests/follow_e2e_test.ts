@@ -5,7 +5,7 @@
  * followers' mail a stopped process left queued; the unfollow link ends it all.
  */
 import assert from "node:assert/strict";
-import { openKv, transact } from "../kv/_atomic.ts";
+import { atomic, commit, openKv, transact } from "../kv/_atomic.ts";
 import { prepareAccount } from "../kv/accounts.ts";
 import { queueFanout } from "../kv/fanouts.ts";
 import { runMigrations } from "../kv/migrations.ts";
@@ -55,7 +55,7 @@ Deno.test({
         ]);
         const s = await prepareSession(seed, acc.account.id, Date.now());
         return {
-          op: s.apply(acc.apply(seed.atomic())),
+          op: s.apply(acc.apply(atomic(seed))),
           result: { ...acc.account, token: s.token },
         };
       });
@@ -127,14 +127,14 @@ Deno.test({
 
       // A process that stopped after queuing a note's mail: the minutely job sends it.
       const kv = await openKv(kvPath);
-      const op = kv.atomic();
+      const op = atomic(kv);
       queueFanout(
         op,
         owner.id,
         { kind: "note", note: "resolved", text: "Power is back." },
         Date.now(),
       );
-      assert.ok((await op.commit()).ok);
+      assert.ok((await commit(op)).ok);
       kv.close();
       const late = await mailTo(sink.mails, FAN, 4, 90_000);
       assert.equal(late.subject, "Riverside school: Resolved");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openKv } from "../kv/_atomic.ts";
+import { atomic, openKv } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { aroundCommits, dumpKv, testApp } from "./_helpers.ts";
 
@@ -246,7 +246,7 @@ Deno.test("hooks: a rotation by another process stops the old key in this one", 
       return await transact(async () => {
         const acc = await prepareAccount(kvA, "cron@example.org", "Cron", a.clock.now(), []);
         const s = await prepareSession(kvA, acc.account.id, a.clock.now());
-        return { op: s.apply(acc.apply(kvA.atomic())), result: { token: s.token } };
+        return { op: s.apply(acc.apply(atomic(kvA))), result: { token: s.token } };
       });
     })();
     const hb = await heartbeat(a, token);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { addEntry } from "../kv/journal.ts";
 import { claimId, ID_EPOCH, nextId } from "../kv/ids.ts";
 import { aroundCommits, testApp } from "./_helpers.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
 
 Deno.test("ids: time-based, strictly increasing in a process, above the floor, 15 digits", () => {
   const now = Date.UTC(2026, 10, 23);
@@ -24,11 +25,11 @@ Deno.test("ids: an id already in use fails the commit, so it is never given twic
   try {
     const claim = await claimId(kv, "journal", (id) => ["journal", id]);
     await kv.set(["journal", claim.id], "someone else's");
-    const res = await claim.apply(kv.atomic()).set(["journal", claim.id], "mine").commit();
+    const res = await commit(claim.apply(atomic(kv)).set(["journal", claim.id], "mine"));
     assert.equal(res.ok, false);
     const again = await claimId(kv, "journal", (id) => ["journal", id]);
     assert.ok(again.id > claim.id);
-    assert.ok((await again.apply(kv.atomic()).commit()).ok);
+    assert.ok((await commit(again.apply(atomic(kv)))).ok);
     assert.equal((await kv.get<Deno.KvU64>(["ids", "journal"])).value?.value, BigInt(again.id));
   } finally {
     kv.close();

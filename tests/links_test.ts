@@ -3,6 +3,7 @@ import { dropLinksTo, findLink, LINK_LIFE, prepareLink } from "../kv/links.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { dumpKv, T0, testApp } from "./_helpers.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
 
 Deno.test("links: lifetimes of every purpose", () => {
   assert.equal(LINK_LIFE.login, 20 * MINUTE);
@@ -14,11 +15,11 @@ Deno.test("links: lifetimes of every purpose", () => {
 Deno.test("links: a link is consumed once even when nothing else in the atomics conflicts", async () => {
   await using t = await testApp();
   const l = await prepareLink(t.kv, { purpose: "login", email: "a@b.org" }, T0);
-  assert.ok((await l.apply(t.kv.atomic()).commit()).ok);
+  assert.ok((await commit(l.apply(atomic(t.kv)))).ok);
   const [a, b] = await Promise.all([findLink(t.kv, l.token, T0), findLink(t.kv, l.token, T0)]);
   const results = await Promise.all([
-    a!.consume(t.kv.atomic()).set(["x", 1], 1).commit(),
-    b!.consume(t.kv.atomic()).set(["x", 2], 2).commit(),
+    commit(a!.consume(atomic(t.kv)).set(["x", 1], 1)),
+    commit(b!.consume(atomic(t.kv)).set(["x", 2], 2)),
   ]);
   assert.deepEqual(results.map((r) => r.ok).sort(), [false, true]);
   assert.equal(await findLink(t.kv, l.token, T0), null);
@@ -27,7 +28,7 @@ Deno.test("links: a link is consumed once even when nothing else in the atomics 
 Deno.test("links: only the hash of a link token is stored; expiry is in the value", async () => {
   await using t = await testApp();
   const l = await prepareLink(t.kv, { purpose: "address", email: "a@b.org" }, T0);
-  await l.apply(t.kv.atomic()).commit();
+  await commit(l.apply(atomic(t.kv)));
   const dump = await dumpKv(t.kv);
   assert.ok(!dump.includes(l.token));
   assert.ok(dump.includes(sha256hex(l.token)));
@@ -40,10 +41,10 @@ Deno.test("links: erasure drops every live link to an address", async () => {
   await using t = await testApp();
   for (const purpose of ["login", "address", "proposal"] as const) {
     const l = await prepareLink(t.kv, { purpose, email: "a@b.org" }, T0);
-    await l.apply(t.kv.atomic()).commit();
+    await commit(l.apply(atomic(t.kv)));
   }
   const other = await prepareLink(t.kv, { purpose: "login", email: "c@b.org" }, T0);
-  await other.apply(t.kv.atomic()).commit();
+  await commit(other.apply(atomic(t.kv)));
   await dropLinksTo(t.kv, "a@b.org");
   const left = await dumpKv(t.kv);
   assert.equal(left.match(/^\["links",/gm)?.length, 1);

@@ -4,6 +4,7 @@ import { dailyPassed, MINUTELY, runJobs } from "../jobs/mod.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { captureLog } from "../lib/log.ts";
 import { type TestApp, testApp } from "./_helpers.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
 
 async function queued(t: TestApp): Promise<QueuedMail[]> {
   const out: QueuedMail[] = [];
@@ -122,9 +123,9 @@ Deno.test("outbox: backoff doubles up to six hours", async () => {
 
 Deno.test("outbox: concurrent deliveries of one mail send it once", async () => {
   await using t = await testApp();
-  const op = t.kv.atomic();
+  const op = atomic(t.kv);
   const id = enqueueMail(op, { to: "a@b.org", subject: "s", text: "t" }, t.clock.now());
-  await op.commit();
+  await commit(op);
   await Promise.all([deliver(t.deps, [id]), deliver(t.deps, [id]), retryOutbox(t.deps)]);
   assert.equal(t.mail.sent.length, 1);
   assert.deepEqual(await queued(t), []);
@@ -135,9 +136,9 @@ Deno.test("outbox: a mail is queued only if its atomic commits", async () => {
   await t.kv.set(["guard"], 1);
   const stale = await t.kv.get(["guard"]);
   await t.kv.set(["guard"], 2);
-  const op = t.kv.atomic().check(stale);
+  const op = atomic(t.kv).check(stale);
   const id = enqueueMail(op, { to: "a@b.org", subject: "s", text: "t" }, t.clock.now());
-  assert.equal((await op.commit()).ok, false);
+  assert.equal((await commit(op)).ok, false);
   await deliver(t.deps, [id]);
   assert.equal(t.mail.sent.length, 0);
   assert.deepEqual(await queued(t), []);

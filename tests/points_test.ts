@@ -3,6 +3,7 @@ import { HOUR } from "../lib/clock.ts";
 import { OLD_VERSION_KEY, versionKey, versionShard } from "../kv/points.ts";
 import { seedModule } from "./_catalogue.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
 
 Deno.test("points: toggle gives then withdraws; counts and mine", async () => {
   await using t = await testApp();
@@ -190,6 +191,6 @@ Deno.test("points: toggles on different modules move different version keys; cou
   assert.equal((await t.kv.get(OLD_VERSION_KEY)).versionstamp, null, "the old key is not written");
 
   // A server of the release before (a rolling deploy) toggles and sums the single old key.
-  await t.kv.atomic().sum(["point_counts", first], 1n).sum(OLD_VERSION_KEY, 1n).commit();
+  await commit(atomic(t.kv).sum(["point_counts", first], 1n).sum(OLD_VERSION_KEY, 1n));
   assert.deepEqual((await t.req("GET", "/api/points")).body.counts, { [first]: 2, [other]: 1 });
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openKv } from "../kv/_atomic.ts";
+import { atomic, commit, openKv } from "../kv/_atomic.ts";
 import { GENESIS, trailAppend, type TrailLine } from "../kv/trail.ts";
 import { type ChainRecord, verifyRecordChain } from "../lib/record_chain.ts";
 
@@ -15,7 +15,7 @@ async function lines(n: number, skip = 0): Promise<TrailLine[]> {
     }));
     const app = await trailAppend(kv, entries, Date.parse("2026-01-02T03:04:05.678Z"));
     // The commit chains the queued lines before it returns.
-    await app.apply(kv.atomic()).commit();
+    await commit(app.apply(atomic(kv)));
     const chained = await Array.fromAsync(kv.list<TrailLine>({ prefix: ["trail"] }));
     return chained.map((e) => e.value).slice(skip);
   } finally {

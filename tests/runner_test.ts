@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
-import { openKv } from "../kv/_atomic.ts";
+import { atomic, openKv } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { render } from "../lib/metrics.ts";
 import type { Connector } from "../lib/net.ts";
@@ -61,7 +61,7 @@ async function onFile(t: T, path: string) {
   const token = await transact(async () => {
     const acc = await prepareAccount(kvA, "o@example.org", "Owner", t.clock.now(), ["owner"]);
     const ses = await prepareSession(kvA, acc.account.id, t.clock.now());
-    return { op: ses.apply(acc.apply(kvA.atomic())), result: ses.token };
+    return { op: ses.apply(acc.apply(atomic(kvA))), result: ses.token };
   });
   return {
     token,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { HOUR } from "../lib/clock.ts";
 import { testApp } from "./_helpers.ts";
 import { indexChange } from "../kv/search_index.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
 
 type Hit = { id: number; name: string };
 
@@ -124,7 +125,7 @@ Deno.test("search: a rare word narrows a word with more index entries than one s
   const { account, token } = await t.account("a@example.org", { name: "Ada" });
   // 2 100 public entries say "common"; the newest one also says "rare", so a scan of
   // "common" (ids in ascending order, capped) never reaches it.
-  let op = t.kv.atomic();
+  let op = atomic(t.kv);
   for (let id = 1; id <= 2100; id++) {
     const e = {
       id,
@@ -137,11 +138,11 @@ Deno.test("search: a rare word narrows a word with more index entries than one s
     op.set(["journal", id], e).set(["journal_by_account", account.id, id], true)
       .set(["search", "journal", "common", id], true);
     if (id % 300 === 0) {
-      await op.commit();
-      op = t.kv.atomic();
+      await commit(op);
+      op = atomic(t.kv);
     }
   }
-  await op.commit();
+  await commit(op);
   const first = await t.req("POST", "/api/me/journal", { token, body: { text: "common rare" } });
   assert.ok(first.body.id > 2100, "newer than every seeded entry");
   const both = await t.req("GET", "/api/search?q=common%20rare");
@@ -189,19 +190,19 @@ Deno.test("search: at 100 000 entries the newest matches come first", async () =
   const N = 100_000;
   const text = (id: number) => `common t${id % 500}${id % 1000 === 7 ? " alpha" : ""}`;
   const isPublic = (id: number) => id % 7 !== 3;
-  let op = t.kv.atomic();
+  let op = atomic(t.kv);
   let muts = 0;
   for (let id = 1; id <= N; id++) {
     const e = { id, account: account.id, text: text(id), public: isPublic(id), created: id };
     op.set(["journal", id], { ...e, updated: null });
     if (e.public) indexChange(op, "journal", id, null, e.text);
     if ((muts += 8) >= 900) {
-      assert.ok((await op.commit()).ok);
-      op = t.kv.atomic();
+      assert.ok((await commit(op)).ok);
+      op = atomic(t.kv);
       muts = 0;
     }
   }
-  assert.ok((await op.commit()).ok);
+  assert.ok((await commit(op)).ok);
   const newest = (q: (id: number) => boolean) => {
     const out: number[] = [];
     for (let id = N; id > 0 && out.length < 20; id--) if (isPublic(id) && q(id)) out.push(id);

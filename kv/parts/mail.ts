@@ -4,6 +4,7 @@ import { queuedAbout } from "../outbox.ts";
 import type { AccountPart } from "./_part.ts";
 import { countersOf, RULES } from "../rate_limit.ts";
 import { RECEIPTS } from "../requests.ts";
+import { atomic, commit } from "../_atomic.ts";
 
 /** Every rule whose counters may be held under the account's id or address. */
 const ACCOUNT_RULES = [...Object.values(RULES), RECEIPTS];
@@ -62,7 +63,7 @@ export const mailPart: AccountPart = {
   },
   async erase({ kv, clock }, account) {
     const held = await countersOf(kv, ACCOUNT_RULES, who(account), clock.now());
-    for (const c of held) await kv.delete(c.key);
+    for (const c of held) await commit(atomic(kv).delete(c.key));
     return {};
   },
 };
