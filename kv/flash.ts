@@ -1,5 +1,6 @@
 import { MINUTE } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
+import { atomic, commit } from "./_atomic.ts";
 
 /**
  * Flashes: what a form's answer must show once but cannot put in the address it sends the
@@ -50,7 +51,7 @@ export async function putFlash(
     ),
   );
   const stored: StoredFlash = { iv, data, expires: now + FLASH_LIFE };
-  await kv.set(flashKey(token, name), stored, { expireIn: FLASH_LIFE });
+  await commit(atomic(kv).set(flashKey(token, name), stored, { expireIn: FLASH_LIFE }));
 }
 
 /** The value kept under `name` for this session, or null (none, expired, another session's). */
@@ -72,9 +73,4 @@ export async function readFlash<T>(
   } catch {
     return null;
   }
-}
-
-/** Forgets a flash at once (a secret replaced by a newer one). */
-export async function dropFlash(kv: Deno.Kv, token: string, name: string): Promise<void> {
-  await kv.delete(flashKey(token, name));
 }
