@@ -10,6 +10,7 @@ import type { AppEnv } from "./http/router.ts";
 import type { DocConfig } from "./http/openapi.ts";
 import { type AreaName, AREAS } from "./routes.ts";
 import { healthz } from "./api/healthz.ts";
+import type { pingFastPath } from "./api/hooks.ts";
 import { errorKind, log, logRequest } from "./lib/log.ts";
 import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
 
@@ -63,13 +64,51 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // The lazy mounts happen before Hono routes the request, so it is routed to the areas'
   // own routes (and middleware) like any other request.
   const dispatch = app.fetch;
+  // Heartbeats take a path of their own (api/hooks.ts `pingFastPath`): the hottest request of
+  // the service, answered without Hono's routing and the route layer. What it does not take
+  // goes on below, as does everything when its module cannot load.
+  let pings: Promise<ReturnType<typeof pingFastPath> | null> | null = null;
   app.fetch = async (req, ...rest) => {
+    if (req.url.includes("/api/hooks/")) {
+      pings ??= import("./api/hooks.ts").then(
+        (m) => m.pingFastPath(deps, JSON_BODY_LIMIT),
+        () => (pings = null),
+      );
+      const fast = (await pings)?.(req, rest[0]);
+      if (fast) {
+        const t0 = performance.now();
+        const stats = requestStarted(req.method, fast.route);
+        let status = 500;
+        try {
+          const res = await fast.answer;
+          status = res.status;
+          return res;
+        } finally {
+          requestDone(stats, req.method, fast.route, status, t0);
+        }
+      }
+    }
     // A failed import (a module missing or unreadable after a bad deploy) is answered by the
     // app's error handling, as any error of this request: retried by the next request.
     await mount(req.method, getPath(req)).catch((err) => unavailable.set(req, err));
     return await dispatch(req, ...rest);
   };
   return app;
+}
+
+/** Counts, times and logs a finished request by its route pattern. */
+function requestDone(
+  stats: ReturnType<typeof requestStarted>,
+  method: string,
+  route: string,
+  status: number,
+  t0: number,
+): void {
+  const seconds = (performance.now() - t0) / 1000;
+  requestEnded(stats, status, seconds);
+  if (route === HOOK_ROUTE) count("catalogue_heartbeats_total", HEARTBEAT_OUTCOME(status));
+  // The route pattern, never the raw path: a path can hold a hook key or a token.
+  logRequest(method, route, status, Math.round(seconds * 10_000) / 10);
 }
 
 /** Counts, times and logs every request by its route pattern; sets nosniff on every answer. */
@@ -80,12 +119,7 @@ const measured: MiddlewareHandler<AppEnv> = async (c, next) => {
   try {
     await next();
   } finally {
-    const status = c.res.status;
-    const seconds = (performance.now() - t0) / 1000;
-    requestEnded(stats, status, seconds);
-    if (route === HOOK_ROUTE) count("catalogue_heartbeats_total", HEARTBEAT_OUTCOME(status));
-    // The route pattern, never the raw path: a path can hold a hook key or a token.
-    logRequest(c.req.method, route, status, Math.round(seconds * 10_000) / 10);
+    requestDone(stats, c.req.method, route, c.res.status, t0);
   }
   // Set on the finished response itself: c.header() after next() copies the whole Response.
   setHeader(c, "X-Content-Type-Options", "nosniff");

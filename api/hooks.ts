@@ -2,7 +2,8 @@ import { z } from "zod";
 import { beat, BODY_MAX, countHeartbeat, pingAnswer, type Signal } from "../kv/hooks.ts";
 import { roughOrigin } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../http/errors.ts";
+import { errorAnswer, fail, logBug } from "../http/errors.ts";
+import { BodyReadError } from "../http/body.ts";
 import { cutChars } from "../lib/text.ts";
 import { createRoute, type Ctx, errors, json, router } from "../http/router.ts";
 import { clientOrigin } from "../http/guards.ts";
@@ -31,25 +32,26 @@ const signalParams = params.extend({
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const dec = new TextDecoder();
 
-/** The request body as text, at most BODY_MAX bytes (the rest is not read). */
-async function boundedBody(c: Ctx): Promise<string> {
-  const stream = c.req.raw.body;
-  if (!stream) return "";
+/** Reads a body stream's chunks, at most `max` bytes of them; a failed read is the client's. */
+async function readChunks(stream: ReadableStream<Uint8Array>, max: number) {
   const reader = stream.getReader();
   const parts: Uint8Array[] = [];
   let n = 0;
   try {
-    while (n < BODY_MAX) {
+    while (n < max) {
       const { done, value } = await reader.read();
       if (done) break;
       parts.push(value);
       n += value.length;
     }
-  } finally {
-    if (n >= BODY_MAX) reader.cancel().catch(() => {});
-    else reader.releaseLock();
+  } catch (err) {
+    throw new BodyReadError(err);
   }
-  const all = new Uint8Array(Math.min(n, BODY_MAX));
+  // The rest is not read. (A body read to its end needs no release: releasing a reader's
+  // lock costs more than the read, and nothing reads the stream after this.)
+  if (n >= max) reader.cancel().catch(() => {});
+  if (parts.length === 1 && n <= max) return parts[0];
+  const all = new Uint8Array(Math.min(n, max));
   let off = 0;
   for (const p of parts) {
     const take = p.subarray(0, all.length - off);
@@ -57,27 +59,44 @@ async function boundedBody(c: Ctx): Promise<string> {
     off += take.length;
     if (off >= all.length) break;
   }
-  // A character cut at the limit decodes to U+FFFD: drop it.
-  return dec.decode(all).replace(/\uFFFD$/, "");
+  return all;
+}
+
+/** Text of the first `max` bytes; a character cut at the limit decodes to U+FFFD: dropped. */
+const cutText = (bytes: Uint8Array, max: number) =>
+  bytes.length > max
+    ? dec.decode(bytes.subarray(0, max)).replace(/\uFFFD$/, "")
+    : dec.decode(bytes);
+
+/** What a ping says, from the routes or from the fast path alike. */
+interface PingInput {
+  method: string;
+  key: string;
+  signal: string | undefined;
+  status: string | undefined;
+  rid: string | undefined;
+  contentType: string | undefined;
+  body: ReadableStream<Uint8Array> | null;
+  address: string;
 }
 
 /**
  * The status text and body of a ping: `?status=` or a JSON body `{status}`; the body (any
- * type) is kept as text up to BODY_MAX bytes.
+ * type) is kept as text up to BODY_MAX bytes. A JSON body is read whole (the app's body
+ * limit bounds it); any other only up to BODY_MAX.
  */
-async function statusOf(c: Ctx): Promise<{ status: string; body: string }> {
-  let status = c.req.query("status");
+async function statusOf(p: PingInput): Promise<{ status: string; body: string }> {
+  let status = p.status;
   let body = "";
-  if (c.req.method !== "POST") {
+  if (p.method !== "POST" || !p.body) {
     return { status: cutChars((status ?? "").trim(), STATUS_MAX), body };
   }
-  if (!/json/i.test(c.req.header("content-type") ?? "")) {
-    body = await boundedBody(c);
+  if (!/json/i.test(p.contentType ?? "")) {
+    body = cutText(await readChunks(p.body, BODY_MAX), BODY_MAX);
   } else {
-    const raw = await c.req.text();
-    body = new TextEncoder().encode(raw).length > BODY_MAX
-      ? dec.decode(new TextEncoder().encode(raw).subarray(0, BODY_MAX)).replace(/\uFFFD$/, "")
-      : raw;
+    const bytes = await readChunks(p.body, Infinity);
+    const raw = dec.decode(bytes);
+    body = cutText(bytes, BODY_MAX);
     if (raw.trim() !== "") {
       let parsed: unknown;
       try {
@@ -96,6 +115,29 @@ async function statusOf(c: Ctx): Promise<{ status: string; body: string }> {
     }
   }
   return { status: cutChars((status ?? "").trim(), STATUS_MAX), body };
+}
+
+/** Records one ping (GET or POST); throws ApiError for 429, 400 and an unknown key (404). */
+async function ping(deps: Deps, p: PingInput) {
+  const verdict = countHeartbeat(deps, p.address);
+  if (!verdict.ok) {
+    fail(429, "too many heartbeats from this address: at most 600 an hour", {
+      retry_after: verdict.retryAfter,
+    }, { "Retry-After": String(verdict.retryAfter) });
+  }
+  if (p.rid !== undefined && !UUID_RE.test(p.rid)) {
+    fail(400, "rid: must be a UUID", { field: "rid" });
+  }
+  const { status, body } = await statusOf(p);
+  const signal: Signal = {
+    ...signalOf(p.signal),
+    rid: p.rid?.toLowerCase() ?? null,
+    body,
+    origin: roughOrigin(p.address),
+  };
+  const done = await beat(deps, p.key, status, signal);
+  if (!done) fail(404, "unknown hook key");
+  return pingAnswer(done.ref, done.at);
 }
 
 /** The kind and exit code of a signal path segment (none: a success). */
@@ -153,29 +195,102 @@ export function hookRoutes(deps: Deps) {
     if (c.req.method === "HEAD") {
       fail(405, "send GET or POST to record a beat", {}, { Allow: "GET, POST" });
     }
-    const key = c.req.param("key")!;
-    const address = clientOrigin(deps, c);
-    const verdict = await countHeartbeat(deps, address);
-    if (!verdict.ok) {
-      fail(429, "too many heartbeats from this address: at most 600 an hour", {
-        retry_after: verdict.retryAfter,
-      }, { "Retry-After": String(verdict.retryAfter) });
-    }
-    const rid = c.req.query("rid");
-    if (rid !== undefined && !UUID_RE.test(rid)) {
-      fail(400, "rid: must be a UUID", { field: "rid" });
-    }
-    const { status, body } = await statusOf(c);
-    const signal: Signal = {
-      ...signalOf(c.req.param("signal")),
-      rid: rid?.toLowerCase() ?? null,
-      body,
-      origin: roughOrigin(address),
-    };
-    const done = await beat(deps, key, status, signal);
-    if (!done) fail(404, "unknown hook key");
+    const answer = await ping(deps, {
+      method: c.req.method,
+      key: c.req.param("key")!,
+      signal: c.req.param("signal"),
+      status: c.req.query("status"),
+      rid: c.req.query("rid"),
+      contentType: c.req.header("content-type"),
+      body: c.req.raw.body,
+      address: clientOrigin(deps, c),
+    });
     c.header("Cache-Control", "no-store");
-    return c.json(pingAnswer(done.ref, done.at), 200);
+    return c.json(answer, 200);
   }
   return app;
+}
+
+/** A ping's path the fast path takes: a well-formed key and signal, nothing else. */
+const FAST_PATH =
+  /^\/api\/hooks\/([A-Za-z0-9_-]{43})(?:\/(start|fail|log|[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5]))?$/;
+const JSON_HEADERS = {
+  "content-type": "application/json",
+  "x-content-type-options": "nosniff",
+};
+
+/** A ping taken by the fast path: the route pattern it stands for, and its answer. */
+export interface FastPing {
+  route: string;
+  answer: Promise<Response>;
+}
+
+/**
+ * The heartbeat's hot path without the route layer (Hono's routing, the zod validators,
+ * the body guards): the same `ping`, the same answers and errors as the routes above, for
+ * the requests whose form it can tell at a glance (GET or POST, a well-formed key and
+ * signal, `status` and `rid` at most once each, a body with a length within `bodyLimit`).
+ * Anything else gets null and goes through the routes, which answer it as before. The app
+ * counts, times and logs the request as any other (app.ts).
+ */
+export function pingFastPath(deps: Deps, bodyLimit: number) {
+  return (req: Request, info: unknown): FastPing | null => {
+    if (req.method !== "GET" && req.method !== "POST") return null;
+    const q = req.url.indexOf("?");
+    const start = req.url.indexOf("/api/hooks/");
+    if (start < 0) return null;
+    const m = FAST_PATH.exec(q < 0 ? req.url.slice(start) : req.url.slice(start, q));
+    if (!m || !req.url.slice(0, start).match(/^https?:\/\/[^/]*$/)) return null;
+    let status: string | undefined;
+    let rid: string | undefined;
+    if (q >= 0) {
+      const params = new URLSearchParams(req.url.slice(q + 1));
+      const all = params.getAll("status");
+      const rids = params.getAll("rid");
+      if (all.length > 1 || rids.length > 1) return null;
+      status = all[0];
+      rid = rids[0];
+    }
+    const contentType = req.headers.get("content-type") ?? undefined;
+    if (req.body) {
+      const length = Number(req.headers.get("content-length") ?? NaN);
+      if (!(length >= 0 && length <= bodyLimit)) return null;
+    }
+    const fromXff = deps.config.trustProxy
+      ? req.headers.get("x-forwarded-for")?.split(",")[0]?.trim()
+      : undefined;
+    const address = fromXff
+      ? fromXff.slice(0, 64)
+      : (info as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ??
+        "unknown";
+    const route = m[2] === undefined ? "/api/hooks/:key" : "/api/hooks/:key/:signal";
+    const input: PingInput = {
+      method: req.method,
+      key: m[1],
+      signal: m[2],
+      status,
+      rid,
+      contentType,
+      body: req.body,
+      address,
+    };
+    const answer = ping(deps, input).then(
+      (a) =>
+        new Response(JSON.stringify(a), {
+          headers: { ...JSON_HEADERS, "cache-control": "no-store" },
+        }),
+      (err) => {
+        const e = errorAnswer(err);
+        if (e) {
+          return new Response(JSON.stringify(e.body), {
+            status: e.status,
+            headers: { ...JSON_HEADERS, ...e.headers },
+          });
+        }
+        logBug(req.method, route, err);
+        return new Response('{"error":"internal error"}', { status: 500, headers: JSON_HEADERS });
+      },
+    );
+    return { route, answer };
+  };
 }

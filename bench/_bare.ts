@@ -16,5 +16,9 @@ Deno.serve({
   if (path === "/api/healthz") return new Response(healthz, { headers });
   if (path === "/api/me") return new Response(me, { headers });
   if (path === "/api/search") return new Response(search, { headers });
+  if (path.startsWith("/api/hooks/")) {
+    const answer = { ok: true, service: "Bench", received: new Date().toISOString() };
+    return new Response(JSON.stringify(answer), { headers });
+  }
   return new Response('{"error":"not found"}', { status: 404, headers });
 });

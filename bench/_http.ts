@@ -62,6 +62,8 @@ export interface Call {
   path: string;
   method?: "GET" | "POST";
   body?: string;
+  /** Content type of the body (default application/json). */
+  type?: string;
 }
 
 /**
@@ -94,7 +96,7 @@ export async function loadCalls(
             ...req.headers,
             "x-forwarded-for": `10.${(a >> 16) & 255}.${(a >> 8) & 255}.${a & 255}`,
           };
-          if (c.body !== undefined) headers["content-type"] = "application/json";
+          if (c.body !== undefined) headers["content-type"] = c.type ?? "application/json";
           return { ...req, path: c.path, method: c.method ?? "GET", body: c.body, headers };
         },
       }],

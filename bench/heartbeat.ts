@@ -88,6 +88,9 @@ export async function seedHooks(kvPath: string) {
 interface Pings {
   floor: Run;
   service: Run;
+  /** Issue 14's comparison: bare Deno.serve (same JSON, no KV) and the signal mix. */
+  bare: Run;
+  mix: Run;
   rpsShare: number;
   cpuRatio: number;
   rss: { floor: number; service: number; floorIdle: number; serviceIdle: number };
@@ -125,6 +128,30 @@ async function pings(): Promise<Pings> {
       body: '{"status":"ok"}',
     }));
     const from = { warmup: 2, address: (_n: number, i: number) => 1 + (i % ADDRESSES) };
+    // The signal mix of issue 14, in the order one service sends it: a plain success, a run
+    // with rid (start, then its end with a 2 KB body), exit codes 0 and 1, a 2 KB log line.
+    const output = "backup: 1234 files, 56 MiB copied in 12 s\n".repeat(48).slice(0, 2048);
+    const mix: Call[] = Object.keys(hooks).flatMap((key) => {
+      const hook = `/api/hooks/${key}`;
+      const rid = crypto.randomUUID();
+      return [
+        { path: `${hook}?status=ok` },
+        { path: `${hook}/start?rid=${rid}` },
+        { path: `${hook}?rid=${rid}`, method: "POST" as const, body: output, type: "text/plain" },
+        { path: `${hook}/0` },
+        { path: `${hook}/1?status=exit%201` },
+        { path: `${hook}/log`, method: "POST" as const, body: output, type: "text/plain" },
+      ];
+    });
+    await using bare = await spawnListening(["run", "-A", "bench/_bare.ts"], {
+      PORT: "0",
+      HOSTNAME: "127.0.0.1",
+    });
+    const bareRun = await loadCalls(bare, mix, SECONDS, CONNECTIONS, from);
+    const mixRun = await loadCalls(service, mix, SECONDS, CONNECTIONS, {
+      warmup: 2,
+      address: (_n: number, i: number) => 20_000 + (i % (3 * ADDRESSES)),
+    });
     const turns: { floor: Run; service: Run; rssFloor: number; rssService: number }[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const f = await loadCalls(floor, calls, SECONDS, CONNECTIONS, from);
@@ -135,6 +162,8 @@ async function pings(): Promise<Pings> {
     }
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
     return {
+      bare: bareRun,
+      mix: mixRun,
       floor: medianRun(turns.map((t) => t.floor)),
       service: medianRun(turns.map((t) => t.service)),
       rpsShare: median(turns.map((t) => t.service.rps / t.floor.rps)),
@@ -258,6 +287,16 @@ async function main(): Promise<number> {
       f1(p.rss.service)
     } | ${f1(p.rss.serviceIdle)} | ${p.service.errors} |`,
   );
+  console.log(
+    `| bare Deno.serve (same JSON, no KV; answers the mix) | ${f0(p.bare.rps)} | ${p.bare.p99} | ${
+      f1(p.bare.cpuUs)
+    } | | | ${p.bare.errors} |`,
+  );
+  console.log(
+    `| service, signal mix (rid, 2 KB bodies, exit codes, log) | ${
+      f0(p.mix.rps)
+    } | ${p.mix.p99} | ${f1(p.mix.cpuUs)} | | | ${p.mix.errors} |`,
+  );
   console.log(`\nRSS after idle: ${IDLE_S} s after the last load.\n`);
   console.log(
     "| runner (jobs/checks.ts) | services | due per run | CPU ms per run (median of 5) |",
@@ -292,7 +331,15 @@ async function main(): Promise<number> {
       "every due heartbeat looked at",
       small.ran === RUNS * DUE_PER_RUN && large.ran === RUNS * DUE_PER_RUN,
     ],
-    ["no errors", p.floor.errors + p.service.errors === 0],
+    ["no errors", p.floor.errors + p.service.errors + p.mix.errors === 0],
+    [
+      `issue 14: plain pings/s >= 0.10 of bare (${(p.service.rps / p.bare.rps).toFixed(2)})`,
+      p.service.rps / p.bare.rps >= 0.1,
+    ],
+    [
+      `issue 14: mix CPU per ping <= 8x bare (${(p.mix.cpuUs / p.bare.cpuUs).toFixed(1)}x)`,
+      p.mix.cpuUs / p.bare.cpuUs <= 8,
+    ],
   ];
   console.log();
   for (const [name, ok] of checks) console.log(`${ok ? "met   " : "MISSED"} ${name}`);

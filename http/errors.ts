@@ -49,43 +49,59 @@ export function statusOf(err: unknown): number {
   return 0;
 }
 
-/** The app's error handler: every error becomes `{error}` JSON; only bugs answer 500. */
-export function answerError(err: Error, c: Context) {
+/** What an error answers: status, `{error, ...extra}` and headers; null for a bug (500). */
+export function errorAnswer(
+  err: Error,
+):
+  | { status: ContentfulStatusCode; body: Record<string, unknown>; headers: Record<string, string> }
+  | null {
   if (causedByBody(err)) {
     // The client may be gone already; if not, the answer tells it the truth.
-    return c.json({ error: "request body cut off before its end" }, 400);
+    return { status: 400, body: { error: "request body cut off before its end" }, headers: {} };
   }
   if (err instanceof DomainError) {
-    if (err.retryAfter !== undefined) c.header("Retry-After", String(err.retryAfter));
-    return c.json({ error: err.message, ...err.extra }, STATUS_OF[err.kind]);
+    const headers: Record<string, string> = err.retryAfter !== undefined
+      ? { "Retry-After": String(err.retryAfter) }
+      : {};
+    return { status: STATUS_OF[err.kind], body: { error: err.message, ...err.extra }, headers };
   }
   if (err instanceof ApiError) {
-    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json({ error: err.message, ...err.extra }, err.status);
+    return { status: err.status, body: { error: err.message, ...err.extra }, headers: err.headers };
   }
   if (err instanceof HTTPException) {
     // Hono's own validators: unreadable JSON, or a body that is not JSON.
-    const status = err.status === 415 ? 400 : err.status;
+    const status = err.status === 415 ? 400 : err.status as ContentfulStatusCode;
     const message = err.status === 415 || /json/i.test(err.message)
       ? "body must be a JSON object (Content-Type: application/json)"
       : err.message || "bad request";
-    return c.json({ error: message }, status);
+    return { status, body: { error: message }, headers: {} };
   }
   if (err instanceof ConflictError) {
-    c.header("Retry-After", "1");
-    return c.json({ error: err.message }, 503);
+    return { status: 503, body: { error: err.message }, headers: { "Retry-After": "1" } };
   }
   if (err instanceof Deno.errors.BadResource || isLocked(err)) {
     // The KV is closed or stays locked: the database does not answer, as healthz says.
-    c.header("Retry-After", "5");
-    return c.json({ error: "the database does not answer; try again later" }, 503);
+    return {
+      status: 503,
+      body: { error: "the database does not answer; try again later" },
+      headers: { "Retry-After": "5" },
+    };
   }
-  // A bug: the route pattern only (paths may hold secrets), never bodies or addresses.
-  log("error", "internal error", {
-    method: c.req.method,
-    route: c.req.routePath,
-    error: errorKind(err),
-    at: stackFrames(err),
-  });
+  return null;
+}
+
+/** Logs a bug: the route pattern only (paths may hold secrets), never bodies or addresses. */
+export function logBug(method: string, route: string, err: Error): void {
+  log("error", "internal error", { method, route, error: errorKind(err), at: stackFrames(err) });
+}
+
+/** The app's error handler: every error becomes `{error}` JSON; only bugs answer 500. */
+export function answerError(err: Error, c: Context) {
+  const a = errorAnswer(err);
+  if (a) {
+    for (const [k, v] of Object.entries(a.headers)) c.header(k, v);
+    return c.json(a.body, a.status);
+  }
+  logBug(c.req.method, c.req.routePath, err);
   return c.json({ error: "internal error" }, 500);
 }

@@ -121,6 +121,12 @@ const MAX_HOOKS = 90;
 /** Pings per atomic at most (each adds no more than one beat write). */
 const MAX_BATCH = 400;
 const CACHE_MAX = 100_000;
+/**
+ * Addresses counted in process per window at most: past it the counts start again from KV
+ * (each slot's count is in KV once its batch committed, and a new slot reads it back), so
+ * a flood of addresses cannot grow the process.
+ */
+const RATE_SLOTS_MAX = 20_000;
 
 interface Cached {
   ref: HookRef;
@@ -201,6 +207,7 @@ export function countHeartbeat(deps: Deps, address: string): RateVerdict {
     const hash = key[3] as string;
     const fresh = { count: 0, key, id: `${windowEnd}/${hash}` };
     slot = fresh;
+    if (st.rate.size >= RATE_SLOTS_MAX) st.rate.clear();
     st.rate.set(origin, fresh);
     // What was counted before (another process, or this one before a restart) is added when
     // the read returns; the ping does not wait for it. The read goes to KV ahead of this

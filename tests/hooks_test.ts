@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { JSON_BODY_LIMIT } from "../app.ts";
+import { pingFastPath } from "../api/hooks.ts";
 import { atomic, openKv } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";
-import { aroundCommits, dumpKv, testApp } from "./_helpers.ts";
+import { aroundCommits, dumpKv, type Res, testApp } from "./_helpers.ts";
 
 type T = Awaited<ReturnType<typeof testApp>>;
 
@@ -324,4 +326,75 @@ Deno.test("hooks: a rename by another process reaches this one's answer at once"
   assert.equal((await t.req("GET", hb.path)).body.service, "Renamed");
   await t.kv.delete(hookKey(sha256hex(hb.key)));
   assert.equal((await t.req("GET", hb.path)).status, 404);
+});
+
+Deno.test("hooks: the fast path answers every ping as the routes do", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hb = await heartbeat(t, token);
+  const rid = "3f2a9c4e-0d6b-4f53-9d2e-6a1c2b7e8f90";
+  const unknown = `/api/hooks/${"x".repeat(43)}`;
+  // [method, path, body, content type, status]
+  const cases: [string, string, string, string, number][] = [
+    ["POST", hb.path, '{"status":"from json"}', "application/json", 200],
+    ["POST", `${hb.path}/start?rid=${rid}`, "", "text/plain", 200],
+    ["POST", `${hb.path}?rid=${rid}`, "log of the run\n".repeat(1000), "text/plain", 200],
+    ["POST", `${hb.path}/7?status=exit%207`, "", "text/plain", 200],
+    ["POST", hb.path, "not json{", "application/json", 400],
+    ["POST", hb.path, "[1]", "application/json", 400],
+    ["POST", hb.path, '{"status":5}', "application/json", 400],
+    ["POST", `${hb.path}?rid=nope`, "", "text/plain", 400],
+    ["POST", unknown, "", "text/plain", 404],
+  ];
+  const seen = (r: Res) => ({
+    status: r.status,
+    body: { ...r.body, received: typeof r.body.received },
+    type: r.headers.get("content-type"),
+    cache: r.headers.get("cache-control"),
+    retry: r.headers.get("retry-after"),
+    nosniff: r.headers.get("x-content-type-options"),
+  });
+  for (const [method, path, body, type, status] of cases) {
+    const bytes = new TextEncoder().encode(body);
+    const headers = { "content-type": type };
+    // A body with a length takes the fast path; the same bytes as a stream (no length) go
+    // through the routes.
+    const fast = await t.req(method, path, {
+      raw: bytes,
+      headers: { ...headers, "content-length": String(bytes.length) },
+    });
+    const routed = await t.req(method, path, { raw: ReadableStream.from([bytes]), headers });
+    assert.equal(fast.status, status, `${path}: ${fast.text}`);
+    assert.deepEqual(seen(fast), seen(routed), `${method} ${path}`);
+  }
+  const gets: [string, number][] = [
+    [`${hb.path}?status=fine`, 200],
+    [`${hb.path}/log`, 200],
+    [`${hb.path}?rid=nope`, 400],
+    [unknown, 404],
+  ];
+  for (const [path, status] of gets) {
+    const r = await t.req("GET", path);
+    assert.equal(r.status, status, path);
+    assert.equal(r.headers.get("x-content-type-options"), "nosniff");
+    assert.match(r.headers.get("content-type") ?? "", /^application\/json/);
+  }
+  // Which path a request takes: a body with its length, or none, is the fast path's.
+  const take = pingFastPath(t.deps, JSON_BODY_LIMIT);
+  const info = { remoteAddr: { hostname: "127.0.0.1" } };
+  const url = `http://localhost${unknown}`;
+  const withLength = new Request(url, { method: "POST", headers: { "content-length": "0" } });
+  assert.equal((await take(new Request(url), info)?.answer)?.status, 404);
+  assert.equal((await take(withLength, info)?.answer)?.status, 404);
+  const streamed = new Request(url, { method: "POST", body: ReadableStream.from([]) });
+  assert.equal(take(streamed, info), null);
+  assert.equal(take(new Request(url, { method: "HEAD" }), info), null);
+  assert.equal(take(new Request(`${url}?status=a&status=b`), info), null);
+  // Every accepted POST was stored, by either path: 4 cases twice, plus the GETs' 2.
+  const events = (await t.req("GET", `/api/me/services/${hb.id}/events`, { token })).body;
+  assert.equal(
+    events.items.length,
+    10,
+    JSON.stringify(events.items.map((e: { kind: string }) => e.kind)),
+  );
 });
