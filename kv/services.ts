@@ -104,6 +104,11 @@ export interface Service {
   schedule?: Schedule | null;
   /** The certificate last seen by a tls check and the last expiry mark alerted for it. */
   cert?: { expires: number; alerted: number | null } | null;
+  /**
+   * Heartbeats: the runner's last look (or the creation), at least the newest failure signal it
+   * judged. A failure after it that a success closed before the next look still alerts.
+   */
+  looked?: number;
   /** The state the runner last saw, for off/back alerts. */
   seen: State;
   /** When `seen` last changed (kept in kv/history.ts as well). */
@@ -340,6 +345,7 @@ export async function createService(
       streak: 0,
       cert: null,
       seen: "wait",
+      ...(input.kind === "webhook" ? { looked: now } : {}),
       down_mailed: false,
       due,
     };
@@ -803,9 +809,16 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     const run = openRun(pulse);
     const runEnd = run ? run.at + runGrace(old) * MINUTE : null;
     const alert = alertFor(old, state);
+    // A failure that a success closed before this look (its nudge brings the look within the
+    // minute): the heartbeat was off meanwhile, so it alerts off and back now. Records from
+    // before `looked` existed have no such look to compare with.
+    const f = pulse.failed;
+    const blip = f !== null && old.looked !== undefined && f.at > old.looked && state !== "off" &&
+      old.seen !== "off" && old.alerts && !old.down_mailed;
     const s: Service = {
       ...old,
       seen: state,
+      looked: Math.max(now, f?.at ?? 0),
       down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
     };
     const i = old.interval * MINUTE;
@@ -828,7 +841,16 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
       : beat
       ? `last heartbeat ${iso(beat.at)}`
       : "no heartbeat";
-    if (state !== old.seen) {
+    let previous = old.since ?? 0;
+    const blipStatus = f ? `failure signalled ${iso(f.at)}${f.status ? `: ${f.status}` : ""}` : "";
+    if (blip) {
+      previous = Math.min(now, Math.max(f.at, previous + 1));
+      recordChange(op, old.account, old.id, previous, {
+        state: "off",
+        status: f.status || "failure signalled",
+      });
+    }
+    if (state !== old.seen || blip) {
       // When it changed, as far as the signals tell; never before the previous change.
       const at = failure
         ? failure.at
@@ -841,17 +863,28 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
         : state === "warn"
         ? lim.warn + 1
         : lim.off + 1;
-      s.since = Math.min(now, Math.max(at, (old.since ?? 0) + 1));
+      s.since = Math.min(now, Math.max(at, previous + 1));
       recordChange(op, old.account, old.id, s.since, { state, status: beat?.status ?? status });
     }
     op.set(serviceKey(old.account, old.id), s);
-    if (alert && acc) {
-      mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, status, now), now));
-    }
-    if (alert) fanouts.push(followersAlert(op, s, alert, now));
-    if (alert && s.channels?.length) {
-      const chans = await channelsOf(kv, s.account, s.channels);
-      posts.push(...enqueuePosts(op, chans, alertPayload(deps, s, alert, status, now), now));
+    // The alerts of this look, in order: a missed failure's off and back, or the change now.
+    const alerts: { event: "off" | "back"; text: string; as: Service }[] = blip
+      ? [
+        { event: "off", text: blipStatus, as: { ...s, seen: "off" } },
+        { event: "back", text: status, as: s },
+      ]
+      : alert
+      ? [{ event: alert, text: status, as: s }]
+      : [];
+    const chans = alerts.length && s.channels?.length
+      ? await channelsOf(kv, s.account, s.channels)
+      : [];
+    for (const a of alerts) {
+      if (acc) {
+        mails.push(enqueueMail(op, alertMail(deps, acc.email, a.as, a.event, a.text, now), now));
+      }
+      fanouts.push(followersAlert(op, a.as, a.event, now));
+      posts.push(...enqueuePosts(op, chans, alertPayload(deps, a.as, a.event, a.text, now), now));
     }
     return { op, result: null };
   });

@@ -3,7 +3,8 @@
  * with its minutely Deno.cron job, mailing through a local SMTP relay and posting to an alert
  * channel on 127.0.0.1 over HTTPS. Heartbeats are pinged with curl as a cron line would
  * (`curl -fsS -m 10 --retry 5 URL/$?`, exit 0 then 1); a late heartbeat, a run that never ends
- * and a url check whose target stops go off too. Each off alert (mail and signed post) must
+ * and a url check whose target stops go off too; a failure whose retry succeeded before the
+ * minutely run looked alerts off and back. Each off alert (mail and signed post) must
  * arrive within a minute (plus slack for a busy machine) of the moment the server could know,
  * and the back alert after a success. The scenarios share one server and its minute ticks;
  * the server's test clock (TEST_CLOCK_FILE) lets the five minutes of a url check's interval and
@@ -106,6 +107,8 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
     const late = await make("Minutely export", { schedule: "* * * * *", grace: 1 });
     const unended = await make("Long import", { schedule: "* * * * *", grace: 1 });
     const url = await make("Local site", { check: target.check, interval: 5 });
+    // A job that fails and whose retry succeeds before the minutely run looks.
+    const retried = await make("Mirror sync", { interval: 60 });
     const hookOf = (s: { hook?: string }) => `${server.url}${new URL(s.hook!).pathname}`; // the server's real port
     const mailsAt = new Map<Received, number>();
     const mailList = () => {
@@ -171,6 +174,9 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
     await new Promise((r) => setTimeout(r, 1_000)); // "a moment later"
     await cronPing(hookOf(failing), 1);
     const failedAt = Date.now();
+    await cronPing(hookOf(retried), 1);
+    const blippedAt = Date.now();
+    await cronPing(hookOf(retried), 0);
     // The url check's target stops; five minutes pass at once on the server's clock, which
     // makes the url check due, the export late past its grace and the import's run too long.
     await target.stop();
@@ -182,12 +188,15 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
     assert.equal(stateOf(failing), "off");
     assert.equal(stateOf(late), "off");
     assert.equal(stateOf(unended), "off");
+    assert.equal(stateOf(retried), "ok");
 
     const offs = await Promise.all([
       alerted(failing, "off", failedAt),
       alerted(late, "off", jumped),
       alerted(unended, "off", jumped),
       alerted(url, "off", jumped),
+      alerted(retried, "off", blippedAt),
+      alerted(retried, "back", blippedAt),
     ]);
 
     // Back: the jobs succeed again and the target answers; the url check's next look is an
@@ -207,9 +216,9 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
 
     // One alert each way per service, by mail and post alike.
     const alerts = sink.mails.filter((m) => m.subject.startsWith("Watched service"));
-    assert.equal(alerts.length, 8, alerts.map((m) => m.subject).join("\n"));
-    assert.equal(pager.posts.length, 8);
-    assert.equal(chat.posts.length, 8);
+    assert.equal(alerts.length, 10, alerts.map((m) => m.subject).join("\n"));
+    assert.equal(pager.posts.length, 10);
+    assert.equal(chat.posts.length, 10);
     const worst = Math.max(...[...offs, ...backs].flatMap((x) => [x.mailMs, x.postMs]));
     console.log(`alerts e2e: slowest alert ${worst} ms after the state changed`);
   } finally {

@@ -256,3 +256,34 @@ Deno.test("signals: a scheduled heartbeat late in its first interval alerts a mi
   assert.equal(t.mail.sent.length, 1);
   assert.match(t.mail.last("ops@example.org")!.subject, /"Backup" is off/);
 });
+
+Deno.test("signals: a failure that a success closed before the runner looked still alerts off and back", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const hb = await heartbeat(t, token);
+  assert.equal((await t.req("GET", `${hb.path}/0`)).status, 200);
+  t.clock.advance(5_000);
+  assert.equal(
+    (await t.req("POST", `${hb.path}/1`, { body: { status: "disk full" } })).status,
+    200,
+  );
+  t.clock.advance(20_000);
+  assert.equal((await t.req("GET", `${hb.path}/0`)).status, 200, "a retry that worked");
+  assert.equal((await item(t, token, hb.id)).state, "ok");
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps); // the failure's nudge
+  assert.deepEqual(t.mail.sent.map((m) => m.subject), [
+    'Watched service "Backup" is off',
+    'Watched service "Backup" is back',
+  ]);
+  assert.match(t.mail.sent[0].text, /failure signalled .*: disk full/);
+  const h = await t.req("GET", `/api/me/services/${hb.id}/history`, { token });
+  assert.deepEqual(h.body.changes.map((c: { state: string }) => c.state), ["off", "ok"]);
+  // Judged once: later looks send nothing more.
+  for (let i = 0; i < 12; i++) {
+    t.clock.advance(MINUTE);
+    await t.req("GET", `${hb.path}/0`);
+    await runDueChecks(t.deps);
+  }
+  assert.equal(t.mail.sent.length, 2);
+});
