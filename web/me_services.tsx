@@ -325,6 +325,85 @@ function HookShown(props: { url: string; intro: Child }) {
   );
 }
 
+const serviceId = (c: WebCtx) => Number(c.req.param("id")!);
+
+const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
+  const me = requireAccount(c);
+  const now = deps.clock.now();
+  const items = (await listServices(deps.kv, me.id)).map(({ service, beat }) =>
+    serviceView(service, beat, now)
+  );
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>Watched services</h1>
+      <Purpose here="/me/services" />
+      {items.length
+        ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
+        : <p>No services watched yet.</p>}
+      <h2>Add a service</h2>
+      <p class="hint">Up to {MAX_SERVICES} services.</p>
+      <p>
+        <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a>
+      </p>
+      <AddForm view={view} />
+      {isOwner(me) ? <MachinePart deps={deps} /> : null}
+    </>
+  );
+};
+
+const MachinePart = async ({ deps }: { deps: Deps }) => {
+  const snap = await readSnapshot(deps.config);
+  if (!snap) return <p>No machine snapshot configured.</p>;
+  return (
+    <section aria-labelledby="machine-h">
+      <h2 id="machine-h">This machine</h2>
+      <p class="meta">
+        <U>{snap.host}</U> · read {at(snap.read)}
+      </p>
+      <ul>
+        {snap.services.map((s) => (
+          <li>
+            <U>{s.name}</U> · <U>{s.state}</U> · <U>{s.status}</U>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+};
+
+async function getMeServices(deps: Deps, c: WebCtx) {
+  const view = emptyView({
+    kind: "url",
+    group: "Public",
+    interval: "60",
+    threshold: "1",
+    alerts: "on",
+  });
+  return c.render(await listPage(deps, c, view), { title: "Watched services", noindex: true });
+}
+
+async function postMeServices(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  return await submitForm(c, {
+    schema: CreateBody,
+    input: (f) => ({
+      ...commonInput(f),
+      check: f.kind === "webhook" ? "webhook:" : `${f.kind ?? ""}:${(f.check ?? "").trim()}`,
+    }),
+    act: async (input) => {
+      const r = await addService(deps, me, input);
+      if (!r.hook_url) return `/me/services/${r.item.id}`;
+      // The hook address is shown after the redirect (never in an address), from a flash of
+      // this session: a reload shows it again and adds nothing.
+      await keepHook(deps, c, r.item.id, { url: r.hook_url, made: "added" });
+      return `/me/services/${r.item.id}/hook`;
+    },
+    show: (view) => listPage(deps, c, view),
+    page: { title: "Watched services" },
+  });
+}
+
 /** What the hook page shows, kept for the session that added or renewed it (kv/flash.ts). */
 interface HookFlash {
   url: string;
@@ -333,301 +412,237 @@ interface HookFlash {
 
 const hookFlash = (id: number) => `hook:${id}`;
 
-const serviceId = (c: WebCtx) => Number(c.req.param("id"));
+async function keepHook(deps: Deps, c: WebCtx, id: number, hook: HookFlash) {
+  const token = webToken(deps, c);
+  if (token) await putFlash(deps.kv, token, hookFlash(id), hook, deps.clock.now());
+}
+
+/** The page after adding a heartbeat or renewing its address: the address and its lines. */
+async function getMeServicesIdHook(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = serviceId(c);
+  const found = (await getService(deps.kv, me.id, id)).value;
+  if (!found) fail(404, "no such service");
+  const token = webToken(deps, c);
+  const hook = token
+    ? await readFlash<HookFlash>(deps.kv, token, hookFlash(id), deps.clock.now())
+    : null;
+  c.header("Cache-Control", "no-store");
+  return c.render(
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>
+        {hook?.made === "renewed" ? "New hook address for " : "Added "}
+        <U>{found.name}</U>
+      </h1>
+      {hook
+        ? (
+          <HookShown
+            url={hook.url}
+            intro={hook.made === "renewed"
+              ? "The old address no longer works: put this one in your job."
+              : "Your job calls this address when it has run."}
+          />
+        )
+        : (
+          <p>
+            The hook address was shown for 15 minutes after it was made and is no longer kept. If
+            you did not copy it, make a new one with "New hook address" on the service's page.
+          </p>
+        )}
+      <p>
+        <a href={`/me/services/${id}`}>Go to the service</a> ·{" "}
+        <a href="/me/services">All services</a>
+      </p>
+    </>,
+    { title: hook?.made === "renewed" ? "New hook address" : "Service added", noindex: true },
+  );
+}
+
+const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
+  const me = requireAccount(c);
+  const found = (await getService(deps.kv, me.id, serviceId(c))).value;
+  if (!found) fail(404, "no such service");
+  const s = serviceView(found, await getBeat(deps.kv, found), deps.clock.now());
+  const v = view ?? emptyView({
+    name: s.name,
+    what: s.what,
+    group: s.group,
+    place: s.place ?? "",
+    interval: String(s.interval),
+    threshold: String(s.threshold),
+    alerts: s.alerts ? "on" : "",
+    schedule: s.schedule ?? "",
+    tz: s.tz ?? "",
+    grace: s.grace === null ? "" : String(s.grace),
+  });
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>
+        <U>{s.name}</U>
+      </h1>
+      <dl>
+        <dt>State</dt>
+        <dd>
+          <StateBadge state={s.state} />
+        </dd>
+        <dt>Last result</dt>
+        <dd>
+          <U>{s.status}</U>
+          {s.ms !== null ? ` (${s.ms} ms)` : ""}
+        </dd>
+        <dt>{s.kind === "webhook" ? "Last beat" : "Last checked"}</dt>
+        <dd>{s.kind === "webhook" ? at(s.beat) : at(s.checked)}</dd>
+        <dt>Kind</dt>
+        <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
+        {s.target_hint
+          ? (
+            <>
+              <dt>Target</dt>
+              <dd>
+                <U>{s.target_hint}</U>
+              </dd>
+            </>
+          )
+          : null}
+        {s.cert_expires
+          ? (
+            <>
+              <dt>Certificate expires</dt>
+              <dd>{at(s.cert_expires)}</dd>
+            </>
+          )
+          : null}
+        <dt>Added</dt>
+        <dd>{at(s.created)}</dd>
+      </dl>
+      {s.kind === "webhook"
+        ? (
+          <details>
+            <summary>Lines for your job</summary>
+            <p class="hint">
+              Set HOOK to the hook address shown when the service was added (or make a new one
+              below) and call these lines from your job.
+            </p>
+            <SignalLines hook="$HOOK" />
+            <ScheduleHelp />
+          </details>
+        )
+        : null}
+      {await watchSection(deps, found, s)}
+      <ul class="inline actions">
+        {s.kind === "webhook"
+          ? (
+            <li>
+              <form
+                method="post"
+                action={`/me/services/${s.id}/rotate`}
+                data-confirm="The old hook address stops at once. Continue?"
+              >
+                <button type="submit" class="secondary">New hook address</button>
+              </form>
+            </li>
+          )
+          : (
+            <li>
+              <form method="post" action={`/me/services/${s.id}/check`}>
+                <button type="submit" class="secondary">Check now</button>
+              </form>
+            </li>
+          )}
+        <li>
+          <form
+            method="post"
+            action={`/me/services/${s.id}/delete`}
+            data-confirm="Stop watching this service?"
+          >
+            <button type="submit" class="danger">Delete service</button>
+          </form>
+        </li>
+      </ul>
+      <h2>Change it</h2>
+      <form method="post" action={`/me/services/${s.id}`} novalidate>
+        <ErrorSummary view={v} labels={LABELS} />
+        <CommonFields view={v} />
+        {s.schedule ? <input type="hidden" name="had_schedule" value="1" /> : null}
+        <button type="submit">Save changes</button>
+      </form>
+      <p>
+        <a href="/me/services">All services</a>
+      </p>
+    </>
+  );
+};
+
+async function getMeServicesId(deps: Deps, c: WebCtx) {
+  return c.render(await servicePage(deps, c), { title: "Service", noindex: true });
+}
+
+async function postMeServicesId(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = serviceId(c);
+  return await submitForm(c, {
+    schema: PatchBody,
+    input: (f) => {
+      const common = commonInput(f);
+      if (given(f.schedule) !== undefined) return common;
+      // An emptied schedule field goes back to the interval; the time zone and grace shown
+      // with the schedule the service had go with it.
+      if (f.had_schedule !== "1") return { ...common, schedule: null };
+      const { tz: _tz, grace: _grace, ...rest } = common;
+      return { ...rest, schedule: null };
+    },
+    act: async (patch) => {
+      await editService(deps, me, id, patch);
+      return `/me/services/${id}`;
+    },
+    show: (view) => servicePage(deps, c, view),
+    page: { title: "Service" },
+  });
+}
+
+async function postMeServicesIdCheck(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = serviceId(c);
+  await checkServiceNow(deps, me, id);
+  return seeOther(c, `/me/services/${id}`);
+}
+
+async function postMeServicesIdRotate(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = serviceId(c);
+  const key = await rotateHook(deps, me.id, id);
+  if (!key) fail(404, "no such service");
+  await keepHook(deps, c, id, { url: hookUrl(deps, key), made: "renewed" });
+  return seeOther(c, `/me/services/${id}/hook`);
+}
+
+async function postMeServicesIdDelete(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  if (!await deleteService(deps, me.id, serviceId(c))) fail(404, "no such service");
+  return seeOther(c, "/me/services");
+}
 
 export function servicePages(deps: Deps) {
   const app = webRouter();
 
-  const listPage = async (c: WebCtx, view: FormView) => {
-    const me = requireAccount(c);
-    const now = deps.clock.now();
-    const items = (await listServices(deps.kv, me.id)).map(({ service, beat }) =>
-      serviceView(service, beat, now)
-    );
-    return (
-      <>
-        <MeNav here="/me/services" viewer={me} />
-        <h1>Watched services</h1>
-        <Purpose here="/me/services" />
-        {items.length
-          ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
-          : <p>No services watched yet.</p>}
-        <h2>Add a service</h2>
-        <p class="hint">Up to {MAX_SERVICES} services.</p>
-        <p>
-          <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a>
-        </p>
-        <AddForm view={view} />
-        {isOwner(me) ? <MachinePart /> : null}
-      </>
-    );
-  };
-
   // The machine snapshot, for the owner only.
-  const MachinePart = async () => {
-    const snap = await readSnapshot(deps.config);
-    if (!snap) return <p>No machine snapshot configured.</p>;
-    return (
-      <section aria-labelledby="machine-h">
-        <h2 id="machine-h">This machine</h2>
-        <p class="meta">
-          <U>{snap.host}</U> · read {at(snap.read)}
-        </p>
-        <ul>
-          {snap.services.map((s) => (
-            <li>
-              <U>{s.name}</U> · <U>{s.state}</U> · <U>{s.status}</U>
-            </li>
-          ))}
-        </ul>
-      </section>
-    );
-  };
+  app.get("/me/services", (c) => getMeServices(deps, c));
 
-  app.get("/me/services", async (c) => {
-    const view = emptyView({
-      kind: "url",
-      group: "Public",
-      interval: "60",
-      threshold: "1",
-      alerts: "on",
-    });
-    return c.render(await listPage(c, view), { title: "Watched services", noindex: true });
-  });
+  app.post("/me/services", (c) => postMeServices(deps, c));
 
-  app.post("/me/services", async (c) => {
-    const me = requireAccount(c);
-    return await submitForm(c, {
-      schema: CreateBody,
-      input: (f) => ({
-        ...commonInput(f),
-        check: f.kind === "webhook" ? "webhook:" : `${f.kind ?? ""}:${(f.check ?? "").trim()}`,
-      }),
-      act: async (input) => {
-        const r = await addService(deps, me, input);
-        if (!r.hook_url) return `/me/services/${r.item.id}`;
-        // The hook address is shown after the redirect (never in an address), from a flash of
-        // this session: a reload shows it again and adds nothing.
-        await keepHook(c, r.item.id, { url: r.hook_url, made: "added" });
-        return `/me/services/${r.item.id}/hook`;
-      },
-      show: (view) => listPage(c, view),
-      page: { title: "Watched services" },
-    });
-  });
+  app.get("/me/services/:id{[0-9]{1,15}}", (c) => getMeServicesId(deps, c));
 
-  const keepHook = async (c: WebCtx, id: number, hook: HookFlash) => {
-    const token = webToken(deps, c);
-    if (token) await putFlash(deps.kv, token, hookFlash(id), hook, deps.clock.now());
-  };
+  app.get("/me/services/:id{[0-9]{1,15}}/hook", (c) => getMeServicesIdHook(deps, c));
 
-  // The page after adding a heartbeat or renewing its address: the address and its lines.
-  app.get("/me/services/:id{[0-9]{1,15}}/hook", async (c) => {
-    const me = requireAccount(c);
-    const id = serviceId(c);
-    const found = (await getService(deps.kv, me.id, id)).value;
-    if (!found) fail(404, "no such service");
-    const token = webToken(deps, c);
-    const hook = token
-      ? await readFlash<HookFlash>(deps.kv, token, hookFlash(id), deps.clock.now())
-      : null;
-    c.header("Cache-Control", "no-store");
-    return c.render(
-      <>
-        <MeNav here="/me/services" viewer={me} />
-        <h1>
-          {hook?.made === "renewed" ? "New hook address for " : "Added "}
-          <U>{found.name}</U>
-        </h1>
-        {hook
-          ? (
-            <HookShown
-              url={hook.url}
-              intro={hook.made === "renewed"
-                ? "The old address no longer works: put this one in your job."
-                : "Your job calls this address when it has run."}
-            />
-          )
-          : (
-            <p>
-              The hook address was shown for 15 minutes after it was made and is no longer kept. If
-              you did not copy it, make a new one with "New hook address" on the service's page.
-            </p>
-          )}
-        <p>
-          <a href={`/me/services/${id}`}>Go to the service</a> ·{" "}
-          <a href="/me/services">All services</a>
-        </p>
-      </>,
-      { title: hook?.made === "renewed" ? "New hook address" : "Service added", noindex: true },
-    );
-  });
+  app.post("/me/services/:id{[0-9]{1,15}}", (c) => postMeServicesId(deps, c));
 
-  const servicePage = async (c: WebCtx, view?: FormView) => {
-    const me = requireAccount(c);
-    const found = (await getService(deps.kv, me.id, serviceId(c))).value;
-    if (!found) fail(404, "no such service");
-    const s = serviceView(found, await getBeat(deps.kv, found), deps.clock.now());
-    const v = view ?? emptyView({
-      name: s.name,
-      what: s.what,
-      group: s.group,
-      place: s.place ?? "",
-      interval: String(s.interval),
-      threshold: String(s.threshold),
-      alerts: s.alerts ? "on" : "",
-      schedule: s.schedule ?? "",
-      tz: s.tz ?? "",
-      grace: s.grace === null ? "" : String(s.grace),
-    });
-    return (
-      <>
-        <MeNav here="/me/services" viewer={me} />
-        <h1>
-          <U>{s.name}</U>
-        </h1>
-        <dl>
-          <dt>State</dt>
-          <dd>
-            <StateBadge state={s.state} />
-          </dd>
-          <dt>Last result</dt>
-          <dd>
-            <U>{s.status}</U>
-            {s.ms !== null ? ` (${s.ms} ms)` : ""}
-          </dd>
-          <dt>{s.kind === "webhook" ? "Last beat" : "Last checked"}</dt>
-          <dd>{s.kind === "webhook" ? at(s.beat) : at(s.checked)}</dd>
-          <dt>Kind</dt>
-          <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
-          {s.target_hint
-            ? (
-              <>
-                <dt>Target</dt>
-                <dd>
-                  <U>{s.target_hint}</U>
-                </dd>
-              </>
-            )
-            : null}
-          {s.cert_expires
-            ? (
-              <>
-                <dt>Certificate expires</dt>
-                <dd>{at(s.cert_expires)}</dd>
-              </>
-            )
-            : null}
-          <dt>Added</dt>
-          <dd>{at(s.created)}</dd>
-        </dl>
-        {s.kind === "webhook"
-          ? (
-            <details>
-              <summary>Lines for your job</summary>
-              <p class="hint">
-                Set HOOK to the hook address shown when the service was added (or make a new one
-                below), e.g.{" "}
-                <code>HOOK=https://…/api/hooks/…</code>, and call these lines from your job.
-              </p>
-              <SignalLines hook="$HOOK" />
-              <ScheduleHelp />
-            </details>
-          )
-          : null}
-        {await watchSection(deps, found, s)}
-        <ul class="inline actions">
-          {s.kind === "webhook"
-            ? (
-              <li>
-                <form
-                  method="post"
-                  action={`/me/services/${s.id}/rotate`}
-                  data-confirm="The old hook address stops at once. Continue?"
-                >
-                  <button type="submit" class="secondary">New hook address</button>
-                </form>
-              </li>
-            )
-            : (
-              <li>
-                <form method="post" action={`/me/services/${s.id}/check`}>
-                  <button type="submit" class="secondary">Check now</button>
-                </form>
-              </li>
-            )}
-          <li>
-            <form
-              method="post"
-              action={`/me/services/${s.id}/delete`}
-              data-confirm="Stop watching this service?"
-            >
-              <button type="submit" class="danger">Delete service</button>
-            </form>
-          </li>
-        </ul>
-        <h2>Change it</h2>
-        <form method="post" action={`/me/services/${s.id}`} novalidate>
-          <ErrorSummary view={v} labels={LABELS} />
-          <CommonFields view={v} />
-          {s.schedule ? <input type="hidden" name="had_schedule" value="1" /> : null}
-          <button type="submit">Save changes</button>
-        </form>
-        <p>
-          <a href="/me/services">All services</a>
-        </p>
-      </>
-    );
-  };
+  app.post("/me/services/:id{[0-9]{1,15}}/check", (c) => postMeServicesIdCheck(deps, c));
 
-  app.get("/me/services/:id{[0-9]{1,15}}", async (c) => {
-    return c.render(await servicePage(c), { title: "Service", noindex: true });
-  });
+  app.post("/me/services/:id{[0-9]{1,15}}/rotate", (c) => postMeServicesIdRotate(deps, c));
 
-  app.post("/me/services/:id{[0-9]{1,15}}", async (c) => {
-    const me = requireAccount(c);
-    const id = serviceId(c);
-    return await submitForm(c, {
-      schema: PatchBody,
-      input: (f) => {
-        const common = commonInput(f);
-        if (given(f.schedule) !== undefined) return common;
-        // An emptied schedule field goes back to the interval; the time zone and grace shown
-        // with the schedule the service had go with it.
-        if (f.had_schedule !== "1") return { ...common, schedule: null };
-        const { tz: _tz, grace: _grace, ...rest } = common;
-        return { ...rest, schedule: null };
-      },
-      act: async (patch) => {
-        await editService(deps, me, id, patch);
-        return `/me/services/${id}`;
-      },
-      show: (view) => servicePage(c, view),
-      page: { title: "Service" },
-    });
-  });
-
-  app.post("/me/services/:id{[0-9]{1,15}}/check", async (c) => {
-    const me = requireAccount(c);
-    const id = serviceId(c);
-    await checkServiceNow(deps, me, id);
-    return seeOther(c, `/me/services/${id}`);
-  });
-
-  app.post("/me/services/:id{[0-9]{1,15}}/rotate", async (c) => {
-    const me = requireAccount(c);
-    const id = serviceId(c);
-    const key = await rotateHook(deps, me.id, id);
-    if (!key) fail(404, "no such service");
-    await keepHook(c, id, { url: hookUrl(deps, key), made: "renewed" });
-    return seeOther(c, `/me/services/${id}/hook`);
-  });
-
-  app.post("/me/services/:id{[0-9]{1,15}}/delete", async (c) => {
-    const me = requireAccount(c);
-    if (!await deleteService(deps, me.id, serviceId(c))) fail(404, "no such service");
-    return seeOther(c, "/me/services");
-  });
+  app.post("/me/services/:id{[0-9]{1,15}}/delete", (c) => postMeServicesIdDelete(deps, c));
 
   return app;
 }
