@@ -234,12 +234,21 @@ function mountAreas(app: Hono<AppEnv>, deps: Deps): Mount {
     }
     return make;
   };
+  // Requests whose areas are all mounted, so that the common request skips the table. Bounded:
+  // paths carry ids, so the set is emptied now and then.
+  const ready = new Set<string>();
   const mount: Mount = async (method, path, everyMethod = false) => {
+    const id = `${everyMethod ? "*" : method} ${path}`;
+    if (ready.has(id)) return;
     const table = everyMethod ? anyMethod : byMethod;
     const found = table.match(method === "HEAD" ? "GET" : method, path)[0];
     const wanted = new Set(found.map(([name]) => name));
     const missing = names.filter((name) => wanted.has(name) && !done.has(name));
-    if (missing.length === 0) return;
+    if (missing.length === 0) {
+      if (ready.size >= 4096) ready.clear();
+      ready.add(id);
+      return;
+    }
     const makes = await Promise.all(missing.map(load));
     for (const [i, name] of missing.entries()) {
       if (done.has(name)) continue; // mounted meanwhile by a concurrent request

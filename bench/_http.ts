@@ -44,10 +44,29 @@ export async function load(
 ): Promise<Run> {
   const opts = { url: `${server.url}${path}`, connections, headers };
   // Warm-up: JIT, connection setup, the session's once-a-minute last_used write.
-  await autocannon({ ...opts, duration: 1 });
-  const before = await cpuTicks(server.pid);
-  const r = await autocannon({ ...opts, duration: seconds });
-  const after = await cpuTicks(server.pid);
+  return await measure(server.pid, (duration) => autocannon({ ...opts, duration }), 1, seconds);
+}
+
+/** What the measures read of an autocannon result. */
+interface CannonResult {
+  requests: { total: number; average: number };
+  latency: { p99: number };
+  errors: number;
+  non2xx: number;
+  timeouts: number;
+}
+
+/** Runs `run` for `warmup` seconds, then `seconds` with the server's CPU time measured. */
+async function measure(
+  pid: number,
+  run: (s: number) => Promise<CannonResult>,
+  warmup: number,
+  seconds: number,
+): Promise<Run> {
+  await run(warmup);
+  const before = await cpuTicks(pid);
+  const r = await run(seconds);
+  const after = await cpuTicks(pid);
   const requests = r.requests.total;
   return {
     rps: r.requests.average,
@@ -101,18 +120,7 @@ export async function loadCalls(
         },
       }],
     });
-  await run(opts.warmup ?? 1);
-  const before = await cpuTicks(target.pid);
-  const r = await run(seconds);
-  const after = await cpuTicks(target.pid);
-  const requests = r.requests.total;
-  return {
-    rps: r.requests.average,
-    p99: r.latency.p99,
-    cpuUs: requests ? ((after - before) * TICK_MS * 1000) / requests : NaN,
-    requests,
-    errors: r.errors + r.non2xx + r.timeouts,
-  };
+  return await measure(target.pid, run, opts.warmup ?? 1, seconds);
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -5,10 +5,12 @@ import { log } from "../lib/log.ts";
 import { type Mail, relayReason } from "../lib/mail.ts";
 import { count } from "../lib/metrics.ts";
 import { type Atomic, atomic, commit } from "./_atomic.ts";
+import { getManyEntries } from "./_batch.ts";
 
 /**
  * Outgoing mail, kept until delivered so none is lost when the transport is down. Key layout:
- *   ["outbox", id] -> QueuedMail   (id sorts by time; expireIn drops mail too old to matter)
+ *   ["outbox", id] -> QueuedMail   (id sorts by time, then by the order of queueing within one
+ *                                   process; expireIn drops mail too old to matter)
  * A mail is enqueued in the same atomic as the change it reports (a link is never stored
  * without its mail, nor mailed without being stored), then delivered right after commit;
  * the minutely job retries what failed, with backoff.
@@ -26,9 +28,17 @@ const MAX_AGE = 8 * DAY;
 const CLAIM = 2 * MINUTE;
 const SEND_WAIT = 8_000;
 
+/**
+ * Order of queueing within one millisecond of this process: two mails of one change (a
+ * service's "off" and "back" in one run) keep their order in the ids, which `deliver` follows.
+ */
+let queueOrder = 0;
+
 /** Adds a mail to the caller's atomic; answers its id for `deliver` after the commit. */
 export function enqueueMail(op: Atomic, mail: Mail, now: number): string {
-  const id = `${now.toString(36).padStart(9, "0")}-${randomToken(9)}`;
+  queueOrder = (queueOrder + 1) % 36 ** 4;
+  const seq = queueOrder.toString(36).padStart(4, "0");
+  const id = `${now.toString(36).padStart(9, "0")}-${seq}${randomToken(9)}`;
   const queued: QueuedMail = { ...mail, id, created: now, attempts: 0, next: now };
   op.set(["outbox", id], queued, { expireIn: MAX_AGE });
   return id;
@@ -48,12 +58,31 @@ export async function sendMail(deps: Deps, mail: Mail): Promise<void> {
  */
 export async function deliver(deps: Deps, ids: string[]): Promise<Delivered> {
   const tally: Delivered = { sent: 0, failed: 0, retried: 0 };
-  const sends = ids.map((id) => deliverOne(deps, id, tally));
+  const sends = [...(await byRecipient(deps.kv, ids)).values()].map(async (inOrder) => {
+    for (const id of inOrder) await deliverOne(deps, id, tally);
+  });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const wait = new Promise<void>((r) => timer = setTimeout(r, SEND_WAIT));
   await Promise.race([Promise.allSettled(sends), wait]);
   clearTimeout(timer);
   return tally;
+}
+
+/**
+ * The ids grouped by recipient, each group oldest first: one person's mails go out one after
+ * the other in the order they were queued (an "off" never arrives after its "back"), while
+ * different people's go out side by side.
+ */
+async function byRecipient(kv: Deno.Kv, ids: string[]): Promise<Map<string, string[]>> {
+  const groups = new Map<string, string[]>();
+  if (ids.length === 1) return groups.set("", ids);
+  const sorted = [...ids].sort();
+  const entries = await getManyEntries<QueuedMail>(kv, sorted.map((id) => ["outbox", id]));
+  entries.forEach((e, i) => {
+    const to = e.value?.to ?? "";
+    groups.set(to, [...groups.get(to) ?? [], sorted[i]]);
+  });
+  return groups;
 }
 
 /** Outcomes of delivery attempts: `retried` counts the sent ones that had failed before. */

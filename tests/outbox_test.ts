@@ -169,3 +169,30 @@ Deno.test("jobs: under a test clock the daily jobs run once the clock passed 03:
   assert.equal(dailyPassed(at("2026-03-02T04:00:00Z"), at("2027-03-03T00:00:00Z")), true, "a jump");
   assert.equal(dailyPassed(Infinity, at("2026-03-02T03:17:00Z")), false, "before the first run");
 });
+
+Deno.test("outbox: one person's mails go out in the order they were queued, others' beside them", async () => {
+  await using t = await testApp();
+  // A relay that answers the first mail slowly: sent side by side, "back" would arrive first.
+  const send = t.mail.send;
+  let calls = 0;
+  t.mail.send = async (mail) => {
+    if (calls++ === 0) await new Promise((r) => setTimeout(r, 30));
+    await send(mail);
+  };
+  const ids: string[] = [];
+  for (let round = 0; round < 20; round++) {
+    const op = atomic(t.kv);
+    ids.push(enqueueMail(op, { to: "ops@b.org", subject: `off ${round}`, text: "t" }, 1000));
+    ids.push(enqueueMail(op, { to: "ops@b.org", subject: `back ${round}`, text: "t" }, 1000));
+    await commit(op);
+  }
+  const other = atomic(t.kv);
+  ids.push(enqueueMail(other, { to: "else@b.org", subject: "other", text: "t" }, 1000));
+  await commit(other);
+  t.clock.set(1000);
+  await deliver(t.deps, ids.slice(0, 10).reverse().concat(ids.slice(10)));
+  const ops = t.mail.sent.filter((m) => m.to === "ops@b.org").map((m) => m.subject);
+  assert.deepEqual(ops, [...Array(20).keys()].flatMap((r) => [`off ${r}`, `back ${r}`]));
+  // The other person's mail did not wait behind the slow first one.
+  assert.equal(t.mail.sent[0].subject, "other");
+});
