@@ -1,10 +1,16 @@
 import { createApp } from "./app.ts";
 import { DAILY, DAILY_CRON, dailyPassed, MINUTELY, runJobs } from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
-import { runMigrations } from "./kv/migrations.ts";
+import { countMigrations, runMigrations } from "./kv/migrations.ts";
 import { chainTrail } from "./kv/trail.ts";
 import { type Clock, fileClock, systemClock } from "./lib/clock.ts";
-import { ConfigError, envRecord, loadConfig, productionRefusal } from "./lib/config.ts";
+import {
+  ConfigError,
+  envRecord,
+  kvPathRefusal,
+  loadConfig,
+  productionRefusal,
+} from "./lib/config.ts";
 import type { Deps } from "./lib/deps.ts";
 import { configureLog, errorKind, flushLog, log } from "./lib/log.ts";
 import { createMailer } from "./lib/mail.ts";
@@ -31,12 +37,25 @@ async function start(): Promise<Deps> {
   const unsafe = productionRefusal(config, envRecord());
   if (unsafe) refuse(unsafe);
   configureLog(config.logLevel);
+  const badPath = await kvPathRefusal(envRecord());
+  if (badPath) refuse(badPath);
   // A test's clock (TEST_CLOCK_FILE, never in production: productionRefusal) or the system's.
   const clock: Clock = config.testClockFile ? fileClock(config.testClockFile) : systemClock;
   const where = config.kvPath ?? "the platform KV";
   let kv: Deno.Kv;
   try {
+    const existed = await fileExists(config.kvPath);
     kv = await openKv(config.kvPath);
+    // The first line says which data this process serves: a new, empty KV is worth noticing.
+    const level = await countMigrations(kv);
+    const fresh = existed === false || level === 0;
+    log(
+      "info",
+      fresh
+        ? `created a new KV at ${where}`
+        : `opened the existing KV at ${where} (schema level ${level})`,
+      { kv: fresh ? "new" : "existing", schema: level },
+    );
     await runMigrations(kv, clock.now());
     // Trail lines a crash left queued are chained now, not at the next minute.
     await chainTrail(kv);
@@ -52,6 +71,19 @@ async function start(): Promise<Deps> {
     tls: systemTls(),
     config,
   };
+}
+
+/** Whether the KV file is there before it is opened; undefined for the platform KV. */
+async function fileExists(path: string | undefined): Promise<boolean | undefined> {
+  if (path === undefined || /^https?:/.test(path)) return undefined;
+  if (path === ":memory:") return false;
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
 }
 
 const ready = start();

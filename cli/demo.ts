@@ -39,10 +39,21 @@ async function main(): Promise<number> {
       });
     }
     const r = await importCatalogue({ kv, clock: systemClock, config }, catalogue);
+    // Say what the site will show: a module that is not published is not in the catalogue.
+    const modules = catalogue.modules as { slug: string; published: boolean }[];
+    const shown = modules.filter((m) => m.published).map((m) => m.slug);
+    const hidden = modules.filter((m) => !m.published).map((m) => m.slug);
     console.log(
-      `demo loaded into ${config.kvPath ?? "the default KV"}: ${made} accounts created, ` +
-        `${r.created} modules created, ${r.updated} updated.\n` +
-        "Start the server with `deno task start`, then open /api/catalogue.",
+      [
+        `demo loaded into ${config.kvPath ?? "the default KV"}:`,
+        `- accounts: ${made} created, ${people.accounts.length - made} there already ` +
+        "(contributors of the modules)",
+        `- modules: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged`,
+        `- ${shown.length} published, shown in the catalogue: ${shown.join(", ")}`,
+        `- ${hidden.length} not published, seen only by their contributors: ` +
+        (hidden.join(", ") || "none"),
+        `Start the server with \`deno task start\`, then open ${config.baseUrl}/catalogue.`,
+      ].join("\n"),
     );
     return 0;
   } catch (err) {

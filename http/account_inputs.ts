@@ -55,7 +55,7 @@ export const ProfilePatch = z.object({
   langs: z.union([
     z.array(
       z.string().trim().toLowerCase().refine((l) => langSet.has(l), {
-        message: "must be an ISO 639-1 language code",
+        message: "must be a two-letter language code, such as en, de or fr",
       }),
     ).max(20),
     z.literal("").transform(() => [] as string[]),

@@ -495,7 +495,7 @@ export function checkUpload(sent: UploadSent) {
       clean.ext
         ? `files ending in .${clean.ext} are not accepted; accepted lists the endings`
         : "the file name needs an ending (.pdf, .png, ...) that says its kind",
-      { accepted: Object.keys(FILE_KINDS) },
+      { accepted: Object.keys(FILE_KINDS), ...(clean.ext ? { ext: clean.ext } : {}) },
     );
   }
   if (sent.label === null) invalid("X-File-Label: not URL-encoded text", "X-File-Label");

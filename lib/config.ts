@@ -45,6 +45,44 @@ const envSchema = z.object({
   TEST_CLOCK_FILE: z.string().min(1).optional(),
 });
 
+/** What each variable must be, as the refusal says it. */
+const ENV_RULES: Record<string, string> = {
+  PORT: "must be a port number from 0 to 65535",
+  BASE_URL: "must be an http:// or https:// address",
+  SMTP_URL: "must be an smtp:// or smtps:// address",
+  MAIL_API_URL: "must be an http:// or https:// address",
+  MAIL_FROM: "must be an address (addr@host) or Name <addr@host>",
+  TEAM_INBOX: "must be an e-mail address",
+  REPORT_INBOX: "must be an e-mail address",
+  TRUST_PROXY: "must be 1 or 0",
+  LOG_LEVEL: `must be one of ${LEVELS.join(", ")}`,
+  METRICS_TOKEN: "must be at least 16 characters",
+};
+
+/** The KV file when KV_PATH is not set (outside Deno Deploy); its folder is created. */
+export const DEFAULT_KV_PATH = "./data/kv.sqlite3";
+
+/**
+ * Why KV_PATH cannot be used, or null: a file whose folder does not exist is most likely a
+ * typo, and opening it would start an empty site as if the data were gone. Only the default
+ * path's folder is created.
+ */
+export async function kvPathRefusal(
+  env: Record<string, string | undefined>,
+): Promise<string | null> {
+  const path = env.KV_PATH || undefined;
+  if (!path || /^https?:/.test(path) || path === ":memory:") return null;
+  const dir = path.replace(/[\\/][^\\/]*$/, "");
+  if (!dir || dir === path) return null;
+  try {
+    if ((await Deno.stat(dir)).isDirectory) return null;
+    return `KV_PATH: ${dir} is not a folder (check the path)`;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    return `KV_PATH: the folder ${dir} does not exist (check the path, or create the folder)`;
+  }
+}
+
 export interface Config {
   port: number;
   hostname: string;
@@ -83,7 +121,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   );
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    // One plain line per variable, never the validator's own words ("expected number...").
+    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))];
+    const lines = names.map((n) => `${n}: ${ENV_RULES[n] ?? "has a value that is not allowed"}`);
     throw new ConfigError(`invalid configuration: ${lines.join("; ")}`);
   }
   const e = parsed.data;
@@ -93,7 +133,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     port: e.PORT,
     hostname: e.HOSTNAME,
-    kvPath: e.KV_PATH ?? (onDeploy() ? undefined : "./data/kv.sqlite3"),
+    kvPath: e.KV_PATH ?? (onDeploy() ? undefined : DEFAULT_KV_PATH),
     baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     smtpUrl: e.SMTP_URL,
     mailApiUrl: e.MAIL_API_URL,

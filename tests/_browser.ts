@@ -176,6 +176,16 @@ export function pageProblems(page: Page): string[] {
   return [...(problems.get(page) ?? [])];
 }
 
+/** Takes the problems matching `expected` off the page's list (a refusal a step asked for). */
+export function expectProblems(page: Page, expected: RegExp): string[] {
+  // In place: the page's listeners keep adding to this very list.
+  const list = problems.get(page) ?? [];
+  const taken = list.filter((p) => expected.test(p));
+  const kept = list.filter((p) => !expected.test(p));
+  list.splice(0, list.length, ...kept);
+  return taken;
+}
+
 /** Fails when the page logged errors or broke its CSP (then forgets them). */
 export function assertNoProblems(page: Page): void {
   const list = problems.get(page) ?? [];

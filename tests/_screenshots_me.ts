@@ -40,6 +40,15 @@ await shoot(page, "me-profile");
 await page.goto(`${web.base}/me`);
 await shoot(page, "me");
 
+// A file that is no picture: the profile page again, the message beside the picture field.
+const notPicture = await Deno.makeTempFile({ suffix: ".png" });
+await Deno.writeTextFile(notPicture, "this is not a picture");
+await page.goto(`${web.base}/me/profile`);
+await uploadByLabel(page, "Picture file", notPicture);
+await clickByText(page, "Upload picture");
+await Deno.remove(notPicture);
+await shoot(page, "me-profile-picture-refused");
+
 await page.goto(`${web.base}/me/services`);
 await selectByLabel(page, "Kind", "Heartbeat: it calls us (webhook)");
 await fillByLabel(page, "Name", "Nightly backup");

@@ -108,3 +108,18 @@ Deno.test("deps: the README shows the compile command, the dependency step and a
   const perms = (cmd: string) => cmd.match(/--allow-\w+/g)!.sort();
   assert.deepEqual(perms(config.tasks.compile), perms(config.tasks.start));
 });
+
+Deno.test("deps: no package of either lock runs install scripts, so no task prints the box", async () => {
+  // Deno skips npm install scripts without a node_modules folder and says so in a boxed
+  // warning on every fresh machine; a package denied in deno.json's allowScripts is skipped
+  // quietly. The lock files say which packages have such scripts (`scripts: true`).
+  const denied = new Set<string>(config.allowScripts?.deny ?? []);
+  for (const file of ["deno.lock", "deno.dev.lock"]) {
+    const lock = JSON.parse(await read(file));
+    for (const [key, entry] of Object.entries(lock.npm ?? {})) {
+      if (!(entry as { scripts?: boolean }).scripts) continue;
+      assert.ok(denied.has(`npm:${nameOf(key)}`), `${file}: ${key} has install scripts`);
+    }
+  }
+  assert.deepEqual([...denied], ["npm:@scarf/scarf"]);
+});

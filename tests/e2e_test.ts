@@ -83,7 +83,7 @@ async function me(server: ServerProcess, token: string) {
 async function withKvDir(fn: (kvPath: string) => Promise<void>) {
   const dir = await Deno.makeTempDir();
   try {
-    await fn(`${dir}/data/kv.sqlite3`);
+    await fn(`${dir}/kv.sqlite3`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

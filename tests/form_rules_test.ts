@@ -32,7 +32,7 @@ Deno.test("form rules: a report names a module that exists (API and page); other
   assert.deepEqual(api.body, { error: "module: no such module", field: "module" });
   const page = await t.req("POST", "/request", post(request({ module: "no-such" })));
   assert.equal(page.status, 400);
-  assert.match(page.text, /<p class="error" id="f-module-error">no such module<\/p>/);
+  assert.match(page.text, /<p class="error" id="f-module-error">No such module\.<\/p>/);
   assert.equal(await dumpKv(t.kv), before, "nothing stored");
   assert.equal(t.mail.sent.length, 0, "nothing mailed");
 
@@ -83,7 +83,7 @@ Deno.test("form rules: records over their size refused (API and page), the limit
     }),
   );
   assert.equal(page.status, 400);
-  assert.match(page.text, /records and chain over 16000 characters of JSON/);
+  assert.match(page.text, /Records and chain over 16000 characters of JSON\./);
   assert.equal(await dumpKv(t.kv), before, "nothing stored, no limit counted");
   const good = await t.req("POST", "/api/contributions", { body: proposal() });
   assert.equal(good.status, 201, good.text);

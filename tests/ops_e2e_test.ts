@@ -26,7 +26,10 @@ Deno.test("ops: a bad variable, an unreadable KV and a busy port each exit 1 wit
     const bad = await failedStart({ PORT: "eighty", KV_PATH: `${dir}/kv.sqlite3` });
     assert.equal(bad.code, 1);
     assert.equal(bad.stdout, "");
-    assert.match(bad.stderr, /^cannot start: invalid configuration: PORT: [^\n]+\n$/);
+    assert.equal(
+      bad.stderr,
+      "cannot start: invalid configuration: PORT: must be a port number from 0 to 65535\n",
+    );
 
     await Deno.writeTextFile(`${dir}/not-a-db`, "this is no SQLite file ".repeat(100));
     for (const kvPath of [`${dir}/not-a-db`, dir]) {
@@ -43,6 +46,39 @@ Deno.test("ops: a bad variable, an unreadable KV and a busy port each exit 1 wit
       busy.stderr,
       `cannot start: port ${port} on 127.0.0.1 is already in use (another server running?)\n`,
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("ops: a KV_PATH whose folder does not exist is refused; the first line says new or existing", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // A typo in the folder: refused with one line naming the variable, nothing created.
+    const typo = `${dir}/no-such/dir/kv.sqlite3`;
+    const r = await failedStart({ KV_PATH: typo });
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.equal(
+      r.stderr,
+      `cannot start: KV_PATH: the folder ${dir}/no-such/dir does not exist ` +
+        "(check the path, or create the folder)\n",
+    );
+    await assert.rejects(Deno.stat(`${dir}/no-such`), Deno.errors.NotFound);
+
+    const kvPath = `${dir}/kv.sqlite3`;
+    const firstLine = (out: string) => JSON.parse(out.split("\n")[0]).msg;
+    {
+      await using s = await spawnService(kvPath);
+      assert.equal(firstLine(s.stdout.text), `created a new KV at ${kvPath}`);
+    }
+    {
+      await using s = await spawnService(kvPath);
+      assert.match(
+        firstLine(s.stdout.text),
+        new RegExp(`^opened the existing KV at ${kvPath} \\(schema level [1-9]\\d*\\)$`),
+      );
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -175,17 +175,17 @@ Deno.test("schedule: the form puts a time zone or grace without a schedule besid
   assert.equal(lone.status, 400);
   assert.match(
     lone.text,
-    /id="[^"]*tz[^"]*-error">a time zone goes with a schedule; without one the interval applies</,
+    /id="[^"]*tz[^"]*-error">A time zone goes with a schedule; without one the interval applies\.</,
   );
   assert.match(lone.text, /name="tz"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*name="tz"/);
   const graceOnly = await post("/me/services", { ...base, schedule: "", grace: "30" });
   assert.equal(graceOnly.status, 400);
-  assert.match(graceOnly.text, /-error">a grace time goes with a schedule/);
+  assert.match(graceOnly.text, /-error">A grace time goes with a schedule/);
   assert.equal((await t.req("GET", "/api/me/services", { token })).body.items.length, 0);
 
   // With a schedule both are kept; emptying the schedule on the edit form takes them away.
   const made = await post("/me/services", { ...base, schedule: "0 3 * * *", tz: "Europe/Berlin" });
-  assert.equal(made.status, 200, "the hook address is shown once on the answer");
+  assert.equal(made.status, 303, "the hook address is shown on the page after the redirect");
   const [s] = (await t.req("GET", "/api/me/services", { token })).body.items;
   assert.equal(s.tz, "Europe/Berlin");
   assert.equal(s.grace, 60);
@@ -206,6 +206,6 @@ Deno.test("schedule: the form puts a time zone or grace without a schedule besid
   // Now without a schedule: a grace typed into the edit form is refused beside its field.
   const stray = await post(`/me/services/${s.id}`, { ...base, schedule: "", grace: "15" });
   assert.equal(stray.status, 400);
-  assert.match(stray.text, /-error">a grace time goes with a schedule/);
+  assert.match(stray.text, /-error">A grace time goes with a schedule/);
   assert.equal((await t.req("GET", "/api/me/services", { token })).body.items[0].grace, null);
 });

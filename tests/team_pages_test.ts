@@ -90,7 +90,7 @@ Deno.test("team pages: deciding an application grants the role and mails the app
   // The list again (web/_form.tsx answers 400) saying why, nothing decided.
   assert.equal(unknown.status, 400);
   assert.match(unknown.text, /<h1>Applications<\/h1>/);
-  assert.match(unknown.text, /role="alert"[^]*no such application/);
+  assert.match(unknown.text, /role="alert"[^]*No such application\./);
   assert.equal(t.mail.sent.length, mails, "no mail for an unknown application");
 
   // Deciding it a second time (two reviewers at once): the first decision stands, and why.

@@ -61,18 +61,31 @@ Deno.test("pages: service page with bars, chart, events, channels, badge; status
     assert.ok(hbPage.text.includes("&lt;b&gt;12 files&lt;/b&gt;"), "the body is escaped");
     assert.doesNotMatch(hbPage.text, /Response time per day/);
 
-    // Channels: added through the form, the secret shown once; chosen on the service.
-    const added = await t.req(
+    // Channels: added through the form (303), the secret shown after the redirect, again on a
+    // reload, not on the plain list; chosen on the service.
+    const sent = await t.req(
       "POST",
       "/me/channels",
       form({ name: "Team chat", url: "https://hooks.test/in" }, cookie),
     );
-    assert.equal(added.status, 200, added.text);
-    assert.match(added.text, /Its signing secret is shown only now/);
+    assert.equal(sent.status, 303, sent.text);
+    assert.equal(sent.headers.get("location"), "/me/channels?shown=1");
+    const added = await t.req("GET", "/me/channels?shown=1", { headers: { cookie } });
+    assert.match(added.text, /Its signing secret is shown on this page for 15 minutes/);
     const secret = added.text.match(/id="secret"[^>]*value="([A-Za-z0-9_-]{43})"/)?.[1];
     assert.ok(secret, "the secret on the page");
+    const again = await t.req("GET", "/me/channels?shown=1", { headers: { cookie } });
+    assert.ok(again.text.includes(secret), "a reload shows it again");
+    assert.equal((await t.req("GET", "/api/me/channels", { token })).body.items.length, 1);
     const list = await t.req("GET", "/me/channels", { headers: { cookie } });
     assert.ok(list.text.includes("https://hooks.test") && !list.text.includes(secret));
+    // Another session of the same account does not see it.
+    const other = `session=${(await t.signIn("ops@example.org")).token}`;
+    const elsewhere = await t.req("GET", "/me/channels?shown=1", { headers: { cookie: other } });
+    assert.ok(!elsewhere.text.includes(secret));
+    t.clock.advance(16 * 60_000);
+    const later = await t.req("GET", "/me/channels?shown=1", { headers: { cookie } });
+    assert.ok(!later.text.includes(secret), "gone after 15 minutes");
     const bad = await t.req("POST", "/me/channels", form({ name: "X1", url: "http://a" }, cookie));
     assert.equal(bad.status, 400);
     const chId = (await t.req("GET", "/api/me/channels", { token })).body.items[0].id;

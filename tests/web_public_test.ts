@@ -239,7 +239,7 @@ Deno.test("proposal form: files and record trail fields, errors, 303 and the sta
     }),
   );
   assert.equal(bad.status, 400);
-  assert.match(bad.text, /must be an https:\/\/ link/);
+  assert.match(bad.text, /Must be an https:\/\/ link/);
   assert.match(bad.text, /id="f-records-error"/);
   assert.match(bad.text, /value="http:\/\/not-https\.example\/file"/);
 

@@ -104,7 +104,7 @@ Deno.test("sign-in form: field errors beside the field, 303 when sent", async ()
   assert.match(bad.text, /value="not-an-address"/);
   const noAge = await t.req("POST", "/sign-in", post({ email: "a@example.com" }));
   assert.equal(noAge.status, 400);
-  assert.match(noAge.text, /id="f-age_ok-error">please confirm this to sign in/);
+  assert.match(noAge.text, /id="f-age_ok-error">Please confirm this to sign in\./);
   assert.equal(t.mail.sent.length, 0);
 
   const ok = await t.req("POST", "/sign-in", post({ email: "a@example.com", age_ok: "on" }));

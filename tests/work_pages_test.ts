@@ -44,7 +44,7 @@ Deno.test("withdraw with a too-short reason: the form again, the message beside 
   );
   // The message sits beside the reason field of the proposal sent, tied to it for readers.
   const field = new RegExp(
-    `<p class="error" id="why-${second}-error">at least 3 characters</p>\\s*<textarea id="why-${second}"[^>]*aria-invalid="true"[^>]*aria-describedby="why-${second}-error"[^>]*>no</textarea>`,
+    `<p class="error" id="why-${second}-error">At least 3 characters\\.</p>\\s*<textarea id="why-${second}"[^>]*aria-invalid="true"[^>]*aria-describedby="why-${second}-error"[^>]*>no</textarea>`,
   );
   assert.match(bad.text, field);
   // The other proposal's form is untouched.

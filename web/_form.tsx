@@ -7,8 +7,8 @@
  */
 import type { Child } from "hono/jsx";
 import type { z } from "zod";
-import type { DomainError } from "../lib/errors.ts";
-import { type ApiError, statusOf } from "../http/errors.ts";
+import { DomainError } from "../lib/errors.ts";
+import { ApiError, statusOf } from "../http/errors.ts";
 import type { PageProps } from "./_layout.tsx";
 import { seeOther, type WebCtx } from "./_web.tsx";
 
@@ -24,9 +24,30 @@ export interface FormView {
 
 export const emptyView = (values: FormView["values"] = {}): FormView => ({ values, errors: {} });
 
+/**
+ * The posted body as Hono parses it (urlencoded or multipart). A body that cannot be read
+ * (multipart without a boundary, cut off, not what its type says) is the 400 page; one over
+ * the path's limit (web/_web.tsx) the 413 page.
+ */
+export async function readBody(
+  c: WebCtx,
+): Promise<Record<string, string | File | (string | File)[]>> {
+  try {
+    return await c.req.parseBody({ all: true });
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    const cause = (err as Error)?.cause;
+    if (cause instanceof DomainError) throw cause;
+    throw new ApiError(400, UNREADABLE);
+  }
+}
+
+const UNREADABLE = "This form could not be read (it did not arrive whole, or not as a form). " +
+  "Open the page again and send it from there";
+
 /** The posted fields (urlencoded or multipart), text values only, the last of repeated names. */
 export async function readForm(c: WebCtx): Promise<Record<string, string>> {
-  const body = await c.req.parseBody({ all: true });
+  const body = await readBody(c);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(body)) {
     const last = Array.isArray(v) ? v[v.length - 1] : v;
@@ -40,9 +61,91 @@ export function zodErrors(err: z.ZodError): FieldErrors {
   const out: FieldErrors = {};
   for (const issue of err.issues) {
     const key = issue.path.map(String).join(".") || "_";
-    out[key] ??= issue.message;
+    out[key] ??= plainIssue(issue);
   }
   return out;
+}
+
+type Issue = z.ZodError["issues"][number];
+
+/** The validator's own wording (zod's defaults), which no page shows. */
+const VALIDATOR_WORDS = /^(Invalid|Too (big|small)|Expected|Unrecognized)\b/;
+
+/**
+ * What a person reads about one failed rule: a sentence in plain words, never the validator's
+ * ("Too big: expected string to have <=200 characters"), never a path or a type name. A
+ * message the schema wrote itself ("must be an https:// address") is kept, as a sentence.
+ */
+export function plainIssue(issue: Issue): string {
+  const i = issue as Issue & {
+    origin?: string;
+    maximum?: number | bigint;
+    minimum?: number | bigint;
+    expected?: string;
+    format?: string;
+    input?: unknown;
+  };
+  let text: string;
+  if (i.code !== "custom" && VALIDATOR_WORDS.test(i.message)) {
+    const list = i.origin === "array" || i.origin === "set";
+    const n = Number(i.maximum ?? i.minimum);
+    switch (i.code) {
+      case "too_big":
+        text = list
+          ? `Give at most ${n}.`
+          : i.origin === "number"
+          ? `Use a number up to ${n}.`
+          : `Use at most ${n.toLocaleString("en")} characters (this has more).`;
+        break;
+      case "too_small":
+        text = list || n <= 1
+          ? "Fill this in."
+          : i.origin === "number"
+          ? `Use a number of at least ${n}.`
+          : `Use at least ${n} characters.`;
+        break;
+      case "invalid_type":
+        text = i.input === undefined || i.input === ""
+          ? "Fill this in."
+          : i.expected === "number" || i.expected === "int"
+          ? "Enter a number, in digits."
+          : "This value cannot be used here.";
+        break;
+      case "invalid_format":
+        text = i.format === "email"
+          ? "Enter an e-mail address, such as name@example.org."
+          : i.format === "url"
+          ? "Enter a web address that starts with https://."
+          : "This is not written the way it should be.";
+        break;
+      case "invalid_value":
+        text = "Choose one of the options offered.";
+        break;
+      default:
+        text = "This value cannot be used here.";
+    }
+  } else {
+    text = sentence(i.message);
+  }
+  return text;
+}
+
+/** A message as a sentence: capital first letter, full stop at the end. */
+export function sentence(s: string): string {
+  const t = s.charAt(0).toUpperCase() + s.slice(1);
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/**
+ * The form field an error path belongs to, and the message as it reads beside it: the path
+ * itself if the form has that field, else its first part ("langs.1" is the field "langs"),
+ * the message then saying which entry of the list ("Entry 2: ...").
+ */
+function besideField(path: string, message: string, form: Record<string, string>) {
+  if (path in form || !path.includes(".")) return { field: path, message };
+  const [field, ...rest] = path.split(".");
+  const entry = rest.find((p) => /^[0-9]+$/.test(p));
+  return { field, message: entry ? `Entry ${Number(entry) + 1}: ${message}` : message };
 }
 
 const FORM_ERRORS = new Set([400, 403, 404, 409, 410, 413, 415]);
@@ -78,7 +181,7 @@ export async function submitForm<S extends z.ZodType>(
       const field = typeof extra.field === "string" ? extra.field : undefined;
       // The API's messages start with the field's name ("email: ..."); beside the field the
       // name is already there.
-      const message = field ? text.replace(new RegExp(`^${field}: `), "") : text;
+      const message = sentence(field ? text.replace(new RegExp(`^${field}: `), "") : text);
       view = field
         ? { values: form, errors: { [field]: message } }
         : { values: form, errors: {}, error: message };
@@ -86,7 +189,12 @@ export async function submitForm<S extends z.ZodType>(
   } else {
     const errors: FieldErrors = {};
     for (const [path, message] of Object.entries(zodErrors(parsed.error))) {
-      errors[spec.fieldOf?.(path) ?? path] ??= message;
+      const at = spec.fieldOf ? { field: spec.fieldOf(path), message } : besideField(
+        path,
+        message,
+        form,
+      );
+      errors[at.field] ??= at.message;
     }
     view = { values: form, errors };
   }
@@ -234,6 +342,43 @@ export function Checkbox(props: ControlProps) {
   );
 }
 
+/** What the server checks of a text field, as the browser can check it before sending. */
+export interface FieldRule {
+  maxlength?: number;
+  required?: boolean;
+}
+
+/**
+ * The `maxlength` and `required` of each text field of an object schema, read from the schema
+ * itself so the page and the server cannot disagree: a string's longest length, and whether
+ * it must be given with at least one character.
+ */
+export function rulesOf(schema: z.ZodType): Record<string, FieldRule> {
+  const shape = (schema as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  const out: Record<string, FieldRule> = {};
+  for (const [name, field] of Object.entries(shape)) {
+    const optional = field.safeParse(undefined).success;
+    let t = field as unknown as { _zod?: { def: Record<string, unknown> } };
+    for (let depth = 0; depth < 8 && t._zod; depth++) {
+      const def = t._zod.def;
+      if (["optional", "nullable", "default", "prefault"].includes(def.type as string)) {
+        t = def.innerType as typeof t;
+      } else if (def.type === "pipe") t = def.in as typeof t;
+      else break;
+    }
+    if (t._zod?.def.type !== "string") continue;
+    const { maxLength, minLength } = t as unknown as {
+      maxLength: number | null;
+      minLength: number | null;
+    };
+    out[name] = {
+      maxlength: maxLength ?? undefined,
+      required: !optional && (minLength ?? 0) >= 1,
+    };
+  }
+  return out;
+}
+
 /** A control's own props: what `fields` binds (the view, the label by name) may be left out. */
 type Own<P> = Omit<P, "view" | "label"> & { label?: string };
 
@@ -241,11 +386,25 @@ type Own<P> = Omit<P, "view" | "label"> & { label?: string };
  * The controls of one form, bound to its view and to its labels by field name, so each field
  * says only what is its own (name, type, hint, rows, options):
  * `const F = fields(view, LABELS); <F.TextArea name="about" rows={8} />`. `Summary` is the
- * form's ErrorSummary with the same labels.
+ * form's ErrorSummary with the same labels. Given the schema the form is checked with, each text
+ * field's `maxlength` and `required` come from it (`rulesOf`), so the browser refuses what the
+ * server would.
  */
-export function fields(view: FormView, labels: Record<string, string> = {}) {
+export function fields(
+  view: FormView,
+  labels: Record<string, string> = {},
+  schema?: z.ZodType,
+) {
+  const rules = schema ? rulesOf(schema) : {};
   const bind = <P extends ControlProps>(control: (p: P) => Child) => (p: Own<P>) =>
-    control({ ...p, view, label: p.label ?? labels[p.name] ?? p.name } as P);
+    control(
+      {
+        ...rules[p.name],
+        ...Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)),
+        view,
+        label: p.label ?? labels[p.name] ?? p.name,
+      } as P,
+    );
   return {
     Field: bind(Field),
     TextArea: bind(TextArea),

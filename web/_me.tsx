@@ -3,18 +3,49 @@ import type { Account } from "../kv/accounts.ts";
 import { isTeam } from "../kv/accounts.ts";
 import { iso } from "../lib/clock.ts";
 
-/** The pages under /me, in the order the navigation lists them. */
-export const ME_PAGES: [path: string, label: string][] = [
-  ["/me", "Overview"],
-  ["/me/profile", "Profile"],
-  ["/me/journal", "Journal"],
-  ["/me/devices", "Devices"],
-  ["/me/services", "Services"],
-  ["/me/files", "Files"],
-  ["/me/standing", "Standing and invitations"],
-  ["/me/work", "Modules and proposals"],
-  ["/me/data", "Your data"],
+/** The pages under /me, in the order the navigation lists them, with what each is for. */
+export const ME_PAGES: [path: string, label: string, purpose: string][] = [
+  ["/me", "Overview", "Your account at a glance, and where to find everything."],
+  ["/me/profile", "Profile", "Your name, picture and what others see on your public profile."],
+  [
+    "/me/journal",
+    "Journal",
+    "Short notes about your work, shown on your public profile unless you make them private.",
+  ],
+  ["/me/devices", "Devices", "The browsers and programs signed in to your account; end any."],
+  [
+    "/me/services",
+    "Services",
+    "Websites, servers and cron jobs this site checks for you, with alerts and a status page.",
+  ],
+  ["/me/files", "Files", "Files you keep here, private or with a link anyone can open."],
+  [
+    "/me/standing",
+    "Standing and invitations",
+    "What your account may do here, how to become a contributor, and inviting others.",
+  ],
+  [
+    "/me/work",
+    "Modules and proposals",
+    "The catalogue modules you help write, and the modules you proposed.",
+  ],
+  ["/me/data", "Your data", "Download everything held about you, or erase your account."],
 ];
+
+/** One line under a page's heading: what the page is for (from ME_PAGES). */
+export function Purpose(props: { here: string }) {
+  const found = ME_PAGES.find(([path]) => path === props.here);
+  return found ? <p class="lede">{found[2]}</p> : null;
+}
+
+/** What each standing (SPEC.md: derived from the roles) lets a person do, in one line. */
+export const STANDING_WORDS: Record<string, string> = {
+  collector:
+    "you can keep a profile, a journal, files and watched services, and give points to modules. To edit modules, apply to become a contributor.",
+  contributor: "you can also edit the modules you contribute to and add contributors to them.",
+  reviewer: "you also review proposals, applications and requests for the team.",
+  owner: "you run this site: everything a reviewer does, and publishing modules.",
+};
 
 /** The account pages' own navigation (and the team's, for reviewers and the owner). */
 export function MeNav(props: { here: string; viewer?: Account | null }) {

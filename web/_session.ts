@@ -78,3 +78,11 @@ export function takeNext(deps: Deps, c: Context<AppEnv>): string | undefined {
   if (next !== undefined) deleteCookie(c, nextName(deps), { path: "/", secure: secure(deps) });
   return next;
 }
+
+/**
+ * The token of the browser's live session (its cookie), or undefined: what is kept for that
+ * session only (kv/flash.ts) is found and read with it.
+ */
+export function webToken(deps: Deps, c: Context<AppEnv>): string | undefined {
+  return c.get("session") ? getCookie(c, cookieName(deps)) : undefined;
+}

@@ -26,6 +26,15 @@ const duration = (ms: number | null) =>
     ? `${Math.round(ms / 1000)} s`
     : `${Math.round(ms / 60_000)} min`;
 
+/**
+ * A service's uptime in words, the same on its own page and its public status page: before the
+ * first figure the state may already be known (a beat came), so "no data" would read as wrong.
+ */
+export const uptimeWords = (up: number | null) =>
+  up === null
+    ? "not measured yet (the first figure comes with the first check, or when a heartbeat is first due)"
+    : percentText(up);
+
 /** The page's monitoring sections for one service. */
 export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
   const now = deps.clock.now();
@@ -55,7 +64,7 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
         : null}
       <h2>Last 90 days</h2>
       <p>
-        Uptime: {up === null ? "no data yet" : percentText(up)}{" "}
+        Uptime: {uptimeWords(up)}{" "}
         <span class="hint">(each bar is a day, the newest on the right)</span>
       </p>
       <figure>
@@ -113,6 +122,7 @@ function EventsPart({ events }: { events: ShownEvent[] }) {
                 <th scope="col">Signal</th>
                 <th scope="col">Took</th>
                 <th scope="col">Status</th>
+                <th scope="col">Log</th>
                 <th scope="col">From</th>
               </tr>
             </thead>
@@ -127,14 +137,16 @@ function EventsPart({ events }: { events: ShownEvent[] }) {
                   <td>{duration(e.duration_ms)}</td>
                   <td>
                     <U>{e.status}</U>
+                  </td>
+                  <td>
                     {e.body
                       ? (
                         <details>
-                          <summary>Body</summary>
+                          <summary>Show the log</summary>
                           <pre>{e.body}</pre>
                         </details>
                       )
-                      : null}
+                      : "none"}
                   </td>
                   <td>{e.origin}</td>
                 </tr>

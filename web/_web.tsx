@@ -15,7 +15,8 @@ import { jsxRenderer } from "hono/jsx-renderer";
 import { secureHeaders } from "hono/secure-headers";
 import { ConflictError, isLocked } from "../kv/_atomic.ts";
 import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
-import { DomainError } from "../lib/errors.ts";
+import { DomainError, tooLarge } from "../lib/errors.ts";
+import { MAX_AVATAR_BYTES } from "../kv/avatars.ts";
 import { errorKind, log, stackFrames } from "../lib/log.ts";
 import { ApiError, STATUS_OF } from "../http/errors.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -106,7 +107,10 @@ export function webMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
           await readWebSession(deps, c);
           // Personal answers are never stored by shared caches.
           if (c.get("account")) c.header("Cache-Control", "private, no-store");
-          await render(c, next);
+          await render(c, async () => {
+            limitBody(c);
+            await next();
+          });
         });
       } catch (err) {
         // hono/csrf refused it: a form posted from another site, or with no Origin at all.
@@ -116,6 +120,82 @@ export function webMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
       }
     });
   };
+}
+
+/**
+ * A text form's body: 64 KiB holds every form's fields at their longest in any script (a
+ * character outside ASCII is up to 9 bytes once urlencoded: 3 UTF-8 bytes, each as %XX), but
+ * for the few in LARGER_FORMS.
+ */
+export const FORM_LIMIT = 64 * 1024;
+/** The picture's own cap plus room for the multipart envelope. */
+export const AVATAR_FORM_LIMIT = MAX_AVATAR_BYTES + FORM_LIMIT;
+/** Forms whose fields together may pass 64 KiB, with their own limits (docs/architecture.md). */
+export const LARGER_FORMS: readonly [RegExp, number][] = [
+  // summary 4,000 + trail 12,000 + records 16,000 characters, ten file rows.
+  [/^\/contribute$/, 512 * 1024],
+  // about 4,000 + note 2,000 + up to 10,000 of lines + facts and the short texts.
+  [/^\/me\/work\/modules\/[^/]+$/, 256 * 1024],
+  // a note of 200 characters for each of 30 services.
+  [/^\/me\/status-page$/, 128 * 1024],
+];
+
+/**
+ * The largest body a page path takes; null: the route caps its own stream (the avatar form, to
+ * answer with the profile page and the message beside the picture field; the file upload).
+ */
+export function bodyLimitOf(path: string): number | null {
+  if (path === "/me/avatar" || path === "/me/files/upload") return null;
+  return LARGER_FORMS.find(([re]) => re.test(path))?.[1] ?? FORM_LIMIT;
+}
+
+const OVER_LIMIT = (limit: number) =>
+  limit === AVATAR_FORM_LIMIT
+    ? "The picture is over 10 MB. Choose a smaller one."
+    : `This form sent more than ${limit / 1024} KiB, more than its fields can hold. ` +
+      "Shorten the text and send it again.";
+
+/**
+ * Refuses a body over its path's limit: at once when Content-Length says so (nothing of it is
+ * read), otherwise when the stream passes the limit while it is read (the rest is not read).
+ * Either way the answer is the 413 page.
+ */
+function limitBody(c: WebCtx): void {
+  if (c.req.method === "GET" || c.req.method === "HEAD") return;
+  const limit = bodyLimitOf(c.req.path);
+  if (limit !== null) capBody(c, limit);
+}
+
+/** Caps the request's body at `limit` bytes (see limitBody); throws the 413 error at once when
+ * Content-Length is over it, or from the stream's read that passes it. */
+export function capBody(c: WebCtx, limit: number): void {
+  const body = c.req.raw.body;
+  if (!body) return;
+  const declared = Number(c.req.header("content-length") ?? NaN);
+  if (declared > limit) {
+    body.cancel().catch(() => {});
+    tooLarge(OVER_LIMIT(limit));
+  }
+  const reader = body.getReader();
+  let seen = 0;
+  const capped = new ReadableStream<Uint8Array>({
+    async pull(ctl) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) return ctl.close();
+        seen += value.byteLength;
+        if (seen > limit) {
+          reader.cancel().catch(() => {});
+          return ctl.error(new DomainError("too_large", OVER_LIMIT(limit)));
+        }
+        ctl.enqueue(value);
+      } catch (err) {
+        ctl.error(err);
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  c.req.raw = new Request(c.req.raw, { body: capped, duplex: "half" } as RequestInit);
 }
 
 /** GET /static/:name: the stylesheet, the ES modules, a viewer's files. */

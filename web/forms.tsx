@@ -7,6 +7,7 @@ import { submitProposal } from "../kv/proposal_changes.ts";
 import { AREAS } from "../kv/proposals.ts";
 import { createRequest, REQUEST_KINDS } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
+import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
 import { callerOf, clientOrigin } from "../http/guards.ts";
 import { ProposalBody, RequestBody } from "../http/catalogue_inputs.ts";
 import { emptyView, Field, fields, type FormView, given, submitForm } from "./_form.tsx";
@@ -46,7 +47,7 @@ function Honeypot() {
 }
 
 function RequestForm(props: { view: FormView }) {
-  const F = fields(props.view, REQUEST_LABELS);
+  const F = fields(props.view, REQUEST_LABELS, RequestBody);
   return (
     <>
       <h1>Request a module</h1>
@@ -82,14 +83,32 @@ const PROPOSAL_LABELS: Record<string, string> = {
   records: "Records as JSON (optional)",
   chain: "Chain hash (optional)",
   attribution: "If you erase your account later",
+  // The file rows, named as their fields are labelled.
+  ...Object.fromEntries(
+    Array.from({ length: FILE_ROWS }, (_, i) => [
+      [`file_label_${i}`, `File ${i + 1}: label`],
+      [`file_url_${i}`, `File ${i + 1}: link`],
+    ]).flat(),
+  ),
 };
 
 function FileRow(props: { i: number; view: FormView }) {
   const { i, view } = props;
   return (
     <div class="file-row">
-      <Field name={`file_label_${i}`} label={`File ${i + 1}: label`} view={view} />
-      <Field name={`file_url_${i}`} type="url" label={`File ${i + 1}: link`} view={view} />
+      <Field
+        name={`file_label_${i}`}
+        label={PROPOSAL_LABELS[`file_label_${i}`]}
+        maxlength={120}
+        view={view}
+      />
+      <Field
+        name={`file_url_${i}`}
+        type="url"
+        label={PROPOSAL_LABELS[`file_url_${i}`]}
+        maxlength={500}
+        view={view}
+      />
     </div>
   );
 }
@@ -104,7 +123,7 @@ const moreFiles = (v: FormView) =>
 
 function ProposalForm(props: { view: FormView; signedInAs?: string }) {
   const v = props.view;
-  const F = fields(v, PROPOSAL_LABELS);
+  const F = fields(v, PROPOSAL_LABELS, ProposalBody);
   const fileError = Object.entries(v.errors).find(([k]) => k.startsWith("files"));
   return (
     <>
@@ -142,8 +161,13 @@ function ProposalForm(props: { view: FormView; signedInAs?: string }) {
             name="records"
             hint="A JSON array of records ({seq, at, actor, action, ...}), as a hash-chained log exports them."
             rows={4}
+            maxlength={MAX_RECORDS_JSON}
           />
-          <F.Field name="chain" hint="The last record's hash (64 hex characters)." />
+          <F.Field
+            name="chain"
+            hint="The last record's hash (64 hex characters)."
+            maxlength={64}
+          />
         </fieldset>
         <F.Select
           name="attribution"

@@ -22,6 +22,9 @@ export function homePages(deps: Deps) {
     return c.render(
       <>
         <h1>{SITE_NAME}</h1>
+        {c.req.query("signed-out") === "1" && !c.get("account")
+          ? <p class="notice" role="status">You are signed out.</p>
+          : null}
         <p>
           Teaching modules made and kept by a community of teachers and contributors:{" "}
           {cat.p.modules.length} published so far.

@@ -5,7 +5,7 @@
 import { standingOf } from "../kv/accounts.ts";
 import type { Deps } from "../lib/deps.ts";
 import { U } from "./_layout.tsx";
-import { ME_PAGES, MeNav } from "./_me.tsx";
+import { ME_PAGES, MeNav, Purpose, STANDING_WORDS } from "./_me.tsx";
 import { requireAccount, webRouter } from "./_web.tsx";
 
 export function mePages(_deps: Deps) {
@@ -17,6 +17,7 @@ export function mePages(_deps: Deps) {
       <>
         <MeNav here="/me" viewer={me} />
         <h1>Your account</h1>
+        <Purpose here="/me" />
         <dl>
           <dt>Name</dt>
           <dd>{me.name ? <U>{me.name}</U> : "not set yet"}</dd>
@@ -25,7 +26,10 @@ export function mePages(_deps: Deps) {
             <U>{me.email}</U>
           </dd>
           <dt>Standing</dt>
-          <dd>{standingOf(me.roles)}</dd>
+          <dd>
+            {standingOf(me.roles)}: {STANDING_WORDS[standingOf(me.roles)] ?? ""}{" "}
+            <a href="/me/standing">More about standing</a>
+          </dd>
         </dl>
         {me.slug
           ? (
@@ -35,13 +39,16 @@ export function mePages(_deps: Deps) {
           )
           : null}
         <h2>What you can do here</h2>
-        <ul>
-          {ME_PAGES.slice(1).map(([path, label]) => (
-            <li>
-              <a href={path}>{label}</a>
-            </li>
+        <dl class="areas">
+          {ME_PAGES.slice(1).map(([path, label, purpose]) => (
+            <>
+              <dt>
+                <a href={path}>{label}</a>
+              </dt>
+              <dd>{purpose}</dd>
+            </>
           ))}
-        </ul>
+        </dl>
         <form method="post" action="/sign-out">
           <button type="submit">Sign out</button>
         </form>

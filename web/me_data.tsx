@@ -9,9 +9,10 @@ import { proposalsOf } from "../kv/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
 import { callerOf } from "../http/guards.ts";
 import { fail } from "../http/errors.ts";
+import { readForm } from "./_form.tsx";
 import { forgetWebSession } from "./_session.ts";
 import { U } from "./_layout.tsx";
-import { MeNav } from "./_me.tsx";
+import { MeNav, Purpose } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 async function getMeData(deps: Deps, c: WebCtx) {
@@ -22,6 +23,7 @@ async function getMeData(deps: Deps, c: WebCtx) {
     <>
       <MeNav here="/me/data" viewer={me} />
       <h1>Your data</h1>
+      <Purpose here="/me/data" />
       <h2>Download everything</h2>
       <p>
         One JSON file with everything held about you: account, journal, services, files, proposals.
@@ -104,7 +106,7 @@ async function getMeDataExport(deps: Deps, c: WebCtx) {
 async function postMeDataErase(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   if (!callerOf(deps, c).fresh) return seeOther(c, "/me/data");
-  const form = await c.req.parseBody();
+  const form = await readForm(c);
   if (form.sure !== "on") fail(400, "tick the box to confirm the erasure");
   const keep = new Set<number>();
   const remove = new Set<number>();

@@ -6,7 +6,7 @@
 import { endAllSessions, endSession, listSessions } from "../kv/sessions.ts";
 import type { Deps } from "../lib/deps.ts";
 import { forgetWebSession } from "./_session.ts";
-import { MeNav, when } from "./_me.tsx";
+import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 async function getMeDevices(deps: Deps, c: WebCtx) {
@@ -21,6 +21,7 @@ async function getMeDevices(deps: Deps, c: WebCtx) {
     <>
       <MeNav here="/me/devices" />
       <h1>Devices</h1>
+      <Purpose here="/me/devices" />
       {ended ? <p class="notice" role="status">Ended {ended} session(s).</p> : null}
       <p>
         Each browser or program you signed in with a mailed link holds one session. End any you do

@@ -21,10 +21,34 @@ import type { Deps } from "../lib/deps.ts";
 import { Patch, serveFile, uploadOf } from "../http/files.ts";
 import { fail, statusOf } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
-import { emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
+import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { bytes, MeNav, when } from "./_me.tsx";
+import { bytes, MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { FILE_KINDS } from "../lib/file_kinds.ts";
+import { DomainError } from "../lib/errors.ts";
+
+/** Every accepted ending, as the page lists them. */
+const ENDINGS = Object.keys(FILE_KINDS).map((e) => `.${e}`).join(", ");
+
+/**
+ * What the files page says when an upload is refused: the API's message names headers
+ * ("X-File-Name: ...") and JSON fields ("accepted lists the endings"); a person gets the
+ * endings themselves and the field as the page names it.
+ */
+function uploadRefusal(err: Error): string {
+  if (err instanceof DomainError && err.kind === "unsupported") {
+    const ext = typeof err.extra.ext === "string" ? err.extra.ext : null;
+    return (ext
+      ? `Files ending in .${ext} are not accepted.`
+      : "The file's name needs an ending that tells its kind, such as .pdf or .png.") +
+      ` Accepted endings: ${ENDINGS}.`;
+  }
+  const text = err.message.replace(/^X-File-Name: /, "File name: ")
+    .replace(/^X-File-Label: /, "Title: ");
+  const t = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
 
 const fileId = (c: WebCtx) => Number(c.req.param("id")!);
 
@@ -36,6 +60,7 @@ const listPage = async (deps: Deps, c: WebCtx, errors?: { id: number; view: Form
     <>
       <MeNav here="/me/files" viewer={me} />
       <h1>Files</h1>
+      <Purpose here="/me/files" />
       {uploaded ? <p class="notice" role="status">Uploaded.</p> : null}
       <p>
         <label for="space">Space used</label>{" "}
@@ -52,8 +77,16 @@ const listPage = async (deps: Deps, c: WebCtx, errors?: { id: number; view: Form
       >
         <div class="field">
           <label for="f-file">File</label>
-          <p class="hint" id="f-file-hint">Up to {bytes(MAX_FILE)}; its ending says its kind.</p>
+          <p class="hint" id="f-file-hint">
+            Up to{" "}
+            {bytes(MAX_FILE)}. The ending of the file's name (.pdf, .png, …) tells its kind; files
+            with other endings are refused.
+          </p>
           <input id="f-file" type="file" name="file" aria-describedby="f-file-hint" />
+          <details>
+            <summary>Which endings are accepted?</summary>
+            <p>{ENDINGS}.</p>
+          </details>
         </div>
         <div class="field">
           <label for="f-label">Title (optional)</label>
@@ -123,7 +156,13 @@ const listPage = async (deps: Deps, c: WebCtx, errors?: { id: number; view: Form
                 <summary>Rename or retitle {f.name}</summary>
                 <form method="post" action={`/me/files/${f.id}`} novalidate>
                   <ErrorSummary view={view} />
-                  <Field name="name" label={`New name of ${f.name}`} view={view} />
+                  <Field
+                    name="name"
+                    label={`New name of ${f.name}`}
+                    view={view}
+                    maxlength={1000}
+                    required
+                  />
                   <Field
                     name="label"
                     label={`Title of ${f.name}`}
@@ -169,7 +208,7 @@ async function postMeFilesUpload(deps: Deps, c: WebCtx) {
     if (!status) throw err;
     // The rest of a refused body is not read.
     await c.req.raw.body?.cancel().catch(() => {});
-    return c.json({ error: (err as Error).message }, status as 400);
+    return c.json({ error: uploadRefusal(err as Error) }, status as 400);
   }
 }
 
@@ -200,7 +239,7 @@ async function postMeFilesId(deps: Deps, c: WebCtx) {
 
 async function postMeFilesIdVisibility(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const form = await c.req.parseBody();
+  const form = await readForm(c);
   await changeFile(deps, me.id, fileId(c), { public: form.public === "true" });
   return seeOther(c, "/me/files");
 }

@@ -12,11 +12,12 @@ import {
   emptyView,
   ErrorSummary,
   type FormView,
+  readForm,
   submitForm,
   TextArea,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { MeNav, when } from "./_me.tsx";
+import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS = { text: "Entry", public: "Public" };
@@ -37,7 +38,7 @@ function EntryForm(props: { view: FormView; action: string; button: string }) {
         name="public"
         label="Show it on my public profile"
         view={props.view}
-        hint="Private entries are seen by you only."
+        hint="Ticked (as it starts), the entry is public: anyone can read it on your profile. Private entries are seen by you only."
       />
       <button type="submit">{props.button}</button>
     </form>
@@ -52,6 +53,7 @@ const listPage = async (deps: Deps, account: number, view: FormView) => {
     <>
       <MeNav here="/me/journal" />
       <h1>Journal</h1>
+      <Purpose here="/me/journal" />
       <h2>Write an entry</h2>
       <EntryForm view={view} action="/me/journal" button="Save entry" />
       <h2>Your entries</h2>
@@ -163,7 +165,7 @@ async function postMeJournalId(deps: Deps, c: WebCtx) {
 
 async function postMeJournalIdVisibility(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const form = await c.req.parseBody();
+  const form = await readForm(c);
   const e = await updateEntry(deps.kv, me.id, entryId(c), {
     public: form.public === "true",
   }, deps.clock.now());

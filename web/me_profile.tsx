@@ -4,15 +4,22 @@
  * (a multipart form, capped at the API's size before it is read) and removal (kv/avatars.ts).
  */
 import { type Account, avatarUrl } from "../kv/accounts.ts";
-import { MAX_AVATAR_BYTES, prepareAvatar, removeAvatar, setAvatar } from "../kv/avatars.ts";
+import {
+  MAX_AVATAR_BYTES,
+  MAX_AVATAR_PIXELS,
+  prepareAvatar,
+  removeAvatar,
+  setAvatar,
+} from "../kv/avatars.ts";
+import { DomainError } from "../lib/errors.ts";
 import { catalogueChanged } from "../kv/catalogue_doc.ts";
 import { PROFILE_ROLES, updateProfile } from "../kv/profile.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ProfilePatch } from "../http/account_inputs.ts";
-import { fail } from "../http/errors.ts";
-import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
+import { fail, statusOf } from "../http/errors.ts";
+import { emptyView, fields, type FormView, readBody, submitForm } from "./_form.tsx";
 import { MeNav } from "./_me.tsx";
-import { requireAccount, seeOther, webRouter } from "./_web.tsx";
+import { AVATAR_FORM_LIMIT, capBody, requireAccount, seeOther, webRouter } from "./_web.tsx";
 
 const LABELS = {
   name: "Name",
@@ -38,9 +45,21 @@ const valuesOf = (a: Account): FormView["values"] => ({
   langs: a.profile.langs.join(" "),
 });
 
-function ProfilePage(props: { me: Account; view: FormView; saved?: boolean }) {
+/** What the picture field says when a picture is refused, by the kind of refusal. */
+const PICTURE_ERRORS: Record<string, string> = {
+  unsupported: "This file is not a picture this site takes. Choose a PNG, JPEG or GIF file.",
+  too_large: `The picture is too large: at most 10 MB and ${
+    (MAX_AVATAR_PIXELS / 1e6).toLocaleString("en")
+  } million pixels. Choose a smaller one.`,
+  invalid: "This picture could not be read (it may be damaged or cut short). Try another file.",
+};
+const NO_PICTURE = "Choose a picture file first.";
+
+function ProfilePage(
+  props: { me: Account; view: FormView; saved?: boolean; pictureError?: string },
+) {
   const { me, view } = props;
-  const F = fields(view, LABELS);
+  const F = fields(view, LABELS, ProfilePatch);
   const pic = avatarUrl(me);
   return (
     <>
@@ -70,7 +89,11 @@ function ProfilePage(props: { me: Account; view: FormView; saved?: boolean }) {
         <F.Field name="place" />
         <F.Field name="contact" type="email" />
         <F.Field name="website" type="url" hint="An https:// address." />
-        <F.Field name="langs" hint="Two-letter codes separated by spaces, e.g. en de fr." />
+        <F.Field
+          name="langs"
+          hint="Two-letter codes separated by spaces, e.g. en de fr."
+          maxlength={100}
+        />
         <button type="submit">Save profile</button>
       </form>
 
@@ -79,15 +102,31 @@ function ProfilePage(props: { me: Account; view: FormView; saved?: boolean }) {
         ? <img class="avatar" src={pic} alt="Your current picture" width={96} height={96} />
         : <p>No picture yet.</p>}
       <form method="post" action="/me/avatar" enctype="multipart/form-data">
-        <div class="field">
+        {props.pictureError
+          ? (
+            <div class="errors" role="alert" tabindex={-1} id="errors">
+              <h2>The picture was not saved</h2>
+              <ul>
+                <li>
+                  <a href="#f-avatar">Picture file</a>: {props.pictureError}
+                </li>
+              </ul>
+            </div>
+          )
+          : null}
+        <div class={props.pictureError ? "field invalid" : "field"}>
           <label for="f-avatar">Picture file</label>
           <p class="hint" id="f-avatar-hint">PNG, JPEG or GIF up to 10 MB; shown at 256 × 256.</p>
+          {props.pictureError
+            ? <p class="error" id="f-avatar-error">{props.pictureError}</p>
+            : null}
           <input
             id="f-avatar"
             type="file"
             name="avatar"
-            accept="image/png,image/jpeg,image/gif"
-            aria-describedby="f-avatar-hint"
+            accept="image/png,image/jpeg,image/gif,.png,.jpg,.jpeg,.gif"
+            aria-describedby={props.pictureError ? "f-avatar-hint f-avatar-error" : "f-avatar-hint"}
+            aria-invalid={props.pictureError ? "true" : undefined}
             required
           />
         </div>
@@ -144,20 +183,32 @@ export function profilePages(deps: Deps) {
     });
   });
 
+  // A refused picture: the profile page again, the message beside the picture field.
   app.post("/me/avatar", async (c) => {
     const me = requireAccount(c);
-    const declared = Number(c.req.header("content-length") ?? "0");
-    // The multipart envelope adds a little to the picture's own limit.
-    if (declared > MAX_AVATAR_BYTES + 64 * 1024) fail(413, "the picture is over 10 MB");
-    const body = await c.req.parseBody();
-    const file = body.avatar;
-    if (!(file instanceof File) || file.size === 0) {
-      fail(400, "choose a picture file first");
+    let refused: string;
+    try {
+      // The picture's cap plus the multipart envelope; over it, nothing more is read.
+      capBody(c, AVATAR_FORM_LIMIT);
+      const file = (await readBody(c)).avatar;
+      if (!(file instanceof File) || file.size === 0) fail(400, NO_PICTURE);
+      if (file.size > MAX_AVATAR_BYTES) fail(413, PICTURE_ERRORS.too_large);
+      const pic = await prepareAvatar(new Uint8Array(await file.arrayBuffer()));
+      await setAvatar(deps.kv, me.id, pic, deps.clock.now());
+      return seeOther(c, "/me/profile?saved=1");
+    } catch (err) {
+      const status = statusOf(err);
+      if (status !== 400 && status !== 413 && status !== 415) throw err;
+      refused = err instanceof DomainError
+        ? PICTURE_ERRORS[err.kind] ?? PICTURE_ERRORS.invalid
+        : (err as Error).message;
+      c.status(status as 400);
     }
-    if (file.size > MAX_AVATAR_BYTES) fail(413, "the picture is over 10 MB");
-    const pic = await prepareAvatar(new Uint8Array(await file.arrayBuffer()));
-    await setAvatar(deps.kv, me.id, pic, deps.clock.now());
-    return seeOther(c, "/me/profile?saved=1");
+    c.header("Cache-Control", "no-store");
+    return c.render(
+      <ProfilePage me={me} view={emptyView(valuesOf(me))} pictureError={refused} />,
+      { title: "Profile", noindex: true },
+    );
   });
 
   app.post("/me/avatar/remove", async (c) => {

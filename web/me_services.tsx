@@ -39,8 +39,10 @@ import {
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { watchSection } from "./_watch.tsx";
-import { MeNav, when } from "./_me.tsx";
+import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { webToken } from "./_session.ts";
+import { putFlash, readFlash } from "../kv/flash.ts";
 
 const LABELS = {
   name: "Name",
@@ -106,13 +108,21 @@ const at = (s: string | null) => (s ? when(Date.parse(s)) : "never");
 
 /** The shared fields of the add and edit forms. */
 function CommonFields(props: { view: FormView }) {
-  const F = fields(props.view, LABELS);
+  const F = fields(props.view, LABELS, CreateBody);
   return (
     <>
       <F.Field name="name" maxlength={80} required />
       <F.TextArea name="what" rows={2} maxlength={160} />
-      <F.Select name="group" options={GROUPS} />
-      <F.Select name="place" options={placeOptions} />
+      <F.Select
+        name="group"
+        options={GROUPS}
+        hint="Only sorts your list and status page: Public (reached from the internet), LAN and tailnet (reached only inside your own network), Data, Jobs."
+      />
+      <F.Select
+        name="place"
+        options={placeOptions}
+        hint="Where it runs, as a note for you: e.g. cloudflared (behind a Cloudflare tunnel), oneshot (a job that runs and ends), container only, on site."
+      />
       <F.Select name="interval" options={intervalOptions} />
       <F.Select name="threshold" options={THRESHOLDS.map(String)} />
       <F.Checkbox name="alerts" label="Mail me when it goes off and comes back" />
@@ -121,8 +131,14 @@ function CommonFields(props: { view: FormView }) {
         options={REMIND_OPTIONS}
         hint="Repeats the off alert (mail and channels) while it stays off"
       />
-      <details>
+      {/* Open when it holds a message or a value: a message in a closed fold is not seen. */}
+      <details
+        open={["schedule", "tz", "grace"].some((n) =>
+          props.view.errors[n] || given(props.view.values[n])
+        )}
+      >
         <summary>Heartbeat schedule (optional)</summary>
+        <ScheduleHelp />
         <F.Field
           name="schedule"
           hint="Five fields, e.g. 0 3 * * * for 03:00 daily. Empty: the interval above."
@@ -159,7 +175,7 @@ function commonInput(f: Record<string, string>) {
 
 function AddForm(props: { view: FormView }) {
   const { view } = props;
-  const F = fields(view, LABELS);
+  const F = fields(view, LABELS, CreateBody);
   return (
     <form method="post" action="/me/services" novalidate>
       <F.Summary />
@@ -235,24 +251,89 @@ function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => s
 
 export { ServiceTable };
 
-/** The hook address of a heartbeat, shown once, with a copy button and a cron line. */
+/**
+ * The signals a job sends to its hook address, each a line to copy: the same lines as
+ * docs/operations.md "Heartbeats from cron jobs" (tests/flows_test.ts compares them), with
+ * `$B/KEY` replaced by the address.
+ */
+export const SIGNALS: { what: string; line: (hook: string) => string }[] = [
+  { what: "Success (the job ran)", line: (h) => `curl -fsS -m 10 --retry 5 "${h}"` },
+  {
+    what: "A run began (RID: a UUID, to measure how long it runs)",
+    line: (h) => `curl -fsS -m 10 --retry 5 "${h}/start?rid=$RID"`,
+  },
+  {
+    what: "Its end, with its log as the body (the first 10 KB are kept)",
+    line: (h) => `curl -fsS -m 10 --retry 5 --data-binary @job.log "${h}?rid=$RID"`,
+  },
+  { what: "It failed: off at once", line: (h) => `curl -fsS -m 10 --retry 5 "${h}/fail"` },
+  {
+    what: "Its exit code: 0 is success, anything else a failure",
+    line: (h) => `backup.sh; curl -fsS -m 10 --retry 5 "${h}/$?"`,
+  },
+  {
+    what: "A message for the events list, with no change of state",
+    line: (h) => `curl -fsS -m 10 --retry 5 --data-binary "disk 81 % full" "${h}/log"`,
+  },
+];
+
+/** What schedule and grace mean, where a heartbeat's timing is set or shown. */
+export function ScheduleHelp() {
+  return (
+    <p class="hint">
+      A heartbeat is expected once per interval ("Check every"), or, with a schedule, at each time
+      the cron line names in its time zone. Grace is how many minutes late a beat may come before
+      the service turns off and you are alerted: a backup that starts at 03:00 and takes up to 40
+      minutes needs a grace of at least 40.
+    </p>
+  );
+}
+
+/** The lines a job calls, each with a copy button; `hook` is the address or a stand-in. */
+function SignalLines(props: { hook: string }) {
+  return (
+    <>
+      {SIGNALS.map((s, i) => (
+        <div class="field">
+          <label for={`signal-${i}`}>{s.what}</label>
+          <input id={`signal-${i}`} type="text" readonly value={s.line(props.hook)} />
+          <button
+            type="button"
+            data-copy={`#signal-${i}`}
+            aria-label={`Copy this line: ${s.what}`}
+            hidden
+          >
+            Copy this line
+          </button>
+        </div>
+      ))}
+    </>
+  );
+}
+
+/** The hook address of a heartbeat with every signal's line, shown after adding or renewing. */
 function HookShown(props: { url: string; intro: Child }) {
-  const curl = `curl -fsS -m 10 --retry 3 ${props.url}`;
   return (
     <section aria-labelledby="hook-h" class="notice">
       <h2 id="hook-h">Hook address</h2>
-      <p>{props.intro} It is shown only now: copy it.</p>
+      <p>
+        {props.intro}{" "}
+        It is shown on this page for 15 minutes and never again: copy it now. Anyone who has it can
+        report for this service.
+      </p>
       <div class="field">
         <label for="hook-url">Hook address</label>
         <input id="hook-url" type="text" readonly value={props.url} />
         <button type="button" data-copy="#hook-url" hidden>Copy hook address</button>
       </div>
-      <div class="field">
-        <label for="hook-curl">Line for cron (after your job)</label>
-        <input id="hook-curl" type="text" readonly value={curl} />
-        <button type="button" data-copy="#hook-curl" hidden>Copy cron line</button>
-      </div>
-      <p class="hint">For example in crontab: 0 3 * * * /usr/local/bin/backup && {curl}</p>
+      <h3>Lines for your job</h3>
+      <p class="hint">
+        Call the first line when your job has run, e.g. in crontab:{" "}
+        <code>0 3 * * * /usr/local/bin/backup.sh && {SIGNALS[0].line(props.url)}</code>. The others
+        report more; use the ones you need.
+      </p>
+      <SignalLines hook={props.url} />
+      <ScheduleHelp />
     </section>
   );
 }
@@ -269,6 +350,7 @@ const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
     <>
       <MeNav here="/me/services" viewer={me} />
       <h1>Watched services</h1>
+      <Purpose here="/me/services" />
       {items.length
         ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
         : <p>No services watched yet.</p>}
@@ -317,9 +399,7 @@ async function getMeServices(deps: Deps, c: WebCtx) {
 
 async function postMeServices(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  let hook: string | null = null;
-  let added: ServiceView | null = null;
-  const res = await submitForm(c, {
+  return await submitForm(c, {
     schema: CreateBody,
     input: (f) => ({
       ...commonInput(f),
@@ -327,37 +407,73 @@ async function postMeServices(deps: Deps, c: WebCtx) {
     }),
     act: async (input) => {
       const r = await addService(deps, me, input);
-      hook = r.hook_url;
-      added = r.item;
-      return `/me/services/${r.item.id}`;
+      if (!r.hook_url) return `/me/services/${r.item.id}`;
+      // The hook address is shown after the redirect (never in an address), from a flash of
+      // this session: a reload shows it again and adds nothing.
+      await keepHook(deps, c, r.item.id, { url: r.hook_url, made: "added" });
+      return `/me/services/${r.item.id}/hook`;
     },
     show: (view) => listPage(deps, c, view),
     page: { title: "Watched services" },
   });
-  // A heartbeat's hook address is shown once, on the answer itself (never in an address).
-  if (hook && added) {
-    const s = added as ServiceView;
-    c.header("Location", undefined);
-    c.status(200);
-    c.header("Cache-Control", "no-store");
-    return await c.render(
-      <>
-        <MeNav here="/me/services" viewer={me} />
-        <h1>
-          Added <U>{s.name}</U>
-        </h1>
-        <HookShown url={hook} intro="Call this address when your job has run." />
-        <p>
-          <a href={`/me/services/${s.id}`}>Go to the service</a>
-        </p>
-      </>,
-      { title: "Service added", noindex: true },
-    );
-  }
-  return res;
 }
 
-const servicePage = async (deps: Deps, c: WebCtx, view?: FormView, shown?: Child) => {
+/** What the hook page shows, kept for the session that added or renewed it (kv/flash.ts). */
+interface HookFlash {
+  url: string;
+  made: "added" | "renewed";
+}
+
+const hookFlash = (id: number) => `hook:${id}`;
+
+async function keepHook(deps: Deps, c: WebCtx, id: number, hook: HookFlash) {
+  const token = webToken(deps, c);
+  if (token) await putFlash(deps.kv, token, hookFlash(id), hook, deps.clock.now());
+}
+
+/** The page after adding a heartbeat or renewing its address: the address and its lines. */
+async function getMeServicesIdHook(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = serviceId(c);
+  const found = (await getService(deps.kv, me.id, id)).value;
+  if (!found) fail(404, "no such service");
+  const token = webToken(deps, c);
+  const hook = token
+    ? await readFlash<HookFlash>(deps.kv, token, hookFlash(id), deps.clock.now())
+    : null;
+  c.header("Cache-Control", "no-store");
+  return c.render(
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>
+        {hook?.made === "renewed" ? "New hook address for " : "Added "}
+        <U>{found.name}</U>
+      </h1>
+      {hook
+        ? (
+          <HookShown
+            url={hook.url}
+            intro={hook.made === "renewed"
+              ? "The old address no longer works: put this one in your job."
+              : "Your job calls this address when it has run."}
+          />
+        )
+        : (
+          <p>
+            The hook address was shown for 15 minutes after it was made and is no longer kept. If
+            you did not copy it, make a new one with "New hook address" on the service's page.
+          </p>
+        )}
+      <p>
+        <a href={`/me/services/${id}`}>Go to the service</a> ·{" "}
+        <a href="/me/services">All services</a>
+      </p>
+    </>,
+    { title: hook?.made === "renewed" ? "New hook address" : "Service added", noindex: true },
+  );
+}
+
+const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
   const me = requireAccount(c);
   const found = (await getService(deps.kv, me.id, serviceId(c))).value;
   if (!found) fail(404, "no such service");
@@ -381,7 +497,6 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView, shown?: Child
       <h1>
         <U>{s.name}</U>
       </h1>
-      {shown}
       <dl>
         <dt>State</dt>
         <dd>
@@ -417,6 +532,19 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView, shown?: Child
         <dt>Added</dt>
         <dd>{at(s.created)}</dd>
       </dl>
+      {s.kind === "webhook"
+        ? (
+          <details>
+            <summary>Lines for your job</summary>
+            <p class="hint">
+              Set HOOK to the hook address shown when the service was added (or make a new one
+              below) and call these lines from your job.
+            </p>
+            <SignalLines hook="$HOOK" />
+            <ScheduleHelp />
+          </details>
+        )
+        : null}
       {await watchSection(deps, found, s)}
       <ul class="inline actions">
         {s.kind === "webhook"
@@ -498,18 +626,11 @@ async function postMeServicesIdCheck(deps: Deps, c: WebCtx) {
 
 async function postMeServicesIdRotate(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const key = await rotateHook(deps, me.id, serviceId(c));
+  const id = serviceId(c);
+  const key = await rotateHook(deps, me.id, id);
   if (!key) fail(404, "no such service");
-  c.header("Cache-Control", "no-store");
-  return c.render(
-    await servicePage(
-      deps,
-      c,
-      undefined,
-      <HookShown url={hookUrl(deps, key)} intro="The old address no longer works." />,
-    ),
-    { title: "Service", noindex: true },
-  );
+  await keepHook(deps, c, id, { url: hookUrl(deps, key), made: "renewed" });
+  return seeOther(c, `/me/services/${id}/hook`);
 }
 
 async function postMeServicesIdDelete(deps: Deps, c: WebCtx) {
@@ -527,6 +648,8 @@ export function servicePages(deps: Deps) {
   app.post("/me/services", (c) => postMeServices(deps, c));
 
   app.get("/me/services/:id{[0-9]{1,15}}", (c) => getMeServicesId(deps, c));
+
+  app.get("/me/services/:id{[0-9]{1,15}}/hook", (c) => getMeServicesIdHook(deps, c));
 
   app.post("/me/services/:id{[0-9]{1,15}}", (c) => postMeServicesId(deps, c));
 

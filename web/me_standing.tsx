@@ -10,7 +10,7 @@ import type { Deps } from "../lib/deps.ts";
 import { ApplyBody, InviteBody } from "../http/account_inputs.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm, TextArea } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { MeNav, when } from "./_me.tsx";
+import { MeNav, Purpose, STANDING_WORDS, when } from "./_me.tsx";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
 
 const page = async (deps: Deps, c: WebCtx, apply: FormView, invite: FormView) => {
@@ -25,10 +25,23 @@ const page = async (deps: Deps, c: WebCtx, apply: FormView, invite: FormView) =>
     <>
       <MeNav here="/me/standing" viewer={me} />
       <h1>Standing and invitations</h1>
+      <Purpose here="/me/standing" />
       {c.req.query("sent") ? <p class="notice" role="status">Done.</p> : null}
       <p>
-        Your standing: <strong>{standing}</strong>
+        Your standing: <strong>{standing}</strong>: {STANDING_WORDS[standing] ?? ""}
       </p>
+      <details>
+        <summary>What the standings are</summary>
+        <dl>
+          {Object.entries(STANDING_WORDS).map(([name, words]) => (
+            <>
+              <dt>{name}</dt>
+              <dd>{words.charAt(0).toUpperCase() + words.slice(1)}</dd>
+            </>
+          ))}
+        </dl>
+        <p>Your standing follows from the roles the team gave your account.</p>
+      </details>
       <h2>Contributor standing</h2>
       {latest
         ? (
@@ -71,7 +84,14 @@ const page = async (deps: Deps, c: WebCtx, apply: FormView, invite: FormView) =>
           view={invite}
           labels={{ email: "Their address", message: "Message", name: "Name" }}
         />
-        <Field name="email" type="email" label="Their address" view={invite} required />
+        <Field
+          name="email"
+          type="email"
+          label="Their address"
+          view={invite}
+          maxlength={320}
+          required
+        />
         <TextArea
           name="message"
           label="Message (optional)"

@@ -40,12 +40,15 @@ import {
   Field,
   fields,
   type FormView,
+  readBody,
   readForm,
   submitForm,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { webToken } from "./_session.ts";
+import { putFlash, readFlash } from "../kv/flash.ts";
 
 const NewChannel = z.object({ name: oneLine(80).min(2), url: z.string().max(2000) });
 const idOf = (c: WebCtx) => Number(c.req.param("id")!);
@@ -53,7 +56,7 @@ const idOf = (c: WebCtx) => Number(c.req.param("id")!);
 async function postMeServicesIdChannels(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   const id = idOf(c);
-  const body = await c.req.parseBody({ all: true });
+  const body = await readBody(c);
   const raw = body.channel;
   const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
     .map((x) => Number(x)).filter((n) => Number.isInteger(n) && n > 0);
@@ -68,11 +71,15 @@ async function postMeServicesIdBadge(deps: Deps, c: WebCtx) {
   return seeOther(c, `/me/services/${id}`);
 }
 
+/** What the last add or test of a session left to show on the channels page (kv/flash.ts). */
+type Shown = { name: string; secret: string } | { tested: string; ok: boolean };
+const CHANNEL_FLASH = "channels";
+
 const channelsPage = async (
   deps: Deps,
   c: WebCtx,
   view: FormView = emptyView(),
-  shown?: { name: string; secret: string } | { tested: string; ok: boolean },
+  shown?: Shown,
 ) => {
   const me = requireAccount(c);
   const items = (await listChannels(deps.kv, me.id)).map(channelView);
@@ -89,8 +96,8 @@ const channelsPage = async (
           <div class="notice" role="status">
             <p>
               Channel <U>{shown.name}</U>{" "}
-              added. Its signing secret is shown only now: the receiver checks the{" "}
-              <code>{SIGNATURE_HEADER}</code>{" "}
+              added. Its signing secret is shown on this page for 15 minutes and never again: the
+              receiver checks the <code>{SIGNATURE_HEADER}</code>{" "}
               header (sha256=HMAC-SHA256 of the body with this secret).
             </p>
             <p>
@@ -151,11 +158,13 @@ const channelsPage = async (
       <h2>Add a channel</h2>
       <form method="post" action="/me/channels" novalidate>
         <ErrorSummary view={view} labels={{ name: "Channel name", url: "Webhook address" }} />
-        <Field name="name" label="Channel name" view={view} maxlength={80} />
+        <Field name="name" label="Channel name" view={view} maxlength={80} required />
         <Field
           name="url"
           label="Webhook address"
           type="url"
+          maxlength={2000}
+          required
           view={view}
           hint="https only; private network addresses are refused"
         />
@@ -169,13 +178,30 @@ const channelsPage = async (
   );
 };
 
+// What the last add or test of this session left to show (kv/flash.ts): the answer is a 303
+// here, so a reload neither adds a second channel nor sends a second test.
 async function getMeChannels(deps: Deps, c: WebCtx) {
-  return c.render(await channelsPage(deps, c), { title: "Alert channels", noindex: true });
+  requireAccount(c);
+  const token = webToken(deps, c);
+  const shown = token && c.req.query("shown") === "1"
+    ? await readFlash<Shown>(deps.kv, token, CHANNEL_FLASH, deps.clock.now())
+    : null;
+  if (shown) c.header("Cache-Control", "no-store");
+  return c.render(await channelsPage(deps, c, emptyView(), shown ?? undefined), {
+    title: "Alert channels",
+    noindex: true,
+  });
+}
+
+async function showOnChannels(deps: Deps, c: WebCtx, shown: Shown) {
+  const token = webToken(deps, c);
+  if (token) await putFlash(deps.kv, token, CHANNEL_FLASH, shown, deps.clock.now());
+  return seeOther(c, "/me/channels?shown=1");
 }
 
 async function postMeChannels(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  let made: { name: string; secret: string } | null = null;
+  let made: Shown | null = null;
   const res = await submitForm(c, {
     schema: NewChannel,
     act: async (input) => {
@@ -186,15 +212,8 @@ async function postMeChannels(deps: Deps, c: WebCtx) {
     show: (view) => channelsPage(deps, c, view),
     page: { title: "Alert channels" },
   });
-  if (!made) return res;
-  // The secret is shown once, on the answer itself.
-  c.header("Location", undefined);
-  c.status(200);
-  c.header("Cache-Control", "no-store");
-  return c.render(await channelsPage(deps, c, emptyView(), made), {
-    title: "Alert channels",
-    noindex: true,
-  });
+  // The secret is shown after the redirect, from this session's flash.
+  return made ? await showOnChannels(deps, c, made) : res;
 }
 
 async function postMeChannelsIdTest(deps: Deps, c: WebCtx) {
@@ -203,10 +222,7 @@ async function postMeChannelsIdTest(deps: Deps, c: WebCtx) {
   if (!ch) fail(404, "no such channel");
   await limit(deps, RULES.manualCheck, me.id);
   const r = await testChannel(deps, ch);
-  return c.render(await channelsPage(deps, c, emptyView(), { tested: r.status, ok: r.ok }), {
-    title: "Alert channels",
-    noindex: true,
-  });
+  return await showOnChannels(deps, c, { tested: r.status, ok: r.ok });
 }
 
 async function postMeChannelsIdDelete(deps: Deps, c: WebCtx) {
@@ -229,7 +245,7 @@ const settingsPage = async (
   const page = await getStatusPage(deps.kv, me.id);
   const followers = await followerCount(deps.kv, me.id);
   const notes = (await listNotes(deps.kv, me.id, deps.clock.now())).map(noteView);
-  const N = fields(noteForm, NOTE_LABELS);
+  const N = fields(noteForm, NOTE_LABELS, NoteBody);
   const shown = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
   const services = await listServices(deps.kv, me.id);
   return (

@@ -11,6 +11,7 @@ import {
   addContributorByEmail,
   changeContributor,
   getModule,
+  LIMITS,
   loadModules,
   type Module,
   namesOf,
@@ -26,9 +27,17 @@ import { callerOf } from "../http/guards.ts";
 import { fail } from "../http/errors.ts";
 import { z } from "zod";
 import { emailSchema } from "../lib/email.ts";
-import { emptyView, ErrorSummary, Field, fields, type FormView, submitForm } from "./_form.tsx";
+import {
+  emptyView,
+  ErrorSummary,
+  Field,
+  fields,
+  type FormView,
+  readForm,
+  submitForm,
+} from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { MeNav, when } from "./_me.tsx";
+import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS = {
@@ -102,6 +111,7 @@ const workPage = async (deps: Deps, c: WebCtx, withdraw?: { id: number; view: Fo
     <>
       <MeNav here="/me/work" viewer={me} />
       <h1>Modules and proposals</h1>
+      <Purpose here="/me/work" />
       <h2>Your modules</h2>
       {mods.length === 0 ? <p>You are not a contributor of any module yet.</p> : (
         <ul>
@@ -200,7 +210,7 @@ async function postMeWorkProposalsIdAttribution(deps: Deps, c: WebCtx) {
   requireAccount(c);
   const caller = callerOf(deps, c);
   if (!caller.fresh) return seeOther(c, "/sign-in?next=/me/work&fresh=1");
-  const form = await c.req.parseBody();
+  const form = await readForm(c);
   const attribution = form.attribution === "remove" ? "remove" : "keep";
   await changeProposal(deps, caller, Number(c.req.param("id")!), { attribution, reason: "" });
   return seeOther(c, "/me/work");
@@ -211,7 +221,7 @@ const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: Form
   const m = await editable(deps, c, c.req.param("slug")! ?? "");
   const names = await namesOf(deps.kv, m.contributors);
   const v = view ?? emptyView(moduleValues(m));
-  const F = fields(v, LABELS);
+  const F = fields(v, LABELS, ModulePatch);
   const a = addView ?? emptyView();
   return (
     <>
@@ -235,8 +245,9 @@ const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: Form
           name="facts"
           hint="One pair a line: label, a colon, the value (Duration: 4 weeks)."
           rows={5}
+          maxlength={FACTS_TEXT}
         />
-        <F.TextArea name="gets" hint="One line each." rows={5} />
+        <F.TextArea name="gets" hint="One line each." rows={5} maxlength={10_000} />
         <button type="submit">Save module</button>
       </form>
       <h2>Contributors</h2>
@@ -264,6 +275,8 @@ const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: Form
           label="Contributor's address"
           hint="A named account with contributor standing."
           view={a}
+          maxlength={320}
+          required
         />
         <button type="submit">Add contributor</button>
       </form>
@@ -337,6 +350,9 @@ async function postMeWorkModulesSlugContributorsIdRemove(deps: Deps, c: WebCtx) 
   await catalogueChanged(deps);
   return seeOther(c, `/me/work/modules/${slug}`);
 }
+
+/** The facts field's text: LIMITS.facts lines of a label, ": " and a value, with newlines. */
+const FACTS_TEXT = LIMITS.facts * (LIMITS.factLabel + LIMITS.factValue + 3);
 
 export function workPages(deps: Deps) {
   const app = webRouter();

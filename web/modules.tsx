@@ -37,6 +37,10 @@ const Filters = z.object({
 });
 
 /** One module in a list. */
+/** What a point is, where points are counted. */
+export const POINT_WORDS =
+  "A point is one signed-in person saying the module is useful; each person gives a module at most one, and can take it back.";
+
 export function ModuleCard(props: { m: Module; points: number }) {
   const { m } = props;
   return (
@@ -109,6 +113,10 @@ async function getCatalogue(deps: Deps, c: WebCtx) {
   const res = await c.render(
     <>
       <h1>Catalogue</h1>
+      <p class="lede">
+        Every published teaching module. Filter them by state or track, sort them, and open one to
+        read it and see who made it.
+      </p>
       <form method="get" action="/catalogue" class="filters" aria-label="Filter and sort">
         <Select
           name="state"
@@ -387,6 +395,7 @@ function ModulePage(
         {props.points} point{props.points === 1 ? "" : "s"}
         {props.mine ? ", one of them yours" : ""}.
       </p>
+      <p class="hint">{POINT_WORDS}</p>
       {props.signedIn
         ? (
           <form method="post" action={`/modules/${m.slug}/point`}>

@@ -171,6 +171,7 @@ async function getSearch(deps: Deps, c: WebCtx) {
     return c.render(
       <>
         <h1>Search</h1>
+        <SearchPurpose />
         {form}
         {q ? <p class="error">Type at least 2 characters.</p> : null}
       </>,
@@ -392,4 +393,13 @@ async function slugsOf(deps: Deps, ids: number[]): Promise<Map<number, string>> 
     });
   }
   return out;
+}
+
+/** What the search page is for, under its heading. */
+function SearchPurpose() {
+  return (
+    <p class="lede">
+      Search the published modules, people's public profiles and their public journal entries.
+    </p>
+  );
 }

@@ -13,7 +13,7 @@ import { endSession } from "../kv/sessions.ts";
 import { completeLink, issueLink } from "../kv/sign_in.ts";
 import { signInMail } from "../mail/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
-import { fail } from "../http/errors.ts";
+import { fail, statusOf } from "../http/errors.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
 import { LinkRequest } from "../http/account_inputs.ts";
 import {
@@ -24,6 +24,7 @@ import {
   Field,
   type FormView,
   given,
+  readForm,
   submitForm,
 } from "./_form.tsx";
 import { forgetWebSession, rememberNext, startWebSession, takeNext } from "./_session.ts";
@@ -35,7 +36,11 @@ const SignInRequest = LinkRequest.extend({
   age_ok: z.literal(true, { error: "please confirm this to sign in" }),
 });
 
-const LABELS = { email: "E-mail address", age_ok: "Age confirmation", name: "Your name" };
+const LABELS = {
+  email: "E-mail address",
+  age_ok: "Age confirmation",
+  name: "Your name (new accounts)",
+};
 
 function SignInForm(props: { view: FormView; next: string; again?: boolean }) {
   return (
@@ -62,9 +67,20 @@ function SignInForm(props: { view: FormView; next: string; again?: boolean }) {
           type="email"
           label={LABELS.email}
           autocomplete="email"
+          maxlength={320}
           required
           view={props.view}
         />
+        {props.again ? null : (
+          <Field
+            name="name"
+            label={LABELS.name}
+            hint="For a new account: the name on your public profile (you can change it later). Leave it empty if you have an account."
+            autocomplete="name"
+            maxlength={120}
+            view={props.view}
+          />
+        )}
         <Checkbox
           name="age_ok"
           label="I am old enough to have an account here"
@@ -130,11 +146,44 @@ function getSignInSent(c: WebCtx) {
   );
 }
 
+/** A used or old link opened by a browser that is signed in: say so, and where to go. */
+function SignedInAlready(props: { email: string }) {
+  return (
+    <>
+      <h1>You are signed in</h1>
+      <p>
+        This sign-in link was used already or is no longer valid, but this browser is signed in as
+        {" "}
+        <strong>
+          <U>{props.email}</U>
+        </strong>
+        : there is nothing more to do.
+      </p>
+      <ul class="actions">
+        <li>
+          <a href="/me">Go to your account</a>
+        </li>
+        <li>
+          <a href="/catalogue">Browse the catalogue</a>
+        </li>
+      </ul>
+    </>
+  );
+}
+
 async function getMe(deps: Deps, c: WebCtx, next: Next) {
   const token = c.req.query("verify");
   if (token === undefined) return await next();
   c.header("Cache-Control", "no-store");
   const found = await findLink(deps.kv, token, deps.clock.now());
+  const me = viewer(c);
+  if (!found && me) {
+    // Back after signing in, or the mail opened again: this browser is signed in already.
+    return c.render(<SignedInAlready email={me.email} />, {
+      title: "You are signed in",
+      noindex: true,
+    });
+  }
   if (!found) {
     c.status(410);
     return c.render(
@@ -171,13 +220,20 @@ async function getMe(deps: Deps, c: WebCtx, next: Next) {
 }
 
 async function postMeVerify(deps: Deps, c: WebCtx) {
-  const form = await c.req.parseBody();
+  const form = await readForm(c);
   const token = typeof form.token === "string" ? form.token : "";
   if (!token || token.length > 200) fail(400, "the link is incomplete; open it from your mail");
+  const me = viewer(c);
   const done = await completeLink(deps, token, {
     address: clientOrigin(deps, c),
     agent: c.req.header("user-agent") ?? "",
+  }).catch((err) => {
+    // The link was used meanwhile (the button pressed twice, Back and again): a browser that
+    // is signed in goes on to the page that says so.
+    if (me && statusOf(err) === 410) return null;
+    throw err;
   });
+  if (!done) return seeOther(c, `/me?verify=${encodeURIComponent(token)}`);
   for (const part of accountParts) await part.afterVerify?.(deps, done.account, done.link);
   // A browser holds one session: the one it had before ends with the new sign-in.
   const before = c.get("session");
@@ -192,7 +248,7 @@ async function postSignOut(deps: Deps, c: WebCtx) {
   const a = c.get("account");
   if (s && a) await endSession(deps.kv, a.id, s.id);
   forgetWebSession(deps, c);
-  return seeOther(c, "/");
+  return seeOther(c, "/?signed-out=1");
 }
 
 export function signInPages(deps: Deps) {

@@ -12,13 +12,14 @@ import { confirmFollow, followLink, requestFollow, unfollow } from "../kv/follow
 import { RULES } from "../kv/rate_limit.ts";
 import { type PublicPage, publicStatusPage } from "../kv/status_page.ts";
 import type { Deps } from "../lib/deps.ts";
-import { percentText, uptimeBars } from "../lib/svg.ts";
+import { uptimeBars } from "../lib/svg.ts";
 import { noteWord } from "../mail/status.ts";
 import { emptyView, fields, type FormView, readForm, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { when } from "./_me.tsx";
 import { seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { StateBadge } from "./me_services.tsx";
+import { uptimeWords } from "./_watch.tsx";
 
 const WORDS = { ok: "up", warn: "late", off: "down", wait: "no data yet" } as const;
 const SLUG = ":slug{[a-z0-9-]{1,100}}";
@@ -63,7 +64,7 @@ const pageOf = async (deps: Deps, c: WebCtx) => {
 const show = (c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
   const slug = c.req.param("slug")!;
   const notice = NOTICES[c.req.query("follow") ?? ""];
-  const F = fields(view, { email: "Your e-mail address" });
+  const F = fields(view, { email: "Your e-mail address" }, FollowBody);
   return (
     <>
       <h1>
@@ -79,7 +80,7 @@ const show = (c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
           <p>
             <StateBadge state={s.maintenance ? "maintenance" : s.state} />{" "}
             {s.maintenance ? "work under way: failures alert nobody" : WORDS[s.state]}{" "}
-            · 90-day uptime: {s.uptime === null ? "no data yet" : percentText(s.uptime)}
+            · 90-day uptime: {uptimeWords(s.uptime)}
           </p>
           {s.note
             ? (

@@ -20,7 +20,15 @@ import { DecisionBody } from "../http/account_inputs.ts";
 import { ProposalPatch } from "../http/catalogue_inputs.ts";
 import { callerOf } from "../http/guards.ts";
 import { fail } from "../http/errors.ts";
-import { emptyView, ErrorSummary, type FormView, Select, submitForm, TextArea } from "./_form.tsx";
+import {
+  emptyView,
+  ErrorSummary,
+  type FormView,
+  readForm,
+  Select,
+  submitForm,
+  TextArea,
+} from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { when } from "./_me.tsx";
 import { StateBadge } from "./me_services.tsx";
@@ -378,7 +386,7 @@ async function getTeamRequests(deps: Deps, c: WebCtx) {
 
 async function postTeamRequestsId(deps: Deps, c: WebCtx) {
   const me = requireTeamPage(c);
-  const form = await c.req.parseBody();
+  const form = await readForm(c);
   const done = await setHandled(deps, idOf(c), form.handled === "true", `account:${me.id}`);
   if (!done) fail(404, "no such request");
   return seeOther(c, "/team/requests");

@@ -26,6 +26,7 @@ if (form) {
     xhr.setRequestHeader("Content-Type", "application/octet-stream");
     bar.hidden = false;
     bar.value = 0;
+    status.classList.remove("error");
     bar.max = file.size || 1;
     status.textContent = "Uploading…";
     xhr.upload.addEventListener("progress", (e) => {
@@ -42,12 +43,18 @@ if (form) {
         status.textContent = "Uploaded.";
         location.assign(answer.next);
       } else {
-        status.textContent = `Not uploaded: ${answer.error ?? `error ${xhr.status}`}`;
+        failed(answer.error ?? `the server answered ${xhr.status}.`);
       }
     });
-    xhr.addEventListener("error", () => {
-      status.textContent = "Not uploaded: the connection failed.";
-    });
+    xhr.addEventListener("error", () => failed("the connection failed. Try again."));
+    // A refused upload is not a full bar: the bar goes, the message stays, marked as an error.
+    const failed = (why) => {
+      bar.hidden = true;
+      bar.value = 0;
+      status.classList.add("error");
+      status.textContent = `Not uploaded: ${why}`;
+      input.focus();
+    };
     xhr.send(file);
   });
 }
