@@ -172,12 +172,22 @@ Deno.test("jobs: under a test clock the daily jobs run once the clock passed 03:
 
 Deno.test("outbox: one person's mails go out in the order they were queued, others' beside them", async () => {
   await using t = await testApp();
-  // A relay that answers the first mail slowly: sent side by side, "back" would arrive first.
+  // A relay that holds the first mail to ops until the other person's mail went out (at most
+  // 5 s): sent side by side, ops' "back" would overtake its "off"; sent all in one line, the
+  // other person's mail would wait behind ops' mails.
   const send = t.mail.send;
-  let calls = 0;
+  let otherSent: () => void = () => {};
+  const other = new Promise<void>((r) => otherSent = r);
+  let held = false;
   t.mail.send = async (mail) => {
-    if (calls++ === 0) await new Promise((r) => setTimeout(r, 30));
+    if (mail.to === "ops@b.org" && !held) {
+      held = true;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([other, new Promise((r) => timer = setTimeout(r, 5_000))]);
+      clearTimeout(timer);
+    }
     await send(mail);
+    if (mail.to === "else@b.org") otherSent();
   };
   const ids: string[] = [];
   for (let round = 0; round < 20; round++) {
@@ -186,13 +196,13 @@ Deno.test("outbox: one person's mails go out in the order they were queued, othe
     ids.push(enqueueMail(op, { to: "ops@b.org", subject: `back ${round}`, text: "t" }, 1000));
     await commit(op);
   }
-  const other = atomic(t.kv);
-  ids.push(enqueueMail(other, { to: "else@b.org", subject: "other", text: "t" }, 1000));
-  await commit(other);
+  const op = atomic(t.kv);
+  ids.push(enqueueMail(op, { to: "else@b.org", subject: "other", text: "t" }, 1000));
+  await commit(op);
   t.clock.set(1000);
   await deliver(t.deps, ids.slice(0, 10).reverse().concat(ids.slice(10)));
   const ops = t.mail.sent.filter((m) => m.to === "ops@b.org").map((m) => m.subject);
   assert.deepEqual(ops, [...Array(20).keys()].flatMap((r) => [`off ${r}`, `back ${r}`]));
-  // The other person's mail did not wait behind the slow first one.
+  // The other person's mail did not wait behind the held one.
   assert.equal(t.mail.sent[0].subject, "other");
 });
