@@ -33,28 +33,58 @@ const TeamItem = ApplicationStateSchema.extend({
   }).nullable(),
 }).meta({ id: "ApplicationItem" });
 
+const postMeApplyRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/apply",
+    tags: ["account"],
+    summary: "Apply for contributor standing; one open application at a time",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: body(ApplyBody),
+    responses: {
+      202: json(
+        z.object({
+          application: z.object({ id: z.number().int(), created: z.string() }),
+        }),
+        "Received; the decision comes by mail and shows under GET /api/me",
+      ),
+      ...errors(400, 401, 409),
+    },
+  });
+
+const getApplicationsRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/applications",
+    tags: ["team"],
+    summary: "Open applications (all=1 adds decided ones), oldest first",
+    security: team,
+    middleware: [requireTeam(deps)],
+    request: { query: z.object({ all: flag }) },
+    responses: { 200: json(z.object({ items: z.array(TeamItem) })), ...errors(401, 403) },
+  });
+
+const patchApplicationsRoute = (deps: Deps) =>
+  createRoute({
+    method: "patch",
+    path: "/applications/{id}",
+    tags: ["team"],
+    summary: "Decide an application; approval grants the contributor role",
+    security: team,
+    middleware: [requireTeam(deps)],
+    request: { params: z.object({ id: idParam }), ...body(DecisionBody) },
+    responses: {
+      200: json(z.object({ ok: z.literal(true), application: ApplicationStateSchema })),
+      ...errors(400, 401, 403, 404, 409),
+    },
+  });
+
 export function applicationRoutes(deps: Deps) {
   const app = router();
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/me/apply",
-      tags: ["account"],
-      summary: "Apply for contributor standing; one open application at a time",
-      security: bearer,
-      middleware: [requireToken(deps)],
-      request: body(ApplyBody),
-      responses: {
-        202: json(
-          z.object({
-            application: z.object({ id: z.number().int(), created: z.string() }),
-          }),
-          "Received; the decision comes by mail and shows under GET /api/me",
-        ),
-        ...errors(400, 401, 409),
-      },
-    }),
+    postMeApplyRoute(deps),
     async (c) => {
       const { text } = c.req.valid("json");
       const a = await applyFor(deps.kv, c.get("account").id, text, deps.clock.now());
@@ -63,16 +93,7 @@ export function applicationRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/applications",
-      tags: ["team"],
-      summary: "Open applications (all=1 adds decided ones), oldest first",
-      security: team,
-      middleware: [requireTeam(deps)],
-      request: { query: z.object({ all: flag }) },
-      responses: { 200: json(z.object({ items: z.array(TeamItem) })), ...errors(401, 403) },
-    }),
+    getApplicationsRoute(deps),
     async (c) => {
       const apps = await listApplications(deps.kv, c.req.valid("query").all);
       const accounts = new Map<number, Account | null>();
@@ -95,19 +116,7 @@ export function applicationRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "patch",
-      path: "/applications/{id}",
-      tags: ["team"],
-      summary: "Decide an application; approval grants the contributor role",
-      security: team,
-      middleware: [requireTeam(deps)],
-      request: { params: z.object({ id: idParam }), ...body(DecisionBody) },
-      responses: {
-        200: json(z.object({ ok: z.literal(true), application: ApplicationStateSchema })),
-        ...errors(400, 401, 403, 404, 409),
-      },
-    }),
+    patchApplicationsRoute(deps),
     async (c) => {
       const { id } = c.req.valid("param");
       const input = c.req.valid("json");

@@ -117,24 +117,143 @@ async function oneView(deps: Deps, m: Module) {
 }
 
 /** Routes of modules, contributors, points, the published catalogue (issue 4). */
+const security: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
+
+const getMeModulesRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/modules",
+    tags: ["modules"],
+    summary: "The caller's modules; for the team every module (published or not)",
+    security,
+    middleware: [member(deps)],
+    responses: {
+      200: json(z.object({ items: z.array(ModuleSchema), team: z.boolean() })),
+      ...errors(401),
+    },
+  });
+
+const getMeModulesRoute2 = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/modules/{slug}",
+    tags: ["modules"],
+    summary: "One module, for its contributors and the team",
+    security,
+    middleware: [member(deps)],
+    request: { params: z.object({ slug: slugParam }) },
+    responses: { 200: json(z.object({ item: ModuleSchema })), ...errors(401, 403, 404) },
+  });
+
+const patchMeModulesRoute = (deps: Deps) =>
+  createRoute({
+    method: "patch",
+    path: "/me/modules/{slug}",
+    tags: ["modules"],
+    summary: "Edit a module; stamps `updated`, one trail line per changed field",
+    security,
+    middleware: [member(deps)],
+    request: { params: z.object({ slug: slugParam }), ...body(ModulePatch) },
+    responses: {
+      200: json(z.object({
+        ok: z.literal(true),
+        item: ModuleSchema,
+        changed: z.array(z.string()),
+      })),
+      ...errors(400, 401, 403, 404),
+    },
+  });
+
+const postMeModulesContributorsRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/modules/{slug}/contributors",
+    tags: ["modules"],
+    summary: "Add a contributor by address (a named account with contributor standing)",
+    security,
+    middleware: [member(deps)],
+    request: {
+      params: z.object({ slug: slugParam }),
+      ...body(z.object({ email: emailSchema }).meta({ id: "ContributorAdd" })),
+    },
+    responses: { 200: json(ContributorsAnswer), ...errors(400, 401, 403, 404) },
+  });
+
+const deleteMeModulesContributorsRoute = (deps: Deps) =>
+  createRoute({
+    method: "delete",
+    path: "/me/modules/{slug}/contributors/{id}",
+    tags: ["modules"],
+    summary: "Remove a contributor; a module keeps at least one (409)",
+    security,
+    middleware: [member(deps)],
+    request: { params: z.object({ slug: slugParam, id: idParam }) },
+    responses: { 200: json(ContributorsAnswer), ...errors(401, 403, 404, 409) },
+  });
+
+const postModulesPointRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/modules/{slug}/point",
+    tags: ["modules"],
+    summary: "Give the caller's point, or withdraw it when given (120 changes an hour)",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: z.object({ slug: slugParam }) },
+    responses: {
+      200: json(z.object({ ok: z.literal(true), points: z.number().int(), mine: z.boolean() })),
+      ...errors(401, 404, 429),
+    },
+  });
+
+const getPointsRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/points",
+    tags: ["modules"],
+    summary: "Point counts of every published module, and the caller's points",
+    middleware: [optionalToken(deps)],
+    responses: {
+      200: json(z.object({
+        counts: z.record(z.string(), z.number().int()),
+        mine: z.array(z.string()),
+      })),
+    },
+  });
+
+const getModulesMetaRoute = createRoute({
+  method: "get",
+  path: "/modules/meta",
+  tags: ["modules"],
+  summary: "Contributors and point count of every published module",
+  responses: {
+    200: json(z.object({
+      items: z.record(
+        z.string(),
+        z.object({ contributors: z.array(Contributor), points: z.number().int() }),
+      ),
+    })),
+  },
+});
+
+const getCatalogueRoute = createRoute({
+  method: "get",
+  path: "/catalogue",
+  tags: ["modules"],
+  summary: "The published catalogue: every published module (without points)",
+  responses: {
+    200: json(z.object({
+      generated: z.string(),
+      count: z.number().int(),
+      modules: z.array(ModuleSchema.omit({ points: true, published: true })),
+    })),
+  },
+});
+
 export function catalogueRoutes(deps: Deps) {
   const app = router();
-  const auth = [member(deps)];
-  const security: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
-
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/me/modules",
-      tags: ["modules"],
-      summary: "The caller's modules; for the team every module (published or not)",
-      security,
-      middleware: auth,
-      responses: {
-        200: json(z.object({ items: z.array(ModuleSchema), team: z.boolean() })),
-        ...errors(401),
-      },
-    }),
+    getMeModulesRoute(deps),
     async (c) => {
       const isTeamNow = isTeamCaller(c);
       const mods = isTeamNow
@@ -146,16 +265,7 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/me/modules/{slug}",
-      tags: ["modules"],
-      summary: "One module, for its contributors and the team",
-      security,
-      middleware: auth,
-      request: { params: z.object({ slug: slugParam }) },
-      responses: { 200: json(z.object({ item: ModuleSchema })), ...errors(401, 403, 404) },
-    }),
+    getMeModulesRoute2(deps),
     async (c) => {
       const entry = await editable(deps, c, c.req.valid("param").slug);
       return c.json({ item: await oneView(deps, entry.value) }, 200);
@@ -163,23 +273,7 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "patch",
-      path: "/me/modules/{slug}",
-      tags: ["modules"],
-      summary: "Edit a module; stamps `updated`, one trail line per changed field",
-      security,
-      middleware: auth,
-      request: { params: z.object({ slug: slugParam }), ...body(ModulePatch) },
-      responses: {
-        200: json(z.object({
-          ok: z.literal(true),
-          item: ModuleSchema,
-          changed: z.array(z.string()),
-        })),
-        ...errors(400, 401, 403, 404),
-      },
-    }),
+    patchMeModulesRoute(deps),
     async (c) => {
       const { slug } = c.req.valid("param");
       const patch = c.req.valid("json");
@@ -198,19 +292,7 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/me/modules/{slug}/contributors",
-      tags: ["modules"],
-      summary: "Add a contributor by address (a named account with contributor standing)",
-      security,
-      middleware: auth,
-      request: {
-        params: z.object({ slug: slugParam }),
-        ...body(z.object({ email: emailSchema }).meta({ id: "ContributorAdd" })),
-      },
-      responses: { 200: json(ContributorsAnswer), ...errors(400, 401, 403, 404) },
-    }),
+    postMeModulesContributorsRoute(deps),
     async (c) => {
       const { slug } = c.req.valid("param");
       const { email } = c.req.valid("json");
@@ -227,16 +309,7 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/me/modules/{slug}/contributors/{id}",
-      tags: ["modules"],
-      summary: "Remove a contributor; a module keeps at least one (409)",
-      security,
-      middleware: auth,
-      request: { params: z.object({ slug: slugParam, id: idParam }) },
-      responses: { 200: json(ContributorsAnswer), ...errors(401, 403, 404, 409) },
-    }),
+    deleteMeModulesContributorsRoute(deps),
     async (c) => {
       const { slug, id } = c.req.valid("param");
       await editable(deps, c, slug);
@@ -250,19 +323,7 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/modules/{slug}/point",
-      tags: ["modules"],
-      summary: "Give the caller's point, or withdraw it when given (120 changes an hour)",
-      security: bearer,
-      middleware: [requireToken(deps)],
-      request: { params: z.object({ slug: slugParam }) },
-      responses: {
-        200: json(z.object({ ok: z.literal(true), points: z.number().int(), mine: z.boolean() })),
-        ...errors(401, 404, 429),
-      },
-    }),
+    postModulesPointRoute(deps),
     async (c) => {
       const { slug } = c.req.valid("param");
       const r = await togglePoint(deps.kv, slug, c.get("account").id, deps.clock.now());
@@ -278,19 +339,7 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/points",
-      tags: ["modules"],
-      summary: "Point counts of every published module, and the caller's points",
-      middleware: [optionalToken(deps)],
-      responses: {
-        200: json(z.object({
-          counts: z.record(z.string(), z.number().int()),
-          mine: z.array(z.string()),
-        })),
-      },
-    }),
+    getPointsRoute(deps),
     async (c) => {
       const p = await published(deps);
       const snap = await countsSnapshot(deps.kv);
@@ -309,20 +358,7 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/modules/meta",
-      tags: ["modules"],
-      summary: "Contributors and point count of every published module",
-      responses: {
-        200: json(z.object({
-          items: z.record(
-            z.string(),
-            z.object({ contributors: z.array(Contributor), points: z.number().int() }),
-          ),
-        })),
-      },
-    }),
+    getModulesMetaRoute,
     async (c) => {
       const p = await published(deps);
       const counts = await countsSnapshot(deps.kv);
@@ -339,19 +375,7 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/catalogue",
-      tags: ["modules"],
-      summary: "The published catalogue: every published module (without points)",
-      responses: {
-        200: json(z.object({
-          generated: z.string(),
-          count: z.number().int(),
-          modules: z.array(ModuleSchema.omit({ points: true, published: true })),
-        })),
-      },
-    }),
+    getCatalogueRoute,
     async (c) => {
       const text = await catalogueJson(deps);
       // deno-lint-ignore no-explicit-any

@@ -35,23 +35,74 @@ const NewChannel = z.object({
 const Params = z.object({ id: idParam });
 
 /** Webhook alert channels of the caller (kv/channels.ts). */
+const getMeChannelsRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/channels",
+    tags: ["services"],
+    summary: "The caller's webhook alert channels",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    responses: {
+      200: json(z.object({ items: z.array(ChannelSchema), max: z.number().int() })),
+      ...errors(401),
+    },
+  });
+
+const postMeChannelsRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/channels",
+    tags: ["services"],
+    summary: "Add a webhook channel; the signing secret is shown only in this answer",
+    description: `Every alert is a JSON POST signed with \`${SIGNATURE_HEADER}: sha256=<hex ` +
+      "HMAC-SHA256 of the body with the secret>`. https only; private addresses are " +
+      "refused as for checks.",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: body(NewChannel),
+    responses: {
+      200: json(z.object({ ok: z.literal(true), item: ChannelSchema, secret: z.string() })),
+      ...errors(400, 401, 409),
+    },
+  });
+
+const deleteMeChannelsRoute = (deps: Deps) =>
+  createRoute({
+    method: "delete",
+    path: "/me/channels/{id}",
+    tags: ["services"],
+    summary: "Remove a channel (and its choice on every service)",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: Params },
+    responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+  });
+
+const postMeChannelsTestRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/channels/{id}/test",
+    tags: ["services"],
+    summary: "Send a test alert now (60 an hour with manual checks)",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: Params },
+    responses: {
+      200: json(z.object({
+        ok: z.literal(true),
+        delivered: z.boolean(),
+        status: z.string().meta({ description: "HTTP status or why it failed" }),
+      })),
+      ...errors(401, 404, 429),
+    },
+  });
+
 export function channelRoutes(deps: Deps) {
   const app = router();
-  const auth = [requireToken(deps)];
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/me/channels",
-      tags: ["services"],
-      summary: "The caller's webhook alert channels",
-      security: bearer,
-      middleware: auth,
-      responses: {
-        200: json(z.object({ items: z.array(ChannelSchema), max: z.number().int() })),
-        ...errors(401),
-      },
-    }),
+    getMeChannelsRoute(deps),
     async (c) => {
       const items = (await listChannels(deps.kv, c.get("account").id)).map(channelView);
       return c.json({ items, max: MAX_CHANNELS }, 200);
@@ -59,22 +110,7 @@ export function channelRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/me/channels",
-      tags: ["services"],
-      summary: "Add a webhook channel; the signing secret is shown only in this answer",
-      description: `Every alert is a JSON POST signed with \`${SIGNATURE_HEADER}: sha256=<hex ` +
-        "HMAC-SHA256 of the body with the secret>`. https only; private addresses are " +
-        "refused as for checks.",
-      security: bearer,
-      middleware: auth,
-      request: body(NewChannel),
-      responses: {
-        200: json(z.object({ ok: z.literal(true), item: ChannelSchema, secret: z.string() })),
-        ...errors(400, 401, 409),
-      },
-    }),
+    postMeChannelsRoute(deps),
     async (c) => {
       const me = c.get("account");
       const input = c.req.valid("json");
@@ -85,16 +121,7 @@ export function channelRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/me/channels/{id}",
-      tags: ["services"],
-      summary: "Remove a channel (and its choice on every service)",
-      security: bearer,
-      middleware: auth,
-      request: { params: Params },
-      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
-    }),
+    deleteMeChannelsRoute(deps),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
@@ -104,23 +131,7 @@ export function channelRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/me/channels/{id}/test",
-      tags: ["services"],
-      summary: "Send a test alert now (60 an hour with manual checks)",
-      security: bearer,
-      middleware: auth,
-      request: { params: Params },
-      responses: {
-        200: json(z.object({
-          ok: z.literal(true),
-          delivered: z.boolean(),
-          status: z.string().meta({ description: "HTTP status or why it failed" }),
-        })),
-        ...errors(401, 404, 429),
-      },
-    }),
+    postMeChannelsTestRoute(deps),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");

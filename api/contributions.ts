@@ -120,6 +120,85 @@ const signedInOrService = (deps: Deps) =>
     await next();
   });
 
+const postContributionsRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/contributions",
+    tags: ["forms"],
+    summary: "Public proposal form",
+    description: "Signed in with the proposal's address: confirmed at once and the team is " +
+      "notified. Otherwise received, and a confirmation link (valid seven days) is mailed.",
+    middleware: [
+      honeypot("proposal", (id) => ({
+        status: 201,
+        body: {
+          ok: true as const,
+          id,
+          status: "received",
+          status_url: statusUrl(deps.config.baseUrl, id),
+        },
+      })),
+      optionalToken(deps),
+    ],
+    request: body(ProposalBody),
+    responses: {
+      201: json(
+        z.object({
+          ok: z.literal(true),
+          id: z.number().int(),
+          status: z.enum(["received", "confirmed"]),
+          status_url: z.string(),
+        }),
+        "Stored",
+      ),
+      ...errors(400, 429),
+    },
+  });
+
+const getContributionsRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/contributions",
+    tags: ["team"],
+    summary: "Every proposal, newest first, with state, submitter and gate checks",
+    security: team,
+    middleware: [requireTeam(deps)],
+    request: { query: z.object({ status: z.enum(STATUSES).optional() }) },
+    responses: {
+      200: json(z.object({ items: z.array(ProposalItem) })),
+      ...errors(400, 401, 403),
+    },
+  });
+
+const getContributionsStatusRoute = createRoute({
+  method: "get",
+  path: "/contributions/{id}/status",
+  tags: ["forms"],
+  summary: "What the public status page shows",
+  description: "Without `key` (the secret of the mailed status link): state and dates " +
+    "only. With it: also title, area, name and reasons. Never the address.",
+  request: {
+    params: z.object({ id: idParam }),
+    query: z.object({ key: z.string().max(100).optional() }),
+  },
+  responses: { 200: json(PublicStatus), ...errors(404) },
+});
+
+const deleteContributionsRoute = (deps: Deps) =>
+  createRoute({
+    method: "delete",
+    path: "/contributions/{id}",
+    tags: ["forms"],
+    summary: "Delete an unpublished proposal (submitter or owner)",
+    security: bearer,
+    middleware: [optionalToken(deps), signedInOrService(deps)],
+    request: { params: z.object({ id: idParam }) },
+    responses: {
+      200: json(z.object({ ok: z.literal(true), deleted: z.number().int() })),
+      ...errors(401, 403, 404, 409),
+    },
+  });
+
 export function contributionRoutes(deps: Deps) {
   const app = router();
   const who = [optionalToken(deps), signedInOrService(deps)];
@@ -130,39 +209,7 @@ export function contributionRoutes(deps: Deps) {
   });
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/contributions",
-      tags: ["forms"],
-      summary: "Public proposal form",
-      description: "Signed in with the proposal's address: confirmed at once and the team is " +
-        "notified. Otherwise received, and a confirmation link (valid seven days) is mailed.",
-      middleware: [
-        honeypot("proposal", (id) => ({
-          status: 201,
-          body: {
-            ok: true as const,
-            id,
-            status: "received",
-            status_url: statusUrl(deps.config.baseUrl, id),
-          },
-        })),
-        optionalToken(deps),
-      ],
-      request: body(ProposalBody),
-      responses: {
-        201: json(
-          z.object({
-            ok: z.literal(true),
-            id: z.number().int(),
-            status: z.enum(["received", "confirmed"]),
-            status_url: z.string(),
-          }),
-          "Stored",
-        ),
-        ...errors(400, 429),
-      },
-    }),
+    postContributionsRoute(deps),
     async (c) => {
       const proposal = await submitProposal(
         deps,
@@ -180,19 +227,7 @@ export function contributionRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/contributions",
-      tags: ["team"],
-      summary: "Every proposal, newest first, with state, submitter and gate checks",
-      security: team,
-      middleware: [requireTeam(deps)],
-      request: { query: z.object({ status: z.enum(STATUSES).optional() }) },
-      responses: {
-        200: json(z.object({ items: z.array(ProposalItem) })),
-        ...errors(400, 401, 403),
-      },
-    }),
+    getContributionsRoute(deps),
     async (c) => {
       const list = await listProposals(deps.kv, c.req.valid("query").status);
       const items = [];
@@ -202,19 +237,7 @@ export function contributionRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/contributions/{id}/status",
-      tags: ["forms"],
-      summary: "What the public status page shows",
-      description: "Without `key` (the secret of the mailed status link): state and dates " +
-        "only. With it: also title, area, name and reasons. Never the address.",
-      request: {
-        params: z.object({ id: idParam }),
-        query: z.object({ key: z.string().max(100).optional() }),
-      },
-      responses: { 200: json(PublicStatus), ...errors(404) },
-    }),
+    getContributionsStatusRoute,
     async (c) => {
       const p = (await getProposal(deps.kv, c.req.valid("param").id)).value;
       if (!p) fail(404, "no such proposal");
@@ -276,19 +299,7 @@ export function contributionRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/contributions/{id}",
-      tags: ["forms"],
-      summary: "Delete an unpublished proposal (submitter or owner)",
-      security: bearer,
-      middleware: who,
-      request: { params: z.object({ id: idParam }) },
-      responses: {
-        200: json(z.object({ ok: z.literal(true), deleted: z.number().int() })),
-        ...errors(401, 403, 404, 409),
-      },
-    }),
+    deleteContributionsRoute(deps),
     async (c) => {
       const { id } = c.req.valid("param");
       await removeProposal(deps, callerOf(deps, c), id);

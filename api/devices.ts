@@ -16,20 +16,57 @@ const Device = z.object({
 
 const Ended = z.object({ ok: z.literal(true), ended: z.number().int() });
 
+const getMeDevicesRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/devices",
+    tags: ["sign-in"],
+    summary: "Live sessions of the account, newest first",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    responses: { 200: json(z.object({ items: z.array(Device) })), ...errors(401) },
+  });
+
+const deleteMeDevicesRoute = (deps: Deps) =>
+  createRoute({
+    method: "delete",
+    path: "/me/devices/{id}",
+    tags: ["sign-in"],
+    summary: "End one session",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: z.object({ id: idParam }) },
+    responses: { 200: json(Ended), ...errors(401, 404) },
+  });
+
+const deleteMeDevicesRoute2 = (deps: Deps) =>
+  createRoute({
+    method: "delete",
+    path: "/me/devices",
+    tags: ["sign-in"],
+    summary: "End every session, this one included (needs ?all=1)",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { query: z.object({ all: flag }) },
+    responses: { 200: json(Ended), ...errors(400, 401) },
+  });
+
+const deleteMeTokenRoute = (deps: Deps) =>
+  createRoute({
+    method: "delete",
+    path: "/me/token",
+    tags: ["sign-in"],
+    summary: "Sign this device out",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    responses: { 200: json(Ended), ...errors(401) },
+  });
+
 export function deviceRoutes(deps: Deps) {
   const app = router();
-  const auth = [requireToken(deps)];
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/me/devices",
-      tags: ["sign-in"],
-      summary: "Live sessions of the account, newest first",
-      security: bearer,
-      middleware: auth,
-      responses: { 200: json(z.object({ items: z.array(Device) })), ...errors(401) },
-    }),
+    getMeDevicesRoute(deps),
     async (c) => {
       const me = c.get("session");
       const now = deps.clock.now();
@@ -48,16 +85,7 @@ export function deviceRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/me/devices/{id}",
-      tags: ["sign-in"],
-      summary: "End one session",
-      security: bearer,
-      middleware: auth,
-      request: { params: z.object({ id: idParam }) },
-      responses: { 200: json(Ended), ...errors(401, 404) },
-    }),
+    deleteMeDevicesRoute(deps),
     async (c) => {
       const { id } = c.req.valid("param");
       const ok = await endSession(deps.kv, c.get("account").id, id);
@@ -67,16 +95,7 @@ export function deviceRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/me/devices",
-      tags: ["sign-in"],
-      summary: "End every session, this one included (needs ?all=1)",
-      security: bearer,
-      middleware: auth,
-      request: { query: z.object({ all: flag }) },
-      responses: { 200: json(Ended), ...errors(400, 401) },
-    }),
+    deleteMeDevicesRoute2(deps),
     async (c) => {
       if (!c.req.valid("query").all) fail(400, "all: send all=1 to end every session");
       const ended = await endAllSessions(deps.kv, c.get("account").id);
@@ -85,15 +104,7 @@ export function deviceRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/me/token",
-      tags: ["sign-in"],
-      summary: "Sign this device out",
-      security: bearer,
-      middleware: auth,
-      responses: { 200: json(Ended), ...errors(401) },
-    }),
+    deleteMeTokenRoute(deps),
     async (c) => {
       await endSession(deps.kv, c.get("account").id, c.get("session").id);
       return c.json({ ok: true as const, ended: 1 }, 200);

@@ -75,30 +75,101 @@ export function storageText(config: Config): string {
 }
 
 /** Routes of file storage and serving (issue 6). */
+const getMeFilesRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/files",
+    tags: ["files"],
+    summary: "The account's files, newest first, with the space used",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    responses: {
+      200: json(z.object({
+        ok: z.literal(true),
+        items: z.array(FileSchema),
+        ...Space,
+        max_file: z.number().int(),
+        where: z.string(),
+      })),
+      ...errors(401),
+    },
+  });
+
+const putMeFilesRoute = (deps: Deps) =>
+  createRoute({
+    method: "put",
+    path: "/me/files",
+    tags: ["files"],
+    summary: "Upload a file: the body is the raw bytes, streamed into storage",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: {
+      headers: UploadHeaders,
+      body: {
+        required: true,
+        content: {
+          "application/octet-stream": { schema: z.string().meta({ format: "binary" }) },
+        },
+      },
+    },
+    responses: {
+      201: json(z.object({ ok: z.literal(true), item: FileSchema, ...Space }), "Stored"),
+      ...errors(400, 401, 409, 411, 413, 415, 429),
+    },
+  });
+
+const patchMeFilesRoute = (deps: Deps) =>
+  createRoute({
+    method: "patch",
+    path: "/me/files/{id}",
+    tags: ["files"],
+    summary: "Make a file public or private, relabel or rename it (same ending)",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: z.object({ id: idParam }), ...body(Patch) },
+    responses: {
+      200: json(z.object({ ok: z.literal(true), item: FileSchema })),
+      ...errors(400, 401, 404),
+    },
+  });
+
+const deleteMeFilesRoute = (deps: Deps) =>
+  createRoute({
+    method: "delete",
+    path: "/me/files/{id}",
+    tags: ["files"],
+    summary: "Delete a file and its bytes; answers the space used",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: z.object({ id: idParam }) },
+    responses: {
+      200: json(z.object({ ok: z.literal(true), ...Space })),
+      ...errors(401, 404),
+    },
+  });
+
+const getFilesRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/files/{account}/{file}/{name}",
+    tags: ["files"],
+    summary: "A file's bytes; private files only for their owner's bearer token",
+    middleware: [optionalToken(deps)],
+    request: { params: FileParams },
+    responses: {
+      200: binary("The bytes, with the stored type"),
+      206: binary("The requested range (Range: bytes=...)"),
+      304: { description: "Not modified (If-None-Match / If-Modified-Since)" },
+      ...errors(404, 416),
+    },
+  });
+
 export function filesRoutes(deps: Deps) {
   const app = router();
-  const auth = [requireToken(deps)];
   const { kv } = deps;
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/me/files",
-      tags: ["files"],
-      summary: "The account's files, newest first, with the space used",
-      security: bearer,
-      middleware: auth,
-      responses: {
-        200: json(z.object({
-          ok: z.literal(true),
-          items: z.array(FileSchema),
-          ...Space,
-          max_file: z.number().int(),
-          where: z.string(),
-        })),
-        ...errors(401),
-      },
-    }),
+    getMeFilesRoute(deps),
     async (c) => {
       const id = c.get("account").id;
       const [files, usage] = await Promise.all([listFiles(kv, id), getUsage(kv, id)]);
@@ -114,27 +185,7 @@ export function filesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "put",
-      path: "/me/files",
-      tags: ["files"],
-      summary: "Upload a file: the body is the raw bytes, streamed into storage",
-      security: bearer,
-      middleware: auth,
-      request: {
-        headers: UploadHeaders,
-        body: {
-          required: true,
-          content: {
-            "application/octet-stream": { schema: z.string().meta({ format: "binary" }) },
-          },
-        },
-      },
-      responses: {
-        201: json(z.object({ ok: z.literal(true), item: FileSchema, ...Space }), "Stored"),
-        ...errors(400, 401, 409, 411, 413, 415, 429),
-      },
-    }),
+    putMeFilesRoute(deps),
     async (c) => {
       const account = c.get("account").id;
       const up = uploadOf((name) => c.req.header(name));
@@ -150,19 +201,7 @@ export function filesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "patch",
-      path: "/me/files/{id}",
-      tags: ["files"],
-      summary: "Make a file public or private, relabel or rename it (same ending)",
-      security: bearer,
-      middleware: auth,
-      request: { params: z.object({ id: idParam }), ...body(Patch) },
-      responses: {
-        200: json(z.object({ ok: z.literal(true), item: FileSchema })),
-        ...errors(400, 401, 404),
-      },
-    }),
+    patchMeFilesRoute(deps),
     async (c) => {
       const account = c.get("account").id;
       const { id } = c.req.valid("param");
@@ -176,19 +215,7 @@ export function filesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/me/files/{id}",
-      tags: ["files"],
-      summary: "Delete a file and its bytes; answers the space used",
-      security: bearer,
-      middleware: auth,
-      request: { params: z.object({ id: idParam }) },
-      responses: {
-        200: json(z.object({ ok: z.literal(true), ...Space })),
-        ...errors(401, 404),
-      },
-    }),
+    deleteMeFilesRoute(deps),
     async (c) => {
       const account = c.get("account").id;
       const { id } = c.req.valid("param");
@@ -199,20 +226,7 @@ export function filesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/files/{account}/{file}/{name}",
-      tags: ["files"],
-      summary: "A file's bytes; private files only for their owner's bearer token",
-      middleware: [optionalToken(deps)],
-      request: { params: FileParams },
-      responses: {
-        200: binary("The bytes, with the stored type"),
-        206: binary("The requested range (Range: bytes=...)"),
-        304: { description: "Not modified (If-None-Match / If-Modified-Since)" },
-        ...errors(404, 416),
-      },
-    }),
+    getFilesRoute(deps),
     (c) => {
       return serveFile(deps, c.req.valid("param"), c.get("account")?.id ?? null, c.req.raw);
     },

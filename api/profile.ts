@@ -88,21 +88,91 @@ async function readCapped(req: Request, max: number): Promise<Uint8Array> {
   return out;
 }
 
+const patchMeRoute = (deps: Deps) =>
+  createRoute({
+    method: "patch",
+    path: "/me",
+    tags: ["account"],
+    summary: "Change name and profile fields; absent fields stay, an empty string clears",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: body(ProfilePatch),
+    responses: { 200: json(ProfileAnswer), ...errors(400, 401) },
+  });
+
+const postMeAvatarRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/avatar",
+    tags: ["account"],
+    summary: "Upload a picture (raw PNG, JPEG or GIF bytes); stored at 256 x 256",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { body: { required: true, ...binary("The image bytes") } },
+    responses: {
+      200: json(z.object({ ok: z.literal(true), avatar: z.string() })),
+      ...errors(400, 401, 413, 415),
+    },
+  });
+
+const deleteMeAvatarRoute = (deps: Deps) =>
+  createRoute({
+    method: "delete",
+    path: "/me/avatar",
+    tags: ["account"],
+    summary: "Remove the picture",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    responses: {
+      200: json(z.object({ ok: z.literal(true), removed: z.boolean() })),
+      ...errors(401),
+    },
+  });
+
+const getAvatarsRoute = createRoute({
+  method: "get",
+  path: "/avatars/{id}",
+  tags: ["public"],
+  summary: "An account's picture",
+  request: { params: z.object({ id: idParam }) },
+  responses: {
+    200: binary("The picture"),
+    304: { description: "Not modified (If-None-Match)" },
+    ...errors(404),
+  },
+});
+
+const ProfileAnswerPublic = z.object({ ok: z.literal(true), profile: PublicProfile });
+
+const getProfilesRoute = createRoute({
+  method: "get",
+  path: "/profiles/{id}",
+  tags: ["public"],
+  summary: "Public profile of a named account",
+  request: { params: z.object({ id: idParam }) },
+  responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
+});
+
+const getProfilesSlugRoute = createRoute({
+  method: "get",
+  path: "/profiles/slug/{name}",
+  tags: ["public"],
+  summary: "Public profile by its slug",
+  request: {
+    params: z.object({
+      name: z.string().regex(/^[a-z0-9-]{1,80}$/).meta({
+        example: "ada-lovelace",
+      }),
+    }),
+  },
+  responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
+});
+
 export function profileRoutes(deps: Deps) {
   const app = router();
-  const auth = [requireToken(deps)];
 
   app.openapi(
-    createRoute({
-      method: "patch",
-      path: "/me",
-      tags: ["account"],
-      summary: "Change name and profile fields; absent fields stay, an empty string clears",
-      security: bearer,
-      middleware: auth,
-      request: body(ProfilePatch),
-      responses: { 200: json(ProfileAnswer), ...errors(400, 401) },
-    }),
+    patchMeRoute(deps),
     async (c) => {
       const patch = c.req.valid("json");
       const before = c.get("account");
@@ -120,19 +190,7 @@ export function profileRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/me/avatar",
-      tags: ["account"],
-      summary: "Upload a picture (raw PNG, JPEG or GIF bytes); stored at 256 x 256",
-      security: bearer,
-      middleware: auth,
-      request: { body: { required: true, ...binary("The image bytes") } },
-      responses: {
-        200: json(z.object({ ok: z.literal(true), avatar: z.string() })),
-        ...errors(400, 401, 413, 415),
-      },
-    }),
+    postMeAvatarRoute(deps),
     async (c) => {
       const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
       if (type && !type.startsWith("image/") && type !== "application/octet-stream") {
@@ -147,18 +205,7 @@ export function profileRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/me/avatar",
-      tags: ["account"],
-      summary: "Remove the picture",
-      security: bearer,
-      middleware: auth,
-      responses: {
-        200: json(z.object({ ok: z.literal(true), removed: z.boolean() })),
-        ...errors(401),
-      },
-    }),
+    deleteMeAvatarRoute(deps),
     async (c) => {
       const removed = await removeAvatar(deps.kv, c.get("account").id);
       return c.json({ ok: true as const, removed }, 200);
@@ -166,18 +213,7 @@ export function profileRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/avatars/{id}",
-      tags: ["public"],
-      summary: "An account's picture",
-      request: { params: z.object({ id: idParam }) },
-      responses: {
-        200: binary("The picture"),
-        304: { description: "Not modified (If-None-Match)" },
-        ...errors(404),
-      },
-    }),
+    getAvatarsRoute,
     async (c) => {
       const { id } = c.req.valid("param");
       const pic = await readAvatar(deps.kv, id);
@@ -201,17 +237,8 @@ export function profileRoutes(deps: Deps) {
     },
   );
 
-  const ProfileAnswerPublic = z.object({ ok: z.literal(true), profile: PublicProfile });
-
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/profiles/{id}",
-      tags: ["public"],
-      summary: "Public profile of a named account",
-      request: { params: z.object({ id: idParam }) },
-      responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
-    }),
+    getProfilesRoute,
     async (c) => {
       const { id } = c.req.valid("param");
       const a = (await getAccount(deps.kv, id)).value;
@@ -221,20 +248,7 @@ export function profileRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/profiles/slug/{name}",
-      tags: ["public"],
-      summary: "Public profile by its slug",
-      request: {
-        params: z.object({
-          name: z.string().regex(/^[a-z0-9-]{1,80}$/).meta({
-            example: "ada-lovelace",
-          }),
-        }),
-      },
-      responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
-    }),
+    getProfilesSlugRoute,
     async (c) => {
       const { name } = c.req.valid("param");
       const idx = await deps.kv.get<number>(slugKey(name));

@@ -84,32 +84,181 @@ const SnapshotSchema = z.object({
 const Params = z.object({ id: idParam });
 const Item = z.object({ ok: z.literal(true), item: ServiceSchema });
 
+const getMeServicesRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/services",
+    tags: ["services"],
+    summary: "The caller's watched services, the allowed values, and (owner) the machine",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    responses: {
+      200: json(z.object({
+        items: z.array(ServiceSchema),
+        team: z.boolean(),
+        machine: SnapshotSchema,
+        kinds: z.array(z.string()),
+        groups: z.array(z.string()),
+        places: z.array(z.string()),
+        intervals: z.array(z.number()),
+        max: z.number().int(),
+      })),
+      ...errors(401),
+    },
+  });
+
+const postMeServicesRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/services",
+    tags: ["services"],
+    summary: "Watch a service; a checked kind is checked once before the answer",
+    description: "hook_url is present only for a heartbeat (webhook:) and only in this answer.",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: body(CreateBody),
+    responses: {
+      200: json(Item.extend({ hook_url: z.string().optional() }), "Created"),
+      ...errors(400, 401, 409),
+    },
+  });
+
+const patchMeServicesRoute = (deps: Deps) =>
+  createRoute({
+    method: "patch",
+    path: "/me/services/{id}",
+    tags: ["services"],
+    summary: "Change name, what, group, place, interval or alerts (not kind or target)",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: Params, ...body(PatchBody) },
+    responses: { 200: json(Item), ...errors(400, 401, 404) },
+  });
+
+const postMeServicesCheckRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/services/{id}/check",
+    tags: ["services"],
+    summary: "Run the check now (60 an hour per account; not for heartbeats)",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: Params },
+    responses: { 200: json(Item), ...errors(400, 401, 404, 429) },
+  });
+
+const EventSchema = z.object({
+  at: z.string(),
+  kind: z.enum(["success", "start", "fail", "log"]),
+  code: z.number().int().nullable().meta({ description: "Exit code sent as /<0-255>" }),
+  rid: z.string().nullable(),
+  duration_ms: z.number().int().nullable().meta({
+    description: "For an end: the time since its start (same rid)",
+  }),
+  status: z.string(),
+  body: z.string().meta({ description: "The request body as text (up to 10 KB)" }),
+  origin: z.string().meta({ description: "The client's network, never its address" }),
+}).meta({ id: "HeartbeatEvent" });
+
+const getMeServicesEventsRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/services/{id}/events",
+    tags: ["services"],
+    summary: "A heartbeat's last 100 signals, newest first",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: Params },
+    responses: { 200: json(z.object({ items: z.array(EventSchema) })), ...errors(401, 404) },
+  });
+
+const DaySchema = z.object({
+  date: z.string(),
+  uptime: z.number().nullable().meta({ description: "Fraction up (ok or warn), 0 to 1" }),
+  down_s: z.number().int(),
+  checks: z.number().int(),
+  median_ms: z.number().int().nullable(),
+  p95_ms: z.number().int().nullable(),
+}).meta({ id: "ServiceDay" });
+
+const getMeServicesHistoryRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/services/{id}/history",
+    tags: ["services"],
+    summary: "Every state change of the last 90 days and the figures per day",
+    description: "Days are UTC dates, oldest first, the last one today (so far). uptime is " +
+      "the time up (ok or warn) over the time with a known state; median and 95th " +
+      "percentile durations are of that day's checks (checked kinds).",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: Params },
+    responses: {
+      200: json(z.object({
+        uptime: z.number().nullable().meta({ description: "Mean of the days with data" }),
+        days: z.array(DaySchema),
+        changes: z.array(z.object({
+          at: z.string(),
+          state: z.enum(["ok", "warn", "off", "wait"]),
+          status: z.string(),
+        })),
+      })),
+      ...errors(401, 404),
+    },
+  });
+
+const postMeServicesRotateRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/services/{id}/rotate",
+    tags: ["services"],
+    summary: "A new hook address for a heartbeat; the old one stops at once",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: Params },
+    responses: {
+      200: json(z.object({ ok: z.literal(true), hook_url: z.string() })),
+      ...errors(400, 401, 404),
+    },
+  });
+
+const deleteMeServicesRoute = (deps: Deps) =>
+  createRoute({
+    method: "delete",
+    path: "/me/services/{id}",
+    tags: ["services"],
+    summary: "Stop watching a service",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: Params },
+    responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+  });
+
+const getServicesRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/services",
+    tags: ["team"],
+    summary: "Every account's services with account and full target, and the machine",
+    security: teamSecurity,
+    middleware: [requireTeam(deps)],
+    responses: {
+      200: json(z.object({
+        items: z.array(ServiceSchema.extend({
+          target: z.string(),
+          account: z.object({ id: z.number().int(), name: z.string(), email: z.string() }),
+        })),
+        machine: SnapshotSchema,
+      })),
+      ...errors(401, 403),
+    },
+  });
+
 export function servicesRoutes(deps: Deps) {
   const app = router();
-  const auth = [requireToken(deps)];
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/me/services",
-      tags: ["services"],
-      summary: "The caller's watched services, the allowed values, and (owner) the machine",
-      security: bearer,
-      middleware: auth,
-      responses: {
-        200: json(z.object({
-          items: z.array(ServiceSchema),
-          team: z.boolean(),
-          machine: SnapshotSchema,
-          kinds: z.array(z.string()),
-          groups: z.array(z.string()),
-          places: z.array(z.string()),
-          intervals: z.array(z.number()),
-          max: z.number().int(),
-        })),
-        ...errors(401),
-      },
-    }),
+    getMeServicesRoute(deps),
     async (c) => {
       const me = c.get("account");
       const now = deps.clock.now();
@@ -129,20 +278,7 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/me/services",
-      tags: ["services"],
-      summary: "Watch a service; a checked kind is checked once before the answer",
-      description: "hook_url is present only for a heartbeat (webhook:) and only in this answer.",
-      security: bearer,
-      middleware: auth,
-      request: body(CreateBody),
-      responses: {
-        200: json(Item.extend({ hook_url: z.string().optional() }), "Created"),
-        ...errors(400, 401, 409),
-      },
-    }),
+    postMeServicesRoute(deps),
     async (c) => {
       const added = await addService(deps, c.get("account"), c.req.valid("json"));
       c.header("Cache-Control", "no-store");
@@ -156,16 +292,7 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "patch",
-      path: "/me/services/{id}",
-      tags: ["services"],
-      summary: "Change name, what, group, place, interval or alerts (not kind or target)",
-      security: bearer,
-      middleware: auth,
-      request: { params: Params, ...body(PatchBody) },
-      responses: { 200: json(Item), ...errors(400, 401, 404) },
-    }),
+    patchMeServicesRoute(deps),
     async (c) => {
       const { id } = c.req.valid("param");
       const item = await editService(deps, c.get("account"), id, c.req.valid("json"));
@@ -174,16 +301,7 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/me/services/{id}/check",
-      tags: ["services"],
-      summary: "Run the check now (60 an hour per account; not for heartbeats)",
-      security: bearer,
-      middleware: auth,
-      request: { params: Params },
-      responses: { 200: json(Item), ...errors(400, 401, 404, 429) },
-    }),
+    postMeServicesCheckRoute(deps),
     async (c) => {
       const { id } = c.req.valid("param");
       const item = await checkServiceNow(deps, c.get("account"), id);
@@ -191,29 +309,8 @@ export function servicesRoutes(deps: Deps) {
     },
   );
 
-  const EventSchema = z.object({
-    at: z.string(),
-    kind: z.enum(["success", "start", "fail", "log"]),
-    code: z.number().int().nullable().meta({ description: "Exit code sent as /<0-255>" }),
-    rid: z.string().nullable(),
-    duration_ms: z.number().int().nullable().meta({
-      description: "For an end: the time since its start (same rid)",
-    }),
-    status: z.string(),
-    body: z.string().meta({ description: "The request body as text (up to 10 KB)" }),
-    origin: z.string().meta({ description: "The client's network, never its address" }),
-  }).meta({ id: "HeartbeatEvent" });
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/me/services/{id}/events",
-      tags: ["services"],
-      summary: "A heartbeat's last 100 signals, newest first",
-      security: bearer,
-      middleware: auth,
-      request: { params: Params },
-      responses: { 200: json(z.object({ items: z.array(EventSchema) })), ...errors(401, 404) },
-    }),
+    getMeServicesEventsRoute(deps),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
@@ -235,39 +332,8 @@ export function servicesRoutes(deps: Deps) {
     },
   );
 
-  const DaySchema = z.object({
-    date: z.string(),
-    uptime: z.number().nullable().meta({ description: "Fraction up (ok or warn), 0 to 1" }),
-    down_s: z.number().int(),
-    checks: z.number().int(),
-    median_ms: z.number().int().nullable(),
-    p95_ms: z.number().int().nullable(),
-  }).meta({ id: "ServiceDay" });
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/me/services/{id}/history",
-      tags: ["services"],
-      summary: "Every state change of the last 90 days and the figures per day",
-      description: "Days are UTC dates, oldest first, the last one today (so far). uptime is " +
-        "the time up (ok or warn) over the time with a known state; median and 95th " +
-        "percentile durations are of that day's checks (checked kinds).",
-      security: bearer,
-      middleware: auth,
-      request: { params: Params },
-      responses: {
-        200: json(z.object({
-          uptime: z.number().nullable().meta({ description: "Mean of the days with data" }),
-          days: z.array(DaySchema),
-          changes: z.array(z.object({
-            at: z.string(),
-            state: z.enum(["ok", "warn", "off", "wait"]),
-            status: z.string(),
-          })),
-        })),
-        ...errors(401, 404),
-      },
-    }),
+    getMeServicesHistoryRoute(deps),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
@@ -282,19 +348,7 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/me/services/{id}/rotate",
-      tags: ["services"],
-      summary: "A new hook address for a heartbeat; the old one stops at once",
-      security: bearer,
-      middleware: auth,
-      request: { params: Params },
-      responses: {
-        200: json(z.object({ ok: z.literal(true), hook_url: z.string() })),
-        ...errors(400, 401, 404),
-      },
-    }),
+    postMeServicesRotateRoute(deps),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
@@ -306,16 +360,7 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/me/services/{id}",
-      tags: ["services"],
-      summary: "Stop watching a service",
-      security: bearer,
-      middleware: auth,
-      request: { params: Params },
-      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
-    }),
+    deleteMeServicesRoute(deps),
     async (c) => {
       const { id } = c.req.valid("param");
       if (!await deleteService(deps, c.get("account").id, id)) fail(404, "no such service");
@@ -324,24 +369,7 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/services",
-      tags: ["team"],
-      summary: "Every account's services with account and full target, and the machine",
-      security: teamSecurity,
-      middleware: [requireTeam(deps)],
-      responses: {
-        200: json(z.object({
-          items: z.array(ServiceSchema.extend({
-            target: z.string(),
-            account: z.object({ id: z.number().int(), name: z.string(), email: z.string() }),
-          })),
-          machine: SnapshotSchema,
-        })),
-        ...errors(401, 403),
-      },
-    }),
+    getServicesRoute(deps),
     async (c) => {
       const now = deps.clock.now();
       const all = await listAllServices(deps.kv);

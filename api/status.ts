@@ -58,6 +58,120 @@ const PageRef = z.object({
 });
 
 /** Status pages (/status/<slug>) and service badges; see kv/status_page.ts. */
+const SettingsAnswer = PageSettings.extend({
+  path: z.string().meta({ description: "Where the page is (while enabled)" }),
+  followers: z.number().int().meta({
+    description: "How many follow the page by mail (confirmed); never who",
+  }),
+});
+
+const putMeStatusPageRoute = (deps: Deps) =>
+  createRoute({
+    method: "put",
+    path: "/me/status-page",
+    tags: ["services"],
+    summary: "Publish (or withdraw) the status page and choose its services and notes",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: body(PageSettings),
+    responses: { 200: json(SettingsAnswer), ...errors(400, 401) },
+  });
+
+const getStatusRoute = createRoute({
+  method: "get",
+  path: "/status/{slug}",
+  tags: ["public"],
+  summary: "An account's public status page: chosen services, state, 90 days, notes",
+  request: { params: Slug },
+  responses: { 200: json(PublicPageSchema), ...errors(404) },
+});
+
+const getMeStatusPageNotesRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/status-page/notes",
+    tags: ["services"],
+    summary: "The incident notes of the caller's status page (90 days, newest first)",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    responses: { 200: json(z.object({ items: z.array(NoteSchema) })), ...errors(401) },
+  });
+
+const postMeStatusPageNotesRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/status-page/notes",
+    tags: ["services"],
+    summary: "Post an incident note on the status page; it is mailed to the followers",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: body(NoteBody),
+    responses: { 201: json(z.object({ item: NoteSchema })), ...errors(400, 401, 429) },
+  });
+
+const deleteMeStatusPageNotesRoute = (deps: Deps) =>
+  createRoute({
+    method: "delete",
+    path: "/me/status-page/notes/{id}",
+    tags: ["services"],
+    summary: "Delete an incident note",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: z.object({ id: idParam }) },
+    responses: { 200: json(Ok), ...errors(401, 404) },
+  });
+
+const postStatusFollowRoute = createRoute({
+  method: "post",
+  path: "/status/{slug}/follow",
+  tags: ["public"],
+  summary: "Follow a status page by mail: mails a confirmation link to the address",
+  description: "The same answer whether or not the address follows already. At most " +
+    `${RULES.followByAddress.max} an hour per address and ${RULES.followByOrigin.max} ` +
+    "per client address.",
+  request: { params: Slug, ...body(FollowBody) },
+  responses: {
+    202: json(z.object({ ok: z.literal(true), sent: z.literal(true) }), "Link mailed"),
+    ...errors(400, 404, 429),
+  },
+});
+
+const links = [
+  ["confirm", "Confirm a follow with the token of the mailed link", confirmFollow],
+  [
+    "unfollow",
+    "Stop following, with the token of a mail's unfollow link: the address is deleted",
+    unfollow,
+  ],
+] as const;
+
+const postMeServicesBadgeRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/services/{id}/badge",
+    tags: ["services"],
+    summary: "Make (or replace) the service's public SVG badge address",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: { params: z.object({ id: idParam }) },
+    responses: {
+      200: json(z.object({ ok: z.literal(true), badge_url: z.string() })),
+      ...errors(401, 404),
+    },
+  });
+
+const getBadgesRoute = createRoute({
+  method: "get",
+  path: "/badges/{file}",
+  tags: ["public"],
+  summary: "A service's SVG badge: its name and state (up, late, down, new)",
+  request: { params: z.object({ file: z.string().max(40).meta({ example: "…22….svg" }) }) },
+  responses: {
+    200: { description: "SVG", content: { "image/svg+xml": { schema: z.string() } } },
+    ...errors(404),
+  },
+});
+
 export function statusRoutes(deps: Deps) {
   const app = router();
   const auth = [requireToken(deps)];
@@ -72,13 +186,6 @@ export function statusRoutes(deps: Deps) {
       followers: await followerCount(deps.kv, account),
     };
   };
-  const SettingsAnswer = PageSettings.extend({
-    path: z.string().meta({ description: "Where the page is (while enabled)" }),
-    followers: z.number().int().meta({
-      description: "How many follow the page by mail (confirmed); never who",
-    }),
-  });
-
   app.openapi(
     createRoute({
       method: "get",
@@ -96,16 +203,7 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "put",
-      path: "/me/status-page",
-      tags: ["services"],
-      summary: "Publish (or withdraw) the status page and choose its services and notes",
-      security: bearer,
-      middleware: auth,
-      request: body(PageSettings),
-      responses: { 200: json(SettingsAnswer), ...errors(400, 401) },
-    }),
+    putMeStatusPageRoute(deps),
     async (c) => {
       const me = c.get("account");
       if (!me.slug) fail(400, "name your account first: the page's address is made from it");
@@ -115,14 +213,7 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/status/{slug}",
-      tags: ["public"],
-      summary: "An account's public status page: chosen services, state, 90 days, notes",
-      request: { params: Slug },
-      responses: { 200: json(PublicPageSchema), ...errors(404) },
-    }),
+    getStatusRoute,
     async (c) => {
       const page = await publicStatusPage(deps, c.req.valid("param").slug);
       if (!page) fail(404, "no such status page");
@@ -132,15 +223,7 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/me/status-page/notes",
-      tags: ["services"],
-      summary: "The incident notes of the caller's status page (90 days, newest first)",
-      security: bearer,
-      middleware: auth,
-      responses: { 200: json(z.object({ items: z.array(NoteSchema) })), ...errors(401) },
-    }),
+    getMeStatusPageNotesRoute(deps),
     async (c) => {
       const notes = await listNotes(deps.kv, c.get("account").id, deps.clock.now());
       return c.json({ items: notes.map(noteView) }, 200);
@@ -148,16 +231,7 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/me/status-page/notes",
-      tags: ["services"],
-      summary: "Post an incident note on the status page; it is mailed to the followers",
-      security: bearer,
-      middleware: auth,
-      request: body(NoteBody),
-      responses: { 201: json(z.object({ item: NoteSchema })), ...errors(400, 401, 429) },
-    }),
+    postMeStatusPageNotesRoute(deps),
     async (c) => {
       const note = await postNote(deps, c.get("account").id, c.req.valid("json"));
       return c.json({ item: noteView(note) }, 201);
@@ -165,16 +239,7 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/me/status-page/notes/{id}",
-      tags: ["services"],
-      summary: "Delete an incident note",
-      security: bearer,
-      middleware: auth,
-      request: { params: z.object({ id: idParam }) },
-      responses: { 200: json(Ok), ...errors(401, 404) },
-    }),
+    deleteMeStatusPageNotesRoute(deps),
     async (c) => {
       const { id } = c.req.valid("param");
       if (!await deleteNote(deps.kv, c.get("account").id, id)) fail(404, "no such note");
@@ -183,20 +248,7 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/status/{slug}/follow",
-      tags: ["public"],
-      summary: "Follow a status page by mail: mails a confirmation link to the address",
-      description: "The same answer whether or not the address follows already. At most " +
-        `${RULES.followByAddress.max} an hour per address and ${RULES.followByOrigin.max} ` +
-        "per client address.",
-      request: { params: Slug, ...body(FollowBody) },
-      responses: {
-        202: json(z.object({ ok: z.literal(true), sent: z.literal(true) }), "Link mailed"),
-        ...errors(400, 404, 429),
-      },
-    }),
+    postStatusFollowRoute,
     async (c) => {
       const { email } = c.req.valid("json");
       await limit(deps, RULES.followByOrigin, clientOrigin(deps, c));
@@ -207,14 +259,6 @@ export function statusRoutes(deps: Deps) {
   );
 
   // The buttons of the mailed links: confirm a follow, or end it (the address is deleted).
-  const links = [
-    ["confirm", "Confirm a follow with the token of the mailed link", confirmFollow],
-    [
-      "unfollow",
-      "Stop following, with the token of a mail's unfollow link: the address is deleted",
-      unfollow,
-    ],
-  ] as const;
   for (const [step, summary, act] of links) {
     app.openapi(
       createRoute({
@@ -233,19 +277,7 @@ export function statusRoutes(deps: Deps) {
   }
 
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/me/services/{id}/badge",
-      tags: ["services"],
-      summary: "Make (or replace) the service's public SVG badge address",
-      security: bearer,
-      middleware: auth,
-      request: { params: z.object({ id: idParam }) },
-      responses: {
-        200: json(z.object({ ok: z.literal(true), badge_url: z.string() })),
-        ...errors(401, 404),
-      },
-    }),
+    postMeServicesBadgeRoute(deps),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
@@ -260,17 +292,7 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: "get",
-      path: "/badges/{file}",
-      tags: ["public"],
-      summary: "A service's SVG badge: its name and state (up, late, down, new)",
-      request: { params: z.object({ file: z.string().max(40).meta({ example: "…22….svg" }) }) },
-      responses: {
-        200: { description: "SVG", content: { "image/svg+xml": { schema: z.string() } } },
-        ...errors(404),
-      },
-    }),
+    getBadgesRoute,
     async (c) => {
       const file = c.req.valid("param").file;
       const found = file.endsWith(".svg") ? await badgeOf(deps, file.slice(0, -4)) : null;

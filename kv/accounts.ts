@@ -96,6 +96,29 @@ export const accountKey = (id: number) => ["accounts", id] as const;
 export const emailKey = (email: string) => ["accounts_by_email", email] as const;
 export const slugKey = (slug: string) => ["accounts_by_slug", slug] as const;
 
+/**
+ * The writers of the account keys, for other modules' atomics: this module is the one writer
+ * of ["accounts"], ["accounts_by_email"] and ["accounts_by_slug"] (docs/kv.md).
+ */
+export function putAccount(op: Atomic, account: Account): Atomic {
+  return op.set(accountKey(account.id), account);
+}
+
+/** Moves an account's slug from `old` to `slug` (which must still be free). */
+export function moveSlug(op: Atomic, id: number, old: string, slug: string): Atomic {
+  if (slug === old) return op;
+  if (old) op.delete(slugKey(old));
+  if (slug) op.check({ key: slugKey(slug), versionstamp: null }).set(slugKey(slug), id);
+  return op;
+}
+
+/** Deletes an account with its address and slug entries (erasure). */
+export function dropAccount(op: Atomic, account: Account): Atomic {
+  op.delete(accountKey(account.id)).delete(emailKey(account.email));
+  if (account.slug) op.delete(slugKey(account.slug));
+  return op;
+}
+
 /** Highest role wins: owner, then reviewer, then contributor; none is "collector". */
 export function standingOf(roles: readonly Role[]): Standing {
   for (const r of ["owner", "reviewer", "contributor"] as const) if (roles.includes(r)) return r;

@@ -4,7 +4,7 @@ import { applicationDecisionMail } from "../mail/accounts.ts";
 import { actorOf, type Caller } from "./caller.ts";
 import type { Mail } from "../lib/mail.ts";
 import { atomic, commit, transact } from "./_atomic.ts";
-import { type Account, accountKey, getAccount } from "./accounts.ts";
+import { type Account, getAccount, putAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import { trailAppend, type TrailEntry } from "./trail.ts";
@@ -73,8 +73,8 @@ export async function applyFor(
       .set(byAccountKey(account, app.id), true)
       .set(openKey(account), app.id)
       // The account names its latest application, so GET /api/me needs no extra read.
-      .check(holder)
-      .set(accountKey(account), { ...holder.value, application: app.id });
+      .check(holder);
+    putAccount(op, { ...holder.value, application: app.id });
     trail.apply(op);
     return { op, result: app };
   });
@@ -189,7 +189,7 @@ export async function decide(
     const ref = `account:${account.id}`;
     if (input.outcome === "approved" && !account.roles.includes("contributor")) {
       account = { ...account, roles: [...account.roles, "contributor"] };
-      op.set(accountKey(account.id), account);
+      putAccount(op, account);
       lines.push({ actor, action: "role.grant", subject: ref, fields: ["contributor"] });
     }
     (await trailAppend(kv, lines, now)).apply(op);

@@ -2,7 +2,7 @@ import { sha256hex } from "../lib/crypto.ts";
 import { invalid, tooLarge, unsupported } from "../lib/errors.ts";
 import { centreSquare, decodeImage, encodePng, type ImageKind, type Rgba } from "../lib/image.ts";
 import { type Atomic, atomic, deleteKeys, keysOf, transact } from "./_atomic.ts";
-import { type Account, accountKey, type AvatarRef, getAccount } from "./accounts.ts";
+import { type Account, type AvatarRef, getAccount, putAccount } from "./accounts.ts";
 
 /**
  * Profile pictures, stored re-encoded at 256 x 256. Key layout:
@@ -144,7 +144,7 @@ export async function setAvatar(
     }
     const avatar: AvatarRef = { etag, type: pic.type, updated: now };
     const next: Account = { ...entry.value, avatar };
-    op.set(accountKey(accountId), next);
+    putAccount(op, next);
     return { op, result: next };
   });
 }
@@ -159,10 +159,7 @@ export async function removeAvatar(kv: Deno.Kv, accountId: number): Promise<bool
     const entry = await getAccount(kv, accountId);
     const old = entry.value?.avatar;
     if (!entry.value || !old) return { op: null, result: false };
-    const op = atomic(kv).check(entry).set(accountKey(accountId), {
-      ...entry.value,
-      avatar: null,
-    });
+    const op = putAccount(atomic(kv).check(entry), { ...entry.value, avatar: null });
     await deleteChunks(kv, op, accountId, old.etag);
     return { op, result: true };
   });

@@ -1,6 +1,6 @@
 import type { Deps } from "../lib/deps.ts";
 import { atomic, transact } from "./_atomic.ts";
-import { type Account, accountKey, emailKey, getAccount, personText, slugKey } from "./accounts.ts";
+import { type Account, dropAccount, getAccount, personText } from "./accounts.ts";
 import { dropLinksTo } from "./links.ts";
 import { dropMailAbout } from "./outbox.ts";
 import { accountParts, type ErasureCounts, type ErasureDecisions } from "./parts.ts";
@@ -38,8 +38,7 @@ export async function eraseAccount(
     const entry = await getAccount(kv, account.id);
     const acc = entry.value;
     if (!acc) return { op: null, result: null };
-    const op = atomic(kv).check(entry).delete(accountKey(acc.id)).delete(emailKey(acc.email));
-    if (acc.slug) op.delete(slugKey(acc.slug));
+    const op = dropAccount(atomic(kv).check(entry), acc);
     indexChange(op, "person", acc.id, personText(acc), null);
     dropped = droppedTerms(personText(acc), null);
     const trail = await trailAppend(

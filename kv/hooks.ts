@@ -3,6 +3,7 @@ import { sha256hex } from "../lib/crypto.ts";
 import { originSubject } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
 import {
+  type Atomic,
   atomic,
   atomicStats,
   commit,
@@ -12,7 +13,7 @@ import {
   TRANSACT_BUDGET_MS,
 } from "./_atomic.ts";
 import { rateKey, RULES } from "./rate_limit.ts";
-import { dueKey } from "./service_due.ts";
+import { putDue } from "./service_due.ts";
 
 /**
  * Heartbeat hooks, the hottest path of the service. Key layout:
@@ -100,6 +101,21 @@ export const hookKey = (hash: string) => ["hooks", hash] as const;
 export const beatKey = (account: number, id: number) => ["beats", account, id] as const;
 export const startKey = (account: number, id: number) => ["beat_starts", account, id] as const;
 export const failKey = (account: number, id: number) => ["beat_fails", account, id] as const;
+
+/** A hook key's record (by the key's hash), in the caller's atomic: this module writes ["hooks"]. */
+export function putHookRef(op: Atomic, hash: string, ref: HookRef): Atomic {
+  return op.set(hookKey(hash), ref);
+}
+
+/** Deletes a hook key's record (rotated or removed). */
+export function dropHookRef(op: Atomic, hash: string): Atomic {
+  return op.delete(hookKey(hash));
+}
+
+/** Deletes a heartbeat's last success, start and failure (the service is removed). */
+export function dropPulse(op: Atomic, account: number, id: number): Atomic {
+  return op.delete(beatKey(account, id)).delete(startKey(account, id)).delete(failKey(account, id));
+}
 const eventPrefix = (account: number, id: number) => ["service_events", account, id] as const;
 const MINUTE = 60_000;
 
@@ -360,10 +376,10 @@ async function commitBatch(
         op.set(startKey(account, id), { at, rid: p.signal.rid } satisfies Start);
         // The runner looks when the run's grace ends.
         const end = Math.ceil((at + (grace ?? 60) * MINUTE + 1) / MINUTE) * MINUTE;
-        op.set(dueKey(end, id), account);
+        putDue(op, end, id, account);
       } else if (p.signal.kind === "fail") {
         op.set(failKey(account, id), p.beat);
-        op.set(dueKey(Math.floor(at / MINUTE) * MINUTE, id), account);
+        putDue(op, Math.floor(at / MINUTE) * MINUTE, id, account);
       }
     }
     for (const p of live) {

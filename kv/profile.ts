@@ -4,13 +4,13 @@ import { atomic, transact } from "./_atomic.ts";
 import { listEntries } from "./journal.ts";
 import {
   type Account,
-  accountKey,
   avatarUrl,
   freeSlug,
   getAccount,
+  moveSlug,
   personText,
   type Profile,
-  slugKey,
+  putAccount,
   standingOf,
 } from "./accounts.ts";
 import { modulesOf, nameInCatalogue } from "./catalogue_api.ts";
@@ -95,11 +95,7 @@ export async function updateProfile(
     if (changed.length === 0) return { op: null, result: old };
     const slug = name ? await freeSlug(kv, name, old.id) : "";
     const next: Account = { ...old, name, slug, profile };
-    const op = atomic(kv).check(entry).set(accountKey(old.id), next);
-    if (slug !== old.slug) {
-      if (old.slug) op.delete(slugKey(old.slug));
-      if (slug) op.check({ key: slugKey(slug), versionstamp: null }).set(slugKey(slug), old.id);
-    }
+    const op = moveSlug(putAccount(atomic(kv).check(entry), next), old.id, old.slug, slug);
     indexChange(op, "person", old.id, personText(old), personText(next));
     dropped = droppedTerms(personText(old), personText(next));
     if (name !== old.name) await nameInCatalogue(kv, old.id, op);

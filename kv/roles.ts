@@ -1,10 +1,10 @@
 import { atomic, retryLocked, transact } from "./_atomic.ts";
 import {
   type Account,
-  accountKey,
   eachAccount,
   findAccountByEmail,
   prepareAccount,
+  putAccount,
   type Role,
   ROLES,
 } from "./accounts.ts";
@@ -44,7 +44,7 @@ export async function grantRole(
         return { op: null, result: { account: found.value, changed: false, created } };
       }
       account = { ...found.value, roles: sortRoles([...found.value.roles, role]) };
-      op.check(found).set(accountKey(account.id), account);
+      putAccount(op.check(found), account);
     } else {
       const fresh = await prepareAccount(kv, email, "", now, [role]);
       fresh.apply(op);
@@ -76,7 +76,7 @@ export async function revokeRole(
       return { op: null, result: { account: found.value, changed: false, created: false } };
     }
     const account = { ...found.value, roles: found.value.roles.filter((r) => r !== role) };
-    const op = atomic(kv).check(found).set(accountKey(account.id), account);
+    const op = putAccount(atomic(kv).check(found), account);
     const trail = await trailAppend(kv, [{
       actor: "owner",
       action: "role.revoke",

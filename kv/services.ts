@@ -9,7 +9,7 @@ import type { Kind } from "../lib/targets.ts";
 import { type Atomic, atomic, commit, transact } from "./_atomic.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { dueKey, dueRange } from "./service_due.ts";
+import { dropDue, dueRange, moveDue, putDue } from "./service_due.ts";
 import {
   type AlertPayload,
   channelsOf,
@@ -19,16 +19,15 @@ import {
 } from "./channels.ts";
 import {
   type Beat,
-  beatKey,
+  dropHookRef,
+  dropPulse,
   eraseEvents,
-  failKey,
   forgetHooks,
   getPulse,
-  hookKey,
   type HookRef,
   listPulses,
   type Pulse,
-  startKey,
+  putHookRef,
   trimEvents,
 } from "./hooks.ts";
 import { addDuration, emptyDay, eraseHistory, readDay, recordChange } from "./history.ts";
@@ -354,11 +353,9 @@ export async function createService(
     const op = id.apply(atomic(kv)).check(count)
       .set(serviceKey(account, s.id), s)
       .set(byIdKey(s.id), account)
-      .sum(countKey(account), 1n)
-      .set(dueKey(due, s.id), account);
-    if (hash) {
-      op.set(hookKey(hash), hookRef(s));
-    }
+      .sum(countKey(account), 1n);
+    putDue(op, due, s.id, account);
+    if (hash) putHookRef(op, hash, hookRef(s));
     if (first) {
       s.since = now;
       recordChange(op, account, s.id, now, { state: s.seen, status: s.last!.status });
@@ -399,17 +396,17 @@ export async function patchService(
       // The next look comes one new interval after the last one, or now if that is past.
       const base = old.last?.checked ?? old.created;
       s.due = Math.max(floorMinute(now), floorMinute(base) + s.interval * MINUTE);
-      op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
+      moveDue(op, old.due, s.due, id, account);
     } else if (
       patch.schedule !== undefined &&
       JSON.stringify(patch.schedule) !== JSON.stringify(old.schedule)
     ) {
       // A new schedule changes when the heartbeat is late: the runner looks again now.
       s.due = floorMinute(now);
-      op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
+      moveDue(op, old.due, s.due, id, account);
     }
     if (s.hook && (s.name !== old.name || runGrace(s) !== runGrace(old))) {
-      op.set(hookKey(s.hook), hookRef(s));
+      putHookRef(op, s.hook, hookRef(s));
     }
     op.set(serviceKey(account, id), s);
     return { op, result: s };
@@ -474,9 +471,9 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
     if (!s) return { op: null, result: false };
     if (s.kind !== "webhook") invalid("only a heartbeat service has a hook address to rotate");
     const op = atomic(kv).check(entry)
-      .set(serviceKey(account, id), { ...s, hook: hash })
-      .set(hookKey(hash), hookRef(s));
-    if (s.hook) op.delete(hookKey(s.hook));
+      .set(serviceKey(account, id), { ...s, hook: hash });
+    putHookRef(op, hash, hookRef(s));
+    if (s.hook) dropHookRef(op, s.hook);
     return { op, result: true };
   });
   forgetHooks(kv);
@@ -492,19 +489,13 @@ function removeInto(
   const left = Number(count.value?.value ?? 1n) - 1;
   op.check(count)
     .delete(serviceKey(s.account, s.id))
-    .delete(byIdKey(s.id))
-    .delete(dueKey(s.due, s.id));
+    .delete(byIdKey(s.id));
+  dropDue(op, s.due, s.id);
   if (s.badge) op.delete(badgeKey(s.badge));
   if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
   else op.delete(countKey(s.account));
-  if (s.kind === "webhook") {
-    op.delete(beatKey(s.account, s.id))
-      .delete(startKey(s.account, s.id))
-      .delete(failKey(s.account, s.id));
-  }
-  if (s.hook) {
-    op.delete(hookKey(s.hook));
-  }
+  if (s.kind === "webhook") dropPulse(op, s.account, s.id);
+  if (s.hook) dropHookRef(op, s.hook);
   return op;
 }
 
@@ -587,12 +578,9 @@ export async function claimDue(
   const op = atomic(kv).check(item.entry, entry).delete(item.entry.key);
   // Another entry of a heartbeat is a nudge a signal left (kv/hooks.ts): it claims the look,
   // and the regular entry goes with it.
-  if (s.due !== item.due) op.delete(dueKey(s.due, s.id));
-  const res = await commit(
-    op
-      .set(dueKey(until, s.id), s.account)
-      .set(serviceKey(s.account, s.id), claimed),
-  );
+  if (s.due !== item.due) dropDue(op, s.due, s.id);
+  putDue(op, until, s.id, s.account);
+  const res = await commit(op.set(serviceKey(s.account, s.id), claimed));
   return res.ok ? claimed : null;
 }
 
@@ -740,7 +728,7 @@ export async function recordResult(
     const op = atomic(kv).check(entry);
     if (nextDue) {
       s.due = nextDue(old);
-      op.delete(dueKey(old.due, id)).set(dueKey(s.due, id), account);
+      moveDue(op, old.due, s.due, id, account);
     }
     addDuration(op, day, result.ms);
     if (s.seen !== old.seen) {
@@ -828,9 +816,7 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
       ? Math.max(floorMinute(now) + MINUTE, minuteAfter(lim.off))
       : floorMinute(now) + Math.max(i, HOUR);
     if (runEnd !== null && state !== "off") s.due = Math.min(s.due, minuteAfter(runEnd));
-    const op = atomic(kv).check(entry)
-      .delete(dueKey(old.due, old.id))
-      .set(dueKey(s.due, old.id), old.account);
+    const op = moveDue(atomic(kv).check(entry), old.due, s.due, old.id, old.account);
     const status = failure
       ? `failure signalled ${iso(failure.at)}${failure.status ? `: ${failure.status}` : ""}`
       : run && runEnd !== null && now > runEnd

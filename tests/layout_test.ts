@@ -242,6 +242,37 @@ Deno.test("layout: every KV key literal is in docs/kv.md and in its owner's modu
   assert.deepEqual(unused, [], "prefixes in docs/kv.md whose owner never names them");
 });
 
+/** Key builders each kv/ module exports: `export const xKey = (...) => ["prefix", ...]`. */
+const BUILDER = /export const (\w+) = \([^)]*\)(?:: [^=]+)? =>\s*\[\s*"[a-z][a-z0-9_]*"/g;
+
+Deno.test("layout: one writer per key prefix: another module's key builder never writes", async () => {
+  const files = await sourceFiles();
+  const builders = new Map<string, string>();
+  for (const file of files.filter((f) => folder(f) === "kv")) {
+    const text = code(await Deno.readTextFile(`${ROOT}${file}`));
+    for (const m of text.matchAll(BUILDER)) builders.set(m[1], file);
+  }
+  assert.ok(builders.has("accountKey") && builders.has("dueKey") && builders.has("hookKey"));
+  const bad: string[] = [];
+  for (const file of files) {
+    if (EXEMPT_FOLDERS.includes(folder(file))) continue;
+    const text = code(await Deno.readTextFile(`${ROOT}${file}`));
+    // A builder this file imports from the module that defines it, used as a written key.
+    for (const imp of text.matchAll(/import \{([^}]*)\} from "([^"]+)"/g)) {
+      const from = new URL(imp[2], `file:///${file}`).pathname.slice(1);
+      for (const name of imp[1].split(",").map((n) => n.trim().replace(/^type /, ""))) {
+        if (builders.get(name) !== from) continue;
+        const write = new RegExp(`\\.(?:set|delete|sum|min|max)\\(\\s*${name}\\(`, "g");
+        for (const m of text.matchAll(write)) {
+          const line = text.slice(0, m.index).split("\n").length;
+          bad.push(`${file}:${line} writes ${name} of ${from}: use its mutators`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(bad, []);
+});
+
 Deno.test("layout: the key scan finds key literals and skips comments", () => {
   const found = (src: string) => [...code(src).matchAll(KEY_LITERAL)].map((m) => m[1]);
   assert.deepEqual(found(`const k = (id: number) => ["accounts", id] as const;`), ["accounts"]);

@@ -35,7 +35,6 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
   const events = hb ? withDurations(await listEvents(deps.kv, s.account, s.id)) : [];
   const channels = await listChannels(deps.kv, s.account);
   const chosen = new Set(s.channels ?? []);
-  const base = deps.config.baseUrl;
   return (
     <>
       {!hb && (s.threshold ?? 1) > 1
@@ -82,57 +81,78 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
           </details>
         )
         : null}
-      {hb
+      {hb ? <EventsPart events={events} /> : null}
+      <ChannelsPart service={s.id} channels={channels} chosen={chosen} />
+      <BadgePart service={s} path={view.badge_path} base={deps.config.baseUrl} />
+    </>
+  );
+}
+
+type ShownEvent = Awaited<ReturnType<typeof listEvents>>[number] & { duration_ms: number | null };
+
+/** The signals of a heartbeat, newest first. */
+function EventsPart({ events }: { events: ShownEvent[] }) {
+  return (
+    <>
+      <h2>Events</h2>
+      {events.length
         ? (
-          <>
-            <h2>Events</h2>
-            {events.length
-              ? (
-                <table>
-                  <caption>The last {events.length} signals, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Time</th>
-                      <th scope="col">Signal</th>
-                      <th scope="col">Took</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">From</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {events.map((e) => (
-                      <tr>
-                        <td>{when(e.at)}</td>
-                        <td>
-                          {KIND_WORDS[e.kind]}
-                          {e.code !== null ? ` (exit ${e.code})` : ""}
-                        </td>
-                        <td>{duration(e.duration_ms)}</td>
-                        <td>
-                          <U>{e.status}</U>
-                          {e.body
-                            ? (
-                              <details>
-                                <summary>Body</summary>
-                                <pre>{e.body}</pre>
-                              </details>
-                            )
-                            : null}
-                        </td>
-                        <td>{e.origin}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              )
-              : <p>No signals yet.</p>}
-          </>
+          <table>
+            <caption>The last {events.length} signals, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Signal</th>
+                <th scope="col">Took</th>
+                <th scope="col">Status</th>
+                <th scope="col">From</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((e) => (
+                <tr>
+                  <td>{when(e.at)}</td>
+                  <td>
+                    {KIND_WORDS[e.kind]}
+                    {e.code !== null ? ` (exit ${e.code})` : ""}
+                  </td>
+                  <td>{duration(e.duration_ms)}</td>
+                  <td>
+                    <U>{e.status}</U>
+                    {e.body
+                      ? (
+                        <details>
+                          <summary>Body</summary>
+                          <pre>{e.body}</pre>
+                        </details>
+                      )
+                      : null}
+                  </td>
+                  <td>{e.origin}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         )
-        : null}
+        : <p>No signals yet.</p>}
+    </>
+  );
+}
+
+/** The channels a service's alerts go to, besides mail. */
+function ChannelsPart(
+  { service, channels, chosen }: {
+    service: number;
+    channels: Awaited<ReturnType<typeof listChannels>>;
+    chosen: Set<number>;
+  },
+) {
+  return (
+    <>
       <h2>Alert channels</h2>
       {channels.length
         ? (
-          <form method="post" action={`/me/services/${s.id}/channels`}>
+          <form method="post" action={`/me/services/${service}/channels`}>
             <fieldset>
               <legend>Besides mail, alert these channels</legend>
               {channels.map((c) => (
@@ -159,16 +179,26 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
             (Slack, Discord, ntfy or your own receiver).
           </p>
         )}
+    </>
+  );
+}
+
+/** The service's badge and its address. */
+function BadgePart(
+  { service: s, path, base }: { service: Service; path: string | null; base: string },
+) {
+  return (
+    <>
       <h2>Badge</h2>
-      {view.badge_path
+      {path
         ? (
           <>
             <p>
-              <img src={view.badge_path} alt={`Badge of ${s.name}`} />
+              <img src={path} alt={`Badge of ${s.name}`} />
             </p>
             <p>
               <label for="badge-url">Badge address (for a README)</label>
-              <input id="badge-url" readonly value={`${base}${view.badge_path}`} />
+              <input id="badge-url" readonly value={`${base}${path}`} />
               <button type="button" data-copy="#badge-url" hidden>Copy</button>
             </p>
           </>
@@ -176,7 +206,7 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
         : <p>No badge address yet.</p>}
       <form method="post" action={`/me/services/${s.id}/badge`} class="inline">
         <button type="submit" class="secondary">
-          {view.badge_path ? "New badge address" : "Make a badge address"}
+          {path ? "New badge address" : "Make a badge address"}
         </button>
       </form>
     </>

@@ -10,7 +10,7 @@ import type { Deps } from "../lib/deps.ts";
 import { callerOf, clientOrigin } from "../http/guards.ts";
 import { ProposalBody, RequestBody } from "../http/catalogue_inputs.ts";
 import { emptyView, Field, fields, type FormView, given, submitForm } from "./_form.tsx";
-import { viewer, webRouter } from "./_web.tsx";
+import { viewer, type WebCtx, webRouter } from "./_web.tsx";
 
 /**
  * Rows for linked files on the proposal form: as many as the API takes (SPEC.md: files up to
@@ -196,6 +196,90 @@ function proposalInput(f: Record<string, string>) {
   };
 }
 
+async function postRequest(deps: Deps, c: WebCtx) {
+  return await submitForm(c, {
+    schema: RequestBody,
+    input: (f) => ({
+      name: f.name ?? "",
+      email: f.email ?? "",
+      kind: f.kind,
+      text: f.text ?? "",
+      org: given(f.org),
+      module: given(f.module),
+      website: given(f.website),
+    }),
+    act: async (input) => {
+      // A filled honeypot: the same answer, nothing done.
+      const { website, ...request } = input;
+      if (website) return "/request/sent";
+      await createRequest(deps, request);
+      return "/request/sent";
+    },
+    show: (view) => <RequestForm view={view} />,
+    page: { title: "Request a module" },
+  });
+}
+
+function getContribute(c: WebCtx) {
+  const me = viewer(c);
+  return c.render(
+    <ProposalForm
+      view={emptyView({ name: me?.name, email: me?.email, area: "other", attribution: "keep" })}
+      signedInAs={me?.email}
+    />,
+    {
+      title: "Propose a module",
+      canonical: "/contribute",
+      description: "Propose a module for the catalogue.",
+    },
+  );
+}
+
+async function postContribute(deps: Deps, c: WebCtx) {
+  let rows: number[] = [];
+  return await submitForm(c, {
+    schema: ProposalBody,
+    input: (f) => {
+      rows = fileRows(f);
+      return proposalInput(f);
+    },
+    fieldOf: (path) => {
+      const m = path.match(/^files\.(\d+)\.(url|label)$/);
+      return m ? `file_${m[2]}_${rows[Number(m[1])] ?? 0}` : path;
+    },
+    act: async (input) => {
+      if (input.website) return "/contribute/sent";
+      const p = await submitProposal(deps, callerOf(deps, c), input, clientOrigin(deps, c));
+      return `/contribute/sent?id=${p.id}&status=${p.status}`;
+    },
+    show: (view) => <ProposalForm view={view} signedInAs={viewer(c)?.email} />,
+    page: { title: "Propose a module" },
+  });
+}
+
+function getContributeSent(c: WebCtx) {
+  const id = /^[1-9][0-9]{0,15}$/.test(c.req.query("id") ?? "") ? c.req.query("id") : null;
+  const confirmed = c.req.query("status") === "confirmed";
+  return c.render(
+    <>
+      <h1>Proposal received</h1>
+      <p>
+        {confirmed
+          ? "It is confirmed (you are signed in with its address) and the team has been told."
+          : "We mailed you a link to confirm it; the team sees it once you have. The link works for seven days."}
+      </p>
+      {id
+        ? (
+          <p>
+            <a href={`/contribute/status?id=${id}`}>Its status page</a>
+          </p>
+        )
+        : null}
+    </>,
+    { title: "Proposal received", noindex: true },
+  );
+}
+
 export function formPages(deps: Deps) {
   const app = webRouter();
 
@@ -206,29 +290,7 @@ export function formPages(deps: Deps) {
       description: "Ask for a module or a track, or report a problem.",
     }));
 
-  app.post("/request", async (c) => {
-    return await submitForm(c, {
-      schema: RequestBody,
-      input: (f) => ({
-        name: f.name ?? "",
-        email: f.email ?? "",
-        kind: f.kind,
-        text: f.text ?? "",
-        org: given(f.org),
-        module: given(f.module),
-        website: given(f.website),
-      }),
-      act: async (input) => {
-        // A filled honeypot: the same answer, nothing done.
-        const { website, ...request } = input;
-        if (website) return "/request/sent";
-        await createRequest(deps, request);
-        return "/request/sent";
-      },
-      show: (view) => <RequestForm view={view} />,
-      page: { title: "Request a module" },
-    });
-  });
+  app.post("/request", (c) => postRequest(deps, c));
 
   app.get("/request/sent", (c) =>
     c.render(
@@ -242,65 +304,11 @@ export function formPages(deps: Deps) {
       { title: "Request sent", noindex: true },
     ));
 
-  app.get("/contribute", (c) => {
-    const me = viewer(c);
-    return c.render(
-      <ProposalForm
-        view={emptyView({ name: me?.name, email: me?.email, area: "other", attribution: "keep" })}
-        signedInAs={me?.email}
-      />,
-      {
-        title: "Propose a module",
-        canonical: "/contribute",
-        description: "Propose a module for the catalogue.",
-      },
-    );
-  });
+  app.get("/contribute", (c) => getContribute(c));
 
-  app.post("/contribute", async (c) => {
-    let rows: number[] = [];
-    return await submitForm(c, {
-      schema: ProposalBody,
-      input: (f) => {
-        rows = fileRows(f);
-        return proposalInput(f);
-      },
-      fieldOf: (path) => {
-        const m = path.match(/^files\.(\d+)\.(url|label)$/);
-        return m ? `file_${m[2]}_${rows[Number(m[1])] ?? 0}` : path;
-      },
-      act: async (input) => {
-        if (input.website) return "/contribute/sent";
-        const p = await submitProposal(deps, callerOf(deps, c), input, clientOrigin(deps, c));
-        return `/contribute/sent?id=${p.id}&status=${p.status}`;
-      },
-      show: (view) => <ProposalForm view={view} signedInAs={viewer(c)?.email} />,
-      page: { title: "Propose a module" },
-    });
-  });
+  app.post("/contribute", (c) => postContribute(deps, c));
 
-  app.get("/contribute/sent", (c) => {
-    const id = /^[1-9][0-9]{0,15}$/.test(c.req.query("id") ?? "") ? c.req.query("id") : null;
-    const confirmed = c.req.query("status") === "confirmed";
-    return c.render(
-      <>
-        <h1>Proposal received</h1>
-        <p>
-          {confirmed
-            ? "It is confirmed (you are signed in with its address) and the team has been told."
-            : "We mailed you a link to confirm it; the team sees it once you have. The link works for seven days."}
-        </p>
-        {id
-          ? (
-            <p>
-              <a href={`/contribute/status?id=${id}`}>Its status page</a>
-            </p>
-          )
-          : null}
-      </>,
-      { title: "Proposal received", noindex: true },
-    );
-  });
+  app.get("/contribute/sent", (c) => getContributeSent(c));
 
   return app;
 }

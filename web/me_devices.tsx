@@ -7,90 +7,96 @@ import { endAllSessions, endSession, listSessions } from "../kv/sessions.ts";
 import type { Deps } from "../lib/deps.ts";
 import { forgetWebSession } from "./_session.ts";
 import { MeNav, when } from "./_me.tsx";
-import { requireAccount, seeOther, webRouter } from "./_web.tsx";
+import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+
+async function getMeDevices(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const now = deps.clock.now();
+  const own = c.get("session")?.hash;
+  const items = (await listSessions(deps.kv, me.id))
+    .filter(({ session }) => session.expires > now)
+    .sort((a, b) => b.session.id - a.session.id);
+  const ended = c.req.query("ended");
+  return c.render(
+    <>
+      <MeNav here="/me/devices" />
+      <h1>Devices</h1>
+      {ended ? <p class="notice" role="status">Ended {ended} session(s).</p> : null}
+      <p>
+        Each browser or program you signed in with a mailed link holds one session. End any you do
+        not recognise.
+      </p>
+      <table>
+        <caption>Signed-in devices, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Signed in</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map(({ session, hash }) => (
+            <tr>
+              <td>
+                {when(session.created)}
+                {hash === own ? <strong>(this browser)</strong> : null}
+              </td>
+              <td>{when(session.last_used)}</td>
+              <td>{when(session.expires)}</td>
+              <td>
+                {hash === own
+                  ? (
+                    <form method="post" action="/sign-out" class="inline">
+                      <button type="submit" class="secondary">Sign out here</button>
+                    </form>
+                  )
+                  : (
+                    <form method="post" action={`/me/devices/${session.id}/end`} class="inline">
+                      <button
+                        type="submit"
+                        class="secondary"
+                        aria-label={`End the session signed in ${when(session.created)}`}
+                      >
+                        End
+                      </button>
+                    </form>
+                  )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form method="post" action="/me/devices/end-all" data-confirm="Sign out everywhere?">
+        <button type="submit" class="danger">End every session (this one too)</button>
+      </form>
+    </>,
+    { title: "Devices", noindex: true },
+  );
+}
+
+async function postMeDevicesIdEnd(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const ok = await endSession(deps.kv, me.id, Number(c.req.param("id")!));
+  return seeOther(c, `/me/devices?ended=${ok ? 1 : 0}`);
+}
+
+async function postMeDevicesEndAll(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  await endAllSessions(deps.kv, me.id);
+  forgetWebSession(deps, c);
+  return seeOther(c, "/sign-in");
+}
 
 export function devicePages(deps: Deps) {
   const app = webRouter();
 
-  app.get("/me/devices", async (c) => {
-    const me = requireAccount(c);
-    const now = deps.clock.now();
-    const own = c.get("session")?.hash;
-    const items = (await listSessions(deps.kv, me.id))
-      .filter(({ session }) => session.expires > now)
-      .sort((a, b) => b.session.id - a.session.id);
-    const ended = c.req.query("ended");
-    return c.render(
-      <>
-        <MeNav here="/me/devices" />
-        <h1>Devices</h1>
-        {ended ? <p class="notice" role="status">Ended {ended} session(s).</p> : null}
-        <p>
-          Each browser or program you signed in with a mailed link holds one session. End any you do
-          not recognise.
-        </p>
-        <table>
-          <caption>Signed-in devices, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Signed in</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map(({ session, hash }) => (
-              <tr>
-                <td>
-                  {when(session.created)}
-                  {hash === own ? <strong>(this browser)</strong> : null}
-                </td>
-                <td>{when(session.last_used)}</td>
-                <td>{when(session.expires)}</td>
-                <td>
-                  {hash === own
-                    ? (
-                      <form method="post" action="/sign-out" class="inline">
-                        <button type="submit" class="secondary">Sign out here</button>
-                      </form>
-                    )
-                    : (
-                      <form method="post" action={`/me/devices/${session.id}/end`} class="inline">
-                        <button
-                          type="submit"
-                          class="secondary"
-                          aria-label={`End the session signed in ${when(session.created)}`}
-                        >
-                          End
-                        </button>
-                      </form>
-                    )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <form method="post" action="/me/devices/end-all" data-confirm="Sign out everywhere?">
-          <button type="submit" class="danger">End every session (this one too)</button>
-        </form>
-      </>,
-      { title: "Devices", noindex: true },
-    );
-  });
+  app.get("/me/devices", (c) => getMeDevices(deps, c));
 
-  app.post("/me/devices/:id{[0-9]{1,15}}/end", async (c) => {
-    const me = requireAccount(c);
-    const ok = await endSession(deps.kv, me.id, Number(c.req.param("id")));
-    return seeOther(c, `/me/devices?ended=${ok ? 1 : 0}`);
-  });
+  app.post("/me/devices/:id{[0-9]{1,15}}/end", (c) => postMeDevicesIdEnd(deps, c));
 
-  app.post("/me/devices/end-all", async (c) => {
-    const me = requireAccount(c);
-    await endAllSessions(deps.kv, me.id);
-    forgetWebSession(deps, c);
-    return seeOther(c, "/sign-in");
-  });
+  app.post("/me/devices/end-all", (c) => postMeDevicesEndAll(deps, c));
 
   return app;
 }

@@ -26,194 +26,208 @@ import { U } from "./_layout.tsx";
 import { bytes, MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
-const fileId = (c: WebCtx) => Number(c.req.param("id"));
+const fileId = (c: WebCtx) => Number(c.req.param("id")!);
+
+const listPage = async (deps: Deps, c: WebCtx, errors?: { id: number; view: FormView }) => {
+  const me = requireAccount(c);
+  const [files, usage] = await Promise.all([listFiles(deps.kv, me.id), getUsage(deps.kv, me.id)]);
+  const uploaded = c.req.query("uploaded") === "1";
+  return (
+    <>
+      <MeNav here="/me/files" viewer={me} />
+      <h1>Files</h1>
+      {uploaded ? <p class="notice" role="status">Uploaded.</p> : null}
+      <p>
+        <label for="space">Space used</label>{" "}
+        <meter id="space" min={0} max={QUOTA} value={usage.bytes}>
+          {bytes(usage.bytes)}
+        </meter>{" "}
+        {bytes(usage.bytes)} of {bytes(QUOTA)} · {usage.files} file(s)
+      </p>
+      <h2>Upload a file</h2>
+      <form
+        method="post"
+        action="/me/files/upload"
+        data-upload
+      >
+        <div class="field">
+          <label for="f-file">File</label>
+          <p class="hint" id="f-file-hint">Up to {bytes(MAX_FILE)}; its ending says its kind.</p>
+          <input id="f-file" type="file" name="file" aria-describedby="f-file-hint" />
+        </div>
+        <div class="field">
+          <label for="f-label">Title (optional)</label>
+          <input id="f-label" type="text" name="label" maxlength={MAX_LABEL} />
+        </div>
+        <div class="field check">
+          <input id="f-public" type="checkbox" name="public" />
+          <label for="f-public">Public: anyone with the link can open it</label>
+        </div>
+        <p data-needs-js class="hint">Uploading needs JavaScript in this browser.</p>
+        <button type="submit" disabled>Upload</button>
+        <progress hidden aria-label="Upload progress" value={0} max={1}></progress>
+        <p data-upload-status role="status" aria-live="polite"></p>
+      </form>
+      <h2>Your files</h2>
+      {files.length === 0 ? <p>No files yet.</p> : null}
+      <ul class="files">
+        {files.map((f) => {
+          const view = errors && errors.id === f.id
+            ? errors.view
+            : emptyView({ name: f.name, label: f.label });
+          const link = `${originOf(deps)}${fileUrl(f)}`;
+          return (
+            <li>
+              <h3>
+                <a href={`/me/files/${f.id}/${encodeURIComponent(f.name)}`}>
+                  <U>{f.name}</U>
+                </a>
+              </h3>
+              <p class="meta">
+                {bytes(f.size)} · {f.public ? "public" : "private"} · {when(f.created)}
+                {f.label
+                  ? (
+                    <>
+                      {" · "}
+                      <U>{f.label}</U>
+                    </>
+                  )
+                  : null}
+              </p>
+              {f.public
+                ? (
+                  <div class="field">
+                    <label for={`link-${f.id}`}>Public link of {f.name}</label>
+                    <input id={`link-${f.id}`} type="text" readonly value={link} />
+                    <button type="button" data-copy={`#link-${f.id}`} hidden>
+                      Copy link of {f.name}
+                    </button>
+                  </div>
+                )
+                : null}
+              <form method="post" action={`/me/files/${f.id}/visibility`} class="inline">
+                <input type="hidden" name="public" value={f.public ? "false" : "true"} />
+                <button type="submit" class="secondary">
+                  {f.public ? `Make ${f.name} private` : `Make ${f.name} public`}
+                </button>
+              </form>{" "}
+              <form
+                method="post"
+                action={`/me/files/${f.id}/delete`}
+                class="inline"
+                data-confirm={`Delete ${f.name}?`}
+              >
+                <button type="submit" class="danger">Delete {f.name}</button>
+              </form>
+              <details open={errors?.id === f.id}>
+                <summary>Rename or retitle {f.name}</summary>
+                <form method="post" action={`/me/files/${f.id}`} novalidate>
+                  <ErrorSummary view={view} />
+                  <Field name="name" label={`New name of ${f.name}`} view={view} />
+                  <Field
+                    name="label"
+                    label={`Title of ${f.name}`}
+                    view={view}
+                    maxlength={MAX_LABEL}
+                  />
+                  <button type="submit">Save {f.name}</button>
+                </form>
+              </details>
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+};
+
+/** The service's own origin (BASE_URL's). */
+const originOf = (deps: Deps) => new URL(deps.config.baseUrl).origin;
+
+async function getMeFiles(deps: Deps, c: WebCtx) {
+  return c.render(await listPage(deps, c), {
+    title: "Files",
+    noindex: true,
+    scripts: ["upload.js"],
+  });
+}
+
+async function postMeFilesUpload(deps: Deps, c: WebCtx) {
+  const origin = c.req.header("origin");
+  if (!origin || (origin !== originOf(deps) && origin !== new URL(c.req.url).origin)) {
+    return c.json({ error: "this upload was not sent from this site" }, 403);
+  }
+  const me = c.get("account");
+  if (!me) return c.json({ error: "sign in again" }, 401);
+  try {
+    const up = uploadOf((name) => c.req.header(name));
+    await limit(deps, RULES.upload, me.id);
+    await uploadFile(deps, me.id, { ...up, body: c.req.raw.body });
+    return c.json({ ok: true, next: "/me/files?uploaded=1" }, 201);
+  } catch (err) {
+    const status = statusOf(err);
+    if (!status) throw err;
+    // The rest of a refused body is not read.
+    await c.req.raw.body?.cancel().catch(() => {});
+    return c.json({ error: (err as Error).message }, status as 400);
+  }
+}
+
+async function getMeFilesIdName(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  return await serveFile(
+    deps,
+    { account: me.id, file: fileId(c), name: c.req.param("name")! },
+    me.id,
+    c.req.raw,
+  );
+}
+
+async function postMeFilesId(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = fileId(c);
+  return await submitForm(c, {
+    schema: Patch,
+    input: (f) => ({ name: f.name ?? "", label: f.label ?? "" }),
+    act: async (p) => {
+      await changeFile(deps, me.id, id, p);
+      return "/me/files";
+    },
+    show: (view) => listPage(deps, c, { id, view }),
+    page: { title: "Files" },
+  });
+}
+
+async function postMeFilesIdVisibility(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const form = await c.req.parseBody();
+  await changeFile(deps, me.id, fileId(c), { public: form.public === "true" });
+  return seeOther(c, "/me/files");
+}
+
+async function postMeFilesIdDelete(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  if (!(await getFile(deps.kv, me.id, fileId(c))).value) fail(404, "no such file");
+  await deleteFile(deps.kv, me.id, fileId(c), deps.clock.now());
+  return seeOther(c, "/me/files");
+}
 
 export function filePages(deps: Deps) {
   const app = webRouter();
-  const base = new URL(deps.config.baseUrl).origin;
 
-  const listPage = async (c: WebCtx, errors?: { id: number; view: FormView }) => {
-    const me = requireAccount(c);
-    const [files, usage] = await Promise.all([listFiles(deps.kv, me.id), getUsage(deps.kv, me.id)]);
-    const uploaded = c.req.query("uploaded") === "1";
-    return (
-      <>
-        <MeNav here="/me/files" viewer={me} />
-        <h1>Files</h1>
-        {uploaded ? <p class="notice" role="status">Uploaded.</p> : null}
-        <p>
-          <label for="space">Space used</label>{" "}
-          <meter id="space" min={0} max={QUOTA} value={usage.bytes}>
-            {bytes(usage.bytes)}
-          </meter>{" "}
-          {bytes(usage.bytes)} of {bytes(QUOTA)} · {usage.files} file(s)
-        </p>
-        <h2>Upload a file</h2>
-        <form
-          method="post"
-          action="/me/files/upload"
-          data-upload
-        >
-          <div class="field">
-            <label for="f-file">File</label>
-            <p class="hint" id="f-file-hint">Up to {bytes(MAX_FILE)}; its ending says its kind.</p>
-            <input id="f-file" type="file" name="file" aria-describedby="f-file-hint" />
-          </div>
-          <div class="field">
-            <label for="f-label">Title (optional)</label>
-            <input id="f-label" type="text" name="label" maxlength={MAX_LABEL} />
-          </div>
-          <div class="field check">
-            <input id="f-public" type="checkbox" name="public" />
-            <label for="f-public">Public: anyone with the link can open it</label>
-          </div>
-          <p data-needs-js class="hint">Uploading needs JavaScript in this browser.</p>
-          <button type="submit" disabled>Upload</button>
-          <progress hidden aria-label="Upload progress" value={0} max={1}></progress>
-          <p data-upload-status role="status" aria-live="polite"></p>
-        </form>
-        <h2>Your files</h2>
-        {files.length === 0 ? <p>No files yet.</p> : null}
-        <ul class="files">
-          {files.map((f) => {
-            const view = errors && errors.id === f.id
-              ? errors.view
-              : emptyView({ name: f.name, label: f.label });
-            const link = `${base}${fileUrl(f)}`;
-            return (
-              <li>
-                <h3>
-                  <a href={`/me/files/${f.id}/${encodeURIComponent(f.name)}`}>
-                    <U>{f.name}</U>
-                  </a>
-                </h3>
-                <p class="meta">
-                  {bytes(f.size)} · {f.public ? "public" : "private"} · {when(f.created)}
-                  {f.label
-                    ? (
-                      <>
-                        {" · "}
-                        <U>{f.label}</U>
-                      </>
-                    )
-                    : null}
-                </p>
-                {f.public
-                  ? (
-                    <div class="field">
-                      <label for={`link-${f.id}`}>Public link of {f.name}</label>
-                      <input id={`link-${f.id}`} type="text" readonly value={link} />
-                      <button type="button" data-copy={`#link-${f.id}`} hidden>
-                        Copy link of {f.name}
-                      </button>
-                    </div>
-                  )
-                  : null}
-                <form method="post" action={`/me/files/${f.id}/visibility`} class="inline">
-                  <input type="hidden" name="public" value={f.public ? "false" : "true"} />
-                  <button type="submit" class="secondary">
-                    {f.public ? `Make ${f.name} private` : `Make ${f.name} public`}
-                  </button>
-                </form>{" "}
-                <form
-                  method="post"
-                  action={`/me/files/${f.id}/delete`}
-                  class="inline"
-                  data-confirm={`Delete ${f.name}?`}
-                >
-                  <button type="submit" class="danger">Delete {f.name}</button>
-                </form>
-                <details open={errors?.id === f.id}>
-                  <summary>Rename or retitle {f.name}</summary>
-                  <form method="post" action={`/me/files/${f.id}`} novalidate>
-                    <ErrorSummary view={view} />
-                    <Field name="name" label={`New name of ${f.name}`} view={view} />
-                    <Field
-                      name="label"
-                      label={`Title of ${f.name}`}
-                      view={view}
-                      maxlength={MAX_LABEL}
-                    />
-                    <button type="submit">Save {f.name}</button>
-                  </form>
-                </details>
-              </li>
-            );
-          })}
-        </ul>
-      </>
-    );
-  };
-
-  app.get("/me/files", async (c) => {
-    return c.render(await listPage(c), {
-      title: "Files",
-      noindex: true,
-      scripts: ["upload.js"],
-    });
-  });
+  app.get("/me/files", (c) => getMeFiles(deps, c));
 
   // The upload itself: a fetch from the files page, so JSON answers; the Origin must be ours
   // (hono/csrf only looks at form content types, and this body is not one).
-  app.post("/me/files/upload", async (c) => {
-    const origin = c.req.header("origin");
-    if (!origin || (origin !== base && origin !== new URL(c.req.url).origin)) {
-      return c.json({ error: "this upload was not sent from this site" }, 403);
-    }
-    const me = c.get("account");
-    if (!me) return c.json({ error: "sign in again" }, 401);
-    try {
-      const up = uploadOf((name) => c.req.header(name));
-      await limit(deps, RULES.upload, me.id);
-      await uploadFile(deps, me.id, { ...up, body: c.req.raw.body });
-      return c.json({ ok: true, next: "/me/files?uploaded=1" }, 201);
-    } catch (err) {
-      const status = statusOf(err);
-      if (!status) throw err;
-      // The rest of a refused body is not read.
-      await c.req.raw.body?.cancel().catch(() => {});
-      return c.json({ error: (err as Error).message }, status as 400);
-    }
-  });
+  app.post("/me/files/upload", (c) => postMeFilesUpload(deps, c));
 
-  app.get("/me/files/:id{[0-9]{1,15}}/:name", async (c) => {
-    const me = requireAccount(c);
-    return await serveFile(
-      deps,
-      { account: me.id, file: fileId(c), name: c.req.param("name") },
-      me.id,
-      c.req.raw,
-    );
-  });
+  app.get("/me/files/:id{[0-9]{1,15}}/:name", (c) => getMeFilesIdName(deps, c));
 
-  app.post("/me/files/:id{[0-9]{1,15}}", async (c) => {
-    const me = requireAccount(c);
-    const id = fileId(c);
-    return await submitForm(c, {
-      schema: Patch,
-      input: (f) => ({ name: f.name ?? "", label: f.label ?? "" }),
-      act: async (p) => {
-        await changeFile(deps, me.id, id, p);
-        return "/me/files";
-      },
-      show: (view) => listPage(c, { id, view }),
-      page: { title: "Files" },
-    });
-  });
+  app.post("/me/files/:id{[0-9]{1,15}}", (c) => postMeFilesId(deps, c));
 
-  app.post("/me/files/:id{[0-9]{1,15}}/visibility", async (c) => {
-    const me = requireAccount(c);
-    const form = await c.req.parseBody();
-    await changeFile(deps, me.id, fileId(c), { public: form.public === "true" });
-    return seeOther(c, "/me/files");
-  });
+  app.post("/me/files/:id{[0-9]{1,15}}/visibility", (c) => postMeFilesIdVisibility(deps, c));
 
-  app.post("/me/files/:id{[0-9]{1,15}}/delete", async (c) => {
-    const me = requireAccount(c);
-    if (!(await getFile(deps.kv, me.id, fileId(c))).value) fail(404, "no such file");
-    await deleteFile(deps.kv, me.id, fileId(c), deps.clock.now());
-    return seeOther(c, "/me/files");
-  });
+  app.post("/me/files/:id{[0-9]{1,15}}/delete", (c) => postMeFilesIdDelete(deps, c));
 
   return app;
 }

@@ -17,7 +17,7 @@ import {
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
-import { requireAccount, seeOther, webRouter } from "./_web.tsx";
+import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS = { text: "Entry", public: "Public" };
 
@@ -44,141 +44,153 @@ function EntryForm(props: { view: FormView; action: string; button: string }) {
   );
 }
 
-const entryId = (c: { req: { param(n: string): string } }) => Number(c.req.param("id"));
+const entryId = (c: { req: { param(n: string): string } }) => Number(c.req.param("id")!);
+
+const listPage = async (deps: Deps, account: number, view: FormView) => {
+  const entries = await listEntries(deps.kv, account);
+  return (
+    <>
+      <MeNav here="/me/journal" />
+      <h1>Journal</h1>
+      <h2>Write an entry</h2>
+      <EntryForm view={view} action="/me/journal" button="Save entry" />
+      <h2>Your entries</h2>
+      {entries.length === 0 ? <p>No entries yet.</p> : null}
+      <ul class="entries">
+        {entries.map((e) => (
+          <li>
+            <p class="meta">
+              {when(e.created)} · {e.public ? "public" : "private"}
+              {e.updated ? ` · changed ${when(e.updated)}` : ""}
+            </p>
+            <p class="text">
+              <U>{e.text}</U>
+            </p>
+            <ul class="inline">
+              <li>
+                <a href={`/me/journal/${e.id}`} aria-label={`Edit entry of ${when(e.created)}`}>
+                  Edit
+                </a>
+              </li>
+              <li>
+                <form method="post" action={`/me/journal/${e.id}/visibility`} class="inline">
+                  <input type="hidden" name="public" value={e.public ? "false" : "true"} />
+                  <button type="submit" class="link">
+                    {e.public ? "Make private" : "Make public"}
+                  </button>
+                </form>
+              </li>
+              <li>
+                <form
+                  method="post"
+                  action={`/me/journal/${e.id}/delete`}
+                  class="inline"
+                  data-confirm="Delete this entry?"
+                >
+                  <button type="submit" class="link">Delete</button>
+                </form>
+              </li>
+            </ul>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+};
+
+async function getMeJournal(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  return c.render(await listPage(deps, me.id, emptyView({ public: "on" })), {
+    title: "Journal",
+    noindex: true,
+  });
+}
+
+async function postMeJournal(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  return await submitForm(c, {
+    schema: NewEntry,
+    input: (f) => ({ text: f.text ?? "", public: checked(f.public) }),
+    act: async (input) => {
+      await addEntry(deps.kv, me.id, input, deps.clock.now());
+      return "/me/journal";
+    },
+    show: (view) => listPage(deps, me.id, view),
+    page: { title: "Journal" },
+  });
+}
+
+async function getMeJournalId(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const found = await getEntry(deps.kv, me.id, entryId(c));
+  if (!found) fail(404, "no such journal entry");
+  const e = found.value;
+  const view = emptyView({ text: e.text, public: e.public ? "on" : "" });
+  return c.render(
+    <>
+      <MeNav here="/me/journal" />
+      <h1>Edit entry</h1>
+      <EntryForm view={view} action={`/me/journal/${e.id}`} button="Save changes" />
+      <p>
+        <a href="/me/journal">Back to the journal</a>
+      </p>
+    </>,
+    { title: "Edit entry", noindex: true },
+  );
+}
+
+async function postMeJournalId(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = entryId(c);
+  return await submitForm(c, {
+    schema: EntryPatch,
+    input: (f) => ({ text: f.text ?? "", public: checked(f.public) }),
+    act: async (patch) => {
+      const e = await updateEntry(deps.kv, me.id, id, patch, deps.clock.now());
+      if (!e) fail(404, "no such journal entry");
+      return "/me/journal";
+    },
+    show: (view) => (
+      <>
+        <MeNav here="/me/journal" />
+        <h1>Edit entry</h1>
+        <EntryForm view={view} action={`/me/journal/${id}`} button="Save changes" />
+      </>
+    ),
+    page: { title: "Edit entry" },
+  });
+}
+
+async function postMeJournalIdVisibility(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const form = await c.req.parseBody();
+  const e = await updateEntry(deps.kv, me.id, entryId(c), {
+    public: form.public === "true",
+  }, deps.clock.now());
+  if (!e) fail(404, "no such journal entry");
+  return seeOther(c, "/me/journal");
+}
+
+async function postMeJournalIdDelete(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  if (!await deleteEntry(deps.kv, me.id, entryId(c))) fail(404, "no such journal entry");
+  return seeOther(c, "/me/journal");
+}
 
 export function journalPages(deps: Deps) {
   const app = webRouter();
 
-  const listPage = async (account: number, view: FormView) => {
-    const entries = await listEntries(deps.kv, account);
-    return (
-      <>
-        <MeNav here="/me/journal" />
-        <h1>Journal</h1>
-        <h2>Write an entry</h2>
-        <EntryForm view={view} action="/me/journal" button="Save entry" />
-        <h2>Your entries</h2>
-        {entries.length === 0 ? <p>No entries yet.</p> : null}
-        <ul class="entries">
-          {entries.map((e) => (
-            <li>
-              <p class="meta">
-                {when(e.created)} · {e.public ? "public" : "private"}
-                {e.updated ? ` · changed ${when(e.updated)}` : ""}
-              </p>
-              <p class="text">
-                <U>{e.text}</U>
-              </p>
-              <ul class="inline">
-                <li>
-                  <a href={`/me/journal/${e.id}`} aria-label={`Edit entry of ${when(e.created)}`}>
-                    Edit
-                  </a>
-                </li>
-                <li>
-                  <form method="post" action={`/me/journal/${e.id}/visibility`} class="inline">
-                    <input type="hidden" name="public" value={e.public ? "false" : "true"} />
-                    <button type="submit" class="link">
-                      {e.public ? "Make private" : "Make public"}
-                    </button>
-                  </form>
-                </li>
-                <li>
-                  <form
-                    method="post"
-                    action={`/me/journal/${e.id}/delete`}
-                    class="inline"
-                    data-confirm="Delete this entry?"
-                  >
-                    <button type="submit" class="link">Delete</button>
-                  </form>
-                </li>
-              </ul>
-            </li>
-          ))}
-        </ul>
-      </>
-    );
-  };
+  app.get("/me/journal", (c) => getMeJournal(deps, c));
 
-  app.get("/me/journal", async (c) => {
-    const me = requireAccount(c);
-    return c.render(await listPage(me.id, emptyView({ public: "on" })), {
-      title: "Journal",
-      noindex: true,
-    });
-  });
+  app.post("/me/journal", (c) => postMeJournal(deps, c));
 
-  app.post("/me/journal", async (c) => {
-    const me = requireAccount(c);
-    return await submitForm(c, {
-      schema: NewEntry,
-      input: (f) => ({ text: f.text ?? "", public: checked(f.public) }),
-      act: async (input) => {
-        await addEntry(deps.kv, me.id, input, deps.clock.now());
-        return "/me/journal";
-      },
-      show: (view) => listPage(me.id, view),
-      page: { title: "Journal" },
-    });
-  });
+  app.get("/me/journal/:id{[0-9]{1,15}}", (c) => getMeJournalId(deps, c));
 
-  app.get("/me/journal/:id{[0-9]{1,15}}", async (c) => {
-    const me = requireAccount(c);
-    const found = await getEntry(deps.kv, me.id, entryId(c));
-    if (!found) fail(404, "no such journal entry");
-    const e = found.value;
-    const view = emptyView({ text: e.text, public: e.public ? "on" : "" });
-    return c.render(
-      <>
-        <MeNav here="/me/journal" />
-        <h1>Edit entry</h1>
-        <EntryForm view={view} action={`/me/journal/${e.id}`} button="Save changes" />
-        <p>
-          <a href="/me/journal">Back to the journal</a>
-        </p>
-      </>,
-      { title: "Edit entry", noindex: true },
-    );
-  });
+  app.post("/me/journal/:id{[0-9]{1,15}}", (c) => postMeJournalId(deps, c));
 
-  app.post("/me/journal/:id{[0-9]{1,15}}", async (c) => {
-    const me = requireAccount(c);
-    const id = entryId(c);
-    return await submitForm(c, {
-      schema: EntryPatch,
-      input: (f) => ({ text: f.text ?? "", public: checked(f.public) }),
-      act: async (patch) => {
-        const e = await updateEntry(deps.kv, me.id, id, patch, deps.clock.now());
-        if (!e) fail(404, "no such journal entry");
-        return "/me/journal";
-      },
-      show: (view) => (
-        <>
-          <MeNav here="/me/journal" />
-          <h1>Edit entry</h1>
-          <EntryForm view={view} action={`/me/journal/${id}`} button="Save changes" />
-        </>
-      ),
-      page: { title: "Edit entry" },
-    });
-  });
+  app.post("/me/journal/:id{[0-9]{1,15}}/visibility", (c) => postMeJournalIdVisibility(deps, c));
 
-  app.post("/me/journal/:id{[0-9]{1,15}}/visibility", async (c) => {
-    const me = requireAccount(c);
-    const form = await c.req.parseBody();
-    const e = await updateEntry(deps.kv, me.id, entryId(c), {
-      public: form.public === "true",
-    }, deps.clock.now());
-    if (!e) fail(404, "no such journal entry");
-    return seeOther(c, "/me/journal");
-  });
-
-  app.post("/me/journal/:id{[0-9]{1,15}}/delete", async (c) => {
-    const me = requireAccount(c);
-    if (!await deleteEntry(deps.kv, me.id, entryId(c))) fail(404, "no such journal entry");
-    return seeOther(c, "/me/journal");
-  });
+  app.post("/me/journal/:id{[0-9]{1,15}}/delete", (c) => postMeJournalIdDelete(deps, c));
 
   return app;
 }

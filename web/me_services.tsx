@@ -244,267 +244,282 @@ function HookShown(props: { url: string; intro: Child }) {
   );
 }
 
-const serviceId = (c: WebCtx) => Number(c.req.param("id"));
+const serviceId = (c: WebCtx) => Number(c.req.param("id")!);
+
+const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
+  const me = requireAccount(c);
+  const now = deps.clock.now();
+  const items = (await listServices(deps.kv, me.id)).map(({ service, beat }) =>
+    serviceView(service, beat, now)
+  );
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>Watched services</h1>
+      {items.length
+        ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
+        : <p>No services watched yet.</p>}
+      <h2>Add a service</h2>
+      <p class="hint">Up to {MAX_SERVICES} services.</p>
+      <p>
+        <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a>
+      </p>
+      <AddForm view={view} />
+      {isOwner(me) ? <MachinePart deps={deps} /> : null}
+    </>
+  );
+};
+
+const MachinePart = async ({ deps }: { deps: Deps }) => {
+  const snap = await readSnapshot(deps.config);
+  if (!snap) return <p>No machine snapshot configured.</p>;
+  return (
+    <section aria-labelledby="machine-h">
+      <h2 id="machine-h">This machine</h2>
+      <p class="meta">
+        <U>{snap.host}</U> · read {at(snap.read)}
+      </p>
+      <ul>
+        {snap.services.map((s) => (
+          <li>
+            <U>{s.name}</U> · <U>{s.state}</U> · <U>{s.status}</U>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+};
+
+async function getMeServices(deps: Deps, c: WebCtx) {
+  const view = emptyView({
+    kind: "url",
+    group: "Public",
+    interval: "60",
+    threshold: "1",
+    alerts: "on",
+  });
+  return c.render(await listPage(deps, c, view), { title: "Watched services", noindex: true });
+}
+
+async function postMeServices(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  let hook: string | null = null;
+  let added: ServiceView | null = null;
+  const res = await submitForm(c, {
+    schema: CreateBody,
+    input: (f) => ({
+      ...commonInput(f),
+      check: f.kind === "webhook" ? "webhook:" : `${f.kind ?? ""}:${(f.check ?? "").trim()}`,
+    }),
+    act: async (input) => {
+      const r = await addService(deps, me, input);
+      hook = r.hook_url;
+      added = r.item;
+      return `/me/services/${r.item.id}`;
+    },
+    show: (view) => listPage(deps, c, view),
+    page: { title: "Watched services" },
+  });
+  // A heartbeat's hook address is shown once, on the answer itself (never in an address).
+  if (hook && added) {
+    const s = added as ServiceView;
+    c.header("Location", undefined);
+    c.status(200);
+    c.header("Cache-Control", "no-store");
+    return await c.render(
+      <>
+        <MeNav here="/me/services" viewer={me} />
+        <h1>
+          Added <U>{s.name}</U>
+        </h1>
+        <HookShown url={hook} intro="Call this address when your job has run." />
+        <p>
+          <a href={`/me/services/${s.id}`}>Go to the service</a>
+        </p>
+      </>,
+      { title: "Service added", noindex: true },
+    );
+  }
+  return res;
+}
+
+const servicePage = async (deps: Deps, c: WebCtx, view?: FormView, shown?: Child) => {
+  const me = requireAccount(c);
+  const found = (await getService(deps.kv, me.id, serviceId(c))).value;
+  if (!found) fail(404, "no such service");
+  const s = serviceView(found, await getBeat(deps.kv, found), deps.clock.now());
+  const v = view ?? emptyView({
+    name: s.name,
+    what: s.what,
+    group: s.group,
+    place: s.place ?? "",
+    interval: String(s.interval),
+    threshold: String(s.threshold),
+    alerts: s.alerts ? "on" : "",
+    schedule: s.schedule ?? "",
+    tz: s.tz ?? "",
+    grace: s.grace === null ? "" : String(s.grace),
+  });
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>
+        <U>{s.name}</U>
+      </h1>
+      {shown}
+      <dl>
+        <dt>State</dt>
+        <dd>
+          <StateBadge state={s.state} />
+        </dd>
+        <dt>Last result</dt>
+        <dd>
+          <U>{s.status}</U>
+          {s.ms !== null ? ` (${s.ms} ms)` : ""}
+        </dd>
+        <dt>{s.kind === "webhook" ? "Last beat" : "Last checked"}</dt>
+        <dd>{s.kind === "webhook" ? at(s.beat) : at(s.checked)}</dd>
+        <dt>Kind</dt>
+        <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
+        {s.target_hint
+          ? (
+            <>
+              <dt>Target</dt>
+              <dd>
+                <U>{s.target_hint}</U>
+              </dd>
+            </>
+          )
+          : null}
+        {s.cert_expires
+          ? (
+            <>
+              <dt>Certificate expires</dt>
+              <dd>{at(s.cert_expires)}</dd>
+            </>
+          )
+          : null}
+        <dt>Added</dt>
+        <dd>{at(s.created)}</dd>
+      </dl>
+      {await watchSection(deps, found, s)}
+      <ul class="inline actions">
+        {s.kind === "webhook"
+          ? (
+            <li>
+              <form
+                method="post"
+                action={`/me/services/${s.id}/rotate`}
+                data-confirm="The old hook address stops at once. Continue?"
+              >
+                <button type="submit" class="secondary">New hook address</button>
+              </form>
+            </li>
+          )
+          : (
+            <li>
+              <form method="post" action={`/me/services/${s.id}/check`}>
+                <button type="submit" class="secondary">Check now</button>
+              </form>
+            </li>
+          )}
+        <li>
+          <form
+            method="post"
+            action={`/me/services/${s.id}/delete`}
+            data-confirm="Stop watching this service?"
+          >
+            <button type="submit" class="danger">Delete service</button>
+          </form>
+        </li>
+      </ul>
+      <h2>Change it</h2>
+      <form method="post" action={`/me/services/${s.id}`} novalidate>
+        <ErrorSummary view={v} labels={LABELS} />
+        <CommonFields view={v} />
+        {s.schedule ? <input type="hidden" name="had_schedule" value="1" /> : null}
+        <button type="submit">Save changes</button>
+      </form>
+      <p>
+        <a href="/me/services">All services</a>
+      </p>
+    </>
+  );
+};
+
+async function getMeServicesId(deps: Deps, c: WebCtx) {
+  return c.render(await servicePage(deps, c), { title: "Service", noindex: true });
+}
+
+async function postMeServicesId(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = serviceId(c);
+  return await submitForm(c, {
+    schema: PatchBody,
+    input: (f) => {
+      const common = commonInput(f);
+      if (given(f.schedule) !== undefined) return common;
+      // An emptied schedule field goes back to the interval; the time zone and grace shown
+      // with the schedule the service had go with it.
+      if (f.had_schedule !== "1") return { ...common, schedule: null };
+      const { tz: _tz, grace: _grace, ...rest } = common;
+      return { ...rest, schedule: null };
+    },
+    act: async (patch) => {
+      await editService(deps, me, id, patch);
+      return `/me/services/${id}`;
+    },
+    show: (view) => servicePage(deps, c, view),
+    page: { title: "Service" },
+  });
+}
+
+async function postMeServicesIdCheck(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = serviceId(c);
+  await checkServiceNow(deps, me, id);
+  return seeOther(c, `/me/services/${id}`);
+}
+
+async function postMeServicesIdRotate(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const key = await rotateHook(deps, me.id, serviceId(c));
+  if (!key) fail(404, "no such service");
+  c.header("Cache-Control", "no-store");
+  return c.render(
+    await servicePage(
+      deps,
+      c,
+      undefined,
+      <HookShown url={hookUrl(deps, key)} intro="The old address no longer works." />,
+    ),
+    { title: "Service", noindex: true },
+  );
+}
+
+async function postMeServicesIdDelete(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  if (!await deleteService(deps, me.id, serviceId(c))) fail(404, "no such service");
+  return seeOther(c, "/me/services");
+}
 
 export function servicePages(deps: Deps) {
   const app = webRouter();
 
-  const listPage = async (c: WebCtx, view: FormView) => {
-    const me = requireAccount(c);
-    const now = deps.clock.now();
-    const items = (await listServices(deps.kv, me.id)).map(({ service, beat }) =>
-      serviceView(service, beat, now)
-    );
-    return (
-      <>
-        <MeNav here="/me/services" viewer={me} />
-        <h1>Watched services</h1>
-        {items.length
-          ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
-          : <p>No services watched yet.</p>}
-        <h2>Add a service</h2>
-        <p class="hint">Up to {MAX_SERVICES} services.</p>
-        <p>
-          <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a>
-        </p>
-        <AddForm view={view} />
-        {isOwner(me) ? <MachinePart /> : null}
-      </>
-    );
-  };
-
   // The machine snapshot, for the owner only.
-  const MachinePart = async () => {
-    const snap = await readSnapshot(deps.config);
-    if (!snap) return <p>No machine snapshot configured.</p>;
-    return (
-      <section aria-labelledby="machine-h">
-        <h2 id="machine-h">This machine</h2>
-        <p class="meta">
-          <U>{snap.host}</U> · read {at(snap.read)}
-        </p>
-        <ul>
-          {snap.services.map((s) => (
-            <li>
-              <U>{s.name}</U> · <U>{s.state}</U> · <U>{s.status}</U>
-            </li>
-          ))}
-        </ul>
-      </section>
-    );
-  };
+  app.get("/me/services", (c) => getMeServices(deps, c));
 
-  app.get("/me/services", async (c) => {
-    const view = emptyView({
-      kind: "url",
-      group: "Public",
-      interval: "60",
-      threshold: "1",
-      alerts: "on",
-    });
-    return c.render(await listPage(c, view), { title: "Watched services", noindex: true });
-  });
+  app.post("/me/services", (c) => postMeServices(deps, c));
 
-  app.post("/me/services", async (c) => {
-    const me = requireAccount(c);
-    let hook: string | null = null;
-    let added: ServiceView | null = null;
-    const res = await submitForm(c, {
-      schema: CreateBody,
-      input: (f) => ({
-        ...commonInput(f),
-        check: f.kind === "webhook" ? "webhook:" : `${f.kind ?? ""}:${(f.check ?? "").trim()}`,
-      }),
-      act: async (input) => {
-        const r = await addService(deps, me, input);
-        hook = r.hook_url;
-        added = r.item;
-        return `/me/services/${r.item.id}`;
-      },
-      show: (view) => listPage(c, view),
-      page: { title: "Watched services" },
-    });
-    // A heartbeat's hook address is shown once, on the answer itself (never in an address).
-    if (hook && added) {
-      const s = added as ServiceView;
-      c.header("Location", undefined);
-      c.status(200);
-      c.header("Cache-Control", "no-store");
-      return await c.render(
-        <>
-          <MeNav here="/me/services" viewer={me} />
-          <h1>
-            Added <U>{s.name}</U>
-          </h1>
-          <HookShown url={hook} intro="Call this address when your job has run." />
-          <p>
-            <a href={`/me/services/${s.id}`}>Go to the service</a>
-          </p>
-        </>,
-        { title: "Service added", noindex: true },
-      );
-    }
-    return res;
-  });
+  app.get("/me/services/:id{[0-9]{1,15}}", (c) => getMeServicesId(deps, c));
 
-  const servicePage = async (c: WebCtx, view?: FormView, shown?: Child) => {
-    const me = requireAccount(c);
-    const found = (await getService(deps.kv, me.id, serviceId(c))).value;
-    if (!found) fail(404, "no such service");
-    const s = serviceView(found, await getBeat(deps.kv, found), deps.clock.now());
-    const v = view ?? emptyView({
-      name: s.name,
-      what: s.what,
-      group: s.group,
-      place: s.place ?? "",
-      interval: String(s.interval),
-      threshold: String(s.threshold),
-      alerts: s.alerts ? "on" : "",
-      schedule: s.schedule ?? "",
-      tz: s.tz ?? "",
-      grace: s.grace === null ? "" : String(s.grace),
-    });
-    return (
-      <>
-        <MeNav here="/me/services" viewer={me} />
-        <h1>
-          <U>{s.name}</U>
-        </h1>
-        {shown}
-        <dl>
-          <dt>State</dt>
-          <dd>
-            <StateBadge state={s.state} />
-          </dd>
-          <dt>Last result</dt>
-          <dd>
-            <U>{s.status}</U>
-            {s.ms !== null ? ` (${s.ms} ms)` : ""}
-          </dd>
-          <dt>{s.kind === "webhook" ? "Last beat" : "Last checked"}</dt>
-          <dd>{s.kind === "webhook" ? at(s.beat) : at(s.checked)}</dd>
-          <dt>Kind</dt>
-          <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
-          {s.target_hint
-            ? (
-              <>
-                <dt>Target</dt>
-                <dd>
-                  <U>{s.target_hint}</U>
-                </dd>
-              </>
-            )
-            : null}
-          {s.cert_expires
-            ? (
-              <>
-                <dt>Certificate expires</dt>
-                <dd>{at(s.cert_expires)}</dd>
-              </>
-            )
-            : null}
-          <dt>Added</dt>
-          <dd>{at(s.created)}</dd>
-        </dl>
-        {await watchSection(deps, found, s)}
-        <ul class="inline actions">
-          {s.kind === "webhook"
-            ? (
-              <li>
-                <form
-                  method="post"
-                  action={`/me/services/${s.id}/rotate`}
-                  data-confirm="The old hook address stops at once. Continue?"
-                >
-                  <button type="submit" class="secondary">New hook address</button>
-                </form>
-              </li>
-            )
-            : (
-              <li>
-                <form method="post" action={`/me/services/${s.id}/check`}>
-                  <button type="submit" class="secondary">Check now</button>
-                </form>
-              </li>
-            )}
-          <li>
-            <form
-              method="post"
-              action={`/me/services/${s.id}/delete`}
-              data-confirm="Stop watching this service?"
-            >
-              <button type="submit" class="danger">Delete service</button>
-            </form>
-          </li>
-        </ul>
-        <h2>Change it</h2>
-        <form method="post" action={`/me/services/${s.id}`} novalidate>
-          <ErrorSummary view={v} labels={LABELS} />
-          <CommonFields view={v} />
-          {s.schedule ? <input type="hidden" name="had_schedule" value="1" /> : null}
-          <button type="submit">Save changes</button>
-        </form>
-        <p>
-          <a href="/me/services">All services</a>
-        </p>
-      </>
-    );
-  };
+  app.post("/me/services/:id{[0-9]{1,15}}", (c) => postMeServicesId(deps, c));
 
-  app.get("/me/services/:id{[0-9]{1,15}}", async (c) => {
-    return c.render(await servicePage(c), { title: "Service", noindex: true });
-  });
+  app.post("/me/services/:id{[0-9]{1,15}}/check", (c) => postMeServicesIdCheck(deps, c));
 
-  app.post("/me/services/:id{[0-9]{1,15}}", async (c) => {
-    const me = requireAccount(c);
-    const id = serviceId(c);
-    return await submitForm(c, {
-      schema: PatchBody,
-      input: (f) => {
-        const common = commonInput(f);
-        if (given(f.schedule) !== undefined) return common;
-        // An emptied schedule field goes back to the interval; the time zone and grace shown
-        // with the schedule the service had go with it.
-        if (f.had_schedule !== "1") return { ...common, schedule: null };
-        const { tz: _tz, grace: _grace, ...rest } = common;
-        return { ...rest, schedule: null };
-      },
-      act: async (patch) => {
-        await editService(deps, me, id, patch);
-        return `/me/services/${id}`;
-      },
-      show: (view) => servicePage(c, view),
-      page: { title: "Service" },
-    });
-  });
+  app.post("/me/services/:id{[0-9]{1,15}}/rotate", (c) => postMeServicesIdRotate(deps, c));
 
-  app.post("/me/services/:id{[0-9]{1,15}}/check", async (c) => {
-    const me = requireAccount(c);
-    const id = serviceId(c);
-    await checkServiceNow(deps, me, id);
-    return seeOther(c, `/me/services/${id}`);
-  });
-
-  app.post("/me/services/:id{[0-9]{1,15}}/rotate", async (c) => {
-    const me = requireAccount(c);
-    const key = await rotateHook(deps, me.id, serviceId(c));
-    if (!key) fail(404, "no such service");
-    c.header("Cache-Control", "no-store");
-    return c.render(
-      await servicePage(
-        c,
-        undefined,
-        <HookShown url={hookUrl(deps, key)} intro="The old address no longer works." />,
-      ),
-      { title: "Service", noindex: true },
-    );
-  });
-
-  app.post("/me/services/:id{[0-9]{1,15}}/delete", async (c) => {
-    const me = requireAccount(c);
-    if (!await deleteService(deps, me.id, serviceId(c))) fail(404, "no such service");
-    return seeOther(c, "/me/services");
-  });
+  app.post("/me/services/:id{[0-9]{1,15}}/delete", (c) => postMeServicesIdDelete(deps, c));
 
   return app;
 }

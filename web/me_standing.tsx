@@ -13,145 +13,149 @@ import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
 
-export function standingPages(deps: Deps) {
-  const app = webRouter();
-
-  const page = async (c: WebCtx, apply: FormView, invite: FormView) => {
-    const me = requireAccount(c);
-    const [latest, invites] = await Promise.all([
-      latestApplication(deps.kv, me),
-      invitesBy(deps.kv, me.id),
-    ]);
-    const now = deps.clock.now();
-    const standing = standingOf(me.roles);
-    return (
-      <>
-        <MeNav here="/me/standing" viewer={me} />
-        <h1>Standing and invitations</h1>
-        {c.req.query("sent") ? <p class="notice" role="status">Done.</p> : null}
-        <p>
-          Your standing: <strong>{standing}</strong>
-        </p>
-        <h2>Contributor standing</h2>
-        {latest
+const page = async (deps: Deps, c: WebCtx, apply: FormView, invite: FormView) => {
+  const me = requireAccount(c);
+  const [latest, invites] = await Promise.all([
+    latestApplication(deps.kv, me),
+    invitesBy(deps.kv, me.id),
+  ]);
+  const now = deps.clock.now();
+  const standing = standingOf(me.roles);
+  return (
+    <>
+      <MeNav here="/me/standing" viewer={me} />
+      <h1>Standing and invitations</h1>
+      {c.req.query("sent") ? <p class="notice" role="status">Done.</p> : null}
+      <p>
+        Your standing: <strong>{standing}</strong>
+      </p>
+      <h2>Contributor standing</h2>
+      {latest
+        ? (
+          <p>
+            Your application of {when(latest.created)}:{" "}
+            {latest.outcome === null ? <strong>waiting for the team</strong> : (
+              <>
+                <strong>{latest.outcome}</strong> on {when(latest.decided)}
+                {latest.reason
+                  ? (
+                    <>
+                      {" "}— reason: <U>{latest.reason}</U>
+                    </>
+                  )
+                  : null}
+              </>
+            )}
+          </p>
+        )
+        : null}
+      {me.roles.includes("contributor") || latest?.outcome === null
+        ? null
+        : (
+          <form method="post" action="/me/standing/apply" novalidate>
+            <ErrorSummary view={apply} labels={{ text: "Why you apply" }} />
+            <TextArea
+              name="text"
+              label="Why you apply"
+              hint="At least 20 characters: what you would contribute."
+              view={apply}
+              maxlength={2000}
+              required
+            />
+            <button type="submit">Apply for contributor standing</button>
+          </form>
+        )}
+      <h2>Invite someone</h2>
+      <form method="post" action="/me/standing/invite" novalidate>
+        <ErrorSummary
+          view={invite}
+          labels={{ email: "Their address", message: "Message", name: "Name" }}
+        />
+        <Field name="email" type="email" label="Their address" view={invite} required />
+        <TextArea
+          name="message"
+          label="Message (optional)"
+          view={invite}
+          rows={3}
+          maxlength={500}
+        />
+        {invite.errors.name
           ? (
-            <p>
-              Your application of {when(latest.created)}:{" "}
-              {latest.outcome === null ? <strong>waiting for the team</strong> : (
-                <>
-                  <strong>{latest.outcome}</strong> on {when(latest.decided)}
-                  {latest.reason
-                    ? (
-                      <>
-                        {" "}— reason: <U>{latest.reason}</U>
-                      </>
-                    )
-                    : null}
-                </>
-              )}
+            <p class="error">
+              Set a name on your <a href="/me/profile">profile</a> first.
             </p>
           )
           : null}
-        {me.roles.includes("contributor") || latest?.outcome === null
-          ? null
-          : (
-            <form method="post" action="/me/standing/apply" novalidate>
-              <ErrorSummary view={apply} labels={{ text: "Why you apply" }} />
-              <TextArea
-                name="text"
-                label="Why you apply"
-                hint="At least 20 characters: what you would contribute."
-                view={apply}
-                maxlength={2000}
-                required
-              />
-              <button type="submit">Apply for contributor standing</button>
-            </form>
-          )}
-        <h2>Invite someone</h2>
-        <form method="post" action="/me/standing/invite" novalidate>
-          <ErrorSummary
-            view={invite}
-            labels={{ email: "Their address", message: "Message", name: "Name" }}
-          />
-          <Field name="email" type="email" label="Their address" view={invite} required />
-          <TextArea
-            name="message"
-            label="Message (optional)"
-            view={invite}
-            rows={3}
-            maxlength={500}
-          />
-          {invite.errors.name
-            ? (
-              <p class="error">
-                Set a name on your <a href="/me/profile">profile</a> first.
-              </p>
-            )
-            : null}
-          <button type="submit">Send invitation</button>
-        </form>
-        <h2>Invitations sent</h2>
-        {invites.length === 0 ? <p>None yet.</p> : (
-          <table>
-            <caption>Your invitations, newest first</caption>
-            <thead>
+        <button type="submit">Send invitation</button>
+      </form>
+      <h2>Invitations sent</h2>
+      {invites.length === 0 ? <p>None yet.</p> : (
+        <table>
+          <caption>Your invitations, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Address</th>
+              <th scope="col">Sent</th>
+              <th scope="col">Outcome</th>
+            </tr>
+          </thead>
+          <tbody>
+            {invites.map((i) => (
               <tr>
-                <th scope="col">Address</th>
-                <th scope="col">Sent</th>
-                <th scope="col">Outcome</th>
+                <td>
+                  <U>{i.email}</U>
+                </td>
+                <td>{when(i.created)}</td>
+                <td>
+                  {i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {invites.map((i) => (
-                <tr>
-                  <td>
-                    <U>{i.email}</U>
-                  </td>
-                  <td>{when(i.created)}</td>
-                  <td>
-                    {i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </>
-    );
-  };
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+};
+
+async function postMeStandingApply(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  return await submitForm(c, {
+    schema: ApplyBody,
+    act: async ({ text }) => {
+      await applyFor(deps.kv, me.id, text, deps.clock.now());
+      return "/me/standing?sent=1";
+    },
+    show: (view) => page(deps, c, view, emptyView()),
+    page: { title: "Standing and invitations" },
+  });
+}
+
+async function postMeStandingInvite(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  return await submitForm(c, {
+    schema: InviteBody,
+    act: async (input) => {
+      await inviteAddress(deps, me, input);
+      return "/me/standing?sent=1";
+    },
+    show: (view) => page(deps, c, emptyView(), view),
+    page: { title: "Standing and invitations" },
+  });
+}
+
+export function standingPages(deps: Deps) {
+  const app = webRouter();
 
   app.get("/me/standing", async (c) =>
-    c.render(await page(c, emptyView(), emptyView()), {
+    c.render(await page(deps, c, emptyView(), emptyView()), {
       title: "Standing and invitations",
       noindex: true,
     }));
 
-  app.post("/me/standing/apply", async (c) => {
-    const me = requireAccount(c);
-    return await submitForm(c, {
-      schema: ApplyBody,
-      act: async ({ text }) => {
-        await applyFor(deps.kv, me.id, text, deps.clock.now());
-        return "/me/standing?sent=1";
-      },
-      show: (view) => page(c, view, emptyView()),
-      page: { title: "Standing and invitations" },
-    });
-  });
+  app.post("/me/standing/apply", (c) => postMeStandingApply(deps, c));
 
-  app.post("/me/standing/invite", async (c) => {
-    const me = requireAccount(c);
-    return await submitForm(c, {
-      schema: InviteBody,
-      act: async (input) => {
-        await inviteAddress(deps, me, input);
-        return "/me/standing?sent=1";
-      },
-      show: (view) => page(c, emptyView(), view),
-      page: { title: "Standing and invitations" },
-    });
-  });
+  app.post("/me/standing/invite", (c) => postMeStandingInvite(deps, c));
 
   return app;
 }

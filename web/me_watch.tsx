@@ -48,339 +48,365 @@ import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const NewChannel = z.object({ name: oneLine(80).min(2), url: z.string().max(2000) });
-const idOf = (c: WebCtx) => Number(c.req.param("id"));
+const idOf = (c: WebCtx) => Number(c.req.param("id")!);
+
+async function postMeServicesIdChannels(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = idOf(c);
+  const body = await c.req.parseBody({ all: true });
+  const raw = body.channel;
+  const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
+    .map((x) => Number(x)).filter((n) => Number.isInteger(n) && n > 0);
+  await editService(deps, me, id, PatchBody.parse({ channels: ids }));
+  return seeOther(c, `/me/services/${id}`);
+}
+
+async function postMeServicesIdBadge(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = idOf(c);
+  if (!await rotateBadge(deps, me.id, id)) fail(404, "no such service");
+  return seeOther(c, `/me/services/${id}`);
+}
+
+const channelsPage = async (
+  deps: Deps,
+  c: WebCtx,
+  view: FormView = emptyView(),
+  shown?: { name: string; secret: string } | { tested: string; ok: boolean },
+) => {
+  const me = requireAccount(c);
+  const items = (await listChannels(deps.kv, me.id)).map(channelView);
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>Alert channels</h1>
+      <p>
+        Besides mail, alerts can go to webhooks: a signed JSON POST to an https address, which
+        Slack, Discord and ntfy accept as it is. Choose the channels on each service's page.
+      </p>
+      {shown && "secret" in shown
+        ? (
+          <div class="notice" role="status">
+            <p>
+              Channel <U>{shown.name}</U>{" "}
+              added. Its signing secret is shown only now: the receiver checks the{" "}
+              <code>{SIGNATURE_HEADER}</code>{" "}
+              header (sha256=HMAC-SHA256 of the body with this secret).
+            </p>
+            <p>
+              <label for="secret">Signing secret</label>
+              <input id="secret" readonly value={shown.secret} />
+              <button type="button" data-copy="#secret" hidden>Copy</button>
+            </p>
+          </div>
+        )
+        : shown
+        ? (
+          <p class="notice" role="status">
+            Test alert {shown.ok ? "delivered" : "not delivered"}: {shown.tested}
+          </p>
+        )
+        : null}
+      {items.length
+        ? (
+          <table>
+            <caption>Your channels</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Address</th>
+                <th scope="col">Added</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((ch) => (
+                <tr>
+                  <td>
+                    <U>{ch.name}</U>
+                  </td>
+                  <td>
+                    <U>{ch.url_hint}</U>
+                  </td>
+                  <td>{when(Date.parse(ch.created))}</td>
+                  <td>
+                    <form method="post" action={`/me/channels/${ch.id}/test`} class="inline">
+                      <button type="submit" class="secondary">Send a test alert</button>
+                    </form>{" "}
+                    <form
+                      method="post"
+                      action={`/me/channels/${ch.id}/delete`}
+                      class="inline"
+                      data-confirm="Remove this channel from every service?"
+                    >
+                      <button type="submit" class="danger">Remove channel</button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+        : <p>No channels yet.</p>}
+      <h2>Add a channel</h2>
+      <form method="post" action="/me/channels" novalidate>
+        <ErrorSummary view={view} labels={{ name: "Channel name", url: "Webhook address" }} />
+        <Field name="name" label="Channel name" view={view} maxlength={80} />
+        <Field
+          name="url"
+          label="Webhook address"
+          type="url"
+          view={view}
+          hint="https only; private network addresses are refused"
+        />
+        <button type="submit">Add channel</button>
+      </form>
+      <p class="hint">Up to {MAX_CHANNELS} channels.</p>
+      <p>
+        <a href="/me/services">All services</a> · <a href="/me/status-page">Status page</a>
+      </p>
+    </>
+  );
+};
+
+async function getMeChannels(deps: Deps, c: WebCtx) {
+  return c.render(await channelsPage(deps, c), { title: "Alert channels", noindex: true });
+}
+
+async function postMeChannels(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  let made: { name: string; secret: string } | null = null;
+  const res = await submitForm(c, {
+    schema: NewChannel,
+    act: async (input) => {
+      const ch = await createChannel(deps, me.id, input, isOwner(me));
+      made = { name: ch.name, secret: ch.secret };
+      return "/me/channels";
+    },
+    show: (view) => channelsPage(deps, c, view),
+    page: { title: "Alert channels" },
+  });
+  if (!made) return res;
+  // The secret is shown once, on the answer itself.
+  c.header("Location", undefined);
+  c.status(200);
+  c.header("Cache-Control", "no-store");
+  return c.render(await channelsPage(deps, c, emptyView(), made), {
+    title: "Alert channels",
+    noindex: true,
+  });
+}
+
+async function postMeChannelsIdTest(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const ch = await getChannel(deps.kv, me.id, idOf(c));
+  if (!ch) fail(404, "no such channel");
+  await limit(deps, RULES.manualCheck, me.id);
+  const r = await testChannel(deps, ch);
+  return c.render(await channelsPage(deps, c, emptyView(), { tested: r.status, ok: r.ok }), {
+    title: "Alert channels",
+    noindex: true,
+  });
+}
+
+async function postMeChannelsIdDelete(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const id = idOf(c);
+  if (!await removeChannel(deps, me.id, id)) fail(404, "no such channel");
+  return seeOther(c, "/me/channels");
+}
+
+const NOTE_LABELS = { kind: "Kind of note", text: "Note text" };
+
+const settingsPage = async (
+  deps: Deps,
+  c: WebCtx,
+  error?: string,
+  saved = false,
+  noteForm: FormView = emptyView({ kind: "investigating" }),
+) => {
+  const me = requireAccount(c);
+  const page = await getStatusPage(deps.kv, me.id);
+  const followers = await followerCount(deps.kv, me.id);
+  const notes = (await listNotes(deps.kv, me.id, deps.clock.now())).map(noteView);
+  const N = fields(noteForm, NOTE_LABELS);
+  const shown = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
+  const services = await listServices(deps.kv, me.id);
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>Status page</h1>
+      {saved ? <p class="notice" role="status">Saved.</p> : null}
+      {error ? <p class="error" role="alert">{error}</p> : null}
+      <p>
+        A public page at{" "}
+        {me.slug ? <a href={`/status/${me.slug}`}>/status/{me.slug}</a> : "your name's address"}
+        {" "}
+        lists the services you choose with their state, 90 days and uptime, and your note. It never
+        shows addresses, hook keys or status texts.
+      </p>
+      <form method="post" action="/me/status-page">
+        <div class="field">
+          <input type="checkbox" id="f-enabled" name="enabled" checked={page?.enabled ?? false} />
+          <label for="f-enabled">Publish the status page</label>
+        </div>
+        <div class="field">
+          <label for="f-title">Title</label>
+          <input id="f-title" name="title" maxlength={80} value={page?.title ?? ""} />
+        </div>
+        <fieldset>
+          <legend>Services on the page</legend>
+          {services.map(({ service: s }) => (
+            <div class="field">
+              <input
+                type="checkbox"
+                id={`s-${s.id}`}
+                name={`show-${s.id}`}
+                checked={shown.has(s.id)}
+              />
+              <label for={`s-${s.id}`}>
+                <U>{s.name}</U>
+              </label>
+              <label for={`n-${s.id}`}>Note for {s.name}</label>
+              <input
+                id={`n-${s.id}`}
+                name={`note-${s.id}`}
+                maxlength={MAX_NOTE}
+                value={shown.get(s.id) ?? ""}
+              />
+            </div>
+          ))}
+        </fieldset>
+        <button type="submit">Save status page</button>
+      </form>
+      <p>
+        {followers === 1 ? "1 person follows" : `${followers} people follow`}{" "}
+        this page by mail. Who they are is not shown to you.
+      </p>
+      <h2 id="notes">Incident notes</h2>
+      <p>
+        Short notes shown newest first on the page for 90 days and mailed to its followers.
+      </p>
+      {c.req.query("posted") ? <p class="notice" role="status">Note posted.</p> : null}
+      <form method="post" action="/me/status-page/notes" novalidate>
+        <N.Summary />
+        <N.Select
+          name="kind"
+          options={NOTE_KINDS.map((k) => [k, k === "note" ? "Note (free text)" : noteWord(k)])}
+        />
+        <N.TextArea name="text" rows={3} maxlength={MAX_NOTE_TEXT} required />
+        <button type="submit">Post note</button>
+      </form>
+      {notes.length
+        ? (
+          <ol class="timeline">
+            {notes.map((n) => (
+              <li>
+                <p>
+                  <time datetime={n.at}>{when(Date.parse(n.at))}</time> ·{" "}
+                  <strong>{noteWord(n.kind)}</strong>
+                </p>
+                <p>
+                  <U>{n.text}</U>
+                </p>
+                <form
+                  method="post"
+                  action={`/me/status-page/notes/${n.id}/delete`}
+                  class="inline"
+                  data-confirm="Delete this note?"
+                >
+                  <button type="submit" class="danger">Delete note</button>
+                </form>
+              </li>
+            ))}
+          </ol>
+        )
+        : <p>No notes in the last 90 days.</p>}
+    </>
+  );
+};
+
+async function postMeStatusPageNotes(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  return await submitForm(c, {
+    schema: NoteBody,
+    act: async (input) => {
+      await postNote(deps, me.id, input);
+      return "/me/status-page?posted=1#notes";
+    },
+    show: (view) => settingsPage(deps, c, undefined, false, view),
+    page: { title: "Status page" },
+  });
+}
+
+async function postMeStatusPageNotesIdDelete(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  if (!await deleteNote(deps.kv, me.id, idOf(c))) fail(404, "no such note");
+  return seeOther(c, "/me/status-page#notes");
+}
+
+async function getMeStatusPage(deps: Deps, c: WebCtx) {
+  return c.render(await settingsPage(deps, c, undefined, c.req.query("saved") === "1"), {
+    title: "Status page",
+    noindex: true,
+  });
+}
+
+async function postMeStatusPage(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const f = await readForm(c);
+  const services = (await listServices(deps.kv, me.id))
+    .filter(({ service }) => f[`show-${service.id}`] === "on")
+    .map(({ service }) => ({
+      id: service.id,
+      note: (f[`note-${service.id}`] ?? "").trim().slice(0, MAX_NOTE),
+    }));
+  const title = (f.title ?? "").trim().slice(0, 80);
+  if (!me.slug) {
+    c.status(400);
+    return c.render(
+      await settingsPage(deps, c, "Name your account first: the address is made from it."),
+      {
+        title: "Status page",
+        noindex: true,
+      },
+    );
+  }
+  await saveStatusPage(deps, me.id, { enabled: f.enabled === "on", title, services });
+  return seeOther(c, "/me/status-page?saved=1");
+}
 
 export function watchPages(deps: Deps) {
   const app = webRouter();
 
   // ---- a service's channels and badge (its page is web/me_services.tsx) ----
 
-  app.post("/me/services/:id{[0-9]{1,15}}/channels", async (c) => {
-    const me = requireAccount(c);
-    const id = idOf(c);
-    const body = await c.req.parseBody({ all: true });
-    const raw = body.channel;
-    const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
-      .map((x) => Number(x)).filter((n) => Number.isInteger(n) && n > 0);
-    await editService(deps, me, id, PatchBody.parse({ channels: ids }));
-    return seeOther(c, `/me/services/${id}`);
-  });
+  app.post("/me/services/:id{[0-9]{1,15}}/channels", (c) => postMeServicesIdChannels(deps, c));
 
-  app.post("/me/services/:id{[0-9]{1,15}}/badge", async (c) => {
-    const me = requireAccount(c);
-    const id = idOf(c);
-    if (!await rotateBadge(deps, me.id, id)) fail(404, "no such service");
-    return seeOther(c, `/me/services/${id}`);
-  });
+  app.post("/me/services/:id{[0-9]{1,15}}/badge", (c) => postMeServicesIdBadge(deps, c));
 
   // ---- channels ----
 
-  const channelsPage = async (
-    c: WebCtx,
-    view: FormView = emptyView(),
-    shown?: { name: string; secret: string } | { tested: string; ok: boolean },
-  ) => {
-    const me = requireAccount(c);
-    const items = (await listChannels(deps.kv, me.id)).map(channelView);
-    return (
-      <>
-        <MeNav here="/me/services" viewer={me} />
-        <h1>Alert channels</h1>
-        <p>
-          Besides mail, alerts can go to webhooks: a signed JSON POST to an https address, which
-          Slack, Discord and ntfy accept as it is. Choose the channels on each service's page.
-        </p>
-        {shown && "secret" in shown
-          ? (
-            <div class="notice" role="status">
-              <p>
-                Channel <U>{shown.name}</U>{" "}
-                added. Its signing secret is shown only now: the receiver checks the{" "}
-                <code>{SIGNATURE_HEADER}</code>{" "}
-                header (sha256=HMAC-SHA256 of the body with this secret).
-              </p>
-              <p>
-                <label for="secret">Signing secret</label>
-                <input id="secret" readonly value={shown.secret} />
-                <button type="button" data-copy="#secret" hidden>Copy</button>
-              </p>
-            </div>
-          )
-          : shown
-          ? (
-            <p class="notice" role="status">
-              Test alert {shown.ok ? "delivered" : "not delivered"}: {shown.tested}
-            </p>
-          )
-          : null}
-        {items.length
-          ? (
-            <table>
-              <caption>Your channels</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Added</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((ch) => (
-                  <tr>
-                    <td>
-                      <U>{ch.name}</U>
-                    </td>
-                    <td>
-                      <U>{ch.url_hint}</U>
-                    </td>
-                    <td>{when(Date.parse(ch.created))}</td>
-                    <td>
-                      <form method="post" action={`/me/channels/${ch.id}/test`} class="inline">
-                        <button type="submit" class="secondary">Send a test alert</button>
-                      </form>{" "}
-                      <form
-                        method="post"
-                        action={`/me/channels/${ch.id}/delete`}
-                        class="inline"
-                        data-confirm="Remove this channel from every service?"
-                      >
-                        <button type="submit" class="danger">Remove channel</button>
-                      </form>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-          : <p>No channels yet.</p>}
-        <h2>Add a channel</h2>
-        <form method="post" action="/me/channels" novalidate>
-          <ErrorSummary view={view} labels={{ name: "Channel name", url: "Webhook address" }} />
-          <Field name="name" label="Channel name" view={view} maxlength={80} />
-          <Field
-            name="url"
-            label="Webhook address"
-            type="url"
-            view={view}
-            hint="https only; private network addresses are refused"
-          />
-          <button type="submit">Add channel</button>
-        </form>
-        <p class="hint">Up to {MAX_CHANNELS} channels.</p>
-        <p>
-          <a href="/me/services">All services</a> · <a href="/me/status-page">Status page</a>
-        </p>
-      </>
-    );
-  };
+  app.get("/me/channels", (c) => getMeChannels(deps, c));
 
-  app.get("/me/channels", async (c) => {
-    return c.render(await channelsPage(c), { title: "Alert channels", noindex: true });
-  });
+  app.post("/me/channels", (c) => postMeChannels(deps, c));
 
-  app.post("/me/channels", async (c) => {
-    const me = requireAccount(c);
-    let made: { name: string; secret: string } | null = null;
-    const res = await submitForm(c, {
-      schema: NewChannel,
-      act: async (input) => {
-        const ch = await createChannel(deps, me.id, input, isOwner(me));
-        made = { name: ch.name, secret: ch.secret };
-        return "/me/channels";
-      },
-      show: (view) => channelsPage(c, view),
-      page: { title: "Alert channels" },
-    });
-    if (!made) return res;
-    // The secret is shown once, on the answer itself.
-    c.header("Location", undefined);
-    c.status(200);
-    c.header("Cache-Control", "no-store");
-    return c.render(await channelsPage(c, emptyView(), made), {
-      title: "Alert channels",
-      noindex: true,
-    });
-  });
+  app.post("/me/channels/:id{[0-9]{1,15}}/test", (c) => postMeChannelsIdTest(deps, c));
 
-  app.post("/me/channels/:id{[0-9]{1,15}}/test", async (c) => {
-    const me = requireAccount(c);
-    const ch = await getChannel(deps.kv, me.id, idOf(c));
-    if (!ch) fail(404, "no such channel");
-    await limit(deps, RULES.manualCheck, me.id);
-    const r = await testChannel(deps, ch);
-    return c.render(await channelsPage(c, emptyView(), { tested: r.status, ok: r.ok }), {
-      title: "Alert channels",
-      noindex: true,
-    });
-  });
-
-  app.post("/me/channels/:id{[0-9]{1,15}}/delete", async (c) => {
-    const me = requireAccount(c);
-    const id = idOf(c);
-    if (!await removeChannel(deps, me.id, id)) fail(404, "no such channel");
-    return seeOther(c, "/me/channels");
-  });
+  app.post("/me/channels/:id{[0-9]{1,15}}/delete", (c) => postMeChannelsIdDelete(deps, c));
 
   // ---- the status page's settings ----
 
-  const NOTE_LABELS = { kind: "Kind of note", text: "Note text" };
-  const settingsPage = async (
-    c: WebCtx,
-    error?: string,
-    saved = false,
-    noteForm: FormView = emptyView({ kind: "investigating" }),
-  ) => {
-    const me = requireAccount(c);
-    const page = await getStatusPage(deps.kv, me.id);
-    const followers = await followerCount(deps.kv, me.id);
-    const notes = (await listNotes(deps.kv, me.id, deps.clock.now())).map(noteView);
-    const N = fields(noteForm, NOTE_LABELS);
-    const shown = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
-    const services = await listServices(deps.kv, me.id);
-    return (
-      <>
-        <MeNav here="/me/services" viewer={me} />
-        <h1>Status page</h1>
-        {saved ? <p class="notice" role="status">Saved.</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
-        <p>
-          A public page at{" "}
-          {me.slug ? <a href={`/status/${me.slug}`}>/status/{me.slug}</a> : "your name's address"}
-          {" "}
-          lists the services you choose with their state, 90 days and uptime, and your note. It
-          never shows addresses, hook keys or status texts.
-        </p>
-        <form method="post" action="/me/status-page">
-          <div class="field">
-            <input type="checkbox" id="f-enabled" name="enabled" checked={page?.enabled ?? false} />
-            <label for="f-enabled">Publish the status page</label>
-          </div>
-          <div class="field">
-            <label for="f-title">Title</label>
-            <input id="f-title" name="title" maxlength={80} value={page?.title ?? ""} />
-          </div>
-          <fieldset>
-            <legend>Services on the page</legend>
-            {services.map(({ service: s }) => (
-              <div class="field">
-                <input
-                  type="checkbox"
-                  id={`s-${s.id}`}
-                  name={`show-${s.id}`}
-                  checked={shown.has(s.id)}
-                />
-                <label for={`s-${s.id}`}>
-                  <U>{s.name}</U>
-                </label>
-                <label for={`n-${s.id}`}>Note for {s.name}</label>
-                <input
-                  id={`n-${s.id}`}
-                  name={`note-${s.id}`}
-                  maxlength={MAX_NOTE}
-                  value={shown.get(s.id) ?? ""}
-                />
-              </div>
-            ))}
-          </fieldset>
-          <button type="submit">Save status page</button>
-        </form>
-        <p>
-          {followers === 1 ? "1 person follows" : `${followers} people follow`}{" "}
-          this page by mail. Who they are is not shown to you.
-        </p>
-        <h2 id="notes">Incident notes</h2>
-        <p>
-          Short notes shown newest first on the page for 90 days and mailed to its followers.
-        </p>
-        {c.req.query("posted") ? <p class="notice" role="status">Note posted.</p> : null}
-        <form method="post" action="/me/status-page/notes" novalidate>
-          <N.Summary />
-          <N.Select
-            name="kind"
-            options={NOTE_KINDS.map((k) => [k, k === "note" ? "Note (free text)" : noteWord(k)])}
-          />
-          <N.TextArea name="text" rows={3} maxlength={MAX_NOTE_TEXT} required />
-          <button type="submit">Post note</button>
-        </form>
-        {notes.length
-          ? (
-            <ol class="timeline">
-              {notes.map((n) => (
-                <li>
-                  <p>
-                    <time datetime={n.at}>{when(Date.parse(n.at))}</time> ·{" "}
-                    <strong>{noteWord(n.kind)}</strong>
-                  </p>
-                  <p>
-                    <U>{n.text}</U>
-                  </p>
-                  <form
-                    method="post"
-                    action={`/me/status-page/notes/${n.id}/delete`}
-                    class="inline"
-                    data-confirm="Delete this note?"
-                  >
-                    <button type="submit" class="danger">Delete note</button>
-                  </form>
-                </li>
-              ))}
-            </ol>
-          )
-          : <p>No notes in the last 90 days.</p>}
-      </>
-    );
-  };
+  app.post("/me/status-page/notes", (c) => postMeStatusPageNotes(deps, c));
 
-  app.post("/me/status-page/notes", async (c) => {
-    const me = requireAccount(c);
-    return await submitForm(c, {
-      schema: NoteBody,
-      act: async (input) => {
-        await postNote(deps, me.id, input);
-        return "/me/status-page?posted=1#notes";
-      },
-      show: (view) => settingsPage(c, undefined, false, view),
-      page: { title: "Status page" },
-    });
-  });
+  app.post(
+    "/me/status-page/notes/:id{[0-9]{1,15}}/delete",
+    (c) => postMeStatusPageNotesIdDelete(deps, c),
+  );
 
-  app.post("/me/status-page/notes/:id{[0-9]{1,15}}/delete", async (c) => {
-    const me = requireAccount(c);
-    if (!await deleteNote(deps.kv, me.id, idOf(c))) fail(404, "no such note");
-    return seeOther(c, "/me/status-page#notes");
-  });
+  app.get("/me/status-page", (c) => getMeStatusPage(deps, c));
 
-  app.get("/me/status-page", async (c) => {
-    return c.render(await settingsPage(c, undefined, c.req.query("saved") === "1"), {
-      title: "Status page",
-      noindex: true,
-    });
-  });
-
-  app.post("/me/status-page", async (c) => {
-    const me = requireAccount(c);
-    const f = await readForm(c);
-    const services = (await listServices(deps.kv, me.id))
-      .filter(({ service }) => f[`show-${service.id}`] === "on")
-      .map(({ service }) => ({
-        id: service.id,
-        note: (f[`note-${service.id}`] ?? "").trim().slice(0, MAX_NOTE),
-      }));
-    const title = (f.title ?? "").trim().slice(0, 80);
-    if (!me.slug) {
-      c.status(400);
-      return c.render(
-        await settingsPage(c, "Name your account first: the address is made from it."),
-        {
-          title: "Status page",
-          noindex: true,
-        },
-      );
-    }
-    await saveStatusPage(deps, me.id, { enabled: f.enabled === "on", title, services });
-    return seeOther(c, "/me/status-page?saved=1");
-  });
+  app.post("/me/status-page", (c) => postMeStatusPage(deps, c));
 
   return app;
 }

@@ -83,278 +83,301 @@ function WithdrawReason(props: { id: number; view?: FormView }) {
   );
 }
 
+const editable = async (deps: Deps, c: WebCtx, slug: string): Promise<Module> => {
+  const me = requireAccount(c);
+  const m = (await getModule(deps.kv, slug)).value;
+  if (!m) fail(404, "no such module");
+  if (!isTeam(me) && !m.contributors.includes(me.id)) {
+    fail(403, "only the module's contributors and the team may do this");
+  }
+  return m;
+};
+
+const workPage = async (deps: Deps, c: WebCtx, withdraw?: { id: number; view: FormView }) => {
+  const me = requireAccount(c);
+  const mods = (await loadModules(deps.kv, await slugsOf(deps.kv, me.id)))
+    .filter((m) => m.contributors.includes(me.id));
+  const proposals = await proposalsOf(deps.kv, me.email);
+  return (
+    <>
+      <MeNav here="/me/work" viewer={me} />
+      <h1>Modules and proposals</h1>
+      <h2>Your modules</h2>
+      {mods.length === 0 ? <p>You are not a contributor of any module yet.</p> : (
+        <ul>
+          {mods.map((m) => (
+            <li>
+              <a href={`/me/work/modules/${m.slug}`}>
+                Edit <U>{m.title}</U>
+              </a>{" "}
+              · <a href={`/modules/${m.slug}`}>public page</a>
+            </li>
+          ))}
+        </ul>
+      )}
+      <h2>Your proposals</h2>
+      {proposals.length === 0 ? <p>No proposals sent with this address.</p> : null}
+      {proposals.map((p) => {
+        const last = p.decisions.findLast((d) => d.reason !== "");
+        return (
+          <section aria-labelledby={`p-${p.id}`}>
+            <h3 id={`p-${p.id}`}>
+              #{p.id} <U>{p.title}</U>
+            </h3>
+            <p>
+              Status: <strong>{p.status}</strong> · sent {when(p.created)}
+              {last
+                ? (
+                  <>
+                    {" · reason: "}
+                    <U>{last.reason}</U>
+                  </>
+                )
+                : null}
+              {p.slug && p.status === "published"
+                ? (
+                  <>
+                    {" · "}
+                    <a href={`/modules/${p.slug}`}>the module</a>
+                  </>
+                )
+                : null}
+            </p>
+            <form method="post" action={`/me/work/proposals/${p.id}/attribution`}>
+              <div class="field">
+                <label for={`attr-${p.id}`}>Name on #{p.id}</label>
+                <select id={`attr-${p.id}`} name="attribution">
+                  <option value="keep" selected={p.attribution === "keep"}>
+                    Keep my name on it
+                  </option>
+                  <option value="remove" selected={p.attribution === "remove"}>
+                    Take my name off
+                  </option>
+                </select>
+              </div>
+              <button type="submit" class="secondary">Save the name choice of #{p.id}</button>
+            </form>
+            {OPEN.includes(p.status)
+              ? (
+                <form
+                  method="post"
+                  action={`/me/work/proposals/${p.id}/withdraw`}
+                  data-confirm="Withdraw this proposal?"
+                  novalidate
+                >
+                  <WithdrawReason
+                    id={p.id}
+                    view={withdraw?.id === p.id ? withdraw.view : undefined}
+                  />
+                  <button type="submit" class="danger">Withdraw #{p.id}</button>
+                </form>
+              )
+              : null}
+          </section>
+        );
+      })}
+    </>
+  );
+};
+
+async function postMeWorkProposalsIdWithdraw(deps: Deps, c: WebCtx) {
+  requireAccount(c);
+  const caller = callerOf(deps, c);
+  const id = Number(c.req.param("id")!);
+  return await submitForm(c, {
+    schema: ProposalPatch,
+    input: (f) => ({ status: "withdrawn", reason: f.reason ?? "" }),
+    act: async (change) => {
+      await changeProposal(deps, caller, id, change);
+      return "/me/work";
+    },
+    show: (view) => workPage(deps, c, { id, view }),
+    page: { title: "Modules and proposals" },
+  });
+}
+
+async function postMeWorkProposalsIdAttribution(deps: Deps, c: WebCtx) {
+  requireAccount(c);
+  const caller = callerOf(deps, c);
+  if (!caller.fresh) return seeOther(c, "/sign-in?next=/me/work&fresh=1");
+  const form = await c.req.parseBody();
+  const attribution = form.attribution === "remove" ? "remove" : "keep";
+  await changeProposal(deps, caller, Number(c.req.param("id")!), { attribution, reason: "" });
+  return seeOther(c, "/me/work");
+}
+
+const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: FormView) => {
+  const me = requireAccount(c);
+  const m = await editable(deps, c, c.req.param("slug")! ?? "");
+  const names = await namesOf(deps.kv, m.contributors);
+  const v = view ?? emptyView(moduleValues(m));
+  const F = fields(v, LABELS);
+  const a = addView ?? emptyView();
+  return (
+    <>
+      <MeNav here="/me/work" viewer={me} />
+      <h1>
+        Edit <U>{m.title}</U>
+      </h1>
+      <p>
+        <a href={`/modules/${m.slug}`}>Its public page</a>
+      </p>
+      <form method="post" action={`/me/work/modules/${m.slug}`} novalidate>
+        <F.Summary />
+        <F.Field name="title" required />
+        <F.Field name="who" />
+        <F.TextArea name="lede" rows={2} />
+        <F.TextArea name="about" rows={8} />
+        <F.TextArea name="note" rows={3} />
+        <F.Select name="state" options={STATES} />
+        <F.Field name="meta" />
+        <F.TextArea
+          name="facts"
+          hint="One pair a line: label, a colon, the value (Duration: 4 weeks)."
+          rows={5}
+        />
+        <F.TextArea name="gets" hint="One line each." rows={5} />
+        <button type="submit">Save module</button>
+      </form>
+      <h2>Contributors</h2>
+      <ul>
+        {m.contributors.map((id) => (
+          <li>
+            <U>{names.get(id) || `account ${id}`}</U>{" "}
+            <form
+              method="post"
+              action={`/me/work/modules/${m.slug}/contributors/${id}/remove`}
+              class="inline"
+            >
+              <button type="submit" class="link">
+                Remove {names.get(id) || `account ${id}`}
+              </button>
+            </form>
+          </li>
+        ))}
+      </ul>
+      <form method="post" action={`/me/work/modules/${m.slug}/contributors`} novalidate>
+        <ErrorSummary view={a} labels={{ email: "Contributor's address" }} />
+        <Field
+          name="email"
+          type="email"
+          label="Contributor's address"
+          hint="A named account with contributor standing."
+          view={a}
+        />
+        <button type="submit">Add contributor</button>
+      </form>
+    </>
+  );
+};
+
+async function postMeWorkModulesSlug(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const slug = c.req.param("slug")!;
+  await editable(deps, c, slug);
+  return await submitForm(c, {
+    schema: ModulePatch,
+    input: (f) => ({
+      title: f.title ?? "",
+      who: f.who ?? "",
+      lede: f.lede ?? "",
+      about: f.about ?? "",
+      note: f.note ?? "",
+      state: f.state,
+      meta: f.meta ?? "",
+      facts: (f.facts ?? "").split(/\r?\n/).filter((l) => l.trim()).map((l) => {
+        const i = l.indexOf(":");
+        return i < 0 ? [l.trim(), ""] : [l.slice(0, i).trim(), l.slice(i + 1).trim()];
+      }),
+      gets: f.gets ?? "",
+    }),
+    act: async (patch) => {
+      const r = await patchModule(deps.kv, slug, patch, `account:${me.id}`, deps.clock.now());
+      if (!r.ok) fail(404, "no such module");
+      if (r.changed.length > 0) await catalogueChanged(deps);
+      return `/me/work/modules/${slug}`;
+    },
+    show: (view) => modulePage(deps, c, view),
+    page: { title: "Edit module" },
+  });
+}
+
+async function postMeWorkModulesSlugContributors(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const slug = c.req.param("slug")!;
+  await editable(deps, c, slug);
+  return await submitForm(c, {
+    schema: ContributorAdd,
+    act: async ({ email }) => {
+      await addContributorByEmail(deps.kv, slug, email, `account:${me.id}`, deps.clock.now());
+      await catalogueChanged(deps);
+      return `/me/work/modules/${slug}`;
+    },
+    show: (view) => modulePage(deps, c, undefined, view),
+    page: { title: "Edit module" },
+  });
+}
+
+async function postMeWorkModulesSlugContributorsIdRemove(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const slug = c.req.param("slug")!;
+  await editable(deps, c, slug);
+  const r = await changeContributor(
+    deps.kv,
+    slug,
+    Number(c.req.param("id")!),
+    "remove",
+    `account:${me.id}`,
+    deps.clock.now(),
+  );
+  if (!r.ok) {
+    if (r.reason === "last") fail(409, "a module keeps at least one contributor");
+    fail(404, r.reason === "absent" ? "not a contributor of this module" : "no such module");
+  }
+  await catalogueChanged(deps);
+  return seeOther(c, `/me/work/modules/${slug}`);
+}
+
 export function workPages(deps: Deps) {
   const app = webRouter();
 
   /** The module, if the signed-in account may edit it (a contributor or the team). */
-  const editable = async (c: WebCtx, slug: string): Promise<Module> => {
-    const me = requireAccount(c);
-    const m = (await getModule(deps.kv, slug)).value;
-    if (!m) fail(404, "no such module");
-    if (!isTeam(me) && !m.contributors.includes(me.id)) {
-      fail(403, "only the module's contributors and the team may do this");
-    }
-    return m;
-  };
-
   /**
    * The list of modules and proposals; `withdraw` is a withdrawal form sent with an error,
    * shown again with the message beside its reason field.
    */
-  const workPage = async (c: WebCtx, withdraw?: { id: number; view: FormView }) => {
-    const me = requireAccount(c);
-    const mods = (await loadModules(deps.kv, await slugsOf(deps.kv, me.id)))
-      .filter((m) => m.contributors.includes(me.id));
-    const proposals = await proposalsOf(deps.kv, me.email);
-    return (
-      <>
-        <MeNav here="/me/work" viewer={me} />
-        <h1>Modules and proposals</h1>
-        <h2>Your modules</h2>
-        {mods.length === 0 ? <p>You are not a contributor of any module yet.</p> : (
-          <ul>
-            {mods.map((m) => (
-              <li>
-                <a href={`/me/work/modules/${m.slug}`}>
-                  Edit <U>{m.title}</U>
-                </a>{" "}
-                · <a href={`/modules/${m.slug}`}>public page</a>
-              </li>
-            ))}
-          </ul>
-        )}
-        <h2>Your proposals</h2>
-        {proposals.length === 0 ? <p>No proposals sent with this address.</p> : null}
-        {proposals.map((p) => {
-          const last = p.decisions.findLast((d) => d.reason !== "");
-          return (
-            <section aria-labelledby={`p-${p.id}`}>
-              <h3 id={`p-${p.id}`}>
-                #{p.id} <U>{p.title}</U>
-              </h3>
-              <p>
-                Status: <strong>{p.status}</strong> · sent {when(p.created)}
-                {last
-                  ? (
-                    <>
-                      {" · reason: "}
-                      <U>{last.reason}</U>
-                    </>
-                  )
-                  : null}
-                {p.slug && p.status === "published"
-                  ? (
-                    <>
-                      {" · "}
-                      <a href={`/modules/${p.slug}`}>the module</a>
-                    </>
-                  )
-                  : null}
-              </p>
-              <form method="post" action={`/me/work/proposals/${p.id}/attribution`}>
-                <div class="field">
-                  <label for={`attr-${p.id}`}>Name on #{p.id}</label>
-                  <select id={`attr-${p.id}`} name="attribution">
-                    <option value="keep" selected={p.attribution === "keep"}>
-                      Keep my name on it
-                    </option>
-                    <option value="remove" selected={p.attribution === "remove"}>
-                      Take my name off
-                    </option>
-                  </select>
-                </div>
-                <button type="submit" class="secondary">Save the name choice of #{p.id}</button>
-              </form>
-              {OPEN.includes(p.status)
-                ? (
-                  <form
-                    method="post"
-                    action={`/me/work/proposals/${p.id}/withdraw`}
-                    data-confirm="Withdraw this proposal?"
-                    novalidate
-                  >
-                    <WithdrawReason
-                      id={p.id}
-                      view={withdraw?.id === p.id ? withdraw.view : undefined}
-                    />
-                    <button type="submit" class="danger">Withdraw #{p.id}</button>
-                  </form>
-                )
-                : null}
-            </section>
-          );
-        })}
-      </>
-    );
-  };
-
   app.get(
     "/me/work",
-    async (c) => c.render(await workPage(c), { title: "Modules and proposals", noindex: true }),
+    async (c) =>
+      c.render(await workPage(deps, c), { title: "Modules and proposals", noindex: true }),
   );
 
-  app.post("/me/work/proposals/:id{[0-9]{1,15}}/withdraw", async (c) => {
-    requireAccount(c);
-    const caller = callerOf(deps, c);
-    const id = Number(c.req.param("id"));
-    return await submitForm(c, {
-      schema: ProposalPatch,
-      input: (f) => ({ status: "withdrawn", reason: f.reason ?? "" }),
-      act: async (change) => {
-        await changeProposal(deps, caller, id, change);
-        return "/me/work";
-      },
-      show: (view) => workPage(c, { id, view }),
-      page: { title: "Modules and proposals" },
-    });
-  });
+  app.post(
+    "/me/work/proposals/:id{[0-9]{1,15}}/withdraw",
+    (c) => postMeWorkProposalsIdWithdraw(deps, c),
+  );
 
-  app.post("/me/work/proposals/:id{[0-9]{1,15}}/attribution", async (c) => {
-    requireAccount(c);
-    const caller = callerOf(deps, c);
-    if (!caller.fresh) return seeOther(c, "/sign-in?next=/me/work&fresh=1");
-    const form = await c.req.parseBody();
-    const attribution = form.attribution === "remove" ? "remove" : "keep";
-    await changeProposal(deps, caller, Number(c.req.param("id")), { attribution, reason: "" });
-    return seeOther(c, "/me/work");
-  });
-
-  const modulePage = async (c: WebCtx, view?: FormView, addView?: FormView) => {
-    const me = requireAccount(c);
-    const m = await editable(c, c.req.param("slug") ?? "");
-    const names = await namesOf(deps.kv, m.contributors);
-    const v = view ?? emptyView(moduleValues(m));
-    const F = fields(v, LABELS);
-    const a = addView ?? emptyView();
-    return (
-      <>
-        <MeNav here="/me/work" viewer={me} />
-        <h1>
-          Edit <U>{m.title}</U>
-        </h1>
-        <p>
-          <a href={`/modules/${m.slug}`}>Its public page</a>
-        </p>
-        <form method="post" action={`/me/work/modules/${m.slug}`} novalidate>
-          <F.Summary />
-          <F.Field name="title" required />
-          <F.Field name="who" />
-          <F.TextArea name="lede" rows={2} />
-          <F.TextArea name="about" rows={8} />
-          <F.TextArea name="note" rows={3} />
-          <F.Select name="state" options={STATES} />
-          <F.Field name="meta" />
-          <F.TextArea
-            name="facts"
-            hint="One pair a line: label, a colon, the value (Duration: 4 weeks)."
-            rows={5}
-          />
-          <F.TextArea name="gets" hint="One line each." rows={5} />
-          <button type="submit">Save module</button>
-        </form>
-        <h2>Contributors</h2>
-        <ul>
-          {m.contributors.map((id) => (
-            <li>
-              <U>{names.get(id) || `account ${id}`}</U>{" "}
-              <form
-                method="post"
-                action={`/me/work/modules/${m.slug}/contributors/${id}/remove`}
-                class="inline"
-              >
-                <button type="submit" class="link">
-                  Remove {names.get(id) || `account ${id}`}
-                </button>
-              </form>
-            </li>
-          ))}
-        </ul>
-        <form method="post" action={`/me/work/modules/${m.slug}/contributors`} novalidate>
-          <ErrorSummary view={a} labels={{ email: "Contributor's address" }} />
-          <Field
-            name="email"
-            type="email"
-            label="Contributor's address"
-            hint="A named account with contributor standing."
-            view={a}
-          />
-          <button type="submit">Add contributor</button>
-        </form>
-      </>
-    );
-  };
+  app.post(
+    "/me/work/proposals/:id{[0-9]{1,15}}/attribution",
+    (c) => postMeWorkProposalsIdAttribution(deps, c),
+  );
 
   app.get(
     "/me/work/modules/:slug",
-    async (c) => c.render(await modulePage(c), { title: "Edit module", noindex: true }),
+    async (c) => c.render(await modulePage(deps, c), { title: "Edit module", noindex: true }),
   );
 
-  app.post("/me/work/modules/:slug", async (c) => {
-    const me = requireAccount(c);
-    const slug = c.req.param("slug");
-    await editable(c, slug);
-    return await submitForm(c, {
-      schema: ModulePatch,
-      input: (f) => ({
-        title: f.title ?? "",
-        who: f.who ?? "",
-        lede: f.lede ?? "",
-        about: f.about ?? "",
-        note: f.note ?? "",
-        state: f.state,
-        meta: f.meta ?? "",
-        facts: (f.facts ?? "").split(/\r?\n/).filter((l) => l.trim()).map((l) => {
-          const i = l.indexOf(":");
-          return i < 0 ? [l.trim(), ""] : [l.slice(0, i).trim(), l.slice(i + 1).trim()];
-        }),
-        gets: f.gets ?? "",
-      }),
-      act: async (patch) => {
-        const r = await patchModule(deps.kv, slug, patch, `account:${me.id}`, deps.clock.now());
-        if (!r.ok) fail(404, "no such module");
-        if (r.changed.length > 0) await catalogueChanged(deps);
-        return `/me/work/modules/${slug}`;
-      },
-      show: (view) => modulePage(c, view),
-      page: { title: "Edit module" },
-    });
-  });
+  app.post("/me/work/modules/:slug", (c) => postMeWorkModulesSlug(deps, c));
 
-  app.post("/me/work/modules/:slug/contributors", async (c) => {
-    const me = requireAccount(c);
-    const slug = c.req.param("slug");
-    await editable(c, slug);
-    return await submitForm(c, {
-      schema: ContributorAdd,
-      act: async ({ email }) => {
-        await addContributorByEmail(deps.kv, slug, email, `account:${me.id}`, deps.clock.now());
-        await catalogueChanged(deps);
-        return `/me/work/modules/${slug}`;
-      },
-      show: (view) => modulePage(c, undefined, view),
-      page: { title: "Edit module" },
-    });
-  });
+  app.post(
+    "/me/work/modules/:slug/contributors",
+    (c) => postMeWorkModulesSlugContributors(deps, c),
+  );
 
-  app.post("/me/work/modules/:slug/contributors/:id{[0-9]{1,15}}/remove", async (c) => {
-    const me = requireAccount(c);
-    const slug = c.req.param("slug");
-    await editable(c, slug);
-    const r = await changeContributor(
-      deps.kv,
-      slug,
-      Number(c.req.param("id")),
-      "remove",
-      `account:${me.id}`,
-      deps.clock.now(),
-    );
-    if (!r.ok) {
-      if (r.reason === "last") fail(409, "a module keeps at least one contributor");
-      fail(404, r.reason === "absent" ? "not a contributor of this module" : "no such module");
-    }
-    await catalogueChanged(deps);
-    return seeOther(c, `/me/work/modules/${slug}`);
-  });
+  app.post(
+    "/me/work/modules/:slug/contributors/:id{[0-9]{1,15}}/remove",
+    (c) => postMeWorkModulesSlugContributorsIdRemove(deps, c),
+  );
 
   return app;
 }

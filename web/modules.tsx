@@ -65,161 +65,167 @@ export function ModuleCard(props: { m: Module; points: number }) {
   );
 }
 
+async function getCatalogue(deps: Deps, c: WebCtx) {
+  const f = Filters.parse(c.req.query());
+  const cat = await catalogue(deps);
+  // A signed-out visitor's page depends only on the catalogue, the counts and the filters:
+  // it is kept per (catalogue build, counts snapshot), so a repeated view costs no rendering.
+  const anonymous = !viewer(c);
+  const key = JSON.stringify(f);
+  let rendered = renderedPages.get(cat.counts);
+  if (!rendered || rendered.p !== cat.p) {
+    rendered = { p: cat.p, pages: new Map() };
+    renderedPages.set(cat.counts, rendered);
+  }
+  const kept = anonymous ? rendered.pages.get(key) : undefined;
+  if (kept !== undefined) return c.html(kept);
+  const points = (m: Module) => cat.counts.get(m.slug) ?? 0;
+  let list = cat.p.modules.filter((m) =>
+    (!f.state || m.state === f.state) && (!f.area || m.area === f.area) &&
+    (!f.track || m.track === f.track)
+  );
+  list = [...list].sort((a, b) =>
+    f.sort === "title"
+      ? a.title.localeCompare(b.title)
+      : f.sort === "updated"
+      ? b.updated - a.updated
+      : points(b) - points(a) || a.title.localeCompare(b.title)
+  );
+  const pages = Math.max(1, Math.ceil(list.length / PAGE_SIZE));
+  const page = Math.min(f.page, pages);
+  const shown = list.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const values = {
+    state: f.state ?? "",
+    area: f.area ?? "",
+    track: f.track ?? "",
+    sort: f.sort,
+  };
+  const link = (n: number) => {
+    const q = new URLSearchParams(Object.entries(values).filter(([, v]) => v !== ""));
+    if (n > 1) q.set("page", String(n));
+    return `/catalogue?${q}`;
+  };
+  const view = emptyView(values);
+  const res = await c.render(
+    <>
+      <h1>Catalogue</h1>
+      <form method="get" action="/catalogue" class="filters" aria-label="Filter and sort">
+        <Select
+          name="state"
+          label="State"
+          view={view}
+          options={[["", "Any state"], ...STATES.map((s) => [s, s] as [string, string])]}
+        />
+        <Select
+          name="area"
+          label="Area"
+          view={view}
+          options={[
+            ["", "Any area"],
+            ...cat.areas.map((a) => [a, displayText(a)] as [string, string]),
+          ]}
+        />
+        <Select
+          name="track"
+          label="Track"
+          view={view}
+          options={[
+            ["", "Any track"],
+            ...cat.tracks.map((t) => [t, displayText(t)] as [string, string]),
+          ]}
+        />
+        <Select name="sort" label="Sort by" view={view} options={Object.entries(SORTS)} />
+        <div class="field">
+          <button type="submit">Show</button>
+        </div>
+      </form>
+      <p role="status">
+        {list.length} module{list.length === 1 ? "" : "s"}
+        {pages > 1 ? `, page ${page} of ${pages}` : ""}
+      </p>
+      <ul class="cards">
+        {shown.map((m) => <ModuleCard m={m} points={points(m)} />)}
+      </ul>
+      {pages > 1
+        ? (
+          <nav aria-label="Pages">
+            <ul class="inline">
+              {page > 1
+                ? (
+                  <li>
+                    <a href={link(page - 1)} rel="prev">Previous page</a>
+                  </li>
+                )
+                : null}
+              {page < pages
+                ? (
+                  <li>
+                    <a href={link(page + 1)} rel="next">Next page</a>
+                  </li>
+                )
+                : null}
+            </ul>
+          </nav>
+        )
+        : null}
+    </>,
+    {
+      title: "Catalogue",
+      canonical: "/catalogue",
+      description: "Every published module, with filters by state, area and track.",
+    },
+  );
+  if (!anonymous) return res;
+  const html = await res.text();
+  if (rendered.pages.size >= KEPT_PAGES) rendered.pages.clear();
+  rendered.pages.set(key, html);
+  return c.html(html);
+}
+
+async function getModulesSlug(deps: Deps, c: WebCtx) {
+  const cat = await catalogue(deps);
+  const m = cat.bySlug.get(c.req.param("slug")!);
+  if (!m) fail(404, "There is no published module at this address.");
+  const me = viewer(c);
+  const [people, mine] = await Promise.all([
+    contributorsOf(deps, m),
+    me ? deps.kv.get(pointKey(m.slug, me.id)).then((e) => e.value !== null) : false,
+  ]);
+  const points = cat.counts.get(m.slug) ?? 0;
+  const url = `${deps.config.baseUrl}/modules/${m.slug}`;
+  return c.render(
+    <ModulePage m={m} people={people} points={points} mine={mine} signedIn={!!me} />,
+    {
+      title: displayText(m.title),
+      description: displayText(m.lede),
+      canonical: `/modules/${m.slug}`,
+      jsonLd: learningResource(deps, m, people, url),
+    },
+  );
+}
+
+async function postModulesSlugPoint(deps: Deps, c: WebCtx) {
+  const slug = c.req.param("slug")!;
+  const me = viewer(c);
+  if (!me) return seeOther(c, `/sign-in?next=${encodeURIComponent(`/modules/${slug}`)}`);
+  const r = await togglePoint(deps.kv, slug, me.id, deps.clock.now());
+  if (!r.ok && r.reason === "limited") {
+    fail(429, `too many point changes: at most ${RULES.points.max} an hour`, {}, {
+      "Retry-After": String(r.retryAfter),
+    });
+  }
+  if (!r.ok) fail(404, "There is no published module at this address.");
+  return seeOther(c, `/modules/${slug}#points`);
+}
+
 export function modulePages(deps: Deps) {
   const app = webRouter();
 
-  app.get("/catalogue", async (c) => {
-    const f = Filters.parse(c.req.query());
-    const cat = await catalogue(deps);
-    // A signed-out visitor's page depends only on the catalogue, the counts and the filters:
-    // it is kept per (catalogue build, counts snapshot), so a repeated view costs no rendering.
-    const anonymous = !viewer(c);
-    const key = JSON.stringify(f);
-    let rendered = renderedPages.get(cat.counts);
-    if (!rendered || rendered.p !== cat.p) {
-      rendered = { p: cat.p, pages: new Map() };
-      renderedPages.set(cat.counts, rendered);
-    }
-    const kept = anonymous ? rendered.pages.get(key) : undefined;
-    if (kept !== undefined) return c.html(kept);
-    const points = (m: Module) => cat.counts.get(m.slug) ?? 0;
-    let list = cat.p.modules.filter((m) =>
-      (!f.state || m.state === f.state) && (!f.area || m.area === f.area) &&
-      (!f.track || m.track === f.track)
-    );
-    list = [...list].sort((a, b) =>
-      f.sort === "title"
-        ? a.title.localeCompare(b.title)
-        : f.sort === "updated"
-        ? b.updated - a.updated
-        : points(b) - points(a) || a.title.localeCompare(b.title)
-    );
-    const pages = Math.max(1, Math.ceil(list.length / PAGE_SIZE));
-    const page = Math.min(f.page, pages);
-    const shown = list.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
-    const values = {
-      state: f.state ?? "",
-      area: f.area ?? "",
-      track: f.track ?? "",
-      sort: f.sort,
-    };
-    const link = (n: number) => {
-      const q = new URLSearchParams(Object.entries(values).filter(([, v]) => v !== ""));
-      if (n > 1) q.set("page", String(n));
-      return `/catalogue?${q}`;
-    };
-    const view = emptyView(values);
-    const res = await c.render(
-      <>
-        <h1>Catalogue</h1>
-        <form method="get" action="/catalogue" class="filters" aria-label="Filter and sort">
-          <Select
-            name="state"
-            label="State"
-            view={view}
-            options={[["", "Any state"], ...STATES.map((s) => [s, s] as [string, string])]}
-          />
-          <Select
-            name="area"
-            label="Area"
-            view={view}
-            options={[
-              ["", "Any area"],
-              ...cat.areas.map((a) => [a, displayText(a)] as [string, string]),
-            ]}
-          />
-          <Select
-            name="track"
-            label="Track"
-            view={view}
-            options={[
-              ["", "Any track"],
-              ...cat.tracks.map((t) => [t, displayText(t)] as [string, string]),
-            ]}
-          />
-          <Select name="sort" label="Sort by" view={view} options={Object.entries(SORTS)} />
-          <div class="field">
-            <button type="submit">Show</button>
-          </div>
-        </form>
-        <p role="status">
-          {list.length} module{list.length === 1 ? "" : "s"}
-          {pages > 1 ? `, page ${page} of ${pages}` : ""}
-        </p>
-        <ul class="cards">
-          {shown.map((m) => <ModuleCard m={m} points={points(m)} />)}
-        </ul>
-        {pages > 1
-          ? (
-            <nav aria-label="Pages">
-              <ul class="inline">
-                {page > 1
-                  ? (
-                    <li>
-                      <a href={link(page - 1)} rel="prev">Previous page</a>
-                    </li>
-                  )
-                  : null}
-                {page < pages
-                  ? (
-                    <li>
-                      <a href={link(page + 1)} rel="next">Next page</a>
-                    </li>
-                  )
-                  : null}
-              </ul>
-            </nav>
-          )
-          : null}
-      </>,
-      {
-        title: "Catalogue",
-        canonical: "/catalogue",
-        description: "Every published module, with filters by state, area and track.",
-      },
-    );
-    if (!anonymous) return res;
-    const html = await res.text();
-    if (rendered.pages.size >= KEPT_PAGES) rendered.pages.clear();
-    rendered.pages.set(key, html);
-    return c.html(html);
-  });
+  app.get("/catalogue", (c) => getCatalogue(deps, c));
 
-  app.get("/modules/:slug", async (c) => {
-    const cat = await catalogue(deps);
-    const m = cat.bySlug.get(c.req.param("slug"));
-    if (!m) fail(404, "There is no published module at this address.");
-    const me = viewer(c);
-    const [people, mine] = await Promise.all([
-      contributorsOf(deps, m),
-      me ? deps.kv.get(pointKey(m.slug, me.id)).then((e) => e.value !== null) : false,
-    ]);
-    const points = cat.counts.get(m.slug) ?? 0;
-    const url = `${deps.config.baseUrl}/modules/${m.slug}`;
-    return c.render(
-      <ModulePage m={m} people={people} points={points} mine={mine} signedIn={!!me} />,
-      {
-        title: displayText(m.title),
-        description: displayText(m.lede),
-        canonical: `/modules/${m.slug}`,
-        jsonLd: learningResource(deps, m, people, url),
-      },
-    );
-  });
+  app.get("/modules/:slug", (c) => getModulesSlug(deps, c));
 
-  app.post("/modules/:slug/point", async (c) => {
-    const slug = c.req.param("slug");
-    const me = viewer(c);
-    if (!me) return seeOther(c, `/sign-in?next=${encodeURIComponent(`/modules/${slug}`)}`);
-    const r = await togglePoint(deps.kv, slug, me.id, deps.clock.now());
-    if (!r.ok && r.reason === "limited") {
-      fail(429, `too many point changes: at most ${RULES.points.max} an hour`, {}, {
-        "Retry-After": String(r.retryAfter),
-      });
-    }
-    if (!r.ok) fail(404, "There is no published module at this address.");
-    return seeOther(c, `/modules/${slug}#points`);
-  });
+  app.post("/modules/:slug/point", (c) => postModulesSlugPoint(deps, c));
 
   return app;
 }

@@ -15,356 +15,366 @@ import { clientOrigin, limit } from "../http/guards.ts";
 import { publicProfile } from "../kv/profile.ts";
 import { catalogue } from "./_catalogue.ts";
 import { U } from "./_layout.tsx";
-import { webRouter } from "./_web.tsx";
+import { type WebCtx, webRouter } from "./_web.tsx";
 
 const SLUG = /^[a-z0-9-]{1,80}$/;
 
-export function publicPages(deps: Deps) {
-  const app = webRouter();
-
-  app.get("/people/:slug", async (c) => {
-    const slug = c.req.param("slug");
-    const idx = SLUG.test(slug) ? await deps.kv.get<number>(slugKey(slug)) : null;
-    const a = idx?.value == null ? null : (await getAccount(deps.kv, idx.value)).value;
-    if (!a || !a.name || a.slug !== slug) fail(404, "There is no public profile at this address.");
-    const p = await publicProfile(deps, a);
-    const pr = p.profile;
-    return c.render(
-      <>
-        <h1>
-          <U>{p.name}</U>
-        </h1>
-        {p.avatar ? <img class="avatar" src={p.avatar} alt="" width="96" height="96" /> : null}
-        <dl>
-          <dt>Standing</dt>
-          <dd>{p.standing}</dd>
-          <dt>Member since</dt>
-          <dd>{p.since}</dd>
-          {pr.org
-            ? (
-              <>
-                <dt>Organisation</dt>
-                <dd>
-                  <U>{pr.org}</U>
-                </dd>
-              </>
-            )
-            : null}
-          {pr.role
-            ? (
-              <>
-                <dt>Role</dt>
-                <dd>
-                  <U>{pr.role}</U>
-                </dd>
-              </>
-            )
-            : null}
-          {pr.place
-            ? (
-              <>
-                <dt>Place</dt>
-                <dd>
-                  <U>{pr.place}</U>
-                </dd>
-              </>
-            )
-            : null}
-          {pr.langs.length
-            ? (
-              <>
-                <dt>Languages</dt>
-                <dd>{pr.langs.join(", ")}</dd>
-              </>
-            )
-            : null}
-          {pr.website
-            ? (
-              <>
-                <dt>Website</dt>
-                <dd>
-                  <a href={pr.website} rel="nofollow ugc noopener">
-                    <U>{pr.website}</U>
-                  </a>
-                </dd>
-              </>
-            )
-            : null}
-          {p.contact
-            ? (
-              <>
-                <dt>Contact</dt>
-                <dd>
-                  <a href={`mailto:${p.contact}`}>
-                    <U>{p.contact}</U>
-                  </a>
-                </dd>
-              </>
-            )
-            : null}
-        </dl>
-        {pr.about
-          ? (
-            <p>
-              <U>{pr.about}</U>
-            </p>
-          )
-          : null}
-        {pr.bio
+async function getPeopleSlug(deps: Deps, c: WebCtx) {
+  const slug = c.req.param("slug")!;
+  const idx = SLUG.test(slug) ? await deps.kv.get<number>(slugKey(slug)) : null;
+  const a = idx?.value == null ? null : (await getAccount(deps.kv, idx.value)).value;
+  if (!a || !a.name || a.slug !== slug) fail(404, "There is no public profile at this address.");
+  const p = await publicProfile(deps, a);
+  const pr = p.profile;
+  return c.render(
+    <>
+      <h1>
+        <U>{p.name}</U>
+      </h1>
+      {p.avatar ? <img class="avatar" src={p.avatar} alt="" width="96" height="96" /> : null}
+      <dl>
+        <dt>Standing</dt>
+        <dd>{p.standing}</dd>
+        <dt>Member since</dt>
+        <dd>{p.since}</dd>
+        {pr.org
           ? (
             <>
-              <h2>Biography</h2>
-              {pr.bio.split(/\n{2,}/).map((para) => (
-                <p>
-                  <U>{para}</U>
-                </p>
-              ))}
+              <dt>Organisation</dt>
+              <dd>
+                <U>{pr.org}</U>
+              </dd>
             </>
           )
           : null}
-        <h2>Modules</h2>
-        {p.modules.length
+        {pr.role
           ? (
-            <ul>
-              {p.modules.map((m) => (
-                <li>
-                  <a href={`/modules/${m.slug}`}>
-                    <U>{m.title}</U>
-                  </a>
-                </li>
-              ))}
-            </ul>
+            <>
+              <dt>Role</dt>
+              <dd>
+                <U>{pr.role}</U>
+              </dd>
+            </>
           )
-          : <p>None yet.</p>}
-        <h2>Journal</h2>
-        {p.journal.length
+          : null}
+        {pr.place
           ? (
-            <ul class="journal">
-              {p.journal.map((e) => (
-                <li>
-                  <p class="meta">
-                    <time datetime={e.created}>{e.created.slice(0, 10)}</time>
-                    {e.updated ? ` (edited ${e.updated.slice(0, 10)})` : ""}
-                  </p>
-                  {e.text.split(/\n{2,}/).map((para) => (
-                    <p>
-                      <U>{para}</U>
-                    </p>
-                  ))}
-                </li>
-              ))}
-            </ul>
+            <>
+              <dt>Place</dt>
+              <dd>
+                <U>{pr.place}</U>
+              </dd>
+            </>
           )
-          : <p>No public entries.</p>}
-      </>,
-      { title: displayText(p.name), canonical: `/people/${slug}` },
-    );
-  });
-
-  app.get("/search", async (c) => {
-    const q = (c.req.query("q") ?? "").trim().slice(0, 200);
-    const form = (
-      <form method="get" action="/search" role="search" class="search">
-        <label for="search-q">Search modules, people and journals</label>
-        <input id="search-q" type="search" name="q" value={q} maxlength={200} />
-        <button type="submit">Search</button>
-      </form>
-    );
-    if (q.length < 2) {
-      return c.render(
-        <>
-          <h1>Search</h1>
-          {form}
-          {q ? <p class="error">Type at least 2 characters.</p> : null}
-        </>,
-        { title: "Search", noindex: true },
-      );
-    }
-    await limit(deps, RULES.search, clientOrigin(deps, c));
-    const found = await search(deps.kv, q);
-    const slugs = await slugsOf(deps, [
-      ...found.people.map((p) => p.id),
-      ...found.journal.map((j) => j.actor_id),
-    ]);
-    const person = (id: number, name: string) =>
-      slugs.get(id)
+          : null}
+        {pr.langs.length
+          ? (
+            <>
+              <dt>Languages</dt>
+              <dd>{pr.langs.join(", ")}</dd>
+            </>
+          )
+          : null}
+        {pr.website
+          ? (
+            <>
+              <dt>Website</dt>
+              <dd>
+                <a href={pr.website} rel="nofollow ugc noopener">
+                  <U>{pr.website}</U>
+                </a>
+              </dd>
+            </>
+          )
+          : null}
+        {p.contact
+          ? (
+            <>
+              <dt>Contact</dt>
+              <dd>
+                <a href={`mailto:${p.contact}`}>
+                  <U>{p.contact}</U>
+                </a>
+              </dd>
+            </>
+          )
+          : null}
+      </dl>
+      {pr.about
         ? (
-          <a href={`/people/${slugs.get(id)}`}>
-            <U>{name}</U>
-          </a>
+          <p>
+            <U>{pr.about}</U>
+          </p>
         )
-        : <U>{name}</U>;
-    const total = found.people.length + found.journal.length + found.modules.length;
-    c.header("Cache-Control", "no-store");
+        : null}
+      {pr.bio
+        ? (
+          <>
+            <h2>Biography</h2>
+            {pr.bio.split(/\n{2,}/).map((para) => (
+              <p>
+                <U>{para}</U>
+              </p>
+            ))}
+          </>
+        )
+        : null}
+      <h2>Modules</h2>
+      {p.modules.length
+        ? (
+          <ul>
+            {p.modules.map((m) => (
+              <li>
+                <a href={`/modules/${m.slug}`}>
+                  <U>{m.title}</U>
+                </a>
+              </li>
+            ))}
+          </ul>
+        )
+        : <p>None yet.</p>}
+      <h2>Journal</h2>
+      {p.journal.length
+        ? (
+          <ul class="journal">
+            {p.journal.map((e) => (
+              <li>
+                <p class="meta">
+                  <time datetime={e.created}>{e.created.slice(0, 10)}</time>
+                  {e.updated ? ` (edited ${e.updated.slice(0, 10)})` : ""}
+                </p>
+                {e.text.split(/\n{2,}/).map((para) => (
+                  <p>
+                    <U>{para}</U>
+                  </p>
+                ))}
+              </li>
+            ))}
+          </ul>
+        )
+        : <p>No public entries.</p>}
+    </>,
+    { title: displayText(p.name), canonical: `/people/${slug}` },
+  );
+}
+
+async function getSearch(deps: Deps, c: WebCtx) {
+  const q = (c.req.query("q") ?? "").trim().slice(0, 200);
+  const form = (
+    <form method="get" action="/search" role="search" class="search">
+      <label for="search-q">Search modules, people and journals</label>
+      <input id="search-q" type="search" name="q" value={q} maxlength={200} />
+      <button type="submit">Search</button>
+    </form>
+  );
+  if (q.length < 2) {
     return c.render(
       <>
         <h1>Search</h1>
         {form}
-        <p role="status">{total} result{total === 1 ? "" : "s"}.</p>
-        <h2>Modules</h2>
-        {found.modules.length
-          ? (
-            <ul>
-              {found.modules.map((m) => (
-                <li>
-                  <a href={`/modules/${m.slug}`}>
-                    <U>{m.title}</U>
-                  </a>{" "}
-                  <span class="meta">
-                    by <U>{m.name}</U>
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )
-          : <p>No modules found.</p>}
-        <h2>People</h2>
-        {found.people.length
-          ? (
-            <ul>
-              {found.people.map((p) => (
-                <li>
-                  {person(p.id, p.name)}
-                  {p.org || p.role
-                    ? (
-                      <span class="meta">
-                        {" "}
-                        <U>{[p.role, p.org].filter(Boolean).join(", ")}</U>
-                      </span>
-                    )
-                    : null}
-                </li>
-              ))}
-            </ul>
-          )
-          : <p>No people found.</p>}
-        <h2>Journal</h2>
-        {found.journal.length
-          ? (
-            <ul>
-              {found.journal.map((j) => (
-                <li>
-                  <p class="meta">
-                    {person(j.actor_id, j.name)}, {isoDate(j.created)}
-                  </p>
-                  <p>
-                    <U>{j.text}</U>
-                  </p>
-                </li>
-              ))}
-            </ul>
-          )
-          : <p>No journal entries found.</p>}
+        {q ? <p class="error">Type at least 2 characters.</p> : null}
       </>,
-      { title: `Search: ${displayText(q)}`, noindex: true },
+      { title: "Search", noindex: true },
     );
-  });
+  }
+  await limit(deps, RULES.search, clientOrigin(deps, c));
+  const found = await search(deps.kv, q);
+  const slugs = await slugsOf(deps, [
+    ...found.people.map((p) => p.id),
+    ...found.journal.map((j) => j.actor_id),
+  ]);
+  const person = (id: number, name: string) =>
+    slugs.get(id)
+      ? (
+        <a href={`/people/${slugs.get(id)}`}>
+          <U>{name}</U>
+        </a>
+      )
+      : <U>{name}</U>;
+  const total = found.people.length + found.journal.length + found.modules.length;
+  c.header("Cache-Control", "no-store");
+  return c.render(
+    <>
+      <h1>Search</h1>
+      {form}
+      <p role="status">{total} result{total === 1 ? "" : "s"}.</p>
+      <h2>Modules</h2>
+      {found.modules.length
+        ? (
+          <ul>
+            {found.modules.map((m) => (
+              <li>
+                <a href={`/modules/${m.slug}`}>
+                  <U>{m.title}</U>
+                </a>{" "}
+                <span class="meta">
+                  by <U>{m.name}</U>
+                </span>
+              </li>
+            ))}
+          </ul>
+        )
+        : <p>No modules found.</p>}
+      <h2>People</h2>
+      {found.people.length
+        ? (
+          <ul>
+            {found.people.map((p) => (
+              <li>
+                {person(p.id, p.name)}
+                {p.org || p.role
+                  ? (
+                    <span class="meta">
+                      {" "}
+                      <U>{[p.role, p.org].filter(Boolean).join(", ")}</U>
+                    </span>
+                  )
+                  : null}
+              </li>
+            ))}
+          </ul>
+        )
+        : <p>No people found.</p>}
+      <h2>Journal</h2>
+      {found.journal.length
+        ? (
+          <ul>
+            {found.journal.map((j) => (
+              <li>
+                <p class="meta">
+                  {person(j.actor_id, j.name)}, {isoDate(j.created)}
+                </p>
+                <p>
+                  <U>{j.text}</U>
+                </p>
+              </li>
+            ))}
+          </ul>
+        )
+        : <p>No journal entries found.</p>}
+    </>,
+    { title: `Search: ${displayText(q)}`, noindex: true },
+  );
+}
+
+async function getContributeStatus(deps: Deps, c: WebCtx) {
+  c.header("Cache-Control", "no-store");
+  const raw = c.req.query("id") ?? "";
+  const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : null;
+  const p = id === null ? null : (await getProposal(deps.kv, id)).value;
+  if (!p) {
+    fail(
+      404,
+      "No proposal has this number. Unconfirmed proposals are deleted after seven days.",
+    );
+  }
+  const v = publicStatusView(p, await keyMatches(p, c.req.query("key")));
+  const withReasons = v.history[0] !== undefined && "reason" in v.history[0];
+  return c.render(
+    <>
+      <h1>Proposal {v.id}: {v.status}</h1>
+      {v.title !== undefined
+        ? (
+          <>
+            <p>
+              <strong>
+                <U>{v.title}</U>
+              </strong>{" "}
+              (<U>{v.area ?? ""}</U>), under the name <U>{v.name ?? ""}</U>.
+            </p>
+            {v.module_url
+              ? (
+                <p>
+                  Published: <a href={v.module_url}>{`${deps.config.baseUrl}${v.module_url}`}</a>
+                </p>
+              )
+              : null}
+          </>
+        )
+        : <p>Open the link from your mail to see the details.</p>}
+      <p>
+        Sent {v.created}, last change {v.updated}.
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Status</th>
+            {withReasons ? <th scope="col">Reason</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {v.history.map((h) => (
+            <tr>
+              <td>{h.at}</td>
+              <td>{h.status}</td>
+              {withReasons
+                ? (
+                  <td>
+                    <U>{(h as { reason?: string | null }).reason ?? ""}</U>
+                  </td>
+                )
+                : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>,
+    { title: `Proposal ${v.id}`, noindex: true },
+  );
+}
+
+function getRobotsTxt(deps: Deps, c: WebCtx) {
+  c.header("Content-Type", "text/plain; charset=utf-8");
+  return c.body(
+    "User-agent: *\nDisallow: /me\nDisallow: /team\nDisallow: /sign-in\nDisallow: /search\n" +
+      "Disallow: /contribute/status\nDisallow: /api/\n" +
+      `Sitemap: ${deps.config.baseUrl}/sitemap.xml\n`,
+  );
+}
+
+async function getSitemapXml(deps: Deps, c: WebCtx) {
+  const cat = await catalogue(deps);
+  const people = new Set<number>(cat.p.modules.flatMap((m) => m.contributors));
+  const slugs = await slugsOf(deps, [...people]);
+  const base = deps.config.baseUrl;
+  const esc = (s: string) => s.replace(/[<>&'"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  const urls = [
+    `<url><loc>${esc(base)}/</loc></url>`,
+    `<url><loc>${esc(base)}/catalogue</loc></url>`,
+    `<url><loc>${esc(base)}/request</loc></url>`,
+    `<url><loc>${esc(base)}/contribute</loc></url>`,
+    `<url><loc>${esc(base)}/api-reference</loc></url>`,
+    ...cat.p.modules.map((m) =>
+      `<url><loc>${esc(`${base}/modules/${m.slug}`)}</loc><lastmod>${
+        isoDate(m.updated)
+      }</lastmod></url>`
+    ),
+    ...[...slugs.values()].map((s) => `<url><loc>${esc(`${base}/people/${s}`)}</loc></url>`),
+  ];
+  c.header("Content-Type", "application/xml; charset=utf-8");
+  return c.body(
+    `<?xml version="1.0" encoding="UTF-8"?>\n` +
+      `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${
+        urls.join("\n")
+      }\n</urlset>\n`,
+  );
+}
+
+export function publicPages(deps: Deps) {
+  const app = webRouter();
+
+  app.get("/people/:slug", (c) => getPeopleSlug(deps, c));
+
+  app.get("/search", (c) => getSearch(deps, c));
 
   // The page a proposal's status_url opens: without the mailed secret (`key`) the state and
   // dates only, never the submitter's address, name or text.
-  app.get("/contribute/status", async (c) => {
-    c.header("Cache-Control", "no-store");
-    const raw = c.req.query("id") ?? "";
-    const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : null;
-    const p = id === null ? null : (await getProposal(deps.kv, id)).value;
-    if (!p) {
-      fail(
-        404,
-        "No proposal has this number. Unconfirmed proposals are deleted after seven days.",
-      );
-    }
-    const v = publicStatusView(p, await keyMatches(p, c.req.query("key")));
-    const withReasons = v.history[0] !== undefined && "reason" in v.history[0];
-    return c.render(
-      <>
-        <h1>Proposal {v.id}: {v.status}</h1>
-        {v.title !== undefined
-          ? (
-            <>
-              <p>
-                <strong>
-                  <U>{v.title}</U>
-                </strong>{" "}
-                (<U>{v.area ?? ""}</U>), under the name <U>{v.name ?? ""}</U>.
-              </p>
-              {v.module_url
-                ? (
-                  <p>
-                    Published: <a href={v.module_url}>{`${deps.config.baseUrl}${v.module_url}`}</a>
-                  </p>
-                )
-                : null}
-            </>
-          )
-          : <p>Open the link from your mail to see the details.</p>}
-        <p>
-          Sent {v.created}, last change {v.updated}.
-        </p>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Status</th>
-              {withReasons ? <th scope="col">Reason</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {v.history.map((h) => (
-              <tr>
-                <td>{h.at}</td>
-                <td>{h.status}</td>
-                {withReasons
-                  ? (
-                    <td>
-                      <U>{(h as { reason?: string | null }).reason ?? ""}</U>
-                    </td>
-                  )
-                  : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </>,
-      { title: `Proposal ${v.id}`, noindex: true },
-    );
-  });
+  app.get("/contribute/status", (c) => getContributeStatus(deps, c));
 
-  app.get("/robots.txt", (c) => {
-    c.header("Content-Type", "text/plain; charset=utf-8");
-    return c.body(
-      "User-agent: *\nDisallow: /me\nDisallow: /team\nDisallow: /sign-in\nDisallow: /search\n" +
-        "Disallow: /contribute/status\nDisallow: /api/\n" +
-        `Sitemap: ${deps.config.baseUrl}/sitemap.xml\n`,
-    );
-  });
+  app.get("/robots.txt", (c) => getRobotsTxt(deps, c));
 
-  app.get("/sitemap.xml", async (c) => {
-    const cat = await catalogue(deps);
-    const people = new Set<number>(cat.p.modules.flatMap((m) => m.contributors));
-    const slugs = await slugsOf(deps, [...people]);
-    const base = deps.config.baseUrl;
-    const esc = (s: string) => s.replace(/[<>&'"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
-    const urls = [
-      `<url><loc>${esc(base)}/</loc></url>`,
-      `<url><loc>${esc(base)}/catalogue</loc></url>`,
-      `<url><loc>${esc(base)}/request</loc></url>`,
-      `<url><loc>${esc(base)}/contribute</loc></url>`,
-      `<url><loc>${esc(base)}/api-reference</loc></url>`,
-      ...cat.p.modules.map((m) =>
-        `<url><loc>${esc(`${base}/modules/${m.slug}`)}</loc><lastmod>${
-          isoDate(m.updated)
-        }</lastmod></url>`
-      ),
-      ...[...slugs.values()].map((s) => `<url><loc>${esc(`${base}/people/${s}`)}</loc></url>`),
-    ];
-    c.header("Content-Type", "application/xml; charset=utf-8");
-    return c.body(
-      `<?xml version="1.0" encoding="UTF-8"?>\n` +
-        `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${
-          urls.join("\n")
-        }\n</urlset>\n`,
-    );
-  });
+  app.get("/sitemap.xml", (c) => getSitemapXml(deps, c));
 
   return app;
 }

@@ -27,7 +27,7 @@ import {
   submitForm,
 } from "./_form.tsx";
 import { forgetWebSession, rememberNext, startWebSession, takeNext } from "./_session.ts";
-import { safeNext, seeOther, viewer, webRouter } from "./_web.tsx";
+import { type Next, safeNext, seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 import { U } from "./_layout.tsx";
 
 /** The API's link request, with the age confirmation the API checks for sign-in links. */
@@ -77,128 +77,140 @@ function SignInForm(props: { view: FormView; next: string; again?: boolean }) {
   );
 }
 
+function getSignIn(c: WebCtx) {
+  const next = safeNext(c.req.query("next"));
+  const me = viewer(c);
+  // A signed-in browser comes here only to sign in afresh (`fresh=1`: erasure, name
+  // choices need a recent sign-in); otherwise it goes on.
+  const again = me !== undefined && c.req.query("fresh") === "1";
+  if (me && !again) return seeOther(c, next);
+  const view = emptyView(again ? { email: me?.email } : {});
+  return c.render(<SignInForm view={view} next={next} again={again} />, {
+    title: "Sign in",
+    canonical: "/sign-in",
+    description: "Sign in with a link mailed to you.",
+  });
+}
+
+async function postSignIn(deps: Deps, c: WebCtx) {
+  return await submitForm(c, {
+    schema: SignInRequest,
+    input: (f) => ({
+      email: f.email ?? "",
+      purpose: "login",
+      age_ok: checked(f.age_ok),
+      name: given(f.name),
+    }),
+    act: async ({ email, name }, form) => {
+      await limit(deps, RULES.linkByOrigin, clientOrigin(deps, c));
+      await limit(deps, RULES.linkByAddress, email);
+      await issueLink(deps, { purpose: "login", email, name }, signInMail("login"));
+      rememberNext(deps, c, safeNext(form.next), LINK_LIFE.login);
+      return "/sign-in/sent";
+    },
+    show: (view) => <SignInForm view={view} next={safeNext(view.values.next)} />,
+    page: { title: "Sign in" },
+  });
+}
+
+function getSignInSent(c: WebCtx) {
+  return c.render(
+    <>
+      <h1>Check your mail</h1>
+      <p>
+        If the address can receive mail, a sign-in link is on its way. Open it on the device you
+        want to use; it works once, for 20 minutes.
+      </p>
+      <p>
+        No mail after a few minutes? Look in the spam folder, or{" "}
+        <a href="/sign-in">ask for a new link</a>.
+      </p>
+    </>,
+    { title: "Check your mail", noindex: true },
+  );
+}
+
+async function getMe(deps: Deps, c: WebCtx, next: Next) {
+  const token = c.req.query("verify");
+  if (token === undefined) return await next();
+  c.header("Cache-Control", "no-store");
+  const found = await findLink(deps.kv, token, deps.clock.now());
+  if (!found) {
+    c.status(410);
+    return c.render(
+      <>
+        <h1>This link does not work any more</h1>
+        <p>
+          A sign-in link works once and only for a short time; a newer link replaces an older one.
+          {" "}
+          <a href="/sign-in">Ask for a new link</a>.
+        </p>
+      </>,
+      { title: "Link used or expired", noindex: true },
+    );
+  }
+  const link = found.entry.value;
+  return c.render(
+    <>
+      <h1>Sign in</h1>
+      <p>
+        Sign in as{" "}
+        <strong>
+          <U>{link.email}</U>
+        </strong>
+        {viewer(c) ? " (this replaces the session this browser has now)" : ""}.
+      </p>
+      <form method="post" action="/me/verify">
+        <input type="hidden" name="token" value={token} />
+        <button type="submit">Sign in on this device</button>
+      </form>
+      <p class="hint">Not you? Close this page: nothing happens without the button.</p>
+    </>,
+    { title: "Sign in", noindex: true },
+  );
+}
+
+async function postMeVerify(deps: Deps, c: WebCtx) {
+  const form = await c.req.parseBody();
+  const token = typeof form.token === "string" ? form.token : "";
+  if (!token || token.length > 200) fail(400, "the link is incomplete; open it from your mail");
+  const done = await completeLink(deps, token, {
+    address: clientOrigin(deps, c),
+    agent: c.req.header("user-agent") ?? "",
+  });
+  for (const part of accountParts) await part.afterVerify?.(deps, done.account, done.link);
+  // A browser holds one session: the one it had before ends with the new sign-in.
+  const before = c.get("session");
+  const who = c.get("account");
+  if (before && who) await endSession(deps.kv, who.id, before.id);
+  startWebSession(deps, c, done.token, done.session);
+  return seeOther(c, safeNext(takeNext(deps, c)));
+}
+
+async function postSignOut(deps: Deps, c: WebCtx) {
+  const s = c.get("session");
+  const a = c.get("account");
+  if (s && a) await endSession(deps.kv, a.id, s.id);
+  forgetWebSession(deps, c);
+  return seeOther(c, "/");
+}
+
 export function signInPages(deps: Deps) {
   const app = webRouter();
 
-  app.get("/sign-in", (c) => {
-    const next = safeNext(c.req.query("next"));
-    const me = viewer(c);
-    // A signed-in browser comes here only to sign in afresh (`fresh=1`: erasure, name
-    // choices need a recent sign-in); otherwise it goes on.
-    const again = me !== undefined && c.req.query("fresh") === "1";
-    if (me && !again) return seeOther(c, next);
-    const view = emptyView(again ? { email: me?.email } : {});
-    return c.render(<SignInForm view={view} next={next} again={again} />, {
-      title: "Sign in",
-      canonical: "/sign-in",
-      description: "Sign in with a link mailed to you.",
-    });
-  });
+  app.get("/sign-in", (c) => getSignIn(c));
 
-  app.post("/sign-in", async (c) => {
-    return await submitForm(c, {
-      schema: SignInRequest,
-      input: (f) => ({
-        email: f.email ?? "",
-        purpose: "login",
-        age_ok: checked(f.age_ok),
-        name: given(f.name),
-      }),
-      act: async ({ email, name }, form) => {
-        await limit(deps, RULES.linkByOrigin, clientOrigin(deps, c));
-        await limit(deps, RULES.linkByAddress, email);
-        await issueLink(deps, { purpose: "login", email, name }, signInMail("login"));
-        rememberNext(deps, c, safeNext(form.next), LINK_LIFE.login);
-        return "/sign-in/sent";
-      },
-      show: (view) => <SignInForm view={view} next={safeNext(view.values.next)} />,
-      page: { title: "Sign in" },
-    });
-  });
+  app.post("/sign-in", (c) => postSignIn(deps, c));
 
-  app.get("/sign-in/sent", (c) => {
-    return c.render(
-      <>
-        <h1>Check your mail</h1>
-        <p>
-          If the address can receive mail, a sign-in link is on its way. Open it on the device you
-          want to use; it works once, for 20 minutes.
-        </p>
-        <p>
-          No mail after a few minutes? Look in the spam folder, or{" "}
-          <a href="/sign-in">ask for a new link</a>.
-        </p>
-      </>,
-      { title: "Check your mail", noindex: true },
-    );
-  });
+  app.get("/sign-in/sent", (c) => getSignInSent(c));
 
   // The mailed link. Only shows: a GET (a mail scanner, a prefetch) never uses the link up.
   // Without ?verify this is the account page (web/me.tsx).
-  app.get("/me", async (c, next) => {
-    const token = c.req.query("verify");
-    if (token === undefined) return await next();
-    c.header("Cache-Control", "no-store");
-    const found = await findLink(deps.kv, token, deps.clock.now());
-    if (!found) {
-      c.status(410);
-      return c.render(
-        <>
-          <h1>This link does not work any more</h1>
-          <p>
-            A sign-in link works once and only for a short time; a newer link replaces an older one.
-            {" "}
-            <a href="/sign-in">Ask for a new link</a>.
-          </p>
-        </>,
-        { title: "Link used or expired", noindex: true },
-      );
-    }
-    const link = found.entry.value;
-    return c.render(
-      <>
-        <h1>Sign in</h1>
-        <p>
-          Sign in as{" "}
-          <strong>
-            <U>{link.email}</U>
-          </strong>
-          {viewer(c) ? " (this replaces the session this browser has now)" : ""}.
-        </p>
-        <form method="post" action="/me/verify">
-          <input type="hidden" name="token" value={token} />
-          <button type="submit">Sign in on this device</button>
-        </form>
-        <p class="hint">Not you? Close this page: nothing happens without the button.</p>
-      </>,
-      { title: "Sign in", noindex: true },
-    );
-  });
+  app.get("/me", (c, next) => getMe(deps, c, next));
 
-  app.post("/me/verify", async (c) => {
-    const form = await c.req.parseBody();
-    const token = typeof form.token === "string" ? form.token : "";
-    if (!token || token.length > 200) fail(400, "the link is incomplete; open it from your mail");
-    const done = await completeLink(deps, token, {
-      address: clientOrigin(deps, c),
-      agent: c.req.header("user-agent") ?? "",
-    });
-    for (const part of accountParts) await part.afterVerify?.(deps, done.account, done.link);
-    // A browser holds one session: the one it had before ends with the new sign-in.
-    const before = c.get("session");
-    const who = c.get("account");
-    if (before && who) await endSession(deps.kv, who.id, before.id);
-    startWebSession(deps, c, done.token, done.session);
-    return seeOther(c, safeNext(takeNext(deps, c)));
-  });
+  app.post("/me/verify", (c) => postMeVerify(deps, c));
 
-  app.post("/sign-out", async (c) => {
-    const s = c.get("session");
-    const a = c.get("account");
-    if (s && a) await endSession(deps.kv, a.id, s.id);
-    forgetWebSession(deps, c);
-    return seeOther(c, "/");
-  });
+  app.post("/sign-out", (c) => postSignOut(deps, c));
 
   return app;
 }

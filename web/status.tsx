@@ -54,63 +54,115 @@ function Timeline(props: { notes: PublicPage["notes"] }) {
   );
 }
 
+const pageOf = async (deps: Deps, c: WebCtx) => {
+  const page = await publicStatusPage(deps, c.req.param("slug")!);
+  if (!page) fail(404, "no such status page");
+  return page;
+};
+
+const show = (c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
+  const slug = c.req.param("slug")!;
+  const notice = NOTICES[c.req.query("follow") ?? ""];
+  const F = fields(view, { email: "Your e-mail address" });
+  return (
+    <>
+      <h1>
+        <U>{page.title}</U>
+      </h1>
+      {notice ? <p class="notice" role="status">{notice}</p> : null}
+      {page.services.length ? null : <p>No services listed yet.</p>}
+      {page.services.map((s) => (
+        <section>
+          <h2>
+            <U>{s.name}</U>
+          </h2>
+          <p>
+            <StateBadge state={s.state} /> {WORDS[s.state]} · 90-day uptime:{" "}
+            {s.uptime === null ? "no data yet" : percentText(s.uptime)}
+          </p>
+          {s.note
+            ? (
+              <p class="notice">
+                <U>{s.note}</U>
+              </p>
+            )
+            : null}
+          <figure>{raw(uptimeBars(s.days))}</figure>
+        </section>
+      ))}
+      <h2>Incidents</h2>
+      <Timeline notes={page.notes} />
+      <h2 id="follow">Follow by mail</h2>
+      <p>
+        Get a mail when a service on this page goes off or comes back, and when a note is posted.
+        Your address is used for nothing else; the owner sees how many follow, never who.
+      </p>
+      <form method="post" action={`/status/${slug}/follow`} novalidate>
+        <F.Summary />
+        <F.Field name="email" type="email" autocomplete="email" maxlength={320} required />
+        <button type="submit">Follow this page</button>
+      </form>
+    </>
+  );
+};
+
+const linkPage = (deps: Deps, purpose: "confirm" | "unfollow") => async (c: WebCtx) => {
+  c.header("Cache-Control", "no-store");
+  const token = c.req.query("token") ?? "";
+  const found = await followLink(deps, token, purpose);
+  if (!found) {
+    c.status(410);
+    return c.render(
+      <>
+        <h1>This link does not work any more</h1>
+        <p>
+          {purpose === "confirm"
+            ? "A confirmation link works once, for 7 days; a newer one replaces it. Follow the page again to get a new link."
+            : "This unfollow link has expired; use the link of a newer mail."}
+        </p>
+        <p>
+          <a href="/">Home</a>
+        </p>
+      </>,
+      { title: "Link used or expired", noindex: true },
+    );
+  }
+  const confirm = purpose === "confirm";
+  return c.render(
+    <>
+      <h1>{confirm ? "Confirm following" : "Stop following"}</h1>
+      <p>
+        {confirm ? "Follow" : "Stop following"} the status page{" "}
+        <a href={`/status/${found.slug}`}>
+          <U>{found.title}</U>
+        </a>{" "}
+        by mail{confirm ? "" : ": your address is deleted"}.
+      </p>
+      <form method="post" action={`/status/${found.slug}/${purpose}`}>
+        <input type="hidden" name="token" value={token} />
+        <button type="submit">{confirm ? "Confirm following" : "Stop following"}</button>
+      </form>
+      <p class="hint">
+        {confirm
+          ? "Did not ask for this? Close this page: nothing happens without the button."
+          : "Changed your mind? Close this page: you keep following."}
+      </p>
+    </>,
+    { title: confirm ? "Confirm following" : "Stop following", noindex: true },
+  );
+};
+
+const tokenOf = async (c: WebCtx) => {
+  const token = (await readForm(c)).token ?? "";
+  if (!token || token.length > 200) fail(400, "the link is incomplete; open it from your mail");
+  return token;
+};
+
 export function statusPages(deps: Deps) {
   const app = webRouter();
 
-  const pageOf = async (c: WebCtx) => {
-    const page = await publicStatusPage(deps, c.req.param("slug")!);
-    if (!page) fail(404, "no such status page");
-    return page;
-  };
-
-  const show = (c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
-    const slug = c.req.param("slug")!;
-    const notice = NOTICES[c.req.query("follow") ?? ""];
-    const F = fields(view, { email: "Your e-mail address" });
-    return (
-      <>
-        <h1>
-          <U>{page.title}</U>
-        </h1>
-        {notice ? <p class="notice" role="status">{notice}</p> : null}
-        {page.services.length ? null : <p>No services listed yet.</p>}
-        {page.services.map((s) => (
-          <section>
-            <h2>
-              <U>{s.name}</U>
-            </h2>
-            <p>
-              <StateBadge state={s.state} /> {WORDS[s.state]} · 90-day uptime:{" "}
-              {s.uptime === null ? "no data yet" : percentText(s.uptime)}
-            </p>
-            {s.note
-              ? (
-                <p class="notice">
-                  <U>{s.note}</U>
-                </p>
-              )
-              : null}
-            <figure>{raw(uptimeBars(s.days))}</figure>
-          </section>
-        ))}
-        <h2>Incidents</h2>
-        <Timeline notes={page.notes} />
-        <h2 id="follow">Follow by mail</h2>
-        <p>
-          Get a mail when a service on this page goes off or comes back, and when a note is posted.
-          Your address is used for nothing else; the owner sees how many follow, never who.
-        </p>
-        <form method="post" action={`/status/${slug}/follow`} novalidate>
-          <F.Summary />
-          <F.Field name="email" type="email" autocomplete="email" maxlength={320} required />
-          <button type="submit">Follow this page</button>
-        </form>
-      </>
-    );
-  };
-
   app.get(`/status/${SLUG}`, async (c) => {
-    const page = await pageOf(c);
+    const page = await pageOf(deps, c);
     // Shared caches may keep it a minute (a busy page during an outage); a browser asks again,
     // so the owner sees a note they just posted.
     c.header(
@@ -124,7 +176,7 @@ export function statusPages(deps: Deps) {
   });
 
   app.post(`/status/${SLUG}/follow`, async (c) => {
-    const slug = c.req.param("slug");
+    const slug = c.req.param("slug")!;
     return await submitForm(c, {
       schema: FollowBody,
       act: async ({ email }) => {
@@ -133,78 +185,26 @@ export function statusPages(deps: Deps) {
         await requestFollow(deps, slug, email);
         return `/status/${slug}?follow=sent`;
       },
-      show: async (view) => show(c, await pageOf(c), view),
+      show: async (view) => show(c, await pageOf(deps, c), view),
       page: { title: "Follow a status page" },
     });
   });
 
   /** The page of a mailed link: what it is about and one button; a GET changes nothing. */
-  const linkPage = (purpose: "confirm" | "unfollow") => async (c: WebCtx) => {
-    c.header("Cache-Control", "no-store");
-    const token = c.req.query("token") ?? "";
-    const found = await followLink(deps, token, purpose);
-    if (!found) {
-      c.status(410);
-      return c.render(
-        <>
-          <h1>This link does not work any more</h1>
-          <p>
-            {purpose === "confirm"
-              ? "A confirmation link works once, for 7 days; a newer one replaces it. Follow the page again to get a new link."
-              : "This unfollow link has expired; use the link of a newer mail."}
-          </p>
-          <p>
-            <a href="/">Home</a>
-          </p>
-        </>,
-        { title: "Link used or expired", noindex: true },
-      );
-    }
-    const confirm = purpose === "confirm";
-    return c.render(
-      <>
-        <h1>{confirm ? "Confirm following" : "Stop following"}</h1>
-        <p>
-          {confirm ? "Follow" : "Stop following"} the status page{" "}
-          <a href={`/status/${found.slug}`}>
-            <U>{found.title}</U>
-          </a>{" "}
-          by mail{confirm ? "" : ": your address is deleted"}.
-        </p>
-        <form method="post" action={`/status/${found.slug}/${purpose}`}>
-          <input type="hidden" name="token" value={token} />
-          <button type="submit">{confirm ? "Confirm following" : "Stop following"}</button>
-        </form>
-        <p class="hint">
-          {confirm
-            ? "Did not ask for this? Close this page: nothing happens without the button."
-            : "Changed your mind? Close this page: you keep following."}
-        </p>
-      </>,
-      { title: confirm ? "Confirm following" : "Stop following", noindex: true },
-    );
-  };
-
-  const tokenOf = async (c: WebCtx) => {
-    const token = (await readForm(c)).token ?? "";
-    if (!token || token.length > 200) fail(400, "the link is incomplete; open it from your mail");
-    return token;
-  };
-
-  app.get(`/status/${SLUG}/confirm`, linkPage("confirm"));
+  app.get(`/status/${SLUG}/confirm`, linkPage(deps, "confirm"));
   app.post(`/status/${SLUG}/confirm`, async (c) => {
     const { slug } = await confirmFollow(deps, await tokenOf(c));
     return seeOther(c, `/status/${slug}?follow=followed`);
   });
 
-  app.get(`/status/${SLUG}/unfollow`, linkPage("unfollow"));
+  app.get(`/status/${SLUG}/unfollow`, linkPage(deps, "unfollow"));
   app.post(`/status/${SLUG}/unfollow`, async (c) => {
     const { slug } = await unfollow(deps, await tokenOf(c));
     return seeOther(c, `/status/${slug}/unfollowed`);
   });
 
   app.get(`/status/${SLUG}/unfollowed`, (c) => {
-    const slug = c.req.param("slug");
+    const slug = c.req.param("slug")!;
     return c.render(
       <>
         <h1>You no longer follow this page</h1>

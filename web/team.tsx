@@ -49,526 +49,544 @@ function TeamNav(props: { here: string }) {
   );
 }
 
-const idOf = (c: WebCtx) => Number(c.req.param("id"));
+const idOf = (c: WebCtx) => Number(c.req.param("id")!);
 
-export function teamPages(deps: Deps) {
-  const app = webRouter();
-  const render = (c: WebCtx, here: string, title: string, body: Child) =>
-    c.render(
-      <>
-        <TeamNav here={here} />
-        <h1>{title}</h1>
-        {body}
-      </>,
-      { title, noindex: true },
-    );
-
-  // ---- proposals ----
-  app.get("/team", async (c) => {
-    requireTeamPage(c);
-    const wanted = c.req.query("status");
-    const status = (STATUSES as readonly string[]).includes(wanted ?? "")
-      ? wanted as typeof STATUSES[number]
-      : undefined;
-    const list = await listProposals(deps.kv, status);
-    return render(
-      c,
-      "/team",
-      "Proposal queue",
-      <>
-        <form method="get" action="/team" class="filters">
-          <Select
-            name="status"
-            label="Status"
-            view={emptyView({ status: status ?? "" })}
-            options={[["", "Every status"], ...STATUSES.map((s) => [s, s] as [string, string])]}
-          />
-          <button type="submit">Show</button>
-        </form>
-        {list.length === 0 ? <p>No proposals.</p> : (
-          <table>
-            <caption>Proposals, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Title</th>
-                <th scope="col">Status</th>
-                <th scope="col">From</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((p) => (
-                <tr>
-                  <td>
-                    <a href={`/team/proposals/${p.id}`}>
-                      #{p.id} <U>{p.title}</U>
-                    </a>
-                  </td>
-                  <td>{p.status}</td>
-                  <td>
-                    <U>{p.name}</U>
-                  </td>
-                  <td>{when(p.updated)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </>,
-    );
-  });
-
-  const proposalPage = async (c: WebCtx, view: FormView) => {
-    const me = requireTeamPage(c);
-    const p = (await getProposal(deps.kv, idOf(c))).value;
-    if (!p) fail(404, "no such proposal");
-    const gate = await gateOf(deps.kv, p);
-    const moves: [string, string][] = [
-      ["reviewing", "Start review (reviewing)"],
-      ["admitted", "Admit"],
-      ["rejected", "Reject"],
-      ...(isOwner(me) ? [["published", "Publish"] as [string, string]] : []),
-    ];
-    return (
-      <>
-        <TeamNav here="/team" />
-        <h1>
-          #{p.id} <U>{p.title}</U>
-        </h1>
-        <dl>
-          <dt>Status</dt>
-          <dd>{p.status}</dd>
-          <dt>Submitted by</dt>
-          <dd>
-            <U>{p.name}</U> {p.email
-              ? (
-                <>
-                  (<U>{p.email}</U>)
-                </>
-              )
-              : null}
-          </dd>
-          <dt>Area</dt>
-          <dd>{p.area}</dd>
-          <dt>Attribution</dt>
-          <dd>{p.attribution}</dd>
-          <dt>Received</dt>
-          <dd>{when(p.created)}</dd>
-          {p.slug && p.status === "published"
-            ? (
-              <>
-                <dt>Module</dt>
-                <dd>
-                  <a href={`/modules/${p.slug}`}>/modules/{p.slug}</a>
-                </dd>
-              </>
-            )
-            : null}
-        </dl>
-        <h2>Summary</h2>
-        <p class="text">
-          <U>{p.summary}</U>
-        </p>
-        {p.files.length
-          ? (
-            <>
-              <h2>Files</h2>
-              <ul>
-                {p.files.map((f) => (
-                  <li>
-                    <U>{JSON.stringify(f)}</U>
-                  </li>
-                ))}
-              </ul>
-            </>
-          )
-          : null}
-        <h2>Gate checks</h2>
-        <p>{gate.open ? "The gate is open: it can be published." : "The gate is closed."}</p>
-        <ul class="gate">
-          {gate.checks.map((g) => (
-            <li>
-              <strong>{g.ok ? "passed" : "failed"}</strong> {g.name}: <U>{g.detail}</U>
-            </li>
-          ))}
-        </ul>
-        <h2>Decisions</h2>
-        {p.decisions.length === 0 ? <p>None yet.</p> : (
-          <ol>
-            {p.decisions.map((d) => (
-              <li>
-                {when(d.at)}: {d.from} → {d.status}
-                {d.reason
-                  ? (
-                    <>
-                      {" — "}
-                      <U>{d.reason}</U>
-                    </>
-                  )
-                  : null}
-              </li>
-            ))}
-          </ol>
-        )}
-        <h2>Change its status</h2>
-        <form method="post" action={`/team/proposals/${p.id}`} novalidate>
-          <ErrorSummary view={view} labels={{ status: "New status", reason: "Reason" }} />
-          <Select name="status" label="New status" view={view} options={moves} />
-          <TextArea
-            name="reason"
-            label="Reason"
-            hint="Needed to admit or reject; mailed to the submitter."
-            view={view}
-            rows={3}
-            maxlength={1000}
-          />
-          <button type="submit">Change status</button>
-        </form>
-      </>
-    );
-  };
-
-  app.get(
-    "/team/proposals/:id{[0-9]{1,15}}",
-    async (c) => c.render(await proposalPage(c, emptyView()), { title: "Proposal", noindex: true }),
+const render = (c: WebCtx, here: string, title: string, body: Child) =>
+  c.render(
+    <>
+      <TeamNav here={here} />
+      <h1>{title}</h1>
+      {body}
+    </>,
+    { title, noindex: true },
   );
 
-  app.post("/team/proposals/:id{[0-9]{1,15}}", async (c) => {
-    requireTeamPage(c);
-    const id = idOf(c);
-    return await submitForm(c, {
-      schema: ProposalPatch,
-      input: (f) => ({ status: f.status, reason: f.reason ?? "" }),
-      act: async (change) => {
-        await changeProposal(deps, callerOf(deps, c), id, change);
-        return `/team/proposals/${id}`;
-      },
-      show: (view) => proposalPage(c, view),
-      page: { title: "Proposal" },
-    });
-  });
-
-  // ---- applications ----
-  const applicationsPage = async (c: WebCtx, failed?: { id: number; view: FormView }) => {
-    requireTeamPage(c);
-    const apps = await listApplications(deps.kv, c.req.query("all") === "1");
-    const rows = [];
-    for (const a of apps) rows.push({ a, who: (await getAccount(deps.kv, a.account)).value });
-    // A decision on an application with no form here (unknown, or decided meanwhile) says why
-    // above the list, since there is no form to put it beside.
-    const formless = failed && !rows.some(({ a }) => a.id === failed.id && !a.outcome);
-    return (
-      <>
-        <TeamNav here="/team/applications" />
-        <h1>Applications</h1>
-        {formless
-          ? <ErrorSummary view={failed.view} formless="Your decision was not recorded" />
-          : null}
-        <p>
-          <a href="/team/applications?all=1">Show decided ones too</a>
-        </p>
-        {rows.length === 0 ? <p>No open applications.</p> : null}
-        {rows.map(({ a, who }) => {
-          const view = failed?.id === a.id ? failed.view : emptyView({ outcome: "approved" });
-          const name = who?.name || who?.email || `account ${a.account}`;
-          return (
-            <section aria-labelledby={`app-${a.id}`}>
-              <h2 id={`app-${a.id}`}>
-                <U>{name}</U>
-              </h2>
-              <p class="meta">
-                {when(a.created)} · {who ? standingOf(who.roles) : "erased"}
-              </p>
-              <p class="text">
-                <U>{a.text}</U>
-              </p>
-              {a.outcome
-                ? (
-                  <p>
-                    {a.outcome}: <U>{a.reason ?? ""}</U>
-                  </p>
-                )
-                : (
-                  <form method="post" action={`/team/applications/${a.id}`} novalidate>
-                    <ErrorSummary view={view} />
-                    <Select
-                      name="outcome"
-                      label={`Decision on ${name}`}
-                      view={view}
-                      options={[["approved", "Approve"], ["declined", "Decline"]]}
-                    />
-                    <TextArea
-                      name="reason"
-                      label={`Reason for ${name}`}
-                      view={view}
-                      rows={2}
-                      maxlength={2000}
-                      required
-                    />
-                    <button type="submit">Decide on {name}</button>
-                  </form>
-                )}
-            </section>
-          );
-        })}
-      </>
-    );
-  };
-
-  app.get(
-    "/team/applications",
-    async (c) => c.render(await applicationsPage(c), { title: "Applications", noindex: true }),
-  );
-
-  app.post("/team/applications/:id{[0-9]{1,15}}", async (c) => {
-    requireTeamPage(c);
-    const id = idOf(c);
-    return await submitForm(c, {
-      schema: DecisionBody,
-      act: async (input) => {
-        await decideApplication(deps, callerOf(deps, c), id, input);
-        return "/team/applications";
-      },
-      show: (view) => applicationsPage(c, { id, view }),
-      page: { title: "Applications" },
-    });
-  });
-
-  // ---- requests ----
-  app.get("/team/requests", async (c) => {
-    requireTeamPage(c);
-    const all = c.req.query("all") === "1";
-    const list = await listRequests(deps.kv, all);
-    return render(
-      c,
-      "/team/requests",
-      "Requests",
-      <>
-        <p>
-          {all
-            ? <a href="/team/requests">Open ones only</a>
-            : <a href="/team/requests?all=1">Show handled ones too</a>}
-        </p>
-        {list.length === 0 ? <p>No open requests.</p> : null}
-        {list.map((r) => (
-          <section aria-labelledby={`req-${r.id}`}>
-            <h2 id={`req-${r.id}`}>
-              #{r.id} {r.kind} from <U>{r.name}</U>
-            </h2>
-            <p class="meta">
-              <U>{r.email}</U>
-              {r.org
-                ? (
-                  <>
-                    {" · "}
-                    <U>{r.org}</U>
-                  </>
-                )
-                : null} · {when(r.created)}
-              {r.module
-                ? (
-                  <>
-                    {" · "}
-                    <a href={`/modules/${encodeURIComponent(r.module)}`}>
-                      <U>{r.module}</U>
-                    </a>
-                  </>
-                )
-                : null}
-            </p>
-            <p class="text">
-              <U>{r.text}</U>
-            </p>
-            <form method="post" action={`/team/requests/${r.id}`}>
-              <input type="hidden" name="handled" value={r.handled === null ? "true" : "false"} />
-              <button type="submit" class="secondary">
-                {r.handled === null ? `Mark #${r.id} handled` : `Open #${r.id} again`}
-              </button>
-            </form>
-          </section>
-        ))}
-      </>,
-    );
-  });
-
-  app.post("/team/requests/:id{[0-9]{1,15}}", async (c) => {
-    const me = requireTeamPage(c);
-    const form = await c.req.parseBody();
-    const done = await setHandled(deps, idOf(c), form.handled === "true", `account:${me.id}`);
-    if (!done) fail(404, "no such request");
-    return seeOther(c, "/team/requests");
-  });
-
-  // ---- accounts ----
-  app.get("/team/accounts", async (c) => {
-    requireTeamPage(c);
-    const rows: Account[] = [];
-    for await (const e of eachAccount(deps.kv)) rows.push(e.value);
-    return render(
-      c,
-      "/team/accounts",
-      "Accounts",
-      <table>
-        <caption>Every account</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Address</th>
-            <th scope="col">Standing</th>
-            <th scope="col">Since</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((a) => (
-            <tr>
-              <td>
-                {a.slug && a.name
-                  ? (
-                    <a href={`/people/${a.slug}`}>
-                      <U>{a.name}</U>
-                    </a>
-                  )
-                  : <U>{a.name || "(no name)"}</U>}
-              </td>
-              <td>
-                <U>{a.email}</U>
-              </td>
-              <td>{standingOf(a.roles)}</td>
-              <td>{when(a.created)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>,
-    );
-  });
-
-  // ---- invitations ----
-  app.get("/team/invitations", async (c) => {
-    requireTeamPage(c);
-    const now = deps.clock.now();
-    const list = await allInvites(deps.kv);
-    const names = new Map<number, string>();
-    for (const i of list) {
-      if (!names.has(i.inviter)) {
-        names.set(i.inviter, (await getAccount(deps.kv, i.inviter)).value?.name ?? "(erased)");
-      }
-    }
-    return render(
-      c,
-      "/team/invitations",
-      "Invitations",
-      list.length === 0 ? <p>No invitations.</p> : (
+async function getTeam(deps: Deps, c: WebCtx) {
+  requireTeamPage(c);
+  const wanted = c.req.query("status");
+  const status = (STATUSES as readonly string[]).includes(wanted ?? "")
+    ? wanted as typeof STATUSES[number]
+    : undefined;
+  const list = await listProposals(deps.kv, status);
+  return render(
+    c,
+    "/team",
+    "Proposal queue",
+    <>
+      <form method="get" action="/team" class="filters">
+        <Select
+          name="status"
+          label="Status"
+          view={emptyView({ status: status ?? "" })}
+          options={[["", "Every status"], ...STATUSES.map((s) => [s, s] as [string, string])]}
+        />
+        <button type="submit">Show</button>
+      </form>
+      {list.length === 0 ? <p>No proposals.</p> : (
         <table>
-          <caption>Every invitation, newest first</caption>
+          <caption>Proposals, newest first</caption>
           <thead>
             <tr>
-              <th scope="col">Address</th>
-              <th scope="col">Invited by</th>
-              <th scope="col">Sent</th>
-              <th scope="col">Outcome</th>
+              <th scope="col">Title</th>
+              <th scope="col">Status</th>
+              <th scope="col">From</th>
+              <th scope="col">Updated</th>
             </tr>
           </thead>
           <tbody>
-            {list.map((i) => (
+            {list.map((p) => (
               <tr>
                 <td>
-                  <U>{i.email}</U>
+                  <a href={`/team/proposals/${p.id}`}>
+                    #{p.id} <U>{p.title}</U>
+                  </a>
                 </td>
+                <td>{p.status}</td>
                 <td>
-                  <U>{names.get(i.inviter) ?? ""}</U>
+                  <U>{p.name}</U>
                 </td>
-                <td>{when(i.created)}</td>
-                <td>{i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}</td>
+                <td>{when(p.updated)}</td>
               </tr>
             ))}
           </tbody>
         </table>
-      ),
-    );
-  });
+      )}
+    </>,
+  );
+}
 
-  // ---- every account's services ----
-  app.get("/team/services", async (c) => {
-    const me = requireTeamPage(c);
-    const now = deps.clock.now();
-    const all = await listAllServices(deps.kv);
-    const names = new Map<number, string>();
-    for (const { service } of all) {
-      if (!names.has(service.account)) {
-        const a = (await getAccount(deps.kv, service.account)).value;
-        names.set(service.account, a?.name || a?.email || `account ${service.account}`);
-      }
-    }
-    const snap = isOwner(me) ? await readSnapshot(deps.config) : null;
-    return render(
-      c,
-      "/team/services",
-      "All watched services",
-      <>
-        {all.length === 0 ? <p>No services.</p> : (
-          <table>
-            <caption>Every account's services</caption>
-            <thead>
-              <tr>
-                <th scope="col">Account</th>
-                <th scope="col">Name</th>
-                <th scope="col">Target</th>
-                <th scope="col">State</th>
-                <th scope="col">Last result</th>
-              </tr>
-            </thead>
-            <tbody>
-              {all.map(({ service, beat }) => {
-                const v = serviceView(service, beat, now);
-                return (
-                  <tr>
-                    <td>
-                      <U>{names.get(service.account) ?? ""}</U>
-                    </td>
-                    <td>
-                      <U>{v.name}</U>
-                    </td>
-                    <td>
-                      <U>{service.check}</U>
-                    </td>
-                    <td>
-                      <StateBadge state={v.state} />
-                    </td>
-                    <td>
-                      <U>{v.status}</U>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        )}
-        {isOwner(me)
+const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
+  const me = requireTeamPage(c);
+  const p = (await getProposal(deps.kv, idOf(c))).value;
+  if (!p) fail(404, "no such proposal");
+  const gate = await gateOf(deps.kv, p);
+  const moves: [string, string][] = [
+    ["reviewing", "Start review (reviewing)"],
+    ["admitted", "Admit"],
+    ["rejected", "Reject"],
+    ...(isOwner(me) ? [["published", "Publish"] as [string, string]] : []),
+  ];
+  return (
+    <>
+      <TeamNav here="/team" />
+      <h1>
+        #{p.id} <U>{p.title}</U>
+      </h1>
+      <dl>
+        <dt>Status</dt>
+        <dd>{p.status}</dd>
+        <dt>Submitted by</dt>
+        <dd>
+          <U>{p.name}</U> {p.email
+            ? (
+              <>
+                (<U>{p.email}</U>)
+              </>
+            )
+            : null}
+        </dd>
+        <dt>Area</dt>
+        <dd>{p.area}</dd>
+        <dt>Attribution</dt>
+        <dd>{p.attribution}</dd>
+        <dt>Received</dt>
+        <dd>{when(p.created)}</dd>
+        {p.slug && p.status === "published"
           ? (
-            <section aria-labelledby="machine-h">
-              <h2 id="machine-h">This machine</h2>
-              {snap
-                ? (
-                  <>
-                    <p class="meta">
-                      <U>{snap.host}</U> · read {snap.read}
-                    </p>
-                    <ul>
-                      {snap.services.map((s) => (
-                        <li>
-                          <U>{s.group}</U> · <U>{s.name}</U> · <U>{s.state}</U> · <U>{s.status}</U>
-                        </li>
-                      ))}
-                    </ul>
-                  </>
-                )
-                : <p>No machine snapshot is configured.</p>}
-            </section>
+            <>
+              <dt>Module</dt>
+              <dd>
+                <a href={`/modules/${p.slug}`}>/modules/{p.slug}</a>
+              </dd>
+            </>
           )
           : null}
-      </>,
-    );
+      </dl>
+      <h2>Summary</h2>
+      <p class="text">
+        <U>{p.summary}</U>
+      </p>
+      {p.files.length
+        ? (
+          <>
+            <h2>Files</h2>
+            <ul>
+              {p.files.map((f) => (
+                <li>
+                  <U>{JSON.stringify(f)}</U>
+                </li>
+              ))}
+            </ul>
+          </>
+        )
+        : null}
+      <h2>Gate checks</h2>
+      <p>{gate.open ? "The gate is open: it can be published." : "The gate is closed."}</p>
+      <ul class="gate">
+        {gate.checks.map((g) => (
+          <li>
+            <strong>{g.ok ? "passed" : "failed"}</strong> {g.name}: <U>{g.detail}</U>
+          </li>
+        ))}
+      </ul>
+      <h2>Decisions</h2>
+      {p.decisions.length === 0 ? <p>None yet.</p> : (
+        <ol>
+          {p.decisions.map((d) => (
+            <li>
+              {when(d.at)}: {d.from} → {d.status}
+              {d.reason
+                ? (
+                  <>
+                    {" — "}
+                    <U>{d.reason}</U>
+                  </>
+                )
+                : null}
+            </li>
+          ))}
+        </ol>
+      )}
+      <h2>Change its status</h2>
+      <form method="post" action={`/team/proposals/${p.id}`} novalidate>
+        <ErrorSummary view={view} labels={{ status: "New status", reason: "Reason" }} />
+        <Select name="status" label="New status" view={view} options={moves} />
+        <TextArea
+          name="reason"
+          label="Reason"
+          hint="Needed to admit or reject; mailed to the submitter."
+          view={view}
+          rows={3}
+          maxlength={1000}
+        />
+        <button type="submit">Change status</button>
+      </form>
+    </>
+  );
+};
+
+async function postTeamProposalsId(deps: Deps, c: WebCtx) {
+  requireTeamPage(c);
+  const id = idOf(c);
+  return await submitForm(c, {
+    schema: ProposalPatch,
+    input: (f) => ({ status: f.status, reason: f.reason ?? "" }),
+    act: async (change) => {
+      await changeProposal(deps, callerOf(deps, c), id, change);
+      return `/team/proposals/${id}`;
+    },
+    show: (view) => proposalPage(deps, c, view),
+    page: { title: "Proposal" },
   });
+}
+
+const applicationsPage = async (deps: Deps, c: WebCtx, failed?: { id: number; view: FormView }) => {
+  requireTeamPage(c);
+  const apps = await listApplications(deps.kv, c.req.query("all") === "1");
+  const rows = [];
+  for (const a of apps) rows.push({ a, who: (await getAccount(deps.kv, a.account)).value });
+  // A decision on an application with no form here (unknown, or decided meanwhile) says why
+  // above the list, since there is no form to put it beside.
+  const formless = failed && !rows.some(({ a }) => a.id === failed.id && !a.outcome);
+  return (
+    <>
+      <TeamNav here="/team/applications" />
+      <h1>Applications</h1>
+      {formless
+        ? <ErrorSummary view={failed.view} formless="Your decision was not recorded" />
+        : null}
+      <p>
+        <a href="/team/applications?all=1">Show decided ones too</a>
+      </p>
+      {rows.length === 0 ? <p>No open applications.</p> : null}
+      {rows.map(({ a, who }) => {
+        const view = failed?.id === a.id ? failed.view : emptyView({ outcome: "approved" });
+        const name = who?.name || who?.email || `account ${a.account}`;
+        return (
+          <section aria-labelledby={`app-${a.id}`}>
+            <h2 id={`app-${a.id}`}>
+              <U>{name}</U>
+            </h2>
+            <p class="meta">
+              {when(a.created)} · {who ? standingOf(who.roles) : "erased"}
+            </p>
+            <p class="text">
+              <U>{a.text}</U>
+            </p>
+            {a.outcome
+              ? (
+                <p>
+                  {a.outcome}: <U>{a.reason ?? ""}</U>
+                </p>
+              )
+              : (
+                <form method="post" action={`/team/applications/${a.id}`} novalidate>
+                  <ErrorSummary view={view} />
+                  <Select
+                    name="outcome"
+                    label={`Decision on ${name}`}
+                    view={view}
+                    options={[["approved", "Approve"], ["declined", "Decline"]]}
+                  />
+                  <TextArea
+                    name="reason"
+                    label={`Reason for ${name}`}
+                    view={view}
+                    rows={2}
+                    maxlength={2000}
+                    required
+                  />
+                  <button type="submit">Decide on {name}</button>
+                </form>
+              )}
+          </section>
+        );
+      })}
+    </>
+  );
+};
+
+async function postTeamApplicationsId(deps: Deps, c: WebCtx) {
+  requireTeamPage(c);
+  const id = idOf(c);
+  return await submitForm(c, {
+    schema: DecisionBody,
+    act: async (input) => {
+      await decideApplication(deps, callerOf(deps, c), id, input);
+      return "/team/applications";
+    },
+    show: (view) => applicationsPage(deps, c, { id, view }),
+    page: { title: "Applications" },
+  });
+}
+
+async function getTeamRequests(deps: Deps, c: WebCtx) {
+  requireTeamPage(c);
+  const all = c.req.query("all") === "1";
+  const list = await listRequests(deps.kv, all);
+  return render(
+    c,
+    "/team/requests",
+    "Requests",
+    <>
+      <p>
+        {all
+          ? <a href="/team/requests">Open ones only</a>
+          : <a href="/team/requests?all=1">Show handled ones too</a>}
+      </p>
+      {list.length === 0 ? <p>No open requests.</p> : null}
+      {list.map((r) => (
+        <section aria-labelledby={`req-${r.id}`}>
+          <h2 id={`req-${r.id}`}>
+            #{r.id} {r.kind} from <U>{r.name}</U>
+          </h2>
+          <p class="meta">
+            <U>{r.email}</U>
+            {r.org
+              ? (
+                <>
+                  {" · "}
+                  <U>{r.org}</U>
+                </>
+              )
+              : null} · {when(r.created)}
+            {r.module
+              ? (
+                <>
+                  {" · "}
+                  <a href={`/modules/${encodeURIComponent(r.module)}`}>
+                    <U>{r.module}</U>
+                  </a>
+                </>
+              )
+              : null}
+          </p>
+          <p class="text">
+            <U>{r.text}</U>
+          </p>
+          <form method="post" action={`/team/requests/${r.id}`}>
+            <input type="hidden" name="handled" value={r.handled === null ? "true" : "false"} />
+            <button type="submit" class="secondary">
+              {r.handled === null ? `Mark #${r.id} handled` : `Open #${r.id} again`}
+            </button>
+          </form>
+        </section>
+      ))}
+    </>,
+  );
+}
+
+async function postTeamRequestsId(deps: Deps, c: WebCtx) {
+  const me = requireTeamPage(c);
+  const form = await c.req.parseBody();
+  const done = await setHandled(deps, idOf(c), form.handled === "true", `account:${me.id}`);
+  if (!done) fail(404, "no such request");
+  return seeOther(c, "/team/requests");
+}
+
+async function getTeamAccounts(deps: Deps, c: WebCtx) {
+  requireTeamPage(c);
+  const rows: Account[] = [];
+  for await (const e of eachAccount(deps.kv)) rows.push(e.value);
+  return render(
+    c,
+    "/team/accounts",
+    "Accounts",
+    <table>
+      <caption>Every account</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Address</th>
+          <th scope="col">Standing</th>
+          <th scope="col">Since</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((a) => (
+          <tr>
+            <td>
+              {a.slug && a.name
+                ? (
+                  <a href={`/people/${a.slug}`}>
+                    <U>{a.name}</U>
+                  </a>
+                )
+                : <U>{a.name || "(no name)"}</U>}
+            </td>
+            <td>
+              <U>{a.email}</U>
+            </td>
+            <td>{standingOf(a.roles)}</td>
+            <td>{when(a.created)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>,
+  );
+}
+
+async function getTeamInvitations(deps: Deps, c: WebCtx) {
+  requireTeamPage(c);
+  const now = deps.clock.now();
+  const list = await allInvites(deps.kv);
+  const names = new Map<number, string>();
+  for (const i of list) {
+    if (!names.has(i.inviter)) {
+      names.set(i.inviter, (await getAccount(deps.kv, i.inviter)).value?.name ?? "(erased)");
+    }
+  }
+  return render(
+    c,
+    "/team/invitations",
+    "Invitations",
+    list.length === 0 ? <p>No invitations.</p> : (
+      <table>
+        <caption>Every invitation, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Address</th>
+            <th scope="col">Invited by</th>
+            <th scope="col">Sent</th>
+            <th scope="col">Outcome</th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((i) => (
+            <tr>
+              <td>
+                <U>{i.email}</U>
+              </td>
+              <td>
+                <U>{names.get(i.inviter) ?? ""}</U>
+              </td>
+              <td>{when(i.created)}</td>
+              <td>{i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    ),
+  );
+}
+
+async function getTeamServices(deps: Deps, c: WebCtx) {
+  const me = requireTeamPage(c);
+  const now = deps.clock.now();
+  const all = await listAllServices(deps.kv);
+  const names = new Map<number, string>();
+  for (const { service } of all) {
+    if (!names.has(service.account)) {
+      const a = (await getAccount(deps.kv, service.account)).value;
+      names.set(service.account, a?.name || a?.email || `account ${service.account}`);
+    }
+  }
+  const snap = isOwner(me) ? await readSnapshot(deps.config) : null;
+  return render(
+    c,
+    "/team/services",
+    "All watched services",
+    <>
+      {all.length === 0 ? <p>No services.</p> : (
+        <table>
+          <caption>Every account's services</caption>
+          <thead>
+            <tr>
+              <th scope="col">Account</th>
+              <th scope="col">Name</th>
+              <th scope="col">Target</th>
+              <th scope="col">State</th>
+              <th scope="col">Last result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {all.map(({ service, beat }) => {
+              const v = serviceView(service, beat, now);
+              return (
+                <tr>
+                  <td>
+                    <U>{names.get(service.account) ?? ""}</U>
+                  </td>
+                  <td>
+                    <U>{v.name}</U>
+                  </td>
+                  <td>
+                    <U>{service.check}</U>
+                  </td>
+                  <td>
+                    <StateBadge state={v.state} />
+                  </td>
+                  <td>
+                    <U>{v.status}</U>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {isOwner(me)
+        ? (
+          <section aria-labelledby="machine-h">
+            <h2 id="machine-h">This machine</h2>
+            {snap
+              ? (
+                <>
+                  <p class="meta">
+                    <U>{snap.host}</U> · read {snap.read}
+                  </p>
+                  <ul>
+                    {snap.services.map((s) => (
+                      <li>
+                        <U>{s.group}</U> · <U>{s.name}</U> · <U>{s.state}</U> · <U>{s.status}</U>
+                      </li>
+                    ))}
+                  </ul>
+                </>
+              )
+              : <p>No machine snapshot is configured.</p>}
+          </section>
+        )
+        : null}
+    </>,
+  );
+}
+
+export function teamPages(deps: Deps) {
+  const app = webRouter();
+  // ---- proposals ----
+  app.get("/team", (c) => getTeam(deps, c));
+
+  app.get(
+    "/team/proposals/:id{[0-9]{1,15}}",
+    async (c) =>
+      c.render(await proposalPage(deps, c, emptyView()), { title: "Proposal", noindex: true }),
+  );
+
+  app.post("/team/proposals/:id{[0-9]{1,15}}", (c) => postTeamProposalsId(deps, c));
+
+  // ---- applications ----
+  app.get(
+    "/team/applications",
+    async (c) =>
+      c.render(await applicationsPage(deps, c), { title: "Applications", noindex: true }),
+  );
+
+  app.post("/team/applications/:id{[0-9]{1,15}}", (c) => postTeamApplicationsId(deps, c));
+
+  // ---- requests ----
+  app.get("/team/requests", (c) => getTeamRequests(deps, c));
+
+  app.post("/team/requests/:id{[0-9]{1,15}}", (c) => postTeamRequestsId(deps, c));
+
+  // ---- accounts ----
+  app.get("/team/accounts", (c) => getTeamAccounts(deps, c));
+
+  // ---- invitations ----
+  app.get("/team/invitations", (c) => getTeamInvitations(deps, c));
+
+  // ---- every account's services ----
+  app.get("/team/services", (c) => getTeamServices(deps, c));
 
   return app;
 }
