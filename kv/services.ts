@@ -675,13 +675,10 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
   const now = deps.clock.now();
   const acc = (await getAccount(kv, claimed.account)).value;
   const windows = await listWindows(kv, claimed.account);
-  const mails: string[] = [];
-  const posts: string[] = [];
-  const fanouts: string[] = [];
+  // What each alert queued, sent in order after the commit (a missed failure's off first).
+  let sends: { mails: string[]; posts: string[]; fanouts: string[] }[] = [];
   await transact(async () => {
-    mails.length = 0;
-    posts.length = 0;
-    fanouts.length = 0;
+    sends = [];
     const [entry, pulse] = await Promise.all([
       getService(kv, claimed.account, claimed.id),
       getPulse(kv, claimed.account, claimed.id),
@@ -772,19 +769,23 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
       ? await channelsOf(kv, s.account, s.channels)
       : [];
     for (const a of alerts) {
-      if (acc) {
-        mails.push(enqueueMail(op, alertMail(deps, acc.email, a.as, a.event, a.text, now), now));
-      }
-      // Followers hear of the changes, not of reminders.
-      if (a.event !== "reminder") fanouts.push(followersAlert(op, a.as, a.event, now));
-      posts.push(...enqueuePosts(op, chans, alertPayload(deps, a.as, a.event, a.text, now), now));
+      sends.push({
+        mails: acc
+          ? [enqueueMail(op, alertMail(deps, acc.email, a.as, a.event, a.text, now), now)]
+          : [],
+        posts: enqueuePosts(op, chans, alertPayload(deps, a.as, a.event, a.text, now), now),
+        // Followers hear of the changes, not of reminders.
+        fanouts: a.event === "reminder" ? [] : [followersAlert(op, a.as, a.event, now)],
+      });
     }
     return { op, result: null };
   });
-  await Promise.all([
-    mails.length ? deliver(deps, mails) : null,
-    posts.length ? deliverPosts(deps, posts) : null,
-    ...fanouts.map((id) => runFanout(deps, id)),
-  ]);
+  for (const { mails, posts, fanouts } of sends) {
+    await Promise.all([
+      mails.length ? deliver(deps, mails) : null,
+      posts.length ? deliverPosts(deps, posts) : null,
+      ...fanouts.map((id) => runFanout(deps, id)),
+    ]);
+  }
   await trimEvents(kv, claimed.account, claimed.id);
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { CHUNK, MAX_FILE, QUOTA } from "../kv/files.ts";
-import { rawRequest, type RealServer, startServer } from "./_real_server.ts";
+import { rawRequest, type RealServer, startServer, testClock } from "./_real_server.ts";
+import { startServer as spawnService } from "./_server.ts";
 
 /**
  * End to end against the real server (main.ts in a child process, 127.0.0.1, port 0, KV in
@@ -239,24 +240,30 @@ Deno.test("e2e files: a short body answers 400 and leaves no chunk and no quota"
   assert.equal(body.used, 0);
 });
 
-Deno.test("e2e files: a client that disconnects mid-upload leaves nothing behind", async () => {
-  await using s = await startServer();
-  const token = await s.signIn("ada@example.org");
-  const id = await accountId(s, token);
-  const size = 20 * 1024 * 1024;
+/** Starts an upload of `size` bytes over a raw connection and sends only `part` of them. */
+async function partUpload(s: RealServer, token: string, size: number, name: string, part: number) {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
   const head = [
     "PUT /api/me/files HTTP/1.1",
     `Host: 127.0.0.1:${s.port}`,
-    ...Object.entries(uploadHeaders(token, size, "dropped.pdf")).map(([k, v]) => `${k}: ${v}`),
+    ...Object.entries(uploadHeaders(token, size, name)).map(([k, v]) => `${k}: ${v}`),
   ].join("\r\n") + "\r\n\r\n";
   await conn.write(new TextEncoder().encode(head));
   let sent = 0;
   for (const b of pieces(size)) {
     for (let off = 0; off < b.length;) off += await conn.write(b.subarray(off));
     sent += b.length;
-    if (sent >= 5 * 1024 * 1024) break;
+    if (sent >= part) break;
   }
+  return conn;
+}
+
+Deno.test("e2e files: a client that disconnects mid-upload leaves nothing behind", async () => {
+  await using s = await startServer();
+  const token = await s.signIn("ada@example.org");
+  const id = await accountId(s, token);
+  const size = 20 * 1024 * 1024;
+  const conn = await partUpload(s, token, size, "dropped.pdf", 5 * 1024 * 1024);
   // Chunks are being written and the quota is held while the upload runs.
   await eventually(async () => (await leftovers(s, id)).keys.length > 1);
   assert.equal((await leftovers(s, id)).usage.bytes, size);
@@ -268,6 +275,32 @@ Deno.test("e2e files: a client that disconnects mid-upload leaves nothing behind
   // And the account can upload again at once.
   const again = await streamUpload(s, token, 1000, "again.pdf");
   assert.equal(again.res.status, 201);
+});
+
+Deno.test("e2e files: after a crash mid-upload, the next process's minutely sweep releases the quota", async () => {
+  await using clock = await testClock();
+  await using s = await startServer(clock.env);
+  const token = await s.signIn("ada@example.org");
+  const id = await accountId(s, token);
+  const size = 20 * 1024 * 1024;
+  const conn = await partUpload(s, token, size, "crashed.pdf", 3 * 1024 * 1024);
+  await eventually(async () => (await leftovers(s, id)).keys.length > 1);
+  // The process dies without a word (no SIGTERM handler runs), the client with it.
+  Deno.kill(s.pid, "SIGKILL");
+  await s.exited;
+  conn.close();
+  await using next = await spawnService(s.kvPath, { BASE_URL: "http://127.0.0.1", ...clock.env });
+  assert.equal((await leftovers(s, id)).usage.bytes, size, "the dead upload still holds its quota");
+  // Past the upload's five minutes: the next minutely run of the new process sweeps it.
+  await clock.advance(6 * 60_000);
+  await eventually(async () => {
+    const l = await leftovers(s, id);
+    return l.keys.length === 0 && l.usage.bytes === 0 && l.usage.files === 0;
+  }, 90_000);
+  const list = await fetch(`${next.url}/api/me/files`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  assert.equal((await list.json()).used, 0);
 });
 
 Deno.test("e2e files: two uploads racing for the last bytes of the quota, one wins", async () => {
