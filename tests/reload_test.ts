@@ -237,6 +237,20 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit("/me/status-page", `/me/status-page/notes/${note}/delete`, {}, {
     route: "/me/status-page/notes/:id/delete",
   });
+  // A maintenance window over the service, and its delete button.
+  await me.submit("/me/maintenance", "/me/maintenance", {
+    name: "Switch swap",
+    kind: "once",
+    [`s-${tcp}`]: "on",
+    tz: "UTC",
+    from: "2026-03-03T10:00",
+    to: "2026-03-03T11:00",
+  });
+  const window = (await me.get("/me/maintenance")).text
+    .match(/action="\/me\/maintenance\/(\d+)\/delete"/)![1];
+  await me.submit("/me/maintenance", `/me/maintenance/${window}/delete`, {}, {
+    route: "/me/maintenance/:id/delete",
+  });
   await me.submit(`/me/services/${tcp}`, `/me/services/${tcp}/delete`, {}, {
     route: "/me/services/:id/delete",
   });
