@@ -1,5 +1,6 @@
 import { getAccount, isOwner } from "../kv/accounts.ts";
-import { claimDue, type DueItem, listDue, recordResult, reviewHeartbeat } from "../kv/services.ts";
+import { claimDue, type DueItem, listDue } from "../kv/service_lease.ts";
+import { recordResult, reviewHeartbeat } from "../kv/service_results.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";

@@ -9,11 +9,11 @@ import {
   getService,
   MAX_SERVICES,
   patchService,
-  recordResult,
   type ServicePatch,
   type ServiceView,
   serviceView,
 } from "./services.ts";
+import { recordResult } from "./service_results.ts";
 import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid, notFound } from "../lib/errors.ts";

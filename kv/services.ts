@@ -1,34 +1,16 @@
-import { DAY, HOUR, iso, MINUTE } from "../lib/clock.ts";
+import { MINUTE } from "../lib/clock.ts";
 import type { CheckResult } from "../lib/checks/mod.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid } from "../lib/errors.ts";
-import type { Mail } from "../lib/mail.ts";
 import type { Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
-import { type Atomic, atomic, commit, transact } from "./_atomic.ts";
-import { getAccount } from "./accounts.ts";
+import { type Atomic, atomic, transact } from "./_atomic.ts";
+import { counted } from "./alert_rules.ts";
 import { claimId } from "./ids.ts";
-import { dropDue, dueRange, moveDue, putDue } from "./service_due.ts";
-import {
-  beatLimits,
-  firstLook,
-  floorMinute,
-  minuteAfter,
-  openFailure,
-  openRun,
-  pulseState,
-  runGrace,
-  type Service,
-  type State,
-} from "./service_state.ts";
-import {
-  type AlertPayload,
-  channelsOf,
-  deleteChannel,
-  deliverPosts,
-  enqueuePosts,
-} from "./channels.ts";
+import { dropDue, moveDue, putDue } from "./service_due.ts";
+import { firstLook, floorMinute, runGrace, type Service } from "./service_state.ts";
+import { deleteChannel } from "./channels.ts";
 import {
   dropHookRef,
   dropPulse,
@@ -39,17 +21,14 @@ import {
   listPulses,
   type Pulse,
   putHookRef,
-  trimEvents,
 } from "./hooks.ts";
-import { addDuration, emptyDay, eraseHistory, readDay, recordChange } from "./history.ts";
-import { deliver, enqueueMail } from "./outbox.ts";
-import { queueFanout } from "./fanouts.ts";
-import { listWindows, maintenanceUntil } from "./maintenance.ts";
-import { runFanout } from "./followers.ts";
-import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
+import { addDuration, emptyDay, eraseHistory, recordChange } from "./history.ts";
 
 /**
- * Watched services. Key layout:
+ * Watched services: the records, their indexes and counter, badges and hook keys (create,
+ * change, rotate, delete, erase). What a look finds is recorded by kv/service_results.ts and
+ * the runner's lease is kv/service_lease.ts; both write the record through `putService`.
+ * Key layout:
  *   ["services", account_id, id]    -> Service
  *   ["services_by_id", id]          -> account id
  *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
@@ -74,11 +53,7 @@ export const PLACES = [
 export const INTERVALS = [5, 15, 60, 240, 1440] as const;
 /** Consecutive failed checks before a checked service turns warn or off (default 1). */
 export const THRESHOLDS = [1, 2, 3, 4, 5] as const;
-/** Days left on a certificate at which one expiry alert goes out each. */
-export const EXPIRY_MARKS = [14, 7, 1] as const;
 export const MAX_SERVICES = 30;
-/** A claimed check is run again by anyone after this, should its process die. */
-export const LEASE_MS = 2 * MINUTE;
 
 export type { Service, ServiceView, State } from "./service_state.ts";
 export {
@@ -92,7 +67,7 @@ export {
   serviceView,
 } from "./service_state.ts";
 
-export const serviceKey = (account: number, id: number) => ["services", account, id] as const;
+const serviceKey = (account: number, id: number) => ["services", account, id] as const;
 const badgeKey = (token: string) => ["service_badges", token] as const;
 const byIdKey = (id: number) => ["services_by_id", id] as const;
 const countKey = (account: number) => ["service_count", account] as const;
@@ -104,6 +79,11 @@ const hookRef = (s: Service): HookRef => ({
   name: s.name,
   grace: runGrace(s),
 });
+
+/** Adds a changed record of an existing service to an atomic (its indexes stay as they are). */
+export function putService(op: Atomic, s: Service): Atomic {
+  return op.set(serviceKey(s.account, s.id), s);
+}
 
 export async function getService(kv: Deno.Kv, account: number, id: number) {
   return await kv.get<Service>(serviceKey(account, id));
@@ -383,409 +363,4 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
   }
   forgetHooks(kv);
   return n;
-}
-
-// ---- The runner's side: due index, lease, results, alerts ----
-
-export interface DueItem {
-  id: number;
-  account: number;
-  due: number;
-  entry: Deno.KvEntry<number>;
-}
-
-/** Due entries, earliest first. */
-export async function listDue(kv: Deno.Kv, now: number, limit: number): Promise<DueItem[]> {
-  const out: DueItem[] = [];
-  const iter = kv.list<number>(dueRange(now), {
-    limit,
-  });
-  for await (const e of iter) {
-    out.push({ due: e.key[1] as number, id: e.key[2] as number, account: e.value, entry: e });
-  }
-  return out;
-}
-
-/**
- * Takes the lease on one due check: moves its due entry to the end of the lease in one
- * atomic checked against the entry, so of several runners exactly one wins. Null: someone
- * else has it, or the service is gone.
- */
-export async function claimDue(
-  deps: Deps,
-  item: DueItem,
-): Promise<Service | null> {
-  const { kv } = deps;
-  const entry = await getService(kv, item.account, item.id);
-  const s = entry.value;
-  if (!s || (s.due !== item.due && s.kind !== "webhook")) {
-    // A stale index entry (the service moved or is gone): drop it if still unchanged.
-    if (!s) await commit(atomic(kv).check(item.entry).delete(item.entry.key));
-    return null;
-  }
-  const until = deps.clock.now() + LEASE_MS;
-  const claimed = { ...s, due: until };
-  const op = atomic(kv).check(item.entry, entry).delete(item.entry.key);
-  // Another entry of a heartbeat is a nudge a signal left (kv/hooks.ts): it claims the look,
-  // and the regular entry goes with it.
-  if (s.due !== item.due) dropDue(op, s.due, s.id);
-  putDue(op, until, s.id, s.account);
-  const res = await commit(op.set(serviceKey(s.account, s.id), claimed));
-  return res.ok ? claimed : null;
-}
-
-function alertMail(
-  deps: Deps,
-  to: string,
-  s: Service,
-  state: Alert,
-  status: string,
-  now: number,
-): Mail {
-  return {
-    ...serviceAlertMail(s, state, status, now, `${deps.config.baseUrl}/me/services/${s.id}`),
-    to,
-  };
-}
-
-function expiryMail(deps: Deps, to: string, s: Service, days: number, expires: number): Mail {
-  return {
-    ...certificateExpiryMail(s, days, expires, `${deps.config.baseUrl}/me/services/${s.id}`),
-    to,
-  };
-}
-
-/**
- * A check result applied to a service: the failure streak and threshold decide the state
- * shown; a certificate's expiry date is kept, and `expiry` names the mark (14, 7, 1 days)
- * reached for the first time on this certificate.
- */
-export function counted(
-  old: Service,
-  result: CheckResult,
-  now: number,
-): { service: Service; expiry: number | null } {
-  const threshold = old.threshold ?? 1;
-  const failed = result.state !== "ok";
-  const streak = failed ? (old.streak ?? 0) + 1 : 0;
-  let state: State = result.state;
-  let status = result.status;
-  if (failed && streak < threshold) {
-    // Not counted yet: the state stays what it was (ok, or wait before any result).
-    state = old.last?.state ?? "wait";
-    status = `${result.status} (failed check ${streak} of ${threshold} before an alert)`;
-  } else if (failed && threshold > 1) {
-    status = `${result.status} (${streak} failed checks in a row)`;
-  }
-  let cert = old.cert ?? null;
-  let expiry: number | null = null;
-  if (result.expires !== undefined) {
-    if (!cert || cert.expires !== result.expires) cert = { expires: result.expires, alerted: null };
-    const left = (result.expires - now) / DAY;
-    const alerted = cert.alerted;
-    const reached = EXPIRY_MARKS.filter((m) =>
-      left > 0 && left <= m && (alerted === null || m < alerted)
-    );
-    if (reached.length > 0) {
-      expiry = Math.min(...reached);
-      cert = { ...cert, alerted: expiry };
-    }
-  }
-  return {
-    service: {
-      ...old,
-      last: { state, status, ms: result.ms, checked: now },
-      streak,
-      cert,
-      seen: state,
-    },
-    expiry,
-  };
-}
-
-/** The webhook payload of an alert (kv/channels.ts adds the Slack/Discord/ntfy fields). */
-function alertPayload(
-  deps: Deps,
-  s: Service,
-  event: Alert | "expiry",
-  status: string,
-  now: number,
-): AlertPayload {
-  const name = s.name.replace(/\p{Cc}+/gu, " ");
-  const word = { off: "is off", back: "is back", reminder: "is still off" } as const;
-  const title = event === "expiry"
-    ? `Certificate of "${name}" expires soon`
-    : `Watched service "${name}" ${word[event]}`;
-  return {
-    event,
-    title,
-    text: status,
-    service: { id: s.id, name: s.name, kind: s.kind, state: s.seen, status },
-    at: iso(now),
-    link: `${deps.config.baseUrl}/me/services/${s.id}`,
-  };
-}
-
-/** What a look at a service may send: an off or back alert, or a reminder while off. */
-type Alert = "off" | "back" | "reminder";
-
-/**
- * A reminder is due when the service is still off after an off alert, reminders are on, no
- * maintenance window holds it, and `remind` hours have passed since the last alert.
- */
-const reminderDue = (old: Service, next: State, quiet: boolean, now: number) =>
-  next === "off" && old.alerts && old.down_mailed && !!old.remind && !quiet &&
-  old.alerted_at !== undefined && now - old.alerted_at >= old.remind * HOUR;
-
-/** Queues the mail to the followers of a status page that may list the service. */
-const followersAlert = (op: Atomic, s: Service, alert: "off" | "back", now: number) =>
-  queueFanout(op, s.account, { kind: "service", service: s.id, name: s.name, state: alert }, now);
-
-/**
- * The alert after a maintenance window's say: while one covers the service (`quiet`) an off
- * alert is held, not sent; once none does, a held alert of a service still off goes out. A
- * service that comes back meanwhile drops it (it never alerted, so no recovery either).
- */
-function afterMaintenance(
-  old: Service,
-  next: State,
-  alert: Alert | null,
-  quiet: boolean,
-): { alert: Alert | null; held: boolean } {
-  if (alert === "off" && quiet) return { alert: null, held: true };
-  if (next !== "off") return { alert, held: false };
-  if (old.held && !quiet && !alert && old.alerts && !old.down_mailed) {
-    return { alert: "off", held: false };
-  }
-  return { alert, held: alert === null && (old.held ?? false) };
-}
-
-/**
- * Off and back alerts, never repeated while a state holds. A checked service's first result
- * alerts nobody (its owner sees it on creating it). A heartbeat turns off only after its job
- * ran (a failure, a run past its grace, a success grown too old), so going off alerts from any
- * state the runner saw before, `wait` included: a first signal that is a failure, or a
- * success the runner had not looked at yet (its regular look is an interval away).
- */
-function alertFor(s: Service, next: State): "off" | "back" | null {
-  if (!s.alerts) return null;
-  const was = s.seen === "ok" || s.seen === "warn" || (s.seen === "wait" && s.kind === "webhook");
-  if (next === "off" && was && !s.down_mailed) return "off";
-  if ((next === "ok" || next === "warn") && s.down_mailed) return "back";
-  return null;
-}
-
-/**
- * Records a check result (and, for the runner, the next due time) in one atomic with any
- * alert mail. `nextDue` null keeps the schedule (manual checks).
- */
-export async function recordResult(
-  deps: Deps,
-  account: number,
-  id: number,
-  result: CheckResult,
-  nextDue: ((s: Service) => number) | null,
-): Promise<Service | null> {
-  const { kv } = deps;
-  const now = deps.clock.now();
-  const acc = (await getAccount(kv, account)).value;
-  const windows = await listWindows(kv, account);
-  const mails: string[] = [];
-  const posts: string[] = [];
-  const fanouts: string[] = [];
-  const saved = await transact(async () => {
-    mails.length = 0;
-    posts.length = 0;
-    fanouts.length = 0;
-    const entry = await getService(kv, account, id);
-    const old = entry.value;
-    if (!old) return { op: null, result: null };
-    const day = await readDay(kv, account, id, now);
-    const next = counted(old, result, now);
-    const quiet = maintenanceUntil(windows, old, now);
-    const decided = afterMaintenance(
-      old,
-      next.service.seen,
-      alertFor(old, next.service.seen),
-      quiet !== null,
-    );
-    const held = decided.held;
-    const alert: Alert | null = decided.alert ??
-      (reminderDue(old, next.service.seen, quiet !== null, now) ? "reminder" : null);
-    const s: Service = {
-      ...next.service,
-      down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
-      held,
-      alerted_at: alert === "off" || alert === "reminder" ? now : old.alerted_at,
-    };
-    const op = atomic(kv).check(entry);
-    if (nextDue) {
-      s.due = nextDue(old);
-      // A held alert: a look right after the window ends.
-      if (held && quiet !== null) s.due = Math.min(s.due, minuteAfter(quiet));
-      moveDue(op, old.due, s.due, id, account);
-    }
-    addDuration(op, day, result.ms);
-    if (s.seen !== old.seen) {
-      s.since = now;
-      recordChange(op, account, id, now, { state: s.seen, status: s.last!.status });
-    }
-    op.set(serviceKey(account, id), s);
-    if (alert && acc) {
-      mails.push(enqueueMail(op, alertMail(deps, acc.email, s, alert, s.last!.status, now), now));
-    }
-    // Followers hear of the change, not of reminders.
-    if (alert && alert !== "reminder") fanouts.push(followersAlert(op, s, alert, now));
-    if (next.expiry !== null && s.alerts && acc && s.cert) {
-      const mail = expiryMail(deps, acc.email, s, next.expiry, s.cert.expires);
-      mails.push(enqueueMail(op, mail, now));
-    }
-    const chans = (alert || (next.expiry !== null && s.alerts)) && s.channels?.length
-      ? await channelsOf(kv, account, s.channels)
-      : [];
-    if (alert && chans.length) {
-      posts.push(
-        ...enqueuePosts(op, chans, alertPayload(deps, s, alert, s.last!.status, now), now),
-      );
-    }
-    if (next.expiry !== null && s.alerts && s.cert && chans.length) {
-      const days = next.expiry;
-      const text = `The certificate expires ${iso(s.cert.expires)} (within ${days} day${
-        days === 1 ? "" : "s"
-      }).`;
-      posts.push(...enqueuePosts(op, chans, alertPayload(deps, s, "expiry", text, now), now));
-    }
-    return { op, result: s };
-  });
-  await Promise.all([
-    mails.length ? deliver(deps, mails) : null,
-    posts.length ? deliverPosts(deps, posts) : null,
-    ...fanouts.map((id) => runFanout(deps, id)),
-  ]);
-  return saved;
-}
-
-/**
- * The runner's look at a heartbeat: its state now, alerts on a change, and the next look:
- * when the last beat would turn it off, or a minute while it is off and mailed (to notice
- * its return), or one interval when it never beat.
- */
-export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<void> {
-  const { kv } = deps;
-  const now = deps.clock.now();
-  const acc = (await getAccount(kv, claimed.account)).value;
-  const windows = await listWindows(kv, claimed.account);
-  // What each alert queued, sent in order after the commit (a missed failure's off first).
-  let sends: { mails: string[]; posts: string[]; fanouts: string[] }[] = [];
-  await transact(async () => {
-    sends = [];
-    const [entry, pulse] = await Promise.all([
-      getService(kv, claimed.account, claimed.id),
-      getPulse(kv, claimed.account, claimed.id),
-    ]);
-    const old = entry.value;
-    if (!old) return { op: null, result: null };
-    const beat = pulse.beat;
-    const state = pulseState(pulse, old, now);
-    const failure = openFailure(pulse);
-    const run = openRun(pulse);
-    const runEnd = run ? run.at + runGrace(old) * MINUTE : null;
-    const quiet = maintenanceUntil(windows, old, now);
-    const decided = afterMaintenance(old, state, alertFor(old, state), quiet !== null);
-    const held = decided.held;
-    const alert: Alert | null = decided.alert ??
-      (reminderDue(old, state, quiet !== null, now) ? "reminder" : null);
-    // A failure that a success closed before this look (its nudge brings the look within the
-    // minute): the heartbeat was off meanwhile, so it alerts off and back now. Records from
-    // before `looked` existed have no such look to compare with. Not inside a maintenance
-    // window: a failure there alerts nobody.
-    const f = pulse.failed;
-    const blip = quiet === null && f !== null && old.looked !== undefined && f.at > old.looked &&
-      state !== "off" && old.seen !== "off" && old.alerts && !old.down_mailed;
-    const s: Service = {
-      ...old,
-      seen: state,
-      looked: Math.max(now, f?.at ?? 0),
-      down_mailed: alert === "off" ? true : alert === "back" ? false : old.down_mailed,
-      held,
-      alerted_at: alert === "off" || alert === "reminder" ? now : old.alerted_at,
-    };
-    const i = old.interval * MINUTE;
-    const lim = beat ? beatLimits(old, beat.at) : null;
-    s.due = state === "off"
-      ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
-      : !beat
-      ? firstLook(old, now)
-      : lim
-      ? Math.max(floorMinute(now) + MINUTE, minuteAfter(lim.off))
-      : floorMinute(now) + Math.max(i, HOUR);
-    if (runEnd !== null && state !== "off") s.due = Math.min(s.due, minuteAfter(runEnd));
-    // A held alert: a look right after the window ends.
-    if (held && quiet !== null) s.due = Math.min(s.due, minuteAfter(quiet));
-    const op = moveDue(atomic(kv).check(entry), old.due, s.due, old.id, old.account);
-    const status = failure
-      ? `failure signalled ${iso(failure.at)}${failure.status ? `: ${failure.status}` : ""}`
-      : run && runEnd !== null && now > runEnd
-      ? `run started ${iso(run.at)} did not end within the grace time`
-      : beat
-      ? `last heartbeat ${iso(beat.at)}`
-      : "no heartbeat";
-    let previous = old.since ?? 0;
-    const blipStatus = f ? `failure signalled ${iso(f.at)}${f.status ? `: ${f.status}` : ""}` : "";
-    if (blip) {
-      previous = Math.min(now, Math.max(f.at, previous + 1));
-      recordChange(op, old.account, old.id, previous, {
-        state: "off",
-        status: f.status || "failure signalled",
-      });
-    }
-    if (state !== old.seen || blip) {
-      // When it changed, as far as the signals tell; never before the previous change.
-      const at = failure
-        ? failure.at
-        : state === "off" && runEnd !== null && now > runEnd
-        ? runEnd + 1
-        : !beat || !lim
-        ? now
-        : state === "ok"
-        ? beat.at
-        : state === "warn"
-        ? lim.warn + 1
-        : lim.off + 1;
-      s.since = Math.min(now, Math.max(at, previous + 1));
-      recordChange(op, old.account, old.id, s.since, { state, status: beat?.status ?? status });
-    }
-    op.set(serviceKey(old.account, old.id), s);
-    // The alerts of this look, in order: a missed failure's off and back, or the change now.
-    const alerts: { event: Alert; text: string; as: Service }[] = blip
-      ? [
-        { event: "off", text: blipStatus, as: { ...s, seen: "off" } },
-        { event: "back", text: status, as: s },
-      ]
-      : alert
-      ? [{ event: alert, text: status, as: s }]
-      : [];
-    const chans = alerts.length && s.channels?.length
-      ? await channelsOf(kv, s.account, s.channels)
-      : [];
-    for (const a of alerts) {
-      sends.push({
-        mails: acc
-          ? [enqueueMail(op, alertMail(deps, acc.email, a.as, a.event, a.text, now), now)]
-          : [],
-        posts: enqueuePosts(op, chans, alertPayload(deps, a.as, a.event, a.text, now), now),
-        // Followers hear of the changes, not of reminders.
-        fanouts: a.event === "reminder" ? [] : [followersAlert(op, a.as, a.event, now)],
-      });
-    }
-    return { op, result: null };
-  });
-  for (const { mails, posts, fanouts } of sends) {
-    await Promise.all([
-      mails.length ? deliver(deps, mails) : null,
-      posts.length ? deliverPosts(deps, posts) : null,
-      ...fanouts.map((id) => runFanout(deps, id)),
-    ]);
-  }
-  await trimEvents(kv, claimed.account, claimed.id);
 }

@@ -1,0 +1,325 @@
+/**
+ * What the runner (and a manual check) finds at a service, recorded with its alerts: a check's
+ * result (recordResult) and a heartbeat judged from its signals (reviewHeartbeat). Each look
+ * is one atomic holding the record, its history, its next due time and every alert it queues
+ * (mail, channel posts, the status page followers' mail); they are sent after the commit, one
+ * alert after the other. The rules are kv/alert_rules.ts's. Holds no keys: the record is
+ * written with kv/services.ts `putService`, the due index with kv/service_due.ts.
+ */
+import { HOUR, iso, MINUTE } from "../lib/clock.ts";
+import type { CheckResult } from "../lib/checks/mod.ts";
+import type { Deps } from "../lib/deps.ts";
+import type { Mail } from "../lib/mail.ts";
+import { type Atomic, atomic, transact } from "./_atomic.ts";
+import { type Account, getAccount } from "./accounts.ts";
+import { type Alert, counted, decideAlert } from "./alert_rules.ts";
+import {
+  type AlertPayload,
+  type Channel,
+  channelsOf,
+  deliverPosts,
+  enqueuePosts,
+} from "./channels.ts";
+import { queueFanout } from "./fanouts.ts";
+import { runFanout } from "./followers.ts";
+import { addDuration, readDay, recordChange } from "./history.ts";
+import { getPulse, type Pulse, trimEvents } from "./hooks.ts";
+import { listWindows, maintenanceUntil } from "./maintenance.ts";
+import { deliver, enqueueMail } from "./outbox.ts";
+import { moveDue } from "./service_due.ts";
+import {
+  beatLimits,
+  firstLook,
+  floorMinute,
+  minuteAfter,
+  openFailure,
+  openRun,
+  pulseState,
+  runGrace,
+  type Service,
+  type State,
+} from "./service_state.ts";
+import { getService, putService } from "./services.ts";
+import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
+
+/** What one alert queued in a look's atomic, sent after the commit. */
+interface Sends {
+  mails: string[];
+  posts: string[];
+  fanouts: string[];
+}
+
+/** One alert: what it says of the service, as the service reads in it. */
+interface Said {
+  event: Alert;
+  text: string;
+  as: Service;
+}
+
+const serviceLink = (deps: Deps, s: Service) => `${deps.config.baseUrl}/me/services/${s.id}`;
+
+function alertMail(deps: Deps, to: string, a: Said, now: number): Mail {
+  return { ...serviceAlertMail(a.as, a.event, a.text, now, serviceLink(deps, a.as)), to };
+}
+
+/** The webhook payload of an alert (kv/channels.ts adds the Slack/Discord/ntfy fields). */
+function alertPayload(
+  deps: Deps,
+  s: Service,
+  event: Alert | "expiry",
+  status: string,
+  now: number,
+): AlertPayload {
+  const name = s.name.replace(/\p{Cc}+/gu, " ");
+  const word = { off: "is off", back: "is back", reminder: "is still off" } as const;
+  const title = event === "expiry"
+    ? `Certificate of "${name}" expires soon`
+    : `Watched service "${name}" ${word[event]}`;
+  return {
+    event,
+    title,
+    text: status,
+    service: { id: s.id, name: s.name, kind: s.kind, state: s.seen, status },
+    at: iso(now),
+    link: serviceLink(deps, s),
+  };
+}
+
+/** Queues one alert: the owner's mail, a post per channel, and (not for reminders) the mail to
+ * the followers of a status page that may list the service. */
+function queueAlert(
+  deps: Deps,
+  op: Atomic,
+  acc: Account | null,
+  chans: Channel[],
+  a: Said,
+  now: number,
+): Sends {
+  const event = a.event;
+  return {
+    mails: acc ? [enqueueMail(op, alertMail(deps, acc.email, a, now), now)] : [],
+    posts: enqueuePosts(op, chans, alertPayload(deps, a.as, event, a.text, now), now),
+    fanouts: event === "reminder" ? [] : [
+      queueFanout(op, a.as.account, {
+        kind: "service",
+        service: a.as.id,
+        name: a.as.name,
+        state: event,
+      }, now),
+    ],
+  };
+}
+
+/** Queues the alert of a certificate reaching an expiry mark (`days` left). */
+function queueExpiry(
+  deps: Deps,
+  op: Atomic,
+  acc: Account | null,
+  chans: Channel[],
+  s: Service & { cert: { expires: number } },
+  days: number,
+  now: number,
+): Sends {
+  const expires = s.cert.expires;
+  const link = serviceLink(deps, s);
+  const mail = acc ? { ...certificateExpiryMail(s, days, expires, link), to: acc.email } : null;
+  const text = `The certificate expires ${iso(expires)} (within ${days} day${
+    days === 1 ? "" : "s"
+  }).`;
+  return {
+    mails: mail ? [enqueueMail(op, mail, now)] : [],
+    posts: enqueuePosts(op, chans, alertPayload(deps, s, "expiry", text, now), now),
+    fanouts: [],
+  };
+}
+
+/** Sends what each alert queued, one alert after the other (an off before its back). */
+async function sendInOrder(deps: Deps, sends: Sends[]): Promise<void> {
+  for (const { mails, posts, fanouts } of sends) {
+    await Promise.all([
+      mails.length ? deliver(deps, mails) : null,
+      posts.length ? deliverPosts(deps, posts) : null,
+      ...fanouts.map((id) => runFanout(deps, id)),
+    ]);
+  }
+}
+
+/** The account's channels a service alerts, read only when something is to be sent. */
+const chansFor = async (deps: Deps, s: Service, sending: boolean) =>
+  sending && s.channels?.length ? await channelsOf(deps.kv, s.account, s.channels) : [];
+
+/**
+ * Records a check result (and, for the runner, the next due time) in one atomic with any
+ * alert. `nextDue` null keeps the schedule (manual checks).
+ */
+export async function recordResult(
+  deps: Deps,
+  account: number,
+  id: number,
+  result: CheckResult,
+  nextDue: ((s: Service) => number) | null,
+): Promise<Service | null> {
+  const { kv } = deps;
+  const now = deps.clock.now();
+  const acc = (await getAccount(kv, account)).value;
+  const windows = await listWindows(kv, account);
+  let sends: Sends[] = [];
+  const saved = await transact(async () => {
+    sends = [];
+    const entry = await getService(kv, account, id);
+    const old = entry.value;
+    if (!old) return { op: null, result: null };
+    const day = await readDay(kv, account, id, now);
+    const next = counted(old, result, now);
+    const quiet = maintenanceUntil(windows, old, now);
+    const { alert, marks } = decideAlert(old, next.service.seen, quiet, now);
+    const s: Service = { ...next.service, ...marks };
+    const op = atomic(kv).check(entry);
+    if (nextDue) {
+      s.due = nextDue(old);
+      // A held alert: a look right after the window ends.
+      if (marks.held && quiet !== null) s.due = Math.min(s.due, minuteAfter(quiet));
+      moveDue(op, old.due, s.due, id, account);
+    }
+    addDuration(op, day, result.ms);
+    if (s.seen !== old.seen) {
+      s.since = now;
+      recordChange(op, account, id, now, { state: s.seen, status: s.last!.status });
+    }
+    putService(op, s);
+    const expiry = next.expiry !== null && s.alerts && s.cert ? next.expiry : null;
+    const chans = await chansFor(deps, s, alert !== null || expiry !== null);
+    if (alert) {
+      sends.push(
+        queueAlert(deps, op, acc, chans, { event: alert, text: s.last!.status, as: s }, now),
+      );
+    }
+    if (expiry !== null) {
+      sends.push(queueExpiry(deps, op, acc, chans, { ...s, cert: s.cert! }, expiry, now));
+    }
+    return { op, result: s };
+  });
+  await sendInOrder(deps, sends);
+  return saved;
+}
+
+/**
+ * The next look at a heartbeat in `state`: a minute while it is off and mailed (to notice its
+ * return), else within the hour; when the last beat would turn it off; one interval when it
+ * never beat; never after an open run's grace ends or a holding window closes.
+ */
+function nextLook(
+  s: Service,
+  state: State,
+  beat: Pulse["beat"],
+  runEnd: number | null,
+  holdUntil: number | null,
+  now: number,
+): number {
+  const i = s.interval * MINUTE;
+  const lim = beat ? beatLimits(s, beat.at) : null;
+  let due = state === "off"
+    ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
+    : !beat
+    ? firstLook(s, now)
+    : lim
+    ? Math.max(floorMinute(now) + MINUTE, minuteAfter(lim.off))
+    : floorMinute(now) + Math.max(i, HOUR);
+  if (runEnd !== null && state !== "off") due = Math.min(due, minuteAfter(runEnd));
+  if (holdUntil !== null) due = Math.min(due, minuteAfter(holdUntil));
+  return due;
+}
+
+const failureText = (f: NonNullable<Pulse["failed"]>) =>
+  `failure signalled ${iso(f.at)}${f.status ? `: ${f.status}` : ""}`;
+
+/** What a heartbeat's signals say at `now`, for alerts and history. */
+function heartbeatStatus(pulse: Pulse, runEnd: number | null, now: number): string {
+  const failure = openFailure(pulse);
+  const run = openRun(pulse);
+  if (failure) return failureText(failure);
+  if (run && runEnd !== null && now > runEnd) {
+    return `run started ${iso(run.at)} did not end within the grace time`;
+  }
+  return pulse.beat ? `last heartbeat ${iso(pulse.beat.at)}` : "no heartbeat";
+}
+
+/** When a heartbeat turned `state`, as far as its signals tell. */
+function changedAt(s: Service, pulse: Pulse, state: State, runEnd: number | null, now: number) {
+  const failure = openFailure(pulse);
+  const beat = pulse.beat;
+  const lim = beat ? beatLimits(s, beat.at) : null;
+  if (failure) return failure.at;
+  if (state === "off" && runEnd !== null && now > runEnd) return runEnd + 1;
+  if (!beat || !lim) return now;
+  return state === "ok" ? beat.at : state === "warn" ? lim.warn + 1 : lim.off + 1;
+}
+
+/**
+ * The runner's look at a heartbeat: its state now, the change in its history, alerts on a
+ * change, and the next look (nextLook).
+ */
+export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<void> {
+  const { kv } = deps;
+  const now = deps.clock.now();
+  const acc = (await getAccount(kv, claimed.account)).value;
+  const windows = await listWindows(kv, claimed.account);
+  let sends: Sends[] = [];
+  await transact(async () => {
+    sends = [];
+    const [entry, pulse] = await Promise.all([
+      getService(kv, claimed.account, claimed.id),
+      getPulse(kv, claimed.account, claimed.id),
+    ]);
+    const old = entry.value;
+    if (!old) return { op: null, result: null };
+    const state = pulseState(pulse, old, now);
+    const run = openRun(pulse);
+    const runEnd = run ? run.at + runGrace(old) * MINUTE : null;
+    const quiet = maintenanceUntil(windows, old, now);
+    const { alert, marks } = decideAlert(old, state, quiet, now);
+    // A failure that a success closed before this look (its nudge brings the look within the
+    // minute): the heartbeat was off meanwhile, so it alerts off and back now. Records from
+    // before `looked` existed have no such look to compare with. Not inside a maintenance
+    // window: a failure there alerts nobody.
+    const f = pulse.failed;
+    const blip = quiet === null && f !== null && old.looked !== undefined && f.at > old.looked &&
+      state !== "off" && old.seen !== "off" && old.alerts && !old.down_mailed;
+    const s: Service = { ...old, ...marks, seen: state, looked: Math.max(now, f?.at ?? 0) };
+    s.due = nextLook(s, state, pulse.beat, runEnd, marks.held ? quiet : null, now);
+    const op = moveDue(atomic(kv).check(entry), old.due, s.due, old.id, old.account);
+    const status = heartbeatStatus(pulse, runEnd, now);
+    let previous = old.since ?? 0;
+    if (blip) {
+      previous = Math.min(now, Math.max(f.at, previous + 1));
+      recordChange(op, old.account, old.id, previous, {
+        state: "off",
+        status: f.status || "failure signalled",
+      });
+    }
+    if (state !== old.seen || blip) {
+      // Never before the previous change.
+      s.since = Math.min(now, Math.max(changedAt(old, pulse, state, runEnd, now), previous + 1));
+      recordChange(op, old.account, old.id, s.since, {
+        state,
+        status: pulse.beat?.status ?? status,
+      });
+    }
+    putService(op, s);
+    // The alerts of this look, in order: a missed failure's off and back, or the change now.
+    const said: Said[] = blip
+      ? [{ event: "off", text: failureText(f), as: { ...s, seen: "off" } }, {
+        event: "back",
+        text: status,
+        as: s,
+      }]
+      : alert
+      ? [{ event: alert, text: status, as: s }]
+      : [];
+    const chans = await chansFor(deps, s, said.length > 0);
+    sends = said.map((a) => queueAlert(deps, op, acc, chans, a, now));
+    return { op, result: null };
+  });
+  await sendInOrder(deps, sends);
+  await trimEvents(kv, claimed.account, claimed.id);
+}
