@@ -203,7 +203,7 @@ export function shortRun(p: Pulse | null, s: Pick<Service, "min_duration">): str
 }
 
 /** Missing runs can be counted so far after the last run under a schedule (cron steps). */
-const MISSES_COUNTED = 50;
+const MISSES_COUNTED = 10;
 
 /**
  * The missing runs after a run that ended at `at`: the k-th counts once its expected time
