@@ -112,6 +112,18 @@ const channelsPage = async (
         <button type="submit">Add channel</button>
       </form>
       <p class="hint">Up to {MAX_CHANNELS} channels.</p>
+      <GroupingSwitch grouping={grouping} saved={c.req.query("saved") === "grouping"} />
+      <p>
+        <a href="/me/services">All services</a> · <a href="/me/status-page">Status page</a>
+      </p>
+    </>
+  );
+};
+
+/** The account's alert grouping switch (kv/alert_groups.ts), and what its last save did. */
+function GroupingSwitch({ grouping, saved }: { grouping: boolean; saved: boolean }) {
+  return (
+    <>
       <h2 id="grouping">One alert for one outage</h2>
       <p>
         When several of your services at the same place (or, without a place, in the same group) go
@@ -119,7 +131,7 @@ const channelsPage = async (
         post per channel naming them all, and one when they are back. A service that fails alone at
         such a place alerts on its own, up to three minutes later than without this.
       </p>
-      {c.req.query("saved") === "grouping"
+      {saved
         ? (
           <p class="notice" role="status">
             Saved: {grouping
@@ -136,12 +148,9 @@ const channelsPage = async (
         />
         <button type="submit">Save alert grouping</button>
       </form>
-      <p>
-        <a href="/me/services">All services</a> · <a href="/me/status-page">Status page</a>
-      </p>
     </>
   );
-};
+}
 
 /** The new channel's signing secret, or the test's result, once after the redirect. */
 function ShownOnce({ shown }: { shown?: Shown }) {
