@@ -64,6 +64,11 @@ export interface Web extends AsyncDisposable {
   page(): Promise<Page>;
   /** Signs `page` in from the mailed link, as a person would; ends on the account page. */
   signIn(page: Page, email: string): Promise<void>;
+  /**
+   * On a sign-in form: asks for a link to `email` (with `name` for a new account) and returns
+   * the mailed link at this server's address (the mail links to BASE_URL).
+   */
+  requestLink(page: Page, email: string, name?: string): Promise<string>;
   /** Loads the example catalogue and its accounts (`deno task demo`) into the server's KV. */
   demo(): Promise<void>;
   /** The link in the n-th mail (from 1) to an address that contains `contains`. */
@@ -122,19 +127,22 @@ export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
       }
       throw new Error(`no mail #${n} to ${to} with ${contains}`);
     },
-    async signIn(page, email) {
+    async requestLink(page, email, name) {
       // Counted as mailedLink counts: only the mails with a link (not the new-device notices).
       const before = sink.mails.filter((m) => m.to === email && m.text.includes("/me?verify="))
         .length;
-      await page.goto(`${base}/sign-in`);
       await fillByLabel(page, "E-mail address", email);
+      if (name !== undefined) await fillByLabel(page, "Your name (new accounts)", name);
       await checkByLabel(page, "I am old enough to have an account here");
       await clickByText(page, "Mail me a sign-in link");
-      assert.match(await heading(page), /Check your mail/);
-      const link = await web.mailedLink(email, "/me?verify=", before + 1);
+      assert.equal(await heading(page), "Check your mail");
+      const url = new URL(await web.mailedLink(email, "/me?verify=", before + 1));
       // The mail links to BASE_URL; the server under test listens on its own port.
-      const url = new URL(link);
-      await page.goto(`${base}${url.pathname}${url.search}`);
+      return `${base}${url.pathname}${url.search}`;
+    },
+    async signIn(page, email) {
+      await page.goto(`${base}/sign-in`);
+      await page.goto(await web.requestLink(page, email));
       await clickByText(page, "Sign in on this device");
       assert.equal(new URL(page.url()).pathname, "/me");
     },

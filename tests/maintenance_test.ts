@@ -264,55 +264,38 @@ Deno.test("maintenance pages: add once in a time zone and on a schedule, errors 
   assert.equal(empty.status, 200);
   assert.match(empty.text, /No maintenance windows\./);
 
-  // Nothing covered; a schedule without a length: each said beside its field.
-  const bad = await t.req(
-    "POST",
-    "/me/maintenance",
-    form({
-      name: "Swap",
-      kind: "once",
-      tz: "UTC",
-      from: "2026-03-02T10:00",
-      to: "2026-03-02T11:00",
-    }, cookie),
-  );
-  assert.equal(bad.status, 400);
-  assert.match(bad.text, /id="f-services-error"/);
-  const noLength = await t.req(
-    "POST",
-    "/me/maintenance",
-    form(
+  // Nothing covered, a schedule without a length, a time that is none, an unknown zone: each
+  // said beside its field, in words.
+  const refused: [Record<string, string>, RegExp[]][] = [
+    [
+      { name: "Swap", kind: "once", tz: "UTC", from: "2026-03-02T10:00", to: "2026-03-02T11:00" },
+      [/id="f-services-error"/],
+    ],
+    [
       { name: "Weekly", kind: "schedule", [`s-${id}`]: "on", cron: "0 2 * * 0", tz: "UTC" },
-      cookie,
-    ),
-  );
-  assert.equal(noLength.status, 400);
-  assert.match(noLength.text, /id="f-minutes-error"/);
-  const badTime = await t.req(
-    "POST",
-    "/me/maintenance",
-    form(
+      [/id="f-minutes-error"/],
+    ],
+    [
       { name: "Swap", kind: "once", [`s-${id}`]: "on", tz: "UTC", from: "soon", to: "later" },
-      cookie,
-    ),
-  );
-  assert.equal(badTime.status, 400);
-  assert.match(badTime.text, /id="f-from-error"/);
-  assert.match(badTime.text, /must be a date and time/i);
-  const badZone = await t.req(
-    "POST",
-    "/me/maintenance",
-    form({
-      name: "Swap",
-      kind: "once",
-      [`s-${id}`]: "on",
-      tz: "Nowhere/Atlantis",
-      from: "2026-03-02T10:00",
-      to: "2026-03-02T11:00",
-    }, cookie),
-  );
-  assert.equal(badZone.status, 400);
-  assert.match(badZone.text, /must be a known time zone/i);
+      [/id="f-from-error"/, /must be a date and time/i],
+    ],
+    [
+      {
+        name: "Swap",
+        kind: "once",
+        [`s-${id}`]: "on",
+        tz: "Nowhere/Atlantis",
+        from: "2026-03-02T10:00",
+        to: "2026-03-02T11:00",
+      },
+      [/must be a known time zone/i],
+    ],
+  ];
+  for (const [fields, said] of refused) {
+    const bad = await t.req("POST", "/me/maintenance", form(fields, cookie));
+    assert.equal(bad.status, 400);
+    for (const words of said) assert.match(bad.text, words);
+  }
 
   // Once, in Berlin's time: stored in UTC.
   const once = await t.req(

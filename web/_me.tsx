@@ -1,4 +1,5 @@
 /** What the account pages (/me and below) share: their navigation and how they show times. */
+import type { Child } from "hono/jsx";
 import type { Account } from "../kv/accounts.ts";
 import { isTeam } from "../kv/accounts.ts";
 import { iso } from "../lib/clock.ts";
@@ -81,4 +82,18 @@ export function bytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MB`;
   return `${(n / 1024 ** 3).toFixed(2)} GB`;
+}
+
+/**
+ * A button that posts to `action` from a form of its own beside other buttons; with `confirm`,
+ * web/static/site.js asks that question first (a delete, a removal).
+ */
+export function PostButton(
+  props: { action: string; kind: "danger" | "secondary"; confirm?: string; children?: Child },
+) {
+  return (
+    <form method="post" action={props.action} class="inline" data-confirm={props.confirm}>
+      <button type="submit" class={props.kind}>{props.children}</button>
+    </form>
+  );
 }

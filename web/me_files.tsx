@@ -14,6 +14,7 @@ import {
   MAX_FILE,
   MAX_LABEL,
   QUOTA,
+  type StoredFile,
   uploadFile,
 } from "../kv/files.ts";
 import { RULES } from "../kv/rate_limit.ts";
@@ -23,7 +24,7 @@ import { fail, statusOf } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { bytes, MeNav, Purpose, when } from "./_me.tsx";
+import { bytes, MeNav, PostButton, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { FILE_KINDS } from "../lib/file_kinds.ts";
 import { DomainError } from "../lib/errors.ts";
@@ -70,115 +71,127 @@ const listPage = async (deps: Deps, c: WebCtx, errors?: { id: number; view: Form
         {bytes(usage.bytes)} of {bytes(QUOTA)} · {usage.files} file(s)
       </p>
       <h2>Upload a file</h2>
-      <form
-        method="post"
-        action="/me/files/upload"
-        data-upload
-      >
-        <div class="field">
-          <label for="f-file">File</label>
-          <p class="hint" id="f-file-hint">
-            Up to{" "}
-            {bytes(MAX_FILE)}. The ending of the file's name (.pdf, .png, …) tells its kind; files
-            with other endings are refused.
-          </p>
-          <input id="f-file" type="file" name="file" aria-describedby="f-file-hint" />
-          <details>
-            <summary>Which endings are accepted?</summary>
-            <p>{ENDINGS}.</p>
-          </details>
-        </div>
-        <div class="field">
-          <label for="f-label">Title (optional)</label>
-          <input id="f-label" type="text" name="label" maxlength={MAX_LABEL} />
-        </div>
-        <div class="field check">
-          <input id="f-public" type="checkbox" name="public" />
-          <label for="f-public">Public: anyone with the link can open it</label>
-        </div>
-        <p data-needs-js class="hint">Uploading needs JavaScript in this browser.</p>
-        <button type="submit" disabled>Upload</button>
-        <progress hidden aria-label="Upload progress" value={0} max={1}></progress>
-        <p data-upload-status role="status" aria-live="polite"></p>
-      </form>
+      <UploadForm />
       <h2>Your files</h2>
       {files.length === 0 ? <p>No files yet.</p> : null}
       <ul class="files">
-        {files.map((f) => {
-          const view = errors && errors.id === f.id
-            ? errors.view
-            : emptyView({ name: f.name, label: f.label });
-          const link = `${originOf(deps)}${fileUrl(f)}`;
-          return (
-            <li>
-              <h3>
-                <a href={`/me/files/${f.id}/${encodeURIComponent(f.name)}`}>
-                  <U>{f.name}</U>
-                </a>
-              </h3>
-              <p class="meta">
-                {bytes(f.size)} · {f.public ? "public" : "private"} · {when(f.created)}
-                {f.label
-                  ? (
-                    <>
-                      {" · "}
-                      <U>{f.label}</U>
-                    </>
-                  )
-                  : null}
-              </p>
-              {f.public
-                ? (
-                  <div class="field">
-                    <label for={`link-${f.id}`}>Public link of {f.name}</label>
-                    <input id={`link-${f.id}`} type="text" readonly value={link} />
-                    <button type="button" data-copy={`#link-${f.id}`} hidden>
-                      Copy link of {f.name}
-                    </button>
-                  </div>
-                )
-                : null}
-              <form method="post" action={`/me/files/${f.id}/visibility`} class="inline">
-                <input type="hidden" name="public" value={f.public ? "false" : "true"} />
-                <button type="submit" class="secondary">
-                  {f.public ? `Make ${f.name} private` : `Make ${f.name} public`}
-                </button>
-              </form>{" "}
-              <form
-                method="post"
-                action={`/me/files/${f.id}/delete`}
-                class="inline"
-                data-confirm={`Delete ${f.name}?`}
-              >
-                <button type="submit" class="danger">Delete {f.name}</button>
-              </form>
-              <details open={errors?.id === f.id}>
-                <summary>Rename or retitle {f.name}</summary>
-                <form method="post" action={`/me/files/${f.id}`} novalidate>
-                  <ErrorSummary view={view} />
-                  <Field
-                    name="name"
-                    label={`New name of ${f.name}`}
-                    view={view}
-                    maxlength={1000}
-                    required
-                  />
-                  <Field
-                    name="label"
-                    label={`Title of ${f.name}`}
-                    view={view}
-                    maxlength={MAX_LABEL}
-                  />
-                  <button type="submit">Save {f.name}</button>
-                </form>
-              </details>
-            </li>
-          );
-        })}
+        {files.map((f) => (
+          <FileRow
+            f={f}
+            link={`${originOf(deps)}${fileUrl(f)}`}
+            open={errors?.id === f.id}
+            view={errors && errors.id === f.id
+              ? errors.view
+              : emptyView({ name: f.name, label: f.label })}
+          />
+        ))}
       </ul>
     </>
   );
 };
+
+/** The upload form (web/static/upload.js sends the file; the button waits for it). */
+function UploadForm() {
+  return (
+    <form
+      method="post"
+      action="/me/files/upload"
+      data-upload
+    >
+      <div class="field">
+        <label for="f-file">File</label>
+        <p class="hint" id="f-file-hint">
+          Up to{" "}
+          {bytes(MAX_FILE)}. The ending of the file's name (.pdf, .png, …) tells its kind; files
+          with other endings are refused.
+        </p>
+        <input id="f-file" type="file" name="file" aria-describedby="f-file-hint" />
+        <details>
+          <summary>Which endings are accepted?</summary>
+          <p>{ENDINGS}.</p>
+        </details>
+      </div>
+      <div class="field">
+        <label for="f-label">Title (optional)</label>
+        <input id="f-label" type="text" name="label" maxlength={MAX_LABEL} />
+      </div>
+      <div class="field check">
+        <input id="f-public" type="checkbox" name="public" />
+        <label for="f-public">Public: anyone with the link can open it</label>
+      </div>
+      <p data-needs-js class="hint">Uploading needs JavaScript in this browser.</p>
+      <button type="submit" disabled>Upload</button>
+      <progress hidden aria-label="Upload progress" value={0} max={1}></progress>
+      <p data-upload-status role="status" aria-live="polite"></p>
+    </form>
+  );
+}
+
+/** One file of the list: its link, public link, visibility, delete and rename forms. */
+function FileRow(
+  { f, link, open, view }: { f: StoredFile; link: string; open: boolean; view: FormView },
+) {
+  return (
+    <li>
+      <h3>
+        <a href={`/me/files/${f.id}/${encodeURIComponent(f.name)}`}>
+          <U>{f.name}</U>
+        </a>
+      </h3>
+      <p class="meta">
+        {bytes(f.size)} · {f.public ? "public" : "private"} · {when(f.created)}
+        {f.label
+          ? (
+            <>
+              {" · "}
+              <U>{f.label}</U>
+            </>
+          )
+          : null}
+      </p>
+      {f.public
+        ? (
+          <div class="field">
+            <label for={`link-${f.id}`}>Public link of {f.name}</label>
+            <input id={`link-${f.id}`} type="text" readonly value={link} />
+            <button type="button" data-copy={`#link-${f.id}`} hidden>
+              Copy link of {f.name}
+            </button>
+          </div>
+        )
+        : null}
+      <form method="post" action={`/me/files/${f.id}/visibility`} class="inline">
+        <input type="hidden" name="public" value={f.public ? "false" : "true"} />
+        <button type="submit" class="secondary">
+          {f.public ? `Make ${f.name} private` : `Make ${f.name} public`}
+        </button>
+      </form>{" "}
+      <PostButton action={`/me/files/${f.id}/delete`} kind="danger" confirm={`Delete ${f.name}?`}>
+        Delete {f.name}
+      </PostButton>
+      <details open={open}>
+        <summary>Rename or retitle {f.name}</summary>
+        <form method="post" action={`/me/files/${f.id}`} novalidate>
+          <ErrorSummary view={view} />
+          <Field
+            name="name"
+            label={`New name of ${f.name}`}
+            view={view}
+            maxlength={1000}
+            required
+          />
+          <Field
+            name="label"
+            label={`Title of ${f.name}`}
+            view={view}
+            maxlength={MAX_LABEL}
+          />
+          <button type="submit">Save {f.name}</button>
+        </form>
+      </details>
+    </li>
+  );
+}
 
 /** The service's own origin (BASE_URL's). */
 const originOf = (deps: Deps) => new URL(deps.config.baseUrl).origin;

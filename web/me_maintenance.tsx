@@ -6,14 +6,14 @@
 import { WindowBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { listWindows } from "../kv/maintenance.ts";
-import { GROUPS, listServices, PLACES } from "../kv/services.ts";
+import { GROUPS, listServices, PLACES, type Service } from "../kv/services.ts";
 import { createWindow, deleteWindow, windowView } from "../kv/windows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { zonedTime } from "../lib/maintenance.ts";
 import { validTimeZone } from "../lib/schedule.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { MeNav, when } from "./_me.tsx";
+import { MeNav, PostButton, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS: Record<string, string> = {
@@ -54,105 +54,124 @@ function formInput(f: Record<string, string>, ids: number[]) {
   };
 }
 
+type WindowShown = ReturnType<typeof windowView>;
+
+async function maintenancePage(
+  deps: Deps,
+  c: WebCtx,
+  view: FormView = emptyView({ tz: "UTC", kind: "once" }),
+) {
+  const me = requireAccount(c);
+  const now = deps.clock.now();
+  const windows = (await listWindows(deps.kv, me.id)).map((w) => windowView(w, now));
+  const services = (await listServices(deps.kv, me.id)).map((x) => x.service);
+  const names = new Map(services.map((s) => [s.id, s.name]));
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>Maintenance windows</h1>
+      <p>
+        While a window runs, failures of the services it covers alert nobody (mail, channels,
+        followers); their state reads maintenance on their page, badge and status page, and their
+        history leaves those hours out of uptime. A failure that lasts past the window's end alerts
+        then.
+      </p>
+      {windows.length
+        ? (
+          <ul class="cards">
+            {windows.map((w) => <WindowCard w={w} names={names} />)}
+          </ul>
+        )
+        : <p>No maintenance windows.</p>}
+      <h2>Add a window</h2>
+      <WindowForm view={view} services={services} />
+      <p>
+        <a href="/me/services">All services</a>
+      </p>
+    </>
+  );
+}
+
+/** What a window covers, as a list of names. */
+function covered(w: WindowShown, names: Map<number, string>) {
+  return [
+    ...w.services.map((id) => names.get(id) ?? `service ${id}`),
+    ...w.groups.map((g) => `group ${g}`),
+    ...w.places.map((p) => `place ${p}`),
+  ].join(", ");
+}
+
+function WindowCard({ w, names }: { w: WindowShown; names: Map<number, string> }) {
+  return (
+    <li>
+      <h2>
+        <U>{w.name}</U>
+      </h2>
+      <p>
+        Covers <U>{covered(w, names)}</U>. {w.cron
+          ? (
+            <>
+              On the schedule <code>{w.cron}</code> ({w.tz}), {w.minutes} minutes each.
+            </>
+          )
+          : <>Once, from {when(Date.parse(w.from!))} to {when(Date.parse(w.to!))}.</>}
+      </p>
+      <p>
+        {w.running_until
+          ? <strong>Running now, until {when(Date.parse(w.running_until))}.</strong>
+          : w.next_start
+          ? `Next start: ${when(Date.parse(w.next_start))}.`
+          : "Over."}
+      </p>
+      <PostButton
+        action={`/me/maintenance/${w.id}/delete`}
+        kind="danger"
+        confirm="Delete this maintenance window?"
+      >
+        Delete window
+      </PostButton>
+    </li>
+  );
+}
+
+function WindowForm({ view, services }: { view: FormView; services: Service[] }) {
+  const F = fields(view, LABELS);
+  return (
+    <form method="post" action="/me/maintenance" novalidate>
+      <F.Summary />
+      <F.Field name="name" maxlength={80} required />
+      <fieldset id="f-services">
+        <legend>What it covers</legend>
+        {services.map((s) => <F.Checkbox name={`s-${s.id}`} label={s.name} />)}
+        {view.errors.services
+          ? <p class="error" id="f-services-error">{view.errors.services}</p>
+          : null}
+        <F.Select name="group" options={[["", "No group"], ...GROUPS]} />
+        <F.Select name="place" options={[["", "No place"], ...PLACES]} />
+      </fieldset>
+      <F.Select
+        name="kind"
+        options={[["once", "Once"], ["schedule", "On a schedule"]]}
+      />
+      <F.Field name="tz" maxlength={64} hint="An IANA name, e.g. Europe/Berlin" />
+      <fieldset>
+        <legend>Once</legend>
+        <F.Field name="from" type="datetime-local" hint="In the time zone above" />
+        <F.Field name="to" type="datetime-local" />
+      </fieldset>
+      <fieldset>
+        <legend>On a schedule</legend>
+        <F.Field name="cron" maxlength={100} hint="5 fields, e.g. 0 2 * * 0 (Sundays 02:00)" />
+        <F.Field name="minutes" type="number" />
+      </fieldset>
+      <button type="submit">Add window</button>
+    </form>
+  );
+}
+
 export function maintenancePages(deps: Deps) {
   const app = webRouter();
-
-  const page = async (c: WebCtx, view: FormView = emptyView({ tz: "UTC", kind: "once" })) => {
-    const me = requireAccount(c);
-    const now = deps.clock.now();
-    const windows = (await listWindows(deps.kv, me.id)).map((w) => windowView(w, now));
-    const services = (await listServices(deps.kv, me.id)).map((x) => x.service);
-    const names = new Map(services.map((s) => [s.id, s.name]));
-    const F = fields(view, LABELS);
-    const covered = (w: typeof windows[number]) =>
-      [
-        ...w.services.map((id) => names.get(id) ?? `service ${id}`),
-        ...w.groups.map((g) => `group ${g}`),
-        ...w.places.map((p) => `place ${p}`),
-      ].join(", ");
-    return (
-      <>
-        <MeNav here="/me/services" viewer={me} />
-        <h1>Maintenance windows</h1>
-        <p>
-          While a window runs, failures of the services it covers alert nobody (mail, channels,
-          followers); their state reads maintenance on their page, badge and status page, and their
-          history leaves those hours out of uptime. A failure that lasts past the window's end
-          alerts then.
-        </p>
-        {windows.length
-          ? (
-            <ul class="cards">
-              {windows.map((w) => (
-                <li>
-                  <h2>
-                    <U>{w.name}</U>
-                  </h2>
-                  <p>
-                    Covers <U>{covered(w)}</U>. {w.cron
-                      ? (
-                        <>
-                          On the schedule <code>{w.cron}</code> ({w.tz}), {w.minutes} minutes each.
-                        </>
-                      )
-                      : <>Once, from {when(Date.parse(w.from!))} to {when(Date.parse(w.to!))}.</>}
-                  </p>
-                  <p>
-                    {w.running_until
-                      ? <strong>Running now, until {when(Date.parse(w.running_until))}.</strong>
-                      : w.next_start
-                      ? `Next start: ${when(Date.parse(w.next_start))}.`
-                      : "Over."}
-                  </p>
-                  <form
-                    method="post"
-                    action={`/me/maintenance/${w.id}/delete`}
-                    class="inline"
-                    data-confirm="Delete this maintenance window?"
-                  >
-                    <button type="submit" class="danger">Delete window</button>
-                  </form>
-                </li>
-              ))}
-            </ul>
-          )
-          : <p>No maintenance windows.</p>}
-        <h2>Add a window</h2>
-        <form method="post" action="/me/maintenance" novalidate>
-          <F.Summary />
-          <F.Field name="name" maxlength={80} required />
-          <fieldset id="f-services">
-            <legend>What it covers</legend>
-            {services.map((s) => <F.Checkbox name={`s-${s.id}`} label={s.name} />)}
-            {view.errors.services
-              ? <p class="error" id="f-services-error">{view.errors.services}</p>
-              : null}
-            <F.Select name="group" options={[["", "No group"], ...GROUPS]} />
-            <F.Select name="place" options={[["", "No place"], ...PLACES]} />
-          </fieldset>
-          <F.Select
-            name="kind"
-            options={[["once", "Once"], ["schedule", "On a schedule"]]}
-          />
-          <F.Field name="tz" maxlength={64} hint="An IANA name, e.g. Europe/Berlin" />
-          <fieldset>
-            <legend>Once</legend>
-            <F.Field name="from" type="datetime-local" hint="In the time zone above" />
-            <F.Field name="to" type="datetime-local" />
-          </fieldset>
-          <fieldset>
-            <legend>On a schedule</legend>
-            <F.Field name="cron" maxlength={100} hint="5 fields, e.g. 0 2 * * 0 (Sundays 02:00)" />
-            <F.Field name="minutes" type="number" />
-          </fieldset>
-          <button type="submit">Add window</button>
-        </form>
-        <p>
-          <a href="/me/services">All services</a>
-        </p>
-      </>
-    );
-  };
+  const page = (c: WebCtx, view?: FormView) => maintenancePage(deps, c, view);
 
   app.get("/me/maintenance", async (c) => {
     return c.render(await page(c), { title: "Maintenance windows", noindex: true });

@@ -4,8 +4,8 @@
  * and list the invitations sent (kv/invites.ts inviteAddress, as /api/me/invites).
  */
 import { standingOf } from "../kv/accounts.ts";
-import { applyFor, latestApplication } from "../kv/applications.ts";
-import { inviteAddress, invitesBy } from "../kv/invites.ts";
+import { type Application, applyFor, latestApplication } from "../kv/applications.ts";
+import { type Invite, inviteAddress, invitesBy } from "../kv/invites.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ApplyBody, InviteBody } from "../http/account_inputs.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm, TextArea } from "./_form.tsx";
@@ -30,113 +30,139 @@ const page = async (deps: Deps, c: WebCtx, apply: FormView, invite: FormView) =>
       <p>
         Your standing: <strong>{standing}</strong>: {STANDING_WORDS[standing] ?? ""}
       </p>
-      <details>
-        <summary>What the standings are</summary>
-        <dl>
-          {Object.entries(STANDING_WORDS).map(([name, words]) => (
-            <>
-              <dt>{name}</dt>
-              <dd>{words.charAt(0).toUpperCase() + words.slice(1)}</dd>
-            </>
-          ))}
-        </dl>
-        <p>Your standing follows from the roles the team gave your account.</p>
-      </details>
+      <StandingsExplained />
       <h2>Contributor standing</h2>
-      {latest
-        ? (
-          <p>
-            Your application of {when(latest.created)}:{" "}
-            {latest.outcome === null ? <strong>waiting for the team</strong> : (
-              <>
-                <strong>{latest.outcome}</strong> on {when(latest.decided)}
-                {latest.reason
-                  ? (
-                    <>
-                      {" "}— reason: <U>{latest.reason}</U>
-                    </>
-                  )
-                  : null}
-              </>
-            )}
-          </p>
-        )
-        : null}
+      <LatestApplication latest={latest} />
       {me.roles.includes("contributor") || latest?.outcome === null
         ? null
-        : (
-          <form method="post" action="/me/standing/apply" novalidate>
-            <ErrorSummary view={apply} labels={{ text: "Why you apply" }} />
-            <TextArea
-              name="text"
-              label="Why you apply"
-              hint="At least 20 characters: what you would contribute."
-              view={apply}
-              maxlength={2000}
-              required
-            />
-            <button type="submit">Apply for contributor standing</button>
-          </form>
-        )}
+        : <ApplyForm view={apply} />}
       <h2>Invite someone</h2>
-      <form method="post" action="/me/standing/invite" novalidate>
-        <ErrorSummary
-          view={invite}
-          labels={{ email: "Their address", message: "Message", name: "Name" }}
-        />
-        <Field
-          name="email"
-          type="email"
-          label="Their address"
-          view={invite}
-          maxlength={320}
-          required
-        />
-        <TextArea
-          name="message"
-          label="Message (optional)"
-          view={invite}
-          rows={3}
-          maxlength={500}
-        />
-        {invite.errors.name
-          ? (
-            <p class="error">
-              Set a name on your <a href="/me/profile">profile</a> first.
-            </p>
-          )
-          : null}
-        <button type="submit">Send invitation</button>
-      </form>
+      <InviteForm view={invite} />
       <h2>Invitations sent</h2>
-      {invites.length === 0 ? <p>None yet.</p> : (
-        <table>
-          <caption>Your invitations, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Address</th>
-              <th scope="col">Sent</th>
-              <th scope="col">Outcome</th>
-            </tr>
-          </thead>
-          <tbody>
-            {invites.map((i) => (
-              <tr>
-                <td>
-                  <U>{i.email}</U>
-                </td>
-                <td>{when(i.created)}</td>
-                <td>
-                  {i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <InvitesSent invites={invites} now={now} />
     </>
   );
 };
+
+/** What became of the account's latest application for contributor standing. */
+function LatestApplication({ latest }: { latest: Application | null }) {
+  return latest
+    ? (
+      <p>
+        Your application of {when(latest.created)}:{" "}
+        {latest.outcome === null ? <strong>waiting for the team</strong> : (
+          <>
+            <strong>{latest.outcome}</strong> on {when(latest.decided)}
+            {latest.reason
+              ? (
+                <>
+                  {" "}— reason: <U>{latest.reason}</U>
+                </>
+              )
+              : null}
+          </>
+        )}
+      </p>
+    )
+    : null;
+}
+
+function InvitesSent({ invites, now }: { invites: Invite[]; now: number }) {
+  return invites.length === 0 ? <p>None yet.</p> : (
+    <table>
+      <caption>Your invitations, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Address</th>
+          <th scope="col">Sent</th>
+          <th scope="col">Outcome</th>
+        </tr>
+      </thead>
+      <tbody>
+        {invites.map((i) => (
+          <tr>
+            <td>
+              <U>{i.email}</U>
+            </td>
+            <td>{when(i.created)}</td>
+            <td>
+              {i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The standings and what each lets a person do. */
+function StandingsExplained() {
+  return (
+    <details>
+      <summary>What the standings are</summary>
+      <dl>
+        {Object.entries(STANDING_WORDS).map(([name, words]) => (
+          <>
+            <dt>{name}</dt>
+            <dd>{words.charAt(0).toUpperCase() + words.slice(1)}</dd>
+          </>
+        ))}
+      </dl>
+      <p>Your standing follows from the roles the team gave your account.</p>
+    </details>
+  );
+}
+
+function ApplyForm({ view: apply }: { view: FormView }) {
+  return (
+    <form method="post" action="/me/standing/apply" novalidate>
+      <ErrorSummary view={apply} labels={{ text: "Why you apply" }} />
+      <TextArea
+        name="text"
+        label="Why you apply"
+        hint="At least 20 characters: what you would contribute."
+        view={apply}
+        maxlength={2000}
+        required
+      />
+      <button type="submit">Apply for contributor standing</button>
+    </form>
+  );
+}
+
+function InviteForm({ view: invite }: { view: FormView }) {
+  return (
+    <form method="post" action="/me/standing/invite" novalidate>
+      <ErrorSummary
+        view={invite}
+        labels={{ email: "Their address", message: "Message", name: "Name" }}
+      />
+      <Field
+        name="email"
+        type="email"
+        label="Their address"
+        view={invite}
+        maxlength={320}
+        required
+      />
+      <TextArea
+        name="message"
+        label="Message (optional)"
+        view={invite}
+        rows={3}
+        maxlength={500}
+      />
+      {invite.errors.name
+        ? (
+          <p class="error">
+            Set a name on your <a href="/me/profile">profile</a> first.
+          </p>
+        )
+        : null}
+      <button type="submit">Send invitation</button>
+    </form>
+  );
+}
 
 async function postMeStandingApply(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);

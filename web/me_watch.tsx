@@ -15,8 +15,8 @@ import {
   testChannel,
 } from "../kv/channels.ts";
 import { RULES } from "../kv/rate_limit.ts";
-import { listServices, removeChannel, rotateBadge } from "../kv/services.ts";
-import { getStatusPage, MAX_NOTE, saveStatusPage } from "../kv/status_page.ts";
+import { listServices, removeChannel, rotateBadge, type Service } from "../kv/services.ts";
+import { getStatusPage, MAX_NOTE, saveStatusPage, type StatusPage } from "../kv/status_page.ts";
 import {
   deleteNote,
   listNotes,
@@ -45,7 +45,7 @@ import {
   submitForm,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { MeNav, when } from "./_me.tsx";
+import { MeNav, PostButton, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/flash.ts";
@@ -91,70 +91,8 @@ const channelsPage = async (
         Besides mail, alerts can go to webhooks: a signed JSON POST to an https address, which
         Slack, Discord and ntfy accept as it is. Choose the channels on each service's page.
       </p>
-      {shown && "secret" in shown
-        ? (
-          <div class="notice" role="status">
-            <p>
-              Channel <U>{shown.name}</U>{" "}
-              added. Its signing secret is shown on this page for 15 minutes and never again: the
-              receiver checks the <code>{SIGNATURE_HEADER}</code>{" "}
-              header (sha256=HMAC-SHA256 of the body with this secret).
-            </p>
-            <p>
-              <label for="secret">Signing secret</label>
-              <input id="secret" readonly value={shown.secret} />
-              <button type="button" data-copy="#secret" hidden>Copy</button>
-            </p>
-          </div>
-        )
-        : shown
-        ? (
-          <p class="notice" role="status">
-            Test alert {shown.ok ? "delivered" : "not delivered"}: {shown.tested}
-          </p>
-        )
-        : null}
-      {items.length
-        ? (
-          <table>
-            <caption>Your channels</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Address</th>
-                <th scope="col">Added</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((ch) => (
-                <tr>
-                  <td>
-                    <U>{ch.name}</U>
-                  </td>
-                  <td>
-                    <U>{ch.url_hint}</U>
-                  </td>
-                  <td>{when(Date.parse(ch.created))}</td>
-                  <td>
-                    <form method="post" action={`/me/channels/${ch.id}/test`} class="inline">
-                      <button type="submit" class="secondary">Send a test alert</button>
-                    </form>{" "}
-                    <form
-                      method="post"
-                      action={`/me/channels/${ch.id}/delete`}
-                      class="inline"
-                      data-confirm="Remove this channel from every service?"
-                    >
-                      <button type="submit" class="danger">Remove channel</button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-        : <p>No channels yet.</p>}
+      <ShownOnce shown={shown} />
+      <ChannelList items={items} />
       <h2>Add a channel</h2>
       <form method="post" action="/me/channels" novalidate>
         <ErrorSummary view={view} labels={{ name: "Channel name", url: "Webhook address" }} />
@@ -177,6 +115,76 @@ const channelsPage = async (
     </>
   );
 };
+
+/** The new channel's signing secret, or the test's result, once after the redirect. */
+function ShownOnce({ shown }: { shown?: Shown }) {
+  return shown && "secret" in shown
+    ? (
+      <div class="notice" role="status">
+        <p>
+          Channel <U>{shown.name}</U>{" "}
+          added. Its signing secret is shown on this page for 15 minutes and never again: the
+          receiver checks the <code>{SIGNATURE_HEADER}</code>{" "}
+          header (sha256=HMAC-SHA256 of the body with this secret).
+        </p>
+        <p>
+          <label for="secret">Signing secret</label>
+          <input id="secret" readonly value={shown.secret} />
+          <button type="button" data-copy="#secret" hidden>Copy</button>
+        </p>
+      </div>
+    )
+    : shown
+    ? (
+      <p class="notice" role="status">
+        Test alert {shown.ok ? "delivered" : "not delivered"}: {shown.tested}
+      </p>
+    )
+    : null;
+}
+
+function ChannelList({ items }: { items: ReturnType<typeof channelView>[] }) {
+  return items.length
+    ? (
+      <table>
+        <caption>Your channels</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Address</th>
+            <th scope="col">Added</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((ch) => (
+            <tr>
+              <td>
+                <U>{ch.name}</U>
+              </td>
+              <td>
+                <U>{ch.url_hint}</U>
+              </td>
+              <td>{when(Date.parse(ch.created))}</td>
+              <td>
+                <PostButton action={`/me/channels/${ch.id}/test`} kind="secondary">
+                  Send a test alert
+                </PostButton>{" "}
+                <PostButton
+                  action={`/me/channels/${ch.id}/delete`}
+                  kind="danger"
+                  confirm="Remove this channel from every service?"
+                >
+                  Remove channel
+                </PostButton>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )
+    : <p>No channels yet.</p>;
+}
 
 // What the last add or test of this session left to show (kv/flash.ts): the answer is a 303
 // here, so a reload neither adds a second channel nor sends a second test.
@@ -246,7 +254,6 @@ const settingsPage = async (
   const followers = await followerCount(deps.kv, me.id);
   const notes = (await listNotes(deps.kv, me.id, deps.clock.now())).map(noteView);
   const N = fields(noteForm, NOTE_LABELS, NoteBody);
-  const shown = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
   const services = await listServices(deps.kv, me.id);
   return (
     <>
@@ -261,40 +268,7 @@ const settingsPage = async (
         lists the services you choose with their state, 90 days and uptime, and your note. It never
         shows addresses, hook keys or status texts.
       </p>
-      <form method="post" action="/me/status-page">
-        <div class="field">
-          <input type="checkbox" id="f-enabled" name="enabled" checked={page?.enabled ?? false} />
-          <label for="f-enabled">Publish the status page</label>
-        </div>
-        <div class="field">
-          <label for="f-title">Title</label>
-          <input id="f-title" name="title" maxlength={80} value={page?.title ?? ""} />
-        </div>
-        <fieldset>
-          <legend>Services on the page</legend>
-          {services.map(({ service: s }) => (
-            <div class="field">
-              <input
-                type="checkbox"
-                id={`s-${s.id}`}
-                name={`show-${s.id}`}
-                checked={shown.has(s.id)}
-              />
-              <label for={`s-${s.id}`}>
-                <U>{s.name}</U>
-              </label>
-              <label for={`n-${s.id}`}>Note for {s.name}</label>
-              <input
-                id={`n-${s.id}`}
-                name={`note-${s.id}`}
-                maxlength={MAX_NOTE}
-                value={shown.get(s.id) ?? ""}
-              />
-            </div>
-          ))}
-        </fieldset>
-        <button type="submit">Save status page</button>
-      </form>
+      <SettingsForm page={page} services={services} />
       <p>
         {followers === 1 ? "1 person follows" : `${followers} people follow`}{" "}
         this page by mail. Who they are is not shown to you.
@@ -313,34 +287,80 @@ const settingsPage = async (
         <N.TextArea name="text" rows={3} maxlength={MAX_NOTE_TEXT} required />
         <button type="submit">Post note</button>
       </form>
-      {notes.length
-        ? (
-          <ol class="timeline">
-            {notes.map((n) => (
-              <li>
-                <p>
-                  <time datetime={n.at}>{when(Date.parse(n.at))}</time> ·{" "}
-                  <strong>{noteWord(n.kind)}</strong>
-                </p>
-                <p>
-                  <U>{n.text}</U>
-                </p>
-                <form
-                  method="post"
-                  action={`/me/status-page/notes/${n.id}/delete`}
-                  class="inline"
-                  data-confirm="Delete this note?"
-                >
-                  <button type="submit" class="danger">Delete note</button>
-                </form>
-              </li>
-            ))}
-          </ol>
-        )
-        : <p>No notes in the last 90 days.</p>}
+      <NoteList notes={notes} />
     </>
   );
 };
+
+/** Whether the page is published, its title, and the services it shows with their notes. */
+function SettingsForm(
+  { page, services }: { page: StatusPage | null; services: { service: Service }[] },
+) {
+  const shown = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
+  return (
+    <form method="post" action="/me/status-page">
+      <div class="field">
+        <input type="checkbox" id="f-enabled" name="enabled" checked={page?.enabled ?? false} />
+        <label for="f-enabled">Publish the status page</label>
+      </div>
+      <div class="field">
+        <label for="f-title">Title</label>
+        <input id="f-title" name="title" maxlength={80} value={page?.title ?? ""} />
+      </div>
+      <fieldset>
+        <legend>Services on the page</legend>
+        {services.map(({ service: s }) => (
+          <div class="field">
+            <input
+              type="checkbox"
+              id={`s-${s.id}`}
+              name={`show-${s.id}`}
+              checked={shown.has(s.id)}
+            />
+            <label for={`s-${s.id}`}>
+              <U>{s.name}</U>
+            </label>
+            <label for={`n-${s.id}`}>Note for {s.name}</label>
+            <input
+              id={`n-${s.id}`}
+              name={`note-${s.id}`}
+              maxlength={MAX_NOTE}
+              value={shown.get(s.id) ?? ""}
+            />
+          </div>
+        ))}
+      </fieldset>
+      <button type="submit">Save status page</button>
+    </form>
+  );
+}
+
+function NoteList({ notes }: { notes: ReturnType<typeof noteView>[] }) {
+  return notes.length
+    ? (
+      <ol class="timeline">
+        {notes.map((n) => (
+          <li>
+            <p>
+              <time datetime={n.at}>{when(Date.parse(n.at))}</time> ·{" "}
+              <strong>{noteWord(n.kind)}</strong>
+            </p>
+            <p>
+              <U>{n.text}</U>
+            </p>
+            <PostButton
+              action={`/me/status-page/notes/${n.id}/delete`}
+              kind="danger"
+              confirm="Delete this note?"
+            >
+              Delete note
+            </PostButton>
+          </li>
+        ))}
+      </ol>
+    )
+    : <p>No notes in the last 90 days.</p>;
+}
 
 async function postMeStatusPageNotes(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);

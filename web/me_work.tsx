@@ -20,7 +20,7 @@ import {
   STATES,
 } from "../kv/modules.ts";
 import { changeProposal } from "../kv/proposal_changes.ts";
-import { OPEN, proposalsOf } from "../kv/proposals.ts";
+import { OPEN, type Proposal, proposalsOf } from "../kv/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ModulePatch, ProposalPatch } from "../http/catalogue_inputs.ts";
 import { callerOf } from "../http/guards.ts";
@@ -92,6 +92,7 @@ function WithdrawReason(props: { id: number; view?: FormView }) {
   );
 }
 
+/** The module, if the signed-in account may edit it (a contributor or the team). */
 const editable = async (deps: Deps, c: WebCtx, slug: string): Promise<Module> => {
   const me = requireAccount(c);
   const m = (await getModule(deps.kv, slug)).value;
@@ -102,6 +103,10 @@ const editable = async (deps: Deps, c: WebCtx, slug: string): Promise<Module> =>
   return m;
 };
 
+/**
+ * The list of modules and proposals; `withdraw` is a withdrawal form sent with an error,
+ * shown again with the message beside its reason field.
+ */
 const workPage = async (deps: Deps, c: WebCtx, withdraw?: { id: number; view: FormView }) => {
   const me = requireAccount(c);
   const mods = (await loadModules(deps.kv, await slugsOf(deps.kv, me.id)))
@@ -127,68 +132,73 @@ const workPage = async (deps: Deps, c: WebCtx, withdraw?: { id: number; view: Fo
       )}
       <h2>Your proposals</h2>
       {proposals.length === 0 ? <p>No proposals sent with this address.</p> : null}
-      {proposals.map((p) => {
-        const last = p.decisions.findLast((d) => d.reason !== "");
-        return (
-          <section aria-labelledby={`p-${p.id}`}>
-            <h3 id={`p-${p.id}`}>
-              #{p.id} <U>{p.title}</U>
-            </h3>
-            <p>
-              Status: <strong>{p.status}</strong> · sent {when(p.created)}
-              {last
-                ? (
-                  <>
-                    {" · reason: "}
-                    <U>{last.reason}</U>
-                  </>
-                )
-                : null}
-              {p.slug && p.status === "published"
-                ? (
-                  <>
-                    {" · "}
-                    <a href={`/modules/${p.slug}`}>the module</a>
-                  </>
-                )
-                : null}
-            </p>
-            <form method="post" action={`/me/work/proposals/${p.id}/attribution`}>
-              <div class="field">
-                <label for={`attr-${p.id}`}>Name on #{p.id}</label>
-                <select id={`attr-${p.id}`} name="attribution">
-                  <option value="keep" selected={p.attribution === "keep"}>
-                    Keep my name on it
-                  </option>
-                  <option value="remove" selected={p.attribution === "remove"}>
-                    Take my name off
-                  </option>
-                </select>
-              </div>
-              <button type="submit" class="secondary">Save the name choice of #{p.id}</button>
-            </form>
-            {OPEN.includes(p.status)
-              ? (
-                <form
-                  method="post"
-                  action={`/me/work/proposals/${p.id}/withdraw`}
-                  data-confirm="Withdraw this proposal?"
-                  novalidate
-                >
-                  <WithdrawReason
-                    id={p.id}
-                    view={withdraw?.id === p.id ? withdraw.view : undefined}
-                  />
-                  <button type="submit" class="danger">Withdraw #{p.id}</button>
-                </form>
-              )
-              : null}
-          </section>
-        );
-      })}
+      {proposals.map((p) => (
+        <ProposalRow p={p} view={withdraw?.id === p.id ? withdraw.view : undefined} />
+      ))}
     </>
   );
 };
+
+/** One of the person's proposals: its status, the name choice and, while open, withdrawal. */
+function ProposalRow({ p, view }: { p: Proposal; view?: FormView }) {
+  const last = p.decisions.findLast((d) => d.reason !== "");
+  return (
+    <section aria-labelledby={`p-${p.id}`}>
+      <h3 id={`p-${p.id}`}>
+        #{p.id} <U>{p.title}</U>
+      </h3>
+      <p>
+        Status: <strong>{p.status}</strong> · sent {when(p.created)}
+        {last
+          ? (
+            <>
+              {" · reason: "}
+              <U>{last.reason}</U>
+            </>
+          )
+          : null}
+        {p.slug && p.status === "published"
+          ? (
+            <>
+              {" · "}
+              <a href={`/modules/${p.slug}`}>the module</a>
+            </>
+          )
+          : null}
+      </p>
+      <form method="post" action={`/me/work/proposals/${p.id}/attribution`}>
+        <div class="field">
+          <label for={`attr-${p.id}`}>Name on #{p.id}</label>
+          <select id={`attr-${p.id}`} name="attribution">
+            <option value="keep" selected={p.attribution === "keep"}>
+              Keep my name on it
+            </option>
+            <option value="remove" selected={p.attribution === "remove"}>
+              Take my name off
+            </option>
+          </select>
+        </div>
+        <button type="submit" class="secondary">Save the name choice of #{p.id}</button>
+      </form>
+      {OPEN.includes(p.status)
+        ? (
+          <form
+            method="post"
+            action={`/me/work/proposals/${p.id}/withdraw`}
+            data-confirm="Withdraw this proposal?"
+            novalidate
+          >
+            <WithdrawReason
+              id={p.id}
+              view={view}
+            />
+            <button type="submit" class="danger">Withdraw #{p.id}</button>
+          </form>
+        )
+        : null}
+    </section>
+  );
+}
 
 async function postMeWorkProposalsIdWithdraw(deps: Deps, c: WebCtx) {
   requireAccount(c);
@@ -357,11 +367,6 @@ const FACTS_TEXT = LIMITS.facts * (LIMITS.factLabel + LIMITS.factValue + 3);
 export function workPages(deps: Deps) {
   const app = webRouter();
 
-  /** The module, if the signed-in account may edit it (a contributor or the team). */
-  /**
-   * The list of modules and proposals; `withdraw` is a withdrawal form sent with an error,
-   * shown again with the message beside its reason field.
-   */
   app.get(
     "/me/work",
     async (c) =>

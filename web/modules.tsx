@@ -11,8 +11,8 @@ import { iso, isoDate } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { displayText } from "../lib/display.ts";
 import { fail } from "../http/errors.ts";
-import { catalogue } from "./_catalogue.ts";
-import { emptyView, Select } from "./_form.tsx";
+import { type Catalogue, catalogue } from "./_catalogue.ts";
+import { emptyView, type FormView, Select } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -69,6 +69,8 @@ export function ModuleCard(props: { m: Module; points: number }) {
   );
 }
 
+type Filter = z.infer<typeof Filters>;
+
 async function getCatalogue(deps: Deps, c: WebCtx) {
   const f = Filters.parse(c.req.query());
   const cat = await catalogue(deps);
@@ -76,25 +78,11 @@ async function getCatalogue(deps: Deps, c: WebCtx) {
   // it is kept per (catalogue build, counts snapshot), so a repeated view costs no rendering.
   const anonymous = !viewer(c);
   const key = JSON.stringify(f);
-  let rendered = renderedPages.get(cat.counts);
-  if (!rendered || rendered.p !== cat.p) {
-    rendered = { p: cat.p, pages: new Map() };
-    renderedPages.set(cat.counts, rendered);
-  }
-  const kept = anonymous ? rendered.pages.get(key) : undefined;
+  const rendered = keptPagesOf(cat);
+  const kept = anonymous ? rendered.get(key) : undefined;
   if (kept !== undefined) return c.html(kept);
   const points = (m: Module) => cat.counts.get(m.slug) ?? 0;
-  let list = cat.p.modules.filter((m) =>
-    (!f.state || m.state === f.state) && (!f.area || m.area === f.area) &&
-    (!f.track || m.track === f.track)
-  );
-  list = [...list].sort((a, b) =>
-    f.sort === "title"
-      ? a.title.localeCompare(b.title)
-      : f.sort === "updated"
-      ? b.updated - a.updated
-      : points(b) - points(a) || a.title.localeCompare(b.title)
-  );
+  const list = filtered(cat, f, points);
   const pages = Math.max(1, Math.ceil(list.length / PAGE_SIZE));
   const page = Math.min(f.page, pages);
   const shown = list.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
@@ -109,7 +97,6 @@ async function getCatalogue(deps: Deps, c: WebCtx) {
     if (n > 1) q.set("page", String(n));
     return `/catalogue?${q}`;
   };
-  const view = emptyView(values);
   const res = await c.render(
     <>
       <h1>Catalogue</h1>
@@ -117,36 +104,7 @@ async function getCatalogue(deps: Deps, c: WebCtx) {
         Every published teaching module. Filter them by state or track, sort them, and open one to
         read it and see who made it.
       </p>
-      <form method="get" action="/catalogue" class="filters" aria-label="Filter and sort">
-        <Select
-          name="state"
-          label="State"
-          view={view}
-          options={[["", "Any state"], ...STATES.map((s) => [s, s] as [string, string])]}
-        />
-        <Select
-          name="area"
-          label="Area"
-          view={view}
-          options={[
-            ["", "Any area"],
-            ...cat.areas.map((a) => [a, displayText(a)] as [string, string]),
-          ]}
-        />
-        <Select
-          name="track"
-          label="Track"
-          view={view}
-          options={[
-            ["", "Any track"],
-            ...cat.tracks.map((t) => [t, displayText(t)] as [string, string]),
-          ]}
-        />
-        <Select name="sort" label="Sort by" view={view} options={Object.entries(SORTS)} />
-        <div class="field">
-          <button type="submit">Show</button>
-        </div>
-      </form>
+      <CatalogueFilters cat={cat} view={emptyView(values)} />
       <p role="status">
         {list.length} module{list.length === 1 ? "" : "s"}
         {pages > 1 ? `, page ${page} of ${pages}` : ""}
@@ -154,28 +112,7 @@ async function getCatalogue(deps: Deps, c: WebCtx) {
       <ul class="cards">
         {shown.map((m) => <ModuleCard m={m} points={points(m)} />)}
       </ul>
-      {pages > 1
-        ? (
-          <nav aria-label="Pages">
-            <ul class="inline">
-              {page > 1
-                ? (
-                  <li>
-                    <a href={link(page - 1)} rel="prev">Previous page</a>
-                  </li>
-                )
-                : null}
-              {page < pages
-                ? (
-                  <li>
-                    <a href={link(page + 1)} rel="next">Next page</a>
-                  </li>
-                )
-                : null}
-            </ul>
-          </nav>
-        )
-        : null}
+      <Pager page={page} pages={pages} link={link} />
     </>,
     {
       title: "Catalogue",
@@ -185,9 +122,97 @@ async function getCatalogue(deps: Deps, c: WebCtx) {
   );
   if (!anonymous) return res;
   const html = await res.text();
-  if (rendered.pages.size >= KEPT_PAGES) rendered.pages.clear();
-  rendered.pages.set(key, html);
+  if (rendered.size >= KEPT_PAGES) rendered.clear();
+  rendered.set(key, html);
   return c.html(html);
+}
+
+/** The signed-out pages kept for this catalogue build and counts snapshot (empty when new). */
+function keptPagesOf(cat: Catalogue): Map<string, string> {
+  let rendered = renderedPages.get(cat.counts);
+  if (!rendered || rendered.p !== cat.p) {
+    rendered = { p: cat.p, pages: new Map() };
+    renderedPages.set(cat.counts, rendered);
+  }
+  return rendered.pages;
+}
+
+/** The modules the filters keep, in the order chosen. */
+function filtered(cat: Catalogue, f: Filter, points: (m: Module) => number): Module[] {
+  const list = cat.p.modules.filter((m) =>
+    (!f.state || m.state === f.state) && (!f.area || m.area === f.area) &&
+    (!f.track || m.track === f.track)
+  );
+  return [...list].sort((a, b) =>
+    f.sort === "title"
+      ? a.title.localeCompare(b.title)
+      : f.sort === "updated"
+      ? b.updated - a.updated
+      : points(b) - points(a) || a.title.localeCompare(b.title)
+  );
+}
+
+function CatalogueFilters({ cat, view }: { cat: Catalogue; view: FormView }) {
+  return (
+    <form method="get" action="/catalogue" class="filters" aria-label="Filter and sort">
+      <Select
+        name="state"
+        label="State"
+        view={view}
+        options={[["", "Any state"], ...STATES.map((s) => [s, s] as [string, string])]}
+      />
+      <Select
+        name="area"
+        label="Area"
+        view={view}
+        options={[
+          ["", "Any area"],
+          ...cat.areas.map((a) => [a, displayText(a)] as [string, string]),
+        ]}
+      />
+      <Select
+        name="track"
+        label="Track"
+        view={view}
+        options={[
+          ["", "Any track"],
+          ...cat.tracks.map((t) => [t, displayText(t)] as [string, string]),
+        ]}
+      />
+      <Select name="sort" label="Sort by" view={view} options={Object.entries(SORTS)} />
+      <div class="field">
+        <button type="submit">Show</button>
+      </div>
+    </form>
+  );
+}
+
+/** Previous and next links of a list in pages (nothing when it fits one page). */
+function Pager(
+  { page, pages, link }: { page: number; pages: number; link: (n: number) => string },
+) {
+  return pages > 1
+    ? (
+      <nav aria-label="Pages">
+        <ul class="inline">
+          {page > 1
+            ? (
+              <li>
+                <a href={link(page - 1)} rel="prev">Previous page</a>
+              </li>
+            )
+            : null}
+          {page < pages
+            ? (
+              <li>
+                <a href={link(page + 1)} rel="next">Next page</a>
+              </li>
+            )
+            : null}
+        </ul>
+      </nav>
+    )
+    : null;
 }
 
 async function getModulesSlug(deps: Deps, c: WebCtx) {

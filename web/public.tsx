@@ -19,6 +19,10 @@ import { type WebCtx, webRouter } from "./_web.tsx";
 
 const SLUG = /^[a-z0-9-]{1,80}$/;
 
+type PublicProfile = Awaited<ReturnType<typeof publicProfile>>;
+type Found = Awaited<ReturnType<typeof search>>;
+type Person = (id: number, name: string) => unknown;
+
 async function getPeopleSlug(deps: Deps, c: WebCtx) {
   const slug = c.req.param("slug")!;
   const idx = SLUG.test(slug) ? await deps.kv.get<number>(slugKey(slug)) : null;
@@ -32,74 +36,7 @@ async function getPeopleSlug(deps: Deps, c: WebCtx) {
         <U>{p.name}</U>
       </h1>
       {p.avatar ? <img class="avatar" src={p.avatar} alt="" width="96" height="96" /> : null}
-      <dl>
-        <dt>Standing</dt>
-        <dd>{p.standing}</dd>
-        <dt>Member since</dt>
-        <dd>{p.since}</dd>
-        {pr.org
-          ? (
-            <>
-              <dt>Organisation</dt>
-              <dd>
-                <U>{pr.org}</U>
-              </dd>
-            </>
-          )
-          : null}
-        {pr.role
-          ? (
-            <>
-              <dt>Role</dt>
-              <dd>
-                <U>{pr.role}</U>
-              </dd>
-            </>
-          )
-          : null}
-        {pr.place
-          ? (
-            <>
-              <dt>Place</dt>
-              <dd>
-                <U>{pr.place}</U>
-              </dd>
-            </>
-          )
-          : null}
-        {pr.langs.length
-          ? (
-            <>
-              <dt>Languages</dt>
-              <dd>{pr.langs.join(", ")}</dd>
-            </>
-          )
-          : null}
-        {pr.website
-          ? (
-            <>
-              <dt>Website</dt>
-              <dd>
-                <a href={pr.website} rel="nofollow ugc noopener">
-                  <U>{pr.website}</U>
-                </a>
-              </dd>
-            </>
-          )
-          : null}
-        {p.contact
-          ? (
-            <>
-              <dt>Contact</dt>
-              <dd>
-                <a href={`mailto:${p.contact}`}>
-                  <U>{p.contact}</U>
-                </a>
-              </dd>
-            </>
-          )
-          : null}
-      </dl>
+      <ProfileFacts p={p} />
       {pr.about
         ? (
           <p>
@@ -111,11 +48,7 @@ async function getPeopleSlug(deps: Deps, c: WebCtx) {
         ? (
           <>
             <h2>Biography</h2>
-            {pr.bio.split(/\n{2,}/).map((para) => (
-              <p>
-                <U>{para}</U>
-              </p>
-            ))}
+            <Paragraphs text={pr.bio} />
           </>
         )
         : null}
@@ -134,45 +67,95 @@ async function getPeopleSlug(deps: Deps, c: WebCtx) {
         )
         : <p>None yet.</p>}
       <h2>Journal</h2>
-      {p.journal.length
-        ? (
-          <ul class="journal">
-            {p.journal.map((e) => (
-              <li>
-                <p class="meta">
-                  <time datetime={e.created}>{e.created.slice(0, 10)}</time>
-                  {e.updated ? ` (edited ${e.updated.slice(0, 10)})` : ""}
-                </p>
-                {e.text.split(/\n{2,}/).map((para) => (
-                  <p>
-                    <U>{para}</U>
-                  </p>
-                ))}
-              </li>
-            ))}
-          </ul>
-        )
-        : <p>No public entries.</p>}
+      <ProfileJournal entries={p.journal} />
     </>,
     { title: displayText(p.name), canonical: `/people/${slug}` },
   );
 }
 
+/** One term of a profile's list, left out when it has no value. */
+function Fact({ term, show, children }: { term: string; show: unknown; children?: unknown }) {
+  return show
+    ? (
+      <>
+        <dt>{term}</dt>
+        <dd>{children}</dd>
+      </>
+    )
+    : null;
+}
+
+function ProfileFacts({ p }: { p: PublicProfile }) {
+  const pr = p.profile;
+  return (
+    <dl>
+      <dt>Standing</dt>
+      <dd>{p.standing}</dd>
+      <dt>Member since</dt>
+      <dd>{p.since}</dd>
+      <Fact term="Organisation" show={pr.org}>
+        <U>{pr.org}</U>
+      </Fact>
+      <Fact term="Role" show={pr.role}>
+        <U>{pr.role}</U>
+      </Fact>
+      <Fact term="Place" show={pr.place}>
+        <U>{pr.place}</U>
+      </Fact>
+      <Fact term="Languages" show={pr.langs.length}>{pr.langs.join(", ")}</Fact>
+      <Fact term="Website" show={pr.website}>
+        <a href={pr.website} rel="nofollow ugc noopener">
+          <U>{pr.website}</U>
+        </a>
+      </Fact>
+      <Fact term="Contact" show={p.contact}>
+        <a href={`mailto:${p.contact}`}>
+          <U>{p.contact}</U>
+        </a>
+      </Fact>
+    </dl>
+  );
+}
+
+/** A text's paragraphs (separated by blank lines), each a `<p>`. */
+function Paragraphs({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(/\n{2,}/).map((para) => (
+        <p>
+          <U>{para}</U>
+        </p>
+      ))}
+    </>
+  );
+}
+
+function ProfileJournal({ entries }: { entries: PublicProfile["journal"] }) {
+  return entries.length
+    ? (
+      <ul class="journal">
+        {entries.map((e) => (
+          <li>
+            <p class="meta">
+              <time datetime={e.created}>{e.created.slice(0, 10)}</time>
+              {e.updated ? ` (edited ${e.updated.slice(0, 10)})` : ""}
+            </p>
+            <Paragraphs text={e.text} />
+          </li>
+        ))}
+      </ul>
+    )
+    : <p>No public entries.</p>;
+}
+
 async function getSearch(deps: Deps, c: WebCtx) {
   const q = (c.req.query("q") ?? "").trim().slice(0, 200);
-  const form = (
-    <form method="get" action="/search" role="search" class="search">
-      <label for="search-q">Search modules, people and journals</label>
-      <input id="search-q" type="search" name="q" value={q} maxlength={200} />
-      <button type="submit">Search</button>
-    </form>
-  );
   if (q.length < 2) {
     return c.render(
       <>
         <h1>Search</h1>
         <SearchPurpose />
-        {form}
+        <SearchForm q={q} />
         {q ? <p class="error">Type at least 2 characters.</p> : null}
       </>,
       { title: "Search", noindex: true },
@@ -197,65 +180,87 @@ async function getSearch(deps: Deps, c: WebCtx) {
   return c.render(
     <>
       <h1>Search</h1>
-      {form}
+      <SearchForm q={q} />
       <p role="status">{total} result{total === 1 ? "" : "s"}.</p>
       <h2>Modules</h2>
-      {found.modules.length
-        ? (
-          <ul>
-            {found.modules.map((m) => (
-              <li>
-                <a href={`/modules/${m.slug}`}>
-                  <U>{m.title}</U>
-                </a>{" "}
-                <span class="meta">
-                  by <U>{m.name}</U>
-                </span>
-              </li>
-            ))}
-          </ul>
-        )
-        : <p>No modules found.</p>}
+      <FoundModules modules={found.modules} />
       <h2>People</h2>
-      {found.people.length
-        ? (
-          <ul>
-            {found.people.map((p) => (
-              <li>
-                {person(p.id, p.name)}
-                {p.org || p.role
-                  ? (
-                    <span class="meta">
-                      {" "}
-                      <U>{[p.role, p.org].filter(Boolean).join(", ")}</U>
-                    </span>
-                  )
-                  : null}
-              </li>
-            ))}
-          </ul>
-        )
-        : <p>No people found.</p>}
+      <FoundPeople people={found.people} person={person} />
       <h2>Journal</h2>
-      {found.journal.length
-        ? (
-          <ul>
-            {found.journal.map((j) => (
-              <li>
-                <p class="meta">
-                  {person(j.actor_id, j.name)}, {isoDate(j.created)}
-                </p>
-                <p>
-                  <U>{j.text}</U>
-                </p>
-              </li>
-            ))}
-          </ul>
-        )
-        : <p>No journal entries found.</p>}
+      <FoundJournal journal={found.journal} person={person} />
     </>,
     { title: `Search: ${displayText(q)}`, noindex: true },
   );
+}
+
+function SearchForm({ q }: { q: string }) {
+  return (
+    <form method="get" action="/search" role="search" class="search">
+      <label for="search-q">Search modules, people and journals</label>
+      <input id="search-q" type="search" name="q" value={q} maxlength={200} />
+      <button type="submit">Search</button>
+    </form>
+  );
+}
+
+function FoundModules({ modules }: { modules: Found["modules"] }) {
+  return modules.length
+    ? (
+      <ul>
+        {modules.map((m) => (
+          <li>
+            <a href={`/modules/${m.slug}`}>
+              <U>{m.title}</U>
+            </a>{" "}
+            <span class="meta">
+              by <U>{m.name}</U>
+            </span>
+          </li>
+        ))}
+      </ul>
+    )
+    : <p>No modules found.</p>;
+}
+
+function FoundPeople({ people, person }: { people: Found["people"]; person: Person }) {
+  return people.length
+    ? (
+      <ul>
+        {people.map((p) => (
+          <li>
+            {person(p.id, p.name)}
+            {p.org || p.role
+              ? (
+                <span class="meta">
+                  {" "}
+                  <U>{[p.role, p.org].filter(Boolean).join(", ")}</U>
+                </span>
+              )
+              : null}
+          </li>
+        ))}
+      </ul>
+    )
+    : <p>No people found.</p>;
+}
+
+function FoundJournal({ journal, person }: { journal: Found["journal"]; person: Person }) {
+  return journal.length
+    ? (
+      <ul>
+        {journal.map((j) => (
+          <li>
+            <p class="meta">
+              {person(j.actor_id, j.name)}, {isoDate(j.created)}
+            </p>
+            <p>
+              <U>{j.text}</U>
+            </p>
+          </li>
+        ))}
+      </ul>
+    )
+    : <p>No journal entries found.</p>;
 }
 
 async function getContributeStatus(deps: Deps, c: WebCtx) {

@@ -8,14 +8,14 @@
 import type { Child } from "hono/jsx";
 import { type Account, eachAccount, getAccount, isOwner, standingOf } from "../kv/accounts.ts";
 import { decideApplication, listApplications } from "../kv/applications.ts";
-import { gateOf } from "../kv/gate.ts";
+import { type Gate, gateOf } from "../kv/gate.ts";
 import { allInvites } from "../kv/invites.ts";
 import { changeProposal } from "../kv/proposal_changes.ts";
-import { getProposal, listProposals, STATUSES } from "../kv/proposals.ts";
+import { getProposal, listProposals, type Proposal, STATUSES } from "../kv/proposals.ts";
 import { listRequests, setHandled } from "../kv/requests.ts";
 import { listAllServices, serviceView } from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
-import { readSnapshot } from "../lib/machine.ts";
+import { readSnapshot, type Snapshot } from "../lib/machine.ts";
 import { DecisionBody } from "../http/account_inputs.ts";
 import { ProposalPatch } from "../http/catalogue_inputs.ts";
 import { callerOf } from "../http/guards.ts";
@@ -140,36 +140,7 @@ const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
       <h1>
         #{p.id} <U>{p.title}</U>
       </h1>
-      <dl>
-        <dt>Status</dt>
-        <dd>{p.status}</dd>
-        <dt>Submitted by</dt>
-        <dd>
-          <U>{p.name}</U> {p.email
-            ? (
-              <>
-                (<U>{p.email}</U>)
-              </>
-            )
-            : null}
-        </dd>
-        <dt>Area</dt>
-        <dd>{p.area}</dd>
-        <dt>Attribution</dt>
-        <dd>{p.attribution}</dd>
-        <dt>Received</dt>
-        <dd>{when(p.created)}</dd>
-        {p.slug && p.status === "published"
-          ? (
-            <>
-              <dt>Module</dt>
-              <dd>
-                <a href={`/modules/${p.slug}`}>/modules/{p.slug}</a>
-              </dd>
-            </>
-          )
-          : null}
-      </dl>
+      <ProposalFacts p={p} />
       <h2>Summary</h2>
       <p class="text">
         <U>{p.summary}</U>
@@ -188,6 +159,65 @@ const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
           </>
         )
         : null}
+      <GateChecks gate={gate} />
+      <Decisions p={p} />
+      <h2>Change its status</h2>
+      <form method="post" action={`/team/proposals/${p.id}`} novalidate>
+        <ErrorSummary view={view} labels={{ status: "New status", reason: "Reason" }} />
+        <Select name="status" label="New status" view={view} options={moves} />
+        <TextArea
+          name="reason"
+          label="Reason"
+          hint="Needed to admit or reject; mailed to the submitter."
+          view={view}
+          rows={3}
+          maxlength={1000}
+        />
+        <button type="submit">Change status</button>
+      </form>
+    </>
+  );
+};
+
+function ProposalFacts({ p }: { p: Proposal }) {
+  return (
+    <dl>
+      <dt>Status</dt>
+      <dd>{p.status}</dd>
+      <dt>Submitted by</dt>
+      <dd>
+        <U>{p.name}</U> {p.email
+          ? (
+            <>
+              (<U>{p.email}</U>)
+            </>
+          )
+          : null}
+      </dd>
+      <dt>Area</dt>
+      <dd>{p.area}</dd>
+      <dt>Attribution</dt>
+      <dd>{p.attribution}</dd>
+      <dt>Received</dt>
+      <dd>{when(p.created)}</dd>
+      {p.slug && p.status === "published"
+        ? (
+          <>
+            <dt>Module</dt>
+            <dd>
+              <a href={`/modules/${p.slug}`}>/modules/{p.slug}</a>
+            </dd>
+          </>
+        )
+        : null}
+    </dl>
+  );
+}
+
+/** Whether the gate is open, and each of its checks. */
+function GateChecks({ gate }: { gate: Gate }) {
+  return (
+    <>
       <h2>Gate checks</h2>
       <p>{gate.open ? "The gate is open: it can be published." : "The gate is closed."}</p>
       <ul class="gate">
@@ -197,6 +227,14 @@ const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
           </li>
         ))}
       </ul>
+    </>
+  );
+}
+
+/** The proposal's decisions so far, oldest first. */
+function Decisions({ p }: { p: Proposal }) {
+  return (
+    <>
       <h2>Decisions</h2>
       {p.decisions.length === 0 ? <p>None yet.</p> : (
         <ol>
@@ -215,23 +253,9 @@ const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
           ))}
         </ol>
       )}
-      <h2>Change its status</h2>
-      <form method="post" action={`/team/proposals/${p.id}`} novalidate>
-        <ErrorSummary view={view} labels={{ status: "New status", reason: "Reason" }} />
-        <Select name="status" label="New status" view={view} options={moves} />
-        <TextArea
-          name="reason"
-          label="Reason"
-          hint="Needed to admit or reject; mailed to the submitter."
-          view={view}
-          rows={3}
-          maxlength={1000}
-        />
-        <button type="submit">Change status</button>
-      </form>
     </>
   );
-};
+}
 
 async function postTeamProposalsId(deps: Deps, c: WebCtx) {
   requireTeamPage(c);
@@ -495,68 +519,79 @@ async function getTeamServices(deps: Deps, c: WebCtx) {
     "/team/services",
     "All watched services",
     <>
-      {all.length === 0 ? <p>No services.</p> : (
-        <table>
-          <caption>Every account's services</caption>
-          <thead>
-            <tr>
-              <th scope="col">Account</th>
-              <th scope="col">Name</th>
-              <th scope="col">Target</th>
-              <th scope="col">State</th>
-              <th scope="col">Last result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {all.map(({ service, beat }) => {
-              const v = serviceView(service, beat, now);
-              return (
-                <tr>
-                  <td>
-                    <U>{names.get(service.account) ?? ""}</U>
-                  </td>
-                  <td>
-                    <U>{v.name}</U>
-                  </td>
-                  <td>
-                    <U>{service.check}</U>
-                  </td>
-                  <td>
-                    <StateBadge state={v.state} />
-                  </td>
-                  <td>
-                    <U>{v.status}</U>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
-      {isOwner(me)
-        ? (
-          <section aria-labelledby="machine-h">
-            <h2 id="machine-h">This machine</h2>
-            {snap
-              ? (
-                <>
-                  <p class="meta">
-                    <U>{snap.host}</U> · read {snap.read}
-                  </p>
-                  <ul>
-                    {snap.services.map((s) => (
-                      <li>
-                        <U>{s.group}</U> · <U>{s.name}</U> · <U>{s.state}</U> · <U>{s.status}</U>
-                      </li>
-                    ))}
-                  </ul>
-                </>
-              )
-              : <p>No machine snapshot is configured.</p>}
-          </section>
-        )
-        : null}
+      <AllServices all={all} names={names} now={now} />
+      {isOwner(me) ? <MachineSnapshot snap={snap} /> : null}
     </>,
+  );
+}
+
+type Listed = Awaited<ReturnType<typeof listAllServices>>;
+
+function AllServices(
+  { all, names, now }: { all: Listed; names: Map<number, string>; now: number },
+) {
+  return all.length === 0 ? <p>No services.</p> : (
+    <table>
+      <caption>Every account's services</caption>
+      <thead>
+        <tr>
+          <th scope="col">Account</th>
+          <th scope="col">Name</th>
+          <th scope="col">Target</th>
+          <th scope="col">State</th>
+          <th scope="col">Last result</th>
+        </tr>
+      </thead>
+      <tbody>
+        {all.map(({ service, beat }) => {
+          const v = serviceView(service, beat, now);
+          return (
+            <tr>
+              <td>
+                <U>{names.get(service.account) ?? ""}</U>
+              </td>
+              <td>
+                <U>{v.name}</U>
+              </td>
+              <td>
+                <U>{service.check}</U>
+              </td>
+              <td>
+                <StateBadge state={v.state} />
+              </td>
+              <td>
+                <U>{v.status}</U>
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+/** The owner's view of the machine's own services (lib/machine.ts), when configured. */
+function MachineSnapshot({ snap }: { snap: Snapshot | null }) {
+  return (
+    <section aria-labelledby="machine-h">
+      <h2 id="machine-h">This machine</h2>
+      {snap
+        ? (
+          <>
+            <p class="meta">
+              <U>{snap.host}</U> · read {snap.read}
+            </p>
+            <ul>
+              {snap.services.map((s) => (
+                <li>
+                  <U>{s.group}</U> · <U>{s.name}</U> · <U>{s.state}</U> · <U>{s.status}</U>
+                </li>
+              ))}
+            </ul>
+          </>
+        )
+        : <p>No machine snapshot is configured.</p>}
+    </section>
   );
 }
 
