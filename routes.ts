@@ -103,7 +103,7 @@ export const AREAS = {
   },
   channels: {
     mount: "/api",
-    paths: ["/api/me/channels/*"],
+    paths: ["/api/me/channels/*", "/api/me/alert-settings"],
     load: () => import("./api/channels.ts").then((m) => m.channelRoutes),
   },
   maintenance: {

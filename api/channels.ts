@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isOwner } from "../kv/accounts.ts";
+import { groupingOf, setGrouping } from "../kv/alert_groups.ts";
 import {
   channelView,
   createChannel,
@@ -98,8 +99,58 @@ const postMeChannelsTestRoute = (deps: Deps) =>
     },
   });
 
+const AlertSettings = z.object({
+  grouping: z.boolean().meta({
+    description: "Off and back alerts of services that share a place (or, without a place, a " +
+      "group) and change within two minutes come as one mail and one post per channel " +
+      "(default true)",
+  }),
+}).meta({ id: "AlertSettings" });
+
+const getMeAlertSettingsRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/alert-settings",
+    tags: ["services"],
+    summary: "The caller's alert settings: whether alerts of one outage come together",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    responses: { 200: json(AlertSettings), ...errors(401) },
+  });
+
+const patchMeAlertSettingsRoute = (deps: Deps) =>
+  createRoute({
+    method: "patch",
+    path: "/me/alert-settings",
+    tags: ["services"],
+    summary: "Turn grouped alerts on or off",
+    description: "Off: every service alerts on its own at once. A group already waiting is " +
+      "still sent.",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: body(AlertSettings),
+    responses: {
+      200: json(z.object({ ok: z.literal(true), grouping: z.boolean() })),
+      ...errors(400, 401),
+    },
+  });
+
 export function channelRoutes(deps: Deps) {
   const app = router();
+
+  app.openapi(
+    getMeAlertSettingsRoute(deps),
+    async (c) => c.json({ grouping: await groupingOf(deps.kv, c.get("account").id) }, 200),
+  );
+
+  app.openapi(
+    patchMeAlertSettingsRoute(deps),
+    async (c) => {
+      const { grouping } = c.req.valid("json");
+      const on = await setGrouping(deps, c.get("account").id, grouping);
+      return c.json({ ok: true as const, grouping: on }, 200);
+    },
+  );
 
   app.openapi(
     getMeChannelsRoute(deps),

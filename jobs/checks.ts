@@ -1,5 +1,6 @@
 import { getAccount, isOwner } from "../kv/accounts.ts";
 import { claimDue, type DueItem, listDue } from "../kv/service_lease.ts";
+import { sendDueGroups } from "../kv/grouped_alerts.ts";
 import { recordResult, reviewHeartbeat } from "../kv/service_results.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { runCheck } from "../lib/checks/mod.ts";
@@ -13,7 +14,8 @@ import { count } from "../lib/metrics.ts";
  * right before it runs, so several processes on one KV run it once, and one that overruns
  * its minute is not started again. Work left when the minute's budget is spent stays due
  * for the next run. Heartbeats pass through the same index: the runner derives their state
- * for off/back alerts.
+ * for off/back alerts. After the checks, the alert groups whose two minutes are over go out
+ * (kv/grouped_alerts.ts): their own time-ordered index, so the work follows what is due.
  */
 
 export const POOL_SIZE = 3;
@@ -78,7 +80,10 @@ async function runOne(deps: Deps, item: DueItem, report: RunReport): Promise<boo
   return true;
 }
 
-/** What a run did: due items, those run, heartbeats looked at, checks by resulting state. */
+/**
+ * What a run did: due items, those run, heartbeats looked at, checks by resulting state (and
+ * `groups_sent`, alert groups sent, when there were any).
+ */
 export interface RunReport {
   due: number;
   ran: number;
@@ -95,7 +100,12 @@ export async function runDueChecks(
   const budget = opts.budgetMs ?? BUDGET_MS;
   const pool = poolOf(deps.kv);
   const items = await listDue(deps.kv, deps.clock.now(), MAX_LISTED);
-  const report: RunReport = { due: items.length, ran: 0, heartbeats_reviewed: 0, errors: 0 };
+  const report: RunReport = {
+    due: items.length,
+    ran: 0,
+    heartbeats_reviewed: 0,
+    errors: 0,
+  };
   await Promise.all(items.map(async (item) => {
     if (pool.queued.has(item.id)) return;
     pool.queued.add(item.id);
@@ -113,6 +123,14 @@ export async function runDueChecks(
       pool.queued.delete(item.id);
     }
   }));
+  // After the checks, so the alerts they queued join their group before it goes.
+  try {
+    const sent = await sendDueGroups(deps);
+    if (sent) report.groups_sent = sent;
+  } catch (err) {
+    report.errors++;
+    log("error", "alert groups failed", { error: errorKind(err) });
+  }
   return report;
 }
 

@@ -150,10 +150,16 @@ export interface AlertPayload {
   event: "off" | "back" | "expiry" | "reminder" | "test";
   title: string;
   text: string;
-  service: { id: number; name: string; kind: string; state: string; status: string } | null;
+  service: ServiceLine | null;
+  /** An alert of several services at one place (kv/grouped_alerts.ts): each of them. */
+  services?: ServiceLine[];
+  /** The place or group they share, and how many services of the account it holds. */
+  group?: { name: string; total: number };
   at: string;
   link: string;
 }
+
+type ServiceLine = { id: number; name: string; kind: string; state: string; status: string };
 
 export function payloadJson(p: AlertPayload): string {
   return JSON.stringify({
@@ -163,6 +169,7 @@ export function payloadJson(p: AlertPayload): string {
     message: p.text,
     event: p.event,
     service: p.service,
+    ...(p.services ? { services: p.services, group: p.group } : {}),
     at: p.at,
     link: p.link,
   });

@@ -14,7 +14,12 @@ import { type Atomic, atomic, commit } from "./_atomic.ts";
 
 export type FanoutEvent =
   | { kind: "service"; service: number; name: string; state: "off" | "back" }
-  | { kind: "note"; note: string; text: string };
+  | { kind: "note"; note: string; text: string }
+  | {
+    kind: "group";
+    label: string;
+    services: { service: number; name: string; state: "off" | "back" }[];
+  };
 
 export interface Fanout {
   id: string;

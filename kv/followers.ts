@@ -3,7 +3,12 @@ import { randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { gone, notFound } from "../lib/errors.ts";
 import type { Mail } from "../lib/mail.ts";
-import { followConfirmMail, followNoteMail, followServiceMail } from "../mail/status.ts";
+import {
+  followConfirmMail,
+  followGroupMail,
+  followNoteMail,
+  followServiceMail,
+} from "../mail/status.ts";
 import { validity } from "../mail/sign_in.ts";
 import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { type Account, accountBySlug, getAccount } from "./accounts.ts";
@@ -207,10 +212,26 @@ export async function followerCount(kv: Deno.Kv, account: number): Promise<numbe
   return Number((await kv.get<Deno.KvU64>(countKey(account))).value?.value ?? 0n);
 }
 
-/** The mail one follower gets for a queued item. */
+/**
+ * What followers are told of an item: a service's alert only when the page lists it; of a
+ * group of several (kv/grouped_alerts.ts), the services the page lists, one of them alone as
+ * its own alert. Null: nothing for the followers.
+ */
+function toldOf(item: Fanout, page: StatusPage): Fanout["event"] | null {
+  const e = item.event;
+  const listed = (id: number) => page.services.some((s) => s.id === id);
+  if (e.kind === "note") return e;
+  if (e.kind === "service") return listed(e.service) ? e : null;
+  const shown = e.services.filter((s) => listed(s.service));
+  if (shown.length > 1) return { ...e, services: shown };
+  return shown.length ? { kind: "service", ...shown[0] } : null;
+}
+
+/** The mail one follower gets for a queued item (as `toldOf` says it). */
 function fanoutMail(
   deps: Deps,
   item: Fanout,
+  e: Fanout["event"],
   title: string,
   slug: string,
   to: string,
@@ -218,9 +239,10 @@ function fanoutMail(
 ): Mail {
   const page = pageUrl(deps, slug);
   const out = unfollowUrl(deps, slug, token);
-  const e = item.event;
   const text = e.kind === "service"
     ? followServiceMail(title, e.name, e.state, item.at, page, out)
+    : e.kind === "group"
+    ? followGroupMail(title, e.label, e.services, item.at, page, out)
     : followNoteMail(title, e.note, e.text, item.at, page, out);
   return { ...text, to };
 }
@@ -241,10 +263,9 @@ export async function runFanout(deps: Deps, id: string): Promise<number> {
     if (!item) return mailed;
     const owner = (await getAccount(kv, item.account)).value;
     const page = owner ? await getStatusPage(kv, item.account) : null;
-    const listed = item.event.kind === "note" ||
-      page?.services.some((s) => item.event.kind === "service" && s.id === item.event.service);
+    const told = page ? toldOf(item, page) : null;
     const batch: Deno.KvEntry<Follower>[] = [];
-    if (owner && page?.enabled && listed) {
+    if (owner && page?.enabled && told) {
       const start = item.cursor
         ? { start: [...followerKey(item.account, item.cursor), ""] as Deno.KvKey }
         : {};
@@ -255,7 +276,7 @@ export async function runFanout(deps: Deps, id: string): Promise<number> {
       for await (const f of iter) batch.push(f);
     }
     const op = atomic(kv).check(entry);
-    if (!batch.length || !owner || !page) {
+    if (!batch.length || !owner || !page || !told) {
       const res = await commit(dropFanout(op, id));
       if (res.ok) return mailed;
       continue;
@@ -274,7 +295,15 @@ export async function runFanout(deps: Deps, id: string): Promise<number> {
         } satisfies FollowToken,
         { expireIn: UNFOLLOW_LIFE },
       );
-      const mail = fanoutMail(deps, item, titleOf(page, owner), owner.slug, f.value.email, token);
+      const mail = fanoutMail(
+        deps,
+        item,
+        told,
+        titleOf(page, owner),
+        owner.slug,
+        f.value.email,
+        token,
+      );
       ids.push(enqueueMail(op, mail, now));
     }
     advanceFanout(op, item, batch[batch.length - 1].key[2] as string);

@@ -6,6 +6,7 @@ import { mailPart } from "./parts/mail.ts";
 import { servicesPart } from "./parts/services.ts";
 import { statusPart } from "./parts/status.ts";
 import { maintenancePart } from "./parts/maintenance.ts";
+import { alertsPart } from "./parts/alerts.ts";
 
 /**
  * Each area of the service that holds data about an account says here what it exports,
@@ -22,6 +23,7 @@ export const accountParts: AccountPart[] = [
   servicesPart,
   statusPart,
   maintenancePart,
+  alertsPart,
   filesPart,
   formsPart,
   mailPart,

@@ -13,6 +13,7 @@ import type { Mail } from "../lib/mail.ts";
 import { type Atomic, atomic, transact } from "./_atomic.ts";
 import { type Account, getAccount } from "./accounts.ts";
 import { type Alert, counted, decideAlert } from "./alert_rules.ts";
+import { joinGroup, type Subject } from "./alert_groups.ts";
 import {
   type AlertPayload,
   type Channel,
@@ -43,29 +44,32 @@ import { getService, putService } from "./services.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
 /** What one alert queued in a look's atomic, sent after the commit. */
-interface Sends {
+export interface Sends {
   mails: string[];
   posts: string[];
   fanouts: string[];
 }
 
-/** One alert: what it says of the service, as the service reads in it. */
-interface Said {
+/** One alert: what it says of the service, as the service reads in it (and when, if not now). */
+export interface Said {
   event: Alert;
   text: string;
-  as: Service;
+  as: Subject;
+  at?: number;
 }
 
-const serviceLink = (deps: Deps, s: Service) => `${deps.config.baseUrl}/me/services/${s.id}`;
+const serviceLink = (deps: Deps, s: Pick<Service, "id">) =>
+  `${deps.config.baseUrl}/me/services/${s.id}`;
 
 function alertMail(deps: Deps, to: string, a: Said, now: number): Mail {
-  return { ...serviceAlertMail(a.as, a.event, a.text, now, serviceLink(deps, a.as)), to };
+  const at = a.at ?? now;
+  return { ...serviceAlertMail(a.as, a.event, a.text, at, serviceLink(deps, a.as)), to };
 }
 
 /** The webhook payload of an alert (kv/channels.ts adds the Slack/Discord/ntfy fields). */
-function alertPayload(
+export function alertPayload(
   deps: Deps,
-  s: Service,
+  s: Subject,
   event: Alert | "expiry",
   status: string,
   now: number,
@@ -87,7 +91,7 @@ function alertPayload(
 
 /** Queues one alert: the owner's mail, a post per channel, and (not for reminders) the mail to
  * the followers of a status page that may list the service. */
-function queueAlert(
+export function queueAlert(
   deps: Deps,
   op: Atomic,
   acc: Account | null,
@@ -98,7 +102,7 @@ function queueAlert(
   const event = a.event;
   return {
     mails: acc ? [enqueueMail(op, alertMail(deps, acc.email, a, now), now)] : [],
-    posts: enqueuePosts(op, chans, alertPayload(deps, a.as, event, a.text, now), now),
+    posts: enqueuePosts(op, chans, alertPayload(deps, a.as, event, a.text, a.at ?? now), now),
     fanouts: event === "reminder" ? [] : [
       queueFanout(op, a.as.account, {
         kind: "service",
@@ -134,7 +138,7 @@ function queueExpiry(
 }
 
 /** Sends what each alert queued, one alert after the other (an off before its back). */
-async function sendInOrder(deps: Deps, sends: Sends[]): Promise<void> {
+export async function sendInOrder(deps: Deps, sends: Sends[]): Promise<void> {
   for (const { mails, posts, fanouts } of sends) {
     await Promise.all([
       mails.length ? deliver(deps, mails) : null,
@@ -145,7 +149,7 @@ async function sendInOrder(deps: Deps, sends: Sends[]): Promise<void> {
 }
 
 /** The account's channels a service alerts, read only when something is to be sent. */
-const chansFor = async (deps: Deps, s: Service, sending: boolean) =>
+export const chansFor = async (deps: Deps, s: Subject, sending: boolean) =>
   sending && s.channels?.length ? await channelsOf(deps.kv, s.account, s.channels) : [];
 
 /**
@@ -188,12 +192,11 @@ export async function recordResult(
     }
     putService(op, s);
     const expiry = next.expiry !== null && s.alerts && s.cert ? next.expiry : null;
-    const chans = await chansFor(deps, s, alert !== null || expiry !== null);
-    if (alert) {
-      sends.push(
-        queueAlert(deps, op, acc, chans, { event: alert, text: s.last!.status, as: s }, now),
-      );
-    }
+    const said: Said[] = alert ? [{ event: alert, text: s.last!.status, as: s }] : [];
+    // Off and back alerts of a service sharing its place wait for the others (kv/alert_groups.ts).
+    const grouped = await joinGroup(kv, op, s, said, now);
+    const chans = await chansFor(deps, s, (alert !== null && !grouped) || expiry !== null);
+    if (alert && !grouped) sends.push(queueAlert(deps, op, acc, chans, said[0], now));
     if (expiry !== null) {
       sends.push(queueExpiry(deps, op, acc, chans, { ...s, cert: s.cert! }, expiry, now));
     }
@@ -316,6 +319,7 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
       : alert
       ? [{ event: alert, text: status, as: s }]
       : [];
+    if (await joinGroup(kv, op, s, said, now)) return { op, result: null };
     const chans = await chansFor(deps, s, said.length > 0);
     sends = said.map((a) => queueAlert(deps, op, acc, chans, a, now));
     return { op, result: null };

@@ -68,3 +68,54 @@ export const certificateExpiryMail = (
     ].join("\n"),
   };
 };
+
+/** One service of a grouped alert: its name, its alerts in the two minutes, its last status. */
+interface GroupLine {
+  name: string;
+  state: "off" | "back";
+  events: { event: "off" | "back"; at: number }[];
+  status: string;
+}
+
+/** "3 of 4 services off", "2 of 4 services back", "2 of 4 services off, 1 back". */
+export function groupCount(total: number, states: ("off" | "back")[]): string {
+  const off = states.filter((s) => s === "off").length;
+  const back = states.length - off;
+  const of = `of ${total} service${total === 1 ? "" : "s"}`;
+  if (!back) return `${off} ${of} off`;
+  if (!off) return `${back} ${of} back`;
+  return `${off} ${of} off, ${back} back`;
+}
+
+/**
+ * The one mail of an outage: several services sharing a place (or group) went off, or came
+ * back, within two minutes of each other (kv/grouped_alerts.ts).
+ */
+export const groupAlertMail = (
+  label: string,
+  total: number,
+  lines: GroupLine[],
+  servicesLink: string,
+): MailText => {
+  const where = plain(label);
+  const list = (state: "off" | "back") =>
+    lines.filter((l) => l.state === state).map((l) =>
+      `- "${plain(l.name)}": ` +
+      l.events.map((e) => `${e.event} ${iso(e.at)}`).join(", ") + `. Last result: ${l.status}`
+    );
+  const off = list("off");
+  const back = list("back");
+  return {
+    subject: `${where}: ${groupCount(total, lines.map((l) => l.state))}`,
+    text: [
+      `${lines.length} of your ${total} watched services at "${where}" changed within ` +
+      "two minutes of each other: perhaps one outage of the network or machine they share.",
+      ...(off.length ? ["", "Off:", ...off] : []),
+      ...(back.length ? ["", "Back:", ...back] : []),
+      "",
+      `Your services: ${servicesLink}`,
+      "Alerts of services sharing a place or group come together like this; turn that off " +
+      "on the alert channels page, or set alerts to false on a service to stop its alerts.",
+    ].join("\n"),
+  };
+};

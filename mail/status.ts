@@ -67,3 +67,30 @@ export const followNoteMail = (
     ...footer(pageUrl, unfollowUrl),
   ].join("\n"),
 });
+
+/** Several listed services went off or came back within two minutes (kv/grouped_alerts.ts). */
+export const followGroupMail = (
+  title: string,
+  label: string,
+  services: { name: string; state: "off" | "back" }[],
+  at: number,
+  pageUrl: string,
+  unfollowUrl: string,
+): MailText => {
+  const off = services.filter((s) => s.state === "off").length;
+  const back = services.length - off;
+  const counted = !back
+    ? `${off} services off`
+    : !off
+    ? `${back} services back`
+    : `${off} services off, ${back} back`;
+  return {
+    subject: `${plain(title)}: ${plain(label)}: ${counted}`,
+    text: [
+      `Several services on the status page "${plain(title)}" changed together ` +
+      `at "${plain(label)}" (${iso(at)}):`,
+      ...services.map((s) => `- "${plain(s.name)}" ${s.state === "off" ? "is off" : "is back"}`),
+      ...footer(pageUrl, unfollowUrl),
+    ].join("\n"),
+  };
+};

@@ -86,6 +86,12 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
       return json;
     };
 
+    // Each alert of one service on its own, within the minute: grouping the alerts of services
+    // sharing a place or group (tests/alert_groups_e2e_test.ts) would hold these two minutes.
+    assert.deepEqual(await api("PATCH", "/api/me/alert-settings", { grouping: false }), {
+      ok: true,
+      grouping: false,
+    });
     const channels = [
       {
         receiver: pager,

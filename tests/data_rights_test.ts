@@ -4,6 +4,7 @@ import { RULES } from "../kv/rate_limit.ts";
 import { RECEIPTS } from "../kv/requests.ts";
 import { verifyTrail } from "../kv/trail.ts";
 import { sha256hex } from "../lib/crypto.ts";
+import { runDueChecks } from "../jobs/checks.ts";
 import { seedModule } from "./_catalogue.ts";
 import { testApp } from "./_helpers.ts";
 import * as ada from "./_account_fixture.ts";
@@ -55,6 +56,9 @@ const EXPORTED_IN: Record<string, string> = {
   status_pages: "status_page",
   status_notes: "status_notes",
   maintenance: "maintenance_windows",
+  alert_groups: "alert_settings (pending)",
+  alert_group_due: "alert_settings (pending: its due time)",
+  alert_grouping: "alert_settings (grouping)",
   followers: "status_followers (the count only: the addresses are the followers')",
   follower_count: "status_followers (count)",
   follow_tokens: "status_followers (their links, hashed)",
@@ -200,6 +204,20 @@ Deno.test("data rights: the export holds every KV record about the account; eras
     }),
     201,
   );
+  // Two heartbeats at one place fail: their alerts wait together; then grouping is turned off
+  // (the waiting group stays until sent).
+  for (const name of ["Rigmarole router", "Hullabaloo printer"]) {
+    const made = await t.req("POST", "/api/me/services", {
+      token,
+      body: { name, check: "webhook:", place: "LAN", interval: 60 },
+    });
+    ok(made);
+    const hook = new URL(made.body.hook_url).pathname;
+    ok(await t.req("POST", hook));
+    ok(await t.req("POST", `${hook}/fail`, { body: { status: "Brouhaha down" } }));
+  }
+  await runDueChecks(t.deps); // a failure makes its heartbeat due at once
+  ok(await t.req("PATCH", "/api/me/alert-settings", { token, body: { grouping: false } }));
   // A stored file.
   const bytes = await ada.storeNotes(t, token);
   // A request through the public form, while the relay is down: her receipt and the team's
@@ -361,6 +379,9 @@ Deno.test("data rights: the export holds every KV record about the account; eras
       "modules",
       "status_notes",
       "maintenance",
+      "alert_groups",
+      "alert_group_due",
+      "alert_grouping",
       "followers",
       "follow_tokens",
     ]

@@ -83,7 +83,12 @@ Deno.test("export: every area fills its own section", async () => {
   await t.req("POST", "/api/requests", {
     body: { name: "Ada", email: "ada@example.org", kind: "tool", text: "A tool for engines" },
   });
-  const d = (await t.req("GET", "/api/me/export", { token })).body;
+  let d = (await t.req("GET", "/api/me/export", { token })).body;
+  assert.deepEqual(d.alert_settings, { grouping: true, pending: [] });
+  const off = await t.req("PATCH", "/api/me/alert-settings", { token, body: { grouping: false } });
+  assert.equal(off.status, 200, off.text);
+  d = (await t.req("GET", "/api/me/export", { token })).body;
+  assert.deepEqual(d.alert_settings, { grouping: false, pending: [] });
   assert.deepEqual(d.services.map((s: { name: string }) => s.name), ["Nightly job"]);
   assert.deepEqual(d.files.map((f: { name: string }) => f.name), ["notes.txt"]);
   assert.deepEqual(d.proposals.map((x: { title: string }) => x.title), ["Engines"]);

@@ -209,6 +209,10 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit("/me/channels", `/me/channels/${ch}/delete`, {}, {
     route: "/me/channels/:id/delete",
   });
+  // The alert grouping switch, sent as shown (ticked): it stays on.
+  await me.submit("/me/channels", "/me/channels/grouping");
+  const settings = await t.req("GET", "/api/me/alert-settings", { token: olga.token });
+  assert.equal(settings.body.grouping, true);
   await me.submit("/me/status-page", "/me/status-page", { enabled: "on", title: "Olga's" });
   // Its notes, and a follower who confirms and leaves by the mailed links.
   await me.submit("/me/status-page", "/me/status-page/notes", {

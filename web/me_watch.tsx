@@ -5,6 +5,7 @@
  * kv/status_page.ts, kv/status_notes.ts). The public page is web/status.tsx.
  */
 import { isOwner } from "../kv/accounts.ts";
+import { groupingOf, setGrouping } from "../kv/alert_groups.ts";
 import {
   channelView,
   createChannel,
@@ -35,6 +36,7 @@ import { limit } from "../http/guards.ts";
 import { z } from "zod";
 import { oneLine } from "../http/text.ts";
 import {
+  Checkbox,
   emptyView,
   ErrorSummary,
   Field,
@@ -83,6 +85,7 @@ const channelsPage = async (
 ) => {
   const me = requireAccount(c);
   const items = (await listChannels(deps.kv, me.id)).map(channelView);
+  const grouping = await groupingOf(deps.kv, me.id);
   return (
     <>
       <MeNav here="/me/services" viewer={me} />
@@ -109,12 +112,45 @@ const channelsPage = async (
         <button type="submit">Add channel</button>
       </form>
       <p class="hint">Up to {MAX_CHANNELS} channels.</p>
+      <GroupingSwitch grouping={grouping} saved={c.req.query("saved") === "grouping"} />
       <p>
         <a href="/me/services">All services</a> · <a href="/me/status-page">Status page</a>
       </p>
     </>
   );
 };
+
+/** The account's alert grouping switch (kv/alert_groups.ts), and what its last save did. */
+function GroupingSwitch({ grouping, saved }: { grouping: boolean; saved: boolean }) {
+  return (
+    <>
+      <h2 id="grouping">One alert for one outage</h2>
+      <p>
+        When several of your services at the same place (or, without a place, in the same group) go
+        off within two minutes, as when a network or a machine is down, you get one mail and one
+        post per channel naming them all, and one when they are back. A service that fails alone at
+        such a place alerts on its own, up to three minutes later than without this.
+      </p>
+      {saved
+        ? (
+          <p class="notice" role="status">
+            Saved: {grouping
+              ? "services that go off or come back together send one alert."
+              : "every service alerts on its own."}
+          </p>
+        )
+        : null}
+      <form method="post" action="/me/channels/grouping">
+        <Checkbox
+          name="grouping"
+          label="Send one alert for services that go off or come back together"
+          view={emptyView({ grouping: grouping ? "on" : "" })}
+        />
+        <button type="submit">Save alert grouping</button>
+      </form>
+    </>
+  );
+}
 
 /** The new channel's signing secret, or the test's result, once after the redirect. */
 function ShownOnce({ shown }: { shown?: Shown }) {
@@ -222,6 +258,13 @@ async function postMeChannels(deps: Deps, c: WebCtx) {
   });
   // The secret is shown after the redirect, from this session's flash.
   return made ? await showOnChannels(deps, c, made) : res;
+}
+
+async function postMeChannelsGrouping(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const body = await readBody(c);
+  await setGrouping(deps, me.id, body.grouping === "on");
+  return seeOther(c, "/me/channels?saved=grouping#grouping");
 }
 
 async function postMeChannelsIdTest(deps: Deps, c: WebCtx) {
@@ -426,6 +469,7 @@ export function watchPages(deps: Deps) {
   app.get("/me/channels", (c) => getMeChannels(deps, c));
 
   app.post("/me/channels", (c) => postMeChannels(deps, c));
+  app.post("/me/channels/grouping", (c) => postMeChannelsGrouping(deps, c));
 
   app.post("/me/channels/:id{[0-9]{1,15}}/test", (c) => postMeChannelsIdTest(deps, c));
 

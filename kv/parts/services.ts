@@ -37,6 +37,8 @@ export const servicesPart: AccountPart = {
       services.push({
         ...serviceView(service, beat, now),
         check: service.check,
+        // When the runner looks at it next.
+        due: iso(service.due),
         // The kept history (90 days): every state change and the per-day figures with data.
         changes: h.changes.map((c) => ({ ...c, at: iso(c.at) })),
         days: h.days.filter((d) => d.uptime !== null || d.checks > 0),

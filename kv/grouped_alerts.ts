@@ -1,0 +1,98 @@
+/**
+ * Sends the pending alert groups whose two minutes are over (kv/alert_groups.ts), for the
+ * minutely runner: a group of one service goes out as that service's own alerts (the same
+ * mail, posts and follower mail as without grouping); a group of several as one mail to the
+ * account, one post per channel any of them alerts and one mail to each follower of the
+ * status page. Holds no keys.
+ */
+import { iso } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { groupAlertMail } from "../mail/services.ts";
+import type { Atomic } from "./_atomic.ts";
+import { type Account, getAccount } from "./accounts.ts";
+import { type GroupedAlert, listDueGroups, type Pending, takeGroup } from "./alert_groups.ts";
+import { channelsOf, enqueuePosts } from "./channels.ts";
+import { queueFanout } from "./fanouts.ts";
+import { enqueueMail } from "./outbox.ts";
+import { chansFor, queueAlert, sendInOrder, type Sends } from "./service_results.ts";
+
+/** A member's last word: off when its last alert is off, else back. */
+const lastOf = (m: Pending["members"][number]) => m.said[m.said.length - 1];
+
+/** One line per service: its name, its alerts with their times, its last status. */
+export function groupLines(g: Pending) {
+  return g.members.map((m) => {
+    const last = lastOf(m);
+    return {
+      id: m.id,
+      name: last.as.name,
+      state: last.event,
+      events: m.said.map((a: GroupedAlert) => ({ event: a.event, at: a.at })),
+      status: last.text,
+    };
+  });
+}
+
+/** What the account's mail, posts and followers' mail of a group of several say. */
+async function queueGroup(
+  deps: Deps,
+  op: Atomic,
+  acc: Account | null,
+  g: Pending,
+  now: number,
+): Promise<Sends> {
+  const lines = groupLines(g);
+  const link = `${deps.config.baseUrl}/me/services`;
+  const mail = groupAlertMail(g.label, g.total, lines, link);
+  const ids = [...new Set(g.members.flatMap((m) => lastOf(m).as.channels ?? []))];
+  const chans = await channelsOf(deps.kv, g.account, ids);
+  const anyOff = lines.some((l) => l.state === "off");
+  const posts = enqueuePosts(op, chans, {
+    event: anyOff ? "off" : "back",
+    title: mail.subject,
+    text: lines.map((l) => `${l.name}: ${l.state} (${l.status})`).join("\n"),
+    service: null,
+    services: lines.map((l) => ({
+      id: l.id,
+      name: l.name,
+      kind: lastOf(g.members.find((m) => m.id === l.id)!).as.kind,
+      state: l.state,
+      status: l.status,
+    })),
+    group: { name: g.label, total: g.total },
+    at: iso(g.opened),
+    link,
+  }, now);
+  const fanout = queueFanout(op, g.account, {
+    kind: "group",
+    label: g.label,
+    services: lines.map((l) => ({ service: l.id, name: l.name, state: l.state })),
+  }, now);
+  return {
+    mails: acc ? [enqueueMail(op, { ...mail, to: acc.email }, now)] : [],
+    posts,
+    fanouts: [fanout],
+  };
+}
+
+/** Sends one taken group; answers the alerts it queued. */
+async function sendGroup(deps: Deps, op: Atomic, g: Pending, now: number): Promise<Sends[]> {
+  const acc = (await getAccount(deps.kv, g.account)).value;
+  if (g.members.length > 1) return [await queueGroup(deps, op, acc, g, now)];
+  const said = g.members[0]?.said ?? [];
+  const chans = said.length ? await chansFor(deps, said[0].as, true) : [];
+  return said.map((a) => queueAlert(deps, op, acc, chans, a, now));
+}
+
+/** The runner's pass: sends every group due now, earliest first; answers how many. */
+export async function sendDueGroups(deps: Deps): Promise<number> {
+  let sent = 0;
+  for (const due of await listDueGroups(deps.kv, deps.clock.now())) {
+    const now = deps.clock.now();
+    const sends = await takeGroup(deps.kv, due, (op, g) => sendGroup(deps, op, g, now));
+    if (!sends) continue;
+    sent++;
+    await sendInOrder(deps, sends);
+  }
+  return sent;
+}

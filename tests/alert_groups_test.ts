@@ -1,0 +1,282 @@
+import assert from "node:assert/strict";
+import { runDueChecks } from "../jobs/checks.ts";
+import { sendDueGroups } from "../kv/grouped_alerts.ts";
+import { MINUTE } from "../lib/clock.ts";
+import { systemTls } from "../lib/net.ts";
+import { dumpKv, fakeResolver, type TestApp, testApp } from "./_helpers.ts";
+import { localHttp, loopbackConnector, makeCerts } from "./_servers.ts";
+
+/**
+ * One alert for one outage (issue 24, part 1), with the fake clock: services sharing a place
+ * that go off within two minutes give one mail and one post per channel (and one of each when
+ * back); a lone failure alerts as before; the switch off gives one alert per service; the
+ * followers of a status page get one grouped mail; two runners send a group once.
+ */
+
+const OPS = "ops@example.org";
+const FAN = "fan@example.net";
+
+interface Post {
+  event: string;
+  title: string;
+  service: unknown;
+  services?: { name: string; state: string }[];
+  group?: { name: string; total: number };
+}
+
+/** An app whose channel posts land in `posts` (a local https receiver). */
+async function withReceiver(fn: (t: TestApp, posts: Post[]) => Promise<void>) {
+  const certs = await makeCerts(["hooks.test"], 30);
+  const posts: Post[] = [];
+  const srv = localHttp(async (req) => {
+    posts.push(JSON.parse(await req.text()));
+    return new Response("ok");
+  }, certs);
+  try {
+    await using t = await testApp({
+      connector: loopbackConnector(srv.port),
+      resolver: fakeResolver({ "hooks.test": ["93.184.216.34"] }),
+      tls: systemTls([certs.ca]),
+    });
+    t.clock.set(Date.now()); // the receiver's certificate is judged by the service's clock
+    await fn(t, posts);
+  } finally {
+    await srv.close();
+  }
+}
+
+/**
+ * An account with four hourly heartbeats at the place "LAN" and one in the cloud (each beat
+ * once), all alerting to a channel when there is a receiver.
+ */
+async function riverside(t: TestApp, channel = true) {
+  const { account, token } = await t.account(OPS, { name: "Riverside" });
+  const ch = channel
+    ? await t.req("POST", "/api/me/channels", {
+      token,
+      body: { name: "Pager", url: "https://hooks.test/in" },
+    })
+    : null;
+  if (ch) assert.equal(ch.status, 200, ch.text);
+  const hooks: Record<string, { id: number; path: string }> = {};
+  const names = ["Router", "Printer", "NAS", "Camera", "Website"];
+  for (const name of names) {
+    const r = await t.req("POST", "/api/me/services", {
+      token,
+      body: {
+        name,
+        check: "webhook:",
+        interval: 60,
+        place: name === "Website" ? "cloud" : "LAN",
+        channels: ch ? [ch.body.item.id] : [],
+      },
+    });
+    assert.equal(r.status, 200, r.text);
+    hooks[name] = { id: r.body.item.id, path: new URL(r.body.hook_url).pathname };
+    assert.equal((await t.req("GET", hooks[name].path)).status, 200);
+  }
+  return { account, token, hooks };
+}
+
+const mailsTo = (t: TestApp, to: string) => t.mail.sent.filter((m) => m.to === to);
+
+Deno.test("alert groups: a three-service outage gives one mail and one post, and one when back", async () => {
+  await withReceiver(async (t, posts) => {
+    const { hooks } = await riverside(t);
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+    // Two fail now, one a minute later: all within the two minutes of the first.
+    await t.req("GET", `${hooks.Router.path}/fail`);
+    await t.req("GET", `${hooks.Printer.path}/fail`);
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+    assert.equal(mailsTo(t, OPS).length, 0, "the group waits");
+    await t.req("GET", `${hooks.NAS.path}/fail`);
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+    assert.equal(mailsTo(t, OPS).length, 0, "still within two minutes");
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+    const off = mailsTo(t, OPS);
+    assert.equal(off.length, 1);
+    assert.equal(off[0].subject, "LAN: 3 of 4 services off");
+    for (const name of ["Router", "Printer", "NAS"]) assert.match(off[0].text, new RegExp(name));
+    assert.doesNotMatch(off[0].text, /Camera|Website/);
+    assert.equal(posts.length, 1);
+    assert.equal(posts[0].event, "off");
+    assert.equal(posts[0].title, "LAN: 3 of 4 services off");
+    assert.equal(posts[0].service, null);
+    assert.deepEqual(posts[0].group, { name: "LAN", total: 4 });
+    assert.deepEqual(posts[0].services!.map((s) => [s.name, s.state]).sort(), [
+      ["NAS", "off"],
+      ["Printer", "off"],
+      ["Router", "off"],
+    ]);
+    // The services' pages say off; nothing more while they stay off.
+    for (let i = 0; i < 5; i++) {
+      t.clock.advance(MINUTE);
+      await runDueChecks(t.deps);
+    }
+    assert.equal(mailsTo(t, OPS).length, 1);
+
+    // Back together: one mail and one post.
+    for (const name of ["Router", "Printer", "NAS"]) await t.req("GET", hooks[name].path);
+    for (let i = 0; i < 4; i++) {
+      t.clock.advance(MINUTE);
+      await runDueChecks(t.deps);
+    }
+    const all = mailsTo(t, OPS);
+    assert.equal(all.length, 2, all.map((m) => m.subject).join(" | "));
+    assert.equal(all[1].subject, "LAN: 3 of 4 services back");
+    assert.deepEqual(posts.map((p) => [p.event, p.title]), [
+      ["off", "LAN: 3 of 4 services off"],
+      ["back", "LAN: 3 of 4 services back"],
+    ]);
+    // Nothing is left pending.
+    assert.doesNotMatch(await dumpKv(t.kv), /alert_group/);
+  });
+});
+
+Deno.test("alert groups: a lone failure alerts as before (after the wait when it shares its place)", async () => {
+  await withReceiver(async (t, posts) => {
+    const { hooks } = await riverside(t);
+    // Alone in its place: at once, as without grouping.
+    await t.req("GET", `${hooks.Website.path}/fail`);
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+    assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), ['Watched service "Website" is off']);
+    const alone = mailsTo(t, OPS)[0].text;
+
+    // Alone failing at a shared place: the same mail, up to three minutes later.
+    await t.req("GET", `${hooks.Camera.path}/fail`);
+    t.clock.advance(MINUTE);
+    const failedAt = t.clock.now();
+    await runDueChecks(t.deps);
+    assert.equal(mailsTo(t, OPS).length, 1);
+    t.clock.advance(2 * MINUTE);
+    await runDueChecks(t.deps);
+    const mails = mailsTo(t, OPS);
+    assert.equal(mails.length, 2);
+    assert.equal(mails[1].subject, 'Watched service "Camera" is off');
+    // The text is today's, with the time of the look that found it off.
+    assert.equal(
+      mails[1].text,
+      alone.replaceAll("Website", "Camera")
+        .replace(/\(\d{4}-[^)]*\)/, `(${new Date(failedAt).toISOString()})`)
+        .replace(/failure signalled [^\n]*/, mails[1].text.match(/failure signalled [^\n]*/)![0])
+        .replace(/\/me\/services\/\d+/, `/me/services/${hooks.Camera.id}`),
+    );
+    assert.deepEqual(posts.map((p) => [p.event, p.title]), [
+      ["off", 'Watched service "Website" is off'],
+      ["off", 'Watched service "Camera" is off'],
+    ]);
+    assert.deepEqual((posts[1].service as { name: string }).name, "Camera");
+  });
+});
+
+Deno.test("alert groups: turned off, every service alerts on its own at once (API and what it stores)", async () => {
+  await withReceiver(async (t, posts) => {
+    const { token, hooks } = await riverside(t);
+    assert.deepEqual((await t.req("GET", "/api/me/alert-settings", { token })).body, {
+      grouping: true,
+    });
+    const bad = await t.req("PATCH", "/api/me/alert-settings", {
+      token,
+      body: { grouping: "no" },
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.field, "grouping");
+    assert.equal((await t.req("PATCH", "/api/me/alert-settings", { body: {} })).status, 401);
+    const off = await t.req("PATCH", "/api/me/alert-settings", {
+      token,
+      body: { grouping: false },
+    });
+    assert.equal(off.status, 200, off.text);
+    assert.deepEqual(off.body, { ok: true, grouping: false });
+    assert.equal((await t.req("GET", "/api/me/alert-settings", { token })).body.grouping, false);
+
+    for (const name of ["Router", "Printer", "NAS"]) await t.req("GET", `${hooks[name].path}/fail`);
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+    assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject).sort(), [
+      'Watched service "NAS" is off',
+      'Watched service "Printer" is off',
+      'Watched service "Router" is off',
+    ]);
+    assert.equal(posts.length, 3);
+
+    // On again: the next outage is grouped.
+    const on = await t.req("PATCH", "/api/me/alert-settings", { token, body: { grouping: true } });
+    assert.equal(on.body.grouping, true);
+    for (const name of ["Router", "Printer", "NAS"]) await t.req("GET", hooks[name].path);
+    for (let i = 0; i < 3; i++) {
+      t.clock.advance(MINUTE);
+      await runDueChecks(t.deps);
+    }
+    assert.equal(mailsTo(t, OPS).at(-1)!.subject, "LAN: 3 of 4 services back");
+    assert.equal(mailsTo(t, OPS).length, 4);
+  });
+});
+
+Deno.test("alert groups: followers get one grouped mail naming the listed services", async () => {
+  await using t = await testApp();
+  const { account, token, hooks } = await riverside(t, false);
+  const put = await t.req("PUT", "/api/me/status-page", {
+    token,
+    body: {
+      enabled: true,
+      title: "Riverside",
+      services: [{ id: hooks.Router.id }, { id: hooks.Printer.id }, { id: hooks.Website.id }],
+    },
+  });
+  assert.equal(put.status, 200, put.text);
+  assert.equal(
+    (await t.req("POST", `/api/status/${account.slug}/follow`, { body: { email: FAN } })).status,
+    202,
+  );
+  const link = mailsTo(t, FAN)[0].text.match(/confirm\?token=([0-9]+\.[A-Za-z0-9_-]+)/)![1];
+  const done = await t.req("POST", `/api/status/${account.slug}/confirm`, {
+    body: { token: link },
+  });
+  assert.equal(done.status, 200, done.text);
+
+  // Three off at the LAN, two of them on the page: one mail naming those two.
+  for (const name of ["Router", "Printer", "NAS"]) await t.req("GET", `${hooks[name].path}/fail`);
+  for (let i = 0; i < 3; i++) {
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+  }
+  const fan = mailsTo(t, FAN).slice(1);
+  assert.equal(fan.length, 1, fan.map((m) => m.subject).join(" | "));
+  assert.equal(fan[0].subject, "Riverside: LAN: 2 services off");
+  assert.match(fan[0].text, /"Router" is off/);
+  assert.match(fan[0].text, /"Printer" is off/);
+  assert.doesNotMatch(fan[0].text, /NAS/);
+  assert.match(fan[0].text, /unfollow\?token=/);
+  assert.equal(mailsTo(t, OPS).at(-1)!.subject, "LAN: 3 of 4 services off");
+
+  // Back, with only one listed among them: that one's own mail.
+  await t.req("GET", hooks.Router.path);
+  await t.req("GET", hooks.NAS.path);
+  for (let i = 0; i < 3; i++) {
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+  }
+  assert.deepEqual(mailsTo(t, FAN).slice(2).map((m) => m.subject), [
+    'Riverside: "Router" is back',
+  ]);
+});
+
+Deno.test("alert groups: two runners on one KV send a group once", async () => {
+  await using t = await testApp();
+  const { hooks } = await riverside(t, false);
+  for (const name of ["Router", "Printer"]) await t.req("GET", `${hooks[name].path}/fail`);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  t.clock.advance(2 * MINUTE);
+  const sent = await Promise.all([sendDueGroups(t.deps), sendDueGroups(t.deps)]);
+  assert.equal(sent[0] + sent[1], 1);
+  assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), ["LAN: 2 of 4 services off"]);
+  await runDueChecks(t.deps);
+  assert.equal(mailsTo(t, OPS).length, 1);
+});
