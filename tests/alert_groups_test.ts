@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
 import { openKv } from "../kv/_atomic.ts";
+import { keptAlerts } from "../kv/alert_groups.ts";
 import { sendDueGroups } from "../kv/grouped_alerts.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { systemConnector, systemTls } from "../lib/net.ts";
@@ -330,4 +331,20 @@ Deno.test("alert groups: a window over the place holds them, they alert as one a
   for (const name of ["Router", "Printer"]) await t.req("GET", hooks[name].path);
   await minutes(4);
   assert.deepEqual(mailsTo(t, OPS).slice(3).map((m) => m.subject), ["LAN: 2 of 4 services back"]);
+});
+
+Deno.test("alert groups: a service flapping within the two minutes keeps alternating alerts ending in its state", () => {
+  const said = (events: string) =>
+    [...events].map((e, i) => ({
+      event: e === "o" ? "off" as const : "back" as const,
+      text: `look ${i}`,
+      at: i,
+      seen: e === "o" ? "off" as const : "ok" as const,
+    }));
+  const kept = (events: string) => keptAlerts(said(events)).map((a) => a.text).join(" ");
+  assert.equal(kept("ob"), "look 0 look 1");
+  assert.equal(kept("obo"), "look 0 look 1 look 2");
+  assert.equal(kept("obob"), "look 0 look 3");
+  assert.equal(kept("obobo"), "look 0 look 3 look 4");
+  assert.equal(kept("bobobo"), "look 0 look 5");
 });
