@@ -10,7 +10,7 @@ import type { AppEnv } from "./http/router.ts";
 import type { DocConfig } from "./http/openapi.ts";
 import { type AreaName, AREAS } from "./routes.ts";
 import { healthz } from "./api/healthz.ts";
-import type { pingFastPath } from "./api/hooks.ts";
+import type { pingRoute } from "./api/hooks.ts";
 import { errorKind, log, logRequest } from "./lib/log.ts";
 import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
 
@@ -35,6 +35,19 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const unavailable = new WeakMap<Request, unknown>();
 
   app.use("*", measured);
+  // Heartbeats, the hottest request: a route of the app itself, before the page layer, the
+  // body guards and the route areas (api/hooks.ts `pingRoute`, loaded on the first ping).
+  // What it does not take goes on to the hooks area's routes, as does everything when its
+  // module cannot load (the area then answers the failure).
+  let pings: Promise<ReturnType<typeof pingRoute> | null> | null = null;
+  app.on(["GET", "POST"], PING_ROUTES, async (c, next) => {
+    pings ??= import("./api/hooks.ts").then(
+      (m) => m.pingRoute(deps, JSON_BODY_LIMIT),
+      () => (pings = null),
+    );
+    const route = await pings;
+    return route ? await route(c, next) : await next();
+  });
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
   app.get("/metrics", async (c) => {
@@ -64,30 +77,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // The lazy mounts happen before Hono routes the request, so it is routed to the areas'
   // own routes (and middleware) like any other request.
   const dispatch = app.fetch;
-  // Heartbeats take a path of their own (api/hooks.ts `pingFastPath`): the hottest request of
-  // the service, answered without Hono's routing and the route layer. What it does not take
-  // goes on below, as does everything when its module cannot load.
-  let pings: Promise<ReturnType<typeof pingFastPath> | null> | null = null;
   app.fetch = async (req, ...rest) => {
-    if (req.url.includes("/api/hooks/")) {
-      pings ??= import("./api/hooks.ts").then(
-        (m) => m.pingFastPath(deps, JSON_BODY_LIMIT),
-        () => (pings = null),
-      );
-      const fast = (await pings)?.(req, rest[0]);
-      if (fast) {
-        const t0 = performance.now();
-        const stats = requestStarted(req.method, fast.route);
-        let status = 500;
-        try {
-          const res = await fast.answer;
-          status = res.status;
-          return res;
-        } finally {
-          requestDone(stats, req.method, fast.route, status, t0);
-        }
-      }
-    }
     // A failed import (a module missing or unreadable after a bad deploy) is answered by the
     // app's error handling, as any error of this request: retried by the next request.
     await mount(req.method, getPath(req)).catch((err) => unavailable.set(req, err));
@@ -260,7 +250,9 @@ function mountAreas(app: Hono<AppEnv>, deps: Deps): Mount {
   return mount;
 }
 
-const HOOK_ROUTE = "/api/hooks/:key";
+/** The route patterns of heartbeat pings (api/hooks.ts `pingRoute`). */
+const PING_ROUTES = ["/api/hooks/:key", "/api/hooks/:key/:signal"];
+const HOOK_ROUTE = PING_ROUTES[0];
 const HEARTBEAT_OUTCOME = (status: number) =>
   `outcome="${
     status === 200

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { beat, BODY_MAX, countHeartbeat, pingAnswer, type Signal } from "../kv/hooks.ts";
 import { roughOrigin } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
-import { errorAnswer, fail, logBug } from "../http/errors.ts";
+import { errorAnswer, fail } from "../http/errors.ts";
 import { BodyReadError } from "../http/body.ts";
 import { cutChars } from "../lib/text.ts";
 import { createRoute, type Ctx, errors, json, router } from "../http/router.ts";
@@ -68,7 +68,7 @@ const cutText = (bytes: Uint8Array, max: number) =>
     ? dec.decode(bytes.subarray(0, max)).replace(/\uFFFD$/, "")
     : dec.decode(bytes);
 
-/** What a ping says, from the routes or from the fast path alike. */
+/** What a ping says, from the routes or from `pingRoute` alike. */
 interface PingInput {
   method: string;
   key: string;
@@ -211,86 +211,68 @@ export function hookRoutes(deps: Deps) {
   return app;
 }
 
-/** A ping's path the fast path takes: a well-formed key and signal, nothing else. */
-const FAST_PATH =
+/** A ping's path `pingRoute` takes: a well-formed key and signal, nothing else. */
+const PING_PATH =
   /^\/api\/hooks\/([A-Za-z0-9_-]{43})(?:\/(start|fail|log|[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5]))?$/;
 const JSON_HEADERS = {
   "content-type": "application/json",
   "x-content-type-options": "nosniff",
 };
 
-/** A ping taken by the fast path: the route pattern it stands for, and its answer. */
-export interface FastPing {
-  route: string;
-  answer: Promise<Response>;
-}
-
 /**
- * The heartbeat's hot path without the route layer (Hono's routing, the zod validators,
- * the body guards): the same `ping`, the same answers and errors as the routes above, for
- * the requests whose form it can tell at a glance (GET or POST, a well-formed key and
- * signal, `status` and `rid` at most once each, a body with a length within `bodyLimit`).
- * Anything else gets null and goes through the routes, which answer it as before. The app
- * counts, times and logs the request as any other (app.ts).
+ * The heartbeat's hot path as a plain Hono handler, which app.ts registers on its own app
+ * before the page layer, the body guards and the route areas: the same `ping`, the same
+ * answers and errors as the routes above, without the route layer's validators, for the
+ * requests whose form it can tell at a glance (GET or POST, a well-formed key and signal,
+ * `status` and `rid` at most once each, a body with a length within `bodyLimit`). Anything
+ * else goes on (`next`) to the routes, which answer it as before. Counted, timed and logged
+ * by the app's `measured` middleware as any request.
  */
-export function pingFastPath(deps: Deps, bodyLimit: number) {
-  return (req: Request, info: unknown): FastPing | null => {
-    if (req.method !== "GET" && req.method !== "POST") return null;
+export function pingRoute(deps: Deps, bodyLimit: number) {
+  return async (c: Ctx, next: () => Promise<void>): Promise<Response | void> => {
+    const req = c.req.raw;
+    if (req.method !== "GET" && req.method !== "POST") return await next();
     const q = req.url.indexOf("?");
     const start = req.url.indexOf("/api/hooks/");
-    if (start < 0) return null;
-    const m = FAST_PATH.exec(q < 0 ? req.url.slice(start) : req.url.slice(start, q));
-    if (!m || !req.url.slice(0, start).match(/^https?:\/\/[^/]*$/)) return null;
+    const m = start < 0
+      ? null
+      : PING_PATH.exec(q < 0 ? req.url.slice(start) : req.url.slice(start, q));
+    if (!m || !req.url.slice(0, start).match(/^https?:\/\/[^/]*$/)) return await next();
     let status: string | undefined;
     let rid: string | undefined;
     if (q >= 0) {
       const params = new URLSearchParams(req.url.slice(q + 1));
       const all = params.getAll("status");
       const rids = params.getAll("rid");
-      if (all.length > 1 || rids.length > 1) return null;
+      if (all.length > 1 || rids.length > 1) return await next();
       status = all[0];
       rid = rids[0];
     }
-    const contentType = req.headers.get("content-type") ?? undefined;
     if (req.body) {
       const length = Number(req.headers.get("content-length") ?? NaN);
-      if (!(length >= 0 && length <= bodyLimit)) return null;
+      if (!(length >= 0 && length <= bodyLimit)) return await next();
     }
-    const fromXff = deps.config.trustProxy
-      ? req.headers.get("x-forwarded-for")?.split(",")[0]?.trim()
-      : undefined;
-    const address = fromXff
-      ? fromXff.slice(0, 64)
-      : (info as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ??
-        "unknown";
-    const route = m[2] === undefined ? "/api/hooks/:key" : "/api/hooks/:key/:signal";
     const input: PingInput = {
       method: req.method,
       key: m[1],
       signal: m[2],
       status,
       rid,
-      contentType,
+      contentType: req.headers.get("content-type") ?? undefined,
       body: req.body,
-      address,
+      address: clientOrigin(deps, c),
     };
-    const answer = ping(deps, input).then(
-      (a) =>
-        new Response(JSON.stringify(a), {
-          headers: { ...JSON_HEADERS, "cache-control": "no-store" },
-        }),
-      (err) => {
-        const e = errorAnswer(err);
-        if (e) {
-          return new Response(JSON.stringify(e.body), {
-            status: e.status,
-            headers: { ...JSON_HEADERS, ...e.headers },
-          });
-        }
-        logBug(req.method, route, err);
-        return new Response('{"error":"internal error"}', { status: 500, headers: JSON_HEADERS });
-      },
-    );
-    return { route, answer };
+    try {
+      return new Response(JSON.stringify(await ping(deps, input)), {
+        headers: { ...JSON_HEADERS, "cache-control": "no-store" },
+      });
+    } catch (err) {
+      const e = errorAnswer(err as Error);
+      if (!e) throw err; // a bug: the app's error handler logs it and answers 500
+      return new Response(JSON.stringify(e.body), {
+        status: e.status,
+        headers: { ...JSON_HEADERS, ...e.headers },
+      });
+    }
   };
 }

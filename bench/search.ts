@@ -47,7 +47,7 @@ const ORGS = Array.from({ length: 400 }, () => `${pick(LAST)} School`);
 const sentence = (n: number) => Array.from({ length: n }, () => zipf(VOCAB)).join(" ");
 
 /** One entry in a hundred says "centum"; the middle entry alone says "solitary". */
-const QUERIES = [
+export const QUERIES = [
   VOCAB[0], // many
   VOCAB[1],
   `${VOCAB[0]} ${VOCAB[1]}`,

@@ -1,12 +1,29 @@
 import { type Account, getAccounts } from "./accounts.ts";
 import { searchModules } from "./catalogue_api.ts";
 import { getEntries } from "./journal.ts";
-import { type Found, matchesAll, newestIds, queryWords } from "./search_index.ts";
+import { VERSION_KEY } from "./modules.ts";
+import {
+  type Found,
+  listDictionary,
+  matchesAll,
+  newestIds,
+  queryWords,
+  strictWords,
+  versionKey,
+} from "./search_index.ts";
 
 /**
  * GET /api/search over people, public journal entries and published modules. Owns no keys:
  * it reads the word index of kv/search_index.ts newest first and checks every candidate
  * against the live record (named account, public entry), so nothing stale is ever shown.
+ *
+ * Answers are kept per process (ANSWERS_KEPT, by the query's words) with what they were built
+ * from: the versionstamps of the query words' dictionary entries (any term added to the index
+ * changes one, kv/search_index.ts) and of the version keys (people's and journal entries'
+ * other changes, the catalogue's). A search reads those first, in one `getMany` and one
+ * dictionary scan per word and kind, which it needs anyway; when nothing moved, the kept
+ * answer is the answer (every other process's writes change the same keys, so none is
+ * missed), else it is built again from the listings just read.
  */
 
 /** Results per kind. */
@@ -70,20 +87,67 @@ async function take<T, R>(
   return out;
 }
 
-export async function search(kv: Deno.Kv, q: string) {
-  const words = queryWords(q);
-  if (words.length === 0) return { people: [], journal: [], modules: [] };
-  const [people, journal, modules] = await Promise.all([
-    searchPeople(kv, words),
-    searchJournal(kv, words),
-    searchModules(kv, words, SEARCH_LIMIT),
-  ]);
-  return { people, journal, modules };
+export interface SearchAnswer {
+  people: PersonHit[];
+  journal: JournalHit[];
+  modules: Awaited<ReturnType<typeof searchModules>>;
 }
 
-async function searchPeople(kv: Deno.Kv, words: string[]) {
+/** Answers kept per KV (per process), oldest dropped first. */
+const ANSWERS_KEPT = 256;
+const kept = new WeakMap<Deno.Kv, Map<string, { sig: string; answer: SearchAnswer }>>();
+type Listings = Map<string, Deno.KvEntry<Deno.KvU64>[]>;
+
+/** The answer to a query: people, journal entries and modules, newest first (read-only). */
+export async function search(kv: Deno.Kv, q: string): Promise<SearchAnswer> {
+  const words = queryWords(q);
+  if (words.length === 0) return { people: [], journal: [], modules: [] };
+  const strict = strictWords(words);
+  const [versions, people, journal] = await Promise.all([
+    kv.getMany<Deno.KvU64[]>([versionKey("person"), versionKey("journal"), VERSION_KEY]),
+    listAll(kv, "person", strict),
+    listAll(kv, "journal", strict),
+  ]);
+  const sig = [
+    versions.map((v) => v.versionstamp).join(","),
+    signature(people),
+    signature(journal),
+  ].join("|");
+  let answers = kept.get(kv);
+  if (!answers) kept.set(kv, answers = new Map());
+  const key = words.join(" ");
+  const had = answers.get(key);
+  if (had?.sig === sig) return had.answer;
+  const [p, j, m] = await Promise.all([
+    searchPeople(kv, words, people),
+    searchJournal(kv, words, journal),
+    searchModules(kv, words, SEARCH_LIMIT),
+  ]);
+  const answer = { people: p, journal: j, modules: m };
+  answers.delete(key);
+  if (answers.size >= ANSWERS_KEPT) answers.delete(answers.keys().next().value!);
+  answers.set(key, { sig, answer });
+  return answer;
+}
+
+async function listAll(kv: Deno.Kv, kind: "person" | "journal", words: string[]) {
+  const lists = await Promise.all(words.map((w) => listDictionary(kv, kind, w)));
+  return new Map(words.map((w, i) => [w, lists[i]]));
+}
+
+/** The terms and versionstamps of dictionary listings, as text. */
+function signature(listed: Listings): string {
+  const parts: string[] = [];
+  for (const [word, entries] of listed) {
+    parts.push(word);
+    for (const e of entries) parts.push(`${e.key[2] as string}:${e.versionstamp}`);
+  }
+  return parts.join(" ");
+}
+
+async function searchPeople(kv: Deno.Kv, words: string[], listed: Listings) {
   return await take<Account, PersonHit>(
-    (found) => newestIds(kv, "person", words, found),
+    (found) => newestIds(kv, "person", words, found, listed),
     (ids) => getAccounts(kv, ids),
     (a) =>
       a.name && matchesAll(`${a.name} ${a.profile.org} ${a.profile.about}`, words)
@@ -98,7 +162,7 @@ async function searchPeople(kv: Deno.Kv, words: string[]) {
   );
 }
 
-async function searchJournal(kv: Deno.Kv, words: string[]) {
+async function searchJournal(kv: Deno.Kv, words: string[], listed: Listings) {
   const names = new Map<number, string>();
   // Authors' names are read per batch of entries, in parallel, not one by one.
   const load = async (ids: number[]) => {
@@ -109,7 +173,7 @@ async function searchJournal(kv: Deno.Kv, words: string[]) {
     for (const a of await getAccounts(kv, missing)) names.set(a.id, a.name);
     return entries;
   };
-  return await take((found) => newestIds(kv, "journal", words, found), load, (e) => {
+  return await take((found) => newestIds(kv, "journal", words, found, listed), load, (e) => {
     const name = names.get(e.account) ?? "";
     // An unnamed author has no public page, so the entry is not shown either.
     if (!name) return null;

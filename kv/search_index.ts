@@ -2,6 +2,7 @@
  * The word index behind GET /api/search, shared by every searchable kind. Key layout:
  *   ["search", kind, term, id]   -> true                  one per word of a record's text
  *   ["search_terms", kind, term] -> Deno.KvU64 (max id)   the terms of a kind (numeric ids)
+ *   ["search_version", kind]     -> Deno.KvU64            changes that are not additions
  * A term is a folded word (accents stripped, lower-case). A query word matches every term
  * it is a prefix of. Index entries are added and removed in the same atomic as the record
  * they index (`indexChange`), computed from the record's old and new text. Searches still
@@ -17,6 +18,16 @@
  * next id, and intersects the words by leaping each to the other's id, so a query reads
  * about as many index keys as it returns, however many records match. A dictionary entry
  * outlives the last record with its term (it costs one empty scan when listed).
+ *
+ * What a search's answer depends on, for kv/search.ts's cache of answers: every addition of a
+ * term to the index raises the term's dictionary entry with KV `max`, which gives the entry a
+ * new versionstamp even when its value stays. Every write of a named person's profile (a first
+ * name given, an edit, a rename, an erasure, or a field shown but not indexed, as the role:
+ * names are shown beside journal hits, and an unnamed author's entries not at all) and every
+ * edit or removal of a journal entry's indexed text adds 1 to `["search_version", kind]`.
+ * Creating a journal entry, the common write, touches only its terms' entries: the version keys
+ * are read by every search and written by the rarer changes alone (on Deno Deploy, a key
+ * written by every change would be a hot key).
  */
 import { type Atomic, atomic, commit } from "./_atomic.ts";
 
@@ -54,11 +65,15 @@ export function terms(text: string, cap = MAX_TERMS): string[] {
 export const termKey = (kind: SearchKind, term: string, id: DocId) =>
   ["search", kind, term, id] as const;
 export const dictKey = (kind: SearchKind, term: string) => ["search_terms", kind, term] as const;
+/** The count of a kind's changes that are not additions (see the header). */
+export const versionKey = (kind: SearchKind) => ["search_version", kind] as const;
 
 /**
  * Adds to `op` the index changes that take a record from `before` text to `after` text: at
  * most MAX_TERMS deletions, MAX_TERMS additions and, for numeric ids, a dictionary raise per
- * added term (docs/kv.md "Limits we keep").
+ * added term (docs/kv.md "Limits we keep"), plus one to the kind's version for a write of a
+ * named person and for a journal entry's edit or removal (see the header). Callers call it for
+ * every write of the record's shown fields, even when the indexed text stays.
  */
 export function indexChange(
   op: Atomic,
@@ -74,6 +89,11 @@ export function indexChange(
     if (old.has(t)) continue;
     op.set(termKey(kind, t, id), true);
     if (typeof id === "number") op.max(dictKey(kind, t), BigInt(id));
+  }
+  if (
+    kind === "person" ? before !== null || after !== null : kind === "journal" && before !== null
+  ) {
+    op.sum(versionKey(kind), 1n);
   }
   return op;
 }
@@ -165,13 +185,28 @@ const FIRST_PAGE = 24;
 const MAX_PAGE = 384;
 const MIN_PAGE = 4;
 
-async function openWord(kv: Deno.Kv, kind: SearchKind, word: string): Promise<WordScan> {
-  const terms: TermScan[] = [];
+/** The dictionary entries of the terms a query word is a prefix of (at most DICT_CAP). */
+export async function listDictionary(
+  kv: Deno.Kv,
+  kind: SearchKind,
+  word: string,
+): Promise<Deno.KvEntry<Deno.KvU64>[]> {
+  const out: Deno.KvEntry<Deno.KvU64>[] = [];
   const iter = kv.list<Deno.KvU64>({
     start: dictKey(kind, word),
     end: dictKey(kind, word + "\u{10FFFF}"),
   }, { limit: DICT_CAP, batchSize: DICT_CAP });
-  for await (const e of iter) {
+  for await (const e of iter) out.push(e);
+  return out;
+}
+
+function openWord(
+  kv: Deno.Kv,
+  kind: SearchKind,
+  entries: Deno.KvEntry<Deno.KvU64>[],
+): WordScan {
+  const terms: TermScan[] = [];
+  for (const e of entries) {
     terms.push({
       term: e.key[2] as string,
       bound: Number(e.value.value),
@@ -253,6 +288,11 @@ const PROBE = 20;
 /** A word joins the leader in the index when its span is at least 1/JOIN of the leader's. */
 const JOIN = 4;
 
+/** The distinct query words that prefix no other query word (the others add nothing). */
+export function strictWords(words: string[]): string[] {
+  return [...new Set(words)].filter((w) => !words.some((o) => o !== w && o.startsWith(w)));
+}
+
 /** What the caller's record check made of the candidates so far. */
 export interface Found {
   read: number;
@@ -273,16 +313,20 @@ export interface Found {
  * cheaper than a seek per candidate in each of their terms); when nine in ten fail it,
  * as the caller tells through `found`, the next word joins the leapfrog, so no match is
  * passed over for a cap. Words that prefix another query word add nothing and are dropped.
+ * `listed` holds dictionary listings the caller already made (`listDictionary`), by word.
  */
 export async function* newestIds(
   kv: Deno.Kv,
   kind: SearchKind,
   words: string[],
   found: Found = { read: 0, kept: 0 },
+  listed: Map<string, Deno.KvEntry<Deno.KvU64>[]> = new Map(),
 ): AsyncGenerator<number> {
-  const strict = [...new Set(words)].filter((w) => !words.some((o) => o !== w && o.startsWith(w)));
+  const strict = strictWords(words);
   if (strict.length === 0) return;
-  const all = await Promise.all(strict.map((w) => openWord(kv, kind, w)));
+  const all = await Promise.all(
+    strict.map(async (w) => openWord(kv, kind, listed.get(w) ?? await listDictionary(kv, kind, w))),
+  );
   if (all.some((w) => w.terms.length === 0)) return;
   for (const w of all) {
     // Many terms: small first pages (most terms give one or two of the newest ids).

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { HOUR } from "../lib/clock.ts";
 import { testApp } from "./_helpers.ts";
 import { indexChange } from "../kv/search_index.ts";
-import { atomic, commit } from "../kv/_atomic.ts";
+import { atomic, commit, openKv } from "../kv/_atomic.ts";
+import { addEntry, updateEntry } from "../kv/journal.ts";
+import { updateProfile } from "../kv/profile.ts";
 
 type Hit = { id: number; name: string };
 
@@ -78,6 +80,79 @@ Deno.test("search: results change atomically with the records", async () => {
   for await (const k of t.kv.list({ prefix: ["search", "person"] })) assert.fail(`left: ${k.key}`);
   for await (const k of t.kv.list({ prefix: ["search_terms", "person"] })) {
     assert.fail(`left: ${k.key}`);
+  }
+});
+
+Deno.test("search: a kept answer is never shown after a change, in this process or another", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await using t = await testApp({ kvPath: `${dir}/kv.sqlite3` });
+    // A second process on the same KV file: its own KV handle, so its own kept answers.
+    const other = await openKv(`${dir}/kv.sqlite3`);
+    try {
+      const a = await t.account("a@example.org", { name: "Ada Lovelace" });
+      const u = await t.account("u@example.org");
+      const post = (token: string, text: string) =>
+        t.req("POST", "/api/me/journal", { token, body: { text } });
+      const first = await post(a.token, "Weaving with cards");
+      await post(u.token, "Weaving unnamed");
+      const q = async () => (await t.req("GET", "/api/search?q=weav")).body;
+      const shown = async () =>
+        (await q()).journal.map((j: { text: string; name: string }) => `${j.name}: ${j.text}`);
+      assert.deepEqual(await shown(), ["Ada Lovelace: Weaving with cards"]);
+      assert.deepEqual(await shown(), ["Ada Lovelace: Weaving with cards"]); // kept
+      // A new entry is newest first.
+      await post(a.token, "Weaving at night");
+      assert.deepEqual(await shown(), [
+        "Ada Lovelace: Weaving at night",
+        "Ada Lovelace: Weaving with cards",
+      ]);
+      // An edit that keeps every word (the text shown changes all the same).
+      await t.req("PATCH", `/api/me/journal/${first.body.id}`, {
+        token: a.token,
+        body: { text: "weaving WITH cards!" },
+      });
+      assert.deepEqual(await shown(), [
+        "Ada Lovelace: Weaving at night",
+        "Ada Lovelace: weaving WITH cards!",
+      ]);
+      // The author renamed: the name beside the entries changes.
+      await t.req("PATCH", "/api/me", { token: a.token, body: { name: "Augusta King" } });
+      assert.deepEqual(await shown(), [
+        "Augusta King: Weaving at night",
+        "Augusta King: weaving WITH cards!",
+      ]);
+      // An unnamed author given a name: their entry shows.
+      await t.req("PATCH", "/api/me", { token: u.token, body: { name: "Una" } });
+      assert.deepEqual(await shown(), [
+        "Augusta King: Weaving at night",
+        "Una: Weaving unnamed",
+        "Augusta King: weaving WITH cards!",
+      ]);
+      // A field shown but not searched (the role).
+      const role = async () => (await t.req("GET", "/api/search?q=augusta")).body.people[0].role;
+      assert.equal(await role(), "");
+      await t.req("PATCH", "/api/me", { token: a.token, body: { role: "researcher" } });
+      assert.equal(await role(), "researcher");
+      // The other process writes: an entry, an edit keeping the words, a rename.
+      const now = t.clock.now();
+      await addEntry(other, a.account.id, { text: "Weaving elsewhere", public: true }, now);
+      await updateEntry(other, a.account.id, first.body.id, { text: "weaving with CARDS" }, now);
+      await updateProfile(other, u.account.id, { name: "Una Weaver" }, now);
+      assert.deepEqual(await shown(), [
+        "Augusta King: Weaving elsewhere",
+        "Augusta King: Weaving at night",
+        "Una Weaver: Weaving unnamed",
+        "Augusta King: weaving with CARDS",
+      ]);
+      // Made private in the other process: gone here at once.
+      await updateEntry(other, a.account.id, first.body.id, { public: false }, now);
+      assert.equal((await q()).journal.length, 3);
+    } finally {
+      other.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
