@@ -100,12 +100,7 @@ export async function runDueChecks(
   const budget = opts.budgetMs ?? BUDGET_MS;
   const pool = poolOf(deps.kv);
   const items = await listDue(deps.kv, deps.clock.now(), MAX_LISTED);
-  const report: RunReport = {
-    due: items.length,
-    ran: 0,
-    heartbeats_reviewed: 0,
-    errors: 0,
-  };
+  const report: RunReport = { due: items.length, ran: 0, heartbeats_reviewed: 0, errors: 0 };
   await Promise.all(items.map(async (item) => {
     if (pool.queued.has(item.id)) return;
     pool.queued.add(item.id);

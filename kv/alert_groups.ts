@@ -20,8 +20,11 @@ import { listServices } from "./services.ts";
 
 /** How long a group waits for more alerts after the first one. */
 export const GROUP_WAIT = 2 * MINUTE;
-/** Alerts kept per member (a service turning off and back again and again in two minutes). */
-const MAX_SAID = 6;
+/**
+ * Alerts kept per member (a service turning off and back again and again within the two
+ * minutes), so a group of 30 services stays well under KV's 64 KiB per value.
+ */
+const MAX_SAID = 3;
 
 /** What a grouped alert says of its service, as the service read then. */
 export type Subject = Pick<
@@ -38,11 +41,19 @@ export type Subject = Pick<
   | "channels"
 >;
 
+/** One alert of a member: off or back, its status text, when, and the state it left. */
 export interface GroupedAlert {
   event: "off" | "back";
   text: string;
-  as: Subject;
   at: number;
+  seen: Service["seen"];
+}
+
+export interface Member {
+  id: number;
+  /** The service as its last alert read it. */
+  as: Subject;
+  said: GroupedAlert[];
 }
 
 export interface Pending {
@@ -55,7 +66,7 @@ export interface Pending {
   /** Services of the account in the place or group when the last alert joined. */
   total: number;
   /** Per service, its alerts in order. */
-  members: { id: number; said: GroupedAlert[] }[];
+  members: Member[];
 }
 
 const groupKey = (account: number, cluster: string) => ["alert_groups", account, cluster] as const;
@@ -126,18 +137,30 @@ export async function joinGroup(
     members: [],
   };
   if (!entry.value) op.set(dueKey(g.due, g.account, cluster), true);
-  const added = said.map((a) => ({
+  const added: GroupedAlert[] = said.map((a) => ({
     event: a.event as GroupedAlert["event"],
     text: a.text,
-    as: subjectOf(a.as),
     at: now,
+    seen: a.as.seen,
   }));
+  const as = subjectOf(said[said.length - 1].as);
   const member = g.members.find((m) => m.id === s.id);
-  if (member) member.said = [...member.said, ...added].slice(-MAX_SAID);
-  else g.members.push({ id: s.id, said: added });
+  if (member) Object.assign(member, { as, said: keptAlerts([...member.said, ...added]) });
+  else g.members.push({ id: s.id, as, said: added });
   g.total = Math.max(total, g.members.length);
   op.set(groupKey(g.account, cluster), g);
   return true;
+}
+
+/**
+ * A member's alerts alternate (off, back, off, ...): past MAX_SAID (3) the first and the last
+ * are kept, with the one before the last when that keeps them alternating, so the alerts sent
+ * still pair and end in the service's state.
+ */
+export function keptAlerts(said: GroupedAlert[]): GroupedAlert[] {
+  const n = said.length;
+  if (n <= MAX_SAID) return said;
+  return n % 2 === 0 ? [said[0], said[n - 1]] : [said[0], said[n - 2], said[n - 1]];
 }
 
 /** A due group as listed: its account, place and the due entry. */

@@ -2,6 +2,7 @@ import type { Deps } from "../lib/deps.ts";
 import { isoDate } from "../lib/clock.ts";
 import { catalogueChanged } from "./catalogue_doc.ts";
 import {
+  catalogueChangedIn,
   cleanFacts,
   cleanGets,
   getModule,
@@ -12,7 +13,6 @@ import {
   searchText,
   setModuleField,
   slugsOf,
-  VERSION_KEY,
 } from "./modules.ts";
 import { candidates, matchesAll } from "./search_index.ts";
 import { type Atomic } from "./_atomic.ts";
@@ -51,7 +51,7 @@ export async function nameInCatalogue(
   op: Atomic,
 ): Promise<boolean> {
   if ((await slugsOf(kv, accountId)).length === 0) return false;
-  op.sum(VERSION_KEY, 1n);
+  catalogueChangedIn(op);
   return true;
 }
 

@@ -10,14 +10,14 @@ import type { Deps } from "../lib/deps.ts";
 import { groupAlertMail } from "../mail/services.ts";
 import type { Atomic } from "./_atomic.ts";
 import { type Account, getAccount } from "./accounts.ts";
-import { type GroupedAlert, listDueGroups, type Pending, takeGroup } from "./alert_groups.ts";
+import { listDueGroups, type Member, type Pending, takeGroup } from "./alert_groups.ts";
 import { channelsOf, enqueuePosts } from "./channels.ts";
 import { queueFanout } from "./fanouts.ts";
 import { enqueueMail } from "./outbox.ts";
 import { chansFor, queueAlert, sendInOrder, type Sends } from "./service_results.ts";
 
-/** A member's last word: off when its last alert is off, else back. */
-const lastOf = (m: Pending["members"][number]) => m.said[m.said.length - 1];
+/** A member's last alert: its state is off when that is off, else back. */
+const lastOf = (m: Member) => m.said[m.said.length - 1];
 
 /** One line per service: its name, its alerts with their times, its last status. */
 export function groupLines(g: Pending) {
@@ -25,9 +25,10 @@ export function groupLines(g: Pending) {
     const last = lastOf(m);
     return {
       id: m.id,
-      name: last.as.name,
+      name: m.as.name,
+      kind: m.as.kind,
       state: last.event,
-      events: m.said.map((a: GroupedAlert) => ({ event: a.event, at: a.at })),
+      events: m.said.map((a) => ({ event: a.event, at: a.at })),
       status: last.text,
     };
   });
@@ -44,7 +45,7 @@ async function queueGroup(
   const lines = groupLines(g);
   const link = `${deps.config.baseUrl}/me/services`;
   const mail = groupAlertMail(g.label, g.total, lines, link);
-  const ids = [...new Set(g.members.flatMap((m) => lastOf(m).as.channels ?? []))];
+  const ids = [...new Set(g.members.flatMap((m) => m.as.channels ?? []))];
   const chans = await channelsOf(deps.kv, g.account, ids);
   const anyOff = lines.some((l) => l.state === "off");
   const posts = enqueuePosts(op, chans, {
@@ -55,7 +56,7 @@ async function queueGroup(
     services: lines.map((l) => ({
       id: l.id,
       name: l.name,
-      kind: lastOf(g.members.find((m) => m.id === l.id)!).as.kind,
+      kind: l.kind,
       state: l.state,
       status: l.status,
     })),
@@ -79,9 +80,12 @@ async function queueGroup(
 async function sendGroup(deps: Deps, op: Atomic, g: Pending, now: number): Promise<Sends[]> {
   const acc = (await getAccount(deps.kv, g.account)).value;
   if (g.members.length > 1) return [await queueGroup(deps, op, acc, g, now)];
-  const said = g.members[0]?.said ?? [];
-  const chans = said.length ? await chansFor(deps, said[0].as, true) : [];
-  return said.map((a) => queueAlert(deps, op, acc, chans, a, now));
+  const m = g.members[0];
+  if (!m) return [];
+  const chans = await chansFor(deps, m.as, true);
+  return m.said.map((a) =>
+    queueAlert(deps, op, acc, chans, { ...a, as: { ...m.as, seen: a.seen } }, now)
+  );
 }
 
 /** The runner's pass: sends every group due now, earliest first; answers how many. */

@@ -12,7 +12,7 @@ import {
   keysOf,
   TRANSACT_BUDGET_MS,
 } from "./_atomic.ts";
-import { rateKey, RULES } from "./rate_limit.ts";
+import { addUses, rateKey, RULES } from "./rate_limit.ts";
 import { putDue } from "./service_due.ts";
 
 /**
@@ -387,7 +387,7 @@ async function commitBatch(
       const event: HookEvent = { ...p.signal, at: p.beat.at, status: p.beat.status };
       op.set([...eventPrefix(account, id), p.beat.at, `${processTag}.${nonce++}`], event);
     }
-    for (const s of sums) op.sum(s.key, s.n);
+    for (const s of sums) addUses(op, s.key, s.n);
     const res = await commit(op);
     if (res.ok) {
       for (const p of live) p.resolve(p.hook.ref);

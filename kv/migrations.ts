@@ -37,7 +37,7 @@ async function searchDictionary(kv: Deno.Kv): Promise<void> {
 async function nameLatestApplications(kv: Deno.Kv): Promise<void> {
   // Imported here: a start-up with every step applied evaluates none of the steps' modules.
   const { latestByIndex } = await import("./applications.ts");
-  const { eachAccount } = await import("./accounts.ts");
+  const { eachAccount, putAccount } = await import("./accounts.ts");
   for await (const e of eachAccount(kv)) {
     if (e.value.application !== undefined) continue;
     await transact(async () => {
@@ -45,7 +45,7 @@ async function nameLatestApplications(kv: Deno.Kv): Promise<void> {
       if (!entry.value || entry.value.application !== undefined) return { op: null, result: 0 };
       const latest = await latestByIndex(kv, entry.value.id);
       const next = { ...entry.value, application: latest?.id ?? null };
-      return { op: atomic(kv).check(entry).set(entry.key, next), result: 0 };
+      return { op: putAccount(atomic(kv).check(entry), next), result: 0 };
     });
   }
 }

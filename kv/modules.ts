@@ -128,6 +128,11 @@ export function writeModule(
   for (const id of was) if (!now.has(id)) op.delete(byAccountKey(id, slug));
   for (const id of now) if (!was.has(id)) op.set(byAccountKey(id, slug), true);
   indexChange(op, "module", slug, searchText(before), searchText(after));
+  return catalogueChangedIn(op);
+}
+
+/** Adds a change of the published catalogue to `op` (a contributor's rename, kv/catalogue_api.ts). */
+export function catalogueChangedIn(op: Atomic): Atomic {
   return op.sum(VERSION_KEY, 1n);
 }
 

@@ -1,6 +1,6 @@
 import { atomic, transact } from "./_atomic.ts";
 import { getModule } from "./modules.ts";
-import { rateKey, RULES } from "./rate_limit.ts";
+import { countInto, rateKey, RULES } from "./rate_limit.ts";
 
 /**
  * Points: one per account and module, given and withdrawn by a toggle. Key layout:
@@ -71,7 +71,7 @@ export async function togglePoint(
     ]);
     if (Number(used.value?.value ?? 0n) >= RULES.points.max) return { op: null, result: null };
     const give = mine.value === null;
-    const op = atomic(kv).check(mine, used).sum(rate.key, ONE);
+    const op = countInto(atomic(kv).check(mine), used);
     if (give) {
       op.set(pointKey(slug, accountId), true).set(mineKey(accountId, slug), true)
         .sum(countKey(slug), ONE);

@@ -1,7 +1,7 @@
 import { HOUR } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { limited } from "../lib/errors.ts";
-import { type Atomic, atomic, deleteKeys, keysOf, transact } from "./_atomic.ts";
+import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 
 /**
  * Fixed-window rate limits, one mechanism for every limit of SPEC.md section 8. Key layout:
@@ -61,8 +61,7 @@ export async function hit(kv: Deno.Kv, rule: Rule, subject: string, now: number)
     const entry = await kv.get<Deno.KvU64>(key);
     const count = Number(entry.value?.value ?? 0n);
     if (count >= rule.max) return { op: null, result: { ok: false, count, retryAfter } };
-    const op = atomic(kv).check(entry).sum(key, 1n);
-    return { op, result: { ok: true, count: count + 1, retryAfter } };
+    return { op: countInto(atomic(kv), entry), result: { ok: true, count: count + 1, retryAfter } };
   });
 }
 
@@ -97,7 +96,23 @@ export async function rateInto(kv: Deno.Kv, rule: Rule, subject: string, now: nu
       retry_after: retryAfter,
     });
   }
-  return { apply: (op: Atomic) => op.check(entry).sum(key, 1n) };
+  return { apply: (op: Atomic) => countInto(op, entry) };
+}
+
+/**
+ * Adds one use to a counter the caller read (at `rateKey(...).key`), checked unchanged: the
+ * mutator of a write elsewhere that counts itself in its own atomic (kv/points.ts).
+ */
+export function countInto(op: Atomic, counter: Deno.KvEntryMaybe<Deno.KvU64>): Atomic {
+  return op.check(counter).sum(counter.key, 1n);
+}
+
+/**
+ * Adds `n` uses to the counter at `key` (a `rateKey`) unchecked: the heartbeat path counts in
+ * memory and writes its sums in its batch's atomic (kv/hooks.ts).
+ */
+export function addUses(op: Atomic, key: Deno.KvKey, n: bigint): Atomic {
+  return op.sum(key, n);
 }
 
 /** Deletes every counter whose window has ended. */
@@ -144,4 +159,14 @@ export async function countersOf(
     });
   }
   return out;
+}
+
+/** Deletes the counters `countersOf` finds for `who` (erasure). */
+export async function dropCounters(
+  kv: Deno.Kv,
+  rules: Rule[],
+  who: string[],
+  now: number,
+): Promise<void> {
+  for (const c of await countersOf(kv, rules, who, now)) await commit(atomic(kv).delete(c.key));
 }

@@ -3,8 +3,10 @@
  * result (recordResult) and a heartbeat judged from its signals (reviewHeartbeat). Each look
  * is one atomic holding the record, its history, its next due time and every alert it queues
  * (mail, channel posts, the status page followers' mail); they are sent after the commit, one
- * alert after the other. The rules are kv/alert_rules.ts's. Holds no keys: the record is
- * written with kv/services.ts `putService`, the due index with kv/service_due.ts.
+ * alert after the other. An off or back alert of a service sharing its place (or group) with
+ * another joins that place's pending group instead (kv/alert_groups.ts), in the same atomic;
+ * kv/grouped_alerts.ts sends the group. The rules are kv/alert_rules.ts's. Holds no keys: the
+ * record is written with kv/services.ts `putService`, the due index with kv/service_due.ts.
  */
 import { HOUR, iso, MINUTE } from "../lib/clock.ts";
 import type { CheckResult } from "../lib/checks/mod.ts";

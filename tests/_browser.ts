@@ -377,6 +377,17 @@ export async function assertGoodPage(page: Page): Promise<void> {
   await assertFitsPhone(page);
 }
 
+/** assertGoodPage at 1280 px, and axe once more at 375 px (the layout changes there). */
+export async function assertGoodAtBoth(page: Page): Promise<void> {
+  await assertGoodPage(page);
+  await page.setViewport({ width: 375, height: 800 });
+  try {
+    await assertAccessible(page);
+  } finally {
+    await page.setViewport({ width: 1280, height: 900 });
+  }
+}
+
 /** Follows the link or button with `text`; the page it opens has `title` as heading and is good. */
 export async function openByText(page: Page, text: string, title: string): Promise<void> {
   await clickByText(page, text);

@@ -199,6 +199,23 @@ async function signInWith(
   return body.token as string;
 }
 
+/**
+ * A client of the server's JSON API with a bearer token: `api(method, path, body?)` answers
+ * the parsed body, and throws unless the answer is 200.
+ */
+export function bearerApi(base: string, token: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await r.json();
+    if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
 /** Signs in at a server that mails through `sink` (tests/_smtp.ts); answers the bearer token. */
 export function signInByMail(
   base: string,

@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import {
-  assertAccessible,
-  assertGoodPage,
+  assertGoodAtBoth,
   BROWSER_TEST,
   checkByLabel,
   clickByText,
@@ -17,17 +16,6 @@ import {
 } from "./_browser.ts";
 
 const SWITCH = "Send one alert for services that go off or come back together";
-
-/** assertGoodPage at 1280 px, and axe once more at 375 px (the layout changes there). */
-async function goodAtBoth(page: Page) {
-  await assertGoodPage(page);
-  await page.setViewport({ width: 375, height: 800 });
-  try {
-    await assertAccessible(page);
-  } finally {
-    await page.setViewport({ width: 1280, height: 900 });
-  }
-}
 
 const ticked = (page: Page) =>
   page.$eval("input[name=grouping]", (el: { checked: boolean }) => el.checked);
@@ -46,7 +34,7 @@ Deno.test({
       assert.equal(await ticked(page), true);
       assert.match(await mainText(page), /One alert for one outage/);
       assert.match(await mainText(page), /up to three minutes later/);
-      await goodAtBoth(page);
+      await assertGoodAtBoth(page);
     });
 
     await t.step("off: saved, said, and shown cleared", async () => {
@@ -54,7 +42,7 @@ Deno.test({
       await clickByText(page, "Save alert grouping");
       assert.match(await mainText(page), /Saved: every service alerts on its own\./);
       assert.equal(await ticked(page), false);
-      await goodAtBoth(page);
+      await assertGoodAtBoth(page);
       // A reload shows the same, and changes nothing.
       await page.reload({ waitUntil: "load" });
       assert.equal(await ticked(page), false);
@@ -65,7 +53,7 @@ Deno.test({
       await clickByText(page, "Save alert grouping");
       assert.match(await mainText(page), /Saved: services that go off or come back together/);
       assert.equal(await ticked(page), true);
-      await goodAtBoth(page);
+      await assertGoodAtBoth(page);
     });
   },
 });

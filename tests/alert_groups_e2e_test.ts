@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { MINUTE } from "../lib/clock.ts";
-import { arrival, signInByMail, testClock } from "./_real_server.ts";
+import { arrival, bearerApi, signInByMail, testClock } from "./_real_server.ts";
 import { type OutputLog, runTask, startServer } from "./_server.ts";
 import { hmacSignature, makeCerts, webhookReceiver } from "./_servers.ts";
 import { smtpSink } from "./_smtp.ts";
@@ -58,16 +58,7 @@ Deno.test({
         ...clock.env,
       });
       const token = await signInByMail(server.url, sink, OPS);
-      const api = async (method: string, path: string, body?: unknown) => {
-        const r = await fetch(`${server.url}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        const json = await r.json();
-        assert.equal(r.status, 200, `${method} ${path}: ${JSON.stringify(json)}`);
-        return json;
-      };
+      const api = bearerApi(server.url, token);
       const ch = await api("POST", "/api/me/channels", { name: "Pager", url: pager.url });
       const hooks: string[] = [];
       for (const name of ["Router", "Printer", "NAS", "Camera"]) {

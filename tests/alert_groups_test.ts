@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
+import { openKv } from "../kv/_atomic.ts";
+import { keptAlerts } from "../kv/alert_groups.ts";
 import { sendDueGroups } from "../kv/grouped_alerts.ts";
 import { MINUTE } from "../lib/clock.ts";
-import { systemTls } from "../lib/net.ts";
-import { dumpKv, fakeResolver, type TestApp, testApp } from "./_helpers.ts";
-import { localHttp, loopbackConnector, makeCerts } from "./_servers.ts";
+import { systemConnector, systemTls } from "../lib/net.ts";
+import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
+import { makeCerts, webhookReceiver } from "./_servers.ts";
 
 /**
  * One alert for one outage (issue 24, part 1), with the fake clock: services sharing a place
@@ -24,37 +26,28 @@ interface Post {
   group?: { name: string; total: number };
 }
 
-/** An app whose channel posts land in `posts` (a local https receiver). */
-async function withReceiver(fn: (t: TestApp, posts: Post[]) => Promise<void>) {
-  const certs = await makeCerts(["hooks.test"], 30);
-  const posts: Post[] = [];
-  const srv = localHttp(async (req) => {
-    posts.push(JSON.parse(await req.text()));
-    return new Response("ok");
-  }, certs);
-  try {
-    await using t = await testApp({
-      connector: loopbackConnector(srv.port),
-      resolver: fakeResolver({ "hooks.test": ["93.184.216.34"] }),
-      tls: systemTls([certs.ca]),
-    });
-    t.clock.set(Date.now()); // the receiver's certificate is judged by the service's clock
-    await fn(t, posts);
-  } finally {
-    await srv.close();
-  }
+/** An app whose channel posts land in a receiver on 127.0.0.1 (`posts()`: their bodies). */
+async function withReceiver(
+  fn: (t: TestApp, posts: () => Post[], url: string) => Promise<void>,
+) {
+  const certs = await makeCerts(["127.0.0.1"], 30);
+  await using receiver = webhookReceiver(certs);
+  await using t = await testApp({ connector: systemConnector, tls: systemTls([certs.ca]) });
+  t.clock.set(Date.now()); // the receiver's certificate is judged by the service's clock
+  await fn(t, () => receiver.posts.map((p) => p.body as unknown as Post), receiver.url);
 }
 
 /**
  * An account with four hourly heartbeats at the place "LAN" and one in the cloud (each beat
- * once), all alerting to a channel when there is a receiver.
+ * once), all alerting to the channel at `channel` when there is one.
  */
-async function riverside(t: TestApp, channel = true) {
-  const { account, token } = await t.account(OPS, { name: "Riverside" });
+async function riverside(t: TestApp, channel: string | null) {
+  // The owner may post to a channel on 127.0.0.1.
+  const { account, token } = await t.account(OPS, { name: "Riverside", roles: ["owner"] });
   const ch = channel
     ? await t.req("POST", "/api/me/channels", {
       token,
-      body: { name: "Pager", url: "https://hooks.test/in" },
+      body: { name: "Pager", url: channel },
     })
     : null;
   if (ch) assert.equal(ch.status, 200, ch.text);
@@ -81,8 +74,8 @@ async function riverside(t: TestApp, channel = true) {
 const mailsTo = (t: TestApp, to: string) => t.mail.sent.filter((m) => m.to === to);
 
 Deno.test("alert groups: a three-service outage gives one mail and one post, and one when back", async () => {
-  await withReceiver(async (t, posts) => {
-    const { hooks } = await riverside(t);
+  await withReceiver(async (t, posts, url) => {
+    const { hooks } = await riverside(t, url);
     t.clock.advance(MINUTE);
     await runDueChecks(t.deps);
     // Two fail now, one a minute later: all within the two minutes of the first.
@@ -102,12 +95,12 @@ Deno.test("alert groups: a three-service outage gives one mail and one post, and
     assert.equal(off[0].subject, "LAN: 3 of 4 services off");
     for (const name of ["Router", "Printer", "NAS"]) assert.match(off[0].text, new RegExp(name));
     assert.doesNotMatch(off[0].text, /Camera|Website/);
-    assert.equal(posts.length, 1);
-    assert.equal(posts[0].event, "off");
-    assert.equal(posts[0].title, "LAN: 3 of 4 services off");
-    assert.equal(posts[0].service, null);
-    assert.deepEqual(posts[0].group, { name: "LAN", total: 4 });
-    assert.deepEqual(posts[0].services!.map((s) => [s.name, s.state]).sort(), [
+    assert.equal(posts().length, 1);
+    assert.equal(posts()[0].event, "off");
+    assert.equal(posts()[0].title, "LAN: 3 of 4 services off");
+    assert.equal(posts()[0].service, null);
+    assert.deepEqual(posts()[0].group, { name: "LAN", total: 4 });
+    assert.deepEqual(posts()[0].services!.map((s) => [s.name, s.state]).sort(), [
       ["NAS", "off"],
       ["Printer", "off"],
       ["Router", "off"],
@@ -128,7 +121,7 @@ Deno.test("alert groups: a three-service outage gives one mail and one post, and
     const all = mailsTo(t, OPS);
     assert.equal(all.length, 2, all.map((m) => m.subject).join(" | "));
     assert.equal(all[1].subject, "LAN: 3 of 4 services back");
-    assert.deepEqual(posts.map((p) => [p.event, p.title]), [
+    assert.deepEqual(posts().map((p) => [p.event, p.title]), [
       ["off", "LAN: 3 of 4 services off"],
       ["back", "LAN: 3 of 4 services back"],
     ]);
@@ -138,8 +131,8 @@ Deno.test("alert groups: a three-service outage gives one mail and one post, and
 });
 
 Deno.test("alert groups: a lone failure alerts as before (after the wait when it shares its place)", async () => {
-  await withReceiver(async (t, posts) => {
-    const { hooks } = await riverside(t);
+  await withReceiver(async (t, posts, url) => {
+    const { hooks } = await riverside(t, url);
     // Alone in its place: at once, as without grouping.
     await t.req("GET", `${hooks.Website.path}/fail`);
     t.clock.advance(MINUTE);
@@ -166,17 +159,17 @@ Deno.test("alert groups: a lone failure alerts as before (after the wait when it
         .replace(/failure signalled [^\n]*/, mails[1].text.match(/failure signalled [^\n]*/)![0])
         .replace(/\/me\/services\/\d+/, `/me/services/${hooks.Camera.id}`),
     );
-    assert.deepEqual(posts.map((p) => [p.event, p.title]), [
+    assert.deepEqual(posts().map((p) => [p.event, p.title]), [
       ["off", 'Watched service "Website" is off'],
       ["off", 'Watched service "Camera" is off'],
     ]);
-    assert.deepEqual((posts[1].service as { name: string }).name, "Camera");
+    assert.deepEqual((posts()[1].service as { name: string }).name, "Camera");
   });
 });
 
 Deno.test("alert groups: turned off, every service alerts on its own at once (API and what it stores)", async () => {
-  await withReceiver(async (t, posts) => {
-    const { token, hooks } = await riverside(t);
+  await withReceiver(async (t, posts, url) => {
+    const { token, hooks } = await riverside(t, url);
     assert.deepEqual((await t.req("GET", "/api/me/alert-settings", { token })).body, {
       grouping: true,
     });
@@ -203,7 +196,7 @@ Deno.test("alert groups: turned off, every service alerts on its own at once (AP
       'Watched service "Printer" is off',
       'Watched service "Router" is off',
     ]);
-    assert.equal(posts.length, 3);
+    assert.equal(posts().length, 3);
 
     // On again: the next outage is grouped.
     const on = await t.req("PATCH", "/api/me/alert-settings", { token, body: { grouping: true } });
@@ -220,7 +213,7 @@ Deno.test("alert groups: turned off, every service alerts on its own at once (AP
 
 Deno.test("alert groups: followers get one grouped mail naming the listed services", async () => {
   await using t = await testApp();
-  const { account, token, hooks } = await riverside(t, false);
+  const { account, token, hooks } = await riverside(t, null);
   const put = await t.req("PUT", "/api/me/status-page", {
     token,
     body: {
@@ -267,16 +260,91 @@ Deno.test("alert groups: followers get one grouped mail naming the listed servic
   ]);
 });
 
-Deno.test("alert groups: two runners on one KV send a group once", async () => {
+Deno.test("alert groups: two processes on one KV file send a group once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "groups_" });
+  try {
+    await using t = await testApp({ kvPath: `${dir}/kv.sqlite3` });
+    const { hooks } = await riverside(t, null);
+    for (const name of ["Router", "Printer"]) await t.req("GET", `${hooks[name].path}/fail`);
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+    t.clock.advance(2 * MINUTE);
+    // A second process: its own handle on the same file.
+    const other = await openKv(`${dir}/kv.sqlite3`);
+    try {
+      const sent = await Promise.all([
+        sendDueGroups(t.deps),
+        sendDueGroups({ ...t.deps, kv: other }),
+      ]);
+      assert.equal(sent[0] + sent[1], 1);
+    } finally {
+      other.close();
+    }
+    assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), ["LAN: 2 of 4 services off"]);
+    await runDueChecks(t.deps);
+    assert.equal(mailsTo(t, OPS).length, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("alert groups: a window over the place holds them, they alert as one at its end, and remind one by one", async () => {
   await using t = await testApp();
-  const { hooks } = await riverside(t, false);
+  const { token, hooks } = await riverside(t, null);
+  for (const name of ["Router", "Printer"]) {
+    const r = await t.req("PATCH", `/api/me/services/${hooks[name].id}`, {
+      token,
+      body: { remind: 1 },
+    });
+    assert.equal(r.status, 200, r.text);
+  }
+  const now = t.clock.now();
+  const w = await t.req("POST", "/api/me/maintenance", {
+    token,
+    body: {
+      name: "Switch swap",
+      places: ["LAN"],
+      from: new Date(now - MINUTE).toISOString(),
+      to: new Date(now + 30 * MINUTE).toISOString(),
+    },
+  });
+  assert.equal(w.status, 201, w.text);
   for (const name of ["Router", "Printer"]) await t.req("GET", `${hooks[name].path}/fail`);
-  t.clock.advance(MINUTE);
-  await runDueChecks(t.deps);
-  t.clock.advance(2 * MINUTE);
-  const sent = await Promise.all([sendDueGroups(t.deps), sendDueGroups(t.deps)]);
-  assert.equal(sent[0] + sent[1], 1);
+  const minutes = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      t.clock.advance(MINUTE);
+      await runDueChecks(t.deps);
+    }
+  };
+  await minutes(5);
+  assert.equal(mailsTo(t, OPS).length, 0, "the window holds them");
+  // The window ends with both still off: one mail for the two.
+  await minutes(30);
   assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), ["LAN: 2 of 4 services off"]);
-  await runDueChecks(t.deps);
-  assert.equal(mailsTo(t, OPS).length, 1);
+  // Reminders stay per service, an hour after the off alert.
+  await minutes(62);
+  assert.deepEqual(mailsTo(t, OPS).slice(1).map((m) => m.subject).sort(), [
+    'Watched service "Printer" is still off',
+    'Watched service "Router" is still off',
+  ]);
+  // Back: one mail again (within minutes: the others, beaten two hours ago, turn off soon).
+  for (const name of ["Router", "Printer"]) await t.req("GET", hooks[name].path);
+  await minutes(4);
+  assert.deepEqual(mailsTo(t, OPS).slice(3).map((m) => m.subject), ["LAN: 2 of 4 services back"]);
+});
+
+Deno.test("alert groups: a service flapping within the two minutes keeps alternating alerts ending in its state", () => {
+  const said = (events: string) =>
+    [...events].map((e, i) => ({
+      event: e === "o" ? "off" as const : "back" as const,
+      text: `look ${i}`,
+      at: i,
+      seen: e === "o" ? "off" as const : "ok" as const,
+    }));
+  const kept = (events: string) => keptAlerts(said(events)).map((a) => a.text).join(" ");
+  assert.equal(kept("ob"), "look 0 look 1");
+  assert.equal(kept("obo"), "look 0 look 1 look 2");
+  assert.equal(kept("obob"), "look 0 look 3");
+  assert.equal(kept("obobo"), "look 0 look 3 look 4");
+  assert.equal(kept("bobobo"), "look 0 look 5");
 });

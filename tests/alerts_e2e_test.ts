@@ -11,7 +11,7 @@
  * a schedule's grace pass at once.
  */
 import assert from "node:assert/strict";
-import { arrival, signInByMail, testClock } from "./_real_server.ts";
+import { arrival, bearerApi, signInByMail, testClock } from "./_real_server.ts";
 import { runTask, startServer } from "./_server.ts";
 import {
   hmacSignature,
@@ -75,16 +75,7 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
     });
 
     const token = await signInByMail(server.url, sink, EMAIL);
-    const api = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${server.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const json = await r.json();
-      assert.equal(r.status, 200, `${method} ${path}: ${JSON.stringify(json)}`);
-      return json;
-    };
+    const api = bearerApi(server.url, token);
 
     // Each alert of one service on its own, within the minute: grouping the alerts of services
     // sharing a place or group (tests/alert_groups_e2e_test.ts) would hold these two minutes.

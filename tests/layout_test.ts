@@ -242,35 +242,217 @@ Deno.test("layout: every KV key literal is in docs/kv.md and in its owner's modu
   assert.deepEqual(unused, [], "prefixes in docs/kv.md whose owner never names them");
 });
 
-/** Key builders each kv/ module exports: `export const xKey = (...) => ["prefix", ...]`. */
-const BUILDER = /export const (\w+) = \([^)]*\)(?:: [^=]+)? =>\s*\[\s*"[a-z][a-z0-9_]*"/g;
-
-Deno.test("layout: one writer per key prefix: another module's key builder never writes", async () => {
-  const files = await sourceFiles();
-  const builders = new Map<string, string>();
-  for (const file of files.filter((f) => folder(f) === "kv")) {
-    const text = code(await Deno.readTextFile(`${ROOT}${file}`));
-    for (const m of text.matchAll(BUILDER)) builders.set(m[1], file);
+/**
+ * The names a kv/ module exports that make or hand out its keys: an export whose definition
+ * holds a key literal (`export const xKey = (...) => ["x", ...]`, `export function`, a
+ * constant key, `rateKey`'s `{ key }`) or uses such a name of its own module (`getAccount`,
+ * `countersOf`: their entries and results carry the module's keys).
+ */
+function keyMakers(text: string): Set<string> {
+  const defs = new Map<string, string>();
+  const starts = [...text.matchAll(/^export (?:async )?(?:function\*? |const |let )(\w+)/gm)];
+  const tops = [...text.matchAll(/^\S/gm)].map((m) => m.index!);
+  for (const m of starts) {
+    const end = tops.find((i) => i > m.index! && !/^[})\]]/.test(text.slice(i))) ?? text.length;
+    defs.set(m[1], text.slice(m.index!, end));
   }
-  assert.ok(builders.has("accountKey") && builders.has("dueKey") && builders.has("hookKey"));
-  const bad: string[] = [];
-  for (const file of files) {
-    if (EXEMPT_FOLDERS.includes(folder(file))) continue;
-    const text = code(await Deno.readTextFile(`${ROOT}${file}`));
-    // A builder this file imports from the module that defines it, used as a written key.
-    for (const imp of text.matchAll(/import \{([^}]*)\} from "([^"]+)"/g)) {
-      const from = new URL(imp[2], `file:///${file}`).pathname.slice(1);
-      for (const name of imp[1].split(",").map((n) => n.trim().replace(/^type /, ""))) {
-        if (builders.get(name) !== from) continue;
-        const write = new RegExp(`\\.(?:set|delete|sum|min|max)\\(\\s*${name}\\(`, "g");
-        for (const m of text.matchAll(write)) {
-          const line = text.slice(0, m.index).split("\n").length;
-          bad.push(`${file}:${line} writes ${name} of ${from}: use its mutators`);
-        }
+  const own = new Set<string>();
+  for (const [name, def] of defs) {
+    if ([...def.matchAll(KEY_LITERAL)].length || RETURNED_KEY.test(def)) own.add(name);
+  }
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [name, def] of defs) {
+      if (own.has(name)) continue;
+      if ([...own].some((o) => new RegExp(`\\b${o}\\b`).test(def.replace(/^.*?\(/s, "")))) {
+        own.add(name);
+        grew = true;
       }
     }
   }
+  return own;
+}
+
+/** A key literal a function returns (`return ["x", id];`). */
+const RETURNED_KEY = /\breturn\s+\[\s*"[a-z][a-z0-9_]*"/;
+
+/** What `file` imports from other modules: name -> the module's path from the root. */
+function importsOf(file: string, text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const found = [
+    ...text.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*"([^"]+)"/g),
+    // What a module takes from a dynamic import (a migration's step).
+    ...text.matchAll(/const\s*\{([^}]*)\}\s*=\s*await\s+import\(\s*"([^"]+)"\s*\)/g),
+  ];
+  for (const imp of found) {
+    if (!imp[2].startsWith(".")) continue;
+    const from = new URL(imp[2], `file:///${file}`).pathname.slice(1);
+    for (const part of imp[1].split(",")) {
+      const [name, alias] = part.trim().replace(/^type /, "").split(/\s+as\s+|\s*:\s*/);
+      if (name) out.set(alias ?? name, from);
+    }
+  }
+  return out;
+}
+
+/** A KV write's key argument: `op.set(k`, `.delete(e.key`, `.sum([...prefix(a), n]`. */
+const WRITE =
+  /([\w$)\]]+)\s*\.(?:set|delete|sum|min|max)\(\s*(?:\[\s*\.\.\.\s*)?([A-Za-z_$][\w$]*)(?:(?:\.[\w$]+)*?\.key\b|\s*[(,)\]])/g;
+
+/**
+ * The foreign key makers a written key comes from: the key's own expression, or (for a
+ * variable: `e.key`, `c.key`, `key`) the nearest binding before the write (`const e = await
+ * getAccount(...)`, `for await (const e of kv.list({ prefix: x(...) }))`, `for (const c of
+ * held)`), followed back through other variables.
+ */
+function foreignSources(
+  text: string,
+  at: number,
+  head: string,
+  foreign: (name: string) => string | undefined,
+  depth = 0,
+): string[] {
+  const from = foreign(head);
+  if (from) return [`${head} of ${from}`];
+  if (depth > 4) return [];
+  const v = head.replace(/\$/g, "\\$");
+  const binding = new RegExp(
+    String
+      .raw`(?:(?:const|let|var)\s+(?:${v}\b|\{[^}=]*\b${v}\b[^}=]*\}|\[[^\]=]*\b${v}\b[^\]=]*\])\s*(?::[^=;]+)?=\s*([^;]*)|for\s*(?:await\s*)?\(\s*(?:const|let)\s+(?:${v}\b|\{[^}]*\b${v}\b[^}]*\}|\[[^\]]*\b${v}\b[^\]]*\])\s+of\s+([^;]*?)\)\s*[\n{a-z])`,
+    "g",
+  );
+  // Within the enclosing top-level statement: a parameter is not followed into another function.
+  const top = Math.max(
+    0,
+    ...[...text.slice(0, at).matchAll(/^(?![})\]])\S/gm)].map((m) => m.index!),
+  );
+  const before = [...text.slice(top, at).matchAll(binding)].at(-1);
+  if (!before) return [];
+  const init = (before[1] ?? before[2] ?? "").replace(/^\s*await\s+/, "");
+  // Where the value comes from: the functions it calls, or the variable it starts from.
+  const ids = new Set(init.match(/(?<![.\w$])[A-Za-z_$][\w$]*(?=\s*(?:<[^<>()]*>)?\()/g) ?? []);
+  const lead = init.match(/^[A-Za-z_$][\w$]*(?![\w$]*\s*\()/)?.[0];
+  if (lead) ids.add(lead);
+  // A KV read's key is where the entry's key comes from: `kv.get(e.key)`.
+  const read = init.match(/\.(?:get|getMany|list)\s*(?:<[^()]*>)?\(([\s\S]*)\)/)?.[1] ?? "";
+  for (const id of read.match(/(?<![.\w$])[A-Za-z_$][\w$]*/g) ?? []) ids.add(id);
+  const out: string[] = [];
+  for (const id of ids) {
+    if (id === head) continue;
+    out.push(...foreignSources(text, top + before.index!, id, foreign, depth + 1));
+  }
+  return out;
+}
+
+/** Writes in `file` through keys that another kv/ module makes ("file:line writes x of y"). */
+function foreignWrites(file: string, text: string, makers: Map<string, Set<string>>): string[] {
+  const imports = importsOf(file, text);
+  const foreign = (name: string) => {
+    const from = imports.get(name);
+    return from && from !== file && makers.get(from)?.has(name) ? from : undefined;
+  };
+  const bad: string[] = [];
+  for (const m of text.matchAll(WRITE)) {
+    // A Map's or Set's set and delete, and Math.min and max, are no KV writes.
+    const maps = new RegExp(
+      `\\b${m[1].replace(/\W/g, "")}\\s*[:=]\\s*new\\s+(?:Weak)?(?:Map|Set)\\b`,
+    );
+    if (m[1] === "Math" || (/^[\w$]+$/.test(m[1]) && maps.test(text))) continue;
+    const line = text.slice(0, m.index).split("\n").length;
+    for (const s of new Set(foreignSources(text, m.index! + m[1].length, m[2], foreign))) {
+      bad.push(`${file}:${line} writes a key of ${s}: use its mutators`);
+    }
+  }
+  return bad;
+}
+
+Deno.test("layout: one writer per key prefix: no module writes a key another module makes", async () => {
+  const files = await sourceFiles();
+  const makers = new Map<string, Set<string>>();
+  for (const file of files.filter((f) => folder(f) === "kv")) {
+    makers.set(file, keyMakers(code(await Deno.readTextFile(`${ROOT}${file}`))));
+  }
+  for (
+    const [file, name] of [
+      ["kv/accounts.ts", "accountKey"],
+      ["kv/service_due.ts", "dueKey"],
+      ["kv/hooks.ts", "hookKey"],
+      ["kv/rate_limit.ts", "rateKey"],
+      ["kv/rate_limit.ts", "countersOf"],
+      ["kv/modules.ts", "VERSION_KEY"],
+      ["kv/accounts.ts", "getAccount"],
+    ]
+  ) {
+    assert.ok(makers.get(file)?.has(name), `${name} of ${file} is found as a key maker`);
+  }
+  const bad: string[] = [];
+  for (const file of files) {
+    if (EXEMPT_FOLDERS.includes(folder(file))) continue;
+    bad.push(...foreignWrites(file, code(await Deno.readTextFile(`${ROOT}${file}`)), makers));
+  }
   assert.deepEqual(bad, []);
+});
+
+Deno.test("layout: the writer scan finds writes through another module's keys", () => {
+  const makers = new Map([
+    [
+      "kv/a.ts",
+      keyMakers(code(`
+export const aKey = (id: number) => ["a", id] as const;
+export const A_VERSION = ["a_version"] as const;
+export function rowKey(id: number): Deno.KvKey {
+  return ["a_rows", id];
+}
+export async function getA(kv: Deno.Kv, id: number) {
+  return await kv.get(aKey(id));
+}
+export async function listA(kv: Deno.Kv) {
+  return await Array.fromAsync(kv.list({ prefix: rowKey(0).slice(0, 1) }));
+}
+export const LIMIT = 5;
+`)),
+    ],
+  ]);
+  const scan = (src: string) =>
+    foreignWrites(
+      "kv/b.ts",
+      code(`import { A_VERSION, aKey, getA, LIMIT, listA, rowKey } from "./a.ts";
+async function f(kv: Deno.Kv, op: Atomic, x: unknown) {
+  ${src.replaceAll("\n", "\n  ")}
+}`),
+      makers,
+    )
+      .map((s) => s.replace(/^kv\/b\.ts:\d+ writes a key of (\w+) of kv\/a\.ts: .*$/, "$1"));
+  assert.deepEqual(scan(`op.set(aKey(1), x);`), ["aKey"]);
+  assert.deepEqual(scan(`op.sum(A_VERSION, 1n);`), ["A_VERSION"]);
+  assert.deepEqual(scan(`op.set([...rowKey(1), 2], x);`), ["rowKey"]);
+  assert.deepEqual(scan(`const e = await getA(kv, 1);\nop.check(e).delete(e.key);`), ["getA"]);
+  assert.deepEqual(scan(`const k = aKey(2);\nop.delete(k);`), ["aKey"]);
+  assert.deepEqual(
+    scan(
+      `const rows = await listA(kv);\nfor (const r of rows) await commit(atomic(kv).delete(r.key));`,
+    ),
+    ["listA"],
+  );
+  assert.deepEqual(
+    scan(`for await (const e of kv.list({ prefix: rowKey(1) })) op.delete(e.key);`),
+    ["rowKey"],
+  );
+  assert.deepEqual(
+    scan(`for (const e of await listA(kv)) {
+  const entry = await kv.get(e.key);
+  op.check(entry).set(entry.key, x);
+}`),
+    ["listA"],
+  );
+  // Reads, checks and the module's own keys are no writes of another's.
+  assert.deepEqual(scan(`const e = await getA(kv, 1);\nop.check(e).set(["b", 1], LIMIT);`), []);
+  assert.deepEqual(scan(`const m = new Map();\nm.set(LIMIT, 1);`), []);
+  assert.deepEqual(scan(`const n = (await listA(kv)).length;\nconst most = Math.max(n, 1);`), []);
+  assert.deepEqual(
+    scan(`const e = await getA(kv, 1);\nconst f = await kv.get(["b", 1]);\nop.delete(f.key);`),
+    [],
+  );
 });
 
 Deno.test("layout: the key scan finds key literals and skips comments", () => {

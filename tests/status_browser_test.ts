@@ -6,8 +6,7 @@
  */
 import assert from "node:assert/strict";
 import {
-  assertAccessible,
-  assertGoodPage,
+  assertGoodAtBoth,
   BROWSER_TEST,
   checkByLabel,
   clickByText,
@@ -16,23 +15,11 @@ import {
   heading,
   mainText,
   openUrl,
-  type Page,
   selectByLabel,
   startWeb,
 } from "./_browser.ts";
 
 const FAN = "fan@example.net";
-
-/** assertGoodPage at 1280 px, and axe once more at 375 px (the layout changes there). */
-async function goodAtBoth(page: Page) {
-  await assertGoodPage(page);
-  await page.setViewport({ width: 375, height: 800 });
-  try {
-    await assertAccessible(page);
-  } finally {
-    await page.setViewport({ width: 1280, height: 900 });
-  }
-}
 
 Deno.test({
   name: "browser: a status page with incident notes, followed and unfollowed by mail",
@@ -67,20 +54,20 @@ Deno.test({
       // An empty note: the message beside its field.
       await clickByText(owner, "Post note");
       assert.notEqual(await fieldError(owner, "Note text"), "");
-      await goodAtBoth(owner);
+      await assertGoodAtBoth(owner);
       await selectByLabel(owner, "Kind of note", "Investigating");
       await fillByLabel(owner, "Note text", "The printer server is not answering.");
       await clickByText(owner, "Post note");
       assert.match(await mainText(owner), /Note posted\./);
       assert.match(await mainText(owner), /The printer server is not answering\./);
-      await goodAtBoth(owner);
+      await assertGoodAtBoth(owner);
     });
 
     await t.step("owner: maintenance windows, on a schedule and one running now", async () => {
       await openUrl(owner, `${web.base}/me/services`, "Watched services");
       await clickByText(owner, "Maintenance windows");
       assert.equal(await heading(owner), "Maintenance windows");
-      await goodAtBoth(owner);
+      await assertGoodAtBoth(owner);
       // Nothing chosen: said beside the services.
       await fillByLabel(owner, "Name of the window", "Sunday updates");
       await selectByLabel(owner, "When it runs", "On a schedule");
@@ -88,7 +75,7 @@ Deno.test({
       await fillByLabel(owner, "Length of each run (minutes)", "90");
       await clickByText(owner, "Add window");
       assert.match(await mainText(owner), /choose the services, a group or a place/i);
-      await goodAtBoth(owner);
+      await assertGoodAtBoth(owner);
       await checkByLabel(owner, "Library printer");
       await fillByLabel(owner, "Length of each run (minutes)", "90");
       await clickByText(owner, "Add window");
@@ -105,7 +92,7 @@ Deno.test({
       }, local(Date.now() + 3_600_000));
       await clickByText(owner, "Add window");
       assert.match(await mainText(owner), /Running now, until/);
-      await goodAtBoth(owner);
+      await assertGoodAtBoth(owner);
     });
 
     const visitor = await web.page();
@@ -121,19 +108,19 @@ Deno.test({
       await fillByLabel(visitor, "Your e-mail address", "not an address");
       await clickByText(visitor, "Follow this page");
       assert.notEqual(await fieldError(visitor, "Your e-mail address"), "");
-      await goodAtBoth(visitor);
+      await assertGoodAtBoth(visitor);
       await fillByLabel(visitor, "Your e-mail address", FAN);
       await clickByText(visitor, "Follow this page");
       assert.match(await mainText(visitor), /confirmation link is on its way/);
-      await goodAtBoth(visitor);
+      await assertGoodAtBoth(visitor);
 
       const link = new URL(await web.mailedLink(FAN, "/confirm?token="));
       await openUrl(visitor, `${web.base}${link.pathname}${link.search}`, "Confirm following");
-      await goodAtBoth(visitor);
+      await assertGoodAtBoth(visitor);
       await clickByText(visitor, "Confirm following");
       assert.equal(await heading(visitor), "Riverside school");
       assert.match(await mainText(visitor), /You follow this page now/);
-      await goodAtBoth(visitor);
+      await assertGoodAtBoth(visitor);
     });
 
     await t.step("owner: sees one follower, posts a note that is mailed", async () => {
@@ -149,10 +136,10 @@ Deno.test({
     await t.step("visitor: unfollows from the mail's link", async () => {
       const link = new URL(await web.mailedLink(FAN, "/unfollow?token="));
       await openUrl(visitor, `${web.base}${link.pathname}${link.search}`, "Stop following");
-      await goodAtBoth(visitor);
+      await assertGoodAtBoth(visitor);
       await clickByText(visitor, "Stop following");
       assert.equal(await heading(visitor), "You no longer follow this page");
-      await goodAtBoth(visitor);
+      await assertGoodAtBoth(visitor);
       await openUrl(owner, `${web.base}/me/status-page`, "Status page");
       assert.match(await mainText(owner), /0 people follow this page/);
       // The owner deletes the older note (listed second); the public page keeps the other.

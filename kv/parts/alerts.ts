@@ -20,11 +20,8 @@ export const alertsPart: AccountPart = {
       due: iso(g.due),
       members: g.members.map((m) => ({
         ...m,
-        said: m.said.map((a) => ({
-          ...a,
-          as: { ...a.as, since: isoOrNull(a.as.since) },
-          at: iso(a.at),
-        })),
+        as: { ...m.as, since: isoOrNull(m.as.since) },
+        said: m.said.map((a) => ({ ...a, at: iso(a.at) })),
       })),
     }));
     return {

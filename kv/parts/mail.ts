@@ -2,9 +2,8 @@ import { iso } from "../../lib/clock.ts";
 import { linksTo } from "../links.ts";
 import { queuedAbout } from "../outbox.ts";
 import type { AccountPart } from "./_part.ts";
-import { countersOf, RULES } from "../rate_limit.ts";
+import { countersOf, dropCounters, RULES } from "../rate_limit.ts";
 import { RECEIPTS } from "../requests.ts";
-import { atomic, commit } from "../_atomic.ts";
 
 /** Every rule whose counters may be held under the account's id or address. */
 const ACCOUNT_RULES = [...Object.values(RULES), RECEIPTS];
@@ -62,8 +61,7 @@ export const mailPart: AccountPart = {
     return { links, mail, limits };
   },
   async erase({ kv, clock }, account) {
-    const held = await countersOf(kv, ACCOUNT_RULES, who(account), clock.now());
-    for (const c of held) await commit(atomic(kv).delete(c.key));
+    await dropCounters(kv, ACCOUNT_RULES, who(account), clock.now());
     return {};
   },
 };
