@@ -110,7 +110,8 @@ export async function setGrouping(deps: Deps, account: number, on: boolean): Pro
  * Adds a look's off and back alerts of `s` to the pending group of its place, in the look's
  * atomic `op` (checked against the group, so concurrent looks and the sender serialise).
  * False, and nothing added: the alerts go out at once (grouping off, a reminder, or no other
- * service of the account shares the place or group).
+ * service of the account shares the place or group), unless an alert of the service waits in
+ * the group already: then this one follows it there, so a back never goes out before its off.
  */
 export async function joinGroup(
   kv: Deno.Kv,
@@ -120,12 +121,13 @@ export async function joinGroup(
   now: number,
 ): Promise<boolean> {
   if (!said.length || said.some((a) => a.event !== "off" && a.event !== "back")) return false;
-  if (!await groupingOf(kv, s.account)) return false;
   const cluster = clusterOf(s);
+  const entry = await kv.get<Pending>(groupKey(s.account, cluster));
+  const waiting = entry.value?.members.some((m) => m.id === s.id) ?? false;
+  if (!waiting && !await groupingOf(kv, s.account)) return false;
   const total = (await listServices(kv, s.account))
     .filter(({ service }) => clusterOf(service) === cluster).length;
-  if (total < 2) return false;
-  const entry = await kv.get<Pending>(groupKey(s.account, cluster));
+  if (!waiting && total < 2) return false;
   op.check(entry);
   const g: Pending = entry.value ?? {
     account: s.account,

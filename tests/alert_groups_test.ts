@@ -348,3 +348,29 @@ Deno.test("alert groups: a service flapping within the two minutes keeps alterna
   assert.equal(kept("obobo"), "look 0 look 3 look 4");
   assert.equal(kept("bobobo"), "look 0 look 5");
 });
+
+Deno.test("alert groups: turned off while an off alert waits, the service's back follows it, never before it", async () => {
+  await using t = await testApp();
+  const { token, hooks } = await riverside(t, null);
+  await t.req("GET", `${hooks.Router.path}/fail`);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.equal(mailsTo(t, OPS).length, 0, "the off alert waits in its group");
+  const off = await t.req("PATCH", "/api/me/alert-settings", { token, body: { grouping: false } });
+  assert.equal(off.status, 200, off.text);
+  await t.req("GET", hooks.Router.path);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.equal(mailsTo(t, OPS).length, 0, "the back waits behind its off");
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), [
+    'Watched service "Router" is off',
+    'Watched service "Router" is back',
+  ]);
+  // Grouping off: the next failure alerts at once.
+  await t.req("GET", `${hooks.Printer.path}/fail`);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.equal(mailsTo(t, OPS).at(-1)!.subject, 'Watched service "Printer" is off');
+});
