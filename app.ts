@@ -29,25 +29,36 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // literal segment beside a parameter (/api/profiles/slug/:name next to /api/profiles/:id),
   // fails on the first request after compiling most of the routes, and falls back to this one.
   // It also takes routes after the first request, which the lazy mounts need.
-  const app = new Hono<AppEnv>({ router: new TrieRouter() });
+  const app = new Hono<AppEnv>({ router: keptMatches(new TrieRouter()) });
   const mount = mountAreas(app, deps);
   /** Requests whose areas could not load: answered with the error by `methodsOrFailure`. */
   const unavailable = new WeakMap<Request, unknown>();
 
-  app.use("*", measured);
-  // Heartbeats, the hottest request: a route of the app itself, before the page layer, the
-  // body guards and the route areas (api/hooks.ts `pingRoute`, loaded on the first ping).
-  // What it does not take goes on to the hooks area's routes, as does everything when its
-  // module cannot load (the area then answers the failure).
+  // Heartbeats, the hottest request: a route of the app itself, registered first, so it runs
+  // before the app's middleware, the page layer, the body guards and the route areas (api/hooks.ts
+  // `pingRoute`, loaded on the first ping), and counted, timed and logged here as `measured` does
+  // for every other request. What it does not take goes on to them and to the hooks area's
+  // routes, as does everything when its module cannot load (the area then answers the failure).
   let pings: Promise<ReturnType<typeof pingRoute> | null> | null = null;
   app.on(["GET", "POST"], PING_ROUTES, async (c, next) => {
     pings ??= import("./api/hooks.ts").then(
       (m) => m.pingRoute(deps, JSON_BODY_LIMIT),
       () => (pings = null),
     );
-    const route = await pings;
-    return route ? await route(c, next) : await next();
+    const taken = (await pings)?.(c);
+    if (!taken) return await next();
+    const t0 = performance.now();
+    const stats = requestStarted(c.req.method, taken.route);
+    let status = 500;
+    try {
+      const res = await taken.answer;
+      status = res.status;
+      return res;
+    } finally {
+      requestDone(stats, c.req.method, taken.route, status, t0);
+    }
   });
+  app.use("*", measured);
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
   app.get("/metrics", async (c) => {
@@ -170,6 +181,37 @@ function limitedBodies(): MiddlewareHandler<AppEnv> {
     c.req.raw = guardBody(c.req.raw);
     return await limited(c, next);
   };
+}
+
+/** Router answers kept, by method and path, until a route is added (or the bound is reached). */
+const MATCHES_KEPT = 4096;
+
+/**
+ * The trie router with its answers kept by method and path. Hono's trie search builds its
+ * answer anew for every request (arrays and a params object per matching handler: the largest
+ * allocation of a heartbeat ping, a tenth of its bytes); an answer depends only on the routes
+ * and the path, and nothing changes one after it is made. Adding a route (the lazy mounts)
+ * forgets them all. Paths carry ids and keys, so the set is emptied when full, as the mounts'
+ * `ready` set is.
+ */
+function keptMatches<T>(router: TrieRouter<T>): TrieRouter<T> {
+  const kept = new Map<string, ReturnType<TrieRouter<T>["match"]>>();
+  const add = router.add.bind(router);
+  const match = router.match.bind(router);
+  router.add = (method, path, handler) => {
+    kept.clear();
+    add(method, path, handler);
+  };
+  router.match = (method, path) => {
+    const id = `${method} ${path}`;
+    let found = kept.get(id);
+    if (!found) {
+      if (kept.size >= MATCHES_KEPT) kept.clear();
+      kept.set(id, found = match(method, path));
+    }
+    return found;
+  };
+  return router;
 }
 
 const methodTables = new WeakMap<Hono<AppEnv>, { size: number; table: TrieRouter<string> }>();

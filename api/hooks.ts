@@ -2,7 +2,7 @@ import { z } from "zod";
 import { beat, BODY_MAX, countHeartbeat, pingAnswer, type Signal } from "../kv/hooks.ts";
 import { roughOrigin } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
-import { errorAnswer, fail } from "../http/errors.ts";
+import { errorAnswer, fail, logBug } from "../http/errors.ts";
 import { BodyReadError } from "../http/body.ts";
 import { cutChars } from "../lib/text.ts";
 import { createRoute, type Ctx, errors, json, router } from "../http/router.ts";
@@ -77,7 +77,22 @@ interface PingInput {
   rid: string | undefined;
   contentType: string | undefined;
   body: ReadableStream<Uint8Array> | null;
+  /** The body's length when known (`pingRoute`), and a read of it whole. */
+  whole?: number;
+  bytes?: () => Promise<Uint8Array>;
   address: string;
+}
+
+/** At most `max` bytes of a ping's body: read whole when its known length is within `max`. */
+async function readBody(p: PingInput, max: number): Promise<Uint8Array> {
+  if (p.bytes && p.whole !== undefined && p.whole <= max) {
+    try {
+      return await p.bytes();
+    } catch (err) {
+      throw new BodyReadError(err);
+    }
+  }
+  return await readChunks(p.body!, max);
 }
 
 /**
@@ -92,9 +107,9 @@ async function statusOf(p: PingInput): Promise<{ status: string; body: string }>
     return { status: cutChars((status ?? "").trim(), STATUS_MAX), body };
   }
   if (!/json/i.test(p.contentType ?? "")) {
-    body = cutText(await readChunks(p.body, BODY_MAX), BODY_MAX);
+    body = cutText(await readBody(p, BODY_MAX), BODY_MAX);
   } else {
-    const bytes = await readChunks(p.body, Infinity);
+    const bytes = await readBody(p, Infinity);
     const raw = dec.decode(bytes);
     body = cutText(bytes, BODY_MAX);
     if (raw.trim() !== "") {
@@ -219,39 +234,46 @@ const JSON_HEADERS = {
   "x-content-type-options": "nosniff",
 };
 
+/** A ping `pingRoute` takes: the route pattern it stands for, and its answer. */
+export interface TakenPing {
+  route: string;
+  answer: Promise<Response>;
+}
+
 /**
- * The heartbeat's hot path as a plain Hono handler, which app.ts registers on its own app
- * before the page layer, the body guards and the route areas: the same `ping`, the same
- * answers and errors as the routes above, without the route layer's validators, for the
- * requests whose form it can tell at a glance (GET or POST, a well-formed key and signal,
+ * The heartbeat's hot path, for a plain Hono route that app.ts registers first on its own app,
+ * before its middleware, the page layer, the body guards and the route areas: the same `ping`,
+ * the same answers and errors as the routes above, without the route layer's validators, for
+ * the requests whose form it can tell at a glance (GET or POST, a well-formed key and signal,
  * `status` and `rid` at most once each, a body with a length within `bodyLimit`). Anything
- * else goes on (`next`) to the routes, which answer it as before. Counted, timed and logged
- * by the app's `measured` middleware as any request.
+ * else gets null and goes on (`next`) to the routes, which answer it as before. The app counts,
+ * times and logs a taken ping as any request.
  */
 export function pingRoute(deps: Deps, bodyLimit: number) {
-  return async (c: Ctx, next: () => Promise<void>): Promise<Response | void> => {
+  return (c: Ctx): TakenPing | null => {
     const req = c.req.raw;
-    if (req.method !== "GET" && req.method !== "POST") return await next();
+    if (req.method !== "GET" && req.method !== "POST") return null;
     const q = req.url.indexOf("?");
     const start = req.url.indexOf("/api/hooks/");
-    const m = start < 0
-      ? null
-      : PING_PATH.exec(q < 0 ? req.url.slice(start) : req.url.slice(start, q));
-    if (!m || !req.url.slice(0, start).match(/^https?:\/\/[^/]*$/)) return await next();
+    if (start < 0) return null;
+    const m = PING_PATH.exec(q < 0 ? req.url.slice(start) : req.url.slice(start, q));
+    if (!m || !req.url.slice(0, start).match(/^https?:\/\/[^/]*$/)) return null;
     let status: string | undefined;
     let rid: string | undefined;
     if (q >= 0) {
       const params = new URLSearchParams(req.url.slice(q + 1));
       const all = params.getAll("status");
       const rids = params.getAll("rid");
-      if (all.length > 1 || rids.length > 1) return await next();
+      if (all.length > 1 || rids.length > 1) return null;
       status = all[0];
       rid = rids[0];
     }
-    if (req.body) {
-      const length = Number(req.headers.get("content-length") ?? NaN);
-      if (!(length >= 0 && length <= bodyLimit)) return await next();
+    let length = 0;
+    if (req.method === "POST" && req.body) {
+      length = Number(req.headers.get("content-length") ?? NaN);
+      if (!(length >= 0 && length <= bodyLimit)) return null;
     }
+    const route = m[2] === undefined ? "/api/hooks/:key" : "/api/hooks/:key/:signal";
     const input: PingInput = {
       method: req.method,
       key: m[1],
@@ -259,20 +281,30 @@ export function pingRoute(deps: Deps, bodyLimit: number) {
       status,
       rid,
       contentType: req.headers.get("content-type") ?? undefined,
-      body: req.body,
+      body: length > 0 ? req.body : null,
+      // The whole body, when its length says it is within what would be read of it: read at
+      // once, without a reader and a promise per chunk.
+      whole: length,
+      bytes: () => req.bytes(),
       address: clientOrigin(deps, c),
     };
-    try {
-      return new Response(JSON.stringify(await ping(deps, input)), {
-        headers: { ...JSON_HEADERS, "cache-control": "no-store" },
-      });
-    } catch (err) {
-      const e = errorAnswer(err as Error);
-      if (!e) throw err; // a bug: the app's error handler logs it and answers 500
-      return new Response(JSON.stringify(e.body), {
-        status: e.status,
-        headers: { ...JSON_HEADERS, ...e.headers },
-      });
-    }
+    const answer = ping(deps, input).then(
+      (a) =>
+        new Response(JSON.stringify(a), {
+          headers: { ...JSON_HEADERS, "cache-control": "no-store" },
+        }),
+      (err) => {
+        const e = errorAnswer(err);
+        if (e) {
+          return new Response(JSON.stringify(e.body), {
+            status: e.status,
+            headers: { ...JSON_HEADERS, ...e.headers },
+          });
+        }
+        logBug(req.method, route, err);
+        return new Response('{"error":"internal error"}', { status: 500, headers: JSON_HEADERS });
+      },
+    );
+    return { route, answer };
   };
 }

@@ -387,8 +387,9 @@ Deno.test("hooks: the app's ping route answers every ping as the area's routes d
   const info = { remoteAddr: { hostname: "127.0.0.1" } };
   const url = `http://localhost${unknown}`;
   const via = new Hono().use("*", async (c, next) => {
-    const res = await take(c as unknown as Ctx, next);
-    if (res) return res;
+    const taken = take(c as unknown as Ctx);
+    if (!taken) return await next();
+    return await taken.answer;
   }).all("*", (c) => c.text("routed"));
   const answer = async (req: Request) => {
     const res = await via.fetch(req, info);
