@@ -340,6 +340,29 @@ Deno.test("pages: notes posted on /me/status-page, the timeline and the follow f
   const bad = await t.req("POST", `/status/${slug}/follow`, form({ email: "nope" }));
   assert.equal(bad.status, 400);
   assert.match(bad.text, /id="f-email-error"/);
+  // Over the limit of one address (3 an hour): the form again, the wait in plain words
+  // beside the field, 429 and Retry-After kept.
+  const other = "other@example.net";
+  for (let i = 0; i < 3; i++) {
+    const ok = await t.req("POST", `/status/${slug}/follow`, {
+      ...form({ email: other }),
+      from: `203.0.113.${i}`,
+    });
+    assert.equal(ok.status, 303);
+  }
+  const limited = await t.req("POST", `/status/${slug}/follow`, {
+    ...form({ email: other }),
+    from: "203.0.113.9",
+  });
+  assert.equal(limited.status, 429);
+  assert.equal(limited.headers.get("retry-after"), "3600");
+  assert.match(limited.text, /<h2 id="follow">Follow by mail<\/h2>/);
+  assert.match(
+    limited.text,
+    /id="f-email-error"[^>]*>[^<]*Too many requests for now; try again in an hour\./,
+  );
+  assert.match(limited.text, /value="other@example.net"/);
+  assert.doesNotMatch(limited.text, /seconds/);
   const asked = await t.req("POST", `/status/${slug}/follow`, form({ email: FAN }));
   assert.equal(asked.status, 303);
   assert.equal(asked.headers.get("location"), `/status/${slug}?follow=sent`);
