@@ -203,7 +203,7 @@ export function staticRoutes(_deps: Deps) {
   const app = webRouter();
   app.get("/static/:name", async (c) => {
     const name = c.req.param("name");
-    if (name.startsWith("swagger-ui")) await import("./_swagger.ts");
+    if (name.startsWith("swagger-ui")) (await import("./_swagger.ts")).swaggerAssets();
     const a = asset(name);
     if (!a) throw new HTTPException(404);
     const versioned = c.req.query("v") === a.hash;
