@@ -46,9 +46,12 @@ const ServiceSchema = z.object({
   created: z.string(),
   alerts: z.boolean(),
   threshold: z.number().int().meta({
-    description: "Consecutive failed checks before warn or off (1 to 5)",
+    description: "Consecutive failed checks before warn or off (1 to 5); heartbeats: failed or " +
+      "missing runs before off",
   }),
-  failed_checks: z.number().int().meta({ description: "Failed checks in a row so far" }),
+  failed_checks: z.number().int().meta({
+    description: "Failed checks in a row so far; heartbeats: failed or missing runs in a row",
+  }),
   remind: z.number().int().nullable().meta({
     description: "Hours between reminders while off (1 to 24); null: none",
   }),
@@ -64,6 +67,12 @@ const ServiceSchema = z.object({
   }),
   channels: z.array(z.number().int()).meta({
     description: "Webhook channels alerted besides mail (GET /api/me/channels)",
+  }),
+  min_duration: z.number().int().nullable().meta({
+    description: "Heartbeats: seconds a run takes at least (a shorter one failed); null: none",
+  }),
+  paused: z.boolean().meta({
+    description: "Heartbeats: paused (state wait, no alerts, no lateness); PATCH paused resumes",
   }),
   badge_path: z.string().nullable().meta({
     description: "Path of the public SVG badge (POST .../badge makes or replaces it)",
@@ -131,7 +140,8 @@ const patchMeServicesRoute = (deps: Deps) =>
     method: "patch",
     path: "/me/services/{id}",
     tags: ["services"],
-    summary: "Change name, what, group, place, interval or alerts (not kind or target)",
+    summary: "Change name, what, group, place, interval, alerts and the other settings " +
+      "(not kind or target); pause or resume a heartbeat",
     security: bearer,
     middleware: [requireToken(deps)],
     request: { params: Params, ...body(PatchBody) },

@@ -45,6 +45,9 @@ const PublicPageSchema = z.object({
     maintenance: z.boolean().meta({
       description: "A maintenance window covers it now: its failures alert nobody",
     }),
+    paused: z.boolean().meta({
+      description: "A heartbeat its owner paused: state wait, no alerts",
+    }),
     uptime: z.number().nullable(),
     days: z.array(z.object({
       date: z.string(),

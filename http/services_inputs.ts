@@ -38,7 +38,13 @@ const remind = z.number().int().min(1).max(24).nullable().meta({
     "its off alert, 1 to 24; null: no reminders",
 });
 const threshold = z.number().int().min(1).max(5).meta({
-  description: "Consecutive failed checks before a checked service turns warn or off",
+  description: "Consecutive failed checks before a checked service turns warn or off; for a " +
+    "heartbeat, consecutive failed or missing runs before it turns off",
+});
+const minDuration = z.number().int().min(1).max(7 * 24 * 3600).nullable().meta({
+  description: "Heartbeats only: seconds a run takes at least; a start followed by a success " +
+    "sooner counts as a failed run. Shorter than the run's grace; null: no minimum",
+  example: 300,
 });
 
 export const CreateBody = z.object({
@@ -60,6 +66,7 @@ export const CreateBody = z.object({
   grace: grace.optional(),
   channels: channels.default([]),
   remind: remind.default(null),
+  min_duration: minDuration.optional(),
 }).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
@@ -78,6 +85,11 @@ export const PatchBody = z.object({
   grace: grace.optional(),
   channels: channels.optional(),
   remind: remind.optional(),
+  min_duration: minDuration.optional(),
+  paused: z.boolean().optional().meta({
+    description: "Heartbeats only: true pauses it (no alerts, no lateness, no missing runs), " +
+      "false resumes it afresh",
+  }),
   check: fixed.optional(),
   kind: fixed.optional(),
   target: fixed.optional(),

@@ -50,7 +50,10 @@ export interface HookRef {
   account: number;
   id: number;
   name: string;
-  /** Minutes a started run may take before it counts as failed (absent: 60). */
+  /**
+   * Minutes after a start signal when the runner first looks: the run's grace, or its shorter
+   * minimum duration (kv/services.ts `startLook`; absent: 60).
+   */
   grace?: number;
 }
 

@@ -9,6 +9,8 @@ import {
   getService,
   MAX_SERVICES,
   patchService,
+  runGrace,
+  type Service,
   type ServicePatch,
   type ServiceView,
   serviceView,
@@ -44,6 +46,8 @@ export interface NewServiceInput {
   grace?: number;
   channels: number[];
   remind?: number | null;
+  /** Heartbeats: seconds a run (start to success) takes at least; null: no minimum. */
+  min_duration?: number | null;
 }
 
 /** A change as the API's `ServicePatch` schema gives it; kind and target never change. */
@@ -103,6 +107,31 @@ async function validChannels(deps: Deps, account: number, ids: number[]): Promis
   return unique;
 }
 
+/**
+ * A heartbeat's run options checked against its kind and timing: a minimum duration or a
+ * pause only for a heartbeat, and the minimum shorter than the time a run may take (its
+ * grace), else every run would fail. `invalid` naming the field.
+ */
+function runOptions(
+  s: Pick<Service, "kind" | "interval" | "schedule" | "min_duration">,
+  paused: boolean | undefined,
+): void {
+  const hb = s.kind === "webhook";
+  if (s.min_duration != null && !hb) {
+    invalid("min_duration: only a heartbeat's runs have a duration", "min_duration");
+  }
+  if (paused !== undefined && !hb) {
+    invalid("paused: only a heartbeat can be paused; set alerts to false instead", "paused");
+  }
+  if (s.min_duration != null && s.min_duration >= runGrace(s) * 60) {
+    invalid(
+      `min_duration: must be shorter than the ${runGrace(s)} minutes a run may take ` +
+        "(the schedule's grace, or the interval)",
+      "min_duration",
+    );
+  }
+}
+
 /** The address a heartbeat calls. */
 export const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
 
@@ -122,6 +151,11 @@ export async function addService(
   const sched = input.schedule != null
     ? validSchedule(target.kind, input.schedule, input.tz ?? "UTC", input.grace ?? 60)
     : null;
+  const minDuration = input.min_duration ?? null;
+  runOptions(
+    { ...input, kind: target.kind, schedule: sched, min_duration: minDuration },
+    undefined,
+  );
   // Fail fast before a check runs; the atomic of createService enforces the limit for real.
   if (await countServices(deps.kv, me.id) >= MAX_SERVICES) {
     conflict(`at most ${MAX_SERVICES} services per account; remove one first`, {
@@ -149,6 +183,7 @@ export async function addService(
     remind: input.remind ?? null,
     schedule: sched,
     channels: chans,
+    ...(target.kind === "webhook" ? { min_duration: minDuration } : {}),
   }, first);
   const item = serviceView(service, null, deps.clock.now());
   return { item, hook_url: key ? hookUrl(deps, key) : null };
@@ -193,6 +228,13 @@ export async function editService(
         grace ?? cur.schedule?.grace ?? 60,
       );
     }
+  }
+  // A minimum duration, a pause, or a timing that a minimum must stay within.
+  const timing = patch.interval !== undefined || patch.schedule !== undefined;
+  if (timing || patch.min_duration !== undefined || patch.paused !== undefined) {
+    const cur = (await getService(deps.kv, me.id, id)).value;
+    if (!cur) notFound("no such service");
+    runOptions({ ...cur, ...patch } as Service, patch.paused);
   }
   const s = await patchService(deps, me.id, id, patch);
   if (!s) notFound("no such service");

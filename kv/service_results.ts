@@ -8,7 +8,7 @@
  * kv/grouped_alerts.ts sends the group. The rules are kv/alert_rules.ts's. Holds no keys: the
  * record is written with kv/services.ts `putService`, the due index with kv/service_due.ts.
  */
-import { HOUR, iso, MINUTE } from "../lib/clock.ts";
+import { DAY, HOUR, iso, MINUTE } from "../lib/clock.ts";
 import type { CheckResult } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { Mail } from "../lib/mail.ts";
@@ -34,13 +34,15 @@ import {
   beatLimits,
   firstLook,
   floorMinute,
+  judgeBeat,
   minuteAfter,
   openFailure,
   openRun,
-  pulseState,
   runGrace,
+  runsNote,
   type Service,
   type State,
+  type Verdict,
 } from "./service_state.ts";
 import { getService, putService } from "./services.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
@@ -238,24 +240,31 @@ function nextLook(
 const failureText = (f: NonNullable<Pulse["failed"]>) =>
   `failure signalled ${iso(f.at)}${f.status ? `: ${f.status}` : ""}`;
 
-/** What a heartbeat's signals say at `now`, for alerts and history. */
-function heartbeatStatus(pulse: Pulse, runEnd: number | null, now: number): string {
+/** What a heartbeat's signals say at `now`, for alerts and history (with the runs counted). */
+function heartbeatStatus(s: Service, v: Verdict, runEnd: number | null, now: number): string {
+  const pulse = v.pulse;
   const failure = openFailure(pulse);
   const run = openRun(pulse);
-  if (failure) return failureText(failure);
+  const note = runsNote(v, s.threshold ?? 1);
+  if (v.paused) return `paused since ${iso(s.paused_at!)}`;
+  if (failure) return failureText(failure) + note;
   if (run && runEnd !== null && now > runEnd) {
-    return `run started ${iso(run.at)} did not end within the grace time`;
+    return `run started ${iso(run.at)} did not end within the grace time${note}`;
   }
-  return pulse.beat ? `last heartbeat ${iso(pulse.beat.at)}` : "no heartbeat";
+  if (v.short) return v.short + note;
+  return (pulse?.beat ? `last heartbeat ${iso(pulse.beat.at)}` : "no heartbeat") + note;
 }
 
 /** When a heartbeat turned `state`, as far as its signals tell. */
-function changedAt(s: Service, pulse: Pulse, state: State, runEnd: number | null, now: number) {
+function changedAt(s: Service, v: Verdict, state: State, runEnd: number | null, now: number) {
+  const pulse = v.pulse;
   const failure = openFailure(pulse);
-  const beat = pulse.beat;
+  const beat = pulse?.beat;
   const lim = beat ? beatLimits(s, beat.at) : null;
+  if (v.paused) return now;
   if (failure) return failure.at;
   if (state === "off" && runEnd !== null && now > runEnd) return runEnd + 1;
+  if (state === "off" && v.offSince !== null) return v.offSince + 1;
   if (!beat || !lim) return now;
   return state === "ok" ? beat.at : state === "warn" ? lim.warn + 1 : lim.off + 1;
 }
@@ -272,13 +281,16 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
   let sends: Sends[] = [];
   await transact(async () => {
     sends = [];
-    const [entry, pulse] = await Promise.all([
+    const [entry, signals] = await Promise.all([
       getService(kv, claimed.account, claimed.id),
       getPulse(kv, claimed.account, claimed.id),
     ]);
     const old = entry.value;
     if (!old) return { op: null, result: null };
-    const state = pulseState(pulse, old, now);
+    // Its runs judged (threshold, minimum duration, pause): the signals since a resume.
+    const v = judgeBeat(signals, old, now);
+    const pulse = v.pulse ?? { beat: null, start: null, failed: null };
+    const state = v.state;
     const run = openRun(pulse);
     const runEnd = run ? run.at + runGrace(old) * MINUTE : null;
     const quiet = maintenanceUntil(windows, old, now);
@@ -288,12 +300,25 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     // before `looked` existed have no such look to compare with. Not inside a maintenance
     // window: a failure there alerts nobody.
     const f = pulse.failed;
-    const blip = quiet === null && f !== null && old.looked !== undefined && f.at > old.looked &&
-      state !== "off" && old.seen !== "off" && old.alerts && !old.down_mailed;
-    const s: Service = { ...old, ...marks, seen: state, looked: Math.max(now, f?.at ?? 0) };
+    // Below the threshold a failure closed so alerts nobody.
+    const blip = quiet === null && !v.paused && f !== null && old.looked !== undefined &&
+      f.at > old.looked &&
+      state !== "off" && old.seen !== "off" && old.alerts && !old.down_mailed &&
+      v.count.peak >= (old.threshold ?? 1);
+    const s: Service = {
+      ...old,
+      ...marks,
+      seen: state,
+      looked: Math.max(now, f?.at ?? 0),
+      streak: v.count.streak,
+      judged: v.count.judged,
+    };
     s.due = nextLook(s, state, pulse.beat, runEnd, marks.held ? quiet : null, now);
+    // The next missing run may reach the threshold; a paused one waits for its resume.
+    if (v.nextMiss !== null && state !== "off") s.due = Math.min(s.due, minuteAfter(v.nextMiss));
+    if (v.paused) s.due = floorMinute(now) + DAY;
     const op = moveDue(atomic(kv).check(entry), old.due, s.due, old.id, old.account);
-    const status = heartbeatStatus(pulse, runEnd, now);
+    const status = heartbeatStatus(old, v, runEnd, now);
     let previous = old.since ?? 0;
     if (blip) {
       previous = Math.min(now, Math.max(f.at, previous + 1));
@@ -304,7 +329,7 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     }
     if (state !== old.seen || blip) {
       // Never before the previous change.
-      s.since = Math.min(now, Math.max(changedAt(old, pulse, state, runEnd, now), previous + 1));
+      s.since = Math.min(now, Math.max(changedAt(old, v, state, runEnd, now), previous + 1));
       recordChange(op, old.account, old.id, s.since, {
         state,
         status: pulse.beat?.status ?? status,

@@ -1,8 +1,8 @@
 /**
  * A watched service's record and its state machine, without storage: the record type, when a
- * heartbeat turns warn and off, what its pulse says, and the view the API and the pages show.
- * Pure functions of their inputs (kv/services.ts stores records and records results with them).
- * Holds no keys.
+ * heartbeat turns warn and off, what its pulse says (its runs judged against the threshold and
+ * the minimum duration, a pause), and the view the API and the pages show. Pure functions of
+ * their inputs (kv/services.ts stores records and records results with them). Holds no keys.
  */
 import { iso, isoOrNull, MINUTE } from "../lib/clock.ts";
 import type { CheckState } from "../lib/checks/mod.ts";
@@ -33,10 +33,28 @@ export interface Service {
    * state before it ("wait" when there was none).
    */
   last: { state: State; status: string; checked: number; ms: number } | null;
-  /** Consecutive failed checks needed before warn or off (1 to 5; absent: 1). */
+  /**
+   * Consecutive failed checks (checked kinds) or failed or missing runs (heartbeats) needed
+   * before off (1 to 5; absent: 1).
+   */
   threshold?: number;
-  /** Consecutive failed (not ok) checks up to the last one. */
+  /**
+   * Checked kinds: consecutive failed (not ok) checks up to the last one. Heartbeats: failed
+   * or missing runs in a row the runner counted up to the signals in `judged` (the missing
+   * runs since the last of them are counted when read).
+   */
   streak?: number;
+  /**
+   * Heartbeats: the times of the last success and failure signals counted into `streak`
+   * (0: none).
+   */
+  judged?: { beat: number; fail: number };
+  /** Heartbeats: a run (start to success) shorter than this many seconds failed; null: none. */
+  min_duration?: number | null;
+  /** Heartbeats: paused since then (no alerts, no lateness); null/absent: not paused. */
+  paused_at?: number | null;
+  /** Heartbeats: when it was last resumed: signals before it are no longer judged. */
+  resumed?: number;
   /** The unguessable token of the service's public badge (kv/status_page.ts), if made. */
   badge?: string;
   /** Alert channels (kv/channels.ts ids) alerted besides mail. */
@@ -133,37 +151,225 @@ export function openFailure(p: Pulse | null): Pulse["failed"] {
   return f;
 }
 
+/** What a heartbeat's record says of how its runs are judged. */
+type Judging = Pick<
+  Service,
+  | "interval"
+  | "schedule"
+  | "threshold"
+  | "streak"
+  | "judged"
+  | "min_duration"
+  | "paused_at"
+  | "resumed"
+  | "looked"
+>;
+
 /**
- * A heartbeat's state from its signals: off at once after a failure (until a success), off
- * when a started run outlives its grace, otherwise by the last success (beatState).
+ * The signals judged: those since the last resume. A heartbeat that had run before it counts
+ * its lateness from the resume, as if it had beaten then; one that never ran still waits.
  */
-export function pulseState(
-  p: Pulse | null,
+export function sinceResume(p: Pulse | null, s: Pick<Service, "resumed">): Pulse | null {
+  const r = s.resumed;
+  if (!p || r === undefined) return p;
+  const keep = <T extends { at: number }>(x: T | null) => (x && x.at >= r ? x : null);
+  const ran = p.beat || p.failed || p.start;
+  const beat = keep(p.beat) ?? (ran ? { at: r, status: `resumed ${iso(r)}` } : null);
+  return { beat, start: keep(p.start), failed: keep(p.failed) };
+}
+
+/** "2 s", "5 minutes", "3 hours": a run's length in words. */
+export function spanText(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  const m = Math.round(s / 60);
+  return m < 120 ? `${m} minutes` : `${Math.round(m / 60)} hours`;
+}
+
+/**
+ * The last success, when it ended a run (from the latest start before it, not ended by a
+ * failure) shorter than the minimum duration: the status saying so; else null. A success
+ * without a start before it cannot be judged and counts as good.
+ */
+export function shortRun(p: Pulse | null, s: Pick<Service, "min_duration">): string | null {
+  const min = s.min_duration;
+  const b = p?.beat;
+  const st = p?.start;
+  if (!min || !b || !st || st.at >= b.at) return null;
+  if (p.failed && p.failed.at > st.at && p.failed.at <= b.at) return null;
+  const took = b.at - st.at;
+  if (took >= min * 1000) return null;
+  return `run took ${spanText(took)}, less than the ${spanText(min * 1000)} it should take`;
+}
+
+/** Missing runs can be counted so far after the last run under a schedule (cron steps). */
+const MISSES_COUNTED = 10;
+
+/**
+ * The missing runs after a run that ended at `at`: the k-th counts once its expected time
+ * plus the grace has passed (a fixed interval's grace is one interval, so the first is SPEC's
+ * "older than twice the interval"; a schedule's k-th time after the run plus its grace).
+ * `count` of them by `now`, and `limit(k)`, when the k-th counts (null: never).
+ */
+export function missedRuns(
   s: Pick<Service, "interval" | "schedule">,
+  at: number,
   now: number,
-): State {
-  if (openFailure(p)) return "off";
-  const run = openRun(p);
-  if (run && now > run.at + runGrace(s) * MINUTE) return "off";
-  if (!p?.beat) return run ? "ok" : "wait";
-  return beatState(p.beat, s, now);
+): { count: number; limit: (k: number) => number | null } {
+  if (!s.schedule) {
+    const i = s.interval * MINUTE;
+    return {
+      count: Math.max(0, Math.ceil((now - at) / i) - 2),
+      limit: (k) => at + (k + 1) * i,
+    };
+  }
+  const sched = s.schedule;
+  const limits: number[] = [];
+  let t = at;
+  while (limits.length < MISSES_COUNTED) {
+    const due = nextDueAfter(sched, t);
+    if (due === null) break;
+    limits.push(due + sched.grace * MINUTE);
+    if (limits.at(-1)! >= now) break;
+    t = due;
+  }
+  return {
+    count: limits.filter((l) => l < now).length,
+    limit: (k) => limits[k - 1] ?? null,
+  };
+}
+
+/** The runs the record counted, with the ends its signals add since (failures, short runs). */
+export interface RunCount {
+  /** Failed or missing runs in a row up to the last end. */
+  streak: number;
+  /** The most it reached on the way (a failure a success then closed). */
+  peak: number;
+  judged: { beat: number; fail: number };
+}
+
+/**
+ * Adds the run ends the runner has not counted yet (the last success and failure, if newer
+ * than `judged`) to the record's streak, oldest first, with the missing runs before each: a
+ * failure or a short run adds one, a good success ends the streak. Records from before
+ * `judged` count what their last look (`looked`) had seen as judged.
+ */
+export function countRuns(p: Pulse | null, s: Judging): RunCount {
+  const seen = s.looked ?? 0;
+  const atOrBefore = (x: { at: number } | null | undefined) => (x && x.at <= seen ? x.at : 0);
+  const j = s.judged ?? { beat: atOrBefore(p?.beat), fail: atOrBefore(p?.failed) };
+  let streak = s.streak ?? 0;
+  let peak = streak;
+  // The last end counted (0: none known).
+  let anchor = Math.max(j.beat, j.fail);
+  const ends: { at: number; ok: boolean }[] = [];
+  if (p?.beat && p.beat.at > j.beat) ends.push({ at: p.beat.at, ok: true });
+  if (p?.failed && p.failed.at > j.fail) ends.push({ at: p.failed.at, ok: false });
+  // A success and a failure of the same millisecond: the failure is the later (openFailure).
+  ends.sort((a, b) => a.at - b.at || (a.ok ? -1 : 1));
+  for (const e of ends) {
+    if (anchor > 0) streak += missedRuns(s, anchor, e.at).count;
+    streak = e.ok && !shortRun(p, s) ? 0 : streak + 1;
+    peak = Math.max(peak, streak);
+    anchor = e.at;
+  }
+  return {
+    streak,
+    peak,
+    judged: {
+      beat: Math.max(j.beat, p?.beat?.at ?? 0),
+      fail: Math.max(j.fail, p?.failed?.at ?? 0),
+    },
+  };
+}
+
+/** A heartbeat judged at `now` from its signals and its record. */
+export interface Verdict {
+  state: State;
+  /** Failed or missing runs in a row now (`failed_checks`). */
+  runs: number;
+  paused: boolean;
+  /** The signals judged (since the last resume). */
+  pulse: Pulse | null;
+  /** The runs to store in the record (`streak`, `judged`), and the highest streak reached. */
+  count: RunCount;
+  /** The last run ended shorter than its minimum: the status saying so. */
+  short: string | null;
+  /** When the state turned off by missing runs (the threshold's), else null. */
+  offSince: number | null;
+  /** When the next missing run counts, else null. */
+  nextMiss: number | null;
+}
+
+/**
+ * A heartbeat's state from its runs: a failure (a fail signal, or a run shorter than its
+ * minimum duration), a started run past its grace and each missing run count one, and
+ * `threshold` of them in a row turn it off (one: off at once after a failure, off when a
+ * started run outlives its grace, off past twice the interval, as SPEC.md has it). Below
+ * the threshold a failed or missing run reads warn; otherwise ok, or warn when late
+ * (beatState), wait before any run. Paused: wait, nothing counted.
+ */
+export function judgeBeat(p: Pulse | null, s: Judging, now: number): Verdict {
+  const q = sinceResume(p, s);
+  const count = countRuns(q, s);
+  if (s.paused_at != null) {
+    const none = { runs: 0, short: null, offSince: null, nextMiss: null };
+    return { state: "wait", paused: true, pulse: q, count, ...none };
+  }
+  const threshold = s.threshold ?? 1;
+  const failure = openFailure(q);
+  const short = failure ? null : shortRun(q, s);
+  const failed = Math.max(count.streak, failure || short ? 1 : 0);
+  const run = openRun(q);
+  const over = run && now > run.at + runGrace(s) * MINUTE ? 1 : 0;
+  const last = Math.max(q?.beat?.at ?? -Infinity, q?.failed?.at ?? -Infinity);
+  const missed = Number.isFinite(last) ? missedRuns(s, last, now) : null;
+  const runs = failed + Math.max(over, missed?.count ?? 0);
+  // The missing run that reached the threshold, when missing runs did.
+  const k = threshold - failed;
+  const offSince = runs >= threshold && missed && k >= 1 && missed.count >= k && over === 0
+    ? missed.limit(k)
+    : null;
+  const nextMiss = missed ? missed.limit(missed.count + 1) : null;
+  const verdict = { runs, paused: false, pulse: q, count, short, offSince, nextMiss };
+  if (runs >= threshold) return { state: "off", ...verdict };
+  if (runs >= 1) return { state: "warn", ...verdict };
+  if (!q?.beat) return { state: run ? "ok" : "wait", ...verdict };
+  return { state: beatState(q.beat, s, now), ...verdict };
+}
+
+/** A heartbeat's state from its signals and its record (judgeBeat). */
+export function pulseState(p: Pulse | null, s: Judging, now: number): State {
+  return judgeBeat(p, s, now).state;
+}
+
+/** " (failed or missing run 1 of 3 before an alert)", " (3 failed or missing runs in a row)". */
+export function runsNote(v: Verdict, threshold: number): string {
+  if (threshold <= 1 || v.runs < 1) return "";
+  return v.runs < threshold
+    ? ` (failed or missing run ${v.runs} of ${threshold} before an alert)`
+    : ` (${v.runs} failed or missing runs in a row)`;
 }
 
 /** The status text of a heartbeat: the failure's, the run's, or the last success's. */
-function pulseStatus(p: Pulse | null, s: Service, now: number): string {
+function pulseStatus(v: Verdict, s: Service, now: number): string {
+  if (v.paused) return `paused since ${iso(s.paused_at!)}`;
+  const p = v.pulse;
   const f = openFailure(p);
-  if (f) return f.status || "failure signalled";
   const run = openRun(p);
-  if (run) {
-    return now > run.at + runGrace(s) * MINUTE
+  const text = f
+    ? f.status || "failure signalled"
+    : run
+    ? now > run.at + runGrace(s) * MINUTE
       ? "started, no end within the grace time"
-      : "running since " + iso(run.at);
-  }
-  return p?.beat ? p.beat.status : "waiting for the first heartbeat";
+      : "running since " + iso(run.at)
+    : v.short ?? (p?.beat ? p.beat.status : "waiting for the first heartbeat");
+  return text + runsNote(v, s.threshold ?? 1);
 }
 
 export function serviceView(s: Service, pulse: Pulse | null, now: number) {
   const hb = s.kind === "webhook";
+  const v = hb ? judgeBeat(pulse, s, now) : null;
   return {
     id: s.id,
     name: s.name,
@@ -173,21 +379,23 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number) {
     kind: s.kind,
     interval: s.interval,
     target_hint: s.hint,
-    state: hb ? pulseState(pulse, s, now) : s.last?.state ?? "wait",
-    status: hb ? pulseStatus(pulse, s, now) : s.last?.status ?? "not checked yet",
+    state: v ? v.state : s.last?.state ?? "wait",
+    status: v ? pulseStatus(v, s, now) : s.last?.status ?? "not checked yet",
     checked: hb ? null : isoOrNull(s.last?.checked),
     ms: hb ? null : s.last?.ms ?? null,
     beat: hb ? isoOrNull(pulse?.beat?.at) : null,
     created: iso(s.created),
     alerts: s.alerts,
     threshold: s.threshold ?? 1,
-    failed_checks: hb ? 0 : s.streak ?? 0,
+    failed_checks: v ? v.runs : s.streak ?? 0,
     cert_expires: isoOrNull(s.cert?.expires),
     schedule: s.schedule?.cron ?? null,
     tz: s.schedule?.tz ?? null,
     grace: s.schedule?.grace ?? null,
     channels: s.channels ?? [],
     remind: s.remind ?? null,
+    min_duration: s.min_duration ?? null,
+    paused: s.paused_at != null,
     badge_path: s.badge ? `/api/badges/${s.badge}.svg` : null,
   };
 }

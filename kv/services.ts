@@ -1,4 +1,4 @@
-import { MINUTE } from "../lib/clock.ts";
+import { DAY, MINUTE } from "../lib/clock.ts";
 import type { CheckResult } from "../lib/checks/mod.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -60,6 +60,7 @@ export {
   beatLimits,
   beatState,
   firstLook,
+  judgeBeat,
   openFailure,
   openRun,
   pulseState,
@@ -72,12 +73,19 @@ const badgeKey = (token: string) => ["service_badges", token] as const;
 const byIdKey = (id: number) => ["services_by_id", id] as const;
 const countKey = (account: number) => ["service_count", account] as const;
 
-/** What a hook key stands for (kv/hooks.ts): the service, its name and its run grace. */
+/**
+ * Minutes after a start signal when the runner first looks (the nudge the ping leaves): the
+ * run's grace, or sooner, the minimum duration, so a run that ended too soon alerts then.
+ */
+const startLook = (s: Service) =>
+  s.min_duration ? Math.min(runGrace(s), s.min_duration / 60) : runGrace(s);
+
+/** What a hook key stands for (kv/hooks.ts): the service, its name and when to look at a run. */
 const hookRef = (s: Service): HookRef => ({
   account: s.account,
   id: s.id,
   name: s.name,
-  grace: runGrace(s),
+  grace: startLook(s),
 });
 
 /** Adds a changed record of an existing service to an atomic (its indexes stay as they are). */
@@ -136,6 +144,7 @@ export interface NewService {
   schedule?: Schedule | null;
   channels?: number[];
   remind?: number | null;
+  min_duration?: number | null;
 }
 
 const tooMany = () =>
@@ -206,6 +215,28 @@ export interface ServicePatch {
   schedule?: Schedule | null;
   channels?: number[];
   remind?: number | null;
+  min_duration?: number | null;
+  /** Heartbeats: pause (true) or resume (false). */
+  paused?: boolean;
+}
+
+/**
+ * A heartbeat paused or resumed, in the atomic of its record. Pausing ends its outage's
+ * alerts (no back alert follows) and reads `wait` in its history, which leaves the paused
+ * time out of uptime; resuming starts afresh: nothing before it is judged, a heartbeat that
+ * had run is due one period after it, and the runner looks at once.
+ */
+function pauseInto(op: Atomic, old: Service, s: Service, paused: boolean, now: number): void {
+  if (paused === (old.paused_at != null)) return;
+  if (paused) {
+    Object.assign(s, { paused_at: now, seen: "wait", since: now, down_mailed: false });
+    Object.assign(s, { held: false, streak: 0, due: floorMinute(now) + DAY });
+    recordChange(op, s.account, s.id, now, { state: "wait", status: "paused" });
+  } else {
+    Object.assign(s, { paused_at: null, resumed: now, looked: now, streak: 0 });
+    Object.assign(s, { judged: { beat: now, fail: now }, due: floorMinute(now) });
+  }
+  moveDue(op, old.due, s.due, s.id, s.account);
 }
 
 export async function patchService(
@@ -220,9 +251,12 @@ export async function patchService(
     const entry = await getService(kv, account, id);
     if (!entry.value) return { op: null, result: null };
     const old = entry.value;
-    const s: Service = { ...old, ...patch };
+    const { paused, ...fields } = patch;
+    const s: Service = { ...old, ...fields };
     const op = atomic(kv).check(entry);
-    if (patch.interval !== undefined && patch.interval !== old.interval) {
+    if (paused !== undefined && paused !== (old.paused_at != null)) {
+      pauseInto(op, old, s, paused, now);
+    } else if (patch.interval !== undefined && patch.interval !== old.interval) {
       // The next look comes one new interval after the last one, or now if that is past.
       const base = old.last?.checked ?? old.created;
       s.due = Math.max(floorMinute(now), floorMinute(base) + s.interval * MINUTE);
@@ -235,7 +269,7 @@ export async function patchService(
       s.due = floorMinute(now);
       moveDue(op, old.due, s.due, id, account);
     }
-    if (s.hook && (s.name !== old.name || runGrace(s) !== runGrace(old))) {
+    if (s.hook && (s.name !== old.name || startLook(s) !== startLook(old))) {
       putHookRef(op, s.hook, hookRef(s));
     }
     op.set(serviceKey(account, id), s);

@@ -6,8 +6,8 @@ import { serviceHistory, serviceMaintenance } from "./windows.ts";
 import { listWindows, maintenanceUntil, type Window } from "./maintenance.ts";
 import {
   getService,
+  judgeBeat,
   listServices,
-  pulseState,
   type Service,
   serviceByBadge,
   type State,
@@ -56,6 +56,8 @@ export interface PublicService {
   state: State;
   /** A maintenance window covers it now (its failures alert nobody). */
   maintenance: boolean;
+  /** A heartbeat its owner paused (state wait, no alerts). */
+  paused: boolean;
   uptime: number | null;
   days: { date: string; uptime: number | null; maintenance_s: number }[];
   note: string;
@@ -69,6 +71,12 @@ export interface PublicPage {
   notes: ReturnType<typeof noteView>[];
 }
 
+/** A service's state now: a heartbeat's judged from its signals, a check's last result. */
+const stateOf = async (deps: Deps, s: Service, now: number): Promise<State> =>
+  s.kind === "webhook"
+    ? judgeBeat(await getPulse(deps.kv, s.account, s.id), s, now).state
+    : s.last?.state ?? "wait";
+
 /** What a service shows in public: name, state, 90 daily bars, uptime, the owner's note. */
 async function publicService(
   deps: Deps,
@@ -77,14 +85,13 @@ async function publicService(
   windows: Window[],
 ): Promise<PublicService> {
   const now = deps.clock.now();
-  const state = s.kind === "webhook"
-    ? pulseState(await getPulse(deps.kv, s.account, s.id), s, now)
-    : s.last?.state ?? "wait";
+  const state = await stateOf(deps, s, now);
   const h = await serviceHistory(deps.kv, s, now, windows);
   return {
     name: s.name,
     state,
     maintenance: maintenanceUntil(windows, s, now) !== null,
+    paused: s.paused_at != null,
     uptime: overallUptime(h.days),
     days: h.days.map((d) => ({ date: d.date, uptime: d.uptime, maintenance_s: d.maintenance_s })),
     note,
@@ -111,13 +118,12 @@ export async function publicStatusPage(deps: Deps, slug: string): Promise<Public
 export async function badgeOf(
   deps: Deps,
   token: string,
-): Promise<{ name: string; state: State | "maintenance" } | null> {
+): Promise<{ name: string; state: State | "maintenance" | "paused" } | null> {
   if (!BADGE_RE.test(token)) return null;
   const s = await serviceByBadge(deps.kv, token);
   if (!s) return null;
-  const state = s.kind === "webhook"
-    ? pulseState(await getPulse(deps.kv, s.account, s.id), s, deps.clock.now())
-    : s.last?.state ?? "wait";
+  if (s.paused_at != null) return { name: s.name, state: "paused" };
+  const state = await stateOf(deps, s, deps.clock.now());
   const quiet = await serviceMaintenance(deps.kv, s, deps.clock.now());
   return { name: s.name, state: quiet === null ? state : "maintenance" };
 }

@@ -118,15 +118,23 @@ export function responseChart(
 /** A shields-style badge: a label and the state in its color. */
 export function badge(
   label: string,
-  state: "ok" | "warn" | "off" | "wait" | "maintenance",
+  state: "ok" | "warn" | "off" | "wait" | "maintenance" | "paused",
 ): string {
-  const words = { ok: "up", warn: "late", off: "down", wait: "new", maintenance: "maintenance" };
+  const words = {
+    ok: "up",
+    warn: "late",
+    off: "down",
+    wait: "new",
+    maintenance: "maintenance",
+    paused: "paused",
+  };
   const colors = {
     ok: COLORS.ok,
     warn: COLORS.warn,
     off: COLORS.off,
     wait: COLORS.none,
     maintenance: COLORS.maintenance,
+    paused: COLORS.none,
   };
   const text = words[state];
   // About 6.5 px per character at 11 px Verdana, as the usual badges estimate.

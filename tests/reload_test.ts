@@ -96,7 +96,7 @@ const linkIn = (text: string, what: string) =>
 async function listOf(t: TestApp, path: string, token: string) {
   const r = await t.req("GET", path, { token });
   assert.equal(r.status, 200, r.text);
-  return r.body.items as { id: number }[];
+  return r.body.items as { id: number; paused?: boolean }[];
 }
 
 async function png(): Promise<File> {
@@ -181,6 +181,15 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit(`/me/services/${hb}`, `/me/services/${hb}`, { name: "Backup" }, {
     route: "/me/services/:id",
   });
+  // Pause and resume (issue 24): the page offers the one that applies.
+  await me.submit(`/me/services/${hb}`, `/me/services/${hb}/pause`, {}, {
+    route: "/me/services/:id/pause",
+  });
+  assert.equal((await listOf(t, "/api/me/services", olga.token))[0].paused, true);
+  await me.submit(`/me/services/${hb}`, `/me/services/${hb}/resume`, {}, {
+    route: "/me/services/:id/resume",
+  });
+  assert.equal((await listOf(t, "/api/me/services", olga.token))[0].paused, false);
   await me.submit("/me/services", "/me/services", {
     kind: "tcp",
     name: "Mail relay",

@@ -65,6 +65,7 @@ Deno.test("status page: chosen services with state, 90 days, uptime and note; no
       "maintenance",
       "name",
       "note",
+      "paused",
       "state",
       "uptime",
     ]);

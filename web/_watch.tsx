@@ -8,6 +8,7 @@ import { listChannels } from "../kv/channels.ts";
 import { serviceHistory, serviceMaintenance } from "../kv/windows.ts";
 import { listEvents } from "../kv/hooks.ts";
 import type { Service, ServiceView } from "../kv/services.ts";
+import { spanText } from "../kv/service_state.ts";
 import type { Deps } from "../lib/deps.ts";
 import { overallUptime } from "../lib/history.ts";
 import { withDurations } from "../lib/runs.ts";
@@ -59,6 +60,18 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
           <p>
             Alerts after {s.threshold} failed checks in a row; failed in a row now:{" "}
             {view.failed_checks}.
+          </p>
+        )
+        : null}
+      {hb && ((s.threshold ?? 1) > 1 || view.min_duration !== null)
+        ? (
+          <p>
+            Alerts after {s.threshold ?? 1} failed or missing run{(s.threshold ?? 1) > 1 ? "s" : ""}
+            {" "}
+            in a row; in a row now: {view.failed_checks}.
+            {view.min_duration !== null
+              ? ` A run shorter than ${spanText(view.min_duration * 1000)} counts as failed.`
+              : ""}
           </p>
         )
         : null}

@@ -53,11 +53,12 @@ const LABELS = {
   place: "Place",
   interval: "Check every",
   alerts: "Alerts",
-  threshold: "Failed checks before an alert",
+  threshold: "Failed checks or runs before an alert",
   schedule: "Schedule (cron, heartbeats only)",
   tz: "Time zone of the schedule",
   grace: "Grace minutes",
   remind: "Remind while off",
+  min_duration: "Shortest run (seconds)",
 };
 
 const REMIND_OPTIONS: [string, string][] = [
@@ -98,6 +99,7 @@ const STATE_TEXT: Record<string, string> = {
   off: "Off",
   wait: "Waiting",
   maintenance: "Maintenance",
+  paused: "Paused",
 };
 
 export function StateBadge(props: { state: string }) {
@@ -124,7 +126,11 @@ function CommonFields(props: { view: FormView }) {
         hint="Where it runs, as a note for you: e.g. cloudflared (behind a Cloudflare tunnel), oneshot (a job that runs and ends), container only, on site."
       />
       <F.Select name="interval" options={intervalOptions} />
-      <F.Select name="threshold" options={THRESHOLDS.map(String)} />
+      <F.Select
+        name="threshold"
+        options={THRESHOLDS.map(String)}
+        hint="A heartbeat counts failed and missing runs in a row; below this it reads Warning and alerts nobody"
+      />
       <F.Checkbox name="alerts" label="Mail me when it goes off and comes back" />
       <F.Select
         name="remind"
@@ -146,6 +152,14 @@ function CommonFields(props: { view: FormView }) {
         <F.Field name="tz" hint="With a schedule; e.g. Europe/Berlin. Empty: UTC." />
         <F.Field name="grace" type="number" hint="With a schedule. Empty: 60 minutes." />
       </details>
+      <details open={!!(props.view.errors.min_duration || given(props.view.values.min_duration))}>
+        <summary>Heartbeat runs (optional)</summary>
+        <F.Field
+          name="min_duration"
+          type="number"
+          hint="A run your job reports with a start and then a success sooner than this counts as failed, e.g. 300 for a backup that takes at least 5 minutes. Empty: no minimum."
+        />
+      </details>
     </>
   );
 }
@@ -158,6 +172,7 @@ function commonInput(f: Record<string, string>) {
   const schedule = given(f.schedule);
   const tz = given(f.tz);
   const grace = given(f.grace);
+  const min = given(f.min_duration);
   return {
     name: f.name ?? "",
     what: f.what ?? "",
@@ -170,6 +185,9 @@ function commonInput(f: Record<string, string>) {
     ...(schedule !== undefined ? { schedule } : {}),
     ...(tz !== undefined ? { tz } : {}),
     ...(grace !== undefined ? { grace: Number(grace) } : {}),
+    // Sent only when given (or to clear one shown): a checked kind has none.
+    ...(min !== undefined ? { min_duration: Number(min) } : {}),
+    ...(min === undefined && f.had_min === "1" ? { min_duration: null } : {}),
   };
 }
 
@@ -234,7 +252,7 @@ function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => s
               </td>
               <td>{s.kind}</td>
               <td>
-                <StateBadge state={s.state} />
+                <StateBadge state={s.paused ? "paused" : s.state} />
               </td>
               <td>
                 <U>{s.status}</U>
@@ -490,6 +508,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
     schedule: s.schedule ?? "",
     tz: s.tz ?? "",
     grace: s.grace === null ? "" : String(s.grace),
+    min_duration: s.min_duration === null ? "" : String(s.min_duration),
   });
   return (
     <>
@@ -500,7 +519,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
       <dl>
         <dt>State</dt>
         <dd>
-          <StateBadge state={s.state} />
+          <StateBadge state={s.paused ? "paused" : s.state} />
         </dd>
         <dt>Last result</dt>
         <dd>
@@ -547,6 +566,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
         : null}
       {await watchSection(deps, found, s)}
       <ul class="inline actions">
+        {s.kind === "webhook" ? <PauseButton service={s} /> : null}
         {s.kind === "webhook"
           ? (
             <li>
@@ -581,6 +601,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
         <ErrorSummary view={v} labels={LABELS} />
         <CommonFields view={v} />
         {s.schedule ? <input type="hidden" name="had_schedule" value="1" /> : null}
+        {s.min_duration !== null ? <input type="hidden" name="had_min" value="1" /> : null}
         <button type="submit">Save changes</button>
       </form>
       <p>
@@ -589,6 +610,24 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
     </>
   );
 };
+
+/** Pause or resume a heartbeat: one button, what it does said beside it. */
+function PauseButton({ service: s }: { service: ServiceView }) {
+  return (
+    <li>
+      <form method="post" action={`/me/services/${s.id}/${s.paused ? "resume" : "pause"}`}>
+        <button type="submit" class="secondary" aria-describedby={`pause-${s.id}`}>
+          {s.paused ? "Resume heartbeat" : "Pause heartbeat"}
+        </button>
+        <span class="hint" id={`pause-${s.id}`}>
+          {s.paused
+            ? " Watched again from now on: lateness counts from the resume."
+            : " While paused: no alerts, no lateness, no missing runs."}
+        </span>
+      </form>
+    </li>
+  );
+}
 
 async function getMeServicesId(deps: Deps, c: WebCtx) {
   return c.render(await servicePage(deps, c), { title: "Service", noindex: true });
@@ -624,6 +663,14 @@ async function postMeServicesIdCheck(deps: Deps, c: WebCtx) {
   return seeOther(c, `/me/services/${id}`);
 }
 
+/** POST /me/services/<id>/pause and /resume: the PATCH's `paused`, then the page again. */
+async function postMeServicesIdPause(deps: Deps, c: WebCtx, paused: boolean) {
+  const me = requireAccount(c);
+  const id = serviceId(c);
+  await editService(deps, me, id, { paused });
+  return seeOther(c, `/me/services/${id}`);
+}
+
 async function postMeServicesIdRotate(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   const id = serviceId(c);
@@ -656,6 +703,10 @@ export function servicePages(deps: Deps) {
   app.post("/me/services/:id{[0-9]{1,15}}/check", (c) => postMeServicesIdCheck(deps, c));
 
   app.post("/me/services/:id{[0-9]{1,15}}/rotate", (c) => postMeServicesIdRotate(deps, c));
+
+  app.post("/me/services/:id{[0-9]{1,15}}/pause", (c) => postMeServicesIdPause(deps, c, true));
+
+  app.post("/me/services/:id{[0-9]{1,15}}/resume", (c) => postMeServicesIdPause(deps, c, false));
 
   app.post("/me/services/:id{[0-9]{1,15}}/delete", (c) => postMeServicesIdDelete(deps, c));
 

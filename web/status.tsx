@@ -78,9 +78,13 @@ const show = (c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
             <U>{s.name}</U>
           </h2>
           <p>
-            <StateBadge state={s.maintenance ? "maintenance" : s.state} />{" "}
-            {s.maintenance ? "work under way: failures alert nobody" : WORDS[s.state]}{" "}
-            · 90-day uptime: {uptimeWords(s.uptime)}
+            <StateBadge state={s.paused ? "paused" : s.maintenance ? "maintenance" : s.state} />
+            {" "}
+            {s.paused
+              ? "paused by its owner: not watched for now"
+              : s.maintenance
+              ? "work under way: failures alert nobody"
+              : WORDS[s.state]} · 90-day uptime: {uptimeWords(s.uptime)}
           </p>
           {s.note
             ? (
