@@ -4,7 +4,12 @@
  * to its standard output (no SMTP_URL), which is how `signIn` finds the link.
  */
 
+import { atomic, openKv, transact } from "../kv/_atomic.ts";
+import { prepareAccount } from "../kv/accounts.ts";
+import { runMigrations } from "../kv/migrations.ts";
+import { prepareSession } from "../kv/sessions.ts";
 import { startServer as spawnService } from "./_server.ts";
+import { type Sink, smtpSink } from "./_smtp.ts";
 
 export interface RealServer extends AsyncDisposable {
   port: number;
@@ -234,4 +239,70 @@ export function signInByMail(
     if (!link) throw new Error("no link in the sign-in mail");
     return link[1];
   });
+}
+
+/**
+ * A KV file with one account and a session, made before the server opens it (as an owner
+ * would with the roles command); answers the session's bearer token.
+ */
+export async function seedAccount(kvPath: string, email: string, name: string): Promise<string> {
+  const seed = await openKv(kvPath);
+  try {
+    await runMigrations(seed, Date.now());
+    return await transact(async () => {
+      const acc = await prepareAccount(seed, email, name, Date.now());
+      const s = await prepareSession(seed, acc.account.id, Date.now());
+      return { op: s.apply(acc.apply(atomic(seed))), result: s.token };
+    });
+  } finally {
+    seed.close();
+  }
+}
+
+/**
+ * Waits for the runner's first minutely run after `from` (an offset in the server's log) that
+ * reviewed a heartbeat.
+ */
+export async function nextReview(log: { text: string }, from: number): Promise<void> {
+  const until = Date.now() + 90_000;
+  while (Date.now() < until) {
+    if (/"job":"checks"[^\n]*"heartbeats_reviewed":[1-9]/.test(log.text.slice(from))) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error("no review by the minutely job within 90 s");
+}
+
+/** What `withClockedServer` hands its test: the server and what drives and watches it. */
+export interface ClockedServer {
+  token: string;
+  clock: Awaited<ReturnType<typeof testClock>>;
+  sink: Sink;
+  server: Awaited<ReturnType<typeof spawnService>>;
+}
+
+/**
+ * Runs `fn` with the real server on a KV file of its own (`seedAccount` gave it `email`'s
+ * account and session), mailing to a local SMTP relay, its clock the test clock; everything
+ * is stopped and removed afterwards.
+ */
+export async function withClockedServer(
+  prefix: string,
+  who: { email: string; name: string },
+  fn: (s: ClockedServer) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix });
+  const kvPath = `${dir}/kv.sqlite3`;
+  try {
+    const token = await seedAccount(kvPath, who.email, who.name);
+    await using clock = await testClock();
+    await using sink = await smtpSink();
+    await using server = await spawnService(kvPath, {
+      SMTP_URL: sink.url,
+      BASE_URL: "http://127.0.0.1",
+      ...clock.env,
+    });
+    await fn({ token, clock, sink, server });
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
 }

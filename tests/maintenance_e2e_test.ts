@@ -6,50 +6,19 @@
  * later its reminder (remind: 1).
  */
 import assert from "node:assert/strict";
-import { atomic, openKv, transact } from "../kv/_atomic.ts";
-import { prepareAccount } from "../kv/accounts.ts";
-import { runMigrations } from "../kv/migrations.ts";
-import { prepareSession } from "../kv/sessions.ts";
 import { MINUTE } from "../lib/clock.ts";
-import { testClock } from "./_real_server.ts";
-import { type OutputLog, startServer } from "./_server.ts";
-import { smtpSink } from "./_smtp.ts";
+import { nextReview, withClockedServer } from "./_real_server.ts";
 
 const OPS = "ops@window.test";
-
-/** Waits for the runner's next minutely run after `from` (an offset in the log) that reviewed one. */
-async function nextReview(log: OutputLog, from: number) {
-  const until = Date.now() + 90_000;
-  while (Date.now() < until) {
-    if (/"job":"checks"[^\n]*"heartbeats_reviewed":[1-9]/.test(log.text.slice(from))) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error("no review by the minutely job within 90 s");
-}
 
 Deno.test({
   name: "e2e: a failure inside a maintenance window alerts nobody, and alerts when it outlasts it",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "window_e2e_" });
-    const kvPath = `${dir}/kv.sqlite3`;
-    try {
-      const seed = await openKv(kvPath);
-      await runMigrations(seed, Date.now());
-      const token = await transact(async () => {
-        const acc = await prepareAccount(seed, OPS, "Wendy Ops", Date.now());
-        const s = await prepareSession(seed, acc.account.id, Date.now());
-        return { op: s.apply(acc.apply(atomic(seed))), result: s.token };
-      });
-      seed.close();
-      await using clock = await testClock();
-      await using sink = await smtpSink();
-      await using server = await startServer(kvPath, {
-        SMTP_URL: sink.url,
-        BASE_URL: "http://127.0.0.1",
-        ...clock.env,
-      });
+    await withClockedServer("window_e2e_", { email: OPS, name: "Wendy Ops" }, async (
+      { token, clock, sink, server },
+    ) => {
       const api = async (method: string, path: string, body?: unknown) => {
         const r = await fetch(`${server.url}${path}`, {
           method,
@@ -111,8 +80,6 @@ Deno.test({
       assert.ok(reminder, "the reminder an hour on");
       assert.match(reminder.text, /is still off/);
       assert.match(reminder.text, /repeats every 1 hour while it stays off/);
-    } finally {
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    }
+    });
   },
 });

@@ -1,13 +1,14 @@
 /**
  * A status page in a real browser: the owner publishes it and posts incident notes; a visitor
  * follows it by mail (the confirmation page's button), gets a note and unfollows from the
- * mail. Every page is checked with axe at 1280 px and for sideways scrolling at 375 px
- * (assertGoodPage).
+ * mail; the owner sets a heartbeat's run options and pauses it. Every page is checked with axe
+ * at 1280 px and 375 px and for sideways scrolling at 375 px (assertGoodAtBoth).
  */
 import assert from "node:assert/strict";
 import {
   assertGoodAtBoth,
   BROWSER_TEST,
+  byText,
   checkByLabel,
   clickByText,
   fieldError,
@@ -150,6 +151,37 @@ Deno.test({
       const text = await mainText(visitor);
       assert.match(text, /The printer server is back\./);
       assert.doesNotMatch(text, /not answering/);
+    });
+
+    await t.step("owner: a heartbeat's run options and its pause (issue 24, part 6)", async () => {
+      await openUrl(owner, `${web.base}/me/services`, "Watched services");
+      await clickByText(owner, "Library printer");
+      await selectByLabel(owner, "Failed checks or runs before an alert", "3");
+      await clickByText(owner, "Heartbeat runs (optional)", { navigates: false });
+      // Longer than the hour a run may take: the message beside the field, nothing stored.
+      await fillByLabel(owner, "Shortest run (seconds)", "5000");
+      await clickByText(owner, "Save changes");
+      assert.match(
+        await fieldError(owner, "Shortest run (seconds)"),
+        /shorter than the 60 minutes a run may take/,
+      );
+      await assertGoodAtBoth(owner);
+      await fillByLabel(owner, "Shortest run (seconds)", "300");
+      await clickByText(owner, "Save changes");
+      assert.match(
+        await mainText(owner),
+        /Alerts after 3 failed or missing runs in a row; in a row now: 0\. A run shorter than 5 minutes counts as failed\./,
+      );
+      await clickByText(owner, "Pause heartbeat");
+      assert.match(await mainText(owner), /Paused/);
+      assert.match(await mainText(owner), /paused since/);
+      await byText(owner, "Resume heartbeat");
+      await assertGoodAtBoth(owner);
+      await openUrl(visitor, `${web.base}/status/${slug}`, "Riverside school");
+      assert.match(await mainText(visitor), /paused by its owner/);
+      await assertGoodAtBoth(visitor);
+      await clickByText(owner, "Resume heartbeat");
+      await byText(owner, "Pause heartbeat");
     });
   },
 });
