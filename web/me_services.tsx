@@ -491,12 +491,9 @@ async function getMeServicesIdHook(deps: Deps, c: WebCtx) {
   );
 }
 
-const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
-  const me = requireAccount(c);
-  const found = (await getService(deps.kv, me.id, serviceId(c))).value;
-  if (!found) fail(404, "no such service");
-  const s = serviceView(found, await getBeat(deps.kv, found), deps.clock.now());
-  const v = view ?? emptyView({
+/** The form's values from the service as it is (before any submitted ones). */
+const serviceValues = (s: ServiceView) =>
+  emptyView({
     name: s.name,
     what: s.what,
     group: s.group,
@@ -510,92 +507,109 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
     grace: s.grace === null ? "" : String(s.grace),
     min_duration: s.min_duration === null ? "" : String(s.min_duration),
   });
+
+/** A term and its description, shown only when there is something to say. */
+const Fact = ({ term, value }: { term: string; value: unknown }) =>
+  value
+    ? (
+      <>
+        <dt>{term}</dt>
+        <dd>{value}</dd>
+      </>
+    )
+    : null;
+
+/** What the service is and how it is doing. */
+function ServiceFacts({ s }: { s: ServiceView }) {
+  return (
+    <dl>
+      <dt>State</dt>
+      <dd>
+        <StateBadge state={s.paused ? "paused" : s.state} />
+      </dd>
+      <dt>Last result</dt>
+      <dd>
+        <U>{s.status}</U>
+        {s.ms !== null ? ` (${s.ms} ms)` : ""}
+      </dd>
+      <dt>{s.kind === "webhook" ? "Last beat" : "Last checked"}</dt>
+      <dd>{s.kind === "webhook" ? at(s.beat) : at(s.checked)}</dd>
+      <dt>Kind</dt>
+      <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
+      <Fact term="Target" value={s.target_hint ? <U>{s.target_hint}</U> : null} />
+      <Fact term="Certificate expires" value={s.cert_expires ? at(s.cert_expires) : null} />
+      <dt>Added</dt>
+      <dd>{at(s.created)}</dd>
+    </dl>
+  );
+}
+
+/** A heartbeat's lines for the job that calls it. */
+const JobLines = () => (
+  <details>
+    <summary>Lines for your job</summary>
+    <p class="hint">
+      Set HOOK to the hook address shown when the service was added (or make a new one below) and
+      call these lines from your job.
+    </p>
+    <SignalLines hook="$HOOK" />
+    <ScheduleHelp />
+  </details>
+);
+
+/** Pause, a new hook address or a check now, and delete. */
+function ServiceActions({ s }: { s: ServiceView }) {
+  return (
+    <ul class="inline actions">
+      {s.kind === "webhook" ? <PauseButton service={s} /> : null}
+      {s.kind === "webhook"
+        ? (
+          <li>
+            <form
+              method="post"
+              action={`/me/services/${s.id}/rotate`}
+              data-confirm="The old hook address stops at once. Continue?"
+            >
+              <button type="submit" class="secondary">New hook address</button>
+            </form>
+          </li>
+        )
+        : (
+          <li>
+            <form method="post" action={`/me/services/${s.id}/check`}>
+              <button type="submit" class="secondary">Check now</button>
+            </form>
+          </li>
+        )}
+      <li>
+        <form
+          method="post"
+          action={`/me/services/${s.id}/delete`}
+          data-confirm="Stop watching this service?"
+        >
+          <button type="submit" class="danger">Delete service</button>
+        </form>
+      </li>
+    </ul>
+  );
+}
+
+const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
+  const me = requireAccount(c);
+  const found = (await getService(deps.kv, me.id, serviceId(c))).value;
+  if (!found) fail(404, "no such service");
+  const s = serviceView(found, await getBeat(deps.kv, found), deps.clock.now());
+  const v = view ?? serviceValues(s);
   return (
     <>
       <MeNav here="/me/services" viewer={me} />
       <h1>
         <U>{s.name}</U>
       </h1>
-      <dl>
-        <dt>State</dt>
-        <dd>
-          <StateBadge state={s.paused ? "paused" : s.state} />
-        </dd>
-        <dt>Last result</dt>
-        <dd>
-          <U>{s.status}</U>
-          {s.ms !== null ? ` (${s.ms} ms)` : ""}
-        </dd>
-        <dt>{s.kind === "webhook" ? "Last beat" : "Last checked"}</dt>
-        <dd>{s.kind === "webhook" ? at(s.beat) : at(s.checked)}</dd>
-        <dt>Kind</dt>
-        <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
-        {s.target_hint
-          ? (
-            <>
-              <dt>Target</dt>
-              <dd>
-                <U>{s.target_hint}</U>
-              </dd>
-            </>
-          )
-          : null}
-        {s.cert_expires
-          ? (
-            <>
-              <dt>Certificate expires</dt>
-              <dd>{at(s.cert_expires)}</dd>
-            </>
-          )
-          : null}
-        <dt>Added</dt>
-        <dd>{at(s.created)}</dd>
-      </dl>
-      {s.kind === "webhook"
-        ? (
-          <details>
-            <summary>Lines for your job</summary>
-            <p class="hint">
-              Set HOOK to the hook address shown when the service was added (or make a new one
-              below) and call these lines from your job.
-            </p>
-            <SignalLines hook="$HOOK" />
-            <ScheduleHelp />
-          </details>
-        )
-        : null}
+      <ServiceFacts s={s} />
+      {s.kind === "webhook" ? <JobLines /> : null}
       {await watchSection(deps, found, s)}
-      <ul class="inline actions">
-        {s.kind === "webhook" ? <PauseButton service={s} /> : null}
-        {s.kind === "webhook"
-          ? (
-            <li>
-              <form
-                method="post"
-                action={`/me/services/${s.id}/rotate`}
-                data-confirm="The old hook address stops at once. Continue?"
-              >
-                <button type="submit" class="secondary">New hook address</button>
-              </form>
-            </li>
-          )
-          : (
-            <li>
-              <form method="post" action={`/me/services/${s.id}/check`}>
-                <button type="submit" class="secondary">Check now</button>
-              </form>
-            </li>
-          )}
-        <li>
-          <form
-            method="post"
-            action={`/me/services/${s.id}/delete`}
-            data-confirm="Stop watching this service?"
-          >
-            <button type="submit" class="danger">Delete service</button>
-          </form>
-        </li>
-      </ul>
+      <ServiceActions s={s} />
       <h2>Change it</h2>
       <form method="post" action={`/me/services/${s.id}`} novalidate>
         <ErrorSummary view={v} labels={LABELS} />
