@@ -1,6 +1,3 @@
-// The session cache watches account writes (kv/_auth_cache.ts registers with the KV wrapper
-// when it loads): whoever can write an account loads it first.
-import "./_auth_cache.ts";
 import { claimId } from "./ids.ts";
 import { indexChange } from "./search_index.ts";
 import { getManyValues } from "./_batch.ts";

@@ -142,6 +142,22 @@ Deno.test("layout: every write goes through the commit path, which no import cha
   assert.ok(edges.some((e) => e.from === "kv/_atomic.ts" && e.to === "kv/_auth_cache.ts"));
 });
 
+Deno.test("layout: no module is imported for its side effects alone", async () => {
+  // A bare `import "./x.ts"` can only be there for what x does when it loads: registering
+  // itself somewhere. Behaviour is called by name instead (issue 23).
+  const bad: string[] = [];
+  for (const file of await sourceFiles()) {
+    if (!PRODUCT.includes(folder(file)) && !["main.ts", "app.ts", "routes.ts"].includes(file)) {
+      continue;
+    }
+    const text = code(await Deno.readTextFile(`${ROOT}${file}`));
+    for (const m of text.matchAll(/^\s*import\s+["'][^"']+["'];?/gm)) {
+      bad.push(`${file}:${text.slice(0, m.index).split("\n").length} ${m[0].trim()}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
+
 Deno.test("layout: the import graph holds no cycle (type-only and dynamic imports too)", async () => {
   const { modules, edges } = await graph;
   const next = new Map<string, string[]>();
