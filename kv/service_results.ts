@@ -270,6 +270,51 @@ function changedAt(s: Service, v: Verdict, state: State, runEnd: number | null, 
 }
 
 /**
+ * A failure that a success closed before this look (its nudge brings the look within the
+ * minute): the heartbeat was off meanwhile, so it alerts off and back now. Null when there is
+ * none, or it alerts nobody: below the threshold, inside a maintenance window (`quiet`), while
+ * paused, or for records from before `looked` existed (no look to compare with).
+ */
+function closedFailure(old: Service, v: Verdict, quiet: number | null) {
+  const f = v.pulse?.failed ?? null;
+  const missed = quiet === null && !v.paused && f !== null && old.looked !== undefined &&
+    f.at > old.looked && v.state !== "off" && old.seen !== "off" && old.alerts &&
+    !old.down_mailed && v.count.peak >= (old.threshold ?? 1);
+  return missed ? f : null;
+}
+
+/**
+ * A look's changes in the history: a closed failure's off, then the state now if it changed
+ * (`s.since`, never before the previous change).
+ */
+function recordLook(
+  op: Atomic,
+  old: Service,
+  s: Service,
+  v: Verdict,
+  blip: NonNullable<Pulse["failed"]> | null,
+  runEnd: number | null,
+  status: string,
+  now: number,
+) {
+  let previous = old.since ?? 0;
+  if (blip) {
+    previous = Math.min(now, Math.max(blip.at, previous + 1));
+    recordChange(op, old.account, old.id, previous, {
+      state: "off",
+      status: blip.status || "failure signalled",
+    });
+  }
+  if (v.state !== old.seen || blip) {
+    s.since = Math.min(now, Math.max(changedAt(old, v, v.state, runEnd, now), previous + 1));
+    recordChange(op, old.account, old.id, s.since, {
+      state: v.state,
+      status: v.pulse?.beat?.status ?? status,
+    });
+  }
+}
+
+/**
  * The runner's look at a heartbeat: its state now, the change in its history, alerts on a
  * change, and the next look (nextLook).
  */
@@ -295,16 +340,8 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     const runEnd = run ? run.at + runGrace(old) * MINUTE : null;
     const quiet = maintenanceUntil(windows, old, now);
     const { alert, marks } = decideAlert(old, state, quiet, now);
-    // A failure that a success closed before this look (its nudge brings the look within the
-    // minute): the heartbeat was off meanwhile, so it alerts off and back now. Records from
-    // before `looked` existed have no such look to compare with. Not inside a maintenance
-    // window: a failure there alerts nobody.
     const f = pulse.failed;
-    // Below the threshold a failure closed so alerts nobody.
-    const blip = quiet === null && !v.paused && f !== null && old.looked !== undefined &&
-      f.at > old.looked &&
-      state !== "off" && old.seen !== "off" && old.alerts && !old.down_mailed &&
-      v.count.peak >= (old.threshold ?? 1);
+    const blip = closedFailure(old, v, quiet);
     const s: Service = {
       ...old,
       ...marks,
@@ -319,30 +356,14 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     if (v.paused) s.due = floorMinute(now) + DAY;
     const op = moveDue(atomic(kv).check(entry), old.due, s.due, old.id, old.account);
     const status = heartbeatStatus(old, v, runEnd, now);
-    let previous = old.since ?? 0;
-    if (blip) {
-      previous = Math.min(now, Math.max(f.at, previous + 1));
-      recordChange(op, old.account, old.id, previous, {
-        state: "off",
-        status: f.status || "failure signalled",
-      });
-    }
-    if (state !== old.seen || blip) {
-      // Never before the previous change.
-      s.since = Math.min(now, Math.max(changedAt(old, v, state, runEnd, now), previous + 1));
-      recordChange(op, old.account, old.id, s.since, {
-        state,
-        status: pulse.beat?.status ?? status,
-      });
-    }
+    recordLook(op, old, s, v, blip, runEnd, status, now);
     putService(op, s);
     // The alerts of this look, in order: a missed failure's off and back, or the change now.
     const said: Said[] = blip
-      ? [{ event: "off", text: failureText(f), as: { ...s, seen: "off" } }, {
-        event: "back",
-        text: status,
-        as: s,
-      }]
+      ? [
+        { event: "off", text: failureText(blip), as: { ...s, seen: "off" } },
+        { event: "back", text: status, as: s },
+      ]
       : alert
       ? [{ event: alert, text: status, as: s }]
       : [];
