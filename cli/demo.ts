@@ -5,6 +5,7 @@ import { openKv } from "../kv/_atomic.ts";
 import { trailAppend } from "../kv/trail.ts";
 import { systemClock } from "../lib/clock.ts";
 import { ConfigError, envRecord, loadConfig } from "../lib/config.ts";
+import { runCommand } from "./_run.ts";
 
 /**
  * `deno task demo`: loads the example catalogue (data_examples/) into the KV of KV_PATH
@@ -67,9 +68,7 @@ async function main(): Promise<number> {
   }
 }
 
-try {
-  Deno.exit(await main());
-} catch (err) {
-  console.error(err instanceof ConfigError ? err.message : err);
-  Deno.exit(1);
+// Run as a command only: importing the module (a test, the layout check) runs nothing.
+if (import.meta.main) {
+  await runCommand(main, (err) => err instanceof ConfigError ? err.message : err);
 }

@@ -180,23 +180,27 @@ export async function confirmFollow(deps: Deps, token: string): Promise<{ slug: 
 }
 
 /**
- * Ends a follow through the unfollow link of a mail: the address is deleted. A link whose
- * follow ended already answers the same (the person is not following, as they asked).
+ * Ends a follow through the unfollow link of a mail: the address is deleted, and so is the
+ * page's mail still queued to it (a relay down would otherwise keep the address in the outbox
+ * and send it later). A link whose follow ended already answers the same (the person is not
+ * following, as they asked).
  */
 export async function unfollow(deps: Deps, token: string): Promise<{ slug: string }> {
   const { kv } = deps;
   const now = deps.clock.now();
-  const account = await transact(async () => {
+  const { account, email } = await transact(async () => {
     const found = await findToken(kv, token, "unfollow", now);
     if (!found) gone("this link is expired or unknown: use the link of a newer mail");
     const op = atomic(kv).check(found.follower);
-    if (found.follower.value) {
+    const f = found.follower.value;
+    if (f) {
       op.delete(found.follower.key);
-      if (found.follower.value.confirmed) await lowerCount(kv, op, found.token.account);
+      if (f.confirmed) await lowerCount(kv, op, found.token.account);
     }
-    return { op, result: found.token.account };
+    return { op, result: { account: found.token.account, email: f?.email ?? null } };
   });
   const owner = (await getAccount(kv, account)).value;
+  if (owner && email) await dropMailTo(kv, email, `${pageUrl(deps, owner.slug)}/`);
   return { slug: owner?.slug ?? "" };
 }
 

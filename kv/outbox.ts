@@ -123,8 +123,10 @@ async function deliverOne(deps: Deps, id: string, tally: Delivered): Promise<boo
       reason: relayReason(err),
       retry_in_s: backoff / 1000,
     });
+    // Only over this claim: a mail dropped meanwhile (an unfollow, an erasure) stays dropped.
+    const ours = { key: entry.key, versionstamp: got.versionstamp };
     await commit(
-      atomic(kv).set(entry.key, { ...mail, attempts, next: clock.now() + backoff }, {
+      atomic(kv).check(ours).set(entry.key, { ...mail, attempts, next: clock.now() + backoff }, {
         expireIn: MAX_AGE,
       }),
     );

@@ -154,3 +154,27 @@ Deno.test("example catalogue: every module imports with the example accounts", a
     data.modules.filter((m: { published: boolean }) => m.published).length,
   );
 });
+
+Deno.test("cli: importing a command module runs nothing (each runs only as the main module)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const names = [...Deno.readDirSync(new URL("cli/", root))]
+      .map((e) => e.name).filter((n) => n.endsWith(".ts") && !n.startsWith("_")).sort();
+    assert.ok(names.includes("demo.ts"), names.join());
+    const code = names.map((n) => `await import("./cli/${n}");`).join("\n") +
+      '\nconsole.log("imported");';
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--lock=deno.lock", code],
+      cwd: root,
+      env: { KV_PATH: `${dir}/kv.sqlite3` },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    assert.equal(out.code, 0, dec.decode(out.stderr));
+    assert.equal(dec.decode(out.stdout).trim(), "imported");
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "no KV opened");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

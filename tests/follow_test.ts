@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
+import { retryOutbox } from "../kv/outbox.ts";
 import { systemConnector } from "../lib/net.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
 import { localHttp } from "./_servers.ts";
@@ -199,6 +200,34 @@ Deno.test("follow: confirm by POST only, alert and note mailed, unfollow deletes
   }
 });
 
+Deno.test("follow: an unfollow drops the page's mail still queued to the address (relay down)", async () => {
+  await using t = await testApp();
+  const { token, slug } = await ownerWithPage(t, 9);
+  await t.req("POST", `/api/status/${slug}/follow`, { body: { email: FAN } });
+  const ok = await t.req("POST", `/api/status/${slug}/confirm`, {
+    body: { token: tokenIn(t.mail.last(FAN)!.text, "confirm") },
+  });
+  assert.equal(ok.status, 200, ok.text);
+  const note = (text: string) =>
+    t.req("POST", "/api/me/status-page/notes", { token, body: { kind: "note", text } });
+  await note("Maintenance tonight.");
+  const out = tokenIn(t.mail.last(FAN)!.text, "unfollow");
+  // The relay is down: the next note's mail to the follower waits in the outbox.
+  t.mail.failWith = new Error("relay down");
+  assert.equal((await note("Still working on it.")).status, 201);
+  assert.ok((await dumpKv(t.kv)).includes(FAN), "queued to the follower");
+
+  const gone = await t.req("POST", `/api/status/${slug}/unfollow`, { body: { token: out } });
+  assert.equal(gone.status, 200, gone.text);
+  assert.ok(!(await dumpKv(t.kv)).includes(FAN.split("@")[0]), "no trace of the address");
+  // The relay is back and the retry runs: nothing goes to the former follower.
+  t.mail.failWith = null;
+  const sent = t.mail.sent.length;
+  t.clock.advance(DAY);
+  await retryOutbox(t.deps);
+  assert.deepEqual(t.mail.sent.slice(sent).filter((m) => m.to === FAN), []);
+});
+
 Deno.test("follow: rate limits per address and per client; pending follows end after 7 days", async () => {
   await using t = await testApp();
   const { token, slug } = await ownerWithPage(t, 9);
@@ -311,6 +340,29 @@ Deno.test("pages: notes posted on /me/status-page, the timeline and the follow f
   const bad = await t.req("POST", `/status/${slug}/follow`, form({ email: "nope" }));
   assert.equal(bad.status, 400);
   assert.match(bad.text, /id="f-email-error"/);
+  // Over the limit of one address (3 an hour): the form again, the wait in plain words
+  // beside the field, 429 and Retry-After kept.
+  const other = "other@example.net";
+  for (let i = 0; i < 3; i++) {
+    const ok = await t.req("POST", `/status/${slug}/follow`, {
+      ...form({ email: other }),
+      from: `203.0.113.${i}`,
+    });
+    assert.equal(ok.status, 303);
+  }
+  const limited = await t.req("POST", `/status/${slug}/follow`, {
+    ...form({ email: other }),
+    from: "203.0.113.9",
+  });
+  assert.equal(limited.status, 429);
+  assert.equal(limited.headers.get("retry-after"), "3600");
+  assert.match(limited.text, /<h2 id="follow">Follow by mail<\/h2>/);
+  assert.match(
+    limited.text,
+    /id="f-email-error"[^>]*>[^<]*Too many requests for now; try again in an hour\./,
+  );
+  assert.match(limited.text, /value="other@example.net"/);
+  assert.doesNotMatch(limited.text, /seconds/);
   const asked = await t.req("POST", `/status/${slug}/follow`, form({ email: FAN }));
   assert.equal(asked.status, 303);
   assert.equal(asked.headers.get("location"), `/status/${slug}?follow=sent`);

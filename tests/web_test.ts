@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { listSessions } from "../kv/sessions.ts";
 import { displayText } from "../lib/display.ts";
 import { testApp } from "./_helpers.ts";
+import { waitInWords } from "../web/_web.tsx";
 
 const ORIGIN = "http://localhost";
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -222,7 +223,7 @@ Deno.test("an ended session's cookie is dropped; a forged cookie is nobody", asy
   assert.match(forged.text, /href="\/sign-in"/);
 });
 
-Deno.test("pages are rate-limited with an HTML page and Retry-After", async () => {
+Deno.test("pages are rate-limited with the form again, the wait in words, and Retry-After", async () => {
   await using t = await testApp();
   let last = 0;
   let res;
@@ -233,7 +234,14 @@ Deno.test("pages are rate-limited with an HTML page and Retry-After", async () =
   assert.equal(last, 429);
   assert.match(res!.headers.get("content-type")!, /text\/html/);
   assert.ok(Number(res!.headers.get("retry-after")) > 0);
-  assert.match(res!.text, /<h1>Too many requests<\/h1>/);
+  // The sign-in form again, the sentence beside the address field, not a dead end.
+  assert.match(res!.text, /<form method="post" action="\/sign-in"/);
+  assert.match(res!.text, /id="f-email-error"[^>]*>[^<]*Too many requests for now; try again in/);
+  assert.equal(waitInWords(3600), "an hour");
+  assert.equal(waitInWords(50 * 60), "50 minutes");
+  assert.equal(waitInWords(61), "2 minutes");
+  assert.equal(waitInWords(2 * 3600), "2 hours");
+  assert.equal(waitInWords(5), "5 seconds");
 });
 
 Deno.test("displayed names lose bidi and zero-width controls", async () => {

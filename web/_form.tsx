@@ -10,7 +10,7 @@ import type { z } from "zod";
 import { DomainError } from "../lib/errors.ts";
 import { ApiError, statusOf } from "../http/errors.ts";
 import type { PageProps } from "./_layout.tsx";
-import { seeOther, type WebCtx } from "./_web.tsx";
+import { seeOther, waitInWords, type WebCtx } from "./_web.tsx";
 
 export type FieldErrors = Record<string, string>;
 
@@ -148,7 +148,7 @@ function besideField(path: string, message: string, form: Record<string, string>
   return { field, message: entry ? `Entry ${Number(entry) + 1}: ${message}` : message };
 }
 
-const FORM_ERRORS = new Set([400, 403, 404, 409, 410, 413, 415]);
+const FORM_ERRORS = new Set([400, 403, 404, 409, 410, 413, 415, 429]);
 
 export interface FormSpec<S extends z.ZodType> {
   schema: S;
@@ -158,12 +158,17 @@ export interface FormSpec<S extends z.ZodType> {
   fieldOf?: (path: string) => string;
   /** Does the work with the checked data; answers the path to send the browser to (303). */
   act: (data: z.output<S>, form: Record<string, string>) => Promise<string> | string;
+  /** The field a rate limit's sentence stands beside (429); above the form without one. */
+  limitField?: string;
   /** The page with the form, shown again when something is wrong. */
   show: (view: FormView) => Child | Promise<Child>;
   page: PageProps;
 }
 
-/** Handles one POST of a form: 303 on success, the form again (400) with messages if not. */
+/**
+ * Handles one POST of a form: 303 on success, the form again with messages if not: 400, or
+ * the refusal's own status (404, 409, 429 with its Retry-After...).
+ */
 export async function submitForm<S extends z.ZodType>(
   c: WebCtx,
   spec: FormSpec<S>,
@@ -175,9 +180,21 @@ export async function submitForm<S extends z.ZodType>(
     try {
       return seeOther(c, await spec.act(parsed.data, form));
     } catch (err) {
-      if (!FORM_ERRORS.has(statusOf(err))) throw err;
+      const status = statusOf(err);
+      if (!FORM_ERRORS.has(status)) throw err;
       // statusOf knows only these two: what they say is shown with the form.
       const { extra, message: text } = err as ApiError | DomainError;
+      const wait = retryAfterOf(err as ApiError | DomainError);
+      if (status === 429 && wait !== undefined) {
+        // A rate limit: the form again with the wait in plain words, status and header kept.
+        c.status(429);
+        c.header("Retry-After", String(wait));
+        const message = `Too many requests for now; try again in ${waitInWords(wait)}.`;
+        view = spec.limitField
+          ? { values: form, errors: { [spec.limitField]: message } }
+          : { values: form, errors: {}, error: message };
+        return await showAgain(c, spec, view);
+      }
       const field = typeof extra.field === "string" ? extra.field : undefined;
       // The API's messages start with the field's name ("email: ..."); beside the field the
       // name is already there.
@@ -199,8 +216,18 @@ export async function submitForm<S extends z.ZodType>(
     view = { values: form, errors };
   }
   c.status(400);
+  return await showAgain(c, spec, view);
+}
+
+async function showAgain<S extends z.ZodType>(c: WebCtx, spec: FormSpec<S>, view: FormView) {
   c.header("Cache-Control", "no-store");
   return await c.render(await spec.show(view), { ...spec.page, noindex: true });
+}
+
+/** The seconds a limited action waits, from either kind of error. */
+function retryAfterOf(err: ApiError | DomainError): number | undefined {
+  const s = err instanceof DomainError ? err.retryAfter : Number(err.headers["Retry-After"] ?? NaN);
+  return s !== undefined && Number.isFinite(s) ? s : undefined;
 }
 
 // ---- controls -----------------------------------------------------------------------------

@@ -2,8 +2,8 @@
  * Static files of the web pages (web/static/: the stylesheet and small ES modules), served
  * by the service itself: no CDN, no other origin. Each is read once per process; pages link
  * to `/static/<name>?v=<hash>`, which may be cached for a year because a changed file gets a
- * new hash. Files of npm packages (the API reference viewer) are registered with `addAsset` by
- * the module that needs them (web/_swagger.ts).
+ * new hash. Files of npm packages (the API reference viewer) are registered with `addAsset`
+ * by a function the code that needs them calls by name (web/_swagger.ts `swaggerAssets`).
  */
 import { sha256hex } from "../lib/crypto.ts";
 

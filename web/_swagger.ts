@@ -7,9 +7,12 @@
 import absolutePath from "swagger-ui-dist/absolute-path.js";
 import { addAsset } from "./_static.ts";
 
-/** The files /static/ serves only after this module is loaded. */
+/** The files /static/ serves only once `swaggerAssets` has run. */
 const SWAGGER_FILES = ["swagger-ui-bundle.js", "swagger-ui.css"];
 
-for (const name of SWAGGER_FILES) {
-  addAsset(name, () => Deno.readFileSync(`${absolutePath() as string}/${name}`));
+/** Registers the viewer's files as static files (called again, it changes nothing). */
+export function swaggerAssets(): void {
+  for (const name of SWAGGER_FILES) {
+    addAsset(name, () => Deno.readFileSync(`${absolutePath() as string}/${name}`));
+  }
 }

@@ -203,7 +203,7 @@ export function staticRoutes(_deps: Deps) {
   const app = webRouter();
   app.get("/static/:name", async (c) => {
     const name = c.req.param("name");
-    if (name.startsWith("swagger-ui")) await import("./_swagger.ts");
+    if (name.startsWith("swagger-ui")) (await import("./_swagger.ts")).swaggerAssets();
     const a = asset(name);
     if (!a) throw new HTTPException(404);
     const versioned = c.req.query("v") === a.hash;
@@ -234,6 +234,16 @@ const TITLES: Record<number, string> = {
   503: "Not available right now",
 };
 
+/** A wait as a person says it: "5 seconds", "50 minutes", "an hour", "3 hours". */
+export function waitInWords(seconds: number): string {
+  if (seconds < 60) return seconds <= 1 ? "a second" : `${Math.ceil(seconds)} seconds`;
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  if (minutes === 1) return "a minute";
+  if (minutes < 60) return `${minutes} minutes`;
+  const hours = Math.ceil(minutes / 60);
+  return hours === 1 ? "an hour" : `${hours} hours`;
+}
+
 /** The HTML page of an error answer on a page path (app.ts calls it for errors and 404s). */
 export function errorPage(
   c: WebCtx,
@@ -250,7 +260,7 @@ export function errorPage(
     <>
       <h1>{title}</h1>
       <p>{message}</p>
-      {retry ? <p>You can try again in {retry} seconds.</p> : null}
+      {retry ? <p>You can try again in {waitInWords(Number(retry))}.</p> : null}
       {status === 401
         ? (
           <p>

@@ -6,11 +6,12 @@
  */
 import type { Deps } from "../lib/deps.ts";
 import { assetUrl } from "./_static.ts";
-import "./_swagger.ts";
+import { swaggerAssets } from "./_swagger.ts";
 import { webRouter } from "./_web.tsx";
 
 export function apiReferencePages(_deps: Deps) {
   const app = webRouter();
+  swaggerAssets(); // the page names the viewer's files by their hash
 
   app.get("/api-reference", (c) =>
     c.render(

@@ -124,6 +124,7 @@ async function postSignIn(deps: Deps, c: WebCtx) {
       rememberNext(deps, c, safeNext(form.next), LINK_LIFE.login);
       return "/sign-in/sent";
     },
+    limitField: "email",
     show: (view) => <SignInForm view={view} next={safeNext(view.values.next)} />,
     page: { title: "Sign in" },
   });

@@ -191,6 +191,7 @@ export function statusPages(deps: Deps) {
         await requestFollow(deps, slug, email);
         return `/status/${slug}?follow=sent`;
       },
+      limitField: "email",
       show: async (view) => show(c, await pageOf(deps, c), view),
       page: { title: "Follow a status page" },
     });
