@@ -13,6 +13,7 @@ import {
   serviceView,
 } from "../kv/services.ts";
 import { serviceHistory } from "../kv/windows.ts";
+import { listWindows, type Window } from "../kv/maintenance.ts";
 import { listEvents } from "../kv/hooks.ts";
 import { withDurations } from "../lib/runs.ts";
 import { iso } from "../lib/clock.ts";
@@ -73,6 +74,10 @@ const ServiceSchema = z.object({
   }),
   paused: z.boolean().meta({
     description: "Heartbeats: paused (state wait, no alerts, no lateness); PATCH paused resumes",
+  }),
+  maintenance: z.boolean().meta({
+    description: "A maintenance window covers it now (GET /api/me/maintenance): its failures " +
+      "alert nobody; state keeps what its checks say",
   }),
   badge_path: z.string().nullable().meta({
     description: "Path of the public SVG badge (POST .../badge makes or replaces it)",
@@ -278,8 +283,9 @@ export function servicesRoutes(deps: Deps) {
     async (c) => {
       const me = c.get("account");
       const now = deps.clock.now();
+      const windows = await listWindows(deps.kv, me.id);
       const items = (await listServices(deps.kv, me.id))
-        .map(({ service, beat }) => serviceView(service, beat, now));
+        .map(({ service, beat }) => serviceView(service, beat, now, windows));
       return c.json({
         items,
         team: isTeam(me),
@@ -391,6 +397,7 @@ export function servicesRoutes(deps: Deps) {
       const now = deps.clock.now();
       const all = await listAllServices(deps.kv);
       const names = new Map<number, { id: number; name: string; email: string }>();
+      const windows = new Map<number, Window[]>();
       const items = [];
       for (const { service, beat } of all) {
         let acc = names.get(service.account);
@@ -398,8 +405,10 @@ export function servicesRoutes(deps: Deps) {
           const a = (await getAccount(deps.kv, service.account)).value;
           acc = { id: service.account, name: a?.name ?? "", email: a?.email ?? "" };
           names.set(service.account, acc);
+          windows.set(service.account, await listWindows(deps.kv, service.account));
         }
-        items.push({ ...serviceView(service, beat, now), target: service.check, account: acc });
+        const view = serviceView(service, beat, now, windows.get(service.account)!);
+        items.push({ ...view, target: service.check, account: acc });
       }
       return c.json({ items, machine: await readSnapshot(deps.config) }, 200);
     },

@@ -64,6 +64,26 @@ export function quietSpans(
   return merged(windows.filter((w) => covers(w, s)).flatMap((w) => runsWithin(w, from, to)));
 }
 
+/**
+ * A deleted service leaves the windows that name it, in the caller's atomic (the deletion's):
+ * the record is checked even when no window names it, so a window added meanwhile retries the
+ * deletion. A window left covering nothing at all goes too (it could not be added so).
+ */
+export function dropServiceInto(
+  op: Atomic,
+  entry: Deno.KvEntryMaybe<Window[]>,
+  account: number,
+  id: number,
+): Atomic {
+  op.check(entry);
+  const list = entry.value ?? [];
+  if (!list.some((w) => w.services.includes(id))) return op;
+  const rest = list
+    .map((w) => ({ ...w, services: w.services.filter((x) => x !== id) }))
+    .filter((w) => w.services.length || w.groups.length || w.places.length);
+  return putWindows(op, account, rest);
+}
+
 /** Removes the account's windows (erasure). */
 export async function eraseWindows(kv: Deno.Kv, account: number): Promise<void> {
   await commit(atomic(kv).delete(windowsKey(account)));

@@ -16,6 +16,7 @@ import {
   serviceView,
 } from "./services.ts";
 import { recordResult } from "./service_results.ts";
+import { listWindows } from "./maintenance.ts";
 import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid, notFound } from "../lib/errors.ts";
@@ -185,7 +186,8 @@ export async function addService(
     channels: chans,
     ...(target.kind === "webhook" ? { min_duration: minDuration } : {}),
   }, first);
-  const item = serviceView(service, null, deps.clock.now());
+  const now = deps.clock.now();
+  const item = serviceView(service, null, now, await listWindows(deps.kv, me.id));
   return { item, hook_url: key ? hookUrl(deps, key) : null };
 }
 
@@ -200,7 +202,7 @@ export async function checkServiceNow(deps: Deps, me: Account, id: number): Prom
   const result = await runCheck(deps, s.check, isOwner(me));
   const saved = await recordResult(deps, me.id, id, result, null);
   if (!saved) notFound("no such service");
-  return serviceView(saved, null, deps.clock.now());
+  return serviceView(saved, null, deps.clock.now(), await listWindows(deps.kv, me.id));
 }
 
 /** Changes a service: its channels must be the account's, a schedule only a heartbeat's. */
@@ -238,5 +240,6 @@ export async function editService(
   }
   const s = await patchService(deps, me.id, id, patch);
   if (!s) notFound("no such service");
-  return serviceView(s, await getBeat(deps.kv, s), deps.clock.now());
+  const windows = await listWindows(deps.kv, me.id);
+  return serviceView(s, await getBeat(deps.kv, s), deps.clock.now(), windows);
 }

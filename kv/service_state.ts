@@ -9,6 +9,7 @@ import type { CheckState } from "../lib/checks/mod.ts";
 import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
 import type { Beat, Pulse } from "./hooks.ts";
+import { maintenanceUntil, type Window } from "./maintenance.ts";
 
 export type State = CheckState | "wait";
 
@@ -367,7 +368,11 @@ function pulseStatus(v: Verdict, s: Service, now: number): string {
   return text + runsNote(v, s.threshold ?? 1);
 }
 
-export function serviceView(s: Service, pulse: Pulse | null, now: number) {
+/**
+ * What the owner sees of a service. `windows`: the account's maintenance windows, read once
+ * per request by the caller (listWindows), so a list costs one read, not one per service.
+ */
+export function serviceView(s: Service, pulse: Pulse | null, now: number, windows: Window[]) {
   const hb = s.kind === "webhook";
   const v = hb ? judgeBeat(pulse, s, now) : null;
   return {
@@ -396,6 +401,7 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number) {
     remind: s.remind ?? null,
     min_duration: s.min_duration ?? null,
     paused: s.paused_at != null,
+    maintenance: maintenanceUntil(windows, s, now) !== null,
     badge_path: s.badge ? `/api/badges/${s.badge}.svg` : null,
   };
 }

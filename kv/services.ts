@@ -23,6 +23,7 @@ import {
   putHookRef,
 } from "./hooks.ts";
 import { addDuration, emptyDay, eraseHistory, recordChange } from "./history.ts";
+import { dropServiceInto, windowsEntry } from "./maintenance.ts";
 
 /**
  * Watched services: the records, their indexes and counter, badges and hook keys (create,
@@ -363,6 +364,17 @@ function removeInto(
   return op;
 }
 
+/** The removal of a service with its id dropped from the account's maintenance windows. */
+async function removeWithWindows(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<Service>,
+  count: Deno.KvEntryMaybe<Deno.KvU64>,
+): Promise<Atomic> {
+  const s = entry.value;
+  const windows = await windowsEntry(kv, s.account);
+  return dropServiceInto(removeInto(atomic(kv).check(entry), s, count), windows, s.account, s.id);
+}
+
 export async function deleteService(deps: Deps, account: number, id: number): Promise<boolean> {
   const { kv } = deps;
   const done = await transact(async () => {
@@ -371,7 +383,7 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
       countKey(account),
     ]);
     if (!entry.value) return { op: null, result: false };
-    return { op: removeInto(atomic(kv).check(entry), entry.value, count), result: true };
+    return { op: await removeWithWindows(kv, entry, count), result: true };
   });
   forgetHooks(kv);
   if (done) {
@@ -389,7 +401,7 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
     const done = await transact(async () => {
       const [entry, count] = await kv.getMany<[Service, Deno.KvU64]>([e.key, countKey(account)]);
       if (!entry.value) return { op: null, result: false };
-      return { op: removeInto(atomic(kv).check(entry), entry.value, count), result: true };
+      return { op: await removeWithWindows(kv, entry, count), result: true };
     });
     if (done) n++;
     await eraseHistory(kv, account, e.value.id);

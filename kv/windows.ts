@@ -65,7 +65,7 @@ function timing(input: NewWindow): Pick<Window, "from" | "to" | "cron" | "tz" | 
   }
   if (once) {
     if (input.from == null || input.to == null) invalid("to: a window once needs both ends", "to");
-    if (input.to <= input.from) invalid("to: must be after from", "to");
+    if (input.to <= input.from) invalid("to: the end must be after the start", "to");
     if (input.to - input.from > MAX_ONCE) invalid("to: a window lasts at most 90 days", "to");
     return { from: input.from, to: input.to, cron: null, tz: null, minutes: null };
   }

@@ -45,22 +45,26 @@ export function validTimeZone(tz: string): boolean {
   }
 }
 
+const EXAMPLE = "for example 0 2 * * 0 is 02:00 every Sunday";
+
 /** Why a cron expression is refused, in plain words; null when it is valid. */
 export function cronError(cron: string, tz = "UTC"): string | null {
   const s = cron.trim();
   if (s.length === 0) return "must not be empty";
   if (s.length > MAX_CRON) return `at most ${MAX_CRON} characters`;
   if (s.split(/\s+/).length !== 5) {
-    return "must have 5 fields: minute hour day-of-month month day-of-week";
+    return `write five fields: minute, hour, day, month and weekday; ${EXAMPLE}`;
   }
   try {
     const c = cronOf(s, tz);
     // A pattern that never fires (e.g. 30 February) is no schedule.
-    if (!c.nextRun(new Date(0))) return "never comes due";
+    if (!c.nextRun(new Date(0))) return "never comes due: choose days that exist, such as 1-28";
     return null;
-  } catch (err) {
-    const msg = err instanceof Error ? err.message.replace(/^CronPattern: /, "") : "invalid";
-    return `not a valid cron expression (${msg})`;
+  } catch {
+    // croner's own words name its internals ("Invalid value for minute: 61"): a person reads
+    // the ranges instead.
+    return "a field cannot be read (minute 0-59, hour 0-23, day 1-31, month 1-12, weekday " +
+      `0-6 with 0 for Sunday); ${EXAMPLE}`;
   }
 }
 

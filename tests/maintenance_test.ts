@@ -341,3 +341,151 @@ Deno.test("maintenance pages: add once in a time zone and on a schedule, errors 
   );
   assert.equal((await t.req("GET", "/api/me/maintenance", { token })).body.items.length, 1);
 });
+
+Deno.test("maintenance: the owner's service item and pages say maintenance while a window runs", async () => {
+  await using t = await testApp();
+  const { token } = await owner(t);
+  const cookie = `session=${token}`;
+  const add = async (name: string) =>
+    (await t.req("POST", "/api/me/services", { token, body: { name, check: "webhook:" } }))
+      .body.item;
+  const a = await add("Nightly backup");
+  const b = await add("Weekly report");
+  assert.equal(a.maintenance, false);
+  const start = T0 + HOUR;
+  const w = await t.req("POST", "/api/me/maintenance", {
+    token,
+    body: { name: "Disk swap", services: [a.id], from: iso(start), to: iso(start + HOUR) },
+  });
+  assert.equal(w.status, 201, w.text);
+  const marks = async () =>
+    (await t.req("GET", "/api/me/services", { token })).body.items
+      .map((s: { maintenance: boolean; state: string }) => [s.maintenance, s.state]);
+  assert.deepEqual(await marks(), [[false, "wait"], [false, "wait"]]);
+
+  // While it runs: the item says so, its state keeps what the checks say (the enum is SPEC's).
+  t.clock.set(start + 10 * MINUTE);
+  assert.deepEqual(await marks(), [[true, "wait"], [false, "wait"]]);
+  const patched = await t.req("PATCH", `/api/me/services/${a.id}`, {
+    token,
+    body: { alerts: false },
+  });
+  assert.equal(patched.body.item.maintenance, true);
+  assert.equal(
+    (await t.req("PATCH", `/api/me/services/${b.id}`, { token, body: { alerts: false } }))
+      .body.item.maintenance,
+    false,
+  );
+  const list = await t.req("GET", "/me/services", { headers: { cookie } });
+  assert.equal(list.text.match(/class="tag state-maintenance">Maintenance</g)?.length, 1);
+  const row = list.text.match(new RegExp(`<tr>(?:(?!</tr>).)*?/me/services/${a.id}"[^]*?</tr>`))!;
+  assert.match(row[0], /state-maintenance/);
+  const page = await t.req("GET", `/me/services/${a.id}`, { headers: { cookie } });
+  assert.match(page.text, /<dt>State<\/dt><dd><span class="tag state-maintenance">Maintenance/);
+  const other = await t.req("GET", `/me/services/${b.id}`, { headers: { cookie } });
+  assert.match(other.text, /<dt>State<\/dt><dd><span class="tag state-wait">/);
+
+  // The OpenAPI document describes the field.
+  const doc = (await t.req("GET", "/api/openapi.json")).body;
+  assert.equal(doc.components.schemas.Service.properties.maintenance.type, "boolean");
+  assert.ok(doc.components.schemas.Service.required.includes("maintenance"));
+
+  // After the window: no longer.
+  t.clock.set(start + 2 * HOUR);
+  assert.deepEqual(await marks(), [[false, "wait"], [false, "wait"]]);
+});
+
+Deno.test("maintenance: a deleted service leaves the windows; a window left covering nothing goes", async () => {
+  await using t = await testApp();
+  const { token } = await owner(t);
+  const add = async (name: string) =>
+    (await t.req("POST", "/api/me/services", { token, body: { name, check: "webhook:" } }))
+      .body.item.id;
+  const a = await add("Nightly backup");
+  const b = await add("Weekly report");
+  const window = (name: string, body: Record<string, unknown>) =>
+    t.req("POST", "/api/me/maintenance", {
+      token,
+      body: { name, from: iso(T0 + HOUR), to: iso(T0 + 2 * HOUR), ...body },
+    });
+  assert.equal((await window("Both", { services: [a, b] })).status, 201);
+  assert.equal((await window("Only a", { services: [a] })).status, 201);
+  assert.equal((await window("A and jobs", { services: [a], groups: ["Jobs"] })).status, 201);
+  assert.equal((await t.req("DELETE", `/api/me/services/${a}`, { token })).status, 200);
+  const items = (await t.req("GET", "/api/me/maintenance", { token })).body.items;
+  assert.deepEqual(
+    items.map((w: { name: string; services: number[]; groups: string[] }) => [
+      w.name,
+      w.services,
+      w.groups,
+    ]),
+    [["Both", [b], []], ["A and jobs", [], ["Jobs"]]],
+  );
+});
+
+Deno.test("maintenance form: plain messages beside the end, the schedule, the kind and the group", async () => {
+  await using t = await testApp();
+  const { token } = await owner(t);
+  const cookie = `session=${token}`;
+  const id = (await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Nightly backup", check: "webhook:" },
+  })).body.item.id;
+  const once = { name: "Swap", kind: "once", [`s-${id}`]: "on", tz: "UTC" };
+  const cases: [Record<string, string>, string, RegExp][] = [
+    [
+      { ...once, from: "2026-03-02T11:00", to: "2026-03-02T10:00" },
+      "to",
+      /^The end must be after the start\.$/,
+    ],
+    [
+      { ...once, kind: "schedule", cron: "61 * * * *", minutes: "30" },
+      "cron",
+      /^A field cannot be read \(minute 0-59.*for example 0 2 \* \* 0 is 02:00 every Sunday\.$/,
+    ],
+    [
+      { ...once, kind: "schedule", cron: "0 2 * *", minutes: "30" },
+      "cron",
+      /^Write five fields: minute, hour, day, month and weekday; for example 0 2/,
+    ],
+    [
+      { ...once, kind: "weekly", from: "2026-03-02T10:00", to: "2026-03-02T11:00" },
+      "kind",
+      /^Choose Once or On a schedule\.$/,
+    ],
+    [
+      {
+        name: "Swap",
+        kind: "once",
+        group: "Nope",
+        from: "2026-03-02T10:00",
+        to: "2026-03-02T11:00",
+      },
+      "group",
+      /^No group "Nope"\.$/,
+    ],
+  ];
+  for (const [fields, field, words] of cases) {
+    const bad = await t.req("POST", "/me/maintenance", form(fields, cookie));
+    assert.equal(bad.status, 400, fields.name);
+    const beside = bad.text.match(new RegExp(`<p class="error" id="f-${field}-error">([^<]*)</p>`));
+    assert.ok(beside, `${field}: ${bad.text.match(/<div class="errors"[^]*?<\/div>/)?.[0]}`);
+    assert.match(beside[1].replaceAll("&quot;", '"'), words);
+  }
+  assert.deepEqual((await t.req("GET", "/api/me/maintenance", { token })).body.items, []);
+
+  // The API names the field and says it in the same words.
+  const api = await t.req("POST", "/api/me/maintenance", {
+    token,
+    body: { name: "Swap", services: [id], cron: "61 * * * *", minutes: 30 },
+  });
+  assert.equal(api.status, 400);
+  assert.equal(api.body.field, "cron");
+  assert.match(api.body.error, /^cron: a field cannot be read \(minute 0-59/);
+  assert.doesNotMatch(api.body.error, /Invalid value|CronPattern/);
+  const backwards = await t.req("POST", "/api/me/maintenance", {
+    token,
+    body: { name: "Swap", services: [id], from: iso(T0 + HOUR), to: iso(T0) },
+  });
+  assert.equal(backwards.body.error, "to: the end must be after the start");
+});

@@ -9,6 +9,7 @@ import { listWindows } from "../kv/maintenance.ts";
 import { GROUPS, listServices, PLACES, type Service } from "../kv/services.ts";
 import { createWindow, deleteWindow, windowView } from "../kv/windows.ts";
 import type { Deps } from "../lib/deps.ts";
+import { DomainError, invalid } from "../lib/errors.ts";
 import { zonedTime } from "../lib/maintenance.ts";
 import { validTimeZone } from "../lib/schedule.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
@@ -28,6 +29,20 @@ const LABELS: Record<string, string> = {
   place: "Every service of the place",
   services: "Services",
 };
+
+const KINDS = ["once", "schedule"];
+
+/** The form's field of an input's: one select each for the lists groups and places. */
+const formField = (name: string) => name.replace(/^groups$/, "group").replace(/^places$/, "place");
+
+/** A domain error about groups or places, told of the form's field so it shows beside it. */
+function besideFormField(err: unknown): unknown {
+  if (!(err instanceof DomainError) || typeof err.extra.field !== "string") return err;
+  const field = formField(err.extra.field);
+  if (field === err.extra.field) return err;
+  const message = err.message.replace(new RegExp(`^${err.extra.field}: `), `${field}: `);
+  return new DomainError(err.kind, message, { ...err.extra, field });
+}
 
 /** The form's fields as WindowBody's input: local times in the time zone, lists of one. */
 function formInput(f: Record<string, string>, ids: number[]) {
@@ -183,10 +198,15 @@ export function maintenancePages(deps: Deps) {
     return await submitForm(c, {
       schema: WindowBody,
       input: (f) => formInput(f, ids),
-      fieldOf: (path) =>
-        path.replace(/\.\d+$/, "").replace(/^groups$/, "group").replace(/^places$/, "place"),
-      act: async (input) => {
-        await createWindow(deps, me.id, input);
+      fieldOf: (path) => formField(path.replace(/\.\d+$/, "")),
+      act: async (input, form) => {
+        // Read as "once" otherwise: a kind the form does not offer is said beside it instead.
+        if (!KINDS.includes(form.kind)) invalid("kind: choose Once or On a schedule", "kind");
+        try {
+          await createWindow(deps, me.id, input);
+        } catch (err) {
+          throw besideFormField(err);
+        }
         return "/me/maintenance";
       },
       show: (view) => page(c, view),

@@ -43,6 +43,7 @@ import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/flash.ts";
+import { listWindows } from "../kv/maintenance.ts";
 
 const LABELS = {
   name: "Name",
@@ -101,6 +102,10 @@ const STATE_TEXT: Record<string, string> = {
   maintenance: "Maintenance",
   paused: "Paused",
 };
+
+/** The state a person sees: paused or maintenance before what the checks say (as /status). */
+const shownState = (s: ServiceView) =>
+  s.paused ? "paused" : s.maintenance ? "maintenance" : s.state;
 
 export function StateBadge(props: { state: string }) {
   return <span class={`tag state-${props.state}`}>{STATE_TEXT[props.state] ?? props.state}</span>;
@@ -252,7 +257,7 @@ function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => s
               </td>
               <td>{s.kind}</td>
               <td>
-                <StateBadge state={s.paused ? "paused" : s.state} />
+                <StateBadge state={shownState(s)} />
               </td>
               <td>
                 <U>{s.status}</U>
@@ -361,8 +366,9 @@ const serviceId = (c: WebCtx) => Number(c.req.param("id")!);
 const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
   const me = requireAccount(c);
   const now = deps.clock.now();
+  const windows = await listWindows(deps.kv, me.id);
   const items = (await listServices(deps.kv, me.id)).map(({ service, beat }) =>
-    serviceView(service, beat, now)
+    serviceView(service, beat, now, windows)
   );
   return (
     <>
@@ -525,7 +531,7 @@ function ServiceFacts({ s }: { s: ServiceView }) {
     <dl>
       <dt>State</dt>
       <dd>
-        <StateBadge state={s.paused ? "paused" : s.state} />
+        <StateBadge state={shownState(s)} />
       </dd>
       <dt>Last result</dt>
       <dd>
@@ -598,7 +604,8 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
   const me = requireAccount(c);
   const found = (await getService(deps.kv, me.id, serviceId(c))).value;
   if (!found) fail(404, "no such service");
-  const s = serviceView(found, await getBeat(deps.kv, found), deps.clock.now());
+  const windows = await listWindows(deps.kv, me.id);
+  const s = serviceView(found, await getBeat(deps.kv, found), deps.clock.now(), windows);
   const v = view ?? serviceValues(s);
   return (
     <>

@@ -2,6 +2,7 @@ import { iso } from "../../lib/clock.ts";
 import { withDurations } from "../../lib/runs.ts";
 import { eraseChannels, listChannels, listPostsOf } from "../channels.ts";
 import { serviceHistory } from "../windows.ts";
+import { listWindows } from "../maintenance.ts";
 import { eraseStatusPage, getStatusPage } from "../status_settings.ts";
 import { listEvents } from "../hooks.ts";
 import type { AccountPart } from "./_part.ts";
@@ -32,10 +33,11 @@ export const servicesPart: AccountPart = {
   async export(deps, account) {
     const now = deps.clock.now();
     const services = [];
+    const windows = await listWindows(deps.kv, account.id);
     for (const { service, beat } of await listServices(deps.kv, account.id)) {
-      const h = await serviceHistory(deps.kv, service, now);
+      const h = await serviceHistory(deps.kv, service, now, windows);
       services.push({
-        ...serviceView(service, beat, now),
+        ...serviceView(service, beat, now, windows),
         check: service.check,
         // When the runner looks at it next.
         due: iso(service.due),
