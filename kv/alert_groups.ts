@@ -1,6 +1,6 @@
 import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { type Atomic, atomic, commit, transact } from "./_atomic.ts";
+import { type Atomic, atomic, commit, deleteKeys, transact } from "./_atomic.ts";
 import type { Service } from "./service_state.ts";
 import { listServices } from "./services.ts";
 
@@ -196,8 +196,10 @@ export async function takeGroup<T>(
   send: (op: Atomic, g: Pending) => Promise<T>,
 ): Promise<T | null> {
   return await transact(async () => {
-    const entry = await kv.get<Pending>(groupKey(due.account, due.cluster));
-    const dueNow = await kv.get<true>(due.entry.key);
+    const [entry, dueNow] = await kv.getMany<[Pending, true]>([
+      groupKey(due.account, due.cluster),
+      due.entry.key,
+    ]);
     const op = atomic(kv).check(entry, dueNow).delete(due.entry.key);
     const g = entry.value;
     // A group's due entry without its group (or of an older one): only the entry goes.
@@ -217,11 +219,9 @@ export async function listGroupsOf(kv: Deno.Kv, account: number): Promise<Pendin
 /** Deletes the account's pending groups, their due entries and its setting (erasure). */
 export async function eraseGroups(kv: Deno.Kv, account: number): Promise<number> {
   const groups = await listGroupsOf(kv, account);
-  for (const g of groups) {
-    await commit(
-      atomic(kv).delete(groupKey(account, g.cluster)).delete(dueKey(g.due, account, g.cluster)),
-    );
-  }
-  await commit(atomic(kv).delete(settingKey(account)));
+  await deleteKeys(kv, [
+    ...groups.flatMap((g) => [groupKey(account, g.cluster), dueKey(g.due, account, g.cluster)]),
+    settingKey(account),
+  ]);
   return groups.length;
 }

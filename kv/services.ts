@@ -375,9 +375,9 @@ async function removeWithWindows(
   return dropServiceInto(removeInto(atomic(kv).check(entry), s, count), windows, s.account, s.id);
 }
 
-export async function deleteService(deps: Deps, account: number, id: number): Promise<boolean> {
-  const { kv } = deps;
-  const done = await transact(async () => {
+/** Removes one service with its indexes and counter (removeWithWindows); false: it is gone. */
+async function removeService(kv: Deno.Kv, account: number, id: number): Promise<boolean> {
+  return await transact(async () => {
     const [entry, count] = await kv.getMany<[Service, Deno.KvU64]>([
       serviceKey(account, id),
       countKey(account),
@@ -385,6 +385,11 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
     if (!entry.value) return { op: null, result: false };
     return { op: await removeWithWindows(kv, entry, count), result: true };
   });
+}
+
+export async function deleteService(deps: Deps, account: number, id: number): Promise<boolean> {
+  const { kv } = deps;
+  const done = await removeService(kv, account, id);
   forgetHooks(kv);
   if (done) {
     await eraseHistory(kv, account, id);
@@ -398,12 +403,7 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
   const { kv } = deps;
   let n = 0;
   for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
-    const done = await transact(async () => {
-      const [entry, count] = await kv.getMany<[Service, Deno.KvU64]>([e.key, countKey(account)]);
-      if (!entry.value) return { op: null, result: false };
-      return { op: await removeWithWindows(kv, entry, count), result: true };
-    });
-    if (done) n++;
+    if (await removeService(kv, account, e.value.id)) n++;
     await eraseHistory(kv, account, e.value.id);
     await eraseEvents(kv, account, e.value.id);
   }
