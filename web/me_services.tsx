@@ -22,6 +22,7 @@ import {
   serviceView,
   THRESHOLDS,
 } from "../kv/services.ts";
+import { shownState } from "../kv/service_state.ts";
 import { KINDS } from "../lib/targets.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
@@ -102,10 +103,6 @@ const STATE_TEXT: Record<string, string> = {
   maintenance: "Maintenance",
   paused: "Paused",
 };
-
-/** The state a person sees: paused or maintenance before what the checks say (as /status). */
-const shownState = (s: ServiceView) =>
-  s.paused ? "paused" : s.maintenance ? "maintenance" : s.state;
 
 export function StateBadge(props: { state: string }) {
   return <span class={`tag state-${props.state}`}>{STATE_TEXT[props.state] ?? props.state}</span>;

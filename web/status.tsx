@@ -10,6 +10,7 @@ import { fail } from "../http/errors.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
 import { confirmFollow, followLink, requestFollow, unfollow } from "../kv/followers.ts";
 import { RULES } from "../kv/rate_limit.ts";
+import { shownState } from "../kv/service_state.ts";
 import { type PublicPage, publicStatusPage } from "../kv/status_page.ts";
 import type { Deps } from "../lib/deps.ts";
 import { uptimeBars } from "../lib/svg.ts";
@@ -78,9 +79,7 @@ const show = (c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
             <U>{s.name}</U>
           </h2>
           <p>
-            <StateBadge state={s.paused ? "paused" : s.maintenance ? "maintenance" : s.state} />
-            {" "}
-            {s.paused
+            <StateBadge state={shownState(s)} /> {s.paused
               ? "paused by its owner: not watched for now"
               : s.maintenance
               ? "work under way: failures alert nobody"
