@@ -22,11 +22,12 @@ import { putDue } from "./service_due.ts";
  *   ["beat_starts", account_id, service] -> {at, rid}, the last start signal
  *   ["beat_fails", account_id, service]  -> {at, status}, the last failure signal
  *   ["service_events", account_id, service, at_ms, nonce] -> HookEvent (the last 100 are
- *                                      kept: each process trims a service's events every
- *                                      TRIM_EVERY it wrote, the runner at each look)
+ *                                      kept: the runner trims them at each look)
  *   ["service_due", due_ms, service] -> account id: a nudge for the runner (kv/services.ts
- *                                      layout) set blind by a start (at its grace's end) or
- *                                      a failure (now), so it looks in time
+ *                                      layout) set blind by a start (at its grace's end),
+ *                                      a failure (now), or a service that wrote NUDGE_EVERY
+ *                                      events in this process since its last (now), so it
+ *                                      looks, and trims, in time
  *   ["rate", window_end, "heartbeat", address_hash] -> KvU64 (layout of kv/rate_limit.ts)
  *
  * A ping is one lookup and one write, and it is answered only once the write is durable.
@@ -41,7 +42,9 @@ import { putDue } from "./service_due.ts";
  *   everywhere, and other accounts' hook changes never touch a ping.
  * The heartbeat rate limit counts per address in process (seeded from KV once per window
  * and address by a read the first ping does not wait for) and adds its counts to KV in the
- * same batch. Events are trimmed beside the commit loop, never in it. With several server processes
+ * same batch. Events are trimmed by the runner's look, never on the ping's path: a service
+ * that wrote NUDGE_EVERY events in this process since its last nudge gets one in its batch
+ * (a blind set), so a flood is trimmed within a minute. With several server processes
  * each seeds from KV when it first sees an address, so the limit may be passed by what
  * other processes counted after that (documented in docs/api.md).
  */
@@ -74,7 +77,8 @@ export interface Pulse {
   failed: Beat | null;
 }
 
-export type SignalKind = "success" | "start" | "fail" | "log";
+const KINDS = ["success", "start", "fail", "log"] as const;
+export type SignalKind = typeof KINDS[number];
 
 /** One signal as the hook received it. */
 export interface Signal {
@@ -96,7 +100,11 @@ export interface HookEvent extends Signal {
 export const BODY_MAX = 10 * 1024;
 /** Events kept per service. */
 export const EVENTS_KEPT = 100;
-const TRIM_EVERY = 25;
+/**
+ * Events a service writes in this process before its batch nudges the runner to look (and
+ * trim) now. A service pinged on its schedule is looked at long before; only a flood reaches it.
+ */
+const NUDGE_EVERY = 2 * EVENTS_KEPT;
 /** Value bytes per atomic at most (KV allows 800 KiB). */
 const MAX_BATCH_BYTES = 600 * 1024;
 
@@ -120,6 +128,8 @@ export function dropPulse(op: Atomic, account: number, id: number): Atomic {
   return op.delete(beatKey(account, id)).delete(startKey(account, id)).delete(failKey(account, id));
 }
 const eventPrefix = (account: number, id: number) => ["service_events", account, id] as const;
+const eventKey = (account: number, id: number, at: number, nonce: number) =>
+  ["service_events", account, id, at, nonce] as const;
 const MINUTE = 60_000;
 
 export const PLAIN: Signal = { kind: "success", code: null, rid: null, body: "", origin: "" };
@@ -169,11 +179,8 @@ interface HookState {
   rateWindow: number;
   rate: Map<string, { count: number; key: Deno.KvKey; id: string }>;
   sums: Map<string, { key: Deno.KvKey; n: bigint }>;
-  /** Events written per service since its last trim, by "account/id". */
-  written: Map<string, number>;
-  /** Services whose events are to be trimmed, and whether a trim is under way. */
-  trims: Map<string, HookRef>;
-  trimming: boolean;
+  /** Events written per service in this process since its last nudge, by service id. */
+  written: Map<number, number>;
 }
 
 const states = new WeakMap<Deno.Kv, HookState>();
@@ -189,8 +196,6 @@ function stateOf(kv: Deno.Kv): HookState {
       rate: new Map(),
       sums: new Map(),
       written: new Map(),
-      trims: new Map(),
-      trimming: false,
     };
     states.set(kv, st);
   }
@@ -276,7 +281,7 @@ export async function beat(
   }
   const st = stateOf(deps.kv);
   const hash = sha256hex(key);
-  const hook = await lookup(deps.kv, st, hash);
+  const hook = st.cache.get(hash) ?? await lookup(deps.kv, st, hash);
   if (!hook) {
     flushSoon(deps.kv);
     return null;
@@ -296,7 +301,7 @@ export async function beat(
 export async function flushBeats(kv: Deno.Kv, maxMs = 5_000): Promise<void> {
   const st = states.get(kv);
   const until = performance.now() + maxMs;
-  while (st && (st.committing || st.trimming || st.queue.length > 0 || st.sums.size > 0)) {
+  while (st && (st.committing || st.queue.length > 0 || st.sums.size > 0)) {
     if (performance.now() > until) return;
     flushSoon(kv);
     await new Promise((r) => setTimeout(r, 5));
@@ -335,9 +340,43 @@ function takeBatch(st: HookState): Pending[] {
   return st.queue.splice(0, n);
 }
 
-/** Unique within a millisecond and process; random across processes. */
+/**
+ * An event's nonce: unique within a millisecond and process (a random high part per process,
+ * then a count), so two events of one millisecond list in the order they came. A number, as
+ * short in the key as a nonce can be.
+ */
 let nonce = 0;
-const processTag = crypto.getRandomValues(new Uint32Array(1))[0].toString(36);
+const processBase = (crypto.getRandomValues(new Uint32Array(1))[0] >>> 11) * 2 ** 32;
+const eventNonce = () => processBase + (nonce++ % 2 ** 32);
+
+/**
+ * An event as stored: the fields that differ from their usual value only (every ping writes
+ * one, and a smaller value is less for KV to write); `at` is in the key. `shownEvent` reads it.
+ */
+type StoredEvent = Partial<HookEvent> & { kind: SignalKind };
+
+function storedEvent(signal: Signal, status: string): StoredEvent {
+  const e: StoredEvent = { kind: signal.kind };
+  if (signal.code !== null) e.code = signal.code;
+  if (signal.rid !== null) e.rid = signal.rid;
+  if (signal.body !== "") e.body = signal.body;
+  if (signal.origin !== "") e.origin = signal.origin;
+  if (status !== "") e.status = status;
+  return e;
+}
+
+/** A stored event whole again (events written whole before are read the same). */
+function shownEvent(key: Deno.KvKey, e: StoredEvent): HookEvent {
+  return {
+    kind: e.kind,
+    code: e.code ?? null,
+    rid: e.rid ?? null,
+    body: e.body ?? "",
+    origin: e.origin ?? "",
+    at: e.at ?? (key[3] as number),
+    status: e.status ?? "",
+  };
+}
 
 async function drain(kv: Deno.Kv, st: HookState): Promise<void> {
   while (st.queue.length > 0 || st.sums.size > 0) {
@@ -365,10 +404,11 @@ async function commitBatch(
     // One check per hook; per service and signal kind the last of the batch wins; every
     // signal is an event.
     const checked = new Map<string, Cached>();
-    const last = new Map<string, Pending>();
+    // By service id (unique across accounts) and the signal kind's place in KINDS.
+    const last = new Map<number, Pending>();
     for (const p of live) {
       checked.set(p.hash, p.hook);
-      last.set(`${p.signal.kind}/${p.hook.ref.account}/${p.hook.ref.id}`, p);
+      last.set(p.hook.ref.id * 4 + KINDS.indexOf(p.signal.kind), p);
     }
     for (const [hash, h] of checked) op.check({ key: hookKey(hash), versionstamp: h.stamp });
     for (const p of last.values()) {
@@ -387,14 +427,15 @@ async function commitBatch(
     }
     for (const p of live) {
       const { account, id } = p.hook.ref;
-      const event: HookEvent = { ...p.signal, at: p.beat.at, status: p.beat.status };
-      op.set([...eventPrefix(account, id), p.beat.at, `${processTag}.${nonce++}`], event);
+      op.set(eventKey(account, id, p.beat.at, eventNonce()), storedEvent(p.signal, p.beat.status));
     }
+    const nudged = nudgeFloods(op, st, live);
     for (const s of sums) addUses(op, s.key, s.n);
     const res = await commit(op);
     if (res.ok) {
       for (const p of live) p.resolve(p.hook.ref);
-      noteWritten(kv, st, live);
+      if (st.written.size >= CACHE_MAX) st.written.clear();
+      for (const [id, n] of nudged) st.written.set(id, Math.max(0, n));
       return;
     }
     // One of these hooks changed somewhere since it was read: read them again.
@@ -439,28 +480,23 @@ async function revalidate(
 }
 
 /**
- * Counts the events written per service; those that reached TRIM_EVERY are trimmed beside
- * the commit loop, one at a time, so the next batch of pings never waits for a trim.
+ * The events each service of the batch writes, added to what it wrote in this process; a
+ * service that reaches NUDGE_EVERY gets a nudge for this minute in the batch, so the runner
+ * looks and trims its events. Answers the counts to keep once the batch commits (a nudged
+ * service starts again from 0).
  */
-function noteWritten(kv: Deno.Kv, st: HookState, live: Pending[]) {
+function nudgeFloods(op: Atomic, st: HookState, live: Pending[]): Map<number, number> {
+  const counts = new Map<number, number>();
   for (const p of live) {
-    const id = `${p.hook.ref.account}/${p.hook.ref.id}`;
-    const n = (st.written.get(id) ?? 0) + 1;
-    if (n >= TRIM_EVERY) {
-      st.written.delete(id);
-      st.trims.set(id, p.hook.ref);
-    } else st.written.set(id, n);
+    const { account, id } = p.hook.ref;
+    const before = counts.get(id) ?? st.written.get(id) ?? 0;
+    if (before < 0) continue;
+    if (before + 1 >= NUDGE_EVERY) {
+      putDue(op, Math.floor(p.beat.at / MINUTE) * MINUTE, id, account);
+      counts.set(id, -1);
+    } else counts.set(id, before + 1);
   }
-  if (st.trims.size === 0 || st.trimming) return;
-  st.trimming = true;
-  (async () => {
-    for (const [id, ref] of st.trims) {
-      st.trims.delete(id);
-      try {
-        await trimEvents(kv, ref.account, ref.id);
-      } catch { /* the next trim takes them */ }
-    }
-  })().finally(() => st.trimming = false);
+  return counts;
 }
 
 /** Deletes all but the newest EVENTS_KEPT events of a service. */
@@ -482,11 +518,11 @@ export async function listEvents(
   id: number,
 ): Promise<(HookEvent & { ref: string })[]> {
   const out: (HookEvent & { ref: string })[] = [];
-  const iter = kv.list<HookEvent>({ prefix: eventPrefix(account, id) }, {
+  const iter = kv.list<StoredEvent>({ prefix: eventPrefix(account, id) }, {
     reverse: true,
     limit: EVENTS_KEPT,
   });
-  for await (const e of iter) out.push({ ...e.value, ref: String(e.key[4]) });
+  for await (const e of iter) out.push({ ...shownEvent(e.key, e.value), ref: String(e.key[4]) });
   return out;
 }
 

@@ -163,8 +163,11 @@ Deno.test("signals: the last 100 events are kept; deletion removes every signal"
   assert.equal(ev.length, 100);
   assert.equal(ev[0].body, "line 129");
   assert.equal(ev[99].body, "line 30");
-  const stored = (await dumpKv(t.kv)).split("\n").filter((l) => l.startsWith('["service_events"'));
-  assert.ok(stored.length <= 125, `trimmed as it goes (${stored.length})`);
+  // The runner's look trims what it keeps; a ping never waits for a trim.
+  assert.equal(await storedEvents(t), 130, "kept until the runner looks");
+  t.clock.set(Math.ceil(t.clock.now() / (60 * MINUTE)) * 60 * MINUTE + 90 * MINUTE);
+  await runDueChecks(t.deps);
+  assert.equal(await storedEvents(t), 100, "trimmed by the runner's look");
 
   // A body over 10 KB is cut at 10 KB, not refused.
   const big = await t.req("POST", hb.path, {
@@ -180,6 +183,41 @@ Deno.test("signals: the last 100 events are kept; deletion removes every signal"
   for (const k of ["service_events", "beat_starts", "beats", "beat_fails"]) {
     assert.ok(!dump.includes(`["${k}"`), k);
   }
+});
+
+const storedEvents = async (t: TestApp) =>
+  (await dumpKv(t.kv)).split("\n").filter((l) => l.startsWith('["service_events"')).length;
+
+Deno.test("signals: a flood of signals brings the runner within the minute, which trims", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const hb = await heartbeat(t, token);
+  t.clock.set(Math.floor(t.clock.now() / MINUTE) * MINUTE);
+  await runDueChecks(t.deps); // nothing is due: the heartbeat's first look is an interval away
+  for (let i = 0; i < 199; i++) {
+    const r = await t.req("POST", `${hb.path}/log`, { raw: `line ${i}` });
+    assert.equal(r.status, 200);
+    t.clock.advance(100);
+  }
+  await runDueChecks(t.deps);
+  assert.equal(await storedEvents(t), 199, "no look before 200 events");
+  assert.equal((await t.req("POST", `${hb.path}/log`, { raw: "line 199" })).status, 200);
+  await runDueChecks(t.deps);
+  assert.equal(await storedEvents(t), 100, "the 200th event nudged the runner, which trimmed");
+  const ev = await events(t, token, hb.id);
+  assert.equal(ev[0].body, "line 199");
+  assert.equal(ev[99].body, "line 100");
+});
+
+Deno.test("signals: events of one millisecond list in the order they came", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const hb = await heartbeat(t, token);
+  for (let i = 0; i < 25; i++) {
+    assert.equal((await t.req("POST", `${hb.path}/log`, { raw: `line ${i}` })).status, 200);
+  }
+  const bodies = (await events(t, token, hb.id)).map((e: { body: string }) => e.body);
+  assert.deepEqual(bodies, Array.from({ length: 25 }, (_, i) => `line ${24 - i}`));
 });
 
 Deno.test("signals: every signal counts towards the 600 an hour", async () => {
