@@ -39,13 +39,17 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // `pingRoute`, loaded on the first ping), and counted, timed and logged here as `measured` does
   // for every other request. What it does not take goes on to them and to the hooks area's
   // routes, as does everything when its module cannot load (the area then answers the failure).
-  let pings: Promise<ReturnType<typeof pingRoute> | null> | null = null;
+  let take: ReturnType<typeof pingRoute> | null = null;
+  let loading: Promise<unknown> | null = null;
   app.on(["GET", "POST"], PING_ROUTES, async (c, next) => {
-    pings ??= import("./api/hooks.ts").then(
-      (m) => m.pingRoute(deps, JSON_BODY_LIMIT),
-      () => (pings = null),
-    );
-    const taken = (await pings)?.(c);
+    if (!take) {
+      loading ??= import("./api/hooks.ts").then(
+        (m) => (take = m.pingRoute(deps, JSON_BODY_LIMIT)),
+        () => (loading = null),
+      );
+      await loading;
+    }
+    const taken = take?.(c);
     if (!taken) return await next();
     const t0 = performance.now();
     const stats = requestStarted(c.req.method, taken.route);
@@ -91,7 +95,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.fetch = async (req, ...rest) => {
     // A failed import (a module missing or unreadable after a bad deploy) is answered by the
     // app's error handling, as any error of this request: retried by the next request.
-    await mount(req.method, getPath(req)).catch((err) => unavailable.set(req, err));
+    const mounting = mount(req.method, getPath(req));
+    if (mounting) await mounting.catch((err) => unavailable.set(req, err));
     return await dispatch(req, ...rest);
   };
   return app;
@@ -156,7 +161,7 @@ function methodsOrFailure(
     if (c.res.status !== 404 || c.error) return;
     // A trailing slash names the same resource here (/api/me/ as /api/me), as it always has.
     const path = c.req.path.length > 1 ? c.req.path.replace(/\/$/, "") : c.req.path;
-    await mount(c.req.method, path, true).catch(() => {});
+    await mount(c.req.method, path, true)?.catch(() => {});
     const allowed = methodsFor(app, path);
     if (allowed.length === 0 || allowed.includes(c.req.method)) return;
     c.header("Allow", allowed.join(", "));
@@ -229,8 +234,11 @@ function methodsFor(app: Hono<AppEnv>, path: string): string[] {
   return [...found];
 }
 
-/** Mounts the areas a request needs (`everyMethod`: those of its path, whatever their method). */
-type Mount = (method: string, path: string, everyMethod?: boolean) => Promise<void>;
+/**
+ * Mounts the areas a request needs (`everyMethod`: those of its path, whatever their method);
+ * null when they are all mounted already (the common request waits for nothing).
+ */
+type Mount = (method: string, path: string, everyMethod?: boolean) => Promise<void> | null;
 
 /**
  * The lazy mounts: the areas of routes.ts whose paths match a request (for its method, or for
@@ -269,9 +277,9 @@ function mountAreas(app: Hono<AppEnv>, deps: Deps): Mount {
   // Requests whose areas are all mounted, so that the common request skips the table. Bounded:
   // paths carry ids, so the set is emptied now and then.
   const ready = new Set<string>();
-  const mount: Mount = async (method, path, everyMethod = false) => {
+  const mount: Mount = (method, path, everyMethod = false) => {
     const id = `${everyMethod ? "*" : method} ${path}`;
-    if (ready.has(id)) return;
+    if (ready.has(id)) return null;
     const table = everyMethod ? anyMethod : byMethod;
     const found = table.match(method === "HEAD" ? "GET" : method, path)[0];
     const wanted = new Set(found.map(([name]) => name));
@@ -279,8 +287,11 @@ function mountAreas(app: Hono<AppEnv>, deps: Deps): Mount {
     if (missing.length === 0) {
       if (ready.size >= 4096) ready.clear();
       ready.add(id);
-      return;
+      return null;
     }
+    return mountMissing(missing);
+  };
+  const mountMissing = async (missing: AreaName[]) => {
     const makes = await Promise.all(missing.map(load));
     for (const [i, name] of missing.entries()) {
       if (done.has(name)) continue; // mounted meanwhile by a concurrent request
@@ -295,16 +306,12 @@ function mountAreas(app: Hono<AppEnv>, deps: Deps): Mount {
 /** The route patterns of heartbeat pings (api/hooks.ts `pingRoute`). */
 const PING_ROUTES = ["/api/hooks/:key", "/api/hooks/:key/:signal"];
 const HOOK_ROUTE = PING_ROUTES[0];
-const HEARTBEAT_OUTCOME = (status: number) =>
-  `outcome="${
-    status === 200
-      ? "stored"
-      : status === 404
-      ? "unknown_key"
-      : status === 429
-      ? "limited"
-      : "refused"
-  }"`;
+const OUTCOMES: Record<number, string> = {
+  200: 'outcome="stored"',
+  404: 'outcome="unknown_key"',
+  429: 'outcome="limited"',
+};
+const HEARTBEAT_OUTCOME = (status: number) => OUTCOMES[status] ?? 'outcome="refused"';
 
 /**
  * The pattern of the route that answers this request (its last matched handler that is not a

@@ -76,23 +76,25 @@ interface PingInput {
   status: string | undefined;
   rid: string | undefined;
   contentType: string | undefined;
-  body: ReadableStream<Uint8Array> | null;
-  /** The body's length when known (`pingRoute`), and a read of it whole. */
+  /** The request, whose body is read; its stream is made only if it is read in chunks. */
+  request: Request;
+  /** Whether there is a body. */
+  hasBody: boolean;
+  /** The body's length when known (`pingRoute`): a body within what is read is read whole. */
   whole?: number;
-  bytes?: () => Promise<Uint8Array>;
   address: string;
 }
 
 /** At most `max` bytes of a ping's body: read whole when its known length is within `max`. */
 async function readBody(p: PingInput, max: number): Promise<Uint8Array> {
-  if (p.bytes && p.whole !== undefined && p.whole <= max) {
+  if (p.whole !== undefined && p.whole <= max) {
     try {
-      return await p.bytes();
+      return await p.request.bytes();
     } catch (err) {
       throw new BodyReadError(err);
     }
   }
-  return await readChunks(p.body!, max);
+  return await readChunks(p.request.body!, max);
 }
 
 /**
@@ -103,7 +105,7 @@ async function readBody(p: PingInput, max: number): Promise<Uint8Array> {
 async function statusOf(p: PingInput): Promise<{ status: string; body: string }> {
   let status = p.status;
   let body = "";
-  if (p.method !== "POST" || !p.body) {
+  if (p.method !== "POST" || !p.hasBody) {
     return { status: cutChars((status ?? "").trim(), STATUS_MAX), body };
   }
   if (!/json/i.test(p.contentType ?? "")) {
@@ -111,7 +113,7 @@ async function statusOf(p: PingInput): Promise<{ status: string; body: string }>
   } else {
     const bytes = await readBody(p, Infinity);
     const raw = dec.decode(bytes);
-    body = cutText(bytes, BODY_MAX);
+    body = bytes.length <= BODY_MAX ? raw : cutText(bytes, BODY_MAX);
     if (raw.trim() !== "") {
       let parsed: unknown;
       try {
@@ -144,12 +146,9 @@ async function ping(deps: Deps, p: PingInput) {
     fail(400, "rid: must be a UUID", { field: "rid" });
   }
   const { status, body } = await statusOf(p);
-  const signal: Signal = {
-    ...signalOf(p.signal),
-    rid: p.rid?.toLowerCase() ?? null,
-    body,
-    origin: roughOrigin(p.address),
-  };
+  const { kind, code } = signalOf(p.signal);
+  const rid = p.rid?.toLowerCase() ?? null;
+  const signal: Signal = { kind, code, rid, body, origin: roughOrigin(p.address) };
   const done = await beat(deps, p.key, status, signal);
   if (!done) fail(404, "unknown hook key");
   return pingAnswer(done.ref, done.at);
@@ -217,7 +216,8 @@ export function hookRoutes(deps: Deps) {
       status: c.req.query("status"),
       rid: c.req.query("rid"),
       contentType: c.req.header("content-type"),
-      body: c.req.raw.body,
+      request: c.req.raw,
+      hasBody: c.req.raw.body !== null,
       address: clientOrigin(deps, c),
     });
     c.header("Cache-Control", "no-store");
@@ -229,10 +229,13 @@ export function hookRoutes(deps: Deps) {
 /** A ping's path `pingRoute` takes: a well-formed key and signal, nothing else. */
 const PING_PATH =
   /^\/api\/hooks\/([A-Za-z0-9_-]{43})(?:\/(start|fail|log|[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5]))?$/;
+/** What comes before a ping's path in its URL: the scheme and host only. */
+const ORIGIN = /^https?:\/\/[^/]*$/;
 const JSON_HEADERS = {
   "content-type": "application/json",
   "x-content-type-options": "nosniff",
 };
+const ANSWER_HEADERS = { ...JSON_HEADERS, "cache-control": "no-store" };
 
 /** A ping `pingRoute` takes: the route pattern it stands for, and its answer. */
 export interface TakenPing {
@@ -253,15 +256,16 @@ export function pingRoute(deps: Deps, bodyLimit: number) {
   return (c: Ctx): TakenPing | null => {
     const req = c.req.raw;
     if (req.method !== "GET" && req.method !== "POST") return null;
-    const q = req.url.indexOf("?");
-    const start = req.url.indexOf("/api/hooks/");
+    const url = req.url;
+    const q = url.indexOf("?");
+    const start = url.indexOf("/api/hooks/");
     if (start < 0) return null;
-    const m = PING_PATH.exec(q < 0 ? req.url.slice(start) : req.url.slice(start, q));
-    if (!m || !req.url.slice(0, start).match(/^https?:\/\/[^/]*$/)) return null;
+    const m = PING_PATH.exec(q < 0 ? url.slice(start) : url.slice(start, q));
+    if (!m || !ORIGIN.test(url.slice(0, start))) return null;
     let status: string | undefined;
     let rid: string | undefined;
     if (q >= 0) {
-      const params = new URLSearchParams(req.url.slice(q + 1));
+      const params = new URLSearchParams(url.slice(q + 1));
       const all = params.getAll("status");
       const rids = params.getAll("rid");
       if (all.length > 1 || rids.length > 1) return null;
@@ -269,9 +273,15 @@ export function pingRoute(deps: Deps, bodyLimit: number) {
       rid = rids[0];
     }
     let length = 0;
-    if (req.method === "POST" && req.body) {
-      length = Number(req.headers.get("content-length") ?? NaN);
-      if (!(length >= 0 && length <= bodyLimit)) return null;
+    if (req.method === "POST") {
+      // The length first: asking for `req.body` makes a stream, read chunk by chunk.
+      const given = req.headers.get("content-length");
+      if (given === null) {
+        if (req.body) return null;
+      } else {
+        length = Number(given);
+        if (!(length >= 0 && length <= bodyLimit)) return null;
+      }
     }
     const route = m[2] === undefined ? "/api/hooks/:key" : "/api/hooks/:key/:signal";
     const input: PingInput = {
@@ -281,18 +291,15 @@ export function pingRoute(deps: Deps, bodyLimit: number) {
       status,
       rid,
       contentType: req.headers.get("content-type") ?? undefined,
-      body: length > 0 ? req.body : null,
+      request: req,
+      hasBody: length > 0,
       // The whole body, when its length says it is within what would be read of it: read at
       // once, without a reader and a promise per chunk.
       whole: length,
-      bytes: () => req.bytes(),
       address: clientOrigin(deps, c),
     };
     const answer = ping(deps, input).then(
-      (a) =>
-        new Response(JSON.stringify(a), {
-          headers: { ...JSON_HEADERS, "cache-control": "no-store" },
-        }),
+      (a) => new Response(JSON.stringify(a), { headers: ANSWER_HEADERS }),
       (err) => {
         const e = errorAnswer(err);
         if (e) {

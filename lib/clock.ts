@@ -39,6 +39,16 @@ export const DAY = 24 * HOUR;
  * timestamp into every log line would otherwise hold from its first request.
  */
 export function iso(ms: number): string {
+  // Many answers and lines of a busy moment share their millisecond: made once for them.
+  if (ms === lastIso.ms) return lastIso.text;
+  const text = isoOf(ms);
+  lastIso.ms = ms;
+  lastIso.text = text;
+  return text;
+}
+const lastIso = { ms: NaN, text: "" };
+
+function isoOf(ms: number): string {
   // Outside years 0000-9999 (and for NaN) the Date gives its own form, or its RangeError.
   if (!(ms >= -62167219200000 && ms < 253402300800000) || !Number.isInteger(ms)) {
     return new Date(ms).toISOString();

@@ -18,6 +18,7 @@ export function expandIpv6(addr: string): string[] | null {
  * host commonly holds a whole /64 and could otherwise step around the limit.
  */
 export function originSubject(addr: string): string {
+  if (!addr.includes(":")) return addr; // not IPv6 (every heartbeat passes here)
   const v6 = expandIpv6(addr);
   if (!v6 || /^::ffff:/i.test(addr)) return addr;
   return `${v6.slice(0, 4).join(":")}::/64`;

@@ -399,6 +399,8 @@ Deno.test("hooks: the app's ping route answers every ping as the area's routes d
   const withLength = new Request(url, { method: "POST", headers: { "content-length": "0" } });
   assert.equal(((await answer(new Request(url))) as Response).status, 404);
   assert.equal(((await answer(withLength)) as Response).status, 404);
+  // No length and no body (nothing to read): the ping route's too.
+  assert.equal(((await answer(new Request(url, { method: "POST" }))) as Response).status, 404);
   const streamed = new Request(url, { method: "POST", body: ReadableStream.from([]) });
   assert.equal(await answer(streamed), routed);
   assert.equal(await answer(new Request(url, { method: "PUT" })), routed);
