@@ -102,8 +102,11 @@ Deno.test("deps: the README shows the compile command, the dependency step and a
   ) assert.ok(unit.includes(line), `the unit lacks ${line}`);
   assert.match(
     config.tasks.compile,
-    /^deno compile( --allow-\w+)+ --include web\/static --output dist\/catalogue main\.ts$/,
+    /^deno compile --v8-flags=\S+( --allow-\w+)+ --include web\/static --output dist\/catalogue main\.ts$/,
   );
+  // The binary runs with the start task's V8 settings (docs/operations.md, "Memory").
+  const v8 = (cmd: string) => cmd.match(/--v8-flags=\S+/)?.[0];
+  assert.equal(v8(config.tasks.compile), v8(config.tasks.start));
   // The binary gets the permissions the start task runs with, no more.
   const perms = (cmd: string) => cmd.match(/--allow-\w+/g)!.sort();
   assert.deepEqual(perms(config.tasks.compile), perms(config.tasks.start));
