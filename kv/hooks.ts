@@ -429,13 +429,13 @@ async function commitBatch(
       const { account, id } = p.hook.ref;
       op.set(eventKey(account, id, p.beat.at, eventNonce()), storedEvent(p.signal, p.beat.status));
     }
-    const nudged = nudgeFloods(op, st, live);
+    const counted = nudgeFloods(op, st, live);
     for (const s of sums) addUses(op, s.key, s.n);
     const res = await commit(op);
     if (res.ok) {
       for (const p of live) p.resolve(p.hook.ref);
       if (st.written.size >= CACHE_MAX) st.written.clear();
-      for (const [id, n] of nudged) st.written.set(id, Math.max(0, n));
+      for (const [id, n] of counted) st.written.set(id, Math.max(0, n));
       return;
     }
     // One of these hooks changed somewhere since it was read: read them again.
@@ -482,8 +482,8 @@ async function revalidate(
 /**
  * The events each service of the batch writes, added to what it wrote in this process; a
  * service that reaches NUDGE_EVERY gets a nudge for this minute in the batch, so the runner
- * looks and trims its events. Answers the counts to keep once the batch commits (a nudged
- * service starts again from 0).
+ * looks and trims its events. Answers the counts to keep once the batch commits (-1 for a
+ * nudged service: it starts again from 0).
  */
 function nudgeFloods(op: Atomic, st: HookState, live: Pending[]): Map<number, number> {
   const counts = new Map<number, number>();
