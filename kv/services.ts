@@ -98,6 +98,21 @@ export async function getService(kv: Deno.Kv, account: number, id: number) {
   return await kv.get<Service>(serviceKey(account, id));
 }
 
+/**
+ * The id index entries (id -> account) of services, to check in another module's atomic that
+ * they are still there and still the account's: only a creation or a removal writes them.
+ */
+export async function serviceIdEntries(
+  kv: Deno.Kv,
+  ids: number[],
+): Promise<Deno.KvEntryMaybe<number>[]> {
+  const out: Deno.KvEntryMaybe<number>[] = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    out.push(...await kv.getMany<number[]>(ids.slice(i, i + 10).map(byIdKey)));
+  }
+  return out;
+}
+
 /** A heartbeat's signals (null for a checked kind). */
 export async function getBeat(kv: Deno.Kv, s: Service): Promise<Pulse | null> {
   if (s.kind !== "webhook") return null;

@@ -15,7 +15,7 @@ import {
   type Window,
   windowsEntry,
 } from "./maintenance.ts";
-import { GROUPS, listServices, PLACES, type Service } from "./services.ts";
+import { GROUPS, PLACES, type Service, serviceIdEntries } from "./services.ts";
 
 /**
  * The rules of maintenance windows, as /api/me/maintenance and /me/maintenance apply them:
@@ -82,10 +82,39 @@ function timing(input: NewWindow): Pick<Window, "from" | "to" | "cron" | "tz" | 
 
 /** Adds a window; every service named must be the account's. */
 export async function createWindow(deps: Deps, account: number, input: NewWindow): Promise<Window> {
-  const own = new Set((await listServices(deps.kv, account)).map((x) => x.service.id));
-  for (const id of input.services) {
-    if (!own.has(id)) invalid(`services: ${id} is not one of your services`, "services");
-  }
+  const services = [...new Set(input.services)];
+  const now = deps.clock.now();
+  return await transact(async () => {
+    // The services' id entries are checked in the atomic: a service removed meanwhile fails
+    // the commit, and the retry refuses it.
+    const [entry, ids] = await Promise.all([
+      windowsEntry(deps.kv, account),
+      serviceIdEntries(deps.kv, services),
+    ]);
+    for (const [i, e] of ids.entries()) {
+      if (e.value !== account) {
+        invalid(`services: ${services[i]} is not one of your services`, "services");
+      }
+    }
+    const when = coverAndTiming(input);
+    const list = entry.value ?? [];
+    if (list.length >= MAX_WINDOWS) conflict(`at most ${MAX_WINDOWS} maintenance windows`);
+    const w: Window = {
+      id: nextId("maintenance", Math.max(0, ...list.map((x) => x.id))),
+      name: input.name,
+      services,
+      groups: [...new Set(input.groups)],
+      places: [...new Set(input.places)],
+      ...when,
+      created: now,
+    };
+    const op = putWindows(atomic(deps.kv).check(entry, ...ids), account, [...list, w]);
+    return { op, result: w };
+  });
+}
+
+/** A new window's groups, places and timing, checked (its services are checked in its atomic). */
+function coverAndTiming(input: NewWindow) {
   for (const g of input.groups) {
     if (!(GROUPS as readonly string[]).includes(g)) invalid(`groups: no group "${g}"`, "groups");
   }
@@ -95,24 +124,7 @@ export async function createWindow(deps: Deps, account: number, input: NewWindow
   if (!input.services.length && !input.groups.length && !input.places.length) {
     invalid("services: choose the services, a group or a place the window covers", "services");
   }
-  const when = timing(input);
-  const now = deps.clock.now();
-  return await transact(async () => {
-    const entry = await windowsEntry(deps.kv, account);
-    const list = entry.value ?? [];
-    if (list.length >= MAX_WINDOWS) conflict(`at most ${MAX_WINDOWS} maintenance windows`);
-    const w: Window = {
-      id: nextId("maintenance", Math.max(0, ...list.map((x) => x.id))),
-      name: input.name,
-      services: [...new Set(input.services)],
-      groups: [...new Set(input.groups)],
-      places: [...new Set(input.places)],
-      ...when,
-      created: now,
-    };
-    const op = putWindows(atomic(deps.kv).check(entry), account, [...list, w]);
-    return { op, result: w };
-  });
+  return timing(input);
 }
 
 /** Deletes a window; false when there is none. */

@@ -4,6 +4,8 @@ import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { dailyFigures } from "../lib/history.ts";
 import { runsWithin, zonedTime } from "../lib/maintenance.ts";
 import { systemConnector } from "../lib/net.ts";
+import { createWindow } from "../kv/windows.ts";
+import { DomainError } from "../lib/errors.ts";
 import { T0, type TestApp, testApp } from "./_helpers.ts";
 import { localHttp } from "./_servers.ts";
 
@@ -488,4 +490,44 @@ Deno.test("maintenance form: plain messages beside the end, the schedule, the ki
     body: { name: "Swap", services: [id], from: iso(T0 + HOUR), to: iso(T0) },
   });
   assert.equal(backwards.body.error, "to: the end must be after the start");
+});
+
+Deno.test("maintenance: a service removed while its window is being made is refused, not kept", async () => {
+  await using t = await testApp();
+  const { token, account: { id: account } } = await t.account("ops@example.org", { name: "Ops" });
+  const made = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Backup", check: "webhook:", interval: 5 },
+  });
+  assert.equal(made.status, 200, made.text);
+  const service = made.body.item.id as number;
+  // The service goes right after the window's first read of it (a delete from another tab).
+  let removed = false;
+  const kv = new Proxy(t.kv, {
+    get(target, prop) {
+      if (prop !== "getMany") return Reflect.get(target, prop, target);
+      return async (keys: Deno.KvKey[]) => {
+        const got = await target.getMany(keys);
+        if (!removed && keys.some((k) => k[0] === "services_by_id")) {
+          removed = true;
+          const del = await t.req("DELETE", `/api/me/services/${service}`, { token });
+          assert.equal(del.status, 200, del.text);
+        }
+        return got;
+      };
+    },
+  });
+  await assert.rejects(
+    createWindow({ ...t.deps, kv }, account, {
+      name: "Night",
+      services: [service],
+      groups: [],
+      places: [],
+      from: T0 + HOUR,
+      to: T0 + 2 * HOUR,
+    }),
+    (err: DomainError) => err.kind === "invalid" && err.extra.field === "services",
+  );
+  assert.ok(removed);
+  assert.deepEqual((await t.req("GET", "/api/me/maintenance", { token })).body.items, []);
 });
