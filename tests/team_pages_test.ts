@@ -119,3 +119,32 @@ Deno.test("team pages: deciding an application grants the role and mails the app
     "approved",
   );
 });
+
+Deno.test("team pages: every account's services, a paused heartbeat shown as paused", async () => {
+  await using t = await testApp({ config: inboxes });
+  const ops = await t.account("ops@example.org", { name: "Ops" });
+  const rev = await t.account("rev@example.org", { name: "Rev", roles: ["reviewer"] });
+  const made = async (name: string) => {
+    const r = await t.req("POST", "/api/me/services", {
+      token: ops.token,
+      body: { name, check: "webhook:", interval: 5 },
+    });
+    assert.equal(r.status, 200, r.text);
+    return r.body.item.id as number;
+  };
+  const paused = await made("Nightly backup");
+  await made("Hourly sync");
+  const patch = await t.req("PATCH", `/api/me/services/${paused}`, {
+    token: ops.token,
+    body: { paused: true },
+  });
+  assert.equal(patch.status, 200, patch.text);
+  const page = await t.req("GET", "/team/services", {
+    headers: { cookie: `session=${rev.token}` },
+  });
+  assert.equal(page.status, 200, page.text);
+  const row = (name: string) => page.text.split("<tr>").find((r) => r.includes(name)) ?? "";
+  assert.match(row("Nightly backup"), /class="tag state-paused">Paused</);
+  assert.match(row("Hourly sync"), /class="tag state-wait">Waiting</);
+  assert.match(row("Hourly sync"), /Ops/);
+});

@@ -14,6 +14,7 @@ import { changeProposal } from "../kv/proposal_changes.ts";
 import { getProposal, listProposals, type Proposal, STATUSES } from "../kv/proposals.ts";
 import { listRequests, setHandled } from "../kv/requests.ts";
 import { listAllServices, serviceView } from "../kv/services.ts";
+import { shownState } from "../kv/service_state.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot, type Snapshot } from "../lib/machine.ts";
 import { DecisionBody } from "../http/account_inputs.ts";
@@ -544,7 +545,8 @@ function AllServices(
       </thead>
       <tbody>
         {all.map(({ service, beat }) => {
-          // Only the state and status are shown here: no windows needed.
+          // The state (paused shows as such) and status: no maintenance windows are read here
+          // (one read per account), so a service in a window shows what its checks say.
           const v = serviceView(service, beat, now, []);
           return (
             <tr>
@@ -558,7 +560,7 @@ function AllServices(
                 <U>{service.check}</U>
               </td>
               <td>
-                <StateBadge state={v.state} />
+                <StateBadge state={shownState(v)} />
               </td>
               <td>
                 <U>{v.status}</U>
