@@ -298,3 +298,31 @@ async function sessionsOf(t: Awaited<ReturnType<typeof testApp>>, email: string)
   if (acc.value === null) return 0;
   return (await listSessions(t.kv, acc.value)).length;
 }
+
+Deno.test("the navigations follow the page and the viewer: current link, name, team link", async () => {
+  await using t = await testApp();
+  const ada = await t.account("ada@example.org", { name: "Ada" });
+  const rev = await t.account("rev@example.org", { name: "Rev", roles: ["reviewer"] });
+  const page = async (path: string, token?: string) => {
+    const r = await t.req("GET", path, token ? { headers: { cookie: `session=${token}` } } : {});
+    assert.equal(r.status, 200, `${path}: ${r.text}`);
+    return r.text;
+  };
+  const current = (html: string) =>
+    [...html.matchAll(/href="([^"]+)" aria-current="page"/g)].map((m) => m[1]);
+  assert.deepEqual(current(await page("/catalogue")), ["/catalogue"]);
+  assert.deepEqual(current(await page("/search")), ["/search"]);
+  assert.deepEqual(current(await page("/")), []);
+  assert.deepEqual(current(await page("/me", ada.token)), ["/me", "/me"]);
+  assert.deepEqual(current(await page("/me/devices", ada.token)), ["/me/devices"]);
+  assert.match(await page("/catalogue", ada.token), /Account \(<bdi>Ada<\/bdi>\)/);
+  const renamed = await t.req("PATCH", "/api/me", {
+    token: ada.token,
+    body: { name: "Ada Lovelace" },
+  });
+  assert.equal(renamed.status, 200, renamed.text);
+  assert.match(await page("/catalogue", ada.token), /Account \(<bdi>Ada Lovelace<\/bdi>\)/);
+  assert.doesNotMatch(await page("/me", ada.token), /href="\/team"/);
+  assert.match(await page("/me", rev.token), /href="\/team"/);
+  assert.doesNotMatch(await page("/me", ada.token), /href="\/team"/);
+});

@@ -4,6 +4,8 @@
  * { title })` (hono/jsx-renderer, set up by web/_web.tsx for every path outside /api).
  */
 import type { Child } from "hono/jsx";
+import { raw } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
 import type { Account } from "../kv/accounts.ts";
 import { displayText } from "../lib/display.ts";
 import { assetUrl } from "./_static.ts";
@@ -46,7 +48,35 @@ export function jsonLdText(data: object): string {
   );
 }
 
+/**
+ * A part of every page rendered once per key and kept as HTML: the navigations depend only on
+ * where the page is and who looks, and rendering them was a sixth of a small page's CPU. Keys
+ * are few (paths of the navigations, a viewer's name); the set is emptied when full.
+ */
+export function kept(key: string, make: () => Child): HtmlEscapedString {
+  let html = keptParts.get(key);
+  if (html === undefined) {
+    html = raw(String(make()));
+    if (keptParts.size >= 1000) keptParts.clear();
+    keptParts.set(key, html);
+  }
+  return html;
+}
+const keptParts = new Map<string, HtmlEscapedString>();
+
+/** The links of the main navigation: a page's path outside them renders as any other. */
+const NAV_PATHS = new Set(["/catalogue", "/search", "/request", "/contribute", "/me", "/sign-in"]);
+
 function Nav(props: { viewer: Account | null; path: string }) {
+  const { viewer } = props;
+  const path = NAV_PATHS.has(props.path) ? props.path : "";
+  return kept(
+    viewer ? `nav in ${path} ${viewer.name}` : `nav out ${path}`,
+    () => <NavLinks viewer={viewer} path={path} />,
+  );
+}
+
+function NavLinks(props: { viewer: Account | null; path: string }) {
   const { viewer, path } = props;
   const here = (p: string) => (path === p ? { "aria-current": "page" as const } : {});
   return (

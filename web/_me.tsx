@@ -3,6 +3,7 @@ import type { Child } from "hono/jsx";
 import type { Account } from "../kv/accounts.ts";
 import { isTeam } from "../kv/accounts.ts";
 import { iso } from "../lib/clock.ts";
+import { kept } from "./_layout.tsx";
 
 /** The pages under /me, in the order the navigation lists them, with what each is for. */
 export const ME_PAGES: [path: string, label: string, purpose: string][] = [
@@ -50,6 +51,11 @@ export const STANDING_WORDS: Record<string, string> = {
 
 /** The account pages' own navigation (and the team's, for reviewers and the owner). */
 export function MeNav(props: { here: string; viewer?: Account | null }) {
+  const team = !!props.viewer && isTeam(props.viewer);
+  return kept(`me nav ${props.here} ${team}`, () => <MeNavLinks here={props.here} team={team} />);
+}
+
+function MeNavLinks(props: { here: string; team: boolean }) {
   return (
     <nav aria-label="Your account" class="subnav">
       <ul class="inline">
@@ -58,7 +64,7 @@ export function MeNav(props: { here: string; viewer?: Account | null }) {
             <a href={path} aria-current={path === props.here ? "page" : undefined}>{label}</a>
           </li>
         ))}
-        {props.viewer && isTeam(props.viewer)
+        {props.team
           ? (
             <li>
               <a href="/team">Team</a>
