@@ -12,6 +12,7 @@ import {
   keysOf,
   TRANSACT_BUDGET_MS,
 } from "./_atomic.ts";
+import { getManyEntries } from "./_batch.ts";
 import { addUses, rateKey, RULES } from "./rate_limit.ts";
 import { putDue } from "./service_due.ts";
 
@@ -460,13 +461,10 @@ async function revalidate(
   hashes: string[],
 ): Promise<Pending[]> {
   const fresh = new Map<string, Cached | null>();
-  for (let i = 0; i < hashes.length; i += 10) {
-    const part = hashes.slice(i, i + 10);
-    const got = await kv.getMany<HookRef[]>(part.map(hookKey));
-    for (const [j, e] of got.entries()) {
-      st.cache.delete(part[j]);
-      fresh.set(part[j], e.value ? { ref: e.value, stamp: e.versionstamp } : null);
-    }
+  const got = await getManyEntries<HookRef>(kv, hashes.map(hookKey));
+  for (const [j, e] of got.entries()) {
+    st.cache.delete(hashes[j]);
+    fresh.set(hashes[j], e.value ? { ref: e.value, stamp: e.versionstamp } : null);
   }
   const live: Pending[] = [];
   for (const p of pending) {

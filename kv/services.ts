@@ -6,6 +6,7 @@ import { conflict, invalid } from "../lib/errors.ts";
 import type { Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
 import { type Atomic, atomic, transact } from "./_atomic.ts";
+import { getManyEntries } from "./_batch.ts";
 import { counted } from "./alert_rules.ts";
 import { claimId } from "./ids.ts";
 import { dropDue, moveDue, putDue } from "./service_due.ts";
@@ -102,15 +103,8 @@ export async function getService(kv: Deno.Kv, account: number, id: number) {
  * The id index entries (id -> account) of services, to check in another module's atomic that
  * they are still there and still the account's: only a creation or a removal writes them.
  */
-export async function serviceIdEntries(
-  kv: Deno.Kv,
-  ids: number[],
-): Promise<Deno.KvEntryMaybe<number>[]> {
-  const out: Deno.KvEntryMaybe<number>[] = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    out.push(...await kv.getMany<number[]>(ids.slice(i, i + 10).map(byIdKey)));
-  }
-  return out;
+export function serviceIdEntries(kv: Deno.Kv, ids: number[]): Promise<Deno.KvEntryMaybe<number>[]> {
+  return getManyEntries<number>(kv, ids.map(byIdKey));
 }
 
 /** A heartbeat's signals (null for a checked kind). */

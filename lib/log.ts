@@ -59,17 +59,8 @@ export function log(level: Exclude<Level, "off">, msg: string, fields: Fields = 
   push(level, JSON.stringify({ t: now(), level, msg, ...fields }));
 }
 
-let lastMs = 0;
-let lastIso = "";
-/** The time as ISO text, made once per millisecond (many requests share one under load). */
-function now(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = iso(ms);
-  }
-  return lastIso;
-}
+/** The time as ISO text (`iso` makes it once per millisecond: many requests share one). */
+const now = () => iso(Date.now());
 
 const quoted = new Map<string, string>();
 /**
