@@ -202,6 +202,11 @@ export const AREAS = {
     paths: ["/me/maintenance/*"],
     load: () => import("./web/me_maintenance.tsx").then((m) => m.maintenancePages),
   },
+  web_watch_board: {
+    mount: "/",
+    paths: ["/watch", "/watch/*"],
+    load: () => import("./web/watch.tsx").then((m) => m.watchBoardPages),
+  },
   web_watch: {
     mount: "/",
     paths: ["/me/services/:id/*", "/me/channels/*", "/me/status-page/*"],

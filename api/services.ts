@@ -17,7 +17,6 @@ import { listWindows, type Window } from "../kv/maintenance.ts";
 import { listEvents } from "../kv/hooks.ts";
 import { withDurations } from "../lib/runs.ts";
 import { iso } from "../lib/clock.ts";
-import { overallUptime } from "../lib/history.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { readSnapshot } from "../lib/machine.ts";
@@ -363,7 +362,7 @@ export function servicesRoutes(deps: Deps) {
       if (!s) fail(404, "no such service");
       const h = await serviceHistory(deps.kv, s, deps.clock.now());
       return c.json({
-        uptime: overallUptime(h.days),
+        uptime: h.uptime.all,
         days: h.days,
         changes: h.changes.map((x) => ({ ...x, at: iso(x.at) })),
       }, 200);

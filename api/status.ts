@@ -41,6 +41,7 @@ const PublicPageSchema = z.object({
   owner: z.string(),
   services: z.array(z.object({
     name: z.string(),
+    group: z.string().meta({ description: "The service's group, as the page groups them" }),
     state: State,
     maintenance: z.boolean().meta({
       description: "A maintenance window covers it now: its failures alert nobody",
@@ -52,6 +53,7 @@ const PublicPageSchema = z.object({
     days: z.array(z.object({
       date: z.string(),
       uptime: z.number().nullable(),
+      down_s: z.number().int().meta({ description: "Seconds down (off) that day" }),
       maintenance_s: z.number().int().meta({
         description: "Seconds in maintenance that day (left out of uptime)",
       }),

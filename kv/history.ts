@@ -1,13 +1,21 @@
 import { DAY, isoDate } from "../lib/clock.ts";
-import { type Change, dailyFigures, type DayFigures, type HistState } from "../lib/history.ts";
+import {
+  type Change,
+  dailyFigures,
+  type DayFigures,
+  type HistState,
+  uptimeBetween,
+} from "../lib/history.ts";
 import { type Atomic, deleteKeys, keysOf } from "./_atomic.ts";
+import { getManyEntries } from "./_batch.ts";
 
 /**
  * A watched service's history: its state changes and its check durations, kept 90 days.
  * Key layout (owned here; written in the atomic of the result they belong to):
  *   ["service_changes", account_id, service_id, at_ms] -> {state, status}
- *   ["service_days", account_id, service_id, "YYYY-MM-DD"] -> {ms: number[]} durations of
- *                                                           that day's checks (checked kinds)
+ *   ["service_days", account_id, service_id, "YYYY-MM-DD"] -> {ms: number[], at?: number[],
+ *                                  st?: string} that day's checks (checked kinds): durations,
+ *                                  times and results ("o" ok, "w" warn, "x" off), in order
  * Both expire after KEEP_DAYS (+1 so the oldest day shown is whole). The per-day figures
  * (uptime, median, 95th percentile) are computed when read (lib/history.ts).
  */
@@ -16,6 +24,13 @@ export const KEEP_DAYS = 90;
 const EXPIRE = (KEEP_DAYS + 1) * DAY;
 /** Durations kept per day: a 5-minute check makes 288; manual checks add at most 60 an hour. */
 const MAX_PER_DAY = 2000;
+
+/** A day's checks: durations, and (since the dashboard) their times and results. */
+interface StoredDay {
+  ms: number[];
+  at?: number[];
+  st?: string;
+}
 
 export interface StoredChange {
   state: HistState;
@@ -40,7 +55,7 @@ export function recordChange(
 
 /** The durations entry of a check's day, read inside the caller's transact. */
 export async function readDay(kv: Deno.Kv, account: number, id: number, at: number) {
-  return await kv.get<{ ms: number[] }>(dayKey(account, id, isoDate(at)));
+  return await kv.get<StoredDay>(dayKey(account, id, isoDate(at)));
 }
 
 /** The durations entry of a new service's first day (nothing to read). */
@@ -48,26 +63,100 @@ export const emptyDay = (
   account: number,
   id: number,
   at: number,
-): Deno.KvEntryMaybe<{ ms: number[] }> => ({
+): Deno.KvEntryMaybe<StoredDay> => ({
   key: dayKey(account, id, isoDate(at)),
   value: null,
   versionstamp: null,
 });
 
-/** Adds a check's duration to its day, checked against the entry read by `readDay`. */
+const RESULT_CODES = { ok: "o", warn: "w", off: "x" } as const;
+const CODE_STATES: Record<string, CheckResultState> = { o: "ok", w: "warn", x: "off" };
+type CheckResultState = keyof typeof RESULT_CODES;
+
+/**
+ * Adds a check's duration, time and result to its day, checked against the entry read by
+ * `readDay`. Days stored before times were kept have none: their checks count for the daily
+ * figures only.
+ */
 export function addDuration(
   op: Atomic,
-  entry: Deno.KvEntryMaybe<{ ms: number[] }>,
+  entry: Deno.KvEntryMaybe<StoredDay>,
   ms: number,
+  at: number,
+  state: CheckResultState,
 ): void {
-  const list = entry.value?.ms ?? [];
-  if (list.length >= MAX_PER_DAY) return;
-  op.check(entry).set(entry.key, { ms: [...list, ms] }, { expireIn: EXPIRE });
+  const day = entry.value ?? { ms: [] };
+  if (day.ms.length >= MAX_PER_DAY) return;
+  const timed = !entry.value || (day.at?.length === day.ms.length);
+  const next: StoredDay = timed
+    ? { ms: [...day.ms, ms], at: [...(day.at ?? []), at], st: (day.st ?? "") + RESULT_CODES[state] }
+    : { ms: [...day.ms, ms] };
+  op.check(entry).set(entry.key, next, { expireIn: EXPIRE });
+}
+
+/** One check as the dashboard and the service's chart show it. */
+export interface RecentResult {
+  at: number;
+  state: CheckResultState;
+  ms: number;
+}
+
+/** The checks of the last 24 hours (yesterday's and today's stored days), oldest first. */
+export async function recentResults(
+  kv: Deno.Kv,
+  account: number,
+  id: number,
+  now: number,
+): Promise<RecentResult[]> {
+  const entries = await getManyEntries<StoredDay>(kv, [
+    dayKey(account, id, isoDate(now - DAY)),
+    dayKey(account, id, isoDate(now)),
+  ]);
+  const out: RecentResult[] = [];
+  for (const { value: day } of entries) {
+    if (!day?.at || !day.st) continue;
+    for (let i = 0; i < day.at.length; i++) {
+      if (day.at[i] <= now - DAY || day.at[i] > now) continue;
+      out.push({ at: day.at[i], state: CODE_STATES[day.st[i]] ?? "off", ms: day.ms[i] });
+    }
+  }
+  return out;
+}
+
+/**
+ * The state changes of the last `days` days and the state before them: what the uptime
+ * figures are computed from (lib/history.ts uptimeBetween), without the daily durations.
+ */
+export async function readChanges(
+  kv: Deno.Kv,
+  account: number,
+  id: number,
+  now: number,
+  days: number,
+): Promise<{ before: HistState | null; changes: Change[] }> {
+  const from = now - days * DAY;
+  let before: HistState | null = null;
+  for await (
+    const e of kv.list<StoredChange>({
+      start: changeKey(account, id, 0),
+      end: changeKey(account, id, from),
+    }, { reverse: true, limit: 1 })
+  ) before = e.value.state;
+  const changes: Change[] = [];
+  for await (
+    const e of kv.list<StoredChange>({
+      start: changeKey(account, id, from),
+      end: changeKey(account, id, now + 1),
+    })
+  ) changes.push({ at: e.key[3] as number, state: e.value.state });
+  return { before, changes };
 }
 
 export interface History {
   days: DayFigures[];
   changes: { at: number; state: HistState; status: string }[];
+  /** Uptime (lib/history.ts uptimeBetween) of the last 24 hours, 30 days and all days kept. */
+  uptime: { day: number | null; month: number | null; all: number | null };
 }
 
 /** The last KEEP_DAYS days of a service: figures per day and every change, oldest first. */
@@ -110,7 +199,14 @@ export async function readHistory(
     durations,
     quiet,
   });
-  return { days: figures, changes };
+  const timed = changes.map((c): Change => ({ at: c.at, state: c.state }));
+  const span = (start: number) =>
+    uptimeBetween({ changes: timed, before, from: start, to: now, quiet });
+  return {
+    days: figures,
+    changes,
+    uptime: { day: span(now - DAY), month: span(now - 30 * DAY), all: span(from) },
+  };
 }
 
 /** Removes a service's history (deletion, erasure). */

@@ -189,7 +189,7 @@ export async function recordResult(
       if (marks.held && quiet !== null) s.due = Math.min(s.due, minuteAfter(quiet));
       moveDue(op, old.due, s.due, id, account);
     }
-    addDuration(op, day, result.ms);
+    addDuration(op, day, result.ms, now, result.state);
     if (s.seen !== old.seen) {
       s.since = now;
       recordChange(op, account, id, now, { state: s.seen, status: s.last!.status });

@@ -207,7 +207,7 @@ export async function createService(
     if (first) {
       s.since = now;
       recordChange(op, account, s.id, now, { state: s.seen, status: s.last!.status });
-      addDuration(op, emptyDay(account, s.id, now), first.ms);
+      addDuration(op, emptyDay(account, s.id, now), first.ms, now, first.state);
     }
     return { op, result: s };
   });

@@ -1,5 +1,4 @@
 import type { Deps } from "../lib/deps.ts";
-import { overallUptime } from "../lib/history.ts";
 import { invalid } from "../lib/errors.ts";
 import { type Account, accountBySlug } from "./accounts.ts";
 import { serviceHistory, serviceMaintenance } from "./windows.ts";
@@ -53,13 +52,14 @@ export async function saveStatusPage(
 
 export interface PublicService {
   name: string;
+  group: string;
   state: State;
   /** A maintenance window covers it now (its failures alert nobody). */
   maintenance: boolean;
   /** A heartbeat its owner paused (state wait, no alerts). */
   paused: boolean;
   uptime: number | null;
-  days: { date: string; uptime: number | null; maintenance_s: number }[];
+  days: { date: string; uptime: number | null; down_s: number; maintenance_s: number }[];
   note: string;
 }
 
@@ -89,11 +89,17 @@ async function publicService(
   const h = await serviceHistory(deps.kv, s, now, windows);
   return {
     name: s.name,
+    group: s.group,
     state,
     maintenance: maintenanceUntil(windows, s, now) !== null,
     paused: s.paused_at != null,
-    uptime: overallUptime(h.days),
-    days: h.days.map((d) => ({ date: d.date, uptime: d.uptime, maintenance_s: d.maintenance_s })),
+    uptime: h.uptime.all,
+    days: h.days.map((d) => ({
+      date: d.date,
+      uptime: d.uptime,
+      down_s: d.down_s,
+      maintenance_s: d.maintenance_s,
+    })),
     note,
   };
 }

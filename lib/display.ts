@@ -11,3 +11,20 @@ const HIDDEN =
 export function displayText(s: string): string {
   return s.replace(HIDDEN, "");
 }
+
+const UNITS: [limit: number, size: number, one: string, many: string][] = [
+  [45_000, 1_000, "second", "seconds"],
+  [45 * 60_000, 60_000, "minute", "minutes"],
+  [22 * 3_600_000, 3_600_000, "hour", "hours"],
+  [Infinity, 86_400_000, "day", "days"],
+];
+
+/** "just now", "3 minutes ago", "in 2 hours": a time as people say it, from `now`. */
+export function agoText(at: number, now: number): string {
+  const d = now - at;
+  if (Math.abs(d) < 45_000) return "just now";
+  const [, size, one, many] = UNITS.find(([limit]) => Math.abs(d) < limit)!;
+  const n = Math.max(1, Math.round(Math.abs(d) / size));
+  const text = `${n} ${n === 1 ? one : many}`;
+  return d > 0 ? `${text} ago` : `in ${text}`;
+}

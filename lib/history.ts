@@ -1,4 +1,4 @@
-import { DAY, isoDate } from "./clock.ts";
+import { DAY, isoDate, MINUTE } from "./clock.ts";
 
 /**
  * Figures of a watched service's history, as pure functions of its state changes and check
@@ -106,14 +106,53 @@ export function overlap(spans: [number, number][], a: number, b: number): number
   return n;
 }
 
-/** Uptime over several days: the mean of the days with data; null without any. */
-export function overallUptime(days: DayFigures[]): number | null {
-  let sum = 0;
-  let n = 0;
-  for (const d of days) {
-    if (d.uptime === null) continue;
-    sum += d.uptime;
-    n++;
+/**
+ * Less measured time than this gives no uptime figure: a service measured for one minute, that
+ * minute failed, is "not measured yet", not "0 %" (its state already says it is off).
+ */
+export const MIN_MEASURED_MS = 15 * MINUTE;
+
+/** Milliseconds up and down within [from, to), maintenance (`quiet`) left out. */
+export function upAndDown(opts: {
+  changes: Change[];
+  before: HistState | null;
+  from: number;
+  to: number;
+  quiet?: [number, number][];
+}): { up: number; down: number } {
+  const quiet = opts.quiet ?? [];
+  let state = opts.before;
+  let t = opts.from;
+  let up = 0;
+  let down = 0;
+  const add = (until: number) => {
+    if (until <= t) return;
+    const counted = until - t - overlap(quiet, t, until);
+    if (state === "ok" || state === "warn") up += counted;
+    else if (state === "off") down += counted;
+    t = until;
+  };
+  for (const c of opts.changes) {
+    if (c.at >= opts.to) break;
+    if (c.at > opts.from) add(c.at);
+    state = c.state;
   }
-  return n === 0 ? null : sum / n;
+  add(opts.to);
+  return { up, down };
+}
+
+/**
+ * Uptime over a period: the time up (ok or warn) over the time measured (up or off), summed
+ * over the whole period rather than averaged per day, so a first day measured for an hour
+ * weighs an hour, not a day. Time before the first result, while waiting or paused, and in
+ * maintenance is not measured; a period measured for less than MIN_MEASURED_MS has no figure.
+ */
+export function uptimeOf(span: { up: number; down: number }): number | null {
+  const known = span.up + span.down;
+  return known < MIN_MEASURED_MS ? null : span.up / known;
+}
+
+/** Uptime over [from, to) from the changes (uptimeOf of upAndDown). */
+export function uptimeBetween(opts: Parameters<typeof upAndDown>[0]): number | null {
+  return uptimeOf(upAndDown(opts));
 }

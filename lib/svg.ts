@@ -21,17 +21,54 @@ export function percentText(uptime: number): string {
   return `${p % 1 === 0 ? p.toFixed(0) : p.toFixed(2).replace(/0$/, "")} %`;
 }
 
-/** A bar's color: full days green, short outages yellow, longer ones red, no data grey. */
-export function barColor(uptime: number | null): string {
-  if (uptime === null) return COLORS.none;
-  if (uptime >= 0.9995) return COLORS.ok;
-  if (uptime >= 0.95) return COLORS.warn;
-  return COLORS.off;
+/** A day as its bar shows it. */
+export interface BarDay {
+  date: string;
+  uptime: number | null;
+  down_s?: number;
+  maintenance_s?: number;
 }
 
-/** One bar per day (oldest left), each with a title for its date and uptime. */
+/** Minutes and hours as people read them: "12 min", "3 h 5 min". */
+export function minutesText(seconds: number): string {
+  const m = Math.max(1, Math.round(seconds / 60));
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+}
+
+/**
+ * A day's tone, by how long it was down (the legend's words): green when never down, yellow
+ * when down for less than an hour, red for an hour or more; blue when maintenance covered it
+ * all, grey without data.
+ */
+export function dayTone(d: BarDay): "ok" | "warn" | "off" | "none" | "maintenance" {
+  const down = d.down_s ?? (d.uptime === null ? 0 : d.uptime < 1 ? 3600 : 0);
+  if (d.uptime === null) return (d.maintenance_s ?? 0) > 0 ? "maintenance" : "none";
+  if (down <= 0) return "ok";
+  return down < 3600 ? "warn" : "off";
+}
+
+/** A bar's color for a day (dayTone). */
+export function barColor(d: BarDay): string {
+  return COLORS[dayTone(d)];
+}
+
+/** What a day's bar says on hover: its date, how long it was down, maintenance. */
+export function dayText(d: BarDay): string {
+  const down = d.down_s ?? 0;
+  const up = d.uptime === null
+    ? "no data"
+    : down > 0
+    ? `down ${minutesText(down)} (${percentText(d.uptime)} up)`
+    : `up all day (${percentText(d.uptime)})`;
+  const m = d.maintenance_s ?? 0;
+  return m > 0 ? `${up}, ${Math.round(m / 360) / 10} h maintenance` : up;
+}
+
+/** One bar per day (oldest left), each with a title for its date and what it was. */
 export function uptimeBars(
-  days: { date: string; uptime: number | null; maintenance_s?: number }[],
+  days: BarDay[],
   opts: { height?: number; bar?: number; gap?: number } = {},
 ): string {
   const h = opts.height ?? 28;
@@ -39,21 +76,85 @@ export function uptimeBars(
   const gap = opts.gap ?? 2;
   const w = Math.max(1, days.length * (bw + gap) - gap);
   const bars = days.map((d, i) => {
-    const up = d.uptime === null ? "no data" : `${percentText(d.uptime)} up`;
     const m = d.maintenance_s ?? 0;
-    // A day with maintenance says so, and carries a blue cap: those hours are not in the uptime.
-    const label = m > 0 ? `${up}, ${Math.round(m / 360) / 10} h maintenance` : up;
-    const cap = m > 0
-      ? `<rect x="${i * (bw + gap)}" y="0" width="${bw}" height="4" fill="${COLORS.maintenance}"/>`
+    const tone = dayTone(d);
+    // A day with maintenance carries a blue cap: those hours are not in the uptime.
+    const cap = m > 0 && tone !== "maintenance"
+      ? `<rect x="${
+        i * (bw + gap)
+      }" y="0" width="${bw}" height="4" class="t-maintenance" fill="${COLORS.maintenance}"/>`
       : "";
-    return `<rect x="${i * (bw + gap)}" y="0" width="${bw}" height="${h}" rx="1" fill="${
-      barColor(d.uptime)
-    }"><title>${esc(d.date)}: ${esc(label)}</title></rect>${cap}`;
+    return `<rect x="${
+      i * (bw + gap)
+    }" y="0" width="${bw}" height="${h}" rx="1" class="t-${tone}" fill="${COLORS[tone]}"><title>${
+      esc(d.date)
+    }: ${esc(dayText(d))}</title></rect>${cap}`;
   });
   // Scales to the width it is given (a phone's included); the bars keep their height.
   return `<svg xmlns="http://www.w3.org/2000/svg" width="100%" height="${h}" viewBox="0 0 ${w} ${h}" preserveAspectRatio="none" role="img" aria-label="Daily uptime, ${days.length} days">${
     bars.join("")
   }</svg>`;
+}
+
+/** One result of a beat bar: when, how it went, its text (time and result in words). */
+export interface Beat {
+  at: number;
+  tone: "ok" | "warn" | "off";
+  label: string;
+}
+
+/**
+ * The last results as bars, oldest left, empty slots on the left until there are `slots`.
+ * Failures stand full height, successes lower (a shape, not only a colour). Each bar is
+ * focusable in turn (one tab stop: web/static/live.js moves along them with the arrow keys)
+ * and names its time and result.
+ */
+export function beatBar(beats: Beat[], opts: { slots?: number; label: string }): string {
+  const slots = opts.slots ?? 50;
+  const shown = beats.slice(-slots);
+  const bw = 6;
+  const gap = 2;
+  const h = 24;
+  const w = slots * (bw + gap) - gap;
+  const pad = slots - shown.length;
+  const empty = Array.from(
+    { length: pad },
+    (_, i) =>
+      `<rect x="${i * (bw + gap)}" y="${
+        h - 4
+      }" width="${bw}" height="4" class="t-none" fill="${COLORS.none}"/>`,
+  );
+  const bars = shown.map((b, i) => {
+    const x = (pad + i) * (bw + gap);
+    const bh = b.tone === "ok" ? 16 : h;
+    const focus = i === shown.length - 1 ? "0" : "-1";
+    return `<rect x="${x}" y="${
+      h - bh
+    }" width="${bw}" height="${bh}" rx="1" class="t-${b.tone}" fill="${
+      COLORS[b.tone]
+    }" tabindex="${focus}" role="img" aria-label="${esc(b.label)}" data-at="${b.at}"><title>${
+      esc(b.label)
+    }</title></rect>`;
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" class="beats" width="100%" height="${h}" viewBox="0 0 ${w} ${h}" preserveAspectRatio="none" role="group" aria-label="${
+    esc(opts.label)
+  }">${empty.join("")}${bars.join("")}</svg>`;
+}
+
+/** Response times as a small line, newest right; null when there are fewer than two. */
+export function sparkline(ms: number[], label: string): string | null {
+  if (ms.length < 2) return null;
+  const w = 100;
+  const h = 24;
+  const max = Math.max(1, ...ms);
+  const pts = ms.map((v, i) =>
+    `${((i * w) / (ms.length - 1)).toFixed(1)},${(h - 2 - (v / max) * (h - 4)).toFixed(1)}`
+  );
+  return `<svg xmlns="http://www.w3.org/2000/svg" class="spark" width="100" height="${h}" viewBox="0 0 ${w} ${h}" role="img" aria-label="${
+    esc(label)
+  }"><polyline points="${
+    pts.join(" ")
+  }" fill="none" class="s-line" stroke="${COLORS.maintenance}" stroke-width="1.5"/></svg>`;
 }
 
 /**

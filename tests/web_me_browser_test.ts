@@ -390,7 +390,7 @@ Deno.test({
         await clickByText(owner, "Add service");
         assert.equal(await heading(owner), "This server");
         await clickByText(owner, "Check now");
-        assert.match(await mainText(owner), /State\s+OK/);
+        assert.match(await mainText(owner), /State\s+Up/);
         assert.match(await mainText(owner), /Last checked\s+\d{4}-/);
 
         await clickByText(owner, "Team");

@@ -65,7 +65,15 @@ export function kept(key: string, make: () => Child): HtmlEscapedString {
 const keptParts = new Map<string, HtmlEscapedString>();
 
 /** The links of the main navigation: a page's path outside them renders as any other. */
-const NAV_PATHS = new Set(["/catalogue", "/search", "/request", "/contribute", "/me", "/sign-in"]);
+const NAV_PATHS = new Set([
+  "/catalogue",
+  "/search",
+  "/request",
+  "/contribute",
+  "/watch",
+  "/me",
+  "/sign-in",
+]);
 
 function Nav(props: { viewer: Account | null; path: string }) {
   const { viewer } = props;
@@ -97,6 +105,9 @@ function NavLinks(props: { viewer: Account | null; path: string }) {
         {viewer
           ? (
             <>
+              <li>
+                <a href="/watch" {...here("/watch")}>Watching</a>
+              </li>
               <li>
                 <a href="/me" {...here("/me")}>
                   Account{viewer.name

@@ -3,6 +3,7 @@ import type { Child } from "hono/jsx";
 import type { Account } from "../kv/accounts.ts";
 import { isTeam } from "../kv/accounts.ts";
 import { iso } from "../lib/clock.ts";
+import { agoText } from "../lib/display.ts";
 import { kept } from "./_layout.tsx";
 
 /** The pages under /me, in the order the navigation lists them, with what each is for. */
@@ -80,6 +81,24 @@ function MeNavLinks(props: { here: string; team: boolean }) {
 export function when(ms: number | null | undefined): string {
   if (ms == null) return "never";
   return iso(ms).slice(0, 16).replace("T", " ") + " UTC";
+}
+
+/**
+ * A time as relative words ("3 minutes ago") with the exact time on hover; web/static/site.js
+ * writes both again in the reader's own time zone and keeps the words current.
+ */
+export function Ago(props: { at: number | null | undefined; now: number }) {
+  if (props.at == null) return <>never</>;
+  return (
+    <time datetime={iso(props.at)} title={when(props.at)} data-ago="">
+      {agoText(props.at, props.now)}
+    </time>
+  );
+}
+
+/** An exact time (UTC on the server), written in the reader's time zone by site.js. */
+export function At(props: { at: number }) {
+  return <time datetime={iso(props.at)} data-local="">{when(props.at)}</time>;
 }
 
 /** Bytes as people read them. */

@@ -10,7 +10,6 @@ import { listEvents } from "../kv/hooks.ts";
 import type { Service, ServiceView } from "../kv/services.ts";
 import { spanText } from "../kv/service_state.ts";
 import type { Deps } from "../lib/deps.ts";
-import { overallUptime } from "../lib/history.ts";
 import { withDurations } from "../lib/runs.ts";
 import { percentText, responseChart, uptimeBars } from "../lib/svg.ts";
 import { U } from "./_layout.tsx";
@@ -40,7 +39,7 @@ export const uptimeWords = (up: number | null) =>
 export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
   const now = deps.clock.now();
   const h = await serviceHistory(deps.kv, s, now);
-  const up = overallUptime(h.days);
+  const up = h.uptime.all;
   const hb = s.kind === "webhook";
   const events = hb ? withDurations(await listEvents(deps.kv, s.account, s.id)) : [];
   const channels = await listChannels(deps.kv, s.account);

@@ -25,6 +25,13 @@ export function homePages(deps: Deps) {
         {c.req.query("signed-out") === "1" && !c.get("account")
           ? <p class="notice" role="status">You are signed out.</p>
           : null}
+        {viewer(c) ? null : (
+          <p>
+            Signed in, you can also watch your websites, servers and cron jobs here: their state,
+            uptime and response times on one screen, alerts by mail when they go down, and a public
+            status page.
+          </p>
+        )}
         <p>
           Teaching modules made and kept by a community of teachers and contributors:{" "}
           {cat.p.modules.length} published so far.
@@ -44,11 +51,17 @@ export function homePages(deps: Deps) {
           <li>
             <a href="/contribute">Propose a module</a>
           </li>
-          {viewer(c) ? null : (
-            <li>
-              <a href="/sign-in">Sign in with your e-mail address</a>
-            </li>
-          )}
+          {viewer(c)
+            ? (
+              <li>
+                <a href="/watch">Watching: your services, their state and uptime</a>
+              </li>
+            )
+            : (
+              <li>
+                <a href="/sign-in">Sign in with your e-mail address</a>
+              </li>
+            )}
         </ul>
         <h2>Newest modules</h2>
         {newest.length

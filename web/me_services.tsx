@@ -40,6 +40,7 @@ import {
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { watchSection } from "./_watch.tsx";
+import { StateBadge } from "./_state.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
@@ -95,18 +96,7 @@ const placeOptions: [string, string][] = [
   ...PLACES.map((p) => [p, p] as [string, string]),
 ];
 
-const STATE_TEXT: Record<string, string> = {
-  ok: "OK",
-  warn: "Warning",
-  off: "Off",
-  wait: "Waiting",
-  maintenance: "Maintenance",
-  paused: "Paused",
-};
-
-export function StateBadge(props: { state: string }) {
-  return <span class={`tag state-${props.state}`}>{STATE_TEXT[props.state] ?? props.state}</span>;
-}
+export { StateBadge };
 
 const at = (s: string | null) => (s ? when(Date.parse(s)) : "never");
 
@@ -375,7 +365,7 @@ const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
       {items.length
         ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
         : <p>No services watched yet.</p>}
-      <h2>Add a service</h2>
+      <h2 id="add">Add a service</h2>
       <p class="hint">Up to {MAX_SERVICES} services.</p>
       <p>
         <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a> ·{" "}

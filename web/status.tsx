@@ -19,7 +19,7 @@ import { emptyView, fields, type FormView, readForm, submitForm } from "./_form.
 import { U } from "./_layout.tsx";
 import { when } from "./_me.tsx";
 import { seeOther, type WebCtx, webRouter } from "./_web.tsx";
-import { StateBadge } from "./me_services.tsx";
+import { StateBadge } from "./_state.tsx";
 import { uptimeWords } from "./_watch.tsx";
 
 const WORDS = { ok: "up", warn: "late", off: "down", wait: "no data yet" } as const;

@@ -32,7 +32,7 @@ import {
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { when } from "./_me.tsx";
-import { StateBadge } from "./me_services.tsx";
+import { StateBadge } from "./_state.tsx";
 import { requireTeamPage, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 export const TEAM_PAGES: [path: string, label: string][] = [

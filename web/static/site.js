@@ -27,3 +27,39 @@ for (const form of document.querySelectorAll("form[data-confirm]")) {
 
 // A form shown again with errors: focus its summary so keyboard and screen reader users hear it.
 document.getElementById("errors")?.focus();
+
+// Times in the reader's zone: <time data-ago> reads "3 minutes ago" with the exact local time
+// on hover, kept current; <time data-local> shows the exact local time.
+const exact = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+const STEPS = [[60, 1, "second"], [3600, 60, "minute"], [86400, 3600, "hour"], [
+  Infinity,
+  86400,
+  "day",
+]];
+function ago(ms) {
+  const s = (ms - Date.now()) / 1000;
+  if (Math.abs(s) < 45) return "just now";
+  const [, size, unit] = STEPS.find(([limit]) => Math.abs(s) < limit);
+  return relative.format(Math.round(s / size), unit);
+}
+function localTimes(root = document) {
+  for (const t of root.querySelectorAll("time[data-ago], time[data-local]")) {
+    const ms = Date.parse(t.getAttribute("datetime") ?? "");
+    if (Number.isNaN(ms)) continue;
+    if (t.hasAttribute("data-ago")) {
+      t.title = exact.format(ms);
+      t.textContent = ago(ms);
+    } else t.textContent = exact.format(ms);
+  }
+  for (const r of root.querySelectorAll("rect[data-at][aria-label]")) {
+    const ms = Number(r.dataset.at);
+    const label = r.getAttribute("aria-label").replace(/^.*? UTC/, exact.format(ms));
+    r.setAttribute("aria-label", label);
+    const title = r.querySelector("title");
+    if (title) title.textContent = label;
+  }
+}
+localTimes();
+setInterval(() => localTimes(), 30_000);
+document.addEventListener("parts-replaced", () => localTimes());

@@ -1,0 +1,41 @@
+/**
+ * A service's state as every page shows it: a colour, an icon and a word, never the colour
+ * alone (site.css `.state-*`, light and dark).
+ */
+
+export const STATE_TEXT: Record<string, string> = {
+  ok: "Up",
+  warn: "Warning",
+  off: "Down",
+  wait: "Waiting",
+  maintenance: "Maintenance",
+  paused: "Paused",
+};
+
+/** Each state's icon on a 16 px grid, drawn in the text's colour. */
+const ICONS: Record<string, string> = {
+  ok: "M3 8.5l3 3 7-7",
+  warn: "M8 2l6.5 12h-13zM8 6.5v3.5M8 12v.5",
+  off: "M4 4l8 8M12 4l-8 8",
+  wait: "M8 3a5 5 0 1 1 0 10a5 5 0 1 1 0-10M8 5.5v3l2 1.5",
+  maintenance: "M10.5 2.5a3 3 0 0 0-3.6 3.9L2.5 10.8l2.7 2.7 4.4-4.4a3 3 0 0 0 3.9-3.6l-2 2-2-2z",
+  paused: "M5.5 3v10M10.5 3v10",
+};
+
+export function StateIcon(props: { state: string }) {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+      <path d={ICONS[props.state] ?? ICONS.wait} />
+    </svg>
+  );
+}
+
+/** The state in its colour, with its icon and word. */
+export function StateBadge(props: { state: string }) {
+  return (
+    <span class={`tag state state-${props.state}`}>
+      <StateIcon state={props.state} />
+      {STATE_TEXT[props.state] ?? props.state}
+    </span>
+  );
+}
