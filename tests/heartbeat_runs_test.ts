@@ -240,7 +240,7 @@ Deno.test("heartbeat runs: a paused heartbeat stays quiet, is shown paused, and 
   // The list, the page, the status page and the badge say so.
   const cookie = `session=${token}`;
   const list = await t.req("GET", "/me/services", { headers: { cookie } });
-  assert.match(list.text, /<span class="tag state-paused">Paused<\/span>/);
+  assert.match(list.text, /<span class="tag state state-paused"><svg[^]*?<\/svg>Paused<\/span>/);
   const page = await t.req("GET", `/me/services/${hb.id}`, { headers: { cookie } });
   assert.match(page.text, /Resume heartbeat/);
   const pub = await t.req("GET", `/api/status/${account.slug}`);

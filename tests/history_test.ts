@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { DAY, HOUR } from "../lib/clock.ts";
-import { dailyFigures, percentile } from "../lib/history.ts";
+import { type Change, dailyFigures, percentile, uptimeBetween } from "../lib/history.ts";
 import { systemConnector } from "../lib/net.ts";
-import { badge, barColor, percentText, responseChart, uptimeBars } from "../lib/svg.ts";
+import { badge, barColor, COLORS, percentText, responseChart, uptimeBars } from "../lib/svg.ts";
 import { dumpKv, T0, testApp } from "./_helpers.ts";
 import { flakyTarget } from "./_servers.ts";
 
@@ -42,17 +42,24 @@ Deno.test("history figures: uptime per day from changes, percentiles, no data is
   );
 });
 
-Deno.test("svg: 90 bars with dates and colors, a chart with both lines, an escaped badge", () => {
+Deno.test("svg: 90 bars coloured by time down, with dates and words; a chart; a badge", () => {
   const days = Array.from({ length: 90 }, (_, i) => ({
     date: `d${i}`,
-    uptime: i === 0 ? null : i === 1 ? 0.5 : i === 2 ? 0.97 : 1,
+    uptime: i === 0 ? null : i === 1 ? 0.5 : i === 2 ? 1439 / 1440 : i === 3 ? null : 1,
+    down_s: i === 1 ? 12 * 3600 : i === 2 ? 60 : 0,
+    maintenance_s: i === 3 ? 86400 : 0,
   }));
   const bars = uptimeBars(days);
   assert.equal(bars.match(/<rect /g)?.length, 90);
   assert.match(bars, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-  assert.ok(bars.includes(`fill="${barColor(null)}"><title>d0: no data</title>`));
-  assert.ok(bars.includes(`fill="${barColor(0.5)}"><title>d1: 50 % up</title>`));
-  assert.ok(bars.includes(`<title>d2: 97 % up</title>`));
+  assert.ok(bars.includes(`class="t-none" fill="${barColor(days[0])}"><title>d0: no data</title>`));
+  assert.ok(bars.includes(`class="t-off" fill="${COLORS.off}"><title>d1: down 12 h (50 % up)`));
+  // One failed minute in a day: yellow (down less than an hour), never red, never 0 %.
+  assert.ok(
+    bars.includes(`class="t-warn" fill="${COLORS.warn}"><title>d2: down 1 min (99.93 % up)`),
+  );
+  assert.ok(bars.includes(`class="t-maintenance"`), "a day all in maintenance is blue");
+  assert.ok(bars.includes(`<title>d4: up all day (100 %)</title>`));
   assert.equal(percentText(0.99999), "99.99 %", "never rounded up to 100");
   assert.equal(percentText(1), "100 %");
   const chart = responseChart([
@@ -103,7 +110,8 @@ Deno.test("history: state changes and durations of real checks, per day, through
   assert.deepEqual(r.body.changes.map((c: { state: string }) => c.state), ["ok", "off", "ok"]);
   assert.equal(r.body.changes[1].at, new Date(T0 + 3 * HOUR).toISOString());
   assert.match(r.body.changes[1].status, /HTTP 503/);
-  assert.equal(r.body.uptime, (9 / 15 + 1) / 2);
+  // Time up over time measured, summed over the days (not a mean of the days' figures).
+  assert.equal(r.body.uptime, (9 + 12) / (15 + 12));
 
   // Another account sees nothing; deletion takes the history along.
   const other = await t.account("other@example.org", { name: "Other" });
@@ -112,4 +120,91 @@ Deno.test("history: state changes and durations of real checks, per day, through
   assert.equal((await t.req("DELETE", `/api/me/services/${id}`, { token })).status, 200);
   const dump = await dumpKv(t.kv);
   assert.ok(!dump.includes("service_changes") && !dump.includes("service_days"), dump);
+});
+
+Deno.test("uptime: time up over time measured, at its edges", async (t) => {
+  const day0 = Date.parse("2026-03-01T00:00:00Z");
+  const M = 60_000;
+  // Each case: the changes, the state before them, the period, maintenance, the figure.
+  const cases: {
+    name: string;
+    changes: Change[];
+    before?: "ok" | "off" | null;
+    from?: number;
+    to: number;
+    quiet?: [number, number][];
+    want: number | null;
+  }[] = [
+    {
+      name: "first day, measured one minute, that minute failed: no figure, not 0 %",
+      changes: [{ at: day0 + 11 * HOUR, state: "off" }],
+      to: day0 + 11 * HOUR + M,
+      want: null,
+    },
+    {
+      name: "first day: a failed minute, then up for two hours: the measured part only",
+      changes: [{ at: day0 + 10 * HOUR, state: "off" }, { at: day0 + 10 * HOUR + M, state: "ok" }],
+      to: day0 + 12 * HOUR,
+      want: 119 / 120,
+    },
+    {
+      name: "a whole day with one failed minute",
+      changes: [{ at: day0 + 5 * HOUR, state: "off" }, { at: day0 + 5 * HOUR + M, state: "ok" }],
+      before: "ok",
+      to: day0 + DAY,
+      want: (1440 - 1) / 1440,
+    },
+    {
+      name: "a day all in maintenance, down meanwhile: not measured",
+      changes: [{ at: day0 + HOUR, state: "off" }],
+      before: "ok",
+      to: day0 + DAY,
+      quiet: [[day0, day0 + DAY]],
+      want: null,
+    },
+    {
+      name: "down only during maintenance: 100 %",
+      changes: [{ at: day0 + HOUR, state: "off" }, { at: day0 + 2 * HOUR, state: "ok" }],
+      before: "ok",
+      to: day0 + DAY,
+      quiet: [[day0 + HOUR, day0 + 2 * HOUR]],
+      want: 1,
+    },
+    { name: "a day with no data", changes: [], before: null, to: day0 + DAY, want: null },
+    {
+      name: "no data for a day, then a day up: the empty day does not count",
+      changes: [{ at: day0 + DAY, state: "ok" }],
+      before: null,
+      to: day0 + 2 * DAY,
+      want: 1,
+    },
+    {
+      name: "waiting (paused) time is not measured",
+      changes: [{ at: day0 + 6 * HOUR, state: "wait" }, { at: day0 + 18 * HOUR, state: "off" }],
+      before: "ok",
+      to: day0 + DAY,
+      want: 6 / 12,
+    },
+    {
+      name: "late (warn) counts as up",
+      changes: [{ at: day0 + 12 * HOUR, state: "warn" }],
+      before: "ok",
+      to: day0 + DAY,
+      want: 1,
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => {
+      const got = uptimeBetween({
+        changes: c.changes,
+        before: c.before ?? null,
+        from: c.from ?? day0,
+        to: c.to,
+        quiet: c.quiet,
+      });
+      if (c.want === null) assert.equal(got, null);
+      else assert.ok(got !== null && Math.abs(got - c.want) < 1e-9, `${got} != ${c.want}`);
+    });
+  }
+  assert.equal(percentText(1439 / 1440), "99.93 %");
 });

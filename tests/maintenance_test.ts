@@ -379,13 +379,19 @@ Deno.test("maintenance: the owner's service item and pages say maintenance while
     false,
   );
   const list = await t.req("GET", "/me/services", { headers: { cookie } });
-  assert.equal(list.text.match(/class="tag state-maintenance">Maintenance</g)?.length, 1);
+  assert.equal(
+    list.text.match(/class="tag state state-maintenance"><svg[^]*?<\/svg>Maintenance</g)?.length,
+    1,
+  );
   const row = list.text.match(new RegExp(`<tr>(?:(?!</tr>).)*?/me/services/${a.id}"[^]*?</tr>`))!;
   assert.match(row[0], /state-maintenance/);
   const page = await t.req("GET", `/me/services/${a.id}`, { headers: { cookie } });
-  assert.match(page.text, /<dt>State<\/dt><dd><span class="tag state-maintenance">Maintenance/);
+  assert.match(
+    page.text,
+    /<dt>State<\/dt><dd><span class="tag state state-maintenance"><svg[^]*?<\/svg>Maintenance/,
+  );
   const other = await t.req("GET", `/me/services/${b.id}`, { headers: { cookie } });
-  assert.match(other.text, /<dt>State<\/dt><dd><span class="tag state-wait">/);
+  assert.match(other.text, /<dt>State<\/dt><dd><span class="tag state state-wait">/);
 
   // The OpenAPI document describes the field.
   const doc = (await t.req("GET", "/api/openapi.json")).body;

@@ -62,6 +62,7 @@ Deno.test("status page: chosen services with state, 90 days, uptime and note; no
     const s = page.body.services[0];
     assert.deepEqual(Object.keys(s).sort(), [
       "days",
+      "group",
       "maintenance",
       "name",
       "note",

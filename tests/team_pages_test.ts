@@ -144,7 +144,7 @@ Deno.test("team pages: every account's services, a paused heartbeat shown as pau
   });
   assert.equal(page.status, 200, page.text);
   const row = (name: string) => page.text.split("<tr>").find((r) => r.includes(name)) ?? "";
-  assert.match(row("Nightly backup"), /class="tag state-paused">Paused</);
+  assert.match(row("Nightly backup"), /class="tag state state-paused"><svg[^]*?<\/svg>Paused</);
   assert.match(row("Hourly sync"), /class="tag state state-wait"><svg[^]*?<\/svg>Waiting</);
   assert.match(row("Hourly sync"), /Ops/);
 });

@@ -82,7 +82,8 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
       <figure>
         {raw(uptimeBars(h.days))}
         <figcaption class="hint">
-          Green: up all day; yellow: short outages; red: down for more than an hour; grey: no data.
+          Green: never down that day; yellow: down for less than an hour; red: down for an hour or
+          more; blue: all day in maintenance; grey: no data.
         </figcaption>
       </figure>
       {hb ? null : (
