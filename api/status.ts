@@ -15,7 +15,7 @@ import { clientOrigin, limit, requireToken } from "../http/guards.ts";
 import { confirmFollow, followerCount, requestFollow, unfollow } from "../kv/followers.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { deleteNote, listNotes, NOTE_KINDS, noteView, postNote } from "../kv/status_notes.ts";
-import { FollowBody, FollowToken, NoteBody } from "../http/services_inputs.ts";
+import { FollowBody, FollowToken, NoteBody, StatusLink } from "../http/services_inputs.ts";
 import { multiLine, oneLine } from "../http/text.ts";
 
 const State = z.enum(["ok", "warn", "off", "wait"]);
@@ -34,10 +34,16 @@ const PageSettings = z.object({
       description: "An incident or maintenance text shown with the service",
     }),
   })).max(30).default([]),
+  link: StatusLink.default(""),
+  logo: z.boolean().default(false).meta({
+    description: "Show the owner's profile picture as the page's logo",
+  }),
 }).meta({ id: "StatusPageSettings" });
 
 const PublicPageSchema = z.object({
   title: z.string(),
+  link: z.string().nullable().meta({ description: "The owner's own site, or null" }),
+  logo: z.string().nullable().meta({ description: "Path of the page's logo, or null" }),
   owner: z.string(),
   services: z.array(z.object({
     name: z.string(),
@@ -196,6 +202,8 @@ export function statusRoutes(deps: Deps) {
       enabled: p?.enabled ?? false,
       title: p?.title ?? "",
       services: p?.services ?? [],
+      link: p?.link ?? "",
+      logo: p?.logo ?? false,
       path: `/status/${slug}`,
       followers: await followerCount(deps.kv, account),
     };
@@ -232,7 +240,8 @@ export function statusRoutes(deps: Deps) {
       const page = await publicStatusPage(deps, c.req.valid("param").slug);
       if (!page) fail(404, "no such status page");
       c.header("Cache-Control", "public, max-age=60");
-      return c.json(page, 200);
+      const { version: _live, ...shown } = page;
+      return c.json(shown, 200);
     },
   );
 

@@ -103,6 +103,12 @@ export const NoteBody = z.object({
   text: multiLine(MAX_NOTE_TEXT, 1),
 }).meta({ id: "StatusNoteInput" });
 
+/** The status page's link to the owner's own site: an http(s) address, or empty for none. */
+export const StatusLink = z.string().trim().max(2000).refine(
+  (v) => v === "" || (/^https?:\/\/\S+$/i.test(v) && URL.canParse(v)),
+  { error: "must be an address starting with https:// (or empty for none)" },
+).meta({ description: "A link to the owner's own site shown in the page's header; empty: none" });
+
 /** Following a status page by mail (POST /api/status/{slug}/follow, /status/<slug>). */
 export const FollowBody = z.object({ email: emailSchema }).meta({ id: "FollowInput" });
 

@@ -8,6 +8,7 @@
 import { DAY } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { uptimeBetween } from "../lib/history.ts";
+import { fingerprint } from "../lib/text.ts";
 import { listEvents } from "./hooks.ts";
 import { readChanges, recentResults } from "./history.ts";
 import { listWindows, quietSpans, type Window } from "./maintenance.ts";
@@ -93,15 +94,7 @@ async function shownServices(deps: Deps, account: number, now: number) {
 
 /** A short text that changes when any listed service's shown state changes. */
 function versionOf(list: { view: ServiceView; shown: ShownState }[]): string {
-  // FNV-1a over "id:state" pairs: the pages compare it, nothing else reads it.
-  let h = 0x811c9dc5;
-  for (const { view, shown } of list) {
-    for (const ch of `${view.id}:${shown};`) {
-      h ^= ch.charCodeAt(0);
-      h = Math.imul(h, 0x01000193) >>> 0;
-    }
-  }
-  return `${list.length}-${h.toString(16)}`;
+  return `${list.length}-${fingerprint(list.map((x) => `${x.view.id}:${x.shown}`).join(";"))}`;
 }
 
 /**

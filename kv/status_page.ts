@@ -1,6 +1,7 @@
 import type { Deps } from "../lib/deps.ts";
 import { invalid } from "../lib/errors.ts";
-import { type Account, accountBySlug } from "./accounts.ts";
+import { fingerprint } from "../lib/text.ts";
+import { type Account, accountBySlug, avatarUrl } from "./accounts.ts";
 import { serviceHistory, serviceMaintenance } from "./windows.ts";
 import { listWindows, maintenanceUntil, type Window } from "./maintenance.ts";
 import {
@@ -65,8 +66,14 @@ export interface PublicService {
 
 export interface PublicPage {
   title: string;
+  /** The owner's own site, shown in the page's header; null: none. */
+  link: string | null;
+  /** The page's logo (the owner's profile picture) on this site; null: none. */
+  logo: string | null;
   owner: string;
   services: PublicService[];
+  /** What the page's live updates compare (statusVersion); not part of the JSON. */
+  version: string;
   /** Incident notes of the last 90 days, newest first. */
   notes: ReturnType<typeof noteView>[];
 }
@@ -117,9 +124,82 @@ export async function publicStatusPage(deps: Deps, slug: string): Promise<Public
     if (s) services.push(await publicService(deps, s, note, windows));
   }
   const notes = (await listNotes(deps.kv, account.id, deps.clock.now())).map(noteView);
-  return { title: page.title || account.name, owner: account.name, services, notes };
+  return {
+    title: page.title || account.name,
+    link: page.link || null,
+    logo: page.logo ? avatarUrl(account) : null,
+    owner: account.name,
+    services,
+    notes,
+    version: versionOf(services, notes),
+  };
 }
 
+const versionOf = (
+  services: Pick<PublicService, "paused" | "maintenance" | "state">[],
+  notes: { id: number }[],
+) => fingerprint(`${services.map(seen).join(",")};${notes.length}:${notes[0]?.id ?? 0}`);
+
+/** The state a visitor sees of a listed service (kv/service_state.ts shownState's order). */
+const seen = (s: Pick<PublicService, "paused" | "maintenance" | "state">) =>
+  s.paused ? "paused" : s.maintenance ? "maintenance" : s.state;
+
+/**
+ * The page's banner: down before maintenance before late before up. Paused services are left
+ * out of the counts; services with no result yet count as neither up nor down.
+ */
+export function overallBanner(
+  services: Pick<PublicService, "paused" | "maintenance" | "state">[],
+): { tone: "ok" | "warn" | "off" | "maintenance" | "wait"; text: string } {
+  const watched = services.filter((s) => !s.paused);
+  const n = watched.length;
+  const count = (state: string) => watched.filter((s) => seen(s) === state).length;
+  const of = (k: number, what: string) =>
+    `${k} of ${n} service${n === 1 ? "" : "s"} ${k === 1 ? "is" : "are"} ${what}`;
+  if (n === 0) return { tone: "wait", text: "No services are watched here now" };
+  if (count("off")) return { tone: "off", text: of(count("off"), "down") };
+  if (count("maintenance")) return { tone: "maintenance", text: "Maintenance under way" };
+  if (count("warn")) return { tone: "warn", text: of(count("warn"), "late") };
+  if (count("wait") === n) return { tone: "wait", text: "Waiting for the first results" };
+  return { tone: "ok", text: n === 1 ? "The service is up" : "All services are up" };
+}
+
+/**
+ * The incident notes still open: those after the newest "resolved" note, other than plain
+ * notes. They stand on top of the page until a "resolved" note follows them.
+ */
+export function openNotes(notes: PublicPage["notes"]): PublicPage["notes"] {
+  const open: PublicPage["notes"] = [];
+  for (const n of notes) {
+    if (n.kind === "resolved") break;
+    if (n.kind !== "note") open.push(n);
+  }
+  return open;
+}
+
+/**
+ * A short text that changes when a listed service's shown state changes or a note is posted or
+ * deleted: the public page's live updates poll it. Null when there is no such page.
+ */
+export async function statusVersion(deps: Deps, slug: string): Promise<string | null> {
+  const account = await accountBySlug(deps.kv, slug);
+  if (!account) return null;
+  const page = await getStatusPage(deps.kv, account.id);
+  if (!page?.enabled) return null;
+  const now = deps.clock.now();
+  const windows = await listWindows(deps.kv, account.id);
+  const services = [];
+  for (const { id } of page.services) {
+    const s = (await getService(deps.kv, account.id, id)).value;
+    if (!s) continue;
+    services.push({
+      paused: s.paused_at != null,
+      maintenance: maintenanceUntil(windows, s, now) !== null,
+      state: await stateOf(deps, s, now),
+    });
+  }
+  return versionOf(services, await listNotes(deps.kv, account.id, now));
+}
 /** The badge of a token: the service's name and state now; null when unknown. */
 export async function badgeOf(
   deps: Deps,

@@ -2,7 +2,8 @@
  * The settings of an account's status page, stored apart from kv/status_page.ts (which reads
  * services to show them) so that modules the services area imports (kv/followers.ts) can read
  * them without an import cycle. Key layout:
- *   ["status_pages", account_id]      -> StatusPage {enabled, title, services: [{id, note}]}
+ *   ["status_pages", account_id]      -> StatusPage {enabled, title, services: [{id, note}],
+ *                                        link?, logo?}
  */
 import { atomic, commit } from "./_atomic.ts";
 
@@ -10,6 +11,10 @@ export interface StatusPage {
   enabled: boolean;
   title: string;
   services: { id: number; note: string }[];
+  /** A link to the owner's own site in the page's header ("" or absent: none). */
+  link?: string;
+  /** Show the owner's profile picture as the page's logo. */
+  logo?: boolean;
 }
 
 const pageKey = (account: number) => ["status_pages", account] as const;

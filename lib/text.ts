@@ -46,3 +46,16 @@ export function chars(s: string): number {
   for (const _ of s) n++;
   return n;
 }
+
+/**
+ * A short fingerprint of a text (32-bit FNV-1a, hex): for telling that something changed (the
+ * live pages' versions), never for security.
+ */
+export function fingerprint(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
+}

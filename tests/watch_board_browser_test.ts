@@ -6,8 +6,10 @@
 import assert from "node:assert/strict";
 import {
   assertAccessible,
+  assertFitsPhone,
   assertGoodAtBoth,
   BROWSER_TEST,
+  checkByLabel,
   clickByText,
   fillByLabel,
   heading,
@@ -60,6 +62,12 @@ Deno.test({
     const printer = await addHeartbeat(page, web.base, "Library printer", "LAN and tailnet");
     await ping(backup);
     await ping(`${printer}/fail`);
+
+    const browserContextPage = async () => {
+      const tab = await page.browserContext().newPage();
+      await tab.setViewport({ width: 1280, height: 900 });
+      return tab;
+    };
 
     await t.step("from the top menu: every service with its state and last runs", async () => {
       await page.goto(`${web.base}/`);
@@ -130,6 +138,72 @@ Deno.test({
       await assertAccessible(page);
       await page.setViewport({ width: 1280, height: 900 });
       await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
+    });
+
+    await t.step("the public status page: own header, banner, groups, live", async () => {
+      // A second tab of the same person.
+      const page = await browserContextPage();
+      console.log("DBG 0");
+      await page.goto(`${web.base}/me/profile`);
+      await fillByLabel(page, "Name", "Wanda Ops");
+      console.log("DBG 1");
+      await clickByText(page, "Save profile");
+      console.log("DBG 2");
+      await page.goto(`${web.base}/me/status-page`);
+      await checkByLabel(page, "Publish the status page");
+      await fillByLabel(page, "Title", "Wanda's library");
+      await fillByLabel(page, "Link to your own site", "not a link");
+      await checkByLabel(page, "Nightly backup");
+      await checkByLabel(page, "Library printer");
+      console.log("DBG 3");
+      await clickByText(page, "Save status page");
+      assert.match(await mainText(page), /Link to your own site: give an address/);
+      await fillByLabel(page, "Link to your own site", "https://library.example.org/");
+      await checkByLabel(page, "Publish the status page");
+      await checkByLabel(page, "Nightly backup");
+      await checkByLabel(page, "Library printer");
+      console.log("DBG 4");
+      await clickByText(page, "Save status page");
+      assert.match(await mainText(page), /Saved\./);
+      const path = await page.$eval(
+        "main a[href^='/status/']",
+        (a: Dom) => a.getAttribute("href") as string,
+      );
+
+      const visitor = await web.page();
+      await visitor.setViewport({ width: 1280, height: 900 });
+      console.log("DBG 5");
+      await visitor.goto(`${web.base}${path}`);
+      assert.equal(await heading(visitor), "Wanda's library");
+      const header = await visitor.$eval("header", (h: Dom) => h.innerText as string);
+      assert.match(header, /Wanda's library/);
+      assert.match(header, /library\.example\.org/);
+      assert.doesNotMatch(header, /Request a module|Catalogue|Sign in/, "no catalogue menu");
+      const banner = () => visitor.$eval(".banner", (b: Dom) => b.innerText.trim() as string);
+      assert.equal(await banner(), "2 of 2 services are down");
+      const groups = await visitor.$$eval("main h2", (hs: Dom[]) => hs.map((h) => h.innerText));
+      assert.deepEqual(groups.slice(0, 2), ["LAN and tailnet", "Jobs"]);
+      await assertGoodAtBoth(visitor);
+
+      await visitor.evaluate(() => ((globalThis as Dom).stillHere = true));
+      await ping(backup);
+      await visitor.waitForFunction(
+        () =>
+          (globalThis as Dom).document.querySelector(".banner")?.innerText.trim() ===
+            "1 of 2 services are down",
+        { timeout: 20_000 },
+      );
+      assert.equal(await visitor.evaluate(() => (globalThis as Dom).stillHere), true);
+      await ping(printer);
+      await visitor.waitForFunction(
+        () =>
+          (globalThis as Dom).document.querySelector(".banner")?.innerText.trim() ===
+            "All services are up",
+        { timeout: 20_000 },
+      );
+      await visitor.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+      await assertAccessible(visitor);
+      await assertFitsPhone(visitor);
     });
   },
 });

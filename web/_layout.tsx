@@ -26,6 +26,44 @@ export interface PageProps {
   styles?: string[];
   /** Structured data (schema.org), written as a JSON-LD data block. */
   jsonLd?: object;
+  /**
+   * A page that is a small site of its own (a public status page): its own header (title, logo,
+   * the owner's link) instead of the catalogue's navigation, and its title alone.
+   */
+  own?: OwnSite;
+}
+
+export interface OwnSite {
+  title: string;
+  /** The page's own address (the header's title links to it). */
+  home: string;
+  /** A picture on this site (the owner's profile picture), or null. */
+  logo: string | null;
+  /** The owner's own site, or null. */
+  link: string | null;
+}
+
+/** The header of a page that is a site of its own. */
+function OwnHeader({ site }: { site: OwnSite }) {
+  let host = "";
+  try {
+    host = site.link ? new URL(site.link).host : "";
+  } catch { /* a stored link is always a URL; none shown otherwise */ }
+  return (
+    <header class="own">
+      <a href={site.home} class="brand">
+        {site.logo ? <img src={site.logo} alt="" width="40" height="40" class="logo" /> : null}
+        <U>{site.title}</U>
+      </a>
+      {site.link && host
+        ? (
+          <a href={site.link} rel="noopener">
+            <U>{host}</U>
+          </a>
+        )
+        : null}
+    </header>
+  );
 }
 
 declare module "hono" {
@@ -153,7 +191,9 @@ export function Layout(props: LayoutProps) {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
-        <title>{props.title === SITE_NAME ? SITE_NAME : `${props.title} · ${SITE_NAME}`}</title>
+        <title>
+          {props.title === SITE_NAME || props.own ? props.title : `${props.title} · ${SITE_NAME}`}
+        </title>
         {props.description ? <meta name="description" content={props.description} /> : null}
         {props.noindex ? <meta name="robots" content="noindex" /> : null}
         {props.canonical ? <link rel="canonical" href={props.baseUrl + props.canonical} /> : null}
@@ -172,25 +212,43 @@ export function Layout(props: LayoutProps) {
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>
-        <header>
-          <a href="/" class="brand">{SITE_NAME}</a>
-          <Nav viewer={viewer} path={props.path} />
-        </header>
+        {props.own ? <OwnHeader site={props.own} /> : (
+          <header>
+            <a href="/" class="brand">{SITE_NAME}</a>
+            <Nav viewer={viewer} path={props.path} />
+          </header>
+        )}
         <main id="main">{props.children}</main>
-        <footer>
-          <ul>
-            <li>
-              <a href="/api-reference">API reference</a>
-            </li>
-            <li>
-              <a href="/catalogue">All modules</a>
-            </li>
-            <li>
-              <a href="/sitemap.xml">Site map</a>
-            </li>
-          </ul>
-        </footer>
+        {props.own
+          ? (
+            <footer>
+              <p>
+                A status page kept on <a href="/">{SITE_NAME}</a>.
+              </p>
+            </footer>
+          )
+          : <SiteFooter />}
       </body>
     </html>
+  );
+}
+
+function SiteFooter() {
+  return (
+    <>
+      <footer>
+        <ul>
+          <li>
+            <a href="/api-reference">API reference</a>
+          </li>
+          <li>
+            <a href="/catalogue">All modules</a>
+          </li>
+          <li>
+            <a href="/sitemap.xml">Site map</a>
+          </li>
+        </ul>
+      </footer>
+    </>
   );
 }

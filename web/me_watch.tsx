@@ -30,7 +30,7 @@ import { followerCount } from "../kv/followers.ts";
 import { noteWord } from "../mail/status.ts";
 import type { Deps } from "../lib/deps.ts";
 import { editService } from "../kv/service_changes.ts";
-import { NoteBody, PatchBody } from "../http/services_inputs.ts";
+import { NoteBody, PatchBody, StatusLink } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { z } from "zod";
@@ -291,6 +291,7 @@ const settingsPage = async (
   error?: string,
   saved = false,
   noteForm: FormView = emptyView({ kind: "investigating" }),
+  link?: string,
 ) => {
   const me = requireAccount(c);
   const page = await getStatusPage(deps.kv, me.id);
@@ -311,7 +312,7 @@ const settingsPage = async (
         lists the services you choose with their state, 90 days and uptime, and your note. It never
         shows addresses, hook keys or status texts.
       </p>
-      <SettingsForm page={page} services={services} />
+      <SettingsForm page={page} services={services} link={link} />
       <p>
         {followers === 1 ? "1 person follows" : `${followers} people follow`}{" "}
         this page by mail. Who they are is not shown to you.
@@ -337,7 +338,12 @@ const settingsPage = async (
 
 /** Whether the page is published, its title, and the services it shows with their notes. */
 function SettingsForm(
-  { page, services }: { page: StatusPage | null; services: { service: Service }[] },
+  { page, services, link }: {
+    page: StatusPage | null;
+    services: { service: Service }[];
+    /** The link as sent, when it was refused. */
+    link?: string;
+  },
 ) {
   const shown = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
   return (
@@ -349,6 +355,24 @@ function SettingsForm(
       <div class="field">
         <label for="f-title">Title</label>
         <input id="f-title" name="title" maxlength={80} value={page?.title ?? ""} />
+      </div>
+      <div class="field">
+        <label for="f-link">Link to your own site</label>
+        <input
+          id="f-link"
+          name="link"
+          type="url"
+          maxlength={2000}
+          value={link ?? page?.link ?? ""}
+          aria-describedby="f-link-hint"
+        />
+        <p class="hint" id="f-link-hint">
+          Shown in the page's header, e.g. https://example.org. Empty: none.
+        </p>
+      </div>
+      <div class="field check">
+        <input type="checkbox" id="f-logo" name="logo" checked={page?.logo ?? false} />
+        <label for="f-logo">Show my profile picture as the page's logo</label>
       </div>
       <fieldset>
         <legend>Services on the page</legend>
@@ -451,7 +475,28 @@ async function postMeStatusPage(deps: Deps, c: WebCtx) {
       },
     );
   }
-  await saveStatusPage(deps, me.id, { enabled: f.enabled === "on", title, services });
+  const link = StatusLink.safeParse(f.link ?? "");
+  if (!link.success) {
+    c.status(400);
+    return c.render(
+      await settingsPage(
+        deps,
+        c,
+        "Link to your own site: give an address starting with https:// (or leave it empty).",
+        false,
+        undefined,
+        f.link,
+      ),
+      { title: "Status page", noindex: true },
+    );
+  }
+  await saveStatusPage(deps, me.id, {
+    enabled: f.enabled === "on",
+    title,
+    services,
+    link: link.data,
+    logo: f.logo === "on",
+  });
   return seeOther(c, "/me/status-page?saved=1");
 }
 

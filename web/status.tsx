@@ -11,15 +11,24 @@ import { clientOrigin, limit } from "../http/guards.ts";
 import { confirmFollow, followLink, requestFollow, unfollow } from "../kv/followers.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { shownState } from "../kv/service_state.ts";
-import { type PublicPage, publicStatusPage } from "../kv/status_page.ts";
+import {
+  openNotes,
+  overallBanner,
+  type PublicPage,
+  type PublicService,
+  publicStatusPage,
+  statusVersion,
+} from "../kv/status_page.ts";
+import { GROUPS } from "../kv/services.ts";
+import { liveAnswer } from "./_live.ts";
 import type { Deps } from "../lib/deps.ts";
 import { uptimeBars } from "../lib/svg.ts";
 import { noteWord } from "../mail/status.ts";
 import { emptyView, fields, type FormView, readForm, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { when } from "./_me.tsx";
+import { Ago } from "./_me.tsx";
 import { seeOther, type WebCtx, webRouter } from "./_web.tsx";
-import { StateBadge } from "./_state.tsx";
+import { StateBadge, StateIcon } from "./_state.tsx";
 import { uptimeWords } from "./_watch.tsx";
 
 const WORDS = { ok: "up", warn: "late", off: "down", wait: "no data yet" } as const;
@@ -32,14 +41,13 @@ const NOTICES: Record<string, string> = {
 };
 
 /** The incident notes, newest first. */
-function Timeline(props: { notes: PublicPage["notes"] }) {
-  if (!props.notes.length) return <p>No incident notes in the last 90 days.</p>;
+function Timeline(props: { notes: PublicPage["notes"]; now: number }) {
   return (
     <ol class="timeline">
       {props.notes.map((n) => (
         <li>
           <p>
-            <time datetime={n.at}>{when(Date.parse(n.at))}</time>
+            <Ago at={Date.parse(n.at)} now={props.now} />
             {n.kind === "note" ? null : (
               <>
                 {" "}
@@ -62,7 +70,94 @@ const pageOf = async (deps: Deps, c: WebCtx) => {
   return page;
 };
 
-const show = (c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
+/** The services of the page under their groups, in the groups' usual order. */
+function byGroup(services: PublicService[]): [string, PublicService[]][] {
+  const order = (g: string) => {
+    const i = (GROUPS as readonly string[]).indexOf(g);
+    return i === -1 ? GROUPS.length : i;
+  };
+  const groups = new Map<string, PublicService[]>();
+  for (const s of services) groups.set(s.group, [...(groups.get(s.group) ?? []), s]);
+  return [...groups].sort(([a], [b]) => order(a) - order(b) || a.localeCompare(b));
+}
+
+function ServiceRow({ s }: { s: PublicService }) {
+  return (
+    <li class={`svc svc-${shownState(s)} status-svc`}>
+      <div>
+        <h3>
+          <U>{s.name}</U>
+        </h3>
+        <p>
+          <StateBadge state={shownState(s)} /> {s.paused
+            ? "paused by its owner: not watched for now"
+            : s.maintenance
+            ? "work under way: failures alert nobody"
+            : WORDS[s.state]}
+        </p>
+      </div>
+      <p>90-day uptime: {uptimeWords(s.uptime)}</p>
+      {s.note
+        ? (
+          <p class="notice">
+            <U>{s.note}</U>
+          </p>
+        )
+        : null}
+      <figure>{raw(uptimeBars(s.days))}</figure>
+    </li>
+  );
+}
+
+/** What live.js replaces when a state changes or a note is posted. */
+function StatusNow({ page, now }: { page: PublicPage; now: number }) {
+  const banner = overallBanner(page.services);
+  const open = openNotes(page.notes);
+  const groups = byGroup(page.services);
+  const many = groups.length > 1;
+  return (
+    <div id="status-now" data-live-part="">
+      <p class={`banner state state-${banner.tone}`} role="status">
+        <StateIcon state={banner.tone} />
+        {banner.text}
+      </p>
+      {open.length
+        ? (
+          <section aria-labelledby="open-h" class="open-incident">
+            <h2 id="open-h">Current incident</h2>
+            <Timeline notes={open} now={now} />
+          </section>
+        )
+        : null}
+      {page.services.length ? null : <p>No services listed yet.</p>}
+      {groups.map(([group, services]) => (
+        <section aria-label={many ? undefined : "Services"}>
+          {many
+            ? (
+              <h2>
+                <U>{group}</U>
+              </h2>
+            )
+            : null}
+          <ul class="board">
+            {services.map((s) => <ServiceRow s={s} />)}
+          </ul>
+        </section>
+      ))}
+      <p class="hint">
+        Each bar is a day, the newest on the right. Green: never down that day; yellow: down for
+        less than an hour; red: down for an hour or more; blue: all day in maintenance; grey: no
+        data. Uptime is the time up over the time measured.
+      </p>
+      <h2>Incidents</h2>
+      {page.notes.length
+        ? <Timeline notes={page.notes} now={now} />
+        : <p>No incident notes in the last 90 days.</p>}
+    </div>
+  );
+}
+
+const show = (deps: Deps, c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
   const slug = c.req.param("slug")!;
   const notice = NOTICES[c.req.query("follow") ?? ""];
   const F = fields(view, { email: "Your e-mail address" }, FollowBody);
@@ -72,31 +167,9 @@ const show = (c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
         <U>{page.title}</U>
       </h1>
       {notice ? <p class="notice" role="status">{notice}</p> : null}
-      {page.services.length ? null : <p>No services listed yet.</p>}
-      {page.services.map((s) => (
-        <section>
-          <h2>
-            <U>{s.name}</U>
-          </h2>
-          <p>
-            <StateBadge state={shownState(s)} /> {s.paused
-              ? "paused by its owner: not watched for now"
-              : s.maintenance
-              ? "work under way: failures alert nobody"
-              : WORDS[s.state]} · 90-day uptime: {uptimeWords(s.uptime)}
-          </p>
-          {s.note
-            ? (
-              <p class="notice">
-                <U>{s.note}</U>
-              </p>
-            )
-            : null}
-          <figure>{raw(uptimeBars(s.days))}</figure>
-        </section>
-      ))}
-      <h2>Incidents</h2>
-      <Timeline notes={page.notes} />
+      <div data-live={`/status/${slug}/live`} data-version={page.version}>
+        <StatusNow page={page} now={deps.clock.now()} />
+      </div>
       <h2 id="follow">Follow by mail</h2>
       <p>
         Get a mail when a service on this page goes off or comes back, and when a note is posted.
@@ -110,6 +183,14 @@ const show = (c: WebCtx, page: PublicPage, view: FormView = emptyView()) => {
     </>
   );
 };
+
+/** The header of the page's own small site. */
+const ownSite = (slug: string, page: PublicPage) => ({
+  title: page.title,
+  home: `/status/${slug}`,
+  logo: page.logo,
+  link: page.link,
+});
 
 const linkPage = (deps: Deps, purpose: "confirm" | "unfollow") => async (c: WebCtx) => {
   c.header("Cache-Control", "no-store");
@@ -174,10 +255,20 @@ export function statusPages(deps: Deps) {
       "Cache-Control",
       c.req.query("follow") ? "no-store" : "public, max-age=0, s-maxage=60, must-revalidate",
     );
-    return c.render(show(c, page), {
+    return c.render(show(deps, c, page), {
       title: `${page.title}: status`,
       description: `Service status of ${page.owner}`,
+      canonical: `/status/${c.req.param("slug")!}`,
+      own: ownSite(c.req.param("slug")!, page),
+      scripts: ["live.js"],
     });
+  });
+
+  /** The page's live stream: its version now, then at each change (web/static/live.js). */
+  /** The page's version for its live updates (web/_live.ts). */
+  app.get(`/status/${SLUG}/live`, (c) => {
+    const slug = c.req.param("slug")!;
+    return liveAnswer(c, () => statusVersion(deps, slug), true);
   });
 
   app.post(`/status/${SLUG}/follow`, async (c) => {
@@ -191,7 +282,7 @@ export function statusPages(deps: Deps) {
         return `/status/${slug}?follow=sent`;
       },
       limitField: "email",
-      show: async (view) => show(c, await pageOf(deps, c), view),
+      show: async (view) => show(deps, c, await pageOf(deps, c), view),
       page: { title: "Follow a status page" },
     });
   });

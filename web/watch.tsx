@@ -3,11 +3,10 @@
  * in colour, icon and word, the beat bar of its last results, uptime over 24 hours and 30
  * days, response times and the last check or beat; filters by state, group and place, a search
  * box, 50 rows a page. The filters are a GET form, so the page works without script;
- * web/static/live.js reloads its parts when a state changes (GET /watch/live, Server-Sent
- * Events, polling the account's states: kv/dashboard.ts boardVersion).
+ * web/static/live.js reloads its parts when a state changes (it polls GET /watch/live, the
+ * version of the account's states: kv/dashboard.ts boardVersion).
  */
 import { raw } from "hono/html";
-import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import {
   type Board,
@@ -23,10 +22,7 @@ import { U } from "./_layout.tsx";
 import { Ago, when } from "./_me.tsx";
 import { STATE_TEXT, StateBadge } from "./_state.tsx";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
-
-/** How often an open page's stream looks at the states, and how long a stream lasts. */
-export const LIVE_POLL_MS = 5_000;
-const LIVE_FOR_MS = 10 * 60_000;
+import { liveAnswer } from "./_live.ts";
 
 const blank = (v: unknown) => (v === "" ? undefined : v);
 const BoardQuery = z.object({
@@ -287,28 +283,12 @@ async function getWatch(deps: Deps, c: WebCtx) {
   );
 }
 
-/**
- * The live stream of an account's states (one service's with `?service=`): an event with the
- * version at once, then one whenever it changes; it ends after a while and the browser's
- * EventSource opens it again. Same origin only: the session cookie, no CORS.
- */
+/** The version of an account's states (one service's with `?service=`): web/_live.ts. */
 function getWatchLive(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   const one = Number(c.req.query("service"));
   const service = Number.isSafeInteger(one) && one > 0 ? one : undefined;
-  c.header("Cache-Control", "no-store");
-  return streamSSE(c, async (stream) => {
-    let sent = "";
-    const end = Date.now() + LIVE_FOR_MS;
-    while (!stream.aborted && Date.now() < end) {
-      const version = await boardVersion(deps, me.id, service);
-      if (version !== sent) {
-        await stream.writeSSE({ event: "state", data: version, retry: LIVE_POLL_MS });
-        sent = version;
-      }
-      await stream.sleep(LIVE_POLL_MS);
-    }
-  });
+  return liveAnswer(c, () => boardVersion(deps, me.id, service));
 }
 
 export function watchBoardPages(deps: Deps) {

@@ -1,5 +1,5 @@
-// Live pages: an element with data-live names a stream of versions (Server-Sent Events, same
-// origin); when one differs from the page's data-version, the page is fetched again and each
+// Live pages: an element with data-live names the address of the page's version (same origin);
+// when it differs from the page's data-version, the page is fetched again and each
 // [data-live-part] element is replaced by its new copy, so no reload and no lost scroll. Without
 // script the page is whole; reloading it shows the same.
 
@@ -24,12 +24,18 @@ async function refresh(version) {
   said.textContent = "Updated: a state changed.";
 }
 
-if (live && "EventSource" in window) {
-  const source = new EventSource(live.dataset.live);
-  source.addEventListener("state", (e) => {
-    if (e.data !== live.dataset.version) refresh(e.data).catch(() => {});
-  });
-  addEventListener("pagehide", () => source.close());
+// Polled while the page is shown: a hidden tab asks nothing until it is seen again.
+const POLL_MS = 5000;
+async function poll() {
+  if (document.hidden) return;
+  const res = await fetch(live.dataset.live, { credentials: "same-origin" });
+  if (!res.ok) return;
+  const { version } = await res.json();
+  if (version && version !== live.dataset.version) await refresh(version);
+}
+if (live) {
+  setInterval(() => poll().catch(() => {}), POLL_MS);
+  document.addEventListener("visibilitychange", () => poll().catch(() => {}));
 }
 
 // Beat bars: one tab stop each; the arrow keys move along the results, each one's time and
