@@ -277,13 +277,18 @@ function ChannelList({ items }: { items: ChannelView[] }) {
               </td>
               <td>{when(Date.parse(ch.created))}</td>
               <td>
-                <PostButton action={`/me/channels/${ch.id}/test`} kind="secondary">
+                <PostButton
+                  action={`/me/channels/${ch.id}/test`}
+                  kind="secondary"
+                  label={`Send a test alert to ${ch.name}`}
+                >
                   Send a test alert
                 </PostButton>{" "}
                 <PostButton
                   action={`/me/channels/${ch.id}/delete`}
                   kind="danger"
                   confirm="Remove this channel from every service?"
+                  label={`Remove channel ${ch.name}`}
                 >
                   Remove channel
                 </PostButton>
