@@ -221,7 +221,8 @@ export async function createChannel(
   const secretNames = new Set([...secretFields(spec), "secret"]);
   const secrets = Object.fromEntries(Object.entries(values).filter(([k]) => secretNames.has(k)));
   const settings = Object.fromEntries(Object.entries(values).filter(([k]) => !secretNames.has(k)));
-  const key = await sealingKey(deps.config.secretsKey);
+  const key = await keyOf(deps);
+  if (!key) conflict(NO_KEY);
   const channel: Channel = {
     id: id.id,
     account,
@@ -239,10 +240,17 @@ export async function createChannel(
   return { ...channel, shownSecret };
 }
 
+const NO_KEY = "this server has no SECRETS_KEY, so it cannot keep a channel's tokens; its " +
+  "owner must set one (README)";
+
+const keyOf = (deps: Deps) =>
+  deps.config.secretsKey ? sealingKey(deps.config.secretsKey) : Promise.resolve(null);
+
 /** The channel's values, its secrets opened; null when they do not open (SECRETS_KEY changed). */
 async function valuesOf(deps: Deps, c: Channel): Promise<Values | null> {
   if (!c.sealed) return { url: c.url ?? "", secret: c.secret ?? "" };
-  const key = await sealingKey(deps.config.secretsKey);
+  const key = await keyOf(deps);
+  if (!key) return null;
   const opened = await unseal(key, c.sealed, channelBound(c.account, c.id));
   return opened === null ? null : { ...(c.settings ?? {}), ...JSON.parse(opened) };
 }
@@ -261,7 +269,8 @@ export async function sealLegacyChannels(deps: Deps): Promise<number> {
     return 0;
   }
   let n = 0;
-  const key = await sealingKey(deps.config.secretsKey);
+  const key = await keyOf(deps);
+  if (!key) return 0;
   for await (const e of deps.kv.list<Channel>({ prefix: ["channels"] })) {
     const c = e.value;
     if (c.sealed || c.url === undefined) continue;
@@ -433,7 +442,12 @@ export async function sendPost(
   const spec = kindOf(channel);
   const values = await valuesOf(deps, channel);
   if (!values) {
-    return { ok: false, status: "the channel's secrets cannot be read (was SECRETS_KEY changed?)" };
+    return {
+      ok: false,
+      status: deps.config.secretsKey
+        ? "the channel's secrets cannot be read (was SECRETS_KEY changed?)"
+        : NO_KEY,
+    };
   }
   const alert = alertOf(body);
   const incidents = await incidentsFor(deps, channel, alert, postId);
@@ -568,8 +582,8 @@ async function deliverOne(deps: Deps, id: string): Promise<SendResult> {
   const r = await sendPost(deps, channel, post.body, post.id, account ? isOwner(account) : false);
   const test = post.event === "test";
   const attempts = post.attempts + 1;
-  // A test is tried once: its answer is shown, and it never marks the channel broken.
-  if (r.ok || test || attempts >= MAX_ATTEMPTS) {
+  // A test is retried like an alert, but never marks the channel broken.
+  if (r.ok || attempts >= MAX_ATTEMPTS) {
     await commit(atomic(kv).delete(entry.key));
   } else {
     const backoff = Math.min(2 ** attempts * MINUTE, 6 * 60 * MINUTE);

@@ -92,6 +92,9 @@ export async function kvPathRefusal(
   }
 }
 
+/** The key that seals channel secrets on a loopback BASE_URL without SECRETS_KEY: no secret. */
+export const DEVELOPMENT_SECRETS_KEY = "development only: set SECRETS_KEY in production";
+
 export interface Config {
   port: number;
   hostname: string;
@@ -117,7 +120,10 @@ export interface Config {
    * (lib/clock.ts `fileClock`); refused in production (`productionRefusal`).
    */
   testClockFile?: string;
-  /** Seals alert channels' secrets at rest (lib/secrets.ts); required in production. */
+  /**
+   * Seals alert channels' secrets at rest (lib/secrets.ts): SECRETS_KEY, or on a loopback
+   * BASE_URL the development key; undefined in production without SECRETS_KEY.
+   */
   secretsKey?: string;
   /** Private networks self-hosted alert receivers may be in (CHANNEL_NETWORKS). */
   channelNetworks: Network[];
@@ -167,7 +173,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
     testClockFile: e.TEST_CLOCK_FILE,
-    secretsKey: e.SECRETS_KEY,
+    // Production never seals with a key written here: without SECRETS_KEY, channels that
+    // hold secrets cannot be added there (kv/channels.ts says so).
+    secretsKey: e.SECRETS_KEY ??
+      (onDeploy() || (e.BASE_URL && !isLoopbackHost(new URL(e.BASE_URL).hostname))
+        ? undefined
+        : DEVELOPMENT_SECRETS_KEY),
     channelNetworks: e.CHANNEL_NETWORKS ? parseNetworks(e.CHANNEL_NETWORKS) as Network[] : [],
     providerOrigin: e.TEST_PROVIDER_ORIGIN?.replace(/\/+$/, ""),
   };
@@ -208,10 +219,7 @@ export function productionRefusal(
     return "TEST_PROVIDER_ORIGIN: for tests only (it sends alerts for Telegram, PagerDuty, ... " +
       "elsewhere); refused when BASE_URL is not a loopback address or on Deno Deploy";
   }
-  if (production && !config.secretsKey) {
-    return "SECRETS_KEY: required when BASE_URL is not a loopback address or on Deno Deploy " +
-      "(it seals the alert channels' tokens at rest; openssl rand -base64 32 makes one)";
-  }
+
   return null;
 }
 

@@ -9,19 +9,14 @@ import { base64url } from "./crypto.ts";
 const encoder = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
 
-/**
- * The key of a SECRETS_KEY. Without one (loopback development only: lib/config.ts refuses
- * production without it) a fixed development key stands in, which seals nothing a stranger
- * cannot open: development data only.
- */
-export function sealingKey(material: string | undefined): Promise<CryptoKey> {
-  const m = material ?? "development only: set SECRETS_KEY in production";
-  let key = keys.get(m);
+/** The AES-GCM key of a SECRETS_KEY (derived once per process). */
+export function sealingKey(material: string): Promise<CryptoKey> {
+  let key = keys.get(material);
   if (!key) {
-    key = crypto.subtle.digest("SHA-256", encoder.encode(`channel secrets\0${m}`)).then((raw) =>
-      crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"])
+    key = crypto.subtle.digest("SHA-256", encoder.encode(`channel secrets\0${material}`)).then(
+      (raw) => crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]),
     );
-    keys.set(m, key);
+    keys.set(material, key);
   }
   return key;
 }

@@ -1,7 +1,18 @@
 import assert from "node:assert/strict";
 import { signature } from "../kv/channels.ts";
 import { dumpKv } from "./_helpers.ts";
-import { addChannel, AT, BACK, EXPIRY, GROUPED, LINK, OFF, receiver, REMINDER, send } from "./_channels.ts";
+import {
+  addChannel,
+  AT,
+  BACK,
+  EXPIRY,
+  GROUPED,
+  LINK,
+  OFF,
+  receiver,
+  REMINDER,
+  send,
+} from "./_channels.ts";
 
 /**
  * The other channel kinds against the local receiver (tests/_channels.ts): Microsoft Teams,

@@ -35,13 +35,11 @@ Deno.test({
       const path = new URL(req.url).pathname;
       got.push({ path, body: await req.text() });
       if (path.endsWith("/sendMessage")) {
-        return chatKnown
-          ? Response.json({ ok: true, result: { message_id: 1 } })
-          : Response.json({
-            ok: false,
-            error_code: 400,
-            description: "Bad Request: chat not found",
-          }, { status: 400 });
+        return chatKnown ? Response.json({ ok: true, result: { message_id: 1 } }) : Response.json({
+          ok: false,
+          error_code: 400,
+          description: "Bad Request: chat not found",
+        }, { status: 400 });
       }
       return new Response("ok");
     }, { cert: certs.cert, key: certs.key });
