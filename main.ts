@@ -138,17 +138,18 @@ try {
 /**
  * A self-hosted server without an owner prints, at each start, a link that makes the signed-in
  * person who opens it the owner (kv/owner_claim.ts): on a new KV, and again while no printed
- * link was used. It goes to standard output as a plain line, for the person at the console; on
+ * link was used. It goes to standard output as a block, for the person at the console; on
  * Deno Deploy, whose logs are the platform's, the owner uses `deno task roles` instead.
  */
 if (deps.config.kvPath !== undefined) {
   const { renewOwnerClaim } = await import("./kv/owner_claim.ts");
   const token = await renewOwnerClaim(deps.kv, newInstall, deps.clock.now()).catch(() => null);
   if (token !== null) {
+    // A block like a printed mail's: a message to the person at the console, not a log line.
     console.log(
-      `No owner yet. To become this server's owner, sign in and open ` +
+      `--- owner link\nNo owner yet. To become this server's owner, sign in and open ` +
         `${deps.config.baseUrl}/me/standing/owner?claim=${token} ` +
-        `(valid for 24 hours, once; or: deno task roles grant <address> owner)`,
+        `(valid for 24 hours, once; or: deno task roles grant <address> owner)\n--- end`,
     );
   }
 }
