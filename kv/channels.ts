@@ -177,7 +177,7 @@ async function checkTarget(
     if (why) {
       return {
         ok: false,
-        error: `the target is a private address (${why}); only the owner may send there`,
+        error: `the target is a private address (${why}); only the server's owner may send there`,
         refused: true,
       };
     }
