@@ -143,26 +143,21 @@ Deno.test({
     await t.step("the public status page: own header, banner, groups, live", async () => {
       // A second tab of the same person.
       const page = await browserContextPage();
-      console.log("DBG 0");
       await page.goto(`${web.base}/me/profile`);
       await fillByLabel(page, "Name", "Wanda Ops");
-      console.log("DBG 1");
       await clickByText(page, "Save profile");
-      console.log("DBG 2");
       await page.goto(`${web.base}/me/status-page`);
       await checkByLabel(page, "Publish the status page");
       await fillByLabel(page, "Title", "Wanda's library");
       await fillByLabel(page, "Link to your own site", "not a link");
       await checkByLabel(page, "Nightly backup");
       await checkByLabel(page, "Library printer");
-      console.log("DBG 3");
       await clickByText(page, "Save status page");
       assert.match(await mainText(page), /Link to your own site: give an address/);
       await fillByLabel(page, "Link to your own site", "https://library.example.org/");
       await checkByLabel(page, "Publish the status page");
       await checkByLabel(page, "Nightly backup");
       await checkByLabel(page, "Library printer");
-      console.log("DBG 4");
       await clickByText(page, "Save status page");
       assert.match(await mainText(page), /Saved\./);
       const path = await page.$eval(
@@ -172,7 +167,6 @@ Deno.test({
 
       const visitor = await web.page();
       await visitor.setViewport({ width: 1280, height: 900 });
-      console.log("DBG 5");
       await visitor.goto(`${web.base}${path}`);
       assert.equal(await heading(visitor), "Wanda's library");
       const header = await visitor.$eval("header", (h: Dom) => h.innerText as string);

@@ -446,7 +446,7 @@ function SettingsForm(
 ) {
   const shown = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
   return (
-    <form method="post" action="/me/status-page">
+    <form method="post" action="/me/status-page" novalidate>
       <div class="field">
         <input type="checkbox" id="f-enabled" name="enabled" checked={page?.enabled ?? false} />
         <label for="f-enabled">Publish the status page</label>
