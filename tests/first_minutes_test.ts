@@ -113,7 +113,7 @@ Deno.test("display: uptime words agree on both pages; a log sits in its own colu
     assert.equal(pub.status, 200);
     return {
       mine: mine.text.match(/Uptime: ([^<]*?) <span/)![1],
-      pub: pub.text.match(/ · 90-day uptime: ([^<]*)</)![1],
+      pub: pub.text.match(/90-day uptime: ([^<]*)</)![1],
       page: mine.text,
     };
   };

@@ -1,0 +1,82 @@
+/**
+ * Screenshots of the watching pages (the dashboard, a heartbeat's page, the public status page)
+ * at 1280 px and 375 px, light and dark, into docs/screenshots/:
+ * `deno run -A --lock=deno.dev.lock tests/_screenshots_watch.ts`. The same real server, SMTP
+ * sink and browser as the browser tests.
+ */
+import {
+  checkByLabel,
+  clickByText,
+  fillByLabel,
+  type Page,
+  selectByLabel,
+  startWeb,
+} from "./_browser.ts";
+
+const out = new URL("../docs/screenshots/", import.meta.url).pathname;
+await Deno.mkdir(out, { recursive: true });
+
+async function shoot(page: Page, name: string) {
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+    const suffix = scheme === "dark" ? "-dark" : "";
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.screenshot({ path: `${out}${name}${suffix}-desktop.png`, fullPage: true });
+    await page.setViewport({ width: 375, height: 800 });
+    await page.screenshot({ path: `${out}${name}${suffix}-375.png`, fullPage: true });
+  }
+  await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
+  await page.setViewport({ width: 1280, height: 900 });
+}
+
+await using web = await startWeb();
+const page = await web.page();
+await web.signIn(page, "wanda@example.com");
+await page.goto(`${web.base}/me/profile`);
+await fillByLabel(page, "Name", "Wanda Ops");
+await clickByText(page, "Save profile");
+
+const hooks: Record<string, string> = {};
+for (
+  const [name, group] of [
+    ["Nightly backup", "Jobs"],
+    ["Library printer", "LAN and tailnet"],
+    ["Mail relay", "Public"],
+  ]
+) {
+  await page.goto(`${web.base}/me/services`);
+  await selectByLabel(page, "Kind", "Heartbeat: it calls us (webhook)");
+  await fillByLabel(page, "Name", name);
+  await selectByLabel(page, "Group", group);
+  await clickByText(page, "Add service");
+  const hook = new URL(await page.$eval("#hook-url", (e: { value: string }) => e.value));
+  hooks[name] = `${web.base}${hook.pathname}`;
+}
+const ping = async (url: string) =>
+  void await (await fetch(url, { method: "POST" })).body?.cancel();
+for (let i = 0; i < 12; i++) await ping(hooks["Nightly backup"]);
+for (let i = 0; i < 8; i++) await ping(i % 3 ? hooks["Mail relay"] : `${hooks["Mail relay"]}/fail`);
+await ping(hooks["Mail relay"]);
+await ping(`${hooks["Library printer"]}/fail`);
+
+await page.goto(`${web.base}/watch`);
+await shoot(page, "watch");
+await clickByText(page, "Mail relay");
+await shoot(page, "watch-service");
+
+await page.goto(`${web.base}/me/status-page`);
+await checkByLabel(page, "Publish the status page");
+await fillByLabel(page, "Title", "Wanda's library");
+await fillByLabel(page, "Link to your own site", "https://library.example.org/");
+for (const name of Object.keys(hooks)) await checkByLabel(page, name);
+await clickByText(page, "Save status page");
+await selectByLabel(page, "Kind of note", "Investigating");
+await fillByLabel(page, "Note text", "The printer on floor 2 does not answer; we are on it.");
+await clickByText(page, "Post note");
+const path = await page.$eval(
+  "main a[href^='/status/']",
+  (a: { getAttribute(n: string): string }) => a.getAttribute("href"),
+);
+const visitor = await web.page();
+await visitor.goto(`${web.base}${path}`);
+await shoot(visitor, "status-page");
