@@ -28,6 +28,9 @@ function refuse(reason: string): never {
   Deno.exit(1);
 }
 
+/** Whether this start created the KV (or found it empty): a new install. */
+let newInstall = false;
+
 /** The configuration, or a refusal: checked before anything is opened, listened on or created. */
 async function configure(): Promise<Config> {
   let config;
@@ -56,6 +59,7 @@ async function start(config: Config): Promise<Deps> {
     // The first line says which data this process serves: a new, empty KV is worth noticing.
     const level = await countMigrations(kv);
     const fresh = existed === false || level === 0;
+    newInstall = fresh;
     log(
       "info",
       fresh
@@ -150,6 +154,25 @@ answering.resolve(app.fetch);
     start_ms: Math.round(performance.now() - t0),
     pid: Deno.pid,
   });
+}
+
+/**
+ * A self-hosted server without an owner prints, at each start, a link that makes the signed-in
+ * person who opens it the owner (kv/owner_claim.ts): on a new KV, and again while no printed
+ * link was used. It goes to standard output as a block, for the person at the console; on
+ * Deno Deploy, whose logs are the platform's, the owner uses `deno task roles` instead.
+ */
+if (deps.config.kvPath !== undefined) {
+  const { renewOwnerClaim } = await import("./kv/owner_claim.ts");
+  const token = await renewOwnerClaim(deps.kv, newInstall, deps.clock.now()).catch(() => null);
+  if (token !== null) {
+    // A block like a printed mail's: a message to the person at the console, not a log line.
+    console.log(
+      `--- owner link\nNo owner yet. To become this server's owner, sign in and open ` +
+        `${deps.config.baseUrl}/me/standing/owner?claim=${token} ` +
+        `(valid for 24 hours, once; or: deno task roles grant <address> owner)\n--- end`,
+    );
+  }
 }
 
 let stopping = false;
