@@ -42,6 +42,9 @@ async function configure(): Promise<Config> {
   const unsafe = productionRefusal(config, envRecord());
   if (unsafe) refuse(unsafe);
   configureLog(config.logLevel);
+  if (!config.secretsKey) {
+    log("warn", "SECRETS_KEY is not set: alert channels with tokens cannot be added or sent to");
+  }
   const badPath = await kvPathRefusal(envRecord());
   if (badPath) refuse(badPath);
   return config;
