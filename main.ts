@@ -42,9 +42,6 @@ async function configure(): Promise<Config> {
   const unsafe = productionRefusal(config, envRecord());
   if (unsafe) refuse(unsafe);
   configureLog(config.logLevel);
-  if (!config.secretsKey) {
-    log("warn", "SECRETS_KEY is not set: alert channels with tokens cannot be added or sent to");
-  }
   const badPath = await kvPathRefusal(envRecord());
   if (badPath) refuse(badPath);
   return config;
@@ -52,6 +49,10 @@ async function configure(): Promise<Config> {
 
 /** The KV opened (created when new), migrated, and the rest of what the app depends on. */
 async function start(config: Config): Promise<Deps> {
+  // Said once the port is taken: a start that cannot listen prints its refusal alone.
+  if (!config.secretsKey) {
+    log("warn", "SECRETS_KEY is not set: alert channels with tokens cannot be added or sent to");
+  }
   // A test's clock (TEST_CLOCK_FILE, never in production: productionRefusal) or the system's.
   const clock: Clock = config.testClockFile ? fileClock(config.testClockFile) : systemClock;
   const where = config.kvPath ?? "the platform KV";
