@@ -162,9 +162,27 @@ Deno.test("kinds: Google Chat cards share the outage's thread", async () => {
   assert.deepEqual(grp.cardsV2[0].card.sections[0].widgets[0], {
     decoratedText: { topLabel: "🔴 Off", text: "<b>Backup</b>: timed out", wrapText: true },
   });
+  await send(r.t, ch, OFF);
+  const next = (r.json() as { thread: { threadKey: string } }).thread.threadKey;
+  assert.notEqual(next, off.thread.threadKey, "a new outage, a new thread");
   await send(r.t, ch, REMINDER);
+  const rem = r.json() as {
+    thread: { threadKey: string };
+    cardsV2: { card: { header: unknown } }[];
+  };
+  assert.equal(rem.thread.threadKey, next, "the reminder in the outage's thread");
+  assert.deepEqual(rem.cardsV2[0].card.header, {
+    title: 'Watched service "Backup" is still off',
+    subtitle: "🔁 Still off",
+  });
   await send(r.t, ch, EXPIRY);
-  assert.equal(r.got.length, 5);
+  const exp = r.json() as { text: string; cardsV2: { card: { header: unknown } }[] };
+  assert.equal(exp.text, '⚠️ Certificate of "Shop" expires soon');
+  assert.deepEqual(exp.cardsV2[0].card.header, {
+    title: 'Certificate of "Shop" expires soon',
+    subtitle: "⚠️ Certificate expires soon",
+  });
+  assert.equal(r.got.length, 6);
 });
 
 Deno.test("kinds: Mattermost and Rocket.Chat take Slack's attachments", async () => {
@@ -299,7 +317,17 @@ Deno.test("kinds: Matrix PUTs an m.notice per post id; the back replies to its o
     "🔴 2 of 3 services at LAN changed\nBackup: off (timed out)\nNAS: back (HTTP 200)\n" +
       "http://test.local/me/services",
   );
+  r.answer = () => Response.json({ event_id: "$second-off" });
+  await send(r.t, ch, OFF);
   await send(r.t, ch, REMINDER);
+  assert.deepEqual(r.json(), {
+    msgtype: "m.notice",
+    body: `🔁 Watched service "Backup" is still off\ntar: disk full <&>\n${LINK}`,
+    format: "org.matrix.custom.html",
+    formatted_body: `🔁 <b><a href="${LINK}">Watched service &quot;Backup&quot; is still ` +
+      "off</a></b><br>tar: disk full &lt;&amp;&gt;",
+    "m.relates_to": { "m.in_reply_to": { event_id: "$second-off" } },
+  });
   await send(r.t, ch, EXPIRY);
   assert.match((r.json() as { body: string }).body, /^⚠️ Certificate of "Shop" expires soon/);
   // The homeserver's refusal in plain words.
