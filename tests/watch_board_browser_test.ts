@@ -154,6 +154,7 @@ Deno.test({
       await checkByLabel(page, "Library printer");
       await clickByText(page, "Save status page");
       assert.match(await mainText(page), /Link to your own site: give an address/);
+      await fillByLabel(page, "Title", "Wanda's library");
       await fillByLabel(page, "Link to your own site", "https://library.example.org/");
       await checkByLabel(page, "Publish the status page");
       await checkByLabel(page, "Nightly backup");
@@ -184,7 +185,7 @@ Deno.test({
       await visitor.waitForFunction(
         () =>
           (globalThis as Dom).document.querySelector(".banner")?.innerText.trim() ===
-            "1 of 2 services are down",
+            "1 of 2 services is down",
         { timeout: 20_000 },
       );
       assert.equal(await visitor.evaluate(() => (globalThis as Dom).stillHere), true);
