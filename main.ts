@@ -108,6 +108,11 @@ Deno.cron("daily jobs", DAILY_CRON, async () => runJobs(await ready, DAILY));
 
 const deps = await ready;
 lastMinutely = deps.clock.now();
+// The KV queue: looks a failure ping asked for, within seconds (jobs/queue.ts).
+deps.kv.listenQueue(async (msg) => {
+  const { handleQueued } = await import("./jobs/queue.ts");
+  await handleQueued(deps, msg);
+}).catch((err) => log("error", "queue listener stopped", { error: errorKind(err) }));
 const app = createApp(deps);
 let server: Deno.HttpServer;
 try {

@@ -14,7 +14,7 @@ import {
 } from "./_atomic.ts";
 import { getManyEntries } from "./_batch.ts";
 import { addUses, rateKey, RULES } from "./rate_limit.ts";
-import { putDue } from "./service_due.ts";
+import { askLook, putDue } from "./service_due.ts";
 
 /**
  * Heartbeat hooks, the hottest path of the service. Key layout:
@@ -29,6 +29,9 @@ import { putDue } from "./service_due.ts";
  *                                      a failure (now), or a service that wrote NUDGE_EVERY
  *                                      events in this process since its last (now), so it
  *                                      looks, and trims, in time
+ * A failure also queues a KV queue message in its batch's atomic (kv/service_due.ts
+ * `askLook`): the process that listens (jobs/queue.ts) takes that nudge at once, so a failure's
+ * alert is on its way within seconds of the ping. Success pings write nothing more.
  *   ["rate", window_end, "heartbeat", address_hash] -> KvU64 (layout of kv/rate_limit.ts)
  *
  * A ping is one lookup and one write, and it is answered only once the write is durable.
@@ -423,7 +426,11 @@ async function commitBatch(
         putDue(op, end, id, account);
       } else if (p.signal.kind === "fail") {
         op.set(failKey(account, id), p.beat);
-        putDue(op, Math.floor(at / MINUTE) * MINUTE, id, account);
+        const due = Math.floor(at / MINUTE) * MINUTE;
+        putDue(op, due, id, account);
+        // A failure is known now: the look it asks for runs within seconds, not at the
+        // next minute (jobs/queue.ts); the nudge stays for the runner should it not.
+        askLook(op, { account, id, due });
       }
     }
     for (const p of live) {

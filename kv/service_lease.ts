@@ -6,7 +6,7 @@
 import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { atomic, commit } from "./_atomic.ts";
-import { dropDue, dropDueEntry, dueRange, putDue } from "./service_due.ts";
+import { dropDue, dropDueEntry, dueRange, getDue, putDue } from "./service_due.ts";
 import type { Service } from "./service_state.ts";
 import { getService, putService } from "./services.ts";
 
@@ -52,4 +52,17 @@ export async function claimDue(deps: Deps, item: DueItem): Promise<Service | nul
   putDue(op, until, s.id, s.account);
   const res = await commit(putService(op, claimed));
   return res.ok ? claimed : null;
+}
+
+/**
+ * Takes the lease on a heartbeat's nudge asked for through the KV queue (a failure): the
+ * same claim as the runner's, so of the two exactly one looks. Null: taken already.
+ */
+export async function claimNudge(
+  deps: Deps,
+  look: { account: number; id: number; due: number },
+): Promise<Service | null> {
+  const entry = await getDue(deps.kv, look.due, look.id);
+  if (!entry) return null;
+  return await claimDue(deps, { ...look, account: entry.value, entry });
 }
