@@ -77,8 +77,8 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
     const token = await signInByMail(server.url, sink, EMAIL);
     const api = bearerApi(server.url, token);
 
-    // Each alert of one service on its own, within the minute: grouping the alerts of services
-    // sharing a place or group (tests/alert_groups_e2e_test.ts) would hold these two minutes.
+    // Each alert of one service on its own, within the minute: grouping would hold the ones
+    // that follow another's off at a shared place or group (tests/alert_latency_e2e_test.ts).
     assert.deepEqual(await api("PATCH", "/api/me/alert-settings", { grouping: false }), {
       ok: true,
       grouping: false,
