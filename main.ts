@@ -1,5 +1,13 @@
 import { createApp } from "./app.ts";
-import { DAILY, DAILY_CRON, dailyPassed, MINUTELY, runJobs } from "./jobs/mod.ts";
+import {
+  DAILY,
+  DAILY_CRON,
+  dailyPassed,
+  MINUTELY,
+  RESUME,
+  RESUME_AFTER_MS,
+  runJobs,
+} from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
 import { countMigrations, runMigrations } from "./kv/migrations.ts";
 import { chainTrail } from "./kv/trail.ts";
@@ -117,6 +125,8 @@ deps.kv.listenQueue(async (msg) => {
   const { handleQueued } = await import("./jobs/queue.ts");
   await handleQueued(deps, msg);
 }).catch((err) => log("error", "queue listener stopped", { error: errorKind(err) }));
+// What a previous process cut by dying (a look, a mail, a post) once its claims have ended.
+setTimeout(() => void runJobs(deps, RESUME), RESUME_AFTER_MS);
 const app = createApp(deps);
 let server: Deno.HttpServer;
 try {

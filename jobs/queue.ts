@@ -18,7 +18,9 @@ export async function handleQueued(deps: Deps, msg: unknown): Promise<void> {
     log("warn", "unknown queue message");
     return;
   }
+  const t0 = performance.now();
   const claimed = await claimNudge(deps, look);
   count("catalogue_queued_looks_total", `outcome="${claimed ? "looked" : "taken"}"`);
   if (claimed) await reviewHeartbeat(deps, claimed);
+  log("info", "queued look", { looked: claimed ? 1 : 0, ms: Math.round(performance.now() - t0) });
 }

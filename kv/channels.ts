@@ -12,14 +12,19 @@ import { parseUrlTarget, resolveTarget, TargetError } from "../lib/targets.ts";
 import { isOwner } from "./accounts.ts";
 import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
+import { CLAIM_MS, deliveryId, waitsBehind } from "./outbox.ts";
 import { type Atomic, atomic, commit } from "./_atomic.ts";
+import { getManyEntries } from "./_batch.ts";
 
 /**
  * Alert channels: webhooks an account adds besides mail. Key layout:
  *   ["channels", account_id, id]  -> Channel {id, account, name, url, secret, created}
  *   ["channel_outbox", id]        -> QueuedPost, kept until delivered (expires after 8 days)
  * A post is enqueued in the atomic of the alert it carries (as mail in kv/outbox.ts), sent
- * right after the commit and retried by the minutely outbox job with backoff. Sending
+ * right after the commit and retried by the minutely outbox job with backoff. Delivery is at
+ * least once, with the post's id as `X-Webhook-Id` on every attempt; a channel's posts go one
+ * after the other, and an alert's post waits while an earlier post of one of its services
+ * (`thread`) to that channel is queued, so a back never reaches a channel before its off. Sending
  * resolves the address and refuses private targets as checks do (lib/targets.ts; an owner
  * may use them), connects only to the address it validated, speaks HTTPS through the
  * injected connector and TLS, and does not follow redirects (so no hop escapes the check).
@@ -29,7 +34,6 @@ import { type Atomic, atomic, commit } from "./_atomic.ts";
 
 export const MAX_CHANNELS = 10;
 const MAX_AGE = 8 * DAY;
-const CLAIM = 2 * MINUTE;
 const SEND_LIMIT_MS = 10_000;
 export const SIGNATURE_HEADER = "X-Signature-256";
 
@@ -52,6 +56,8 @@ export interface QueuedPost {
   created: number;
   attempts: number;
   next: number;
+  /** The services an alert's post is about: it goes after their earlier posts to `channel`. */
+  thread?: number[];
 }
 
 const channelKey = (account: number, id: number) => ["channels", account, id] as const;
@@ -175,16 +181,20 @@ export function payloadJson(p: AlertPayload): string {
   });
 }
 
-/** Adds one post per channel to the caller's atomic; answers their ids for `deliverPosts`. */
+/**
+ * Adds one post per channel to the caller's atomic; answers their ids for `deliverPosts`. An
+ * alert's posts name its services in `thread`.
+ */
 export function enqueuePosts(
   op: Atomic,
   channels: Channel[],
   payload: AlertPayload,
   now: number,
+  thread?: number[],
 ): string[] {
   const body = payloadJson(payload);
   return channels.map((c) => {
-    const id = `${now.toString(36).padStart(9, "0")}-${randomToken(9)}`;
+    const id = deliveryId(now);
     const post: QueuedPost = {
       id,
       account: c.account,
@@ -195,6 +205,7 @@ export function enqueuePosts(
       attempts: 0,
       next: now,
     };
+    if (thread?.length) post.thread = thread;
     op.set(postKey(id), post, { expireIn: MAX_AGE });
     return id;
   });
@@ -275,9 +286,31 @@ export async function sendPost(
   }
 }
 
-/** Tries to deliver queued posts now (claimed first, so the retry job never sends twice). */
+/**
+ * Tries to deliver queued posts now (claimed first, so the retry job never sends twice): the
+ * posts of one channel one after the other, in the order they were queued; channels side by
+ * side. Answers each post's result, in the order of `ids`.
+ */
 export async function deliverPosts(deps: Deps, ids: string[]): Promise<SendResult[]> {
-  return await Promise.all(ids.map((id) => deliverOne(deps, id)));
+  const entries = await getManyEntries<QueuedPost>(deps.kv, ids.map(postKey));
+  const byChannel = new Map<number, number[]>();
+  entries.forEach((e, i) => {
+    const c = e.value?.channel ?? -1;
+    byChannel.set(c, [...byChannel.get(c) ?? [], i]);
+  });
+  const results: SendResult[] = ids.map(() => ({ ok: false, status: "not due" }));
+  await Promise.all([...byChannel.values()].map(async (inOrder) => {
+    inOrder.sort((a, b) => ids[a] < ids[b] ? -1 : 1);
+    for (const i of inOrder) results[i] = await deliverOne(deps, ids[i]);
+  }));
+  return results;
+}
+
+/** Every queued post (for the order of an alert's post: posts leave at once, few wait). */
+async function queuedPosts(kv: Deno.Kv): Promise<QueuedPost[]> {
+  const out: QueuedPost[] = [];
+  for await (const e of kv.list<QueuedPost>({ prefix: ["channel_outbox"] })) out.push(e.value);
+  return out;
 }
 
 async function deliverOne(deps: Deps, id: string): Promise<SendResult> {
@@ -285,7 +318,13 @@ async function deliverOne(deps: Deps, id: string): Promise<SendResult> {
   const entry = await kv.get<QueuedPost>(postKey(id));
   const post = entry.value;
   if (!post || post.next > clock.now()) return { ok: false, status: "not due" };
-  const claimed = { ...post, next: clock.now() + CLAIM };
+  // Behind an earlier alert of its service to this channel: sent after it.
+  if (
+    post.thread && waitsBehind(await queuedPosts(kv), post, (q) => q.channel === post.channel)
+  ) {
+    return { ok: false, status: "waits for an earlier alert" };
+  }
+  const claimed = { ...post, next: clock.now() + CLAIM_MS };
   const got = await commit(atomic(kv).check(entry).set(entry.key, claimed, { expireIn: MAX_AGE }));
   if (!got.ok) return { ok: false, status: "claimed elsewhere" };
   const channel = await getChannel(kv, post.account, post.channel);

@@ -54,29 +54,36 @@ async function queueGroup(
   const ids = [...new Set(g.members.flatMap((m) => m.as.channels ?? []))];
   const chans = await channelsOf(deps.kv, g.account, ids);
   const anyOff = lines.some((l) => l.state === "off");
-  const posts = enqueuePosts(op, chans, {
-    event: anyOff ? "off" : "back",
-    title: mail.subject,
-    text: lines.map((l) => `${l.name}: ${l.state} (${l.status})`).join("\n"),
-    service: null,
-    services: lines.map((l) => ({
-      id: l.id,
-      name: l.name,
-      kind: l.kind,
-      state: l.state,
-      status: l.status,
-    })),
-    group: { name: g.label, total: g.total },
-    at: iso(g.opened),
-    link,
-  }, now);
+  const thread = lines.map((l) => l.id);
+  const posts = enqueuePosts(
+    op,
+    chans,
+    {
+      event: anyOff ? "off" : "back",
+      title: mail.subject,
+      text: lines.map((l) => `${l.name}: ${l.state} (${l.status})`).join("\n"),
+      service: null,
+      services: lines.map((l) => ({
+        id: l.id,
+        name: l.name,
+        kind: l.kind,
+        state: l.state,
+        status: l.status,
+      })),
+      group: { name: g.label, total: g.total },
+      at: iso(g.opened),
+      link,
+    },
+    now,
+    thread,
+  );
   const fanout = queueFanout(op, g.account, {
     kind: "group",
     label: g.label,
     services: lines.map((l) => ({ service: l.id, name: l.name, state: l.state })),
   }, now);
   return {
-    mails: acc ? [enqueueMail(op, { ...mail, to: acc.email }, now)] : [],
+    mails: acc ? [enqueueMail(op, { ...mail, to: acc.email }, now, thread)] : [],
     posts,
     fanouts: [fanout],
   };

@@ -104,9 +104,16 @@ export function queueAlert(
   now: number,
 ): Sends {
   const event = a.event;
+  const thread = [a.as.id];
   return {
-    mails: acc ? [enqueueMail(op, alertMail(deps, acc.email, a, now), now)] : [],
-    posts: enqueuePosts(op, chans, alertPayload(deps, a.as, event, a.text, a.at ?? now), now),
+    mails: acc ? [enqueueMail(op, alertMail(deps, acc.email, a, now), now, thread)] : [],
+    posts: enqueuePosts(
+      op,
+      chans,
+      alertPayload(deps, a.as, event, a.text, a.at ?? now),
+      now,
+      thread,
+    ),
     fanouts: event === "reminder" ? [] : [
       queueFanout(op, a.as.account, {
         kind: "service",
@@ -135,8 +142,8 @@ function queueExpiry(
     days === 1 ? "" : "s"
   }).`;
   return {
-    mails: mail ? [enqueueMail(op, mail, now)] : [],
-    posts: enqueuePosts(op, chans, alertPayload(deps, s, "expiry", text, now), now),
+    mails: mail ? [enqueueMail(op, mail, now, [s.id])] : [],
+    posts: enqueuePosts(op, chans, alertPayload(deps, s, "expiry", text, now), now, [s.id]),
     fanouts: [],
   };
 }
