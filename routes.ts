@@ -111,6 +111,16 @@ export const AREAS = {
     paths: ["/api/me/maintenance/*"],
     load: () => import("./api/maintenance.ts").then((m) => m.maintenanceRoutes),
   },
+  api_keys: {
+    mount: "/api",
+    paths: ["/api/me/api-keys/*"],
+    load: () => import("./api/api_keys.ts").then((m) => m.apiKeyRoutes),
+  },
+  hc: {
+    mount: "/api",
+    paths: ["/api/v1/*", "/api/v2/*", "/api/v3/*"],
+    load: () => import("./api/hc.ts").then((m) => m.hcRoutes),
+  },
   services: {
     mount: "/api",
     paths: ["/api/me/services/*", "/api/services"],

@@ -82,3 +82,11 @@ export const InviteBody = z.object({
   email: emailSchema,
   message: multiLine(500).default(""),
 }).meta({ id: "InviteRequest" });
+
+/** A key of the Healthchecks-compatible API (POST /api/me/api-keys, /me/api-keys). */
+export const ApiKeyInput = z.object({
+  name: oneLine(80).default("").meta({ description: "A name to tell keys apart" }),
+  readonly: z.boolean().default(false).meta({
+    description: "true: a read-only key (hcr_), which lists and reads checks only",
+  }),
+}).meta({ id: "ApiKeyInput" });
