@@ -99,7 +99,9 @@ function hcStatus(s: Service, pulse: Pulse | null, now: number, v: HcVersion) {
   const overdue = run && now >= run.at + runGrace(s) * MINUTE;
   if (overdue || verdict.state === "off") return { status: "down", verdict, run };
   if (run && v === 1) return { status: "started", verdict, run };
-  const status = verdict.state === "wait" ? "new" : verdict.state === "warn" ? "grace" : "up";
+  // A run under way before any success: still new there, as the state here waits for one.
+  const fresh = verdict.state === "wait" || (verdict.state === "ok" && !verdict.pulse?.beat);
+  const status = fresh ? "new" : verdict.state === "warn" ? "grace" : "up";
   return { status, verdict, run };
 }
 
