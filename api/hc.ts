@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { MiddlewareHandler } from "hono";
 import { getAccount } from "../kv/accounts.ts";
+import { countMigrations } from "../kv/migrations.ts";
 import { API_KEY_LENGTH, findApiKey, spendApiCall } from "../kv/api_keys.ts";
 import {
   checkOf,
@@ -55,7 +56,10 @@ const Check = z.record(z.string(), z.unknown()).meta({
 });
 const Ping = z.record(z.string(), z.unknown()).meta({ id: "HealthchecksPing" });
 const apiKey = [{ hcApiKey: [] }];
-const specDoc = z.toJSONSchema(HcSpec, { io: "input", unrepresentable: "any" });
+const { $schema: _dialect, ...specDoc } = z.toJSONSchema(HcSpec, {
+  io: "input",
+  unrepresentable: "any",
+});
 const postBody = {
   body: { required: false, content: { "application/json": { schema: specDoc } } },
 };
@@ -151,20 +155,17 @@ function specOf(body: Record<string, unknown>) {
 
 function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion) {
   const p = (path: string) => `/v${v}${path}`;
-  // v3 is described in the OpenAPI document; v1 and v2 answer the same at their paths.
-  const hide = v !== 3;
   const tags = ["healthchecks"];
   const read = (c: Ctx) => authorize(deps, c, v, "read");
   const write = (c: Ctx) => authorize(deps, c, v, "write");
 
-  for (const path of ["/checks/", "/checks"]) {
+  for (const path of ["/checks/"]) {
     app.openapi(
       createRoute({
         method: "get",
         path: p(path),
-        hide: hide || path === "/checks",
         tags,
-        summary: "Healthchecks: list checks (?tag= repeated, ?slug=)",
+        summary: `Healthchecks v${v}: list checks (?tag= repeated, ?slug=)`,
         security: apiKey,
         responses: { 200: json(z.object({ checks: z.array(Check) })), ...answers([401, 429]) },
       }),
@@ -181,9 +182,8 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
       createRoute({
         method: "post",
         path: p(path),
-        hide: hide || path === "/checks",
         tags,
-        summary: "Healthchecks: create a check (201), or update the one `unique` finds (200)",
+        summary: `Healthchecks v${v}: create a check (201), or update the one unique finds (200)`,
         security: apiKey,
         request: postBody,
         responses: {
@@ -204,9 +204,8 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     createRoute({
       method: "get",
       path: p("/checks/{code}"),
-      hide,
       tags,
-      summary: "Healthchecks: one check, by uuid or unique_key",
+      summary: `Healthchecks v${v}: one check, by uuid or unique_key`,
       security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
@@ -226,9 +225,8 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     createRoute({
       method: "post",
       path: p("/checks/{code}"),
-      hide,
       tags,
-      summary: "Healthchecks: update a check (only the fields sent change)",
+      summary: `Healthchecks v${v}: update a check (only the fields sent change)`,
       security: apiKey,
       request: { params: code, ...postBody },
       responses: { 200: json(Check), ...answers([400, 401, 404, 405, 429]) },
@@ -246,9 +244,8 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     createRoute({
       method: "delete",
       path: p("/checks/{code}"),
-      hide,
       tags,
-      summary: "Healthchecks: delete a check; answers it as it was",
+      summary: `Healthchecks v${v}: delete a check; answers it as it was`,
       security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
@@ -268,9 +265,8 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     createRoute({
       method: "post",
       path: p("/checks/{code}/pause"),
-      hide,
       tags,
-      summary: "Healthchecks: pause a check",
+      summary: `Healthchecks v${v}: pause a check`,
       security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
@@ -290,9 +286,8 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     createRoute({
       method: "post",
       path: p("/checks/{code}/resume"),
-      hide,
       tags,
-      summary: "Healthchecks: resume a paused check (409 when it is not paused)",
+      summary: `Healthchecks v${v}: resume a paused check (409 when it is not paused)`,
       security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 409, 429]) },
@@ -310,14 +305,13 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     },
   );
 
-  for (const path of ["/checks/{code}/pings/", "/checks/{code}/pings"]) {
+  for (const path of ["/checks/{code}/pings/"]) {
     app.openapi(
       createRoute({
         method: "get",
         path: p(path),
-        hide: hide || !path.endsWith("/"),
         tags,
-        summary: "Healthchecks: the check's kept pings, newest first",
+        summary: `Healthchecks v${v}: the check's kept pings, newest first`,
         security: apiKey,
         request: { params: code },
         responses: { 200: json(z.object({ pings: z.array(Ping) })), ...answers([401, 404, 429]) },
@@ -338,9 +332,8 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     createRoute({
       method: "get",
       path: p("/checks/{code}/pings/{n}/body"),
-      hide,
       tags,
-      summary: "Healthchecks: a ping's body, as text",
+      summary: `Healthchecks v${v}: a ping's body, as text`,
       security: apiKey,
       request: { params: z.object({ code: z.string(), n: z.string() }) },
       responses: {
@@ -358,14 +351,13 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     },
   );
 
-  for (const path of ["/checks/{code}/flips/", "/checks/{code}/flips"]) {
+  for (const path of ["/checks/{code}/flips/"]) {
     app.openapi(
       createRoute({
         method: "get",
         path: p(path),
-        hide: hide || !path.endsWith("/"),
         tags,
-        summary: "Healthchecks: the check's status changes (?seconds=, ?start=, ?end=)",
+        summary: `Healthchecks v${v}: the check's status changes (?seconds=, ?start=, ?end=)`,
         security: apiKey,
         request: { params: code },
         responses: {
@@ -389,14 +381,13 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     );
   }
 
-  for (const path of ["/channels/", "/channels"]) {
+  for (const path of ["/channels/"]) {
     app.openapi(
       createRoute({
         method: "get",
         path: p(path),
-        hide: hide || path === "/channels",
         tags,
-        summary: "Healthchecks: the account's integrations (webhook channels)",
+        summary: `Healthchecks v${v}: the account's integrations (webhook channels)`,
         security: apiKey,
         responses: {
           200: json(z.object({
@@ -412,14 +403,14 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     );
   }
 
-  for (const path of ["/badges/", "/badges"]) {
+  for (const path of ["/badges/"]) {
     app.openapi(
       createRoute({
         method: "get",
         path: p(path),
-        hide: hide || path === "/badges",
         tags,
-        summary: "Healthchecks: the project's badges (none here: each check has its badge_url)",
+        summary:
+          `Healthchecks v${v}: the project's badges (none here: each check has its badge_url)`,
         security: apiKey,
         responses: {
           200: json(z.object({ badges: z.record(z.string(), z.unknown()) })),
@@ -433,21 +424,21 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
     );
   }
 
-  for (const path of ["/status/", "/status"]) {
+  for (const path of ["/status/"]) {
     app.openapi(
       createRoute({
         method: "get",
         path: p(path),
-        hide: hide || path === "/status",
         tags,
-        summary: "Healthchecks: database connectivity; answers OK",
+        summary: `Healthchecks v${v}: database connectivity; answers OK`,
         security: [],
         responses: {
           200: { description: "OK", content: { "text/plain": { schema: { type: "string" } } } },
         },
       }),
       async (c) => {
-        await deps.kv.get(["migrations", 1]);
+        // As Healthchecks' SELECT 1: the database answers.
+        await countMigrations(deps.kv);
         return c.text("OK", 200);
       },
     );

@@ -47,7 +47,6 @@ export const HcSpec = z.object({
   filter_http_body: off(bool("filter_http_body"), "filter_http_body", false),
   filter_default_fail: off(bool("filter_default_fail"), "filter_default_fail", false),
 }).partial().meta({
-  id: "HealthchecksCheckInput",
   description: "Healthchecks' check fields; every one optional. `api_key` may come here " +
     "instead of the X-Api-Key header. The body is read as JSON whatever its Content-Type",
 });
