@@ -90,3 +90,10 @@ export const ApiKeyInput = z.object({
     description: "true: a read-only key (hcr_), which lists and reads checks only",
   }),
 }).meta({ id: "ApiKeyInput" });
+
+/** The token of the owner's first-run link (kv/owner_claim.ts), as the claim page posts it. */
+export const OwnerClaimBody = z.object({
+  claim: z.string().trim().min(1, { message: "the link's token is missing" }).max(100, {
+    message: "this is not a token the server printed",
+  }),
+});
