@@ -217,6 +217,11 @@ export const AREAS = {
     paths: ["/me/services/:id/*", "/me/channels/*", "/me/status-page/*"],
     load: () => import("./web/me_watch.tsx").then((m) => m.watchPages),
   },
+  web_api_keys: {
+    mount: "/",
+    paths: ["/me/api-keys/*"],
+    load: () => import("./web/me_api_keys.tsx").then((m) => m.apiKeyPages),
+  },
   web_me_files: {
     mount: "/",
     paths: ["/me/files/*"],

@@ -442,3 +442,81 @@ Deno.test("limits: 100 calls a minute per account (429), the check limit (403), 
   assert.ok(!exp.text.includes(rw));
   t.clock.advance(HOUR);
 });
+
+const ORIGIN = "http://localhost";
+const form = (fields: Record<string, string>, cookie: string) => ({
+  raw: new URLSearchParams(fields).toString(),
+  headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN, cookie },
+});
+
+Deno.test("pages: API keys made (shown once after the redirect) and revoked; tags on the service form", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("p@example.org", { name: "Pat" });
+  const cookie = `session=${token}`;
+  const empty = await t.req("GET", "/me/api-keys", { headers: { cookie } });
+  ok(empty);
+  assert.match(empty.text, /No API keys yet/);
+  assert.match(empty.text, /http:\/\/test\.local\/api\/v3\//);
+  const made = await t.req(
+    "POST",
+    "/me/api-keys",
+    form({ name: "Terraform", readonly: "on" }, cookie),
+  );
+  assert.equal(made.status, 303);
+  assert.equal(made.headers.get("location"), "/me/api-keys?shown=1");
+  const shown = await t.req("GET", "/me/api-keys?shown=1", { headers: { cookie } });
+  const key = shown.text.match(/value="(hcr_[A-Za-z0-9]{28})"/)?.[1];
+  assert.ok(key, "the key is shown once");
+  assert.match(shown.text, /Read-only/);
+  ok(await hc(t, "GET", "/api/v3/checks/", key));
+  const later = await t.req("GET", "/me/api-keys", { headers: { cookie } });
+  assert.ok(!later.text.includes(key), "not on the page without the flash");
+  const tooLong = await t.req("POST", "/me/api-keys", form({ name: "x".repeat(81) }, cookie));
+  assert.equal(tooLong.status, 400);
+  assert.match(tooLong.text, /aria-invalid="true"/);
+  const id = (await t.req("GET", "/api/me/api-keys", { token })).body.items[0].id;
+  const revoked = await t.req("POST", `/me/api-keys/${id}/revoke`, form({}, cookie));
+  assert.equal(revoked.status, 303);
+  assert.equal((await hc(t, "GET", "/api/v3/checks/", key)).status, 401);
+
+  // Tags: asked on the add form, kept with the service, shown on its page, filtered by.
+  const add = await t.req(
+    "POST",
+    "/me/services",
+    form({
+      name: "Nightly backup",
+      kind: "webhook",
+      check: "",
+      group: "Jobs",
+      interval: "1440",
+      threshold: "1",
+      alerts: "on",
+      tags: "backup  prod",
+    }, cookie),
+  );
+  assert.equal(add.status, 303, add.text);
+  const items = (await t.req("GET", "/api/me/services", { token })).body.items;
+  assert.deepEqual(items[0].tags, ["backup", "prod"]);
+  const page = await t.req("GET", `/me/services/${items[0].id}`, { headers: { cookie } });
+  assert.match(page.text, /value="backup prod"/);
+  assert.match(page.text, /Use with Healthchecks clients/);
+  assert.ok(page.text.includes(items[0].uuid));
+  const bad = await t.req(
+    "POST",
+    `/me/services/${items[0].id}`,
+    form({
+      name: "Nightly backup",
+      group: "Jobs",
+      interval: "1440",
+      threshold: "1",
+      tags: "x".repeat(51),
+    }, cookie),
+  );
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /a tag has at most 50 characters/i);
+  const rw = (await t.req("POST", "/api/me/api-keys", { token, body: {} })).body.key;
+  const listed = await hc(t, "GET", "/api/v3/checks/?tag=prod", rw);
+  assert.equal(listed.body.checks[0].tags, "backup prod");
+  assert.equal(listed.body.checks[0].timeout, 86400);
+  assert.equal(listed.body.checks[0].grace, 86400);
+});
