@@ -78,7 +78,7 @@ export function uniqueKey(uuid: string): string {
 }
 
 /** The name Healthchecks shows: a check made without one is stored under its uuid. */
-const hcName = (s: Service) => (s.name === s.uuid ? "" : s.name);
+const hcName = (s: Service) => (s.name === s.code ? "" : s.name);
 
 /** Tags as Healthchecks writes them: one string, space-separated. */
 const hcTags = (s: Service) => (s.tags ?? []).join(" ");
@@ -89,7 +89,7 @@ const tagList = (tags: string) => tags.split(" ").map((t) => t.trim()).filter((t
 /** The grace in seconds: the schedule's, or the interval's (one interval unless set). */
 const graceSeconds = (s: Service) => runGrace(s) * 60;
 
-const isHeartbeat = (s: Service) => s.kind === "webhook" && !!s.uuid;
+const isHeartbeat = (s: Service) => s.kind === "webhook" && !!s.code;
 
 /** Healthchecks' status from our verdict: new, started (v1), up, grace, down, paused. */
 function hcStatus(s: Service, pulse: Pulse | null, now: number, v: HcVersion) {
@@ -131,7 +131,7 @@ export function checkDict(
   const lastEnd = events.find((e) => e.kind === "success" || e.kind === "fail");
   const timed = lastEnd ? withDurations(events).find((e) => e.ref === lastEnd.ref) : null;
   const duration = timed?.duration_ms ? Math.floor(timed.duration_ms / 1000) : 0;
-  const uuid = s.uuid!;
+  const uuid = s.code!;
   const dict: Record<string, unknown> = {
     name: hcName(s),
     slug: "",
@@ -222,7 +222,7 @@ export async function findCheck(
     notFound("not found");
   }
   for (const { service } of await listServices(deps.kv, account)) {
-    if (isHeartbeat(service) && uniqueKey(service.uuid!) === id.uniqueKey) return service;
+    if (isHeartbeat(service) && uniqueKey(service.code!) === id.uniqueKey) return service;
   }
   notFound("not found");
 }
@@ -340,7 +340,7 @@ async function changeOf(
   const change: ServiceChange = { ...timingChange(spec, cur) };
   if (spec.name !== undefined) checkName(spec.name);
   if (spec.name !== undefined && spec.name !== "") change.name = spec.name;
-  if (spec.name === "" && cur) change.name = cur.uuid!;
+  if (spec.name === "" && cur) change.name = cur.code!;
   if (spec.desc !== undefined) {
     if (spec.desc.length > 160) badSpec("desc is too long (at most 160 characters here)");
     change.what = spec.desc;
@@ -394,7 +394,7 @@ export async function createCheck(
         tags: change.tags ?? [],
         interval_grace: change.schedule ? null : change.interval_grace,
         manual_resume: change.manual_resume ?? false,
-        uuid,
+        code: uuid,
       });
     } catch (err) {
       if (err instanceof DomainError && err.kind === "conflict") {
@@ -417,21 +417,21 @@ export async function updateCheck(
 ): Promise<Record<string, unknown>> {
   const change = await changeOf(deps, caller.account.id, spec, s);
   await asSpecError(() => editService(deps, caller.account, s.id, change));
-  const now = await findCheck(deps, caller.account.id, { uuid: s.uuid! });
+  const now = await findCheck(deps, caller.account.id, { uuid: s.code! });
   return await checkOf(deps, caller, now);
 }
 
 /** `POST .../pause`: paused (already paused: as it is). */
 export async function pauseCheck(deps: Deps, caller: HcCaller, s: Service) {
   if (s.paused_at == null) await editService(deps, caller.account, s.id, { paused: true });
-  return await checkOf(deps, caller, await findCheck(deps, caller.account.id, { uuid: s.uuid! }));
+  return await checkOf(deps, caller, await findCheck(deps, caller.account.id, { uuid: s.code! }));
 }
 
 /** `POST .../resume`: 409 when not paused, else resumed afresh ("new" until its next ping). */
 export async function resumeCheck(deps: Deps, caller: HcCaller, s: Service) {
   if (s.paused_at == null) return null;
   await editService(deps, caller.account, s.id, { paused: false });
-  return await checkOf(deps, caller, await findCheck(deps, caller.account.id, { uuid: s.uuid! }));
+  return await checkOf(deps, caller, await findCheck(deps, caller.account.id, { uuid: s.code! }));
 }
 
 /** `DELETE /api/v<n>/checks/<uuid>`: the check as it was, then removed. */
@@ -444,7 +444,7 @@ export async function deleteCheck(deps: Deps, caller: HcCaller, s: Service) {
 /** Kept events as Healthchecks' pings, newest first, numbered oldest first from 1. */
 export async function listPings(deps: Deps, caller: HcCaller, s: Service) {
   const events = withDurations(await listEvents(deps.kv, s.account, s.id));
-  const base = `${deps.config.baseUrl}/api/v${caller.v}/checks/${s.uuid}/pings`;
+  const base = `${deps.config.baseUrl}/api/v${caller.v}/checks/${s.code}/pings`;
   const scheme = new URL(deps.config.baseUrl).protocol.replace(":", "");
   return events.map((e, i) => {
     const n = events.length - i;

@@ -20,10 +20,10 @@ export const MIGRATIONS: Migration[] = [
   { name: "initial layout", run: () => Promise.resolve() },
   { name: "accounts name their latest application", run: nameLatestApplications },
   { name: "search index: a dictionary of terms, 300 words a text", run: searchDictionary },
-  { name: "services get a Healthchecks uuid", run: serviceUuids },
+  { name: "heartbeats get a Healthchecks UUID", run: serviceUuids },
 ];
 
-/** Gives every service its Healthchecks id (kv/services.ts). */
+/** Gives every heartbeat its Healthchecks UUID (kv/services.ts `giveUuids`). */
 async function serviceUuids(kv: Deno.Kv): Promise<void> {
   const { giveUuids } = await import("./services.ts");
   await giveUuids(kv);

@@ -56,7 +56,7 @@ export interface NewServiceInput {
   /** Heartbeats: stays paused when pinged (Healthchecks' manual_resume). */
   manual_resume?: boolean;
   /** Its Healthchecks id, when the caller chose it (else a new one). */
-  uuid?: string;
+  code?: string;
 }
 
 /** A change as the API's `ServicePatch` schema gives it; kind and target never change. */
@@ -199,7 +199,7 @@ export async function addService(
     tags: uniqueTags(input.tags ?? []),
     ...(input.interval_grace != null ? { interval_grace: input.interval_grace } : {}),
     ...(input.manual_resume !== undefined ? { manual_resume: input.manual_resume } : {}),
-    ...(input.uuid ? { uuid: input.uuid } : {}),
+    ...(input.code ? { code: input.code } : {}),
   }, first);
   const now = deps.clock.now();
   const item = serviceView(service, null, now, await listWindows(deps.kv, me.id));

@@ -67,8 +67,11 @@ export interface Service {
    * (Healthchecks' grace, set through its API); null/absent: one interval (SPEC.md's rule).
    */
   interval_grace?: number | null;
-  /** Healthchecks' check id (its management API's `uuid`), given at creation. */
-  uuid?: string;
+  /**
+   * Heartbeats: the check's UUID in Healthchecks' sense (the Management API's `uuid`),
+   * lower-case, given at creation.
+   */
+  code?: string;
   /** Free tags (no spaces), in the order given. */
   tags?: string[];
   /**
@@ -433,7 +436,7 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number, window
     maintenance: maintenanceUntil(windows, s, now) !== null,
     badge_path: s.badge ? `/api/badges/${s.badge}.svg` : null,
     tags: s.tags ?? [],
-    uuid: s.uuid ?? null,
+    uuid: s.code ?? null,
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;

@@ -34,7 +34,7 @@ import { dropServiceInto, windowsEntry } from "./maintenance.ts";
  *   ["services", account_id, id]    -> Service
  *   ["services_by_id", id]          -> account id
  *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
- *   ["services_by_uuid", uuid]      -> {account, id}: the service's Healthchecks id (api/hc.ts)
+ *   ["services_by_uuid", uuid]      -> {account, id}: a heartbeat's Healthchecks UUID (`code`)
  *   ["service_due", due_ms, id]     -> account id: when the runner looks at the service next.
  *                                      Claiming a check moves this entry to the lease's end,
  *                                      so one process runs it; `Service.due` names the entry.
@@ -121,19 +121,19 @@ export async function serviceByUuid(
 }
 
 /**
- * Gives every service made before Healthchecks' ids a uuid and its index (a migration; safe
+ * Gives every heartbeat made before Healthchecks' ids a UUID and its index (a migration; safe
  * to run again: a service that has one is left as it is).
  */
 export async function giveUuids(kv: Deno.Kv): Promise<void> {
   for await (const e of kv.list<Service>({ prefix: ["services"] })) {
-    if (e.value.uuid) continue;
+    if (e.value.code || e.value.kind !== "webhook") continue;
     await transact(async () => {
       const entry = await kv.get<Service>(e.key);
       const s = entry.value;
-      if (!s || s.uuid) return { op: null, result: 0 };
+      if (!s || s.code) return { op: null, result: 0 };
       const uuid = crypto.randomUUID();
       const op = atomic(kv).check(entry).check({ key: uuidKey(uuid), versionstamp: null })
-        .set(e.key, { ...s, uuid })
+        .set(e.key, { ...s, code: uuid })
         .set(uuidKey(uuid), { account: s.account, id: s.id });
       return { op, result: 0 };
     });
@@ -191,8 +191,8 @@ export interface NewService {
   interval_grace?: number | null;
   tags?: string[];
   manual_resume?: boolean;
-  /** Healthchecks' id; a new random one when absent. */
-  uuid?: string;
+  /** Heartbeats: Healthchecks' UUID; a new random one when absent. */
+  code?: string;
 }
 
 const tooMany = () =>
@@ -223,7 +223,7 @@ export async function createService(
     const base: Service = {
       id: id.id,
       account,
-      uuid: crypto.randomUUID(),
+      ...(input.kind === "webhook" ? { code: crypto.randomUUID() } : {}),
       ...input,
       created: now,
       hook: hash,
@@ -240,9 +240,11 @@ export async function createService(
     const op = id.apply(atomic(kv)).check(count)
       .set(serviceKey(account, s.id), s)
       .set(byIdKey(s.id), account)
-      .check({ key: uuidKey(s.uuid!), versionstamp: null })
-      .set(uuidKey(s.uuid!), { account, id: s.id })
       .sum(countKey(account), 1n);
+    if (s.code) {
+      op.check({ key: uuidKey(s.code), versionstamp: null })
+        .set(uuidKey(s.code), { account, id: s.id });
+    }
     putDue(op, due, s.id, account);
     if (hash) putHookRef(op, hash, hookRef(s));
     if (first) {
@@ -408,7 +410,7 @@ function removeInto(
   op.check(count)
     .delete(serviceKey(s.account, s.id))
     .delete(byIdKey(s.id));
-  if (s.uuid) op.delete(uuidKey(s.uuid));
+  if (s.code) op.delete(uuidKey(s.code));
   dropDue(op, s.due, s.id);
   if (s.badge) op.delete(badgeKey(s.badge));
   if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
