@@ -118,7 +118,15 @@ export const AREAS = {
   },
   hc: {
     mount: "/api",
-    paths: ["/api/v1/*", "/api/v2/*", "/api/v3/*"],
+    paths: [
+      "/api/v1/*",
+      "/api/v2/*",
+      "/api/v3/*",
+      "/api/:version/checks/*",
+      "/api/:version/channels/*",
+      "/api/:version/badges/*",
+      "/api/:version/status/*",
+    ],
     load: () => import("./api/hc.ts").then((m) => m.hcRoutes),
   },
   services: {

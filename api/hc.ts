@@ -63,7 +63,11 @@ const { $schema: _dialect, ...specDoc } = z.toJSONSchema(HcSpec, {
 const postBody = {
   body: { required: false, content: { "application/json": { schema: specDoc } } },
 };
-const code = z.object({ code: z.string() });
+/** The API version of the path: v1, v2 and v3 answer alike but for what each version changed. */
+const version = z.enum(["v1", "v2", "v3"]).meta({ description: "API version: v1, v2 or v3" });
+const ver = z.object({ version });
+const code = z.object({ version, code: z.string() });
+const versionOf = (c: Ctx) => Number(c.req.param("version")!.slice(1)) as HcVersion;
 
 /** Access-Control-Allow-Methods of each path, as Healthchecks' `cors` decorator gives them. */
 const CORS: [RegExp, string[]][] = [
@@ -153,11 +157,11 @@ function specOf(body: Record<string, unknown>) {
   return parsed.data;
 }
 
-function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion) {
-  const p = (path: string) => `/v${v}${path}`;
+function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
+  const p = (path: string) => `/{version}${path}`;
   const tags = ["healthchecks"];
-  const read = (c: Ctx) => authorize(deps, c, v, "read");
-  const write = (c: Ctx) => authorize(deps, c, v, "write");
+  const read = (c: Ctx) => authorize(deps, c, versionOf(c), "read");
+  const write = (c: Ctx) => authorize(deps, c, versionOf(c), "write");
 
   for (const path of ["/checks/"]) {
     app.openapi(
@@ -165,15 +169,16 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
         method: "get",
         path: p(path),
         tags,
-        summary: `Healthchecks v${v}: list checks (?tag= repeated, ?slug=)`,
+        summary: "Healthchecks: list checks (?tag= repeated, ?slug=)",
         security: apiKey,
+        request: { params: ver },
         responses: { 200: json(z.object({ checks: z.array(Check) })), ...answers([401, 429]) },
       }),
       async (c) => {
         const { caller } = await read(c);
         const checks = await listChecks(deps, caller, {
           tags: c.req.queries("tag") ?? [],
-          slug: v === 3 ? c.req.query("slug") : undefined,
+          slug: versionOf(c) === 3 ? c.req.query("slug") : undefined,
         });
         return c.json({ checks }, 200);
       },
@@ -183,9 +188,9 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
         method: "post",
         path: p(path),
         tags,
-        summary: `Healthchecks v${v}: create a check (201), or update the one unique finds (200)`,
+        summary: "Healthchecks: create a check (201), or update the one unique finds (200)",
         security: apiKey,
-        request: postBody,
+        request: { params: ver, ...postBody },
         responses: {
           201: json(Check, "Created"),
           200: json(Check, "An existing check was found and updated"),
@@ -205,7 +210,7 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
       method: "get",
       path: p("/checks/{code}"),
       tags,
-      summary: `Healthchecks v${v}: one check, by uuid or unique_key`,
+      summary: "Healthchecks: one check, by uuid or unique_key",
       security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
@@ -226,7 +231,7 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
       method: "post",
       path: p("/checks/{code}"),
       tags,
-      summary: `Healthchecks v${v}: update a check (only the fields sent change)`,
+      summary: "Healthchecks: update a check (only the fields sent change)",
       security: apiKey,
       request: { params: code, ...postBody },
       responses: { 200: json(Check), ...answers([400, 401, 404, 405, 429]) },
@@ -245,7 +250,7 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
       method: "delete",
       path: p("/checks/{code}"),
       tags,
-      summary: `Healthchecks v${v}: delete a check; answers it as it was`,
+      summary: "Healthchecks: delete a check; answers it as it was",
       security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
@@ -266,7 +271,7 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
       method: "post",
       path: p("/checks/{code}/pause"),
       tags,
-      summary: `Healthchecks v${v}: pause a check`,
+      summary: "Healthchecks: pause a check",
       security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
@@ -287,7 +292,7 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
       method: "post",
       path: p("/checks/{code}/resume"),
       tags,
-      summary: `Healthchecks v${v}: resume a paused check (409 when it is not paused)`,
+      summary: "Healthchecks: resume a paused check (409 when it is not paused)",
       security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 409, 429]) },
@@ -311,7 +316,7 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
         method: "get",
         path: p(path),
         tags,
-        summary: `Healthchecks v${v}: the check's kept pings, newest first`,
+        summary: "Healthchecks: the check's kept pings, newest first",
         security: apiKey,
         request: { params: code },
         responses: { 200: json(z.object({ pings: z.array(Ping) })), ...answers([401, 404, 429]) },
@@ -333,9 +338,9 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
       method: "get",
       path: p("/checks/{code}/pings/{n}/body"),
       tags,
-      summary: `Healthchecks v${v}: a ping's body, as text`,
+      summary: "Healthchecks: a ping's body, as text",
       security: apiKey,
-      request: { params: z.object({ code: z.string(), n: z.string() }) },
+      request: { params: z.object({ version, code: z.string(), n: z.string() }) },
       responses: {
         200: { description: "The body", content: { "text/plain": { schema: { type: "string" } } } },
         ...answers([401, 404, 429]),
@@ -357,7 +362,7 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
         method: "get",
         path: p(path),
         tags,
-        summary: `Healthchecks v${v}: the check's status changes (?seconds=, ?start=, ?end=)`,
+        summary: "Healthchecks: the check's status changes (?seconds=, ?start=, ?end=)",
         security: apiKey,
         request: { params: code },
         responses: {
@@ -387,8 +392,9 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
         method: "get",
         path: p(path),
         tags,
-        summary: `Healthchecks v${v}: the account's integrations (webhook channels)`,
+        summary: "Healthchecks: the account's integrations (webhook channels)",
         security: apiKey,
+        request: { params: ver },
         responses: {
           200: json(z.object({
             channels: z.array(z.object({ id: z.string(), name: z.string(), kind: z.string() })),
@@ -409,9 +415,9 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
         method: "get",
         path: p(path),
         tags,
-        summary:
-          `Healthchecks v${v}: the project's badges (none here: each check has its badge_url)`,
+        summary: "Healthchecks: the project's badges (none here: each check has its badge_url)",
         security: apiKey,
+        request: { params: ver },
         responses: {
           200: json(z.object({ badges: z.record(z.string(), z.unknown()) })),
           ...answers([401, 429]),
@@ -430,8 +436,9 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
         method: "get",
         path: p(path),
         tags,
-        summary: `Healthchecks v${v}: database connectivity; answers OK`,
+        summary: "Healthchecks: database connectivity; answers OK",
         security: [],
+        request: { params: ver },
         responses: {
           200: { description: "OK", content: { "text/plain": { schema: { type: "string" } } } },
         },
@@ -448,6 +455,6 @@ function versionRoutes(app: ReturnType<typeof router>, deps: Deps, v: HcVersion)
 export function hcRoutes(deps: Deps) {
   const app = router();
   for (const v of [1, 2, 3] as const) app.use(`/v${v}/*`, cors);
-  for (const v of [1, 2, 3] as const) versionRoutes(app, deps, v);
+  checkRoutes(app, deps);
   return app;
 }
