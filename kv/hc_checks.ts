@@ -504,6 +504,6 @@ export async function listHcChannels(deps: Deps, account: number) {
   return (await listChannels(deps.kv, account)).map((c) => ({
     id: String(c.id),
     name: c.name,
-    kind: "webhook",
+    kind: c.kind ?? "webhook",
   }));
 }
