@@ -82,6 +82,15 @@ const ServiceSchema = z.object({
   badge_path: z.string().nullable().meta({
     description: "Path of the public SVG badge (POST .../badge makes or replaces it)",
   }),
+  uuid: z.string().nullable().meta({
+    description: "Heartbeats: its UUID as a Healthchecks check (/ping/<uuid>)",
+  }),
+  slug: z.string().nullable().meta({
+    description: "Heartbeats: its slug (/ping/<ping key>/<slug>); not unique",
+  }),
+  methods: z.enum(["", "POST"]).nullable().meta({
+    description: 'Heartbeats: "POST" takes POST pings only; "" any method',
+  }),
 }).meta({ id: "Service" });
 
 const SnapshotSchema = z.object({
@@ -176,6 +185,9 @@ const EventSchema = z.object({
   status: z.string(),
   body: z.string().meta({ description: "The request body as text (up to 10 KB)" }),
   origin: z.string().meta({ description: "The client's network, never its address" }),
+  ms: z.number().nullable().meta({
+    description: "A response time the client reported (Uptime Kuma's `ping`), in ms",
+  }),
 }).meta({ id: "HeartbeatEvent" });
 
 const getMeServicesEventsRoute = (deps: Deps) =>
@@ -349,6 +361,7 @@ export function servicesRoutes(deps: Deps) {
           status: e.status,
           body: e.body,
           origin: e.origin,
+          ms: e.ms ?? null,
         })),
       }, 200);
     },

@@ -4,6 +4,7 @@ import { GRACE_MAX, GRACE_MIN, MAX_CRON, validTimeZone } from "../lib/schedule.t
 import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status_notes.ts";
 import { emailSchema } from "../lib/email.ts";
 import { multiLine, oneLine } from "./text.ts";
+import { HC_SLUG_RE } from "../lib/text.ts";
 
 /**
  * The request schemas of a watched service, validated by POST/PATCH /api/me/services
@@ -47,6 +48,19 @@ const minDuration = z.number().int().min(1).max(7 * 24 * 3600).nullable().meta({
   example: 300,
 });
 
+const slug = z.string().regex(HC_SLUG_RE, {
+  message: "must be 1 to 100 lower-case letters, digits, - and _ (Healthchecks' slugs)",
+}).meta({
+  description: "Heartbeats: the slug of its Healthchecks ping address " +
+    "/ping/<ping key>/<slug> (default: made from the name); not unique",
+  example: "db-backup",
+});
+const methods = z.enum(["", "POST"]).meta({
+  description: 'Heartbeats: "POST" records POST pings only (Healthchecks\' `methods`: other ' +
+    "methods on /ping addresses are answered OK and recorded as ignored; on /api/hooks " +
+    'answered 405); "" (the default) any method',
+});
+
 export const CreateBody = z.object({
   name,
   check: z.string().max(2000).meta({
@@ -67,6 +81,8 @@ export const CreateBody = z.object({
   channels: channels.default([]),
   remind: remind.default(null),
   min_duration: minDuration.optional(),
+  slug: slug.optional(),
+  methods: methods.optional(),
 }).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
@@ -86,6 +102,8 @@ export const PatchBody = z.object({
   channels: channels.optional(),
   remind: remind.optional(),
   min_duration: minDuration.optional(),
+  slug: slug.optional(),
+  methods: methods.optional(),
   paused: z.boolean().optional().meta({
     description: "Heartbeats only: true pauses it (no alerts, no lateness, no missing runs), " +
       "false resumes it afresh",

@@ -13,16 +13,24 @@ import { dropDue, moveDue, putDue } from "./service_due.ts";
 import { firstLook, floorMinute, runGrace, type Service } from "./service_state.ts";
 import { deleteChannel } from "./channels.ts";
 import {
+  codeHash,
   dropHookRef,
   dropPulse,
   eraseEvents,
   forgetHooks,
   getPulse,
+  hookEntries,
+  hookFreeInto,
   type HookRef,
   listPulses,
   type Pulse,
   putHookRef,
+  putSlugRefs,
+  slugHash,
+  slugRefs,
 } from "./hooks.ts";
+import { dropPingKey, newPingKey, type PingKey, pingKeyEntry, putPingKey } from "./ping_keys.ts";
+import { hcSlug } from "../lib/text.ts";
 import { addDuration, emptyDay, eraseHistory, recordChange } from "./history.ts";
 import { dropServiceInto, windowsEntry } from "./maintenance.ts";
 
@@ -88,7 +96,56 @@ const hookRef = (s: Service): HookRef => ({
   id: s.id,
   name: s.name,
   grace: startLook(s),
+  ...(s.methods === "POST" ? { post: true as const } : {}),
 });
+
+/** The hashes of a heartbeat's own keys: its hook key, its UUID and its push token. */
+const ownHashes = (s: Service): string[] =>
+  [s.hook, s.code ? codeHash(s.code) : null, s.push ?? null].filter((h) => h !== null);
+
+/**
+ * The slug entries a change touches, under the account's ping key, read so that the atomic
+ * can check them: the key's entry and, when there is a key, each slug's entry.
+ */
+interface SlugSpots {
+  pk: Deno.KvEntryMaybe<PingKey>;
+  entries: Map<string, { hash: string; entry: Deno.KvEntryMaybe<HookRef> }>;
+}
+
+async function readSlugs(kv: Deno.Kv, account: number, slugs: string[]): Promise<SlugSpots> {
+  const pk = await pingKeyEntry(kv, account);
+  const entries: SlugSpots["entries"] = new Map();
+  if (!pk.value) return { pk, entries };
+  const unique = [...new Set(slugs)];
+  const hashes = unique.map((slug) => slugHash(pk.value!.hash, slug));
+  const got = await hookEntries(kv, hashes);
+  unique.forEach((slug, i) => entries.set(slug, { hash: hashes[i], entry: got[i] }));
+  return { pk, entries };
+}
+
+/**
+ * Service `id` leaves the slug `from` and joins `to` with `ref` (either may be null), in an
+ * atomic checked against what `readSlugs` read. A slug shared by several services names
+ * them all (its pings answer "ambiguous slug").
+ */
+function moveSlugInto(
+  op: Atomic,
+  spots: SlugSpots,
+  id: number,
+  from: string | null,
+  to: string | null,
+  ref: HookRef | null,
+): void {
+  op.check(spots.pk);
+  for (const [slug, { hash, entry }] of spots.entries) {
+    if (slug !== from && slug !== to) continue;
+    const refs = slugRefs(entry.value).filter((r) => r.id !== id);
+    if (slug === to && ref) refs.push(ref);
+    refs.sort((a, b) => a.id - b.id);
+    op.check(entry);
+    putSlugRefs(op, hash, refs);
+  }
+}
 
 /** Adds a changed record of an existing service to an atomic (its indexes stay as they are). */
 export function putService(op: Atomic, s: Service): Atomic {
@@ -155,6 +212,13 @@ export interface NewService {
   channels?: number[];
   remind?: number | null;
   min_duration?: number | null;
+  /** Heartbeats: a Healthchecks UUID to keep (an import); absent: a new one. */
+  code?: string;
+  /** Heartbeats: the slug; absent: made from the name. */
+  slug?: string;
+  methods?: "POST";
+  /** Heartbeats: the hash of an Uptime Kuma push token to keep (an import). */
+  push?: string | null;
 }
 
 const tooMany = () =>
@@ -162,37 +226,51 @@ const tooMany = () =>
     max: MAX_SERVICES,
   });
 
-/** Stores a new service with its first result; answers it and, for a heartbeat, its key. */
+/**
+ * Stores a new service with its first result; answers it and, for a heartbeat, its key. A
+ * heartbeat gets a UUID and a slug as a Healthchecks check (its slug's entry under the
+ * account's ping key). `slugFree`: only if no service has that slug yet (auto-provisioning;
+ * answers null when one has, so that two concurrent first pings make one check).
+ */
 export async function createService(
   deps: Deps,
   account: number,
   input: NewService,
   first: CheckResult | null,
-): Promise<{ service: Service; key: string | null }> {
+  slugFree = false,
+): Promise<{ service: Service; key: string | null } | null> {
   const { kv } = deps;
-  const key = input.kind === "webhook" ? randomToken(32) : null;
+  const hb = input.kind === "webhook";
+  const key = hb ? randomToken(32) : null;
   const hash = key ? sha256hex(key) : null;
   const now = deps.clock.now();
+  const { slug: givenSlug, code: givenCode, ...fields } = input;
+  const slug = hb ? givenSlug ?? hcSlug(input.name) : undefined;
+  const code = hb ? (givenCode ?? crypto.randomUUID()).toLowerCase() : undefined;
   const service = await transact(async () => {
     const count = await kv.get<Deno.KvU64>(countKey(account));
     if (Number(count.value?.value ?? 0n) >= MAX_SERVICES) tooMany();
+    const spots = slug !== undefined ? await readSlugs(kv, account, [slug]) : null;
+    const taken = slug !== undefined && slugRefs(spots?.entries.get(slug)?.entry.value ?? null);
+    if (slugFree && taken && taken.length > 0) return { op: null, result: null };
     const id = await claimId(kv, "service", byIdKey);
     // Checked at creation: next at its interval. Not checked (past the manual-check limit): at
     // the next minute's run. A heartbeat: before its first beat could turn off.
-    const due = input.kind === "webhook"
+    const due = hb
       ? firstLook(input, now)
       : floorMinute(now) + (first ? input.interval : 1) * MINUTE;
     const base: Service = {
       id: id.id,
       account,
-      ...input,
+      ...fields,
+      ...(hb ? { code, slug } : {}),
       created: now,
       hook: hash,
       last: null,
       streak: 0,
       cert: null,
       seen: "wait",
-      ...(input.kind === "webhook" ? { looked: now } : {}),
+      ...(hb ? { looked: now } : {}),
       down_mailed: false,
       due,
     };
@@ -203,7 +281,12 @@ export async function createService(
       .set(byIdKey(s.id), account)
       .sum(countKey(account), 1n);
     putDue(op, due, s.id, account);
-    if (hash) putHookRef(op, hash, hookRef(s));
+    // A UUID or push token kept from another service (an import) must name no other check.
+    for (const h of ownHashes(s)) {
+      if (h !== hash) hookFreeInto(op, h);
+      putHookRef(op, h, hookRef(s));
+    }
+    if (spots) moveSlugInto(op, spots, s.id, null, slug!, hookRef(s));
     if (first) {
       s.since = now;
       recordChange(op, account, s.id, now, { state: s.seen, status: s.last!.status });
@@ -211,7 +294,7 @@ export async function createService(
     }
     return { op, result: s };
   });
-  return { service, key };
+  return service ? { service, key } : null;
 }
 
 export interface ServicePatch {
@@ -228,6 +311,9 @@ export interface ServicePatch {
   min_duration?: number | null;
   /** Heartbeats: pause (true) or resume (false). */
   paused?: boolean;
+  slug?: string;
+  /** "POST": POST pings only; "": any method. */
+  methods?: "" | "POST";
 }
 
 /**
@@ -261,8 +347,10 @@ export async function patchService(
     const entry = await getService(kv, account, id);
     if (!entry.value) return { op: null, result: null };
     const old = entry.value;
-    const { paused, ...fields } = patch;
+    const { paused, methods, ...fields } = patch;
     const s: Service = { ...old, ...fields };
+    if (methods === "POST") s.methods = "POST";
+    else if (methods === "") delete s.methods;
     const op = atomic(kv).check(entry);
     if (paused !== undefined && paused !== (old.paused_at != null)) {
       pauseInto(op, old, s, paused, now);
@@ -279,14 +367,50 @@ export async function patchService(
       s.due = floorMinute(now);
       moveDue(op, old.due, s.due, id, account);
     }
-    if (s.hook && (s.name !== old.name || startLook(s) !== startLook(old))) {
-      putHookRef(op, s.hook, hookRef(s));
+    const ref = hookRef(s);
+    const refChanged = JSON.stringify(ref) !== JSON.stringify(hookRef(old));
+    if (s.hook && refChanged) { for (const h of ownHashes(s)) putHookRef(op, h, ref); }
+    if (s.slug !== undefined && (s.slug !== old.slug || refChanged)) {
+      const spots = await readSlugs(kv, account, [old.slug ?? s.slug, s.slug]);
+      moveSlugInto(op, spots, id, old.slug ?? null, s.slug, ref);
     }
     op.set(serviceKey(account, id), s);
     return { op, result: s };
   });
   if (out?.hook) forgetHooks(kv);
   return out;
+}
+
+/**
+ * A new ping key for the account (the old one, if any, stops at once): every heartbeat's slug
+ * entry moves under it in the same atomic. Answers the key, shown only here.
+ */
+export async function rotatePingKey(deps: Deps, account: number): Promise<string> {
+  const { kv } = deps;
+  const made = newPingKey();
+  await transact(async () => {
+    const pk = await pingKeyEntry(kv, account);
+    const count = await kv.get<Deno.KvU64>(countKey(account));
+    const op = atomic(kv).check(pk, count);
+    const bySlug = new Map<string, HookRef[]>();
+    for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
+      const s = e.value;
+      if (s.slug === undefined) continue;
+      op.check(e);
+      bySlug.set(s.slug, [...bySlug.get(s.slug) ?? [], hookRef(s)]);
+      if (pk.value) dropHookRef(op, slugHash(pk.value.hash, s.slug));
+    }
+    for (const [slug, refs] of bySlug) putSlugRefs(op, slugHash(made.hash, slug), refs);
+    putPingKey(op, account, made.hash, deps.clock.now(), pk.value);
+    return { op, result: null };
+  });
+  forgetHooks(kv);
+  return made.key;
+}
+
+/** When the account made its ping key (it is shown only then); null: it has none. */
+export async function pingKeyMade(kv: Deno.Kv, account: number): Promise<number | null> {
+  return (await pingKeyEntry(kv, account)).value?.created ?? null;
 }
 
 /** Takes a removed channel off every service of the account. */
@@ -359,6 +483,7 @@ function removeInto(
   op: Atomic,
   s: Service,
   count: Deno.KvEntryMaybe<Deno.KvU64>,
+  spots: SlugSpots | null,
 ): Atomic {
   const left = Number(count.value?.value ?? 1n) - 1;
   op.check(count)
@@ -369,7 +494,8 @@ function removeInto(
   if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
   else op.delete(countKey(s.account));
   if (s.kind === "webhook") dropPulse(op, s.account, s.id);
-  if (s.hook) dropHookRef(op, s.hook);
+  for (const h of ownHashes(s)) dropHookRef(op, h);
+  if (spots) moveSlugInto(op, spots, s.id, s.slug!, null, null);
   return op;
 }
 
@@ -381,7 +507,9 @@ async function removeWithWindows(
 ): Promise<Atomic> {
   const s = entry.value;
   const windows = await windowsEntry(kv, s.account);
-  return dropServiceInto(removeInto(atomic(kv).check(entry), s, count), windows, s.account, s.id);
+  const spots = s.slug !== undefined ? await readSlugs(kv, s.account, [s.slug]) : null;
+  const op = removeInto(atomic(kv).check(entry), s, count, spots);
+  return dropServiceInto(op, windows, s.account, s.id);
 }
 
 /** Removes one service with its indexes and counter (removeWithWindows); false: it is gone. */
@@ -407,6 +535,25 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
   return done;
 }
 
+/**
+ * Gives every heartbeat made before Healthchecks' addresses a UUID and a slug, with the
+ * UUID's hook entry (a migration step; again is harmless: a heartbeat with one is skipped).
+ */
+export async function giveCodes(kv: Deno.Kv): Promise<void> {
+  for await (const e of kv.list<Service>({ prefix: ["services"] })) {
+    if (e.value.kind !== "webhook" || e.value.code) continue;
+    await transact(async () => {
+      const entry = await getService(kv, e.value.account, e.value.id);
+      const old = entry.value;
+      if (!old || old.code) return { op: null, result: null };
+      const s: Service = { ...old, code: crypto.randomUUID(), slug: old.slug ?? hcSlug(old.name) };
+      const op = putService(atomic(kv).check(entry), s);
+      putHookRef(hookFreeInto(op, codeHash(s.code!)), codeHash(s.code!), hookRef(s));
+      return { op, result: null };
+    });
+  }
+}
+
 /** Removes every service of an account (erasure); answers how many. */
 export async function eraseServices(deps: Deps, account: number): Promise<number> {
   const { kv } = deps;
@@ -416,6 +563,10 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
     await eraseHistory(kv, account, e.value.id);
     await eraseEvents(kv, account, e.value.id);
   }
+  await transact(async () => {
+    const pk = await pingKeyEntry(kv, account);
+    return { op: dropPingKey(atomic(kv).check(pk), account, pk.value), result: null };
+  });
   forgetHooks(kv);
   return n;
 }

@@ -1,0 +1,154 @@
+import assert from "node:assert/strict";
+import { fakeResolver, type TestApp, testApp } from "./_helpers.ts";
+
+/**
+ * Healthchecks' pinging API (/ping/<uuid>, /ping/<ping key>/<slug>) and Uptime Kuma's push
+ * route, answered as those products answer (hc/api/tests/test_ping.py, test_ping_by_slug.py,
+ * Kuma's server/routers/api-router.js), into the same events and state as /api/hooks.
+ */
+
+async function heartbeat(t: TestApp, token: string, body: Record<string, unknown> = {}) {
+  const r = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "DB Backup", check: "webhook:", interval: 5, ...body },
+  });
+  assert.equal(r.status, 200, r.text);
+  return r.body.item as { id: number; uuid: string; slug: string; methods: string };
+}
+
+const item = async (t: TestApp, token: string, id: number) =>
+  (await t.req("GET", "/api/me/services", { token })).body.items.find((x: { id: number }) =>
+    x.id === id
+  );
+const events = async (t: TestApp, token: string, id: number) => {
+  const r = await t.req("GET", `/api/me/services/${id}/events`, { token });
+  assert.equal(r.status, 200, r.text);
+  return r.body.items;
+};
+
+const RID = "3f2a9c4e-0d6b-4f53-9d2e-6a1c2b7e8f90";
+
+Deno.test("hc ping by uuid: OK with Healthchecks' headers; start, log, fail, exit codes, rid", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const hb = await heartbeat(t, token);
+  assert.match(hb.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(hb.slug, "db-backup");
+  assert.equal(hb.methods, "");
+
+  const ok = await t.req("GET", `/ping/${hb.uuid}`);
+  assert.equal(ok.status, 200);
+  assert.equal(ok.text, "OK");
+  assert.equal(ok.headers.get("access-control-allow-origin"), "*");
+  assert.equal(ok.headers.get("ping-body-limit"), "10240");
+  assert.match(ok.headers.get("cache-control")!, /no-cache/);
+  assert.equal(ok.headers.get("content-type"), "text/plain; charset=utf-8");
+  assert.equal((await item(t, token, hb.id)).state, "ok");
+
+  assert.equal((await t.req("GET", `/ping/${hb.uuid}/start?rid=${RID.toUpperCase()}`)).text, "OK");
+  t.clock.advance(30_000);
+  const end = await t.req("POST", `/ping/${hb.uuid}/0?rid=${RID}`, {
+    raw: "hello world",
+    headers: { "content-type": "text/plain" },
+  });
+  assert.equal(end.status, 200);
+  const log = await t.req("POST", `/ping/${hb.uuid}/log`, { raw: "note" });
+  assert.equal(log.text, "OK");
+  const head = await t.req("HEAD", `/ping/${hb.uuid}/`);
+  assert.equal(head.status, 200, "HEAD records a success, as Healthchecks does");
+  let ev = await events(t, token, hb.id);
+  assert.deepEqual(
+    ev.map((e: { kind: string }) => e.kind),
+    ["success", "log", "success", "start", "success"],
+  );
+  assert.equal(ev[2].code, 0);
+  assert.equal(ev[2].duration_ms, 30_000);
+  assert.equal(ev[2].body, "hello world");
+  assert.equal(ev[3].rid, RID);
+
+  // Exit codes: 007 is 7 (Django's <int:>), over 255 is "invalid url format".
+  assert.equal((await t.req("GET", `/ping/${hb.uuid}/007`)).status, 200);
+  ev = await events(t, token, hb.id);
+  assert.equal(ev[0].kind, "fail");
+  assert.equal(ev[0].code, 7);
+  const s = await item(t, token, hb.id);
+  assert.equal(s.state, "off");
+  assert.equal((await t.req("GET", `/ping/${hb.uuid}/fail`)).status, 200);
+  const over = await t.req("GET", `/ping/${hb.uuid}/256`);
+  assert.equal(over.status, 400);
+  assert.equal(over.text, "invalid url format");
+  for (const bad of ["not-a-uuid", "123e4567-e89b-12d3-a456-42661417400"]) {
+    const r = await t.req("GET", `/ping/${hb.uuid}/start?rid=${bad}`);
+    assert.equal(r.status, 400);
+    assert.equal(r.text, "invalid uuid format");
+  }
+  assert.equal((await events(t, token, hb.id)).length, 7, "refused pings record nothing");
+});
+
+Deno.test("hc ping by uuid: not found, another form, wrong methods, long bodies", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const hb = await heartbeat(t, token);
+  const missing = await t.req("GET", "/ping/5bf66975-d4c7-4bf5-bcc8-b8d8a82ea278");
+  assert.equal(missing.status, 404);
+  assert.equal(missing.text, "not found");
+  // Django's <uuid:> takes the canonical lower-case form only.
+  assert.equal((await t.req("GET", `/ping/${hb.uuid.toUpperCase()}`)).status, 404);
+  assert.equal((await t.req("GET", `/ping/${hb.uuid.replaceAll("-", "")}`)).status, 404);
+  assert.equal((await t.req("GET", `/ping/${hb.uuid}/start/`)).status, 404);
+  for (const method of ["PUT", "DELETE", "PATCH"]) {
+    const r = await t.req(method, `/ping/${hb.uuid}`);
+    assert.equal(r.status, 405, method);
+    assert.equal(r.headers.get("allow"), "HEAD, GET, POST");
+  }
+  // A body over the limit is cut to its first 10 240 bytes, as Healthchecks stores its first
+  // PING_BODY_LIMIT bytes; the ping counts.
+  const big = "a".repeat(10_240) + "b".repeat(100_000);
+  const r = await t.req("POST", `/ping/${hb.uuid}/log`, { raw: big });
+  assert.equal(r.status, 200);
+  const ev = await events(t, token, hb.id);
+  assert.equal(ev[0].body, "a".repeat(10_240));
+  assert.equal(ev.length, 1);
+});
+
+Deno.test("methods POST: /ping records other methods as ignored; /api/hooks refuses them", async () => {
+  await using t = await testApp({ resolver: fakeResolver({ "site.test": ["93.184.215.14"] }) });
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const created = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Nightly", check: "webhook:", interval: 5, methods: "POST" },
+  });
+  assert.equal(created.status, 200, created.text);
+  const hb = created.body.item;
+  const hook = new URL(created.body.hook_url).pathname;
+  assert.equal(hb.methods, "POST");
+  const get = await t.req("GET", `/ping/${hb.uuid}`);
+  assert.equal(get.status, 200);
+  assert.equal(get.text, "OK");
+  assert.equal((await item(t, token, hb.id)).state, "wait", "an ignored ping changes nothing");
+  const ev = await events(t, token, hb.id);
+  assert.equal(ev[0].kind, "log");
+  assert.match(ev[0].status, /^ignored: a GET request/);
+  const native = await t.req("GET", hook);
+  assert.equal(native.status, 405);
+  assert.equal(native.headers.get("allow"), "POST");
+  assert.equal((await t.req("POST", hook)).status, 200);
+  assert.equal((await t.req("POST", `/ping/${hb.uuid}`)).text, "OK");
+  assert.equal((await item(t, token, hb.id)).state, "ok");
+  // Back to any method.
+  const patched = await t.req("PATCH", `/api/me/services/${hb.id}`, {
+    token,
+    body: { methods: "" },
+  });
+  assert.equal(patched.status, 200, patched.text);
+  assert.equal(patched.body.item.methods, "");
+  assert.equal((await t.req("GET", hook)).status, 200);
+  assert.equal((await events(t, token, hb.id))[0].kind, "success");
+  // Only a heartbeat has them.
+  const url = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Site", check: "url:https://site.test/", methods: "POST" },
+  });
+  assert.equal(url.status, 400);
+  assert.equal(url.body.field, "methods");
+});
