@@ -49,7 +49,7 @@ const minDuration = z.number().int().min(1).max(7 * 24 * 3600).nullable().meta({
 });
 
 const slug = z.string().regex(HC_SLUG_RE, {
-  message: "must be 1 to 100 lower-case letters, digits, - and _ (Healthchecks' slugs)",
+  message: "must be up to 100 lower-case letters, digits, - and _ (as Healthchecks slugs are)",
 }).meta({
   description: "Heartbeats: the slug of its Healthchecks ping address " +
     "/ping/<ping key>/<slug> (default: made from the name); not unique",

@@ -53,10 +53,10 @@ export function chars(s: string): number {
  * `_` and `-` kept, spaces and hyphens run together as one `-`, `-` and `_` trimmed at the ends.
  */
 export function hcSlug(name: string): string {
-  return name.normalize("NFKD").replace(/[^\x00-\x7F]/g, "").toLowerCase()
+  return name.normalize("NFKD").replace(/[^ -~\s]/g, "").toLowerCase()
     .replace(/[^\w\s-]/g, "").replace(/[-\s]+/g, "-").replace(/^[-_]+|[-_]+$/g, "")
     .slice(0, 100);
 }
 
-/** A slug as Healthchecks allows it: lower-case ASCII letters, digits, `-` and `_`. */
-export const HC_SLUG_RE = /^[a-z0-9_-]{1,100}$/;
+/** A slug as Healthchecks allows it: lower-case ASCII letters, digits, `-` and `_` (empty: none). */
+export const HC_SLUG_RE = /^[a-z0-9_-]{0,100}$/;
