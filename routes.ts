@@ -116,6 +116,11 @@ export const AREAS = {
     paths: ["/api/me/services/*", "/api/services"],
     load: () => import("./api/services.ts").then((m) => m.servicesRoutes),
   },
+  ping_keys: {
+    mount: "/api",
+    paths: ["/api/me/ping-key", "POST /api/me/services/:id/push"],
+    load: () => import("./api/ping_keys.ts").then((m) => m.pingKeyRoutes),
+  },
   files: {
     mount: "/api",
     paths: ["/api/me/files/*", "/api/files/*"],

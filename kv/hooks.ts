@@ -208,7 +208,8 @@ interface Pending {
   hash: string;
   beat: Beat;
   signal: Signal;
-  resolve: (ref: HookRef | null) => void;
+  /** The hook's ref once durable; null: the key is gone; "ambiguous": now a shared slug. */
+  resolve: (ref: HookRef | null | "ambiguous") => void;
   reject: (err: unknown) => void;
 }
 
@@ -369,10 +370,11 @@ export async function beatByHash(
     signal = { ...signal, kind: "log", code: null };
   }
   const at = deps.clock.now();
-  const ref = await new Promise<HookRef | null>((resolve, reject) => {
+  const ref = await new Promise<HookRef | null | "ambiguous">((resolve, reject) => {
     st.queue.push({ hook, hash, beat: { at, status }, signal, resolve, reject });
     flushSoon(deps.kv);
   });
+  if (ref === "ambiguous") return ref;
   return ref ? { ref, at, ignored } : "unknown";
 }
 
@@ -557,7 +559,7 @@ async function revalidate(
     if (same) {
       p.hook = h!;
       live.push(p);
-    } else p.resolve(null);
+    } else p.resolve(h?.ref.all ? "ambiguous" : null);
   }
   return live;
 }

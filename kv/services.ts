@@ -24,6 +24,7 @@ import {
   type HookRef,
   listPulses,
   type Pulse,
+  pushHash,
   putHookRef,
   putSlugRefs,
   slugHash,
@@ -294,6 +295,8 @@ export async function createService(
     }
     return { op, result: s };
   });
+  // A slug's entry may have changed (shared now): this process reads it again.
+  if (service?.slug !== undefined) forgetHooks(kv);
   return service ? { service, key } : null;
 }
 
@@ -476,6 +479,39 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
   });
   forgetHooks(kv);
   return done ? key : null;
+}
+
+/**
+ * A new Uptime Kuma push token for a heartbeat (`/api/push/<token>`; the old one stops at
+ * once); shown only here, kept as a hash. Null: no such service.
+ */
+export async function rotatePush(deps: Deps, account: number, id: number): Promise<string | null> {
+  const { kv } = deps;
+  const token = kumaToken();
+  const hash = pushHash(token);
+  const done = await transact(async () => {
+    const entry = await getService(kv, account, id);
+    const s = entry.value;
+    if (!s) return { op: null, result: false };
+    if (s.kind !== "webhook") invalid("only a heartbeat has a push address");
+    const op = atomic(kv).check(entry).set(serviceKey(account, id), { ...s, push: hash });
+    putHookRef(hookFreeInto(op, hash), hash, hookRef(s));
+    if (s.push) dropHookRef(op, s.push);
+    return { op, result: true };
+  });
+  forgetHooks(kv);
+  return done ? token : null;
+}
+
+const KUMA_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** A push token as Uptime Kuma makes them: 32 letters and digits (about 190 bits). */
+export function kumaToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(64));
+  let out = "";
+  // 62 letters: bytes of 248 and over are skipped, so every letter is as likely.
+  for (const b of bytes) if (b < 248 && out.length < 32) out += KUMA_ALPHABET[b % 62];
+  return out.length === 32 ? out : kumaToken();
 }
 
 /** Adds the removal of a service and everything indexed with it to an atomic. */

@@ -152,3 +152,171 @@ Deno.test("methods POST: /ping records other methods as ignored; /api/hooks refu
   assert.equal(url.status, 400);
   assert.equal(url.body.field, "methods");
 });
+
+Deno.test("hc ping by slug: ping key shown once, 404 without it, 409 for a shared slug, 400 upper case", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const hb = await heartbeat(t, token);
+  const none = await t.req("GET", "/api/me/ping-key", { token });
+  assert.deepEqual(none.body, {
+    exists: false,
+    created: null,
+    ping_endpoint: "http://test.local/ping/",
+  });
+  const made = await t.req("POST", "/api/me/ping-key", { token });
+  assert.equal(made.status, 200, made.text);
+  const key: string = made.body.ping_key;
+  assert.match(key, /^[A-Za-z0-9_-]{22}$/);
+  assert.equal((await t.req("GET", "/api/me/ping-key", { token })).body.exists, true);
+
+  const ok = await t.req("GET", `/ping/${key}/db-backup`);
+  assert.equal(ok.status, 200);
+  assert.equal(ok.text, "OK");
+  assert.equal(ok.headers.get("access-control-allow-origin"), "*");
+  for (
+    const [sig, kind, code] of [["start", "start", null], ["0", "success", 0], ["3", "fail", 3]]
+  ) {
+    assert.equal((await t.req("GET", `/ping/${key}/db-backup/${sig}`)).text, "OK");
+    const ev = (await events(t, token, hb.id))[0];
+    assert.equal(ev.kind, kind);
+    assert.equal(ev.code, code);
+  }
+  assert.equal((await t.req("POST", `/ping/${key}/db-backup/log`, { raw: "hi" })).status, 200);
+  const upper = await t.req("GET", `/ping/${key}/DB-backup`);
+  assert.equal(upper.status, 400);
+  assert.equal(upper.text, "invalid url format");
+  assert.equal((await t.req("GET", `/ping/${key}/db-backup/256`)).text, "invalid url format");
+  const wrong = await t.req("GET", "/ping/rrrrrrrrrrrrrrrrrrrrrr/db-backup");
+  assert.equal(wrong.status, 404);
+  assert.equal(wrong.text, "not found");
+  assert.equal((await t.req("GET", `/ping/${key}/other`)).status, 404);
+
+  // A second heartbeat with the same slug: the slug is ambiguous; the UUIDs still work.
+  const twin = await heartbeat(t, token, { name: "DB backup" });
+  assert.equal(twin.slug, "db-backup");
+  const amb = await t.req("GET", `/ping/${key}/db-backup`);
+  assert.equal(amb.status, 409);
+  assert.equal(amb.text, "ambiguous slug");
+  assert.equal((await t.req("GET", `/ping/${twin.uuid}`)).text, "OK");
+  // Renamed apart, each slug names one service again.
+  const patched = await t.req("PATCH", `/api/me/services/${twin.id}`, {
+    token,
+    body: { slug: "db-backup-2" },
+  });
+  assert.equal(patched.status, 200, patched.text);
+  assert.equal((await t.req("GET", `/ping/${key}/db-backup`)).text, "OK");
+  assert.equal((await t.req("GET", `/ping/${key}/db-backup-2`)).text, "OK");
+  assert.equal((await events(t, token, twin.id)).length, 2);
+  const badSlug = await t.req("PATCH", `/api/me/services/${twin.id}`, {
+    token,
+    body: { slug: "Not A Slug" },
+  });
+  assert.equal(badSlug.status, 400);
+  assert.equal(badSlug.body.field, "slug");
+
+  // A new key: the old one stops at once, every slug moves to the new one.
+  const next = (await t.req("POST", "/api/me/ping-key", { token })).body.ping_key;
+  assert.notEqual(next, key);
+  assert.equal((await t.req("GET", `/ping/${key}/db-backup`)).status, 404);
+  assert.equal((await t.req("GET", `/ping/${next}/db-backup-2`)).text, "OK");
+  // Deleted, its slug is gone.
+  assert.equal((await t.req("DELETE", `/api/me/services/${twin.id}`, { token })).status, 200);
+  assert.equal((await t.req("GET", `/ping/${next}/db-backup-2`)).status, 404);
+  assert.equal((await t.req("GET", `/ping/${twin.uuid}`)).status, 404);
+});
+
+Deno.test("hc auto-provisioning: ?create=1 makes one check, 201 Created, even for two at once", async () => {
+  await using t = await testApp({
+    resolver: fakeResolver({ "hooks.example.org": ["93.184.215.14"] }),
+  });
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const ch = await t.req("POST", "/api/me/channels", {
+    token,
+    body: { name: "Hook", url: "https://hooks.example.org/x" },
+  });
+  const key = (await t.req("POST", "/api/me/ping-key", { token })).body.ping_key;
+  const off = await t.req("GET", `/ping/${key}/srv01`);
+  assert.equal(off.status, 404, "auto-provisioning is off by default");
+  const both = await Promise.all([
+    t.req("GET", `/ping/${key}/srv01?create=1`),
+    t.req("GET", `/ping/${key}/srv01?create=1`),
+  ]);
+  assert.deepEqual(both.map((r) => r.status).sort(), [200, 201]);
+  assert.deepEqual(both.map((r) => r.text).sort(), ["Created", "OK"]);
+  const items = (await t.req("GET", "/api/me/services", { token })).body.items;
+  assert.equal(items.length, 1, "two concurrent first pings make one check");
+  const s = items[0];
+  assert.equal(s.name, "srv01");
+  assert.equal(s.slug, "srv01");
+  assert.equal(s.kind, "webhook");
+  assert.equal(s.interval, 1440, "Healthchecks' default period: a day");
+  assert.equal(ch.status, 200, ch.text);
+  assert.deepEqual(s.channels, [ch.body.item.id], "every channel of the account");
+  assert.equal((await events(t, token, s.id)).length, 2);
+  assert.equal((await t.req("GET", `/ping/${key}/srv01?create=1`)).status, 200);
+  // Another key makes nothing; at the account's limit, "not found".
+  assert.equal((await t.req("GET", "/ping/rrrrrrrrrrrrrrrrrrrrrr/x?create=1")).status, 404);
+  for (let i = 2; i <= 30; i++) {
+    assert.equal(
+      (await t.req("GET", `/ping/${key}/srv${i}?create=1`, { from: `192.0.2.${i}` })).status,
+      201,
+    );
+  }
+  const full = await t.req("GET", `/ping/${key}/srv31?create=1`);
+  assert.equal(full.status, 404);
+  assert.equal(full.text, "not found");
+});
+
+Deno.test("kuma push: up, down with its message, ping as response time; Kuma's answers", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const hb = await heartbeat(t, token);
+  const made = await t.req("POST", `/api/me/services/${hb.id}/push`, { token });
+  assert.equal(made.status, 200, made.text);
+  const push = new URL(made.body.push_url).pathname;
+  assert.match(push, /^\/api\/push\/[A-Za-z0-9]{32}$/);
+  const up = await t.req("GET", `${push}?status=up&msg=OK&ping=12.5`);
+  assert.equal(up.status, 200);
+  assert.deepEqual(up.body, { ok: true });
+  let ev = (await events(t, token, hb.id))[0];
+  assert.equal(ev.kind, "success");
+  assert.equal(ev.status, "OK");
+  assert.equal(ev.ms, 12.5);
+  assert.equal((await item(t, token, hb.id)).state, "ok");
+  const down = await t.req("POST", `${push}?status=down&msg=disk%20full`);
+  assert.deepEqual(down.body, { ok: true });
+  ev = (await events(t, token, hb.id))[0];
+  assert.equal(ev.kind, "fail");
+  assert.equal(ev.status, "disk full");
+  assert.equal(ev.ms, null);
+  const s = await item(t, token, hb.id);
+  assert.equal(s.state, "off");
+  assert.equal(s.status, "disk full");
+  // No parameters: up, "OK"; any status but "up" is down, as Kuma reads it.
+  assert.deepEqual((await t.req("GET", push)).body, { ok: true });
+  assert.equal((await events(t, token, hb.id))[0].status, "OK");
+  await t.req("GET", `${push}?status=pending`);
+  assert.equal((await events(t, token, hb.id))[0].kind, "fail");
+  const badPing = await t.req("GET", `${push}?ping=-5`);
+  assert.equal(badPing.status, 404);
+  assert.deepEqual(badPing.body, {
+    ok: false,
+    msg: "Invalid ping value. Must be between 0 and 100000000000 ms.",
+  });
+  const unknown = await t.req("GET", "/api/push/nothing");
+  assert.equal(unknown.status, 404);
+  assert.deepEqual(unknown.body, { ok: false, msg: "Monitor not found or not active." });
+  // A new token: the old address stops.
+  const next = new URL(
+    (await t.req("POST", `/api/me/services/${hb.id}/push`, { token })).body
+      .push_url,
+  ).pathname;
+  assert.equal((await t.req("GET", push)).status, 404);
+  assert.equal((await t.req("GET", next)).status, 200);
+  // Another account cannot make one for this service.
+  const other = await t.account("else@example.org", { name: "Else" });
+  assert.equal(
+    (await t.req("POST", `/api/me/services/${hb.id}/push`, { token: other.token })).status,
+    404,
+  );
+});
