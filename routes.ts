@@ -121,6 +121,11 @@ export const AREAS = {
     paths: ["/api/me/ping-key", "POST /api/me/services/:id/push"],
     load: () => import("./api/ping_keys.ts").then((m) => m.pingKeyRoutes),
   },
+  imports: {
+    mount: "/api",
+    paths: ["/api/me/import"],
+    load: () => import("./api/imports.ts").then((m) => m.importRoutes),
+  },
   files: {
     mount: "/api",
     paths: ["/api/me/files/*", "/api/files/*"],

@@ -240,64 +240,107 @@ export async function createService(
   first: CheckResult | null,
   slugFree = false,
 ): Promise<{ service: Service; key: string | null } | null> {
+  const made = await storeServices(deps, account, [{ input, first }], slugFree);
+  return made ? made[0] : null;
+}
+
+/**
+ * Stores several new services in one atomic, all or none, within the account's limit (an
+ * import); checked kinds wait for the runner's next minute.
+ */
+export async function importServices(
+  deps: Deps,
+  account: number,
+  inputs: NewService[],
+): Promise<Service[]> {
+  const made = await storeServices(deps, account, inputs.map((input) => ({ input, first: null })));
+  return made!.map((m) => m.service);
+}
+
+/** The one atomic of `createService` and `importServices`. */
+async function storeServices(
+  deps: Deps,
+  account: number,
+  news: { input: NewService; first: CheckResult | null }[],
+  slugFree = false,
+): Promise<{ service: Service; key: string | null }[] | null> {
   const { kv } = deps;
-  const hb = input.kind === "webhook";
-  const key = hb ? randomToken(32) : null;
-  const hash = key ? sha256hex(key) : null;
   const now = deps.clock.now();
-  const { slug: givenSlug, code: givenCode, ...fields } = input;
-  const slug = hb ? givenSlug ?? hcSlug(input.name) : undefined;
-  const code = hb ? (givenCode ?? crypto.randomUUID()).toLowerCase() : undefined;
-  const service = await transact(async () => {
-    const count = await kv.get<Deno.KvU64>(countKey(account));
-    if (Number(count.value?.value ?? 0n) >= MAX_SERVICES) tooMany();
-    const spots = slug !== undefined ? await readSlugs(kv, account, [slug]) : null;
-    const taken = slug !== undefined && slugRefs(spots?.entries.get(slug)?.entry.value ?? null);
-    if (slugFree && taken && taken.length > 0) return { op: null, result: null };
-    const id = await claimId(kv, "service", byIdKey);
-    // Checked at creation: next at its interval. Not checked (past the manual-check limit): at
-    // the next minute's run. A heartbeat: before its first beat could turn off.
-    const due = hb
-      ? firstLook(input, now)
-      : floorMinute(now) + (first ? input.interval : 1) * MINUTE;
-    const base: Service = {
-      id: id.id,
-      account,
-      ...fields,
-      ...(hb ? { code, slug } : {}),
-      created: now,
-      hook: hash,
-      last: null,
-      streak: 0,
-      cert: null,
-      seen: "wait",
-      ...(hb ? { looked: now } : {}),
-      down_mailed: false,
-      due,
+  const prepared = news.map(({ input, first }) => {
+    const hb = input.kind === "webhook";
+    const key = hb ? randomToken(32) : null;
+    const { slug, code, ...fields } = input;
+    return {
+      key,
+      hash: key ? sha256hex(key) : null,
+      fields,
+      first,
+      hb,
+      slug: hb ? slug ?? hcSlug(input.name) : undefined,
+      code: hb ? (code ?? crypto.randomUUID()).toLowerCase() : undefined,
     };
-    // The first result counts as any other (threshold, certificate), without alerts.
-    const s = first ? counted(base, first, now).service : base;
-    const op = id.apply(atomic(kv)).check(count)
-      .set(serviceKey(account, s.id), s)
-      .set(byIdKey(s.id), account)
-      .sum(countKey(account), 1n);
-    putDue(op, due, s.id, account);
-    // A UUID or push token kept from another service (an import) must name no other check.
-    for (const h of ownHashes(s)) {
-      if (h !== hash) hookFreeInto(op, h);
-      putHookRef(op, h, hookRef(s));
+  });
+  const slugs = prepared.flatMap((p) => p.slug !== undefined ? [p.slug] : []);
+  const made = await transact(async () => {
+    const count = await kv.get<Deno.KvU64>(countKey(account));
+    if (Number(count.value?.value ?? 0n) + news.length > MAX_SERVICES) tooMany();
+    const spots = slugs.length > 0 ? await readSlugs(kv, account, slugs) : null;
+    const refs = new Map<string, HookRef[]>();
+    for (const [slug, { entry }] of spots?.entries ?? []) refs.set(slug, slugRefs(entry.value));
+    if (slugFree && (refs.get(slugs[0])?.length ?? 0) > 0) return { op: null, result: null };
+    const op = atomic(kv).check(count).sum(countKey(account), BigInt(news.length));
+    const out: { service: Service; key: string | null }[] = [];
+    for (const p of prepared) {
+      const id = await claimId(kv, "service", byIdKey);
+      // Checked at creation: next at its interval. Not checked (past the manual-check limit,
+      // or imported): at the next minute's run. A heartbeat: before its first beat could turn off.
+      const due = p.hb
+        ? firstLook(p.fields, now)
+        : floorMinute(now) + (p.first ? p.fields.interval : 1) * MINUTE;
+      const base: Service = {
+        id: id.id,
+        account,
+        ...p.fields,
+        ...(p.hb ? { code: p.code, slug: p.slug } : {}),
+        created: now,
+        hook: p.hash,
+        last: null,
+        streak: 0,
+        cert: null,
+        seen: "wait",
+        ...(p.hb ? { looked: now } : {}),
+        down_mailed: false,
+        due,
+      };
+      // The first result counts as any other (threshold, certificate), without alerts.
+      const s = p.first ? counted(base, p.first, now).service : base;
+      id.apply(op).set(serviceKey(account, s.id), s).set(byIdKey(s.id), account);
+      putDue(op, due, s.id, account);
+      // A UUID or push token kept from another service (an import) must name no other check.
+      for (const h of ownHashes(s)) {
+        if (h !== p.hash) hookFreeInto(op, h);
+        putHookRef(op, h, hookRef(s));
+      }
+      if (s.slug !== undefined && refs.has(s.slug)) refs.get(s.slug)!.push(hookRef(s));
+      if (p.first) {
+        s.since = now;
+        recordChange(op, account, s.id, now, { state: s.seen, status: s.last!.status });
+        addDuration(op, emptyDay(account, s.id, now), p.first.ms);
+      }
+      out.push({ service: s, key: p.key });
     }
-    if (spots) moveSlugInto(op, spots, s.id, null, slug!, hookRef(s));
-    if (first) {
-      s.since = now;
-      recordChange(op, account, s.id, now, { state: s.seen, status: s.last!.status });
-      addDuration(op, emptyDay(account, s.id, now), first.ms);
+    if (spots) {
+      op.check(spots.pk);
+      for (const [slug, { hash, entry }] of spots.entries) {
+        op.check(entry);
+        putSlugRefs(op, hash, refs.get(slug)!.sort((a, b) => a.id - b.id));
+      }
     }
-    return { op, result: s };
+    return { op, result: out };
   });
   // A slug's entry may have changed (shared now): this process reads it again.
-  if (service?.slug !== undefined) forgetHooks(kv);
-  return service ? { service, key } : null;
+  if (slugs.length > 0) forgetHooks(kv);
+  return made;
 }
 
 export interface ServicePatch {

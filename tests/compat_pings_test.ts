@@ -320,3 +320,121 @@ Deno.test("kuma push: up, down with its message, ping as response time; Kuma's a
     404,
   );
 });
+
+const HC_EXPORT = JSON.parse(
+  await Deno.readTextFile(new URL("./data/healthchecks_v3_checks.json", import.meta.url)),
+);
+const KUMA_EXPORT = JSON.parse(
+  await Deno.readTextFile(new URL("./data/uptime_kuma_backup.json", import.meta.url)),
+);
+
+Deno.test("import: a Healthchecks project keeps UUIDs and slugs; the plan first, then all at once", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const dry = await t.req("POST", "/api/me/import", {
+    token,
+    body: { data: HC_EXPORT, dry_run: true },
+  });
+  assert.equal(dry.status, 200, dry.text);
+  assert.equal(dry.body.source, "healthchecks");
+  assert.deepEqual(dry.body.create.map((p: { name: string }) => p.name), [
+    "Filesystem Backup",
+    "Database Backup",
+    "Log rotate",
+  ]);
+  assert.deepEqual(dry.body.cannot, [{
+    from: "Weekly report",
+    why: "an OnCalendar schedule: only 5-field cron schedules are taken",
+  }]);
+  const [fs, db, rotate] = dry.body.create;
+  assert.equal(fs.interval, 60);
+  assert.ok(fs.notes.some((n: string) => /grace 10 min not kept/.test(n)), fs.notes.join());
+  assert.equal(db.schedule, "15 5 * * *");
+  assert.equal(rotate.interval, 240);
+  assert.ok(rotate.notes.includes("period 2 h became 4 h"), rotate.notes.join());
+  assert.equal((await t.req("GET", "/api/me/services", { token })).body.items.length, 0);
+
+  const done = await t.req("POST", "/api/me/import", { token, body: { data: HC_EXPORT } });
+  assert.equal(done.status, 200, done.text);
+  assert.equal(done.body.created.length, 3);
+  const items = (await t.req("GET", "/api/me/services", { token })).body.items;
+  const byName = Object.fromEntries(items.map((s: { name: string }) => [s.name, s]));
+  assert.equal(byName["Filesystem Backup"].uuid, "31365bce-8da9-4729-8ff3-aaa71d56b712");
+  assert.equal(byName["Filesystem Backup"].slug, "filesystem-backup");
+  assert.equal(byName["Filesystem Backup"].what, "[backup fs] Runs incremental backup every hour");
+  assert.equal(byName["Database Backup"].schedule, "15 5 * * *");
+  assert.equal(byName["Database Backup"].grace, 20);
+  assert.equal(byName["Log rotate"].methods, "POST");
+  // The check's old ping address works with the base changed.
+  const ping = await t.req("GET", "/ping/803f680d-e89b-492b-82ef-2be7b774a92d/start");
+  assert.equal(ping.text, "OK");
+  // Imported twice: each UUID is a check here already, nothing is created.
+  const again = await t.req("POST", "/api/me/import", { token, body: { data: HC_EXPORT } });
+  assert.equal(again.status, 409);
+  assert.equal(again.body.error, "nothing to import");
+  assert.equal((await t.req("GET", "/api/me/services", { token })).body.items.length, 3);
+  // Not an export: 400 naming data, nothing stored.
+  for (const data of [[], { checks: "x" }, "text", { monitors: [] }]) {
+    const bad = await t.req("POST", "/api/me/import", { token, body: { data } });
+    assert.equal(bad.status, 400, JSON.stringify(data));
+    assert.equal(bad.body.field, "data");
+  }
+  assert.equal((await t.req("POST", "/api/me/import", { body: { data: HC_EXPORT } })).status, 401);
+});
+
+Deno.test("import: an Uptime Kuma backup: http, keyword, port and push; what cannot be, and why", async () => {
+  await using t = await testApp({
+    resolver: fakeResolver({ "site.test": ["93.184.215.14"], "db.test": ["8.8.8.8"] }),
+  });
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const r = await t.req("POST", "/api/me/import", { token, body: { data: KUMA_EXPORT } });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.source, "uptime-kuma");
+  assert.deepEqual(r.body.create.map((p: { name: string; kind: string }) => [p.name, p.kind]), [
+    ["Website", "url"],
+    ["Shop keyword", "url"],
+    ["Postgres port", "tcp"],
+    ["Nightly backup push", "webhook"],
+  ]);
+  assert.deepEqual(r.body.cannot.map((c: { from: string }) => c.from), [
+    "Router ping",
+    "DNS",
+    "Infra",
+    "Intranet",
+  ]);
+  assert.match(r.body.cannot[0].why, /a ping monitor/);
+  assert.match(r.body.cannot[3].why, /private/);
+  const items = (await t.req("GET", "/api/me/services", { token })).body.items;
+  const site = items.find((s: { name: string }) => s.name === "Website");
+  assert.equal(site.threshold, 3, "two retries: the third failed check alerts");
+  assert.equal(site.interval, 5);
+  assert.equal(site.what, "[prod]");
+  // The push monitor's address works with the base changed.
+  const push = await t.req(
+    "GET",
+    "/api/push/Xk3v9QeLm2Tz8Rb1Nw4Pd7Hs6Jf0Ac5Y?status=up&msg=OK&ping=",
+  );
+  assert.deepEqual(push.body, { ok: true });
+  const hb = items.find((s: { name: string }) => s.name === "Nightly backup push");
+  assert.equal(hb.interval, 1440);
+  assert.equal((await events(t, token, hb.id))[0].status, "OK");
+});
+
+Deno.test("import: the account's limit holds: past 30 services the rest cannot be", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const checks = Array.from({ length: 32 }, (_, i) => ({
+    name: `Job ${i + 1}`,
+    slug: `job-${i + 1}`,
+    timeout: 300,
+    grace: 60,
+  }));
+  const r = await t.req("POST", "/api/me/import", { token, body: { data: { checks } } });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.created.length, 30);
+  assert.deepEqual(r.body.cannot.map((c: { why: string }) => c.why), [
+    "over the limit of 30 services",
+    "over the limit of 30 services",
+  ]);
+  assert.equal((await t.req("GET", "/api/me/services", { token })).body.items.length, 30);
+});
