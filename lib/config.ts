@@ -134,7 +134,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: e.PORT,
     hostname: e.HOSTNAME,
     kvPath: e.KV_PATH ?? (onDeploy() ? undefined : DEFAULT_KV_PATH),
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    baseUrl: (e.BASE_URL ?? defaultBaseUrl(e.HOSTNAME, e.PORT)).replace(/\/+$/, ""),
     smtpUrl: e.SMTP_URL,
     mailApiUrl: e.MAIL_API_URL,
     mailApiKey: e.MAIL_API_KEY,
@@ -149,6 +149,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metricsToken: e.METRICS_TOKEN,
     testClockFile: e.TEST_CLOCK_FILE,
   };
+}
+
+/**
+ * The address mailed links name when BASE_URL is unset: the listening address when it is a
+ * loopback one (a person who browses 127.0.0.1 gets links to 127.0.0.1, where their session
+ * cookie is), else localhost.
+ */
+export function defaultBaseUrl(hostname: string, port: number): string {
+  if (!isLoopbackHost(hostname)) return `http://localhost:${port}`;
+  const bare = hostname.replace(/^\[|\]$/g, "");
+  return `http://${bare.includes(":") ? `[${bare}]` : bare}:${port}`;
 }
 
 /** localhost, *.localhost, 127.0.0.0/8 and ::1: addresses only this machine reaches. */

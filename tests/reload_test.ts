@@ -13,6 +13,7 @@ import { dumpKv, fakeResolver, type TestApp, testApp } from "./_helpers.ts";
 import { seedModule } from "./_catalogue.ts";
 import { storeNotes } from "./_account_fixture.ts";
 import { proposal } from "./_forms_fixtures.ts";
+import { renewOwnerClaim } from "../kv/owner_claim.ts";
 import { formFields, pagePosts } from "./_form_fields.ts";
 
 const BASE = "http://test.local";
@@ -333,6 +334,12 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   );
   await her.submit("/modules/pond-life", "/modules/pond-life/point", {}, {
     route: "/modules/:slug/point",
+  });
+
+  // The first-run link a new server prints: Ada becomes the owner.
+  const claim = await renewOwnerClaim(t.kv, true, t.clock.now());
+  await her.submit(`/me/standing/owner?claim=${claim}`, "/me/standing/owner", {}, {
+    lands: /^\/me\/standing\?owner=1$/,
   });
 
   // Devices: another session ended, then all of them.
