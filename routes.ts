@@ -202,6 +202,17 @@ export const AREAS = {
     paths: ["/me/devices/*"],
     load: () => import("./web/me_devices.tsx").then((m) => m.devicePages),
   },
+  web_compat: {
+    mount: "/",
+    paths: [
+      "/me/ping-key",
+      "/me/services/import",
+      "/me/services/import/*",
+      "POST /me/services/:id/methods",
+      "/me/services/:id/push",
+    ],
+    load: () => import("./web/me_compat.tsx").then((m) => m.compatPages),
+  },
   web_me_services: {
     mount: "/",
     paths: ["/me/services/*"],

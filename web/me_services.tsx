@@ -16,6 +16,7 @@ import {
   INTERVALS,
   listServices,
   MAX_SERVICES,
+  pingKeyMade,
   PLACES,
   rotateHook,
   type ServiceView,
@@ -40,6 +41,7 @@ import {
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { watchSection } from "./_watch.tsx";
+import { CompatSection } from "./_compat.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
@@ -612,6 +614,18 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
       </h1>
       <ServiceFacts s={s} />
       {s.kind === "webhook" ? <JobLines /> : null}
+      {s.kind === "webhook"
+        ? (
+          <CompatSection
+            base={deps.config.baseUrl}
+            id={s.id}
+            uuid={s.uuid ?? ""}
+            slug={s.slug ?? ""}
+            post={s.methods === "POST"}
+            keyMade={(await pingKeyMade(deps.kv, me.id)) !== null}
+          />
+        )
+        : null}
       {await watchSection(deps, found, s)}
       <ServiceActions s={s} />
       <h2>Change it</h2>
