@@ -381,7 +381,9 @@ const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
       <p class="hint">Up to {MAX_SERVICES} services.</p>
       <p>
         <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a> ·{" "}
-        <a href="/me/maintenance">Maintenance windows</a>
+        <a href="/me/maintenance">Maintenance windows</a> ·{" "}
+        <a href="/me/services/import">Import from Healthchecks or Uptime Kuma</a> ·{" "}
+        <a href="/me/ping-key">Ping key</a>
       </p>
       <AddForm view={view} />
       {isOwner(me) ? <MachinePart deps={deps} /> : null}
