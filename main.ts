@@ -40,6 +40,9 @@ async function start(): Promise<Deps> {
   const unsafe = productionRefusal(config, envRecord());
   if (unsafe) refuse(unsafe);
   configureLog(config.logLevel);
+  if (!config.secretsKey) {
+    log("warn", "SECRETS_KEY is not set: alert channels with tokens cannot be added or sent to");
+  }
   const badPath = await kvPathRefusal(envRecord());
   if (badPath) refuse(badPath);
   // A test's clock (TEST_CLOCK_FILE, never in production: productionRefusal) or the system's.

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { canonicalEmail } from "./email.ts";
 import { type Level, LEVELS } from "./log.ts";
+import { type Network, parseNetworks } from "./networks.ts";
 
 const optionalUrl = (schemes: string[]) =>
   z.string().optional().refine(
@@ -43,6 +44,11 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(LEVELS).default("info"),
   METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
   TEST_CLOCK_FILE: z.string().min(1).optional(),
+  SECRETS_KEY: z.string().min(32).optional(),
+  CHANNEL_NETWORKS: z.string().optional().refine(
+    (v) => v === undefined || Array.isArray(parseNetworks(v)),
+  ),
+  TEST_PROVIDER_ORIGIN: optionalUrl(["http:", "https:"]),
 });
 
 /** What each variable must be, as the refusal says it. */
@@ -57,6 +63,9 @@ const ENV_RULES: Record<string, string> = {
   TRUST_PROXY: "must be 1 or 0",
   LOG_LEVEL: `must be one of ${LEVELS.join(", ")}`,
   METRICS_TOKEN: "must be at least 16 characters",
+  SECRETS_KEY: "must be at least 32 characters (openssl rand -base64 32 makes one)",
+  CHANNEL_NETWORKS: "must be networks separated by commas, as 192.168.1.0/24, fd00::/8",
+  TEST_PROVIDER_ORIGIN: "must be an http:// or https:// address",
 };
 
 /** The KV file when KV_PATH is not set (outside Deno Deploy); its folder is created. */
@@ -83,6 +92,9 @@ export async function kvPathRefusal(
   }
 }
 
+/** The key that seals channel secrets on a loopback BASE_URL without SECRETS_KEY: no secret. */
+export const DEVELOPMENT_SECRETS_KEY = "development only: set SECRETS_KEY in production";
+
 export interface Config {
   port: number;
   hostname: string;
@@ -108,6 +120,19 @@ export interface Config {
    * (lib/clock.ts `fileClock`); refused in production (`productionRefusal`).
    */
   testClockFile?: string;
+  /**
+   * Seals alert channels' secrets at rest (lib/secrets.ts): SECRETS_KEY, or on a loopback
+   * BASE_URL the development key; undefined in production without SECRETS_KEY.
+   */
+  secretsKey?: string;
+  /** Private networks self-hosted alert receivers may be in (CHANNEL_NETWORKS). */
+  channelNetworks: Network[];
+  /**
+   * Test only: the origins of the alert providers with fixed addresses (Telegram, PagerDuty,
+   * ...; lib/channels/mod.ts PROVIDERS), all of them at TEST_PROVIDER_ORIGIN; refused in
+   * production.
+   */
+  providerOrigin?: string;
 }
 
 export class ConfigError extends Error {}
@@ -148,6 +173,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
     testClockFile: e.TEST_CLOCK_FILE,
+    // Production never seals with a key written here: without SECRETS_KEY, channels that
+    // hold secrets cannot be added there (kv/channels.ts says so).
+    secretsKey: e.SECRETS_KEY ??
+      (onDeploy() || (e.BASE_URL && !isLoopbackHost(new URL(e.BASE_URL).hostname))
+        ? undefined
+        : DEVELOPMENT_SECRETS_KEY),
+    channelNetworks: e.CHANNEL_NETWORKS ? parseNetworks(e.CHANNEL_NETWORKS) as Network[] : [],
+    providerOrigin: e.TEST_PROVIDER_ORIGIN?.replace(/\/+$/, ""),
   };
 }
 
@@ -193,6 +226,11 @@ export function productionRefusal(
     return "SMTP_URL (or MAIL_API_URL): required when BASE_URL is not a loopback address or on " +
       "Deno Deploy; without a mail transport sign-in links would be printed to the logs";
   }
+  if (production && config.providerOrigin) {
+    return "TEST_PROVIDER_ORIGIN: for tests only (it sends alerts for Telegram, PagerDuty, ... " +
+      "elsewhere); refused when BASE_URL is not a loopback address or on Deno Deploy";
+  }
+
   return null;
 }
 
