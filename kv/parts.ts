@@ -7,6 +7,7 @@ import { servicesPart } from "./parts/services.ts";
 import { statusPart } from "./parts/status.ts";
 import { maintenancePart } from "./parts/maintenance.ts";
 import { alertsPart } from "./parts/alerts.ts";
+import { apiKeysPart } from "./parts/api_keys.ts";
 
 /**
  * Each area of the service that holds data about an account says here what it exports,
@@ -24,6 +25,7 @@ export const accountParts: AccountPart[] = [
   statusPart,
   maintenancePart,
   alertsPart,
+  apiKeysPart,
   filesPart,
   formsPart,
   mailPart,

@@ -54,6 +54,14 @@ export interface NewServiceInput {
   slug?: string;
   /** Heartbeats: "POST" takes POST pings only. */
   methods?: "" | "POST";
+  /** Free tags (one word each). */
+  tags?: string[];
+  /** Heartbeats on the interval: minutes past it before off (Healthchecks' grace). */
+  interval_grace?: number | null;
+  /** Heartbeats: stays paused when pinged (Healthchecks' manual_resume). */
+  manual_resume?: boolean;
+  /** Its Healthchecks id, when the caller chose it (else a new one). */
+  code?: string;
 }
 
 /** A change as the API's `ServicePatch` schema gives it; kind and target never change. */
@@ -119,7 +127,7 @@ async function validChannels(deps: Deps, account: number, ids: number[]): Promis
  * grace), else every run would fail. `invalid` naming the field.
  */
 function runOptions(
-  s: Pick<Service, "kind" | "interval" | "schedule" | "min_duration">,
+  s: Pick<Service, "kind" | "interval" | "schedule" | "interval_grace" | "min_duration">,
   paused: boolean | undefined,
 ): void {
   const hb = s.kind === "webhook";
@@ -190,6 +198,9 @@ export async function provisionCheck(
   }
 }
 
+/** Tags without repeats, in the order first given. */
+export const uniqueTags = (tags: string[]) => [...new Set(tags)];
+
 /** The address a heartbeat calls. */
 export const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
 
@@ -243,6 +254,10 @@ export async function addService(
     schedule: sched,
     channels: chans,
     ...(target.kind === "webhook" ? { min_duration: minDuration } : {}),
+    tags: uniqueTags(input.tags ?? []),
+    ...(input.interval_grace != null ? { interval_grace: input.interval_grace } : {}),
+    ...(input.manual_resume !== undefined ? { manual_resume: input.manual_resume } : {}),
+    ...(input.code ? { code: input.code } : {}),
     ...(input.slug !== undefined ? { slug: input.slug } : {}),
     ...(input.methods === "POST" ? { methods: "POST" as const } : {}),
   }, first))!;
@@ -279,6 +294,7 @@ export async function editService(
     if (!cur) notFound("no such service");
     heartbeatOnly(cur.kind, patch);
   }
+  if (patch.tags !== undefined) patch.tags = uniqueTags(patch.tags);
   if (chans !== undefined) patch.channels = await validChannels(deps, me.id, chans);
   if (schedule !== undefined || tz !== undefined || grace !== undefined) {
     const cur = (await getService(deps.kv, me.id, id)).value;

@@ -43,6 +43,7 @@ import { dropServiceInto, windowsEntry } from "./maintenance.ts";
  *   ["services", account_id, id]    -> Service
  *   ["services_by_id", id]          -> account id
  *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
+ *   ["services_by_uuid", uuid]      -> {account, id}: a heartbeat's Healthchecks UUID (`code`)
  *   ["service_due", due_ms, id]     -> account id: when the runner looks at the service next.
  *                                      Claiming a check moves this entry to the lease's end,
  *                                      so one process runs it; `Service.due` names the entry.
@@ -83,6 +84,7 @@ const serviceKey = (account: number, id: number) => ["services", account, id] as
 const badgeKey = (token: string) => ["service_badges", token] as const;
 const byIdKey = (id: number) => ["services_by_id", id] as const;
 const countKey = (account: number) => ["service_count", account] as const;
+const uuidKey = (uuid: string) => ["services_by_uuid", uuid] as const;
 
 /**
  * Minutes after a start signal when the runner first looks (the nudge the ping leaves): the
@@ -165,6 +167,37 @@ export function serviceIdEntries(kv: Deno.Kv, ids: number[]): Promise<Deno.KvEnt
   return getManyEntries<number>(kv, ids.map(byIdKey));
 }
 
+/** The account's service with this Healthchecks uuid, or null (another account's too). */
+export async function serviceByUuid(
+  kv: Deno.Kv,
+  account: number,
+  uuid: string,
+): Promise<Service | null> {
+  const ref = (await kv.get<{ account: number; id: number }>(uuidKey(uuid))).value;
+  if (!ref || ref.account !== account) return null;
+  return (await getService(kv, account, ref.id)).value;
+}
+
+/**
+ * Gives every heartbeat made before Healthchecks' ids a UUID and its index (a migration; safe
+ * to run again: a service that has one is left as it is).
+ */
+export async function giveUuids(kv: Deno.Kv): Promise<void> {
+  for await (const e of kv.list<Service>({ prefix: ["services"] })) {
+    if (e.value.code || e.value.kind !== "webhook") continue;
+    await transact(async () => {
+      const entry = await kv.get<Service>(e.key);
+      const s = entry.value;
+      if (!s || s.code) return { op: null, result: 0 };
+      const uuid = crypto.randomUUID();
+      const op = atomic(kv).check(entry).check({ key: uuidKey(uuid), versionstamp: null })
+        .set(e.key, { ...s, code: uuid })
+        .set(uuidKey(uuid), { account: s.account, id: s.id });
+      return { op, result: 0 };
+    });
+  }
+}
+
 /** A heartbeat's signals (null for a checked kind). */
 export async function getBeat(kv: Deno.Kv, s: Service): Promise<Pulse | null> {
   if (s.kind !== "webhook") return null;
@@ -220,6 +253,9 @@ export interface NewService {
   methods?: "POST";
   /** Heartbeats: the hash of an Uptime Kuma push token to keep (an import). */
   push?: string | null;
+  interval_grace?: number | null;
+  tags?: string[];
+  manual_resume?: boolean;
 }
 
 const tooMany = () =>
@@ -315,6 +351,10 @@ async function storeServices(
       // The first result counts as any other (threshold, certificate), without alerts.
       const s = p.first ? counted(base, p.first, now).service : base;
       id.apply(op).set(serviceKey(account, s.id), s).set(byIdKey(s.id), account);
+      if (s.code) {
+        op.check({ key: uuidKey(s.code), versionstamp: null })
+          .set(uuidKey(s.code), { account, id: s.id });
+      }
       putDue(op, due, s.id, account);
       // A UUID or push token kept from another service (an import) must name no other check.
       for (const h of ownHashes(s)) {
@@ -355,6 +395,9 @@ export interface ServicePatch {
   channels?: number[];
   remind?: number | null;
   min_duration?: number | null;
+  interval_grace?: number | null;
+  tags?: string[];
+  manual_resume?: boolean;
   /** Heartbeats: pause (true) or resume (false). */
   paused?: boolean;
   slug?: string;
@@ -568,6 +611,7 @@ function removeInto(
   op.check(count)
     .delete(serviceKey(s.account, s.id))
     .delete(byIdKey(s.id));
+  if (s.code) op.delete(uuidKey(s.code));
   dropDue(op, s.due, s.id);
   if (s.badge) op.delete(badgeKey(s.badge));
   if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
@@ -620,12 +664,13 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
  */
 export async function giveCodes(kv: Deno.Kv): Promise<void> {
   for await (const e of kv.list<Service>({ prefix: ["services"] })) {
-    if (e.value.kind !== "webhook" || e.value.code) continue;
+    if (e.value.kind !== "webhook" || e.value.slug !== undefined) continue;
     await transact(async () => {
       const entry = await getService(kv, e.value.account, e.value.id);
       const old = entry.value;
-      if (!old || old.code) return { op: null, result: null };
-      const s: Service = { ...old, code: crypto.randomUUID(), slug: old.slug ?? hcSlug(old.name) };
+      // The UUID comes from the step before (`giveUuids`, with its index).
+      if (!old || old.slug !== undefined || !old.code) return { op: null, result: null };
+      const s: Service = { ...old, slug: hcSlug(old.name) };
       const op = putService(atomic(kv).check(entry), s);
       putHookRef(hookFreeInto(op, codeHash(s.code!)), codeHash(s.code!), hookRef(s));
       return { op, result: null };
