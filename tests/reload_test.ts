@@ -10,6 +10,8 @@
 import assert from "node:assert/strict";
 import { Image } from "imagescript";
 import { dumpKv, fakeResolver, type TestApp, testApp } from "./_helpers.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
+import { putNewIdentity } from "../kv/identities.ts";
 import { seedModule } from "./_catalogue.ts";
 import { storeNotes } from "./_account_fixture.ts";
 import { proposal } from "./_forms_fixtures.ts";
@@ -333,6 +335,22 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   );
   await her.submit("/modules/pond-life", "/modules/pond-life/point", {}, {
     route: "/modules/:slug/point",
+  });
+
+  // Sign-in methods: a provider account linked to olga, removed.
+  await commit(putNewIdentity(atomic(t.kv), {
+    provider: "github",
+    subject: "4242",
+    account: olga.account.id,
+    email: null,
+    created: t.clock.now(),
+    last_used: t.clock.now(),
+  }));
+  const methods = await me.get("/me/sign-in-methods");
+  const remove =
+    methods.text.match(/action="(\/me\/sign-in-methods\/github\/[0-9a-f]{40}\/remove)"/)![1];
+  await me.submit("/me/sign-in-methods", remove, {}, {
+    route: "/me/sign-in-methods/:provider/:hash/remove",
   });
 
   // Devices: another session ended, then all of them.

@@ -42,7 +42,34 @@ const LABELS = {
   name: "Your name (new accounts)",
 };
 
-function SignInForm(props: { view: FormView; next: string; again?: boolean }) {
+/** The configured providers' buttons (web/sign_in_providers.tsx answers them). */
+function OtherWays(props: { providers: { id: string; name: string }[]; next: string }) {
+  if (!props.providers.length) return null;
+  const next = props.next === "/me" ? "" : `?next=${encodeURIComponent(props.next)}`;
+  return (
+    <section aria-labelledby="other-ways">
+      <h2 id="other-ways">Or sign in with</h2>
+      <ul class="actions">
+        {props.providers.map((p) => (
+          <li>
+            <a class="button secondary" href={`/sign-in/with/${p.id}${next}`}>
+              Sign in with {p.name}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function SignInForm(
+  props: {
+    view: FormView;
+    next: string;
+    again?: boolean;
+    providers: { id: string; name: string }[];
+  },
+) {
   return (
     <>
       <h1>{props.again ? "Sign in again" : "Sign in"}</h1>
@@ -89,11 +116,12 @@ function SignInForm(props: { view: FormView; next: string; again?: boolean }) {
         />
         <button type="submit">Mail me a sign-in link</button>
       </form>
+      <OtherWays providers={props.providers} next={props.next} />
     </>
   );
 }
 
-function getSignIn(c: WebCtx) {
+function getSignIn(deps: Deps, c: WebCtx) {
   const next = safeNext(c.req.query("next"));
   const me = viewer(c);
   // A signed-in browser comes here only to sign in afresh (`fresh=1`: erasure, name
@@ -101,7 +129,10 @@ function getSignIn(c: WebCtx) {
   const again = me !== undefined && c.req.query("fresh") === "1";
   if (me && !again) return seeOther(c, next);
   const view = emptyView(again ? { email: me?.email } : {});
-  return c.render(<SignInForm view={view} next={next} again={again} />, {
+  const form = (
+    <SignInForm view={view} next={next} again={again} providers={deps.config.providers} />
+  );
+  return c.render(form, {
     title: "Sign in",
     canonical: "/sign-in",
     description: "Sign in with a link mailed to you.",
@@ -125,7 +156,13 @@ async function postSignIn(deps: Deps, c: WebCtx) {
       return "/sign-in/sent";
     },
     limitField: "email",
-    show: (view) => <SignInForm view={view} next={safeNext(view.values.next)} />,
+    show: (view) => (
+      <SignInForm
+        view={view}
+        next={safeNext(view.values.next)}
+        providers={deps.config.providers}
+      />
+    ),
     page: { title: "Sign in" },
   });
 }
@@ -255,7 +292,7 @@ async function postSignOut(deps: Deps, c: WebCtx) {
 export function signInPages(deps: Deps) {
   const app = webRouter();
 
-  app.get("/sign-in", (c) => getSignIn(c));
+  app.get("/sign-in", (c) => getSignIn(deps, c));
 
   app.post("/sign-in", (c) => postSignIn(deps, c));
 
