@@ -152,9 +152,14 @@ export const AREAS = {
     paths: ["/sign-in/with/*", "/sign-in/callback/*", "/me/sign-in-methods/add/*"],
     load: () => import("./web/sign_in_providers.tsx").then((m) => m.providerPages),
   },
+  web_passkeys: {
+    mount: "/",
+    paths: ["/sign-in/passkey/*"],
+    load: () => import("./web/passkeys.tsx").then((m) => m.passkeySignInPages),
+  },
   web_me_sign_in_methods: {
     mount: "/",
-    paths: ["/me/sign-in-methods/*"],
+    paths: ["/me/sign-in-methods/*", "/me/passkeys/*"],
     load: () => import("./web/me_sign_in_methods.tsx").then((m) => m.signInMethodPages),
   },
   web_modules: {

@@ -42,6 +42,8 @@ export const RULES = {
   providerByOrigin: hourly("provider_origin", 30),
   providerByAddress: hourly("provider_address", 20),
   passkeyByOrigin: hourly("passkey_origin", 60),
+  // Each sign-in page a browser with passkeys opens asks for options once (its autofill).
+  passkeyOptions: hourly("passkey_options", 600),
 } as const satisfies Record<string, Rule>;
 
 export interface Verdict {

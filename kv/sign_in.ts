@@ -3,6 +3,7 @@ import { gone } from "../lib/errors.ts";
 import { type ProviderProfile, SignInProblem } from "../lib/oauth.ts";
 import { type Atomic } from "./_atomic.ts";
 import { markSeen } from "./dormant.ts";
+import { verifyPasskeyUse } from "./passkeys.ts";
 import { findIdentity, type Identity, putNewIdentity, touchIdentity } from "./identities.ts";
 import { type LinkMail, newSignInMail, validity } from "../mail/sign_in.ts";
 import { atomic, transact } from "./_atomic.ts";
@@ -239,4 +240,50 @@ export async function linkProvider(
     });
     return { op, result: undefined };
   });
+}
+
+/**
+ * Signs in with a passkey: its answer to `challenge` verified (kv/passkeys.ts), its use
+ * recorded, a session opened for its account, the new-device notice mailed. A passkey sign-in
+ * is a fresh sign-in like any other.
+ */
+export async function completePasskeySignIn(
+  deps: Deps,
+  challenge: string,
+  credential: string,
+  origin: Origin,
+): Promise<SignedInVia> {
+  const { kv } = deps;
+  const now = deps.clock.now();
+  const use = await verifyPasskeyUse(kv, deps.config, challenge, credential, now);
+  const { result, mailIds } = await transact(async () => {
+    const op = use.apply(atomic(kv));
+    const account = await kv.get<Account>(accountKey(use.entry.value.account));
+    if (!account.value) gone("the account of this passkey is gone");
+    const joined = await joinOrCreate(
+      deps,
+      op,
+      account as Deno.KvEntry<Account>,
+      null,
+      origin,
+      now,
+    );
+    const session = await prepareSession(kv, joined.account.id, now, "passkey");
+    session.apply(op);
+    return {
+      op,
+      result: {
+        result: {
+          account: joined.account,
+          created: false,
+          token: session.token,
+          session: session.session,
+        },
+        mailIds: joined.mailIds,
+      },
+    };
+  }, 0);
+  await deliver(deps, mailIds);
+  await markSeen(kv, result.account.id, now);
+  return result;
 }

@@ -10,6 +10,7 @@ import {
   assertGoodAtBoth,
   BROWSER_TEST,
   clickByText,
+  fillByLabel,
   heading,
   mainText,
   type Page,
@@ -95,6 +96,103 @@ Deno.test({
       await assertGoodAtBoth(page);
       await clickByText(page, "Mail me a sign-in link instead");
       assert.equal(new URL(page.url()).pathname, "/me");
+    });
+  },
+});
+
+Deno.test({
+  name: "browser: add a passkey, sign in with it, a copied key's counter refused",
+  ...BROWSER_TEST,
+  fn: async (t) => {
+    const port = freePort();
+    // A passkey belongs to a host name (an address such as 127.0.0.1 cannot be one).
+    const site = `http://localhost:${port}`;
+    await using web = await startWeb({ PORT: String(port), BASE_URL: site });
+    const page = await web.page();
+    await localOnly(page);
+    // A browser without passkey autofill, on the pages asked with ?no-autofill.
+    await page.evaluateOnNewDocument(() => {
+      const g = globalThis as unknown as {
+        location: { search: string };
+        PublicKeyCredential?: { isConditionalMediationAvailable?: () => Promise<boolean> };
+      };
+      if (g.location.search.includes("no-autofill") && g.PublicKeyCredential) {
+        g.PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
+      }
+    });
+    const cdp = await page.createCDPSession();
+    await cdp.send("WebAuthn.enable");
+    const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+
+    await t.step("signed in by a mailed link, a passkey is added by name", async () => {
+      await page.goto(`${site}/sign-in`);
+      const link = new URL(await web.requestLink(page, "pia@example.org", "Pia Passkey"));
+      await page.goto(`${site}${link.pathname}${link.search}`);
+      await clickByText(page, "Sign in on this device");
+      await page.goto(`${site}/me/sign-in-methods`);
+      await assertGoodAtBoth(page);
+      await fillByLabel(page, "Passkey name", "Test laptop");
+      await clickByText(page, "Add a passkey");
+      assert.equal(new URL(page.url()).pathname, "/me/sign-in-methods");
+      const text = await mainText(page);
+      assert.match(text, /Your new passkey now signs you in/);
+      assert.match(text, /Test laptop/);
+      await assertGoodAtBoth(page);
+    });
+
+    await t.step(
+      "signed out, the browser's passkey autofill signs in on the sign-in page",
+      async () => {
+        await clickByText(page, "Sign out");
+        // Chrome's virtual authenticator answers the autofill request at once, as a person
+        // picking the passkey offered in the address field would.
+        await Promise.all([page.waitForNavigation(), page.goto(`${site}/sign-in`)]);
+        if (new URL(page.url()).pathname !== "/me") await page.waitForNavigation();
+        assert.equal(new URL(page.url()).pathname, "/me");
+        await page.goto(`${site}/me/devices`);
+        assert.match(await mainText(page), /Passkey/);
+      },
+    );
+
+    await t.step("without autofill, the passkey button signs in", async () => {
+      await clickByText(page, "Sign out");
+      await page.goto(`${site}/sign-in?no-autofill=1`);
+      await page.waitForNetworkIdle({ idleTime: 300 });
+      await assertGoodAtBoth(page);
+      await clickByText(page, "Sign in with a passkey");
+      assert.equal(new URL(page.url()).pathname, "/me");
+      await page.goto(`${site}/me/sign-in-methods`);
+      assert.match(await mainText(page), /Test laptop/);
+    });
+
+    await t.step("a counter that goes back (a copied key) is refused", async () => {
+      const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+      assert.equal(credentials.length, 1);
+      const [cred] = credentials;
+      await cdp.send("WebAuthn.removeCredential", {
+        authenticatorId,
+        credentialId: cred.credentialId,
+      });
+      await cdp.send("WebAuthn.addCredential", {
+        authenticatorId,
+        credential: { ...cred, signCount: 0 },
+      });
+      await clickByText(page, "Sign out");
+      await page.goto(`${site}/sign-in?no-autofill=1`);
+      await page.waitForNetworkIdle({ idleTime: 300 });
+      await clickByText(page, "Sign in with a passkey");
+      assert.equal(await heading(page), "Sign-in did not work");
+      assert.match(await mainText(page), /counter went back/);
+      await assertGoodAtBoth(page);
     });
   },
 });

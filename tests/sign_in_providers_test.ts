@@ -42,7 +42,7 @@ async function setUp() {
     GITHUB_URL: gh.url,
     GITHUB_API_URL: gh.url,
   });
-  const app = await testApp({ config: { providers: config.providers } });
+  const app = await testApp({ config: { providers: config.providers, logLevel: "debug" } });
   return {
     app,
     op,
@@ -346,20 +346,40 @@ Deno.test("GitHub: a verified primary address signs in; the token is not kept", 
   await using s = await setUp();
   s.gh.user = GH_USER;
 
-  await t.step("new account from the verified primary address", async () => {
-    const b = client(s.app);
-    const done = await b.go(`${BASE}/sign-in/with/github?next=/me/devices`);
-    assert.equal(new URL(done.url).pathname, "/me/devices");
-    assert.match(await textOf(done), /<td>GitHub<\/td>/);
-    const acc = await findAccountByEmail(s.app.kv, "octo@example.org");
-    assert.ok(acc);
-    assert.equal(acc.value.name, "Octo Cat");
-    const ids = await identitiesOf(s.app.kv, acc.value.id);
-    assert.deepEqual(ids.map((i) => [i.provider, i.subject]), [["github", "4242"]]);
-    const dump = await dumpKv(s.app.kv);
-    for (const token of s.gh.tokensSeen) assert.ok(!dump.includes(token), "no token in KV");
-    for (const code of s.gh.codes) assert.ok(!dump.includes(code), "no code in KV");
-  });
+  await t.step(
+    "new account from the verified primary address; nothing of it in a log line",
+    async () => {
+      const b = client(s.app);
+      // Every log line (lib/log.ts writes to standard output), at the debug level.
+      const printed: string[] = [];
+      const write = Deno.stdout.writeSync;
+      Deno.stdout.writeSync = (bytes: Uint8Array) => {
+        printed.push(new TextDecoder().decode(bytes));
+        return bytes.length;
+      };
+      let done;
+      try {
+        done = await b.go(`${BASE}/sign-in/with/github?next=/me/devices`);
+      } finally {
+        Deno.stdout.writeSync = write;
+      }
+      const log = printed.join("");
+      assert.ok(log.length > 0, "requests were logged");
+      for (const secret of [...s.gh.codes, ...s.gh.tokensSeen, "octo@example.org"]) {
+        assert.ok(!log.includes(secret), "no code, token or address in the log");
+      }
+      assert.equal(new URL(done.url).pathname, "/me/devices");
+      assert.match(await textOf(done), /<td>GitHub<\/td>/);
+      const acc = await findAccountByEmail(s.app.kv, "octo@example.org");
+      assert.ok(acc);
+      assert.equal(acc.value.name, "Octo Cat");
+      const ids = await identitiesOf(s.app.kv, acc.value.id);
+      assert.deepEqual(ids.map((i) => [i.provider, i.subject]), [["github", "4242"]]);
+      const dump = await dumpKv(s.app.kv);
+      for (const token of s.gh.tokensSeen) assert.ok(!dump.includes(token), "no token in KV");
+      for (const code of s.gh.codes) assert.ok(!dump.includes(code), "no code in KV");
+    },
+  );
 
   await t.step("a replayed code is refused", async () => {
     const b = client(s.app);

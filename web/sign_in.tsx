@@ -30,6 +30,7 @@ import {
 import { forgetWebSession, rememberNext, startWebSession, takeNext } from "./_session.ts";
 import { type Next, safeNext, seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 import { U } from "./_layout.tsx";
+import { passkeyAssets } from "./_passkey_assets.ts";
 
 /** The API's link request, with the age confirmation the API checks for sign-in links. */
 const SignInRequest = LinkRequest.extend({
@@ -42,22 +43,34 @@ const LABELS = {
   name: "Your name (new accounts)",
 };
 
-/** The configured providers' buttons (web/sign_in_providers.tsx answers them). */
+/**
+ * The other ways in: a passkey (web/passkeys.tsx; the form shows once the page's script finds
+ * passkey support) and the configured providers' buttons (web/sign_in_providers.tsx).
+ */
 function OtherWays(props: { providers: { id: string; name: string }[]; next: string }) {
-  if (!props.providers.length) return null;
   const next = props.next === "/me" ? "" : `?next=${encodeURIComponent(props.next)}`;
   return (
     <section aria-labelledby="other-ways">
       <h2 id="other-ways">Or sign in with</h2>
-      <ul class="actions">
-        {props.providers.map((p) => (
-          <li>
-            <a class="button secondary" href={`/sign-in/with/${p.id}${next}`}>
-              Sign in with {p.name}
-            </a>
-          </li>
-        ))}
-      </ul>
+      <form method="post" action="/sign-in/passkey" data-passkey="sign-in" hidden>
+        <input type="hidden" name="next" value={props.next} />
+        <input type="hidden" name="credential" value="" />
+        <button type="submit" class="secondary">Sign in with a passkey</button>
+        <p class="hint" role="status" data-passkey-status></p>
+      </form>
+      {props.providers.length
+        ? (
+          <ul class="actions">
+            {props.providers.map((p) => (
+              <li>
+                <a class="button secondary" href={`/sign-in/with/${p.id}${next}`}>
+                  Sign in with {p.name}
+                </a>
+              </li>
+            ))}
+          </ul>
+        )
+        : null}
     </section>
   );
 }
@@ -93,7 +106,7 @@ function SignInForm(
           name="email"
           type="email"
           label={LABELS.email}
-          autocomplete="email"
+          autocomplete="email webauthn"
           maxlength={320}
           required
           view={props.view}
@@ -133,6 +146,7 @@ function getSignIn(deps: Deps, c: WebCtx) {
     <SignInForm view={view} next={next} again={again} providers={deps.config.providers} />
   );
   return c.render(form, {
+    scripts: passkeyAssets(),
     title: "Sign in",
     canonical: "/sign-in",
     description: "Sign in with a link mailed to you.",
@@ -163,7 +177,7 @@ async function postSignIn(deps: Deps, c: WebCtx) {
         providers={deps.config.providers}
       />
     ),
-    page: { title: "Sign in" },
+    page: { title: "Sign in", scripts: passkeyAssets() },
   });
 }
 
