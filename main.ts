@@ -27,6 +27,9 @@ function refuse(reason: string): never {
   Deno.exit(1);
 }
 
+/** Whether this start created the KV (or found it empty): a new install. */
+let newInstall = false;
+
 async function start(): Promise<Deps> {
   let config;
   try {
@@ -37,6 +40,9 @@ async function start(): Promise<Deps> {
   const unsafe = productionRefusal(config, envRecord());
   if (unsafe) refuse(unsafe);
   configureLog(config.logLevel);
+  if (!config.secretsKey) {
+    log("warn", "SECRETS_KEY is not set: alert channels with tokens cannot be added or sent to");
+  }
   const badPath = await kvPathRefusal(envRecord());
   if (badPath) refuse(badPath);
   // A test's clock (TEST_CLOCK_FILE, never in production: productionRefusal) or the system's.
@@ -49,6 +55,7 @@ async function start(): Promise<Deps> {
     // The first line says which data this process serves: a new, empty KV is worth noticing.
     const level = await countMigrations(kv);
     const fresh = existed === false || level === 0;
+    newInstall = fresh;
     log(
       "info",
       fresh
@@ -129,6 +136,25 @@ try {
       ? `port ${port} on ${hostname} is already in use (another server running?)`
       : `cannot listen on ${hostname}:${port}: ${err instanceof Error ? err.message : err}`,
   );
+}
+
+/**
+ * A self-hosted server without an owner prints, at each start, a link that makes the signed-in
+ * person who opens it the owner (kv/owner_claim.ts): on a new KV, and again while no printed
+ * link was used. It goes to standard output as a block, for the person at the console; on
+ * Deno Deploy, whose logs are the platform's, the owner uses `deno task roles` instead.
+ */
+if (deps.config.kvPath !== undefined) {
+  const { renewOwnerClaim } = await import("./kv/owner_claim.ts");
+  const token = await renewOwnerClaim(deps.kv, newInstall, deps.clock.now()).catch(() => null);
+  if (token !== null) {
+    // A block like a printed mail's: a message to the person at the console, not a log line.
+    console.log(
+      `--- owner link\nNo owner yet. To become this server's owner, sign in and open ` +
+        `${deps.config.baseUrl}/me/standing/owner?claim=${token} ` +
+        `(valid for 24 hours, once; or: deno task roles grant <address> owner)\n--- end`,
+    );
+  }
 }
 
 let stopping = false;

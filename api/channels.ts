@@ -11,6 +11,7 @@ import {
   testChannel,
 } from "../kv/channels.ts";
 import { RULES } from "../kv/rate_limit.ts";
+import { KIND_LIST, KIND_NAMES } from "../lib/channels/mod.ts";
 import { removeChannel } from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
 import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
@@ -21,17 +22,75 @@ import { oneLine } from "../http/text.ts";
 const ChannelSchema = z.object({
   id: z.number().int(),
   name: z.string(),
-  url_hint: z.string().meta({ description: "The origin of the address, never the full one" }),
+  kind: z.enum(KIND_NAMES),
+  url_hint: z.string().meta({
+    description: "What the channel reaches, never a secret: an origin, a chat, a region",
+  }),
+  settings: z.record(z.string(), z.string()).meta({
+    description: "The fields that are not secret, as entered",
+  }),
+  secrets: z.record(z.string(), z.literal("set")).meta({
+    description: 'Each secret field (token, key, webhook address) as "set": never shown again',
+  }),
+  state: z.enum(["ok", "failing", "broken"]).meta({
+    description: "failing: the last delivery failed; broken: an alert failed every retry (a " +
+      "delivered alert or test clears it)",
+  }),
+  last_error: z.object({ at: z.string(), error: z.string() }).nullable(),
+  broken_since: z.string().nullable(),
   created: z.string(),
 }).meta({ id: "Channel" });
 
+/** Every kind's fields, each an optional string here; kv/channels.ts checks them by kind. */
+const FIELD_DOCS = new Map<string, string>();
+for (const k of KIND_LIST) {
+  for (const f of k.fields) {
+    const line = `${k.kind}: ${f.label}${f.optional ? " (optional)" : ""}${
+      f.secret ? ", secret" : ""
+    }`;
+    FIELD_DOCS.set(f.name, [FIELD_DOCS.get(f.name), line].filter(Boolean).join("; "));
+  }
+}
+
 const NewChannel = z.object({
   name: oneLine(80).min(2),
-  url: z.string().max(2000).meta({
-    description: "https address that receives a JSON POST on every alert",
-    example: "https://hooks.slack.com/services/T000/B000/XXXX",
+  kind: z.enum(KIND_NAMES).optional().meta({
+    description: "The kind of channel (default webhook); docs/api.md lists each kind's fields",
   }),
+  ...Object.fromEntries(
+    [...FIELD_DOCS].map(([name, description]) => [
+      name,
+      z.string().max(4000).optional().meta({ description }),
+    ]),
+  ),
 }).meta({ id: "NewChannel" });
+
+const KindSchema = z.object({
+  kind: z.string(),
+  label: z.string(),
+  about: z.string(),
+  fields: z.array(z.object({
+    name: z.string(),
+    label: z.string(),
+    help: z.string(),
+    secret: z.boolean(),
+    optional: z.boolean(),
+    type: z.enum(["url", "text", "select", "textarea"]),
+    options: z.array(z.string()).optional(),
+    max: z.number().int(),
+  })),
+}).meta({ id: "ChannelKind" });
+
+const getChannelKindsRoute = (deps: Deps) =>
+  createRoute({
+    method: "get",
+    path: "/me/channels/kinds",
+    tags: ["services"],
+    summary: "The kinds of alert channel and the fields of each",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    responses: { 200: json(z.object({ items: z.array(KindSchema) })), ...errors(401) },
+  });
 
 const Params = z.object({ id: idParam });
 
@@ -55,15 +114,21 @@ const postMeChannelsRoute = (deps: Deps) =>
     method: "post",
     path: "/me/channels",
     tags: ["services"],
-    summary: "Add a webhook channel; the signing secret is shown only in this answer",
-    description: `Every alert is a JSON POST signed with \`${SIGNATURE_HEADER}: sha256=<hex ` +
-      "HMAC-SHA256 of the body with the secret>`. https only; private addresses are " +
-      "refused as for checks.",
+    summary: "Add an alert channel; a webhook's signing secret is shown only in this answer",
+    description: "`kind` and that kind's fields (GET /api/me/channels/kinds, docs/api.md). A " +
+      `webhook's alerts are JSON POSTs signed with \`${SIGNATURE_HEADER}: sha256=<hex ` +
+      "HMAC-SHA256 of the body with the secret>`. Addresses are https; private addresses are " +
+      "refused as for checks (a self-hosted kind may reach the networks of CHANNEL_NETWORKS). " +
+      "Secret fields are stored sealed and never shown again.",
     security: bearer,
     middleware: [requireToken(deps)],
     request: body(NewChannel),
     responses: {
-      200: json(z.object({ ok: z.literal(true), item: ChannelSchema, secret: z.string() })),
+      200: json(z.object({
+        ok: z.literal(true),
+        item: ChannelSchema,
+        secret: z.string().optional().meta({ description: "A webhook's signing secret, once" }),
+      })),
       ...errors(400, 401, 409),
     },
   });
@@ -93,7 +158,10 @@ const postMeChannelsTestRoute = (deps: Deps) =>
       200: json(z.object({
         ok: z.literal(true),
         delivered: z.boolean(),
-        status: z.string().meta({ description: "HTTP status or why it failed" }),
+        status: z.string().meta({
+          description: "The provider's answer in plain words (wrong token, unknown chat, " +
+            "rate limited, ...); a webhook's: its HTTP status",
+        }),
       })),
       ...errors(401, 404, 429),
     },
@@ -152,6 +220,25 @@ export function channelRoutes(deps: Deps) {
     },
   );
 
+  app.openapi(getChannelKindsRoute(deps), (c) =>
+    c.json({
+      items: KIND_LIST.map((k) => ({
+        kind: k.kind,
+        label: k.label,
+        about: k.about,
+        fields: k.fields.map((f) => ({
+          name: f.name,
+          label: f.label,
+          help: f.help,
+          secret: f.secret ?? false,
+          optional: f.optional ?? false,
+          type: f.type,
+          ...(f.options ? { options: [...f.options] } : {}),
+          max: f.max,
+        })),
+      })),
+    }, 200));
+
   app.openapi(
     getMeChannelsRoute(deps),
     async (c) => {
@@ -167,7 +254,8 @@ export function channelRoutes(deps: Deps) {
       const input = c.req.valid("json");
       const ch = await createChannel(deps, me.id, input, isOwner(me));
       c.header("Cache-Control", "no-store");
-      return c.json({ ok: true as const, item: channelView(ch), secret: ch.secret }, 200);
+      const secret = ch.shownSecret ? { secret: ch.shownSecret } : {};
+      return c.json({ ok: true as const, item: channelView(ch), ...secret }, 200);
     },
   );
 

@@ -82,3 +82,10 @@ export const InviteBody = z.object({
   email: emailSchema,
   message: multiLine(500).default(""),
 }).meta({ id: "InviteRequest" });
+
+/** The token of the owner's first-run link (kv/owner_claim.ts), as the claim page posts it. */
+export const OwnerClaimBody = z.object({
+  claim: z.string().trim().min(1, { message: "the link's token is missing" }).max(100, {
+    message: "this is not a token the server printed",
+  }),
+});

@@ -1,6 +1,3 @@
-import { hmac } from "@noble/hashes/hmac.js";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex } from "@noble/hashes/utils.js";
 import { httpRequest } from "../lib/checks/_http.ts";
 import { describeError } from "../lib/checks/mod.ts";
 import { DAY, iso, MINUTE } from "../lib/clock.ts";
@@ -8,45 +5,92 @@ import { randomToken } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid } from "../lib/errors.ts";
 import { log } from "../lib/log.ts";
-import { parseUrlTarget, resolveTarget, TargetError } from "../lib/targets.ts";
-import { isOwner } from "./accounts.ts";
-import { getAccount } from "./accounts.ts";
+import { inNetworks } from "../lib/networks.ts";
+import { seal, sealingKey, unseal } from "../lib/secrets.ts";
+import { privateReason, resolveTarget } from "../lib/targets.ts";
+import {
+  type Alert,
+  checkValues,
+  explain,
+  type FormatContext,
+  KINDS,
+  type KindSpec,
+  type OutRequest,
+  PROVIDERS,
+  secretFields,
+  type Values,
+} from "../lib/channels/mod.ts";
+import { alertOf, payloadJson, signature, SIGNATURE_HEADER } from "../lib/channels/webhook.ts";
+import { eventOf, linesOf } from "../lib/channels/_format.ts";
+import { channelBrokenMail } from "../mail/channels.ts";
+import { getAccount, isOwner } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { type Atomic, atomic, commit } from "./_atomic.ts";
+import { deliver, enqueueMail } from "./outbox.ts";
+import { type Atomic, atomic, commit, deleteKeys, keysOf } from "./_atomic.ts";
 
 /**
- * Alert channels: webhooks an account adds besides mail. Key layout:
- *   ["channels", account_id, id]  -> Channel {id, account, name, url, secret, created}
- *   ["channel_outbox", id]        -> QueuedPost, kept until delivered (expires after 8 days)
+ * Alert channels: where an account's alerts go besides mail (Slack, Telegram, PagerDuty, a
+ * signed webhook, ...: lib/channels/ formats each kind's requests). Key layout:
+ *   ["channels", account_id, id]   -> Channel {id, account, name, kind, settings, sealed, hint,
+ *                                     failure, broken, created}
+ *   ["channel_outbox", id]         -> QueuedPost, kept until delivered or given up (expires
+ *                                     after 8 days)
+ *   ["channel_incidents", account_id, channel_id, service_id]
+ *                                  -> Incident: the outage's pairing key (PagerDuty's dedup_key,
+ *                                     Opsgenie's alias, ...) and what the provider answered to
+ *                                     its off; set when the off is sent, gone with its back
+ *                                     (expires after 90 days)
+ *   ["channels_sealed"]            -> true: no record from before kinds is left in the clear
  * A post is enqueued in the atomic of the alert it carries (as mail in kv/outbox.ts), sent
- * right after the commit and retried by the minutely outbox job with backoff. Sending
- * resolves the address and refuses private targets as checks do (lib/targets.ts; an owner
- * may use them), connects only to the address it validated, speaks HTTPS through the
- * injected connector and TLS, and does not follow redirects (so no hop escapes the check).
- * The signing secret is kept as it is: the receiver verifies the HMAC with the same key, so
- * it cannot be a hash; it grants nothing on this service.
+ * right after the commit and retried by the minutely outbox job with backoff (a provider's
+ * Retry-After honoured); after MAX_ATTEMPTS tries it is given up, the channel marked broken and
+ * its owner mailed, once. Sending resolves the address and refuses private targets as checks
+ * do (lib/targets.ts; an owner may use them, and a self-hosted kind the networks the server
+ * names in CHANNEL_NETWORKS), connects only to the address it validated, speaks HTTPS through
+ * the injected connector and TLS, and does not follow redirects. The secret fields (tokens,
+ * keys, webhook addresses, the signing secret) are sealed with SECRETS_KEY (lib/secrets.ts),
+ * bound to the channel, and never shown again; records written before kinds existed hold a
+ * webhook's `url` and `secret` in the clear and are sealed at start (`sealLegacyChannels`).
  */
 
 export const MAX_CHANNELS = 10;
+/** Tries of one post (the first and its retries, about an hour in all) before giving up. */
+export const MAX_ATTEMPTS = 6;
 const MAX_AGE = 8 * DAY;
+const INCIDENT_AGE = 90 * DAY;
 const CLAIM = 2 * MINUTE;
 const SEND_LIMIT_MS = 10_000;
-export const SIGNATURE_HEADER = "X-Signature-256";
+const ANSWER_LIMIT = 8 * 1024;
+export { signature, SIGNATURE_HEADER };
+export { payloadJson };
 
 export interface Channel {
   id: number;
   account: number;
   name: string;
-  url: string;
-  secret: string;
+  /** A kind of lib/channels/mod.ts KINDS; absent in records from before kinds: "webhook". */
+  kind?: string;
+  /** The fields that are not secret, as entered. */
+  settings?: Values;
+  /** The secret fields, sealed (lib/secrets.ts), bound to `channelBound`. */
+  sealed?: string;
+  /** What the list shows: an origin, a chat, a region; never a secret. */
+  hint?: string;
+  /** The last failed delivery: when, and the answer in words. */
+  failure?: { at: number; error: string } | null;
+  /** Since when it is marked broken (a post failed every try); null/absent: not broken. */
+  broken?: number | null;
   created: number;
+  /** Records from before kinds: a webhook's address and signing secret, in the clear. */
+  url?: string;
+  secret?: string;
 }
 
 export interface QueuedPost {
   id: string;
   account: number;
   channel: number;
-  /** The JSON payload as sent (signed as these bytes). */
+  /** The alert as the generic webhook's JSON (lib/channels/webhook.ts payloadJson). */
   body: string;
   event: string;
   created: number;
@@ -54,27 +98,46 @@ export interface QueuedPost {
   next: number;
 }
 
+interface Incident {
+  key: string;
+  /** The provider's id of the off message (Telegram's message_id, Matrix's event_id). */
+  ref?: string;
+  opened: number;
+}
+
+/** What an alert says (kv/service_results.ts and kv/grouped_alerts.ts build it). */
+export type AlertPayload = Alert;
+
 const channelKey = (account: number, id: number) => ["channels", account, id] as const;
 const postKey = (id: string) => ["channel_outbox", id] as const;
+const incidentKey = (account: number, channel: number, service: number) =>
+  ["channel_incidents", account, channel, service] as const;
+const channelBound = (account: number, id: number) => `channel/${account}/${id}`;
 
-/** The origin only, as `target_hint` shows for checks. */
-export const channelView = (c: Channel) => ({
-  id: c.id,
-  name: c.name,
-  url_hint: new URL(c.url).origin,
-  created: iso(c.created),
-});
+export const kindOf = (c: Channel): KindSpec => KINDS[c.kind ?? "webhook"] ?? KINDS.webhook;
 
-/** A webhook address: https only, no credentials; answers the canonical URL. */
-export function parseChannelUrl(raw: string): string {
-  try {
-    const t = parseUrlTarget("url", raw, ["https:"]);
-    return t.url!.href;
-  } catch (err) {
-    if (err instanceof TargetError) invalid(err.message.replace(/^url: /, "url: "), "url");
-    throw err;
-  }
-}
+export const stateOf = (c: Channel): "ok" | "failing" | "broken" =>
+  c.broken ? "broken" : c.failure ? "failing" : "ok";
+
+/** What the API and the pages show: the settings, each secret as "set", the health. */
+export const channelView = (c: Channel) => {
+  const spec = kindOf(c);
+  const hint = c.hint ?? (c.url ? new URL(c.url).origin : "");
+  return {
+    id: c.id,
+    name: c.name,
+    kind: spec.kind,
+    url_hint: hint,
+    settings: { ...(c.settings ?? {}) },
+    secrets: Object.fromEntries(secretFields(spec).map((f) => [f, "set" as const])),
+    state: stateOf(c),
+    last_error: c.failure ? { at: iso(c.failure.at), error: c.failure.error } : null,
+    broken_since: c.broken ? iso(c.broken) : null,
+    created: iso(c.created),
+  };
+};
+
+export type ChannelView = ReturnType<typeof channelView>;
 
 export async function listChannels(kv: Deno.Kv, account: number): Promise<Channel[]> {
   const out: Channel[] = [];
@@ -86,17 +149,68 @@ export async function getChannel(kv: Deno.Kv, account: number, id: number) {
   return (await kv.get<Channel>(channelKey(account, id))).value;
 }
 
-/** Adds a channel after checking its address resolves to an allowed target. */
+/**
+ * Whether sending to this host may go on: every address public, or the owner's, or (for a
+ * self-hosted kind) inside the networks the server names. http only to those networks.
+ */
+async function checkTarget(
+  deps: Deps,
+  spec: KindSpec,
+  url: URL,
+  allowPrivate: boolean,
+): Promise<{ ok: true; address: string } | { ok: false; error: string; refused: boolean }> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const r = await resolveTarget(deps.resolver, host, true);
+  if (!r.ok) return r;
+  const nets = spec.selfHosted ? deps.config.channelNetworks : [];
+  const inside = r.addresses.every((a) => inNetworks(nets, a));
+  if (url.protocol === "http:" && !inside) {
+    return {
+      ok: false,
+      error: "http is only for a server on a network this server allows (CHANNEL_NETWORKS); " +
+        "use https",
+      refused: true,
+    };
+  }
+  if (!allowPrivate && !inside) {
+    const why = r.addresses.map(privateReason).find((w) => w !== null);
+    if (why) {
+      return {
+        ok: false,
+        error: `the target is a private address (${why}); only the server's owner may send there`,
+        refused: true,
+      };
+    }
+  }
+  return { ok: true, address: r.address };
+}
+
+export interface NewChannel {
+  name: string;
+  /** Absent: the generic webhook (`url`), as before kinds. */
+  kind?: string;
+  [field: string]: unknown;
+}
+
+/** Adds a channel after checking its fields and that its address resolves to an allowed target. */
 export async function createChannel(
   deps: Deps,
   account: number,
-  input: { name: string; url: string },
+  input: NewChannel,
   allowPrivate: boolean,
-): Promise<Channel> {
-  const url = parseChannelUrl(input.url);
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-  const r = await resolveTarget(deps.resolver, host, allowPrivate);
-  if (!r.ok) invalid(`url: ${r.error}`, "url");
+): Promise<Channel & { shownSecret: string | null }> {
+  const spec = KINDS[input.kind ?? "webhook"];
+  if (!spec) invalid(`kind: one of ${Object.keys(KINDS).join(", ")}`, "kind");
+  const checked = checkValues(spec, input);
+  if (!checked.ok) invalid(checked.error, checked.field);
+  const values = checked.values;
+  if (spec.target) {
+    const r = await checkTarget(deps, spec, new URL(values[spec.target]), allowPrivate);
+    if (!r.ok) invalid(`${spec.target}: ${r.error}`, spec.target);
+  }
+  // The generic webhook signs with a secret of its own, shown once.
+  const shownSecret = spec.kind === "webhook" ? randomToken(32) : null;
+  if (shownSecret) values.secret = shownSecret;
   const existing = await listChannels(deps.kv, account);
   if (existing.length >= MAX_CHANNELS) {
     conflict(`at most ${MAX_CHANNELS} channels per account; remove one first`, {
@@ -104,23 +218,83 @@ export async function createChannel(
     });
   }
   const id = await claimId(deps.kv, "channel", (n) => channelKey(account, n));
+  const secretNames = new Set([...secretFields(spec), "secret"]);
+  const secrets = Object.fromEntries(Object.entries(values).filter(([k]) => secretNames.has(k)));
+  const settings = Object.fromEntries(Object.entries(values).filter(([k]) => !secretNames.has(k)));
+  const key = await keyOf(deps);
+  if (!key) conflict(NO_KEY);
   const channel: Channel = {
     id: id.id,
     account,
     name: input.name,
-    url,
-    secret: randomToken(32),
+    kind: spec.kind,
+    settings,
+    sealed: await seal(key, JSON.stringify(secrets), channelBound(account, id.id)),
+    hint: spec.hint(values),
+    failure: null,
+    broken: null,
     created: deps.clock.now(),
   };
   const res = await commit(id.apply(atomic(deps.kv)).set(channelKey(account, channel.id), channel));
   if (!res.ok) conflict("the channel could not be stored; try again");
-  return channel;
+  return { ...channel, shownSecret };
+}
+
+const NO_KEY = "this server has no SECRETS_KEY, so it cannot keep a channel's tokens; its " +
+  "owner must set one (README)";
+
+const keyOf = (deps: Deps) =>
+  deps.config.secretsKey ? sealingKey(deps.config.secretsKey) : Promise.resolve(null);
+
+/** The channel's values, its secrets opened; null when they do not open (SECRETS_KEY changed). */
+async function valuesOf(deps: Deps, c: Channel): Promise<Values | null> {
+  if (!c.sealed) return { url: c.url ?? "", secret: c.secret ?? "" };
+  const key = await keyOf(deps);
+  if (!key) return null;
+  const opened = await unseal(key, c.sealed, channelBound(c.account, c.id));
+  return opened === null ? null : { ...(c.settings ?? {}), ...JSON.parse(opened) };
+}
+
+/** The KVs whose records are known sealed, so a process looks once. */
+const sealedHere = new WeakSet<Deno.Kv>();
+
+/**
+ * Seals the clear webhook fields of records from before kinds: the outbox job's first run in a
+ * process, until one run finds nothing left (then ["channels_sealed"] says so to the others).
+ */
+export async function sealLegacyChannels(deps: Deps): Promise<number> {
+  if (sealedHere.has(deps.kv)) return 0;
+  if ((await deps.kv.get(["channels_sealed"])).value) {
+    sealedHere.add(deps.kv);
+    return 0;
+  }
+  let n = 0;
+  const key = await keyOf(deps);
+  if (!key) return 0;
+  for await (const e of deps.kv.list<Channel>({ prefix: ["channels"] })) {
+    const c = e.value;
+    if (c.sealed || c.url === undefined) continue;
+    const secrets = { url: c.url, secret: c.secret ?? "" };
+    const { url: _u, secret: _s, ...rest } = c;
+    const next: Channel = {
+      ...rest,
+      kind: "webhook",
+      settings: {},
+      hint: new URL(c.url).origin,
+      sealed: await seal(key, JSON.stringify(secrets), channelBound(c.account, c.id)),
+    };
+    if ((await commit(atomic(deps.kv).check(e).set(e.key, next))).ok) n++;
+  }
+  await commit(atomic(deps.kv).set(["channels_sealed"], true));
+  sealedHere.add(deps.kv);
+  return n;
 }
 
 export async function deleteChannel(deps: Deps, account: number, id: number): Promise<boolean> {
   const entry = await deps.kv.get<Channel>(channelKey(account, id));
   if (!entry.value) return false;
   await commit(atomic(deps.kv).check(entry).delete(entry.key));
+  await deleteKeys(deps.kv, keysOf(deps.kv, { prefix: ["channel_incidents", account, id] }));
   return true;
 }
 
@@ -133,7 +307,7 @@ export async function listPostsOf(kv: Deno.Kv, account: number): Promise<QueuedP
   return out;
 }
 
-/** Removes every channel of an account and its queued posts (erasure). */
+/** Removes every channel of an account, its queued posts and open incidents (erasure). */
 export async function eraseChannels(deps: Deps, account: number): Promise<number> {
   let n = 0;
   for (const c of await listChannels(deps.kv, account)) {
@@ -142,37 +316,8 @@ export async function eraseChannels(deps: Deps, account: number): Promise<number
   for await (const e of deps.kv.list<QueuedPost>({ prefix: ["channel_outbox"] })) {
     if (e.value.account === account) await commit(atomic(deps.kv).delete(e.key));
   }
+  await deleteKeys(deps.kv, keysOf(deps.kv, { prefix: ["channel_incidents", account] }));
   return n;
-}
-
-/** What an alert says, in the shapes Slack (`text`), Discord (`content`) and ntfy read. */
-export interface AlertPayload {
-  event: "off" | "back" | "expiry" | "reminder" | "test";
-  title: string;
-  text: string;
-  service: ServiceLine | null;
-  /** An alert of several services at one place (kv/grouped_alerts.ts): each of them. */
-  services?: ServiceLine[];
-  /** The place or group they share, and how many services of the account it holds. */
-  group?: { name: string; total: number };
-  at: string;
-  link: string;
-}
-
-type ServiceLine = { id: number; name: string; kind: string; state: string; status: string };
-
-export function payloadJson(p: AlertPayload): string {
-  return JSON.stringify({
-    text: `${p.title}\n${p.text}`,
-    content: `${p.title}\n${p.text}`,
-    title: p.title,
-    message: p.text,
-    event: p.event,
-    service: p.service,
-    ...(p.services ? { services: p.services, group: p.group } : {}),
-    at: p.at,
-    link: p.link,
-  });
 }
 
 /** Adds one post per channel to the caller's atomic; answers their ids for `deliverPosts`. */
@@ -211,13 +356,82 @@ export async function channelsOf(
   return got.flatMap((e) => e.value ? [e.value] : []);
 }
 
-export const signature = (secret: string, body: string) =>
-  "sha256=" +
-  bytesToHex(hmac(sha256, new TextEncoder().encode(secret), new TextEncoder().encode(body)));
+export type SendResult = { ok: boolean; status: string; retryAfter?: number };
 
-export type SendResult = { ok: true; status: string } | { ok: false; status: string };
+/** One request to a validated address within 10 s; never throws. */
+async function sendRequest(
+  deps: Deps,
+  req: OutRequest,
+  address: string,
+): Promise<{ status: number; headers: Headers; body: string } | { error: string }> {
+  const conns = new Set<{ close(): void }>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const closeAll = () => {
+    for (const c of conns) {
+      try {
+        c.close();
+      } catch { /* closed */ }
+    }
+  };
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      closeAll();
+      reject(new Error("timed out"));
+    }, SEND_LIMIT_MS);
+  });
+  try {
+    const work = httpRequest(deps, {
+      address,
+      url: new URL(req.url),
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      bodyLimit: ANSWER_LIMIT,
+    }, (c) => conns.add(c));
+    work.catch(() => {});
+    return await Promise.race([work, limit]);
+  } catch (err) {
+    return { error: describeError(err) };
+  } finally {
+    clearTimeout(timer);
+    closeAll();
+  }
+}
 
-/** One POST to a channel, validated like a check, within 10 s; never throws. */
+/** The origins of the providers with fixed addresses (the test override, else PROVIDERS). */
+const originOf = (deps: Deps) => (p: keyof typeof PROVIDERS) =>
+  deps.config.providerOrigin ?? PROVIDERS[p];
+
+/** The pairing of each service the alert is about: its open incident, or a new one for an off. */
+async function incidentsFor(
+  deps: Deps,
+  channel: Channel,
+  alert: Alert,
+  postId: string,
+): Promise<Map<number, Incident & { event: string; fresh: boolean }>> {
+  const lines = linesOf(alert);
+  const keys = lines.map((s) => incidentKey(channel.account, channel.id, s.id));
+  const got = keys.length ? await deps.kv.getMany<Incident[]>(keys) : [];
+  const out = new Map<number, Incident & { event: string; fresh: boolean }>();
+  lines.forEach((s, i) => {
+    const open = got[i]?.value;
+    const event = eventOf(alert, s);
+    // A back with no open incident (its off went out before kinds) closes the service's plain key.
+    const key = event === "back" ? `service-${s.id}` : `service-${s.id}-${postId}`;
+    out.set(s.id, {
+      ...(open ?? { key, opened: deps.clock.now() }),
+      event,
+      fresh: !open,
+    });
+  });
+  return out;
+}
+
+/**
+ * One alert to a channel: its kind's requests, one after the other, each to an address checked
+ * as a check's is; never throws. An off opens the service's incident for this channel before it
+ * is sent (so its back pairs with it even when the off is still being retried), a back closes it.
+ */
 export async function sendPost(
   deps: Deps,
   channel: Channel,
@@ -225,59 +439,130 @@ export async function sendPost(
   postId: string,
   allowPrivate: boolean,
 ): Promise<SendResult> {
-  const url = new URL(channel.url);
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const resolved = await resolveTarget(deps.resolver, host, allowPrivate);
-  if (!resolved.ok) {
+  const spec = kindOf(channel);
+  const values = await valuesOf(deps, channel);
+  if (!values) {
     return {
       ok: false,
-      status: resolved.refused ? "target refused: private address" : resolved.error,
+      status: deps.config.secretsKey
+        ? "the channel's secrets cannot be read (was SECRETS_KEY changed?)"
+        : NO_KEY,
     };
   }
-  const conns = new Set<{ close(): void }>();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      for (const c of conns) {
-        try {
-          c.close();
-        } catch { /* closed */ }
-      }
-      reject(new Error("timed out"));
-    }, SEND_LIMIT_MS);
-  });
-  try {
-    const work = httpRequest(deps, {
-      address: resolved.address,
-      url,
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        [SIGNATURE_HEADER]: signature(channel.secret, body),
-        "X-Webhook-Id": postId,
-      },
-      body,
-      bodyLimit: 0,
-    }, (c) => conns.add(c));
-    work.catch(() => {});
-    const ans = await Promise.race([work, limit]);
-    const status = `HTTP ${ans.status}`;
-    return ans.status >= 200 && ans.status < 300 ? { ok: true, status } : { ok: false, status };
-  } catch (err) {
-    return { ok: false, status: describeError(err) };
-  } finally {
-    clearTimeout(timer);
-    for (const c of conns) {
-      try {
-        c.close();
-      } catch { /* closed */ }
+  const alert = alertOf(body);
+  const incidents = await incidentsFor(deps, channel, alert, postId);
+  const opening = atomic(deps.kv);
+  for (const [service, inc] of incidents) {
+    if (inc.fresh && (inc.event === "off" || inc.event === "reminder")) {
+      opening.set(incidentKey(channel.account, channel.id, service), {
+        key: inc.key,
+        opened: inc.opened,
+      }, { expireIn: INCIDENT_AGE });
     }
   }
+  await commit(opening);
+  const ctx: FormatContext = {
+    id: postId,
+    pair: (s) => s === null ? `test-${postId}` : incidents.get(s)?.key ?? `service-${s}`,
+    ref: (s) => s === null ? undefined : incidents.get(s)?.ref,
+    origin: originOf(deps),
+  };
+  const fixed = new Set(Object.keys(PROVIDERS).map((p) => ctx.origin(p as keyof typeof PROVIDERS)));
+  let last: SendResult = { ok: true, status: "nothing to send" };
+  let answer = "";
+  for (const req of spec.format(alert, values, ctx)) {
+    const url = new URL(req.url);
+    // A provider's fixed origin is the server owner's choice, not the person's.
+    const target = await checkTarget(deps, spec, url, allowPrivate || fixed.has(url.origin));
+    if (!target.ok) {
+      return {
+        ok: false,
+        status: target.refused ? "target refused: private address" : target.error,
+      };
+    }
+    const got = await sendRequest(deps, req, target.address);
+    if ("error" in got) return { ok: false, status: got.error };
+    const said = explain(got.status, got.headers, got.body, deps.clock.now());
+    last = {
+      ok: said.ok,
+      status: spec.kind === "webhook" && said.ok ? `HTTP ${got.status}` : said.words,
+      ...(said.retryAfter ? { retryAfter: said.retryAfter } : {}),
+    };
+    if (!said.ok) return last;
+    answer = got.body;
+  }
+  await closeIncidents(deps, channel, spec, incidents, answer, alert);
+  return last;
+}
+
+/** After a delivered alert: a back's incident is gone, an off keeps what the provider named. */
+async function closeIncidents(
+  deps: Deps,
+  channel: Channel,
+  spec: KindSpec,
+  incidents: Map<number, Incident & { event: string; fresh: boolean }>,
+  answer: string,
+  alert: Alert,
+) {
+  const op = atomic(deps.kv);
+  let writes = 0;
+  for (const [service, inc] of incidents) {
+    const key = incidentKey(channel.account, channel.id, service);
+    if (inc.event === "back") {
+      op.delete(key);
+      writes++;
+    } else if (inc.event === "off" && !alert.services && !inc.ref && spec.refOf) {
+      const ref = spec.refOf(answer);
+      if (ref) {
+        op.set(key, { key: inc.key, opened: inc.opened, ref }, { expireIn: INCIDENT_AGE });
+        writes++;
+      }
+    }
+  }
+  if (writes) await commit(op);
 }
 
 /** Tries to deliver queued posts now (claimed first, so the retry job never sends twice). */
 export async function deliverPosts(deps: Deps, ids: string[]): Promise<SendResult[]> {
   return await Promise.all(ids.map((id) => deliverOne(deps, id)));
+}
+
+/** Notes how a delivery went on the channel: a success clears its failure and broken mark. */
+async function noteOutcome(
+  deps: Deps,
+  channel: Channel,
+  r: SendResult,
+  givenUp: number | null,
+): Promise<void> {
+  const { kv, clock } = deps;
+  const entry = await kv.get<Channel>(channelKey(channel.account, channel.id));
+  const c = entry.value;
+  if (!c) return;
+  if (r.ok) {
+    if (!c.failure && !c.broken) return;
+    await commit(atomic(kv).check(entry).set(entry.key, { ...c, failure: null, broken: null }));
+    return;
+  }
+  const now = clock.now();
+  const next: Channel = { ...c, failure: { at: now, error: r.status } };
+  const op = atomic(kv).check(entry);
+  let mails: string[] = [];
+  if (givenUp !== null && !c.broken) {
+    next.broken = now;
+    const acc = (await getAccount(kv, c.account)).value;
+    if (acc) {
+      const mail = channelBrokenMail(
+        c.name,
+        kindOf(c).label,
+        r.status,
+        givenUp,
+        `${deps.config.baseUrl}/me/channels`,
+      );
+      mails = [enqueueMail(op, { ...mail, to: acc.email }, now)];
+    }
+  }
+  const done = await commit(op.set(entry.key, next));
+  if (done.ok && mails.length) await deliver(deps, mails);
 }
 
 async function deliverOne(deps: Deps, id: string): Promise<SendResult> {
@@ -295,19 +580,38 @@ async function deliverOne(deps: Deps, id: string): Promise<SendResult> {
   }
   const account = (await getAccount(kv, post.account)).value;
   const r = await sendPost(deps, channel, post.body, post.id, account ? isOwner(account) : false);
-  if (r.ok) {
-    await commit(atomic(kv).delete(entry.key));
-    return r;
-  }
+  const test = post.event === "test";
   const attempts = post.attempts + 1;
-  const backoff = Math.min(2 ** attempts * MINUTE, 6 * 60 * MINUTE);
-  // The reason only: no address in the logs.
-  log("warn", "webhook delivery failed", { post: id, attempt: attempts, reason: r.status });
-  await commit(
-    atomic(kv).set(entry.key, { ...post, attempts, next: clock.now() + backoff }, {
-      expireIn: MAX_AGE,
-    }),
-  );
+  // A test is retried like an alert, but never marks the channel broken.
+  if (r.ok || attempts >= MAX_ATTEMPTS) {
+    await commit(atomic(kv).delete(entry.key));
+  } else {
+    const backoff = Math.min(2 ** attempts * MINUTE, 6 * 60 * MINUTE);
+    const wait = Math.max(backoff, r.retryAfter ?? 0);
+    await commit(
+      atomic(kv).set(entry.key, { ...post, attempts, next: clock.now() + wait }, {
+        expireIn: MAX_AGE,
+      }),
+    );
+  }
+  if (!r.ok) {
+    // The reason only: no address, no token in the logs.
+    log("warn", "channel delivery failed", {
+      post: id,
+      kind: kindOf(channel).kind,
+      attempt: attempts,
+      // The words and the status only: what a receiver said may name anything.
+      reason: r.status.replace(/ \(HTTP (\d+)[^)]*\)+/, " (HTTP $1)"),
+    });
+  }
+  if (!r.ok || channel.failure || channel.broken) {
+    await noteOutcome(
+      deps,
+      channel,
+      r,
+      !r.ok && !test && attempts >= MAX_ATTEMPTS ? attempts : null,
+    );
+  }
   return r;
 }
 

@@ -8,6 +8,7 @@ import {
   type Role,
   ROLES,
 } from "./accounts.ts";
+import { closeOwnerClaim } from "./owner_claim.ts";
 import { trailAppend } from "./trail.ts";
 
 /**
@@ -58,6 +59,8 @@ export async function grantRole(
       fields: [role],
     }], now);
     trail.apply(op);
+    // An owner named by the command needs no printed link any more.
+    if (role === "owner") closeOwnerClaim(op);
     return { op, result: { account, changed: true, created } };
   });
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { canonicalEmail } from "./email.ts";
 import { type Level, LEVELS } from "./log.ts";
+import { type Network, parseNetworks } from "./networks.ts";
 
 const optionalUrl = (schemes: string[]) =>
   z.string().optional().refine(
@@ -69,6 +70,11 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(LEVELS).default("info"),
   METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
   TEST_CLOCK_FILE: z.string().min(1).optional(),
+  SECRETS_KEY: z.string().min(32).optional(),
+  CHANNEL_NETWORKS: z.string().optional().refine(
+    (v) => v === undefined || Array.isArray(parseNetworks(v)),
+  ),
+  TEST_PROVIDER_ORIGIN: optionalUrl(["http:", "https:"]),
   ...providerEnv,
 });
 
@@ -84,6 +90,9 @@ const ENV_RULES: Record<string, string> = {
   TRUST_PROXY: "must be 1 or 0",
   LOG_LEVEL: `must be one of ${LEVELS.join(", ")}`,
   METRICS_TOKEN: "must be at least 16 characters",
+  SECRETS_KEY: "must be at least 32 characters (openssl rand -base64 32 makes one)",
+  CHANNEL_NETWORKS: "must be networks separated by commas, as 192.168.1.0/24, fd00::/8",
+  TEST_PROVIDER_ORIGIN: "must be an http:// or https:// address",
   GITHUB_URL: "must be an http:// or https:// address",
   GITHUB_API_URL: "must be an http:// or https:// address",
   GITLAB_URL: "must be an http:// or https:// address",
@@ -118,6 +127,9 @@ export async function kvPathRefusal(
   }
 }
 
+/** The key that seals channel secrets on a loopback BASE_URL without SECRETS_KEY: no secret. */
+export const DEVELOPMENT_SECRETS_KEY = "development only: set SECRETS_KEY in production";
+
 export interface Config {
   port: number;
   hostname: string;
@@ -143,6 +155,19 @@ export interface Config {
    * (lib/clock.ts `fileClock`); refused in production (`productionRefusal`).
    */
   testClockFile?: string;
+  /**
+   * Seals alert channels' secrets at rest (lib/secrets.ts): SECRETS_KEY, or on a loopback
+   * BASE_URL the development key; undefined in production without SECRETS_KEY.
+   */
+  secretsKey?: string;
+  /** Private networks self-hosted alert receivers may be in (CHANNEL_NETWORKS). */
+  channelNetworks: Network[];
+  /**
+   * Test only: the origins of the alert providers with fixed addresses (Telegram, PagerDuty,
+   * ...; lib/channels/mod.ts PROVIDERS), all of them at TEST_PROVIDER_ORIGIN; refused in
+   * production.
+   */
+  providerOrigin?: string;
   /** The sign-in providers that are configured, in the order the sign-in page shows them. */
   providers: ProviderConfig[];
 }
@@ -255,7 +280,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: e.PORT,
     hostname: e.HOSTNAME,
     kvPath: e.KV_PATH ?? (onDeploy() ? undefined : DEFAULT_KV_PATH),
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    baseUrl: (e.BASE_URL ?? defaultBaseUrl(e.HOSTNAME, e.PORT)).replace(/\/+$/, ""),
     smtpUrl: e.SMTP_URL,
     mailApiUrl: e.MAIL_API_URL,
     mailApiKey: e.MAIL_API_KEY,
@@ -269,8 +294,27 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
     testClockFile: e.TEST_CLOCK_FILE,
+    // Production never seals with a key written here: without SECRETS_KEY, channels that
+    // hold secrets cannot be added there (kv/channels.ts says so).
+    secretsKey: e.SECRETS_KEY ??
+      (onDeploy() || (e.BASE_URL && !isLoopbackHost(new URL(e.BASE_URL).hostname))
+        ? undefined
+        : DEVELOPMENT_SECRETS_KEY),
+    channelNetworks: e.CHANNEL_NETWORKS ? parseNetworks(e.CHANNEL_NETWORKS) as Network[] : [],
+    providerOrigin: e.TEST_PROVIDER_ORIGIN?.replace(/\/+$/, ""),
     providers: providersOf(e),
   };
+}
+
+/**
+ * The address mailed links name when BASE_URL is unset: the listening address when it is a
+ * loopback one (a person who browses 127.0.0.1 gets links to 127.0.0.1, where their session
+ * cookie is), else localhost.
+ */
+export function defaultBaseUrl(hostname: string, port: number): string {
+  if (!isLoopbackHost(hostname)) return `http://localhost:${port}`;
+  const bare = hostname.replace(/^\[|\]$/g, "");
+  return `http://${bare.includes(":") ? `[${bare}]` : bare}:${port}`;
 }
 
 /** localhost, *.localhost, 127.0.0.0/8 and ::1: addresses only this machine reaches. */
@@ -304,6 +348,11 @@ export function productionRefusal(
     return "SMTP_URL (or MAIL_API_URL): required when BASE_URL is not a loopback address or on " +
       "Deno Deploy; without a mail transport sign-in links would be printed to the logs";
   }
+  if (production && config.providerOrigin) {
+    return "TEST_PROVIDER_ORIGIN: for tests only (it sends alerts for Telegram, PagerDuty, ... " +
+      "elsewhere); refused when BASE_URL is not a loopback address or on Deno Deploy";
+  }
+
   return null;
 }
 

@@ -362,7 +362,9 @@ export async function resolveTarget(
       if (why) {
         return {
           ok: false,
-          error: `the target is a private address (${why}); only the owner may watch those`,
+          error: `the target is a private address (${why}); only the server's owner may watch ` +
+            "those (the person running the server becomes the owner through the link it prints " +
+            "at start, or with deno task roles grant <address> owner)",
           refused: true,
         };
       }

@@ -121,6 +121,7 @@ export async function testApp(
     ...loadConfig({ BASE_URL: "http://test.local" }),
     kvPath,
     serviceToken: "service-token-for-tests-0123456789",
+    secretsKey: "secrets-key-for-tests-0123456789abcdef",
     ...opts.config,
   };
   const deps: Deps = {

@@ -25,6 +25,9 @@ const CONTRACT_VARS = [
   "LOG_LEVEL",
   "METRICS_TOKEN",
   "TEST_CLOCK_FILE",
+  "SECRETS_KEY",
+  "CHANNEL_NETWORKS",
+  "TEST_PROVIDER_ORIGIN",
 ];
 
 /** The arguments `deno task <name>` passes to deno, so children run as the task would. */

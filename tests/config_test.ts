@@ -29,6 +29,22 @@ Deno.test("config: defaults of CONTRACT.md", () => {
   assert.equal(loadConfig({ SERVICE_TOKEN: "" }).serviceToken, undefined);
 });
 
+Deno.test("config: BASE_URL follows a loopback HOSTNAME, else localhost", () => {
+  const base = (env: Record<string, string>) => loadConfig(env).baseUrl;
+  assert.equal(base({ HOSTNAME: "127.0.0.1", PORT: "9001" }), "http://127.0.0.1:9001");
+  assert.equal(base({ HOSTNAME: "127.0.0.2" }), "http://127.0.0.2:8000");
+  assert.equal(base({ HOSTNAME: "::1", PORT: "9001" }), "http://[::1]:9001");
+  assert.equal(base({ HOSTNAME: "localhost" }), "http://localhost:8000");
+  // Every address, or a public one: the person browses by a name this process cannot know.
+  assert.equal(base({ HOSTNAME: "0.0.0.0" }), "http://localhost:8000");
+  assert.equal(base({ HOSTNAME: "192.0.2.10" }), "http://localhost:8000");
+  // An explicit BASE_URL always wins.
+  assert.equal(
+    base({ HOSTNAME: "127.0.0.1", BASE_URL: "https://example.org" }),
+    "https://example.org",
+  );
+});
+
 Deno.test("config: values are read and normalised", () => {
   const c = loadConfig({
     PORT: "9001",

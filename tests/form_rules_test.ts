@@ -71,19 +71,18 @@ Deno.test("form rules: records over their size refused (API and page), the limit
     assert.equal(r.body.field, "records");
     assert.match(r.body.error, /^records: records and chain over 16000 characters of JSON$/);
   }
-  const page = await t.req(
-    "POST",
-    "/contribute",
-    post({
-      name: "Ada Lovelace",
-      email: "ada@example.org",
-      title: "Analytical engines",
-      summary: "A module that explains the engine.",
-      records: JSON.stringify(records),
-    }),
-  );
+  const fd = new FormData();
+  fd.append("name", "Ada Lovelace");
+  fd.append("email", "ada@example.org");
+  fd.append("title", "Analytical engines");
+  fd.append("summary", "A module that explains the engine.");
+  fd.append("records", new File([JSON.stringify(records)], "records.json"));
+  const page = await t.req("POST", "/contribute", {
+    raw: fd,
+    headers: { origin: "http://test.local" },
+  });
   assert.equal(page.status, 400);
-  assert.match(page.text, /Records and chain over 16000 characters of JSON\./);
+  assert.match(page.text, /The records file is over 16,000 characters/);
   assert.equal(await dumpKv(t.kv), before, "nothing stored, no limit counted");
   const good = await t.req("POST", "/api/contributions", { body: proposal() });
   assert.equal(good.status, 201, good.text);

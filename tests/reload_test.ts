@@ -16,6 +16,7 @@ import { credentialHash } from "../kv/passkeys.ts";
 import { seedModule } from "./_catalogue.ts";
 import { storeNotes } from "./_account_fixture.ts";
 import { proposal } from "./_forms_fixtures.ts";
+import { renewOwnerClaim } from "../kv/owner_claim.ts";
 import { formFields, pagePosts } from "./_form_fields.ts";
 
 const BASE = "http://test.local";
@@ -214,10 +215,10 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit(`/me/services/${tcp}`, `/me/services/${tcp}/badge`, {}, {
     route: "/me/services/:id/badge",
   });
-  await me.submit("/me/channels", "/me/channels", {
+  await me.submit("/me/channels/new/webhook", "/me/channels/new/webhook", {
     name: "Team chat",
     url: "https://hooks.example.org/in",
-  });
+  }, { route: "/me/channels/new/:kind" });
   const channels = await listOf(t, "/api/me/channels", olga.token);
   assert.equal(channels.length, 1);
   const ch = channels[0].id;
@@ -379,6 +380,12 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   }).set(["passkeys_by_account", olga.account.id, hash], hash).commit();
   await me.submit("/me/sign-in-methods", `/me/passkeys/${hash}/remove`, {}, {
     route: "/me/passkeys/:hash/remove",
+  });
+
+  // The first-run link a new server prints: Ada becomes the owner.
+  const claim = await renewOwnerClaim(t.kv, true, t.clock.now());
+  await her.submit(`/me/standing/owner?claim=${claim}`, "/me/standing/owner", {}, {
+    lands: /^\/me\/standing\?owner=1$/,
   });
 
   // Devices: another session ended, then all of them.

@@ -65,7 +65,7 @@ Deno.test("pages: service page with bars, chart, events, channels, badge; status
     // reload, not on the plain list; chosen on the service.
     const sent = await t.req(
       "POST",
-      "/me/channels",
+      "/me/channels/new/webhook",
       form({ name: "Team chat", url: "https://hooks.test/in" }, cookie),
     );
     assert.equal(sent.status, 303, sent.text);
@@ -86,8 +86,13 @@ Deno.test("pages: service page with bars, chart, events, channels, badge; status
     t.clock.advance(16 * 60_000);
     const later = await t.req("GET", "/me/channels?shown=1", { headers: { cookie } });
     assert.ok(!later.text.includes(secret), "gone after 15 minutes");
-    const bad = await t.req("POST", "/me/channels", form({ name: "X1", url: "http://a" }, cookie));
+    const bad = await t.req(
+      "POST",
+      "/me/channels/new/webhook",
+      form({ name: "X1", url: "http://a" }, cookie),
+    );
     assert.equal(bad.status, 400);
+    assert.match(bad.text, /Add a Webhook channel/);
     const chId = (await t.req("GET", "/api/me/channels", { token })).body.items[0].id;
     const chosen = await t.req(
       "POST",

@@ -482,9 +482,11 @@ Deno.test({
           await owner.goto(`${web.base}/me/channels`);
           assert.equal(await heading(owner), "Alert channels");
           await assertGoodPage(owner);
+          await clickByText(owner, "Webhook");
+          assert.equal(await heading(owner), "Add a Webhook channel");
           await fillByLabel(owner, "Channel name", "Ops hook");
           await fillByLabel(owner, "Webhook address", `https://127.0.0.1:${receiver.port}/alerts`);
-          await clickByText(owner, "Add channel");
+          await clickByText(owner, "Add Webhook channel");
           assert.match(
             await mainText(owner),
             /signing secret is shown on this page for 15 minutes/,

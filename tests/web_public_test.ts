@@ -176,6 +176,45 @@ Deno.test("public profile at /people/<slug> and search results", async () => {
   assert.match(short.text, /at least 2 characters/);
 });
 
+Deno.test("request form: kinds in words, a module chosen by its title from its page's link", async () => {
+  const { t } = await withCatalogue();
+  await using _ = t;
+  const form = await t.req("GET", "/request");
+  for (
+    const words of ["Ask for a new module", "Report a problem with a module", "Something else"]
+  ) {
+    assert.match(form.text, new RegExp(`>${words}</option>`), words);
+  }
+  assert.doesNotMatch(form.text, />(tool|service|report|contribute)<\/option>/);
+  assert.doesNotMatch(form.text, /slug/);
+  // Published modules by title, sent as their slug; an unpublished one is not offered.
+  assert.match(form.text, /<option value="bee-count" >Counting bees<\/option>/);
+  assert.doesNotMatch(form.text, /hidden-one|Not out yet/);
+  // The module page's link chooses the kind and the module.
+  const page = await t.req("GET", "/modules/bee-count");
+  assert.match(page.text, /href="\/request\?kind=report&amp;module=bee-count"/);
+  const opened = await t.req("GET", "/request?kind=report&module=bee-count");
+  assert.match(opened.text, /<option value="report" selected>Report a problem/);
+  assert.match(opened.text, /<option value="bee-count" selected>Counting bees/);
+  const sent = await t.req(
+    "POST",
+    "/request",
+    post({
+      name: "Ann Example",
+      email: "ann@example.com",
+      kind: "report",
+      module: "bee-count",
+      text: "The worksheet link of this module is broken.",
+    }),
+  );
+  assert.equal(sent.status, 303, sent.text);
+  const list = await t.req("GET", "/api/requests", {
+    headers: { "x-service-token": t.deps.config.serviceToken! },
+  });
+  assert.equal(list.body.items[0].module, "bee-count");
+  assert.equal(list.body.items[0].kind, "report");
+});
+
 Deno.test("request form: errors beside fields, 303 and the team's mail", async () => {
   await using t = await testApp({ config: { teamInbox: "team@example.com" } });
   const form = await t.req("GET", "/request");
@@ -225,23 +264,63 @@ Deno.test("proposal form: files and record trail fields, errors, 303 and the sta
   await using t = await testApp();
   const form = await t.req("GET", "/contribute");
   assert.match(form.text, /File 1: link/);
-  assert.match(form.text, /Records as JSON/);
+  // The records are an optional file, explained in a sentence; the chain hash in words.
+  assert.match(form.text, /<label for="f-records">Records file \(optional\)<\/label>/);
+  assert.match(form.text, /type="file"[^>]*accept="\.json,application\/json"/);
+  assert.match(form.text, /enctype="multipart\/form-data"/);
+  assert.match(form.text, /Fingerprint of the last record \(optional\)/);
+  assert.doesNotMatch(form.text, /Records as JSON|\{seq, at, actor|hex characters/);
+  const multipart = (fields: Record<string, string>, records?: string) => {
+    const fd = new FormData();
+    for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+    if (records !== undefined) {
+      fd.append("records", new File([records], "records.json", { type: "application/json" }));
+    }
+    return { raw: fd, headers: { origin: ORIGIN } };
+  };
   const bad = await t.req(
     "POST",
     "/contribute",
-    post({
+    multipart({
       name: "Ann Example",
       email: "ann@example.com",
       title: "Bees",
       summary: "About bees.",
       file_url_0: "http://not-https.example/file",
-      records: "{not json",
-    }),
+    }, "{not json"),
   );
   assert.equal(bad.status, 400);
   assert.match(bad.text, /Must be an https:\/\/ link/);
-  assert.match(bad.text, /id="f-records-error"/);
+  assert.match(
+    bad.text,
+    /id="f-records-error">The records file is not JSON; attach the file the log tool exported, unchanged\./,
+  );
   assert.match(bad.text, /value="http:\/\/not-https\.example\/file"/);
+  // The attached file is kept for the next send: a browser cannot refill a file field.
+  assert.match(bad.text, /<input type="hidden" name="records_kept" value="\{not json"/);
+  assert.match(bad.text, /The records file you attached is kept/);
+
+  // A records file and its fingerprint reach the proposal as the API's records and chain.
+  const record = { seq: 1, at: "2026-01-01T00:00:00.000Z", actor: "me", action: "start" };
+  const withFile = await t.req(
+    "POST",
+    "/contribute",
+    multipart({
+      name: "Ann Example",
+      email: "ann@example.com",
+      title: "Bees with records",
+      summary: "About bees, with their history.",
+      chain: "0".repeat(64),
+    }, JSON.stringify([record])),
+  );
+  assert.equal(withFile.status, 303, withFile.text);
+  const filed = Number(withFile.headers.get("location")!.match(/id=(\d+)/)![1]);
+  // The proposal keeps the verdict on its records (checked again at publication).
+  const stored = (await t.kv.get<{ records: { sent: boolean; count: number } }>(
+    ["proposals", filed],
+  )).value!;
+  assert.equal(stored.records.sent, true);
+  assert.equal(stored.records.count, 1);
 
   const ok = await t.req(
     "POST",

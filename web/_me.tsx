@@ -100,11 +100,18 @@ export function bytes(n: number): string {
  * web/static/site.js asks that question first (a delete, a removal).
  */
 export function PostButton(
-  props: { action: string; kind: "danger" | "secondary"; confirm?: string; children?: Child },
+  props: {
+    action: string;
+    kind: "danger" | "secondary";
+    confirm?: string;
+    /** The accessible name when the text alone is the same on every row ("Send a test alert"). */
+    label?: string;
+    children?: Child;
+  },
 ) {
   return (
     <form method="post" action={props.action} class="inline" data-confirm={props.confirm}>
-      <button type="submit" class={props.kind}>{props.children}</button>
+      <button type="submit" class={props.kind} aria-label={props.label}>{props.children}</button>
     </form>
   );
 }

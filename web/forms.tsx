@@ -3,14 +3,16 @@
  * module proposal (/contribute, POST /api/contributions's form), with the same schemas, limits
  * and domain functions as the API. Each answers 303 to a page saying what happens next.
  */
+import { z } from "zod";
 import { submitProposal } from "../kv/proposal_changes.ts";
 import { AREAS } from "../kv/proposals.ts";
-import { createRequest, REQUEST_KINDS } from "../kv/requests.ts";
+import { published } from "../kv/catalogue_doc.ts";
+import { createRequest, REQUEST_KINDS, type RequestKind } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
 import { callerOf, clientOrigin } from "../http/guards.ts";
 import { ProposalBody, RequestBody } from "../http/catalogue_inputs.ts";
-import { emptyView, Field, fields, type FormView, given, submitForm } from "./_form.tsx";
+import { emptyView, Field, fields, type FormView, given, readBody, submitForm } from "./_form.tsx";
 import { viewer, type WebCtx, webRouter } from "./_web.tsx";
 
 /**
@@ -27,13 +29,19 @@ const REQUEST_LABELS: Record<string, string> = {
   email: "E-mail address",
   kind: "What is it about",
   org: "Organisation (optional)",
-  module: "Module (for a report: its slug)",
+  module: "Which module (for a problem or an offer of help)",
   text: "Your message",
 };
 
-const KIND_TEXT: Record<string, string> = {
-  module: "A new module",
-  track: "A new track",
+/** Each kind of request in the words of the person sending it (the API takes the values). */
+export const KIND_TEXT: Record<RequestKind, string> = {
+  module: "Ask for a new module",
+  track: "Ask for a new track (a series of modules)",
+  tool: "Suggest a tool for teaching",
+  service: "Ask about a service",
+  report: "Report a problem with a module",
+  contribute: "Offer to help with a module",
+  other: "Something else",
 };
 
 /** A field people do not see or fill; robots that fill every field give themselves away. */
@@ -46,8 +54,16 @@ function Honeypot() {
   );
 }
 
-function RequestForm(props: { view: FormView }) {
+/** A published module as the request form offers it: chosen by its title, sent as its slug. */
+type ModuleChoice = [slug: string, title: string];
+
+function RequestForm(props: { view: FormView; modules: ModuleChoice[] }) {
   const F = fields(props.view, REQUEST_LABELS, RequestBody);
+  const chosen = props.view.values.module ?? "";
+  // A slug sent by hand that is not in the list (an old link) stays chosen rather than lost.
+  const extra = chosen && !props.modules.some(([slug]) => slug === chosen)
+    ? [[chosen, chosen] as ModuleChoice]
+    : [];
   return (
     <>
       <h1>Request a module</h1>
@@ -59,12 +75,12 @@ function RequestForm(props: { view: FormView }) {
       <form method="post" action="/request" novalidate>
         <F.Field name="name" required autocomplete="name" />
         <F.Field name="email" type="email" required autocomplete="email" />
-        <F.Select
-          name="kind"
-          options={REQUEST_KINDS.map((k) => [k, KIND_TEXT[k] ?? k.replace(/[-_]/g, " ")])}
-        />
+        <F.Select name="kind" options={REQUEST_KINDS.map((k) => [k, KIND_TEXT[k]])} />
         <F.Field name="org" autocomplete="organization" />
-        <F.Field name="module" />
+        <F.Select
+          name="module"
+          options={[["", "No module in particular"], ...extra, ...props.modules]}
+        />
         <F.TextArea name="text" required rows={8} />
         <Honeypot />
         <button type="submit">Send the request</button>
@@ -80,8 +96,8 @@ const PROPOSAL_LABELS: Record<string, string> = {
   area: "Area",
   summary: "Summary",
   trail: "Record trail (optional)",
-  records: "Records as JSON (optional)",
-  chain: "Chain hash (optional)",
+  records: "Records file (optional)",
+  chain: "Fingerprint of the last record (optional)",
   attribution: "If you erase your account later",
   // The file rows, named as their fields are labelled.
   ...Object.fromEntries(
@@ -123,7 +139,7 @@ const moreFiles = (v: FormView) =>
 
 function ProposalForm(props: { view: FormView; signedInAs?: string }) {
   const v = props.view;
-  const F = fields(v, PROPOSAL_LABELS, ProposalBody);
+  const F = fields(v, PROPOSAL_LABELS, ProposalFormBody);
   const fileError = Object.entries(v.errors).find(([k]) => k.startsWith("files"));
   return (
     <>
@@ -136,7 +152,7 @@ function ProposalForm(props: { view: FormView; signedInAs?: string }) {
         and a page that shows its status.
       </p>
       <F.Summary />
-      <form method="post" action="/contribute" novalidate>
+      <form method="post" action="/contribute" enctype="multipart/form-data" novalidate>
         <F.Field name="name" required autocomplete="name" />
         <F.Field name="email" type="email" required autocomplete="email" />
         <F.Field name="title" required />
@@ -157,15 +173,27 @@ function ProposalForm(props: { view: FormView; signedInAs?: string }) {
         <fieldset>
           <legend>Record trail</legend>
           <F.TextArea name="trail" hint="How the module came about: one line per step." rows={5} />
-          <F.TextArea
+          <F.Field
             name="records"
-            hint="A JSON array of records ({seq, at, actor, action, ...}), as a hash-chained log exports them."
-            rows={4}
-            maxlength={MAX_RECORDS_JSON}
+            type="file"
+            accept=".json,application/json"
+            hint={"If a tool kept the module's history as a hash-chained log, attach the file it " +
+              "exports (JSON): the team checks that no record was changed before publishing."}
           />
+          {v.values.records_kept
+            ? (
+              <>
+                <p class="hint">
+                  The records file you attached is kept; choose another file to replace it.
+                </p>
+                <input type="hidden" name="records_kept" value={v.values.records_kept} />
+              </>
+            )
+            : null}
           <F.Field
             name="chain"
-            hint="The last record's hash (64 hex characters)."
+            hint={"If that tool shows the hash of the last record (64 characters, 0-9 and a-f), " +
+              "paste it so the team can check that the file is whole."}
             maxlength={64}
           />
         </fieldset>
@@ -190,6 +218,45 @@ function fileRows(f: Record<string, string>): number[] {
   );
 }
 
+/**
+ * The records file's text, or undefined when none was chosen. A file over the limit answers
+ * a sentence instead; what the schema says of its contents comes later.
+ */
+async function recordsFile(c: WebCtx): Promise<{ text?: string; tooBig?: true }> {
+  const body = await readBody(c);
+  const sent = body.records;
+  const file = Array.isArray(sent) ? sent.find((v) => v instanceof File) : sent;
+  if (!(file instanceof File) || file.size === 0) return {};
+  if (file.size > MAX_RECORDS_JSON * 4) return { tooBig: true };
+  const text = await file.text();
+  return [...text].length > MAX_RECORDS_JSON ? { tooBig: true } : { text };
+}
+
+/** What the records file was when it cannot be read as records, said in the form's words. */
+const RECORDS_TOO_BIG = Symbol("records too big");
+const RECORDS_NOT_JSON = Symbol("records not JSON");
+
+/**
+ * The proposal form's schema: the API's, but a records file that is too large or not JSON is
+ * refused in a sentence about the file (the API takes records as a JSON array in the body).
+ */
+const ProposalFormBody = ProposalBody.extend({
+  records: z.unknown().superRefine((v, ctx) => {
+    if (v === RECORDS_TOO_BIG) {
+      ctx.addIssue({
+        code: "custom",
+        message: `The records file is over ${MAX_RECORDS_JSON.toLocaleString("en")} characters; ` +
+          "attach the records of this module only.",
+      });
+    } else if (v === RECORDS_NOT_JSON) {
+      ctx.addIssue({
+        code: "custom",
+        message: "The records file is not JSON; attach the file the log tool exported, unchanged.",
+      });
+    }
+  }).pipe(ProposalBody.shape.records),
+});
+
 /** The text fields of the proposal form as the API's JSON body. */
 function proposalInput(f: Record<string, string>) {
   const files = fileRows(f).map((i) => ({
@@ -197,12 +264,12 @@ function proposalInput(f: Record<string, string>) {
     url: (f[`file_url_${i}`] ?? "").trim(),
   }));
   let records: unknown = undefined;
-  const rawRecords = given(f.records);
+  const rawRecords = given(f.records_kept);
   if (rawRecords !== undefined) {
     try {
       records = JSON.parse(rawRecords);
     } catch {
-      records = "not JSON";
+      records = RECORDS_NOT_JSON;
     }
   }
   return {
@@ -220,7 +287,15 @@ function proposalInput(f: Record<string, string>) {
   };
 }
 
+/** The published modules by title, for the request form's choice. */
+async function moduleChoices(deps: Deps): Promise<ModuleChoice[]> {
+  const { modules } = await published(deps);
+  return modules.map((m): ModuleChoice => [m.slug, m.title])
+    .sort((a, b) => a[1].localeCompare(b[1]));
+}
+
 async function postRequest(deps: Deps, c: WebCtx) {
+  const modules = await moduleChoices(deps);
   return await submitForm(c, {
     schema: RequestBody,
     input: (f) => ({
@@ -239,7 +314,7 @@ async function postRequest(deps: Deps, c: WebCtx) {
       await createRequest(deps, request);
       return "/request/sent";
     },
-    show: (view) => <RequestForm view={view} />,
+    show: (view) => <RequestForm view={view} modules={modules} />,
     page: { title: "Request a module" },
   });
 }
@@ -261,11 +336,16 @@ function getContribute(c: WebCtx) {
 
 async function postContribute(deps: Deps, c: WebCtx) {
   let rows: number[] = [];
+  const attached = await recordsFile(c);
   return await submitForm(c, {
-    schema: ProposalBody,
+    schema: ProposalFormBody,
     input: (f) => {
       rows = fileRows(f);
-      return proposalInput(f);
+      // The file's text joins the posted values, so a form shown again keeps it (a browser
+      // cannot refill a file field).
+      if (attached.text !== undefined) f.records_kept = attached.text;
+      const input = proposalInput(f);
+      return attached.tooBig ? { ...input, records: RECORDS_TOO_BIG } : input;
     },
     fieldOf: (path) => {
       const m = path.match(/^files\.(\d+)\.(url|label)$/);
@@ -307,12 +387,17 @@ function getContributeSent(c: WebCtx) {
 export function formPages(deps: Deps) {
   const app = webRouter();
 
-  app.get("/request", (c) =>
-    c.render(<RequestForm view={emptyView({ kind: "module" })} />, {
+  app.get("/request", async (c) => {
+    // A module page's "report a problem" link names the module and the kind.
+    const kind = REQUEST_KINDS.find((k) => k === c.req.query("kind")) ?? "module";
+    const module = c.req.query("module") ?? "";
+    const view = emptyView({ kind, module: /^[a-z0-9-]{1,80}$/.test(module) ? module : "" });
+    return c.render(<RequestForm view={view} modules={await moduleChoices(deps)} />, {
       title: "Request a module",
       canonical: "/request",
       description: "Ask for a module or a track, or report a problem.",
-    }));
+    });
+  });
 
   app.post("/request", (c) => postRequest(deps, c));
 

@@ -6,8 +6,9 @@
 import { standingOf } from "../kv/accounts.ts";
 import { type Application, applyFor, latestApplication } from "../kv/applications.ts";
 import { type Invite, inviteAddress, invitesBy } from "../kv/invites.ts";
+import { claimOwnership, ownerClaimValid } from "../kv/owner_claim.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ApplyBody, InviteBody } from "../http/account_inputs.ts";
+import { ApplyBody, InviteBody, OwnerClaimBody } from "../http/account_inputs.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm, TextArea } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, Purpose, STANDING_WORDS, when } from "./_me.tsx";
@@ -27,6 +28,14 @@ const page = async (deps: Deps, c: WebCtx, apply: FormView, invite: FormView) =>
       <h1>Standing and invitations</h1>
       <Purpose here="/me/standing" />
       {c.req.query("sent") ? <p class="notice" role="status">Done.</p> : null}
+      {c.req.query("owner")
+        ? (
+          <p class="notice" role="status">
+            You are now this server's owner: you can watch addresses on its own network and grant
+            roles to others.
+          </p>
+        )
+        : null}
       <p>
         Your standing: <strong>{standing}</strong>: {STANDING_WORDS[standing] ?? ""}
       </p>
@@ -190,6 +199,64 @@ async function postMeStandingInvite(deps: Deps, c: WebCtx) {
   });
 }
 
+/**
+ * The first-run link's page: the signed-in person confirms that they become the owner. A link
+ * that no longer works says why and how to get a new one, not a bare error.
+ */
+async function ownerClaimPage(deps: Deps, c: WebCtx, view: FormView) {
+  const me = requireAccount(c);
+  const token = view.values.claim ?? "";
+  const valid = await ownerClaimValid(deps.kv, token, deps.clock.now());
+  return (
+    <>
+      <h1>Become this server's owner</h1>
+      {valid
+        ? (
+          <form method="post" action="/me/standing/owner" novalidate>
+            <ErrorSummary view={view} labels={{ claim: "The link" }} />
+            <p>
+              The server printed this link at its start for the person who runs it. As the owner,
+              your account <U>{me.email}</U>{" "}
+              can watch addresses on the server's own network, sees the team's pages and can give
+              roles to others.
+            </p>
+            <input type="hidden" name="claim" value={token} />
+            <button type="submit">Become the owner</button>
+          </form>
+        )
+        : (
+          <>
+            <p>
+              This link no longer works: it was used, it is older than 24 hours, or the server was
+              restarted and printed a newer one.
+            </p>
+            <p>
+              A server without an owner prints a new link each time it starts. On the server's
+              machine the owner can also be named with{" "}
+              <code>deno task roles grant &lt;address&gt; owner</code>.
+            </p>
+            <p>
+              <a href="/me/standing">Back to your standing</a>
+            </p>
+          </>
+        )}
+    </>
+  );
+}
+
+async function postOwnerClaim(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  return await submitForm(c, {
+    schema: OwnerClaimBody,
+    act: async ({ claim }) => {
+      await claimOwnership(deps.kv, me.id, claim, deps.clock.now());
+      return "/me/standing?owner=1";
+    },
+    show: (view) => ownerClaimPage(deps, c, view),
+    page: { title: "Become this server's owner" },
+  });
+}
+
 export function standingPages(deps: Deps) {
   const app = webRouter();
 
@@ -198,6 +265,14 @@ export function standingPages(deps: Deps) {
       title: "Standing and invitations",
       noindex: true,
     }));
+
+  app.get("/me/standing/owner", async (c) =>
+    c.render(
+      await ownerClaimPage(deps, c, { values: { claim: c.req.query("claim") ?? "" }, errors: {} }),
+      { title: "Become this server's owner", noindex: true },
+    ));
+
+  app.post("/me/standing/owner", (c) => postOwnerClaim(deps, c));
 
   app.post("/me/standing/apply", (c) => postMeStandingApply(deps, c));
 

@@ -7,6 +7,7 @@
 import { isOwner } from "../kv/accounts.ts";
 import { groupingOf, setGrouping } from "../kv/alert_groups.ts";
 import {
+  type ChannelView,
   channelView,
   createChannel,
   getChannel,
@@ -15,6 +16,7 @@ import {
   SIGNATURE_HEADER,
   testChannel,
 } from "../kv/channels.ts";
+import { type FieldSpec, KIND_LIST, KINDS, type KindSpec } from "../lib/channels/mod.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { listServices, removeChannel, rotateBadge, type Service } from "../kv/services.ts";
 import { getStatusPage, MAX_NOTE, saveStatusPage, type StatusPage } from "../kv/status_page.ts";
@@ -44,7 +46,9 @@ import {
   type FormView,
   readBody,
   readForm,
+  Select,
   submitForm,
+  TextArea,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, PostButton, when } from "./_me.tsx";
@@ -52,7 +56,7 @@ import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/flash.ts";
 
-const NewChannel = z.object({ name: oneLine(80).min(2), url: z.string().max(2000) });
+const NewChannel = z.object({ name: oneLine(80).min(2) });
 const idOf = (c: WebCtx) => Number(c.req.param("id")!);
 
 async function postMeServicesIdChannels(deps: Deps, c: WebCtx) {
@@ -74,15 +78,16 @@ async function postMeServicesIdBadge(deps: Deps, c: WebCtx) {
 }
 
 /** What the last add or test of a session left to show on the channels page (kv/flash.ts). */
-type Shown = { name: string; secret: string } | { tested: string; ok: boolean };
+type Shown = { name: string; secret: string | null } | { tested: string; ok: boolean };
 const CHANNEL_FLASH = "channels";
 
-const channelsPage = async (
-  deps: Deps,
-  c: WebCtx,
-  view: FormView = emptyView(),
-  shown?: Shown,
-) => {
+const STATE_WORDS = {
+  ok: ["✅", "Working"],
+  failing: ["⚠️", "Failing"],
+  broken: ["⛔", "Broken"],
+} as const;
+
+const channelsPage = async (deps: Deps, c: WebCtx, shown?: Shown) => {
   const me = requireAccount(c);
   const items = (await listChannels(deps.kv, me.id)).map(channelView);
   const grouping = await groupingOf(deps.kv, me.id);
@@ -91,27 +96,24 @@ const channelsPage = async (
       <MeNav here="/me/services" viewer={me} />
       <h1>Alert channels</h1>
       <p>
-        Besides mail, alerts can go to webhooks: a signed JSON POST to an https address, which
-        Slack, Discord and ntfy accept as it is. Choose the channels on each service's page.
+        Besides mail, alerts can go where you already look: a chat, your phone, an on-call tool, or
+        a signed webhook. Choose the channels on each service's page.
       </p>
       <ShownOnce shown={shown} />
       <ChannelList items={items} />
       <h2>Add a channel</h2>
-      <form method="post" action="/me/channels" novalidate>
-        <ErrorSummary view={view} labels={{ name: "Channel name", url: "Webhook address" }} />
-        <Field name="name" label="Channel name" view={view} maxlength={80} required />
-        <Field
-          name="url"
-          label="Webhook address"
-          type="url"
-          maxlength={2000}
-          required
-          view={view}
-          hint="https only; private network addresses are refused"
-        />
-        <button type="submit">Add channel</button>
-      </form>
-      <p class="hint">Up to {MAX_CHANNELS} channels.</p>
+      {items.length >= MAX_CHANNELS
+        ? <p>You have {MAX_CHANNELS} channels, the most there can be: remove one first.</p>
+        : (
+          <ul class="kinds">
+            {KIND_LIST.map((k) => (
+              <li>
+                <a href={`/me/channels/new/${k.kind}`}>{k.label}</a>:{" "}
+                <span class="hint">{k.about}</span>
+              </li>
+            ))}
+          </ul>
+        )}
       <GroupingSwitch grouping={grouping} saved={c.req.query("saved") === "grouping"} />
       <p>
         <a href="/me/services">All services</a> · <a href="/me/status-page">Status page</a>
@@ -152,9 +154,68 @@ function GroupingSwitch({ grouping, saved }: { grouping: boolean; saved: boolean
   );
 }
 
+/** The form of one kind: the channel's name, then the kind's own fields with their help. */
+const newChannelPage = (c: WebCtx, spec: KindSpec, view: FormView = emptyView()) => {
+  const me = requireAccount(c);
+  const labels = Object.fromEntries([
+    ["name", "Channel name"],
+    ...spec.fields.map((f) => [f.name, f.label]),
+  ]);
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>Add a {spec.label} channel</h1>
+      <p>{spec.about}</p>
+      <form method="post" action={`/me/channels/new/${spec.kind}`} novalidate>
+        <ErrorSummary view={view} labels={labels} />
+        <Field name="name" label="Channel name" view={view} maxlength={80} required />
+        {spec.fields.map((f) => <KindField f={f} view={view} />)}
+        <p class="hint">
+          Tokens, keys and addresses marked secret are stored encrypted and never shown again.
+        </p>
+        <button type="submit">Add {spec.label} channel</button>
+      </form>
+      <p>
+        <a href="/me/channels">All channels</a>
+      </p>
+    </>
+  );
+};
+
+function KindField({ f, view }: { f: FieldSpec; view: FormView }) {
+  const label = f.optional ? `${f.label} (optional)` : f.label;
+  const hint = f.secret ? `${f.help} Secret: never shown again.` : f.help;
+  if (f.type === "textarea") {
+    return <TextArea name={f.name} label={label} view={view} hint={hint} maxlength={f.max} />;
+  }
+  if (f.type === "select") {
+    return <Select name={f.name} label={label} view={view} hint={hint} options={f.options ?? []} />;
+  }
+  return (
+    <Field
+      name={f.name}
+      label={label}
+      view={view}
+      hint={hint}
+      maxlength={f.max}
+      required={!f.optional}
+      type={f.secret && f.type === "text" ? "password" : f.type === "url" ? "url" : "text"}
+      autocomplete="off"
+    />
+  );
+}
+
 /** The new channel's signing secret, or the test's result, once after the redirect. */
 function ShownOnce({ shown }: { shown?: Shown }) {
-  return shown && "secret" in shown
+  if (!shown) return null;
+  if ("tested" in shown) {
+    return (
+      <p class="notice" role="status">
+        Test alert {shown.ok ? "delivered" : "not delivered"}: {shown.tested}
+      </p>
+    );
+  }
+  return shown.secret
     ? (
       <div class="notice" role="status">
         <p>
@@ -170,16 +231,14 @@ function ShownOnce({ shown }: { shown?: Shown }) {
         </p>
       </div>
     )
-    : shown
-    ? (
+    : (
       <p class="notice" role="status">
-        Test alert {shown.ok ? "delivered" : "not delivered"}: {shown.tested}
+        Channel <U>{shown.name}</U> added. Send a test alert to see that it arrives.
       </p>
-    )
-    : null;
+    );
 }
 
-function ChannelList({ items }: { items: ReturnType<typeof channelView>[] }) {
+function ChannelList({ items }: { items: ChannelView[] }) {
   return items.length
     ? (
       <table>
@@ -187,7 +246,8 @@ function ChannelList({ items }: { items: ReturnType<typeof channelView>[] }) {
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">Address</th>
+            <th scope="col">Kind</th>
+            <th scope="col">State</th>
             <th scope="col">Added</th>
             <th scope="col">Actions</th>
           </tr>
@@ -197,19 +257,38 @@ function ChannelList({ items }: { items: ReturnType<typeof channelView>[] }) {
             <tr>
               <td>
                 <U>{ch.name}</U>
+                <br />
+                <span class="hint">
+                  <U>{ch.url_hint}</U>
+                </span>
               </td>
+              <td>{KINDS[ch.kind]?.label ?? ch.kind}</td>
               <td>
-                <U>{ch.url_hint}</U>
+                <span class={`tag channel-${ch.state}`}>
+                  {STATE_WORDS[ch.state][0]} {STATE_WORDS[ch.state][1]}
+                </span>
+                {ch.last_error
+                  ? (
+                    <p class="hint">
+                      Last error {when(Date.parse(ch.last_error.at))}: {ch.last_error.error}
+                    </p>
+                  )
+                  : null}
               </td>
               <td>{when(Date.parse(ch.created))}</td>
               <td>
-                <PostButton action={`/me/channels/${ch.id}/test`} kind="secondary">
+                <PostButton
+                  action={`/me/channels/${ch.id}/test`}
+                  kind="secondary"
+                  label={`Send a test alert to ${ch.name}`}
+                >
                   Send a test alert
                 </PostButton>{" "}
                 <PostButton
                   action={`/me/channels/${ch.id}/delete`}
                   kind="danger"
                   confirm="Remove this channel from every service?"
+                  label={`Remove channel ${ch.name}`}
                 >
                   Remove channel
                 </PostButton>
@@ -231,7 +310,7 @@ async function getMeChannels(deps: Deps, c: WebCtx) {
     ? await readFlash<Shown>(deps.kv, token, CHANNEL_FLASH, deps.clock.now())
     : null;
   if (shown) c.header("Cache-Control", "no-store");
-  return c.render(await channelsPage(deps, c, emptyView(), shown ?? undefined), {
+  return c.render(await channelsPage(deps, c, shown ?? undefined), {
     title: "Alert channels",
     noindex: true,
   });
@@ -243,18 +322,38 @@ async function showOnChannels(deps: Deps, c: WebCtx, shown: Shown) {
   return seeOther(c, "/me/channels?shown=1");
 }
 
-async function postMeChannels(deps: Deps, c: WebCtx) {
+const kindParam = (c: WebCtx): KindSpec => {
+  const spec = KINDS[c.req.param("kind") ?? ""];
+  if (!spec) fail(404, "no such kind of channel");
+  return spec;
+};
+
+function getMeChannelsNew(c: WebCtx) {
+  const spec = kindParam(c);
+  return c.render(newChannelPage(c, spec), {
+    title: `Add a ${spec.label} channel`,
+    noindex: true,
+  });
+}
+
+async function postMeChannelsNew(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
+  const spec = kindParam(c);
   let made: Shown | null = null;
   const res = await submitForm(c, {
     schema: NewChannel,
-    act: async (input) => {
-      const ch = await createChannel(deps, me.id, input, isOwner(me));
-      made = { name: ch.name, secret: ch.secret };
+    act: async (input, form) => {
+      const ch = await createChannel(
+        deps,
+        me.id,
+        { ...form, ...input, kind: spec.kind },
+        isOwner(me),
+      );
+      made = { name: ch.name, secret: ch.shownSecret };
       return "/me/channels";
     },
-    show: (view) => channelsPage(deps, c, view),
-    page: { title: "Alert channels" },
+    show: (view) => newChannelPage(c, spec, view),
+    page: { title: `Add a ${spec.label} channel` },
   });
   // The secret is shown after the redirect, from this session's flash.
   return made ? await showOnChannels(deps, c, made) : res;
@@ -468,7 +567,8 @@ export function watchPages(deps: Deps) {
 
   app.get("/me/channels", (c) => getMeChannels(deps, c));
 
-  app.post("/me/channels", (c) => postMeChannels(deps, c));
+  app.get("/me/channels/new/:kind{[a-z_]{1,20}}", (c) => getMeChannelsNew(c));
+  app.post("/me/channels/new/:kind{[a-z_]{1,20}}", (c) => postMeChannelsNew(deps, c));
   app.post("/me/channels/grouping", (c) => postMeChannelsGrouping(deps, c));
 
   app.post("/me/channels/:id{[0-9]{1,15}}/test", (c) => postMeChannelsIdTest(deps, c));

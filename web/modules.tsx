@@ -436,6 +436,11 @@ function ModulePage(
             </a>
           </p>
         )}
+      <p>
+        <a href={`/request?kind=report&module=${m.slug}`}>Report a problem with this module</a>
+        {" · "}
+        <a href={`/request?kind=contribute&module=${m.slug}`}>Offer to help with it</a>
+      </p>
     </article>
   );
 }

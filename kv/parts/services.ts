@@ -1,6 +1,6 @@
 import { iso } from "../../lib/clock.ts";
 import { withDurations } from "../../lib/runs.ts";
-import { eraseChannels, listChannels, listPostsOf } from "../channels.ts";
+import { channelView, eraseChannels, listChannels, listPostsOf } from "../channels.ts";
 import { serviceHistory } from "../windows.ts";
 import { listWindows } from "../maintenance.ts";
 import { eraseStatusPage, getStatusPage } from "../status_settings.ts";
@@ -52,10 +52,8 @@ export const servicesPart: AccountPart = {
         ...(beat?.failed ? { last_failure: { ...beat.failed, at: iso(beat.failed.at) } } : {}),
       });
     }
-    const channels = (await listChannels(deps.kv, account.id)).map((c) => ({
-      ...c,
-      created: iso(c.created),
-    }));
+    // Each secret field as "set": tokens and webhook addresses are never given out again.
+    const channels = (await listChannels(deps.kv, account.id)).map(channelView);
     const queued = (await listPostsOf(deps.kv, account.id)).map((p) => ({
       ...p,
       created: iso(p.created),

@@ -11,7 +11,7 @@ export interface HttpRequest {
   /** The checked address to connect to (IP literal). */
   address: string;
   url: URL;
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   headers?: Record<string, string>;
   body?: string;
   /** Read the body up to this many bytes (0: headers only). */
