@@ -5,12 +5,14 @@
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { FLOW_LIFE } from "../kv/sign_in_flows.ts";
+import { endSession, type Session } from "../kv/sessions.ts";
+import { type Flow, FLOW_LIFE, startFlow } from "../kv/sign_in_flows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { DomainError } from "../lib/errors.ts";
 import { type ProblemReason, SignInProblem } from "../lib/oauth.ts";
 import type { AppEnv } from "../http/router.ts";
 import { statusOf } from "../http/errors.ts";
+import { startWebSession } from "./_session.ts";
 import { waitInWords, type WebCtx } from "./_web.tsx";
 
 const secure = (deps: Deps) => deps.config.baseUrl.startsWith("https:");
@@ -126,4 +128,33 @@ export function answerProblem(c: WebCtx, err: unknown, name: string, linking: bo
     return problemPage(c, status, /[.!?]$/.test(text) ? text : `${text}.`, linking);
   }
   throw err;
+}
+
+/** A sign-in's new session in this browser, ending the one it had (a browser holds one). */
+export async function enterSession(
+  deps: Deps,
+  c: WebCtx,
+  done: { token: string; session: Session },
+): Promise<void> {
+  const before = c.get("session");
+  const who = c.get("account");
+  if (before && who) await endSession(deps.kv, who.id, before.id);
+  startWebSession(deps, c, done.token, done.session);
+}
+
+/** WebAuthn options for a page's script (JSON), their challenge kept for this browser. */
+export async function answerOptions(
+  deps: Deps,
+  c: WebCtx,
+  options: { challenge: string },
+  flow: Omit<Extract<Flow, { kind: "passkey" }>, "kind" | "challenge">,
+): Promise<Response> {
+  const cookie = await startFlow(deps.kv, {
+    kind: "passkey",
+    ...flow,
+    challenge: options.challenge,
+  }, deps.clock.now());
+  keepFlow(deps, c, cookie);
+  c.header("Cache-Control", "no-store");
+  return c.json(options, 200);
 }

@@ -10,14 +10,14 @@ import { z } from "zod";
 import type { Account } from "../kv/accounts.ts";
 import { identitiesOf, removeIdentity } from "../kv/identities.ts";
 import { addPasskey, passkeysOf, registrationOptions, removePasskey } from "../kv/passkeys.ts";
-import { startFlow, takeFlow } from "../kv/sign_in_flows.ts";
+import { takeFlow } from "../kv/sign_in_flows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { invalid } from "../lib/errors.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { passkeyAssets } from "./_passkey_assets.ts";
-import { flowCookie, keepFlow } from "./_sign_in_flow.tsx";
+import { answerOptions, flowCookie } from "./_sign_in_flow.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const PasskeyForm = z.object({
@@ -192,16 +192,11 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
 async function postPasskeyOptions(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   const options = await registrationOptions(deps.kv, deps.config, me);
-  const cookie = await startFlow(deps.kv, {
-    kind: "passkey",
+  return await answerOptions(deps, c, options, {
     purpose: "register",
-    challenge: options.challenge,
     account: me.id,
     next: "/me/sign-in-methods",
-  }, deps.clock.now());
-  keepFlow(deps, c, cookie);
-  c.header("Cache-Control", "no-store");
-  return c.json(options, 200);
+  });
 }
 
 async function postPasskey(deps: Deps, c: WebCtx) {

@@ -7,29 +7,19 @@
  */
 import { RULES } from "../kv/rate_limit.ts";
 import { authenticationOptions } from "../kv/passkeys.ts";
-import { endSession } from "../kv/sessions.ts";
 import { completePasskeySignIn } from "../kv/sign_in.ts";
-import { startFlow, takeFlow } from "../kv/sign_in_flows.ts";
+import { takeFlow } from "../kv/sign_in_flows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { SignInProblem } from "../lib/oauth.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
 import { readForm } from "./_form.tsx";
-import { startWebSession } from "./_session.ts";
-import { answerProblem, flowCookie, keepFlow } from "./_sign_in_flow.tsx";
+import { answerOptions, answerProblem, enterSession, flowCookie } from "./_sign_in_flow.tsx";
 import { safeNext, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 async function postOptions(deps: Deps, c: WebCtx) {
   await limit(deps, RULES.passkeyOptions, clientOrigin(deps, c));
   const options = await authenticationOptions(deps.config);
-  const cookie = await startFlow(deps.kv, {
-    kind: "passkey",
-    purpose: "sign-in",
-    challenge: options.challenge,
-    next: "/me",
-  }, deps.clock.now());
-  keepFlow(deps, c, cookie);
-  c.header("Cache-Control", "no-store");
-  return c.json(options, 200);
+  return await answerOptions(deps, c, options, { purpose: "sign-in", next: "/me" });
 }
 
 async function postPasskeySignIn(deps: Deps, c: WebCtx) {
@@ -49,11 +39,7 @@ async function postPasskeySignIn(deps: Deps, c: WebCtx) {
       address: clientOrigin(deps, c),
       agent: c.req.header("user-agent") ?? "",
     });
-    // A browser holds one session: the one it had before ends with the new sign-in.
-    const before = c.get("session");
-    const who = c.get("account");
-    if (before && who) await endSession(deps.kv, who.id, before.id);
-    startWebSession(deps, c, done.token, done.session);
+    await enterSession(deps, c, done);
     return seeOther(c, safeNext(typeof form.next === "string" ? form.next : "/me"));
   } catch (err) {
     return answerProblem(c, err, "Your passkey", false);

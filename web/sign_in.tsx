@@ -27,10 +27,11 @@ import {
   readForm,
   submitForm,
 } from "./_form.tsx";
-import { forgetWebSession, rememberNext, startWebSession, takeNext } from "./_session.ts";
+import { forgetWebSession, rememberNext, takeNext } from "./_session.ts";
 import { type Next, safeNext, seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 import { U } from "./_layout.tsx";
 import { passkeyAssets } from "./_passkey_assets.ts";
+import { enterSession } from "./_sign_in_flow.tsx";
 
 /** The API's link request, with the age confirmation the API checks for sign-in links. */
 const SignInRequest = LinkRequest.extend({
@@ -287,11 +288,7 @@ async function postMeVerify(deps: Deps, c: WebCtx) {
   });
   if (!done) return seeOther(c, `/me?verify=${encodeURIComponent(token)}`);
   for (const part of accountParts) await part.afterVerify?.(deps, done.account, done.link);
-  // A browser holds one session: the one it had before ends with the new sign-in.
-  const before = c.get("session");
-  const who = c.get("account");
-  if (before && who) await endSession(deps.kv, who.id, before.id);
-  startWebSession(deps, c, done.token, done.session);
+  await enterSession(deps, c, done);
   return seeOther(c, safeNext(takeNext(deps, c)));
 }
 

@@ -12,7 +12,6 @@
  * Every failure ends on one page saying what happened and offering the mailed link.
  */
 import { RULES } from "../kv/rate_limit.ts";
-import { endSession } from "../kv/sessions.ts";
 import { completeProviderSignIn, linkProvider } from "../kv/sign_in.ts";
 import { startFlow, takeFlow } from "../kv/sign_in_flows.ts";
 import type { ProviderConfig } from "../lib/config.ts";
@@ -24,8 +23,7 @@ import {
   SignInProblem,
 } from "../lib/oauth.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
-import { startWebSession } from "./_session.ts";
-import { answerProblem, flowCookie, keepFlow } from "./_sign_in_flow.tsx";
+import { answerProblem, enterSession, flowCookie, keepFlow } from "./_sign_in_flow.tsx";
 import { requireAccount, safeNext, seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 
 /** The redirect URI of a provider: exactly what the owner registers there. */
@@ -86,11 +84,7 @@ async function getCallback(deps: Deps, c: WebCtx) {
       address: clientOrigin(deps, c),
       agent: c.req.header("user-agent") ?? "",
     });
-    // A browser holds one session: the one it had before ends with the new sign-in.
-    const before = c.get("session");
-    const who = c.get("account");
-    if (before && who) await endSession(deps.kv, who.id, before.id);
-    startWebSession(deps, c, done.token, done.session);
+    await enterSession(deps, c, done);
     return seeOther(c, safeNext(flow.next));
   } catch (err) {
     return answerProblem(c, err, p.name, linking);
