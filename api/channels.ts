@@ -57,6 +57,12 @@ const NewChannel = z.object({
   kind: z.enum(KIND_NAMES).optional().meta({
     description: "The kind of channel (default webhook); docs/api.md lists each kind's fields",
   }),
+  apprise: z.string().max(2000).optional().meta({
+    description: "Instead of kind and fields: an Apprise-style URL (tgram://, discord://, " +
+      "slack://, gchat://, mmosts://, ntfys://, gotifys://, matrixs://, pover://, " +
+      "pagerduty://, opsgenie://, jsons://)",
+    example: "tgram://123456789:AAE-token/-1001234567890",
+  }),
   ...Object.fromEntries(
     [...FIELD_DOCS].map(([name, description]) => [
       name,

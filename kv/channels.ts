@@ -20,6 +20,7 @@ import {
   secretFields,
   type Values,
 } from "../lib/channels/mod.ts";
+import { fromApprise } from "../lib/channels/apprise.ts";
 import { alertOf, payloadJson, signature, SIGNATURE_HEADER } from "../lib/channels/webhook.ts";
 import { eventOf, linesOf } from "../lib/channels/_format.ts";
 import { channelBrokenMail } from "../mail/channels.ts";
@@ -189,6 +190,8 @@ export interface NewChannel {
   name: string;
   /** Absent: the generic webhook (`url`), as before kinds. */
   kind?: string;
+  /** An Apprise-style URL (`tgram://token/chat`, ...) standing for `kind` and its fields. */
+  apprise?: string;
   [field: string]: unknown;
 }
 
@@ -199,10 +202,19 @@ export async function createChannel(
   input: NewChannel,
   allowPrivate: boolean,
 ): Promise<Channel & { shownSecret: string | null }> {
-  const spec = KINDS[input.kind ?? "webhook"];
+  const apprise = typeof input.apprise === "string" ? fromApprise(input.apprise) : null;
+  if (apprise && "error" in apprise) invalid(`apprise: ${apprise.error}`, "apprise");
+  const kind = apprise ? apprise.kind : input.kind ?? "webhook";
+  const spec = KINDS[kind];
   if (!spec) invalid(`kind: one of ${Object.keys(KINDS).join(", ")}`, "kind");
-  const checked = checkValues(spec, input);
-  if (!checked.ok) invalid(checked.error, checked.field);
+  const checked = checkValues(spec, apprise ? apprise.fields : input);
+  // An Apprise URL's part that is wrong is said of the URL, which is what was entered.
+  if (!checked.ok) {
+    invalid(
+      apprise ? `apprise: ${checked.error}` : checked.error,
+      apprise ? "apprise" : checked.field,
+    );
+  }
   const values = checked.values;
   if (spec.target) {
     const r = await checkTarget(deps, spec, new URL(values[spec.target]), allowPrivate);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { signature } from "../kv/channels.ts";
+import { fromApprise } from "../lib/channels/apprise.ts";
 import { dumpKv } from "./_helpers.ts";
 import {
   addChannel,
@@ -161,9 +162,27 @@ Deno.test("kinds: Google Chat cards share the outage's thread", async () => {
   assert.deepEqual(grp.cardsV2[0].card.sections[0].widgets[0], {
     decoratedText: { topLabel: "🔴 Off", text: "<b>Backup</b>: timed out", wrapText: true },
   });
+  await send(r.t, ch, OFF);
+  const next = (r.json() as { thread: { threadKey: string } }).thread.threadKey;
+  assert.notEqual(next, off.thread.threadKey, "a new outage, a new thread");
   await send(r.t, ch, REMINDER);
+  const rem = r.json() as {
+    thread: { threadKey: string };
+    cardsV2: { card: { header: unknown } }[];
+  };
+  assert.equal(rem.thread.threadKey, next, "the reminder in the outage's thread");
+  assert.deepEqual(rem.cardsV2[0].card.header, {
+    title: 'Watched service "Backup" is still off',
+    subtitle: "🔁 Still off",
+  });
   await send(r.t, ch, EXPIRY);
-  assert.equal(r.got.length, 5);
+  const exp = r.json() as { text: string; cardsV2: { card: { header: unknown } }[] };
+  assert.equal(exp.text, '⚠️ Certificate of "Shop" expires soon');
+  assert.deepEqual(exp.cardsV2[0].card.header, {
+    title: 'Certificate of "Shop" expires soon',
+    subtitle: "⚠️ Certificate expires soon",
+  });
+  assert.equal(r.got.length, 6);
 });
 
 Deno.test("kinds: Mattermost and Rocket.Chat take Slack's attachments", async () => {
@@ -298,7 +317,17 @@ Deno.test("kinds: Matrix PUTs an m.notice per post id; the back replies to its o
     "🔴 2 of 3 services at LAN changed\nBackup: off (timed out)\nNAS: back (HTTP 200)\n" +
       "http://test.local/me/services",
   );
+  r.answer = () => Response.json({ event_id: "$second-off" });
+  await send(r.t, ch, OFF);
   await send(r.t, ch, REMINDER);
+  assert.deepEqual(r.json(), {
+    msgtype: "m.notice",
+    body: `🔁 Watched service "Backup" is still off\ntar: disk full <&>\n${LINK}`,
+    format: "org.matrix.custom.html",
+    formatted_body: `🔁 <b><a href="${LINK}">Watched service &quot;Backup&quot; is still ` +
+      "off</a></b><br>tar: disk full &lt;&amp;&gt;",
+    "m.relates_to": { "m.in_reply_to": { event_id: "$second-off" } },
+  });
   await send(r.t, ch, EXPIRY);
   assert.match((r.json() as { body: string }).body, /^⚠️ Certificate of "Shop" expires soon/);
   // The homeserver's refusal in plain words.
@@ -504,4 +533,89 @@ Deno.test("kinds: a self-hosted ntfy on a network the server names; other privat
   });
   assert.equal(refused.status, 400);
   assert.match(refused.body.error, /^url: the target is a private address/);
+});
+
+Deno.test("kinds: Apprise URLs stand for a kind and its fields", async () => {
+  const cases: [string, ReturnType<typeof fromApprise>][] = [
+    [
+      "tgram://123456789:AAE-Token_x/-1001234567890",
+      {
+        kind: "telegram",
+        fields: { bot_token: "123456789:AAE-Token_x", chat_id: "-1001234567890" },
+      },
+    ],
+    [
+      "discord://1234/AbC-tok",
+      { kind: "discord", fields: { url: "https://discord.com/api/webhooks/1234/AbC-tok" } },
+    ],
+    [
+      "slack://T1ABC/B2DEF/XyZ123",
+      { kind: "slack", fields: { url: "https://hooks.slack.com/services/T1ABC/B2DEF/XyZ123" } },
+    ],
+    [
+      "gchat://AAAA/KeY/ToK",
+      {
+        kind: "google_chat",
+        fields: { url: "https://chat.googleapis.com/v1/spaces/AAAA/messages?key=KeY&token=ToK" },
+      },
+    ],
+    ["mmosts://chat.example.org/Tok3n", {
+      kind: "mattermost",
+      fields: { url: "https://chat.example.org/hooks/Tok3n" },
+    }],
+    ["ntfy://my-topic", { kind: "ntfy", fields: { url: "https://ntfy.sh/my-topic" } }],
+    ["ntfys://tk_AbC@ntfy.example.org/alerts", {
+      kind: "ntfy",
+      fields: { url: "https://ntfy.example.org/alerts", token: "tk_AbC" },
+    }],
+    ["gotifys://gotify.example.org/AppTok", {
+      kind: "gotify",
+      fields: { url: "https://gotify.example.org", token: "AppTok" },
+    }],
+    ["matrixs://syt_Tok@matrix.example.org/!room:example.org", {
+      kind: "matrix",
+      fields: {
+        homeserver: "https://matrix.example.org",
+        room: "!room:example.org",
+        access_token: "syt_Tok",
+      },
+    }],
+    [`pover://${PO_USER}@${PO_APP}/phone`, {
+      kind: "pushover",
+      fields: { user_key: PO_USER, app_token: PO_APP, device: "phone" },
+    }],
+    ["pagerduty://R0UT1NGKEY0123456789abcdefghijkl@apikey?region=eu", {
+      kind: "pagerduty",
+      fields: { routing_key: "R0UT1NGKEY0123456789abcdefghijkl", region: "eu" },
+    }],
+    [`opsgenie://${OG_KEY}`, { kind: "opsgenie", fields: { api_key: OG_KEY } }],
+    ["jsons://hooks.example.org/in?x=1", {
+      kind: "webhook",
+      fields: { url: "https://hooks.example.org/in?x=1" },
+    }],
+  ];
+  for (const [url, want] of cases) assert.deepEqual(fromApprise(url), want, url);
+  assert.match((fromApprise("mailto://x@example.org") as { error: string }).error, /^mailto:\/\//);
+  assert.match((fromApprise("not a url") as { error: string }).error, /not an Apprise URL/);
+
+  // Through the API: the channel it stands for, its errors said of the URL.
+  await using r = await receiver();
+  const { token } = await r.t.account("ops@example.org");
+  const bad = await r.t.req("POST", "/api/me/channels", {
+    token,
+    body: { name: "Phone", apprise: "tgram://nope/42" },
+  });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.field, "apprise");
+  assert.match(bad.body.error, /^apprise: bot_token: must look like/);
+  const made = await r.t.req("POST", "/api/me/channels", {
+    token,
+    body: { name: "Phone", apprise: "tgram://123456789:AAE-test_token_abcdefghijklmnop/42" },
+  });
+  assert.equal(made.status, 200, made.text);
+  assert.equal(made.body.item.kind, "telegram");
+  assert.deepEqual(made.body.item.settings, { chat_id: "42" });
+  const test = await r.t.req("POST", `/api/me/channels/${made.body.item.id}/test`, { token });
+  assert.equal(test.body.delivered, true);
+  assert.equal(r.last().path, "/bot123456789:AAE-test_token_abcdefghijklmnop/sendMessage");
 });

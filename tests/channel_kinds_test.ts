@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { runDueChecks } from "../jobs/checks.ts";
 import { outboxJob } from "../jobs/outbox.ts";
 import { getChannel, MAX_ATTEMPTS } from "../kv/channels.ts";
 import { MINUTE } from "../lib/clock.ts";
@@ -431,4 +432,58 @@ Deno.test("kinds: a 429's Retry-After is waited out; a receiver failing every re
   await send(r.t, ch, OFF);
   const healed = (await r.t.req("GET", "/api/me/channels", { token })).body.items[0];
   assert.deepEqual([healed.state, healed.last_error, healed.broken_since], ["ok", null, null]);
+});
+
+Deno.test("kinds: a heartbeat's real off and back pair on PagerDuty and Opsgenie, the off retried first", async () => {
+  await using r = await receiver();
+  const { token } = await r.t.account("ops@example.org");
+  const pd = await addChannel(r.t, token, { name: "PD", kind: "pagerduty", routing_key: PD_KEY });
+  const og = await addChannel(r.t, token, {
+    name: "OG",
+    kind: "opsgenie",
+    api_key: "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0",
+  });
+  const svc = await r.t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Nightly", check: "webhook:", interval: 5, channels: [pd.id, og.id] },
+  });
+  assert.equal(svc.status, 200, svc.text);
+  const hook = new URL(svc.body.hook_url).pathname;
+  await r.t.req("GET", hook);
+  r.t.clock.advance(5 * MINUTE);
+  await runDueChecks(r.t.deps);
+  // The off fails at first on both: it opens the outage anyway, and is retried.
+  let down = true;
+  r.answer = () =>
+    down ? new Response("busy", { status: 503 }) : new Response("{}", { status: 202 });
+  await r.t.req("POST", `${hook}/fail`, { body: { status: "exit 2" } });
+  await runDueChecks(r.t.deps);
+  const offs = r.got.filter((g) => g.method === "POST").length;
+  assert.equal(offs, 2);
+  down = false;
+  r.t.clock.advance(3 * MINUTE);
+  await outboxJob(r.t.deps);
+  const trigger = r.got.map((g) => JSON.parse(g.body)).findLast((b) =>
+    b.event_action === "trigger"
+  );
+  const create = r.got.findLast((g) => g.path === "/v2/alerts")!;
+  const alias = JSON.parse(create.body).alias;
+  assert.equal(trigger.payload.summary, 'Watched service "Nightly" is off');
+  assert.match(trigger.payload.custom_details.status, /^failure signalled .*: exit 2$/);
+  // Back: PagerDuty resolves the trigger's key, Opsgenie closes the created alias.
+  await r.t.req("GET", hook);
+  await runDueChecks(r.t.deps);
+  const resolve = r.got.map((g) => JSON.parse(g.body)).findLast((b) =>
+    b.event_action === "resolve"
+  );
+  assert.deepEqual(resolve, {
+    routing_key: PD_KEY,
+    event_action: "resolve",
+    dedup_key: trigger.dedup_key,
+  });
+  assert.equal(
+    r.last(r.got.findLastIndex((g) => g.path.includes("/close")) - r.got.length).path,
+    `/v2/alerts/${alias}/close?identifierType=alias`,
+  );
+  assert.ok(!(await dumpKv(r.t.kv)).includes('["channel_incidents"'), "the outage closed");
 });

@@ -219,8 +219,12 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
     name: "Team chat",
     url: "https://hooks.example.org/in",
   }, { route: "/me/channels/new/:kind" });
+  await me.submit("/me/channels", "/me/channels/apprise", {
+    name: "Phone",
+    apprise: "tgram://123456789:AAE-reload_token_abcdefghij/42",
+  });
   const channels = await listOf(t, "/api/me/channels", olga.token);
-  assert.equal(channels.length, 1);
+  assert.equal(channels.length, 2);
   const ch = channels[0].id;
   await me.submit(`/me/services/${tcp}`, `/me/services/${tcp}/channels`, {
     channel: String(ch),

@@ -57,6 +57,7 @@ import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/flash.ts";
 
 const NewChannel = z.object({ name: oneLine(80).min(2) });
+const AppriseChannel = z.object({ name: oneLine(80).min(2), apprise: z.string().min(1).max(2000) });
 const idOf = (c: WebCtx) => Number(c.req.param("id")!);
 
 async function postMeServicesIdChannels(deps: Deps, c: WebCtx) {
@@ -87,7 +88,12 @@ const STATE_WORDS = {
   broken: ["⛔", "Broken"],
 } as const;
 
-const channelsPage = async (deps: Deps, c: WebCtx, shown?: Shown) => {
+const channelsPage = async (
+  deps: Deps,
+  c: WebCtx,
+  shown?: Shown,
+  appriseView: FormView = emptyView(),
+) => {
   const me = requireAccount(c);
   const items = (await listChannels(deps.kv, me.id)).map(channelView);
   const grouping = await groupingOf(deps.kv, me.id);
@@ -114,6 +120,7 @@ const channelsPage = async (deps: Deps, c: WebCtx, shown?: Shown) => {
             ))}
           </ul>
         )}
+      {items.length < MAX_CHANNELS ? <AppriseForm view={appriseView} /> : null}
       <GroupingSwitch grouping={grouping} saved={c.req.query("saved") === "grouping"} />
       <p>
         <a href="/me/services">All services</a> · <a href="/me/status-page">Status page</a>
@@ -149,6 +156,31 @@ function GroupingSwitch({ grouping, saved }: { grouping: boolean; saved: boolean
           view={emptyView({ grouping: grouping ? "on" : "" })}
         />
         <button type="submit">Save alert grouping</button>
+      </form>
+    </>
+  );
+}
+
+const APPRISE_LABELS = { name: "Name of the new channel", apprise: "Apprise URL" };
+
+/** One more way in: an Apprise-style URL standing for a kind and its fields. */
+function AppriseForm({ view }: { view: FormView }) {
+  return (
+    <>
+      <h3 id="apprise">Or from an Apprise URL</h3>
+      <form method="post" action="/me/channels/apprise" novalidate>
+        <ErrorSummary view={view} labels={APPRISE_LABELS} />
+        <Field name="name" label={APPRISE_LABELS.name} view={view} maxlength={80} required />
+        <Field
+          name="apprise"
+          label={APPRISE_LABELS.apprise}
+          view={view}
+          maxlength={2000}
+          required
+          autocomplete="off"
+          hint="As Apprise writes them: tgram://bot_token/chat_id, discord://id/token, slack://A/B/C, ntfys://host/topic, pover://user_key@app_token, pagerduty://integration_key@api_key, ... (docs/api.md)"
+        />
+        <button type="submit">Add from Apprise URL</button>
       </form>
     </>
   );
@@ -327,6 +359,22 @@ const kindParam = (c: WebCtx): KindSpec => {
   if (!spec) fail(404, "no such kind of channel");
   return spec;
 };
+
+async function postMeChannelsApprise(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  let made: Shown | null = null;
+  const res = await submitForm(c, {
+    schema: AppriseChannel,
+    act: async (input) => {
+      const ch = await createChannel(deps, me.id, input, isOwner(me));
+      made = { name: ch.name, secret: ch.shownSecret };
+      return "/me/channels";
+    },
+    show: (view) => channelsPage(deps, c, undefined, view),
+    page: { title: "Alert channels" },
+  });
+  return made ? await showOnChannels(deps, c, made) : res;
+}
 
 function getMeChannelsNew(c: WebCtx) {
   const spec = kindParam(c);
@@ -570,6 +618,7 @@ export function watchPages(deps: Deps) {
   app.get("/me/channels/new/:kind{[a-z_]{1,20}}", (c) => getMeChannelsNew(c));
   app.post("/me/channels/new/:kind{[a-z_]{1,20}}", (c) => postMeChannelsNew(deps, c));
   app.post("/me/channels/grouping", (c) => postMeChannelsGrouping(deps, c));
+  app.post("/me/channels/apprise", (c) => postMeChannelsApprise(deps, c));
 
   app.post("/me/channels/:id{[0-9]{1,15}}/test", (c) => postMeChannelsIdTest(deps, c));
 
