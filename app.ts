@@ -383,6 +383,12 @@ const DOC: DocConfig = {
   securitySchemes: {
     bearer: { type: "http", scheme: "bearer", description: "Device token from GET /api/verify" },
     serviceToken: { type: "apiKey", in: "header", name: "X-Service-Token" },
+    hcApiKey: {
+      type: "apiKey",
+      in: "header",
+      name: "X-Api-Key",
+      description: "A key of the Healthchecks-compatible API (POST /api/me/api-keys)",
+    },
   },
 };
 

@@ -11,6 +11,7 @@ import {
   loadConfig,
   productionRefusal,
 } from "./lib/config.ts";
+import type { Config } from "./lib/config.ts";
 import type { Deps } from "./lib/deps.ts";
 import { configureLog, errorKind, flushLog, log } from "./lib/log.ts";
 import { createMailer } from "./lib/mail.ts";
@@ -30,7 +31,8 @@ function refuse(reason: string): never {
 /** Whether this start created the KV (or found it empty): a new install. */
 let newInstall = false;
 
-async function start(): Promise<Deps> {
+/** The configuration, or a refusal: checked before anything is opened, listened on or created. */
+async function configure(): Promise<Config> {
   let config;
   try {
     config = loadConfig(envRecord());
@@ -40,11 +42,17 @@ async function start(): Promise<Deps> {
   const unsafe = productionRefusal(config, envRecord());
   if (unsafe) refuse(unsafe);
   configureLog(config.logLevel);
+  const badPath = await kvPathRefusal(envRecord());
+  if (badPath) refuse(badPath);
+  return config;
+}
+
+/** The KV opened (created when new), migrated, and the rest of what the app depends on. */
+async function start(config: Config): Promise<Deps> {
+  // Said once the port is taken: a start that cannot listen prints its refusal alone.
   if (!config.secretsKey) {
     log("warn", "SECRETS_KEY is not set: alert channels with tokens cannot be added or sent to");
   }
-  const badPath = await kvPathRefusal(envRecord());
-  if (badPath) refuse(badPath);
   // A test's clock (TEST_CLOCK_FILE, never in production: productionRefusal) or the system's.
   const clock: Clock = config.testClockFile ? fileClock(config.testClockFile) : systemClock;
   const where = config.kvPath ?? "the platform KV";
@@ -93,7 +101,31 @@ async function fileExists(path: string | undefined): Promise<boolean | undefined
   }
 }
 
-const ready = start();
+const config = await configure();
+
+/**
+ * Requests go to the app once the KV is open; until then they wait for it. The port is taken
+ * before the KV is opened, so a start that cannot listen refuses before it creates anything.
+ */
+type Answer = (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
+let answer = null as Answer | null;
+const answering = Promise.withResolvers<Answer>();
+let server: Deno.HttpServer;
+try {
+  server = Deno.serve(
+    { port: config.port, hostname: config.hostname, onListen: () => {} },
+    (req, info) => answer ? answer(req, info) : answering.promise.then((a) => a(req, info)),
+  );
+} catch (err) {
+  const { hostname, port } = config;
+  refuse(
+    err instanceof Deno.errors.AddrInUse
+      ? `port ${port} on ${hostname} is already in use (another server running?)`
+      : `cannot listen on ${hostname}:${port}: ${err instanceof Error ? err.message : err}`,
+  );
+}
+
+const ready = start(config);
 
 /** The server's time at the last minutely run (for the daily jobs under a test clock). */
 let lastMinutely = Infinity;
@@ -116,26 +148,16 @@ Deno.cron("daily jobs", DAILY_CRON, async () => runJobs(await ready, DAILY));
 const deps = await ready;
 lastMinutely = deps.clock.now();
 const app = createApp(deps);
-let server: Deno.HttpServer;
-try {
-  server = Deno.serve({
-    port: deps.config.port,
-    hostname: deps.config.hostname,
-    onListen: ({ hostname, port }) =>
-      log("info", `listening on http://${hostname}:${port} (mail: ${deps.mailer.kind})`, {
-        mail: deps.mailer.kind,
-        kv: deps.config.kvPath === undefined ? "platform" : "file",
-        start_ms: Math.round(performance.now() - t0),
-        pid: Deno.pid,
-      }),
-  }, app.fetch);
-} catch (err) {
-  const { hostname, port } = deps.config;
-  refuse(
-    err instanceof Deno.errors.AddrInUse
-      ? `port ${port} on ${hostname} is already in use (another server running?)`
-      : `cannot listen on ${hostname}:${port}: ${err instanceof Error ? err.message : err}`,
-  );
+answer = app.fetch;
+answering.resolve(app.fetch);
+{
+  const { hostname, port } = server.addr as Deno.NetAddr;
+  log("info", `listening on http://${hostname}:${port} (mail: ${deps.mailer.kind})`, {
+    mail: deps.mailer.kind,
+    kv: deps.config.kvPath === undefined ? "platform" : "file",
+    start_ms: Math.round(performance.now() - t0),
+    pid: Deno.pid,
+  });
 }
 
 /**

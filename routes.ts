@@ -111,6 +111,24 @@ export const AREAS = {
     paths: ["/api/me/maintenance/*"],
     load: () => import("./api/maintenance.ts").then((m) => m.maintenanceRoutes),
   },
+  api_keys: {
+    mount: "/api",
+    paths: ["/api/me/api-keys/*"],
+    load: () => import("./api/api_keys.ts").then((m) => m.apiKeyRoutes),
+  },
+  hc: {
+    mount: "/api",
+    paths: [
+      "/api/v1/*",
+      "/api/v2/*",
+      "/api/v3/*",
+      "/api/:version/checks/*",
+      "/api/:version/channels/*",
+      "/api/:version/badges/*",
+      "/api/:version/status/*",
+    ],
+    load: () => import("./api/hc.ts").then((m) => m.hcRoutes),
+  },
   services: {
     mount: "/api",
     paths: ["/api/me/services/*", "/api/services"],
@@ -221,6 +239,11 @@ export const AREAS = {
     mount: "/",
     paths: ["/me/services/:id/*", "/me/channels/*", "/me/status-page/*"],
     load: () => import("./web/me_watch.tsx").then((m) => m.watchPages),
+  },
+  web_api_keys: {
+    mount: "/",
+    paths: ["/me/api-keys/*"],
+    load: () => import("./web/me_api_keys.tsx").then((m) => m.apiKeyPages),
   },
   web_me_files: {
     mount: "/",

@@ -5,6 +5,7 @@ import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { bearer, createRoute, errors, json, router } from "../http/router.ts";
 import { requireFresh, requireToken } from "../http/guards.ts";
+import { refusal } from "../http/words.ts";
 
 const ids = z.array(z.number().int().positive()).max(1000).default([]);
 const EraseBody = z.object({ keep: ids, remove: ids }).meta({ id: "ErasureDecisions" });
@@ -67,9 +68,8 @@ export function exportRoutes(deps: Deps) {
       }
       const got = EraseBody.safeParse(parsed ?? {});
       if (!got.success) {
-        const issue = got.error.issues[0];
-        const field = issue?.path.map(String).join(".") || "body";
-        fail(400, `${field}: ${issue?.message ?? "invalid"}`, { field });
+        const { error, field } = refusal(got.error, "body");
+        fail(400, error, { field });
       }
       const keep = new Set(got.data.keep);
       const remove = new Set(got.data.remove);

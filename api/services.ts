@@ -64,7 +64,8 @@ const ServiceSchema = z.object({
   }),
   tz: z.string().nullable().meta({ description: "The schedule's IANA time zone" }),
   grace: z.number().int().nullable().meta({
-    description: "Minutes after a scheduled time before a missing run is off",
+    description: "Minutes after a scheduled time before a missing run is off; without a " +
+      "schedule, a grace set through the Healthchecks API (null: one interval)",
   }),
   channels: z.array(z.number().int()).meta({
     description: "Webhook channels alerted besides mail (GET /api/me/channels)",
@@ -81,6 +82,10 @@ const ServiceSchema = z.object({
   }),
   badge_path: z.string().nullable().meta({
     description: "Path of the public SVG badge (POST .../badge makes or replaces it)",
+  }),
+  tags: z.array(z.string()).meta({ description: "Free tags, one word each" }),
+  uuid: z.string().nullable().meta({
+    description: "Its id in the Healthchecks-compatible API (/api/v3/checks/<uuid>)",
   }),
 }).meta({ id: "Service" });
 

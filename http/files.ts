@@ -15,7 +15,7 @@ import { INVISIBLE_MESSAGE, visibleText } from "./text.ts";
 export const Patch = z.object({
   public: z.boolean().optional(),
   label: z.string().refine((v) => [...cleanText(v)].length <= MAX_LABEL, {
-    message: `up to ${MAX_LABEL} characters`,
+    message: `must be at most ${MAX_LABEL} characters`,
   }).refine(visibleText, { message: INVISIBLE_MESSAGE }).optional(),
   name: z.string().min(1).max(1000).refine(visibleText, { message: INVISIBLE_MESSAGE })
     .optional(),

@@ -4,6 +4,7 @@ import type { Account } from "../kv/accounts.ts";
 import type { Session } from "../kv/sessions.ts";
 import { fail } from "./errors.ts";
 import { type Hook, OpenApiHono } from "./openapi.ts";
+import { refusal, speakPlainly } from "./words.ts";
 
 export { createRoute } from "./openapi.ts";
 
@@ -20,18 +21,23 @@ export type AppEnv = {
 
 export type Ctx = Context<AppEnv>;
 
-/** Turns a failed validation into 400 naming the field (404 for a malformed path id). */
+/** What a request part is called when the whole of it is at fault. */
+const WHOLE: Record<string, string> = { json: "body", query: "query", header: "headers" };
+
+/**
+ * Turns a failed validation into 400 `{error, field}` in plain words (http/words.ts), or 404
+ * for a malformed path id.
+ */
 export const validationHook: Hook<AppEnv> = (result, c) => {
   if (result.success) return;
   if (result.target === "param") return c.json({ error: "not found" }, 404);
-  const issue = result.error.issues[0];
-  const field = issue?.path.map(String).join(".") || result.target;
-  const message = issue?.message ?? "invalid";
-  return c.json({ error: `${field}: ${message}`, field }, 400);
+  return c.json(refusal(result.error, WHOLE[result.target] ?? result.target), 400);
 };
 
 /** A sub-app whose routes are validated by zod and described in the OpenAPI document. */
 export function router(): OpenApiHono<AppEnv> {
+  // Every schema an area validates with refuses in plain words.
+  speakPlainly();
   return new OpenApiHono<AppEnv>(validationHook);
 }
 

@@ -47,6 +47,22 @@ const minDuration = z.number().int().min(1).max(7 * 24 * 3600).nullable().meta({
   example: 300,
 });
 
+/** Most tags a service has, and the longest tag. */
+export const MAX_TAGS = 20;
+export const MAX_TAG = 50;
+
+/** One free tag: a word without spaces or control characters. */
+export const tag = z.string().min(1, "a tag cannot be empty").max(
+  MAX_TAG,
+  `a tag has at most ${MAX_TAG} characters`,
+).regex(/^[^\s\p{Cc}\p{Cf}\p{Cs}]+$/u, "a tag is one word: no spaces or control characters");
+
+const tags = z.array(tag).max(MAX_TAGS, `at most ${MAX_TAGS} tags`).meta({
+  description: "Free tags, each one word (no spaces), up to 50 characters; at most 20. " +
+    "Healthchecks' API shows them space-separated and filters by them (?tag=)",
+  example: ["backup", "prod"],
+});
+
 export const CreateBody = z.object({
   name,
   check: z.string().max(2000).meta({
@@ -67,6 +83,7 @@ export const CreateBody = z.object({
   channels: channels.default([]),
   remind: remind.default(null),
   min_duration: minDuration.optional(),
+  tags: tags.default([]),
 }).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
@@ -86,6 +103,7 @@ export const PatchBody = z.object({
   channels: channels.optional(),
   remind: remind.optional(),
   min_duration: minDuration.optional(),
+  tags: tags.optional(),
   paused: z.boolean().optional().meta({
     description: "Heartbeats only: true pauses it (no alerts, no lateness, no missing runs), " +
       "false resumes it afresh",

@@ -8,6 +8,7 @@ import { statusPart } from "./parts/status.ts";
 import { maintenancePart } from "./parts/maintenance.ts";
 import { alertsPart } from "./parts/alerts.ts";
 import { signInMethodsPart } from "./parts/sign_in_methods.ts";
+import { apiKeysPart } from "./parts/api_keys.ts";
 
 /**
  * Each area of the service that holds data about an account says here what it exports,
@@ -26,6 +27,7 @@ export const accountParts: AccountPart[] = [
   statusPart,
   maintenancePart,
   alertsPart,
+  apiKeysPart,
   filesPart,
   formsPart,
   mailPart,

@@ -49,6 +49,14 @@ export interface NewServiceInput {
   remind?: number | null;
   /** Heartbeats: seconds a run (start to success) takes at least; null: no minimum. */
   min_duration?: number | null;
+  /** Free tags (one word each). */
+  tags?: string[];
+  /** Heartbeats on the interval: minutes past it before off (Healthchecks' grace). */
+  interval_grace?: number | null;
+  /** Heartbeats: stays paused when pinged (Healthchecks' manual_resume). */
+  manual_resume?: boolean;
+  /** Its Healthchecks id, when the caller chose it (else a new one). */
+  code?: string;
 }
 
 /** A change as the API's `ServicePatch` schema gives it; kind and target never change. */
@@ -114,7 +122,7 @@ async function validChannels(deps: Deps, account: number, ids: number[]): Promis
  * grace), else every run would fail. `invalid` naming the field.
  */
 function runOptions(
-  s: Pick<Service, "kind" | "interval" | "schedule" | "min_duration">,
+  s: Pick<Service, "kind" | "interval" | "schedule" | "interval_grace" | "min_duration">,
   paused: boolean | undefined,
 ): void {
   const hb = s.kind === "webhook";
@@ -132,6 +140,9 @@ function runOptions(
     );
   }
 }
+
+/** Tags without repeats, in the order first given. */
+export const uniqueTags = (tags: string[]) => [...new Set(tags)];
 
 /** The address a heartbeat calls. */
 export const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
@@ -185,6 +196,10 @@ export async function addService(
     schedule: sched,
     channels: chans,
     ...(target.kind === "webhook" ? { min_duration: minDuration } : {}),
+    tags: uniqueTags(input.tags ?? []),
+    ...(input.interval_grace != null ? { interval_grace: input.interval_grace } : {}),
+    ...(input.manual_resume !== undefined ? { manual_resume: input.manual_resume } : {}),
+    ...(input.code ? { code: input.code } : {}),
   }, first);
   const now = deps.clock.now();
   const item = serviceView(service, null, now, await listWindows(deps.kv, me.id));
@@ -214,6 +229,7 @@ export async function editService(
 ): Promise<ServiceView> {
   const { check: _c, kind: _k, target: _t, schedule, tz, grace, channels: chans, ...rest } = body;
   const patch: ServicePatch = rest;
+  if (patch.tags !== undefined) patch.tags = uniqueTags(patch.tags);
   if (chans !== undefined) patch.channels = await validChannels(deps, me.id, chans);
   if (schedule !== undefined || tz !== undefined || grace !== undefined) {
     const cur = (await getService(deps.kv, me.id, id)).value;

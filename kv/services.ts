@@ -34,6 +34,7 @@ import { dropServiceInto, windowsEntry } from "./maintenance.ts";
  *   ["services", account_id, id]    -> Service
  *   ["services_by_id", id]          -> account id
  *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
+ *   ["services_by_uuid", uuid]      -> {account, id}: a heartbeat's Healthchecks UUID (`code`)
  *   ["service_due", due_ms, id]     -> account id: when the runner looks at the service next.
  *                                      Claiming a check moves this entry to the lease's end,
  *                                      so one process runs it; `Service.due` names the entry.
@@ -74,6 +75,7 @@ const serviceKey = (account: number, id: number) => ["services", account, id] as
 const badgeKey = (token: string) => ["service_badges", token] as const;
 const byIdKey = (id: number) => ["services_by_id", id] as const;
 const countKey = (account: number) => ["service_count", account] as const;
+const uuidKey = (uuid: string) => ["services_by_uuid", uuid] as const;
 
 /**
  * Minutes after a start signal when the runner first looks (the nudge the ping leaves): the
@@ -105,6 +107,37 @@ export async function getService(kv: Deno.Kv, account: number, id: number) {
  */
 export function serviceIdEntries(kv: Deno.Kv, ids: number[]): Promise<Deno.KvEntryMaybe<number>[]> {
   return getManyEntries<number>(kv, ids.map(byIdKey));
+}
+
+/** The account's service with this Healthchecks uuid, or null (another account's too). */
+export async function serviceByUuid(
+  kv: Deno.Kv,
+  account: number,
+  uuid: string,
+): Promise<Service | null> {
+  const ref = (await kv.get<{ account: number; id: number }>(uuidKey(uuid))).value;
+  if (!ref || ref.account !== account) return null;
+  return (await getService(kv, account, ref.id)).value;
+}
+
+/**
+ * Gives every heartbeat made before Healthchecks' ids a UUID and its index (a migration; safe
+ * to run again: a service that has one is left as it is).
+ */
+export async function giveUuids(kv: Deno.Kv): Promise<void> {
+  for await (const e of kv.list<Service>({ prefix: ["services"] })) {
+    if (e.value.code || e.value.kind !== "webhook") continue;
+    await transact(async () => {
+      const entry = await kv.get<Service>(e.key);
+      const s = entry.value;
+      if (!s || s.code) return { op: null, result: 0 };
+      const uuid = crypto.randomUUID();
+      const op = atomic(kv).check(entry).check({ key: uuidKey(uuid), versionstamp: null })
+        .set(e.key, { ...s, code: uuid })
+        .set(uuidKey(uuid), { account: s.account, id: s.id });
+      return { op, result: 0 };
+    });
+  }
 }
 
 /** A heartbeat's signals (null for a checked kind). */
@@ -155,6 +188,11 @@ export interface NewService {
   channels?: number[];
   remind?: number | null;
   min_duration?: number | null;
+  interval_grace?: number | null;
+  tags?: string[];
+  manual_resume?: boolean;
+  /** Heartbeats: Healthchecks' UUID; a new random one when absent. */
+  code?: string;
 }
 
 const tooMany = () =>
@@ -185,6 +223,7 @@ export async function createService(
     const base: Service = {
       id: id.id,
       account,
+      ...(input.kind === "webhook" ? { code: crypto.randomUUID() } : {}),
       ...input,
       created: now,
       hook: hash,
@@ -202,6 +241,10 @@ export async function createService(
       .set(serviceKey(account, s.id), s)
       .set(byIdKey(s.id), account)
       .sum(countKey(account), 1n);
+    if (s.code) {
+      op.check({ key: uuidKey(s.code), versionstamp: null })
+        .set(uuidKey(s.code), { account, id: s.id });
+    }
     putDue(op, due, s.id, account);
     if (hash) putHookRef(op, hash, hookRef(s));
     if (first) {
@@ -226,6 +269,9 @@ export interface ServicePatch {
   channels?: number[];
   remind?: number | null;
   min_duration?: number | null;
+  interval_grace?: number | null;
+  tags?: string[];
+  manual_resume?: boolean;
   /** Heartbeats: pause (true) or resume (false). */
   paused?: boolean;
 }
@@ -364,6 +410,7 @@ function removeInto(
   op.check(count)
     .delete(serviceKey(s.account, s.id))
     .delete(byIdKey(s.id));
+  if (s.code) op.delete(uuidKey(s.code));
   dropDue(op, s.due, s.id);
   if (s.badge) op.delete(badgeKey(s.badge));
   if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));

@@ -158,22 +158,25 @@ Deno.test("contributions: every field rule answers 400 naming the field, nothing
     [{ summary: "x".repeat(4001) }, "summary"],
     [{ trail: "x".repeat(12001) }, "trail"],
     [{ files: files(11) }, "files"],
-    [{ files: [{ label: "a", url: "http://e.org/x" }] }, "files.0.url"],
-    [{ files: [{ label: "a", url: "https://u:p@e.org/x" }] }, "files.0.url"],
-    [{ files: [{ label: "x".repeat(121), url: "https://e.org/x" }] }, "files.0.label"],
-    [{ files: [{ label: "a", url: "https://e.org/" + "x".repeat(500) }] }, "files.0.url"],
+    [{ files: [{ label: "a", url: "http://e.org/x" }] }, "files: url of item 1"],
+    [{ files: [{ label: "a", url: "https://u:p@e.org/x" }] }, "files: url of item 1"],
+    [{ files: [{ label: "x".repeat(121), url: "https://e.org/x" }] }, "files: label of item 1"],
+    [{ files: [{ label: "a", url: "https://e.org/" + "x".repeat(500) }] }, "files: url of item 1"],
     [{ attribution: "maybe" }, "attribution"],
     [{ title: "Two\nlines" }, "title"],
     [{ name: "Ada\u0000" }, "name"],
     [{ summary: "broken \ud800 text" }, "summary"],
-    [{ files: [{ label: "tab\u0007", url: "https://e.org/x" }] }, "files.0.label"],
-    [{ records: [{ seq: 0, at: "", actor: "", action: "" }] }, "records.0.seq"],
+    [{ files: [{ label: "tab\u0007", url: "https://e.org/x" }] }, "files: label of item 1"],
+    [{ records: [{ seq: 0, at: "", actor: "", action: "" }] }, "records: seq of item 1"],
     [{ chain: "not-a-hash" }, "chain"],
   ];
-  for (const [o, field] of cases) {
+  // A list's entry is named by its list; the sentence says which entry and which part of it.
+  for (const [o, where] of cases) {
     const r = await t.req("POST", "/api/contributions", { body: proposal(o) });
+    const field = where.split(":")[0];
     assert.equal(r.status, 400, `${field}: ${r.text}`);
     assert.equal(r.body.field, field, r.text);
+    assert.ok(r.body.error.startsWith(where.includes(":") ? where : `${field}: `), r.text);
   }
   assert.equal(await dumpKv(t.kv), before);
   assert.equal(t.mail.sent.length, 0);

@@ -42,6 +42,10 @@ const EXPORTED_IN: Record<string, string> = {
   invites_by_address: "invitations_received (index)",
   services: "services",
   services_by_id: "services (index)",
+  services_by_uuid: "services (uuid)",
+  api_keys: "api_keys",
+  api_key_hashes: "api_keys (the key, hashed)",
+  api_key_count: "api_keys (count)",
   service_count: "services (count)",
   service_due: "services (schedule index)",
   hooks: "services (heartbeat key, stored as a hash)",
@@ -193,6 +197,16 @@ Deno.test("data rights: the export holds every KV record about the account; eras
     await t.req("POST", "/api/me/status-page/notes", {
       token,
       body: { kind: "identified", text: "Skedaddle outage" },
+    }),
+    201,
+  );
+  // A key of the Healthchecks-compatible API, and a check made through it (tags, grace).
+  const apiKey = await t.req("POST", "/api/me/api-keys", { token, body: { name: "Cronjobs" } });
+  ok(apiKey, 201);
+  ok(
+    await t.req("POST", "/api/v3/checks/", {
+      headers: { "X-Api-Key": apiKey.body.key },
+      raw: JSON.stringify({ name: "Gobbledygook job", tags: "nightly", grace: 120 }),
     }),
     201,
   );

@@ -20,7 +20,7 @@ async function failedStart(env: Record<string, string>) {
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-Deno.test("ops: a bad variable, an unreadable KV and a busy port each exit 1 with one line", async () => {
+Deno.test("ops: a bad variable, an unreadable KV and a busy port each exit 1 with one line, creating nothing", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const bad = await failedStart({ PORT: "eighty", KV_PATH: `${dir}/kv.sqlite3` });
@@ -42,10 +42,16 @@ Deno.test("ops: a bad variable, an unreadable KV and a busy port each exit 1 wit
     const port = new URL(first.url).port;
     const busy = await failedStart({ PORT: port, KV_PATH: `${dir}/kv2.sqlite3` });
     assert.equal(busy.code, 1);
+    // One line, before anything is opened: no KV line, no KV file.
+    assert.equal(busy.stdout, "");
     assert.equal(
       busy.stderr,
       `cannot start: port ${port} on 127.0.0.1 is already in use (another server running?)\n`,
     );
+    await assert.rejects(Deno.stat(`${dir}/kv2.sqlite3`), Deno.errors.NotFound);
+    // The first server still answers.
+    const health = await fetch(`${first.url}/api/healthz`);
+    assert.equal(health.status, 200, await health.text());
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

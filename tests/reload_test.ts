@@ -235,6 +235,13 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit("/me/channels", `/me/channels/${ch}/delete`, {}, {
     route: "/me/channels/:id/delete",
   });
+  // A key of the Healthchecks-compatible API, made and revoked.
+  await me.submit("/me/api-keys", "/me/api-keys", { name: "Cron box" });
+  const apiKeys = await listOf(t, "/api/me/api-keys", olga.token);
+  assert.equal(apiKeys.length, 1);
+  await me.submit("/me/api-keys", `/me/api-keys/${apiKeys[0].id}/revoke`, {}, {
+    route: "/me/api-keys/:id/revoke",
+  });
   // The alert grouping switch, sent as shown (ticked): it stays on.
   await me.submit("/me/channels", "/me/channels/grouping");
   const settings = await t.req("GET", "/api/me/alert-settings", { token: olga.token });

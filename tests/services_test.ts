@@ -80,9 +80,11 @@ Deno.test("services: create runs the first check before answering; item shape", 
     "schedule",
     "state",
     "status",
+    "tags",
     "target_hint",
     "threshold",
     "tz",
+    "uuid",
     "what",
   ]);
   assert.equal(item.kind, "url");

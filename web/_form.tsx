@@ -9,6 +9,7 @@ import type { Child } from "hono/jsx";
 import type { z } from "zod";
 import { DomainError } from "../lib/errors.ts";
 import { ApiError, statusOf } from "../http/errors.ts";
+import { pageWords } from "../http/words.ts";
 import type { PageProps } from "./_layout.tsx";
 import { seeOther, waitInWords, type WebCtx } from "./_web.tsx";
 
@@ -66,68 +67,13 @@ export function zodErrors(err: z.ZodError): FieldErrors {
   return out;
 }
 
-type Issue = z.ZodError["issues"][number];
-
-/** The validator's own wording (zod's defaults), which no page shows. */
-const VALIDATOR_WORDS = /^(Invalid|Too (big|small)|Expected|Unrecognized)\b/;
-
 /**
- * What a person reads about one failed rule: a sentence in plain words, never the validator's
- * ("Too big: expected string to have <=200 characters"), never a path or a type name. A
- * message the schema wrote itself ("must be an https:// address") is kept, as a sentence.
+ * What a person reads about one failed rule: a sentence in plain words (http/words.ts
+ * `pageWords`, given where the form is parsed), or the message the schema wrote itself
+ * ("must be an https:// address") as a sentence.
  */
-export function plainIssue(issue: Issue): string {
-  const i = issue as Issue & {
-    origin?: string;
-    maximum?: number | bigint;
-    minimum?: number | bigint;
-    expected?: string;
-    format?: string;
-    input?: unknown;
-  };
-  let text: string;
-  if (i.code !== "custom" && VALIDATOR_WORDS.test(i.message)) {
-    const list = i.origin === "array" || i.origin === "set";
-    const n = Number(i.maximum ?? i.minimum);
-    switch (i.code) {
-      case "too_big":
-        text = list
-          ? `Give at most ${n}.`
-          : i.origin === "number"
-          ? `Use a number up to ${n}.`
-          : `Use at most ${n.toLocaleString("en")} characters (this has more).`;
-        break;
-      case "too_small":
-        text = list || n <= 1
-          ? "Fill this in."
-          : i.origin === "number"
-          ? `Use a number of at least ${n}.`
-          : `Use at least ${n} characters.`;
-        break;
-      case "invalid_type":
-        text = i.input === undefined || i.input === ""
-          ? "Fill this in."
-          : i.expected === "number" || i.expected === "int"
-          ? "Enter a number, in digits."
-          : "This value cannot be used here.";
-        break;
-      case "invalid_format":
-        text = i.format === "email"
-          ? "Enter an e-mail address, such as name@example.org."
-          : i.format === "url"
-          ? "Enter a web address that starts with https://."
-          : "This is not written the way it should be.";
-        break;
-      case "invalid_value":
-        text = "Choose one of the options offered.";
-        break;
-      default:
-        text = "This value cannot be used here.";
-    }
-  } else {
-    text = sentence(i.message);
-  }
-  return text;
+export function plainIssue(issue: z.ZodError["issues"][number]): string {
+  return sentence(issue.message);
 }
 
 /** A message as a sentence: capital first letter, full stop at the end. */
@@ -174,7 +120,7 @@ export async function submitForm<S extends z.ZodType>(
   spec: FormSpec<S>,
 ): Promise<Response> {
   const form = await readForm(c);
-  const parsed = spec.schema.safeParse(spec.input ? spec.input(form) : form);
+  const parsed = spec.schema.safeParse(spec.input ? spec.input(form) : form, { error: pageWords });
   let view: FormView;
   if (parsed.success) {
     try {

@@ -61,6 +61,7 @@ const LABELS = {
   grace: "Grace minutes",
   remind: "Remind while off",
   min_duration: "Shortest run (seconds)",
+  tags: "Tags",
 };
 
 const REMIND_OPTIONS: [string, string][] = [
@@ -110,6 +111,9 @@ export function StateBadge(props: { state: string }) {
 
 const at = (s: string | null) => (s ? when(Date.parse(s)) : "never");
 
+/** A message about one tag ("tags.2") stands beside the tags field. */
+const tagsField = (path: string) => (path.startsWith("tags.") ? "tags" : path);
+
 /** The shared fields of the add and edit forms. */
 function CommonFields(props: { view: FormView }) {
   const F = fields(props.view, LABELS, CreateBody);
@@ -126,6 +130,11 @@ function CommonFields(props: { view: FormView }) {
         name="place"
         options={placeOptions}
         hint="Where it runs, as a note for you: e.g. cloudflared (behind a Cloudflare tunnel), oneshot (a job that runs and ends), container only, on site."
+      />
+      <F.Field
+        name="tags"
+        maxlength={1050}
+        hint="Words separated by spaces, e.g. backup prod; Healthchecks clients filter by them"
       />
       <F.Select name="interval" options={intervalOptions} />
       <F.Select
@@ -184,6 +193,7 @@ function commonInput(f: Record<string, string>) {
     alerts: checked(f.alerts),
     threshold: Number(f.threshold ?? 1),
     remind: given(f.remind) === undefined ? null : Number(f.remind),
+    tags: (f.tags ?? "").split(/\s+/).filter((t) => t !== ""),
     ...(schedule !== undefined ? { schedule } : {}),
     ...(tz !== undefined ? { tz } : {}),
     ...(grace !== undefined ? { grace: Number(grace) } : {}),
@@ -379,7 +389,7 @@ const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
       <p class="hint">Up to {MAX_SERVICES} services.</p>
       <p>
         <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a> ·{" "}
-        <a href="/me/maintenance">Maintenance windows</a>
+        <a href="/me/maintenance">Maintenance windows</a> · <a href="/me/api-keys">API keys</a>
       </p>
       <AddForm view={view} />
       {isOwner(me) ? <MachinePart deps={deps} /> : null}
@@ -422,6 +432,7 @@ async function postMeServices(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   return await submitForm(c, {
     schema: CreateBody,
+    fieldOf: tagsField,
     input: (f) => ({
       ...commonInput(f),
       check: f.kind === "webhook" ? "webhook:" : `${f.kind ?? ""}:${(f.check ?? "").trim()}`,
@@ -507,8 +518,10 @@ const serviceValues = (s: ServiceView) =>
     alerts: s.alerts ? "on" : "",
     schedule: s.schedule ?? "",
     tz: s.tz ?? "",
-    grace: s.grace === null ? "" : String(s.grace),
+    // A grace without a schedule (set through Healthchecks' API) is not this form's.
+    grace: s.schedule === null || s.grace === null ? "" : String(s.grace),
     min_duration: s.min_duration === null ? "" : String(s.min_duration),
+    tags: s.tags.join(" "),
   });
 
 /** A term and its description, shown only when there is something to say. */
@@ -541,6 +554,7 @@ function ServiceFacts({ s }: { s: ServiceView }) {
       <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
       <Fact term="Target" value={s.target_hint ? <U>{s.target_hint}</U> : null} />
       <Fact term="Certificate expires" value={s.cert_expires ? at(s.cert_expires) : null} />
+      <Fact term="Tags" value={s.tags.length ? <U>{s.tags.join(" ")}</U> : null} />
       <dt>Added</dt>
       <dd>{at(s.created)}</dd>
     </dl>
@@ -557,6 +571,18 @@ const JobLines = () => (
     </p>
     <SignalLines hook="$HOOK" />
     <ScheduleHelp />
+  </details>
+);
+
+/** Where a Healthchecks client finds this heartbeat: the API address, its uuid, the keys. */
+const HealthchecksUse = ({ base, s }: { base: string; s: ServiceView }) => (
+  <details>
+    <summary>Use with Healthchecks clients</summary>
+    <p>
+      Tools made for Healthchecks manage this heartbeat through <code>{base}/api/v3/</code>{" "}
+      with a key from <a href="/me/api-keys">API keys</a>; its check id (uuid) there is{" "}
+      <code>{s.uuid}</code>.
+    </p>
   </details>
 );
 
@@ -612,6 +638,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
       </h1>
       <ServiceFacts s={s} />
       {s.kind === "webhook" ? <JobLines /> : null}
+      {s.kind === "webhook" && s.uuid ? <HealthchecksUse base={deps.config.baseUrl} s={s} /> : null}
       {await watchSection(deps, found, s)}
       <ServiceActions s={s} />
       <h2>Change it</h2>
@@ -656,6 +683,7 @@ async function postMeServicesId(deps: Deps, c: WebCtx) {
   const id = serviceId(c);
   return await submitForm(c, {
     schema: PatchBody,
+    fieldOf: tagsField,
     input: (f) => {
       const common = commonInput(f);
       if (given(f.schedule) !== undefined) return common;
