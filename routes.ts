@@ -134,6 +134,16 @@ export const AREAS = {
     paths: ["/api/me/services/*", "/api/services"],
     load: () => import("./api/services.ts").then((m) => m.servicesRoutes),
   },
+  ping_keys: {
+    mount: "/api",
+    paths: ["/api/me/ping-key", "POST /api/me/services/:id/push"],
+    load: () => import("./api/ping_keys.ts").then((m) => m.pingKeyRoutes),
+  },
+  imports: {
+    mount: "/api",
+    paths: ["/api/me/import"],
+    load: () => import("./api/imports.ts").then((m) => m.importRoutes),
+  },
   files: {
     mount: "/api",
     paths: ["/api/me/files/*", "/api/files/*"],
@@ -224,6 +234,17 @@ export const AREAS = {
     mount: "/",
     paths: ["/me/devices/*"],
     load: () => import("./web/me_devices.tsx").then((m) => m.devicePages),
+  },
+  web_compat: {
+    mount: "/",
+    paths: [
+      "/me/ping-key",
+      "/me/services/import",
+      "/me/services/import/*",
+      "POST /me/services/:id/methods",
+      "/me/services/:id/push",
+    ],
+    load: () => import("./web/me_compat.tsx").then((m) => m.compatPages),
   },
   web_me_services: {
     mount: "/",

@@ -87,6 +87,12 @@ const ServiceSchema = z.object({
   uuid: z.string().nullable().meta({
     description: "Its id in the Healthchecks-compatible API (/api/v3/checks/<uuid>)",
   }),
+  slug: z.string().nullable().meta({
+    description: "Heartbeats: its slug (/ping/<ping key>/<slug>); not unique",
+  }),
+  methods: z.enum(["", "POST"]).nullable().meta({
+    description: 'Heartbeats: "POST" takes POST pings only; "" any method',
+  }),
 }).meta({ id: "Service" });
 
 const SnapshotSchema = z.object({
@@ -181,6 +187,9 @@ const EventSchema = z.object({
   status: z.string(),
   body: z.string().meta({ description: "The request body as text (up to 10 KB)" }),
   origin: z.string().meta({ description: "The client's network, never its address" }),
+  ms: z.number().nullable().meta({
+    description: "A response time the client reported (Uptime Kuma's `ping`), in ms",
+  }),
 }).meta({ id: "HeartbeatEvent" });
 
 const getMeServicesEventsRoute = (deps: Deps) =>
@@ -354,6 +363,7 @@ export function servicesRoutes(deps: Deps) {
           status: e.status,
           body: e.body,
           origin: e.origin,
+          ms: e.ms ?? null,
         })),
       }, 200);
     },

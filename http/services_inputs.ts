@@ -4,6 +4,7 @@ import { GRACE_MAX, GRACE_MIN, MAX_CRON, validTimeZone } from "../lib/schedule.t
 import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status_notes.ts";
 import { emailSchema } from "../lib/email.ts";
 import { multiLine, oneLine } from "./text.ts";
+import { HC_SLUG_RE } from "../lib/text.ts";
 
 /**
  * The request schemas of a watched service, validated by POST/PATCH /api/me/services
@@ -47,6 +48,19 @@ const minDuration = z.number().int().min(1).max(7 * 24 * 3600).nullable().meta({
   example: 300,
 });
 
+const slug = z.string().regex(HC_SLUG_RE, {
+  message: "must be up to 100 lower-case letters, digits, - and _ (as Healthchecks slugs are)",
+}).meta({
+  description: "Heartbeats: the slug of its Healthchecks ping address " +
+    "/ping/<ping key>/<slug> (default: made from the name); not unique",
+  example: "db-backup",
+});
+const methods = z.enum(["", "POST"]).meta({
+  description: 'Heartbeats: "POST" records POST pings only (Healthchecks\' `methods`: other ' +
+    "methods on /ping addresses are answered OK and recorded as ignored; on /api/hooks " +
+    'answered 405); "" (the default) any method',
+});
+
 /** Most tags a service has, and the longest tag. */
 export const MAX_TAGS = 20;
 export const MAX_TAG = 50;
@@ -83,6 +97,8 @@ export const CreateBody = z.object({
   channels: channels.default([]),
   remind: remind.default(null),
   min_duration: minDuration.optional(),
+  slug: slug.optional(),
+  methods: methods.optional(),
   tags: tags.default([]),
 }).meta({ id: "NewService" });
 
@@ -103,6 +119,8 @@ export const PatchBody = z.object({
   channels: channels.optional(),
   remind: remind.optional(),
   min_duration: minDuration.optional(),
+  slug: slug.optional(),
+  methods: methods.optional(),
   tags: tags.optional(),
   paused: z.boolean().optional().meta({
     description: "Heartbeats only: true pauses it (no alerts, no lateness, no missing runs), " +

@@ -30,6 +30,17 @@ export interface Service {
   /** Hash of the heartbeat key. */
   hook: string | null;
   /**
+   * Heartbeats: the check's UUID in Healthchecks' sense (`/ping/<uuid>`, the Management API's
+   * `uuid`), lower-case. Kept as it is: it names the check in that API, which lists it back.
+   */
+  code?: string;
+  /** Heartbeats: the slug of `/ping/<ping key>/<slug>`; not unique (a shared one answers 409). */
+  slug?: string;
+  /** Heartbeats: "POST" takes POST pings only (Healthchecks' `methods`); absent: any method. */
+  methods?: "POST";
+  /** Heartbeats: hash of its Uptime Kuma push token (kv/hooks.ts `pushHash`), if it has one. */
+  push?: string | null;
+  /**
    * Last check result (checked kinds), as counted: a failure below the threshold keeps the
    * state before it ("wait" when there was none).
    */
@@ -67,11 +78,6 @@ export interface Service {
    * (Healthchecks' grace, set through its API); null/absent: one interval (SPEC.md's rule).
    */
   interval_grace?: number | null;
-  /**
-   * Heartbeats: the check's UUID in Healthchecks' sense (the Management API's `uuid`),
-   * lower-case, given at creation.
-   */
-  code?: string;
   /** Free tags (no spaces), in the order given. */
   tags?: string[];
   /**
@@ -437,6 +443,8 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number, window
     badge_path: s.badge ? `/api/badges/${s.badge}.svg` : null,
     tags: s.tags ?? [],
     uuid: s.code ?? null,
+    slug: s.slug ?? null,
+    methods: hb ? s.methods ?? "" : null,
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;

@@ -109,7 +109,7 @@ const linkIn = (text: string, what: string) =>
 async function listOf(t: TestApp, path: string, token: string) {
   const r = await t.req("GET", path, { token });
   assert.equal(r.status, 200, r.text);
-  return r.body.items as { id: number; paused?: boolean }[];
+  return r.body.items as { id: number; paused?: boolean; methods?: string; kind?: string }[];
 }
 
 async function png(): Promise<File> {
@@ -203,12 +203,34 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
     route: "/me/services/:id/resume",
   });
   assert.equal((await listOf(t, "/api/me/services", olga.token))[0].paused, false);
+  // Other products' addresses (issue 32): the ping key and a push address shown once, POST
+  // only, and an import (form, preview, confirm).
+  const keyPage = await me.submit("/me/ping-key", "/me/ping-key");
+  assert.match(keyPage, /class="secret">[A-Za-z0-9_-]{22}</);
+  await me.submit(`/me/services/${hb}`, `/me/services/${hb}/methods`, {}, {
+    route: "/me/services/:id/methods",
+  });
+  assert.equal((await listOf(t, "/api/me/services", olga.token))[0].methods, "POST");
+  const pushPage = await me.submit(`/me/services/${hb}`, `/me/services/${hb}/push`, {}, {
+    route: "/me/services/:id/push",
+  });
+  assert.match(pushPage, /\/api\/push\/[A-Za-z0-9]{32}/);
+  const exported = {
+    checks: [{ name: "Imported job", slug: "imported-job", timeout: 3600, grace: 300 }],
+  };
+  const preview = await me.submit("/me/services/import", "/me/services/import", {
+    data: JSON.stringify(exported),
+  }, { lands: /^\/me\/services\/import\/preview$/ });
+  assert.match(preview, /Imported job/);
+  await me.submit("/me/services/import/preview", "/me/services/import/confirm");
+  const imported = await listOf(t, "/api/me/services", olga.token);
+  assert.equal(imported.length, 2, "the import made its one service once");
   await me.submit("/me/services", "/me/services", {
     kind: "tcp",
     name: "Mail relay",
     check: "127.0.0.1:9",
   });
-  const tcp = (await listOf(t, "/api/me/services", olga.token)).find((s) => s.id !== hb)!.id;
+  const tcp = (await listOf(t, "/api/me/services", olga.token)).find((s) => s.kind === "tcp")!.id;
   await me.submit(`/me/services/${tcp}`, `/me/services/${tcp}/check`, {}, {
     route: "/me/services/:id/check",
   });

@@ -16,6 +16,7 @@ import {
   INTERVALS,
   listServices,
   MAX_SERVICES,
+  pingKeyMade,
   PLACES,
   rotateHook,
   type ServiceView,
@@ -40,6 +41,7 @@ import {
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { watchSection } from "./_watch.tsx";
+import { CompatSection } from "./_compat.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
@@ -389,7 +391,10 @@ const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
       <p class="hint">Up to {MAX_SERVICES} services.</p>
       <p>
         <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a> ·{" "}
-        <a href="/me/maintenance">Maintenance windows</a> · <a href="/me/api-keys">API keys</a>
+        <a href="/me/maintenance">Maintenance windows</a> · <a href="/me/api-keys">API keys</a> ·
+        {" "}
+        <a href="/me/services/import">Import from Healthchecks or Uptime Kuma</a> ·{" "}
+        <a href="/me/ping-key">Ping key</a>
       </p>
       <AddForm view={view} />
       {isOwner(me) ? <MachinePart deps={deps} /> : null}
@@ -638,6 +643,18 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
       </h1>
       <ServiceFacts s={s} />
       {s.kind === "webhook" ? <JobLines /> : null}
+      {s.kind === "webhook"
+        ? (
+          <CompatSection
+            base={deps.config.baseUrl}
+            id={s.id}
+            uuid={s.uuid ?? ""}
+            slug={s.slug ?? ""}
+            post={s.methods === "POST"}
+            keyMade={(await pingKeyMade(deps.kv, me.id)) !== null}
+          />
+        )
+        : null}
       {s.kind === "webhook" && s.uuid ? <HealthchecksUse base={deps.config.baseUrl} s={s} /> : null}
       {await watchSection(deps, found, s)}
       <ServiceActions s={s} />
