@@ -175,6 +175,21 @@ export const AREAS = {
     paths: ["/sign-in/*", "/me", "/me/verify", "/sign-out"],
     load: () => import("./web/sign_in.tsx").then((m) => m.signInPages),
   },
+  web_sign_in_providers: {
+    mount: "/",
+    paths: ["/sign-in/with/*", "/sign-in/callback/*", "/me/sign-in-methods/add/*"],
+    load: () => import("./web/sign_in_providers.tsx").then((m) => m.providerPages),
+  },
+  web_passkeys: {
+    mount: "/",
+    paths: ["/sign-in/passkey/*"],
+    load: () => import("./web/passkeys.tsx").then((m) => m.passkeySignInPages),
+  },
+  web_me_sign_in_methods: {
+    mount: "/",
+    paths: ["/me/sign-in-methods/*", "/me/passkeys/*"],
+    load: () => import("./web/me_sign_in_methods.tsx").then((m) => m.signInMethodPages),
+  },
   web_modules: {
     mount: "/",
     paths: ["/catalogue", "/modules/*"],

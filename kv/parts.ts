@@ -7,6 +7,7 @@ import { servicesPart } from "./parts/services.ts";
 import { statusPart } from "./parts/status.ts";
 import { maintenancePart } from "./parts/maintenance.ts";
 import { alertsPart } from "./parts/alerts.ts";
+import { signInMethodsPart } from "./parts/sign_in_methods.ts";
 import { apiKeysPart } from "./parts/api_keys.ts";
 
 /**
@@ -20,6 +21,7 @@ import type { AccountPart } from "./parts/_part.ts";
 
 export const accountParts: AccountPart[] = [
   accountsPart,
+  signInMethodsPart,
   cataloguePart,
   servicesPart,
   statusPart,

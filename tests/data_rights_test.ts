@@ -282,7 +282,7 @@ Deno.test("data rights: the export holds every KV record about the account; eras
   const text = r.text.toLowerCase();
   assert.equal(d.devices.length, 3);
   for (const dev of d.devices) {
-    assert.deepEqual(Object.keys(dev).sort(), ["created", "expires", "id", "last_used"]);
+    assert.deepEqual(Object.keys(dev).sort(), ["created", "expires", "id", "last_used", "via"]);
   }
   assert.equal(d.sign_in.last, new Date(t.clock.now()).toISOString());
   assert.deepEqual(

@@ -10,6 +10,9 @@
 import assert from "node:assert/strict";
 import { Image } from "imagescript";
 import { dumpKv, fakeResolver, type TestApp, testApp } from "./_helpers.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
+import { putNewIdentity } from "../kv/identities.ts";
+import { credentialHash } from "../kv/passkeys.ts";
 import { seedModule } from "./_catalogue.ts";
 import { storeNotes } from "./_account_fixture.ts";
 import { proposal } from "./_forms_fixtures.ts";
@@ -17,7 +20,16 @@ import { renewOwnerClaim } from "../kv/owner_claim.ts";
 import { formFields, pagePosts } from "./_form_fields.ts";
 
 const BASE = "http://test.local";
-const NOT_FORMS = new Set(["/me/files/upload"]);
+const NOT_FORMS = new Set([
+  "/me/files/upload",
+  // The passkey pages' scripts fetch options (JSON); the two forms post a browser's WebAuthn
+  // answer, which only a browser makes: tests/sign_in_browser_test.ts walks them, and their
+  // flow is used once, so a reload's second post is refused (tests/passkeys_test.ts).
+  "/sign-in/passkey/options",
+  "/me/passkeys/options",
+  "/sign-in/passkey",
+  "/me/passkeys",
+]);
 
 /** A browser with one cookie, walking the pages of an in-process app. */
 function browser(t: TestApp, cookie = "") {
@@ -367,6 +379,40 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   );
   await her.submit("/modules/pond-life", "/modules/pond-life/point", {}, {
     route: "/modules/:slug/point",
+  });
+
+  // Sign-in methods: a provider account linked to olga, removed.
+  await commit(putNewIdentity(atomic(t.kv), {
+    provider: "github",
+    subject: "4242",
+    account: olga.account.id,
+    email: null,
+    created: t.clock.now(),
+    last_used: t.clock.now(),
+  }));
+  const methods = await me.get("/me/sign-in-methods");
+  const remove =
+    methods.text.match(/action="(\/me\/sign-in-methods\/github\/[0-9a-f]{40}\/remove)"/)![1];
+  await me.submit("/me/sign-in-methods", remove, {}, {
+    route: "/me/sign-in-methods/:provider/:hash/remove",
+  });
+
+  // A passkey of olga's, removed.
+  const hash = credentialHash("cred-1");
+  await t.kv.atomic().set(["passkeys", hash], {
+    id: "cred-1",
+    account: olga.account.id,
+    name: "Laptop",
+    public_key: new Uint8Array(4),
+    counter: 0,
+    transports: [],
+    device_type: "multiDevice",
+    backed_up: true,
+    created: t.clock.now(),
+    last_used: null,
+  }).set(["passkeys_by_account", olga.account.id, hash], hash).commit();
+  await me.submit("/me/sign-in-methods", `/me/passkeys/${hash}/remove`, {}, {
+    route: "/me/passkeys/:hash/remove",
   });
 
   // The first-run link a new server prints: Ada becomes the owner.
