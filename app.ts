@@ -10,7 +10,7 @@ import type { AppEnv } from "./http/router.ts";
 import type { DocConfig } from "./http/openapi.ts";
 import { type AreaName, AREAS } from "./routes.ts";
 import { healthz } from "./api/healthz.ts";
-import type { pingRoute } from "./api/hooks.ts";
+import type { TakenPing } from "./api/hooks.ts";
 import { errorKind, log, logRequest } from "./lib/log.ts";
 import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
 
@@ -39,29 +39,15 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // `pingRoute`, loaded on the first ping), and counted, timed and logged here as `measured` does
   // for every other request. What it does not take goes on to them and to the hooks area's
   // routes, as does everything when its module cannot load (the area then answers the failure).
-  let take: ReturnType<typeof pingRoute> | null = null;
-  let loading: Promise<unknown> | null = null;
-  app.on(["GET", "POST"], PING_ROUTES, async (c, next) => {
-    if (!take) {
-      loading ??= import("./api/hooks.ts").then(
-        (m) => (take = m.pingRoute(deps, JSON_BODY_LIMIT)),
-        () => (loading = null),
-      );
-      await loading;
-    }
-    const taken = take?.(c);
-    if (!taken) return await next();
-    const t0 = performance.now();
-    const stats = requestStarted(c.req.method, taken.route);
-    let status = 500;
-    try {
-      const res = await taken.answer;
-      status = res.status;
-      return res;
-    } finally {
-      requestDone(stats, c.req.method, taken.route, status, t0);
-    }
-  });
+  // Healthchecks' and Uptime Kuma's ping addresses (api/compat_pings.ts) take the same way.
+  app.on(
+    ["GET", "POST"],
+    PING_ROUTES,
+    fastRoute(() => import("./api/hooks.ts").then((m) => m.pingRoute(deps, JSON_BODY_LIMIT))),
+  );
+  const compat = fastRoute(() => import("./api/compat_pings.ts").then((m) => m.compatRoute(deps)));
+  app.all("/ping/*", compat);
+  app.all("/api/push/*", compat);
   app.use("*", measured);
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
@@ -100,6 +86,35 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     return await dispatch(req, ...rest);
   };
   return app;
+}
+
+/**
+ * A route of the app that answers the requests `load`'s function takes, loaded on the first
+ * one, counted, timed and logged as `measured` does; the others go on (`next`).
+ */
+function fastRoute(
+  load: () => Promise<(c: Context<AppEnv>) => TakenPing | null>,
+): MiddlewareHandler<AppEnv> {
+  let take: ((c: Context<AppEnv>) => TakenPing | null) | null = null;
+  let loading: Promise<unknown> | null = null;
+  return async (c, next) => {
+    if (!take) {
+      loading ??= load().then((f) => (take = f), () => (loading = null));
+      await loading;
+    }
+    const taken = take?.(c);
+    if (!taken) return await next();
+    const t0 = performance.now();
+    const stats = requestStarted(c.req.method, taken.route);
+    let status = 500;
+    try {
+      const res = await taken.answer;
+      status = res.status;
+      return res;
+    } finally {
+      requestDone(stats, c.req.method, taken.route, status, t0);
+    }
+  };
 }
 
 /** Counts, times and logs a finished request by its route pattern. */
@@ -383,6 +398,12 @@ const DOC: DocConfig = {
   securitySchemes: {
     bearer: { type: "http", scheme: "bearer", description: "Device token from GET /api/verify" },
     serviceToken: { type: "apiKey", in: "header", name: "X-Service-Token" },
+    hcApiKey: {
+      type: "apiKey",
+      in: "header",
+      name: "X-Api-Key",
+      description: "A key of the Healthchecks-compatible API (POST /api/me/api-keys)",
+    },
   },
 };
 

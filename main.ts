@@ -1,5 +1,13 @@
 import { createApp } from "./app.ts";
-import { DAILY, DAILY_CRON, dailyPassed, MINUTELY, runJobs } from "./jobs/mod.ts";
+import {
+  DAILY,
+  DAILY_CRON,
+  dailyPassed,
+  MINUTELY,
+  RESUME,
+  RESUME_AFTER_MS,
+  runJobs,
+} from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
 import { countMigrations, runMigrations } from "./kv/migrations.ts";
 import { chainTrail } from "./kv/trail.ts";
@@ -147,6 +155,13 @@ Deno.cron("daily jobs", DAILY_CRON, async () => runJobs(await ready, DAILY));
 
 const deps = await ready;
 lastMinutely = deps.clock.now();
+// The KV queue: looks a failure ping asked for, within seconds (jobs/queue.ts).
+deps.kv.listenQueue(async (msg) => {
+  const { handleQueued } = await import("./jobs/queue.ts");
+  await handleQueued(deps, msg);
+}).catch((err) => log("error", "queue listener stopped", { error: errorKind(err) }));
+// What a previous process cut by dying (a look, a mail, a post) once its claims have ended.
+setTimeout(() => void runJobs(deps, RESUME), RESUME_AFTER_MS);
 const app = createApp(deps);
 answer = app.fetch;
 answering.resolve(app.fetch);

@@ -111,10 +111,38 @@ export const AREAS = {
     paths: ["/api/me/maintenance/*"],
     load: () => import("./api/maintenance.ts").then((m) => m.maintenanceRoutes),
   },
+  api_keys: {
+    mount: "/api",
+    paths: ["/api/me/api-keys/*"],
+    load: () => import("./api/api_keys.ts").then((m) => m.apiKeyRoutes),
+  },
+  hc: {
+    mount: "/api",
+    paths: [
+      "/api/v1/*",
+      "/api/v2/*",
+      "/api/v3/*",
+      "/api/:version/checks/*",
+      "/api/:version/channels/*",
+      "/api/:version/badges/*",
+      "/api/:version/status/*",
+    ],
+    load: () => import("./api/hc.ts").then((m) => m.hcRoutes),
+  },
   services: {
     mount: "/api",
     paths: ["/api/me/services/*", "/api/services"],
     load: () => import("./api/services.ts").then((m) => m.servicesRoutes),
+  },
+  ping_keys: {
+    mount: "/api",
+    paths: ["/api/me/ping-key", "POST /api/me/services/:id/push"],
+    load: () => import("./api/ping_keys.ts").then((m) => m.pingKeyRoutes),
+  },
+  imports: {
+    mount: "/api",
+    paths: ["/api/me/import"],
+    load: () => import("./api/imports.ts").then((m) => m.importRoutes),
   },
   files: {
     mount: "/api",
@@ -146,6 +174,21 @@ export const AREAS = {
     mount: "/",
     paths: ["/sign-in/*", "/me", "/me/verify", "/sign-out"],
     load: () => import("./web/sign_in.tsx").then((m) => m.signInPages),
+  },
+  web_sign_in_providers: {
+    mount: "/",
+    paths: ["/sign-in/with/*", "/sign-in/callback/*", "/me/sign-in-methods/add/*"],
+    load: () => import("./web/sign_in_providers.tsx").then((m) => m.providerPages),
+  },
+  web_passkeys: {
+    mount: "/",
+    paths: ["/sign-in/passkey/*"],
+    load: () => import("./web/passkeys.tsx").then((m) => m.passkeySignInPages),
+  },
+  web_me_sign_in_methods: {
+    mount: "/",
+    paths: ["/me/sign-in-methods/*", "/me/passkeys/*"],
+    load: () => import("./web/me_sign_in_methods.tsx").then((m) => m.signInMethodPages),
   },
   web_modules: {
     mount: "/",
@@ -192,6 +235,17 @@ export const AREAS = {
     paths: ["/me/devices/*"],
     load: () => import("./web/me_devices.tsx").then((m) => m.devicePages),
   },
+  web_compat: {
+    mount: "/",
+    paths: [
+      "/me/ping-key",
+      "/me/services/import",
+      "/me/services/import/*",
+      "POST /me/services/:id/methods",
+      "/me/services/:id/push",
+    ],
+    load: () => import("./web/me_compat.tsx").then((m) => m.compatPages),
+  },
   web_me_services: {
     mount: "/",
     paths: ["/me/services/*"],
@@ -211,6 +265,11 @@ export const AREAS = {
     mount: "/",
     paths: ["/me/services/:id/*", "/me/channels/*", "/me/status-page/*"],
     load: () => import("./web/me_watch.tsx").then((m) => m.watchPages),
+  },
+  web_api_keys: {
+    mount: "/",
+    paths: ["/me/api-keys/*"],
+    load: () => import("./web/me_api_keys.tsx").then((m) => m.apiKeyPages),
   },
   web_me_files: {
     mount: "/",

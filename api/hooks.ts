@@ -29,11 +29,12 @@ const signalParams = params.extend({
     .meta({ description: "start, fail, log, or an exit code 0 to 255", example: "start" }),
 });
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A run id: a UUID in its canonical text, either case (as Healthchecks takes it). */
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const dec = new TextDecoder();
 
 /** Reads a body stream's chunks, at most `max` bytes of them; a failed read is the client's. */
-async function readChunks(stream: ReadableStream<Uint8Array>, max: number) {
+export async function readChunks(stream: ReadableStream<Uint8Array>, max: number) {
   const reader = stream.getReader();
   const parts: Uint8Array[] = [];
   let n = 0;
@@ -63,7 +64,7 @@ async function readChunks(stream: ReadableStream<Uint8Array>, max: number) {
 }
 
 /** Text of the first `max` bytes; a character cut at the limit decodes to U+FFFD: dropped. */
-const cutText = (bytes: Uint8Array, max: number) =>
+export const cutText = (bytes: Uint8Array, max: number) =>
   bytes.length > max
     ? dec.decode(bytes.subarray(0, max)).replace(/\uFFFD$/, "")
     : dec.decode(bytes);
@@ -149,8 +150,11 @@ async function ping(deps: Deps, p: PingInput) {
   const { kind, code } = signalOf(p.signal);
   const rid = p.rid?.toLowerCase() ?? null;
   const signal: Signal = { kind, code, rid, body, origin: roughOrigin(p.address) };
-  const done = await beat(deps, p.key, status, signal);
-  if (!done) fail(404, "unknown hook key");
+  const done = await beat(deps, p.key, status, signal, p.method);
+  if (done === "post only") {
+    fail(405, "this service takes POST only: send POST to record a beat", {}, { Allow: "POST" });
+  }
+  if (typeof done !== "object") fail(404, "unknown hook key");
   return pingAnswer(done.ref, done.at);
 }
 
@@ -196,7 +200,7 @@ export function hookRoutes(deps: Deps) {
             "service off at once; `log` changes nothing. 600 calls an hour per address. " +
             "Answered once the signal is stored durably.",
           request: { params: route.params, query },
-          responses: { 200: json(Answer), ...errors(400, 404, 429) },
+          responses: { 200: json(Answer), ...errors(400, 404, 405, 429) },
         }),
         (c) => handle(c),
       );

@@ -63,7 +63,8 @@ const ServiceSchema = z.object({
   }),
   tz: z.string().nullable().meta({ description: "The schedule's IANA time zone" }),
   grace: z.number().int().nullable().meta({
-    description: "Minutes after a scheduled time before a missing run is off",
+    description: "Minutes after a scheduled time before a missing run is off; without a " +
+      "schedule, a grace set through the Healthchecks API (null: one interval)",
   }),
   channels: z.array(z.number().int()).meta({
     description: "Webhook channels alerted besides mail (GET /api/me/channels)",
@@ -80,6 +81,16 @@ const ServiceSchema = z.object({
   }),
   badge_path: z.string().nullable().meta({
     description: "Path of the public SVG badge (POST .../badge makes or replaces it)",
+  }),
+  tags: z.array(z.string()).meta({ description: "Free tags, one word each" }),
+  uuid: z.string().nullable().meta({
+    description: "Its id in the Healthchecks-compatible API (/api/v3/checks/<uuid>)",
+  }),
+  slug: z.string().nullable().meta({
+    description: "Heartbeats: its slug (/ping/<ping key>/<slug>); not unique",
+  }),
+  methods: z.enum(["", "POST"]).nullable().meta({
+    description: 'Heartbeats: "POST" takes POST pings only; "" any method',
   }),
 }).meta({ id: "Service" });
 
@@ -175,6 +186,9 @@ const EventSchema = z.object({
   status: z.string(),
   body: z.string().meta({ description: "The request body as text (up to 10 KB)" }),
   origin: z.string().meta({ description: "The client's network, never its address" }),
+  ms: z.number().nullable().meta({
+    description: "A response time the client reported (Uptime Kuma's `ping`), in ms",
+  }),
 }).meta({ id: "HeartbeatEvent" });
 
 const getMeServicesEventsRoute = (deps: Deps) =>
@@ -348,6 +362,7 @@ export function servicesRoutes(deps: Deps) {
           status: e.status,
           body: e.body,
           origin: e.origin,
+          ms: e.ms ?? null,
         })),
       }, 200);
     },

@@ -76,7 +76,7 @@ export async function seedHooks(kvPath: string) {
           return { op: acc.apply(atomic(kv)), result: acc.account.id };
         });
       }
-      const { service, key } = await createService(deps(kv), owner, heartbeat, null);
+      const { service, key } = (await createService(deps(kv), owner, heartbeat, null))!;
       hooks[key!] = { account: owner, id: service.id, name: service.name };
     }
     return hooks;

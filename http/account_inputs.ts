@@ -83,6 +83,14 @@ export const InviteBody = z.object({
   message: multiLine(500).default(""),
 }).meta({ id: "InviteRequest" });
 
+/** A key of the Healthchecks-compatible API (POST /api/me/api-keys, /me/api-keys). */
+export const ApiKeyInput = z.object({
+  name: oneLine(80).default("").meta({ description: "A name to tell keys apart" }),
+  readonly: z.boolean().default(false).meta({
+    description: "true: a read-only key (hcr_), which lists and reads checks only",
+  }),
+}).meta({ id: "ApiKeyInput" });
+
 /** The token of the owner's first-run link (kv/owner_claim.ts), as the claim page posts it. */
 export const OwnerClaimBody = z.object({
   claim: z.string().trim().min(1, { message: "the link's token is missing" }).max(100, {

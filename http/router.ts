@@ -54,6 +54,7 @@ const described: Record<number, string> = {
   413: "Too large",
   415: "Unsupported type",
   416: "Range not satisfiable",
+  405: "Method not allowed here; see Allow",
   429: "Rate limit reached; see Retry-After",
   503: "Database unavailable",
 };

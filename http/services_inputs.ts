@@ -4,6 +4,7 @@ import { GRACE_MAX, GRACE_MIN, MAX_CRON, validTimeZone } from "../lib/schedule.t
 import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status_notes.ts";
 import { emailSchema } from "../lib/email.ts";
 import { multiLine, oneLine } from "./text.ts";
+import { HC_SLUG_RE } from "../lib/text.ts";
 
 /**
  * The request schemas of a watched service, validated by POST/PATCH /api/me/services
@@ -47,6 +48,35 @@ const minDuration = z.number().int().min(1).max(7 * 24 * 3600).nullable().meta({
   example: 300,
 });
 
+const slug = z.string().regex(HC_SLUG_RE, {
+  message: "must be up to 100 lower-case letters, digits, - and _ (as Healthchecks slugs are)",
+}).meta({
+  description: "Heartbeats: the slug of its Healthchecks ping address " +
+    "/ping/<ping key>/<slug> (default: made from the name); not unique",
+  example: "db-backup",
+});
+const methods = z.enum(["", "POST"]).meta({
+  description: 'Heartbeats: "POST" records POST pings only (Healthchecks\' `methods`: other ' +
+    "methods on /ping addresses are answered OK and recorded as ignored; on /api/hooks " +
+    'answered 405); "" (the default) any method',
+});
+
+/** Most tags a service has, and the longest tag. */
+export const MAX_TAGS = 20;
+export const MAX_TAG = 50;
+
+/** One free tag: a word without spaces or control characters. */
+export const tag = z.string().min(1, "a tag cannot be empty").max(
+  MAX_TAG,
+  `a tag has at most ${MAX_TAG} characters`,
+).regex(/^[^\s\p{Cc}\p{Cf}\p{Cs}]+$/u, "a tag is one word: no spaces or control characters");
+
+const tags = z.array(tag).max(MAX_TAGS, `at most ${MAX_TAGS} tags`).meta({
+  description: "Free tags, each one word (no spaces), up to 50 characters; at most 20. " +
+    "Healthchecks' API shows them space-separated and filters by them (?tag=)",
+  example: ["backup", "prod"],
+});
+
 export const CreateBody = z.object({
   name,
   check: z.string().max(2000).meta({
@@ -67,6 +97,9 @@ export const CreateBody = z.object({
   channels: channels.default([]),
   remind: remind.default(null),
   min_duration: minDuration.optional(),
+  slug: slug.optional(),
+  methods: methods.optional(),
+  tags: tags.default([]),
 }).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
@@ -86,6 +119,9 @@ export const PatchBody = z.object({
   channels: channels.optional(),
   remind: remind.optional(),
   min_duration: minDuration.optional(),
+  slug: slug.optional(),
+  methods: methods.optional(),
+  tags: tags.optional(),
   paused: z.boolean().optional().meta({
     description: "Heartbeats only: true pauses it (no alerts, no lateness, no missing runs), " +
       "false resumes it afresh",

@@ -27,6 +27,18 @@ export const MINUTELY: Job[] = [
   job("expire-proposals", () => import("./expire_proposals.ts"), (m) => m.expireProposalsJob),
 ];
 
+/**
+ * Run once by a process this long after its start (main.ts): a look or a send that a process
+ * cut by dying holds its lease or claim (kv/service_lease.ts LEASE_MS, kv/outbox.ts CLAIM_MS,
+ * 40 s) no longer, so what it cut resumes within a minute of the restart, not at the minutely
+ * run after the claim's end.
+ */
+export const RESUME_AFTER_MS = 45_000;
+const RESUMED = new Set(["outbox", "follow-mail", "checks"]);
+/** The jobs that resume what a crash cut, named apart in the logs ("checks-resume"). */
+export const RESUME: Job[] = MINUTELY.filter((j) => RESUMED.has(j.name))
+  .map((j) => ({ ...j, name: `${j.name}-resume` }));
+
 /** When the daily cron runs (main.ts): 03:17 UTC. */
 export const DAILY_CRON = "17 3 * * *";
 const DAILY_AT = 3 * HOUR + 17 * MINUTE;

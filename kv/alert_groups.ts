@@ -2,24 +2,31 @@ import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { type Atomic, atomic, commit, deleteKeys, transact } from "./_atomic.ts";
 import type { Service } from "./service_state.ts";
-import { listServices } from "./services.ts";
+import { GROUPS, listServices } from "./services.ts";
 
 /**
- * One alert for one outage (issue 24, part 1): the off and back alerts of an account's
- * services that share a place (or, without a place, a group) wait together for two minutes
- * and go out as one. A look that alerts (kv/service_results.ts) adds its alert to the pending
- * group of the service's place in its own atomic (`joinGroup`), the first one opening the
- * group with a due entry; the minutely runner takes due groups (kv/grouped_alerts.ts) in an
- * atomic checked against the group, so of several processes one sends it. Key layout:
- *   ["alert_groups", account_id, cluster]            -> Pending: the alerts waiting together
+ * One outage, few alerts: the first off alert of services that share a place (or a named
+ * group) goes out at once and opens a two-minute window; the off and back alerts of the
+ * others that follow within it wait and go out as one follow-up ("LAN: 2 more services
+ * off"), and back alerts wait two minutes for the others to come back with them (one
+ * summary). A look that alerts (kv/service_results.ts) routes its alerts here in its own
+ * atomic (`routeAlerts`): what must go at once comes back to it, what waits is added to the
+ * pending group of the place; the minutely runner takes due groups (kv/grouped_alerts.ts) in
+ * an atomic checked against the group, so of several processes one sends it. Key layout:
+ *   ["alert_groups", account_id, cluster]            -> Pending: the window's alerts
  *   ["alert_group_due", due_ms, account_id, cluster] -> true: when the group is sent
  *   ["alert_grouping", account_id]                   -> {grouping: false}: the account turned
  *                                                       grouping off (absent: on)
- * A service alone in its place or group never waits: it alerts at once, as before.
+ * The default group ("Public") is no shared cause: its services without a place never group.
+ * An off alert never waits in a group, except as a follow-up of another service's off sent
+ * at once; a service whose alert waits sends it before a new off of its own, so its alerts
+ * keep their order.
  */
 
-/** How long a group waits for more alerts after the first one. */
+/** How long a window stays open for follow-ups after the alert that opened it. */
 export const GROUP_WAIT = 2 * MINUTE;
+/** The group every service has unless given another: no shared cause, so it never groups. */
+export const DEFAULT_GROUP: typeof GROUPS[number] = "Public";
 /**
  * Alerts kept per member (a service turning off and back again and again within the two
  * minutes), so a group of 30 services stays well under KV's 64 KiB per value.
@@ -53,13 +60,16 @@ export interface Member {
   id: number;
   /** The service as its last alert read it. */
   as: Subject;
+  /** Its alerts waiting to go out with the group, in order (none: all went at once). */
   said: GroupedAlert[];
+  /** Its last alert sent at once within the window (its off opened or joined the outage). */
+  sent?: "off" | "back";
 }
 
 export interface Pending {
   account: number;
   cluster: string;
-  /** The place or group as people read it ("LAN", "Public"). */
+  /** The place or group as people read it ("LAN", "Jobs"). */
   label: string;
   opened: number;
   due: number;
@@ -67,6 +77,14 @@ export interface Pending {
   total: number;
   /** Per service, its alerts in order. */
   members: Member[];
+}
+
+/** An alert a look routes: its event and text, and the service as it reads in it. */
+export interface Routed {
+  event: string;
+  text: string;
+  as: Subject;
+  at?: number;
 }
 
 const groupKey = (account: number, cluster: string) => ["alert_groups", account, cluster] as const;
@@ -78,6 +96,9 @@ const settingKey = (account: number) => ["alert_grouping", account] as const;
 export const clusterOf = (s: Pick<Service, "place" | "group">) =>
   s.place ? `place:${s.place}` : `group:${s.group}`;
 const labelOf = (s: Pick<Service, "place" | "group">) => s.place ?? s.group;
+/** Whether a service shares a cause with others: a place, or a group chosen for it. */
+const groupable = (s: Pick<Service, "place" | "group">) =>
+  s.place !== null || s.group !== DEFAULT_GROUP;
 
 const subjectOf = (s: Subject): Subject => ({
   id: s.id,
@@ -107,27 +128,34 @@ export async function setGrouping(deps: Deps, account: number, on: boolean): Pro
 }
 
 /**
- * Adds a look's off and back alerts of `s` to the pending group of its place, in the look's
- * atomic `op` (checked against the group, so concurrent looks and the sender serialise).
- * False, and nothing added: the alerts go out at once (grouping off, a reminder, or no other
- * service of the account shares the place or group), unless an alert of the service waits in
- * the group already: then this one follows it there, so a back never goes out before its off.
+ * Routes a look's alerts of `s`, in the look's atomic `op` (checked against the group, so
+ * concurrent looks and the sender serialise): answers those to send at once, in order, and
+ * adds the others to the pending group of its place. With grouping on and another service
+ * sharing a place (or named group): an off goes at once and opens a window, unless another
+ * service's off opened one still open (then it waits as a follow-up); a back waits for the
+ * others' (one summary). An alert of the service already waiting keeps its place: a back
+ * waits behind it, an off that goes at once takes the waiting ones with it, first.
+ * Reminders, and everything without grouping, go at once.
  */
-export async function joinGroup(
+export async function routeAlerts<A extends Routed>(
   kv: Deno.Kv,
   op: Atomic,
   s: Service,
-  said: { event: string; text: string; as: Subject }[],
+  said: A[],
   now: number,
-): Promise<boolean> {
-  if (!said.length || said.some((a) => a.event !== "off" && a.event !== "back")) return false;
+): Promise<Routed[]> {
+  if (!said.length || said.some((a) => a.event !== "off" && a.event !== "back")) return said;
   const cluster = clusterOf(s);
   const entry = await kv.get<Pending>(groupKey(s.account, cluster));
-  const waiting = entry.value?.members.some((m) => m.id === s.id) ?? false;
-  if (!waiting && !await groupingOf(kv, s.account)) return false;
-  const total = (await listServices(kv, s.account))
-    .filter(({ service }) => clusterOf(service) === cluster).length;
-  if (!waiting && total < 2) return false;
+  const waiting = entry.value?.members.some((m) => m.id === s.id && m.said.length > 0) ?? false;
+  let total = 0;
+  let grouping = groupable(s) && await groupingOf(kv, s.account);
+  if (grouping) {
+    total = (await listServices(kv, s.account))
+      .filter(({ service }) => clusterOf(service) === cluster).length;
+    grouping = total >= 2;
+  }
+  if (!waiting && !grouping) return said;
   op.check(entry);
   const g: Pending = entry.value ?? {
     account: s.account,
@@ -138,20 +166,32 @@ export async function joinGroup(
     total,
     members: [],
   };
+  let member = g.members.find((m) => m.id === s.id);
+  if (!member) g.members.push(member = { id: s.id, as: subjectOf(said[0].as), said: [] });
+  const open = now < g.due;
+  const outage = g.members.some((m) => m.id !== s.id && m.sent === "off");
+  const atOnce: Routed[] = [];
+  for (const a of said) {
+    const event = a.event as GroupedAlert["event"];
+    const wait = event === "back" ? grouping || member.said.length > 0 : grouping && open && outage;
+    if (wait) {
+      member.said = keptAlerts([...member.said, { event, text: a.text, at: now, seen: a.as.seen }]);
+      member.as = subjectOf(a.as);
+      continue;
+    }
+    // At once, after what of it waited.
+    for (const w of member.said) {
+      atOnce.push({ event: w.event, text: w.text, at: w.at, as: { ...member.as, seen: w.seen } });
+    }
+    member.said = [];
+    member.sent = event;
+    member.as = subjectOf(a.as);
+    atOnce.push(a);
+  }
+  g.total = Math.max(total, g.total, g.members.length);
   if (!entry.value) op.set(dueKey(g.due, g.account, cluster), true);
-  const added: GroupedAlert[] = said.map((a) => ({
-    event: a.event as GroupedAlert["event"],
-    text: a.text,
-    at: now,
-    seen: a.as.seen,
-  }));
-  const as = subjectOf(said[said.length - 1].as);
-  const member = g.members.find((m) => m.id === s.id);
-  if (member) Object.assign(member, { as, said: keptAlerts([...member.said, ...added]) });
-  else g.members.push({ id: s.id, as, said: added });
-  g.total = Math.max(total, g.members.length);
   op.set(groupKey(g.account, cluster), g);
-  return true;
+  return atOnce;
 }
 
 /**

@@ -26,8 +26,9 @@ import { eventOf, linesOf } from "../lib/channels/_format.ts";
 import { channelBrokenMail } from "../mail/channels.ts";
 import { getAccount, isOwner } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { deliver, enqueueMail } from "./outbox.ts";
+import { CLAIM_MS, deliver, deliveryId, enqueueMail, waitsBehind } from "./outbox.ts";
 import { type Atomic, atomic, commit, deleteKeys, keysOf } from "./_atomic.ts";
+import { getManyEntries } from "./_batch.ts";
 
 /**
  * Alert channels: where an account's alerts go besides mail (Slack, Telegram, PagerDuty, a
@@ -45,7 +46,10 @@ import { type Atomic, atomic, commit, deleteKeys, keysOf } from "./_atomic.ts";
  * A post is enqueued in the atomic of the alert it carries (as mail in kv/outbox.ts), sent
  * right after the commit and retried by the minutely outbox job with backoff (a provider's
  * Retry-After honoured); after MAX_ATTEMPTS tries it is given up, the channel marked broken and
- * its owner mailed, once. Sending resolves the address and refuses private targets as checks
+ * its owner mailed, once. Delivery is at least once, with the post's id as `X-Webhook-Id` on
+ * every attempt; a channel's posts go one after the other, and an alert's post waits while an
+ * earlier post about one of its services (`thread`) to that channel is queued, so a back never
+ * reaches a channel before its off. Sending resolves the address and refuses private targets as checks
  * do (lib/targets.ts; an owner may use them, and a self-hosted kind the networks the server
  * names in CHANNEL_NETWORKS), connects only to the address it validated, speaks HTTPS through
  * the injected connector and TLS, and does not follow redirects. The secret fields (tokens,
@@ -59,7 +63,6 @@ export const MAX_CHANNELS = 10;
 export const MAX_ATTEMPTS = 6;
 const MAX_AGE = 8 * DAY;
 const INCIDENT_AGE = 90 * DAY;
-const CLAIM = 2 * MINUTE;
 const SEND_LIMIT_MS = 10_000;
 const ANSWER_LIMIT = 8 * 1024;
 export { signature, SIGNATURE_HEADER };
@@ -97,6 +100,8 @@ export interface QueuedPost {
   created: number;
   attempts: number;
   next: number;
+  /** The services an alert's post is about: it goes after their earlier posts to `channel`. */
+  thread?: number[];
 }
 
 interface Incident {
@@ -332,16 +337,20 @@ export async function eraseChannels(deps: Deps, account: number): Promise<number
   return n;
 }
 
-/** Adds one post per channel to the caller's atomic; answers their ids for `deliverPosts`. */
+/**
+ * Adds one post per channel to the caller's atomic; answers their ids for `deliverPosts`. An
+ * alert's posts name its services in `thread`.
+ */
 export function enqueuePosts(
   op: Atomic,
   channels: Channel[],
   payload: AlertPayload,
   now: number,
+  thread?: number[],
 ): string[] {
   const body = payloadJson(payload);
   return channels.map((c) => {
-    const id = `${now.toString(36).padStart(9, "0")}-${randomToken(9)}`;
+    const id = deliveryId(now);
     const post: QueuedPost = {
       id,
       account: c.account,
@@ -352,6 +361,7 @@ export function enqueuePosts(
       attempts: 0,
       next: now,
     };
+    if (thread?.length) post.thread = thread;
     op.set(postKey(id), post, { expireIn: MAX_AGE });
     return id;
   });
@@ -534,9 +544,31 @@ async function closeIncidents(
   if (writes) await commit(op);
 }
 
-/** Tries to deliver queued posts now (claimed first, so the retry job never sends twice). */
+/**
+ * Tries to deliver queued posts now (claimed first, so the retry job never sends twice): the
+ * posts of one channel one after the other, in the order they were queued; channels side by
+ * side. Answers each post's result, in the order of `ids`.
+ */
 export async function deliverPosts(deps: Deps, ids: string[]): Promise<SendResult[]> {
-  return await Promise.all(ids.map((id) => deliverOne(deps, id)));
+  const entries = await getManyEntries<QueuedPost>(deps.kv, ids.map(postKey));
+  const byChannel = new Map<number, number[]>();
+  entries.forEach((e, i) => {
+    const c = e.value?.channel ?? -1;
+    byChannel.set(c, [...byChannel.get(c) ?? [], i]);
+  });
+  const results: SendResult[] = ids.map(() => ({ ok: false, status: "not due" }));
+  await Promise.all([...byChannel.values()].map(async (inOrder) => {
+    inOrder.sort((a, b) => ids[a] < ids[b] ? -1 : 1);
+    for (const i of inOrder) results[i] = await deliverOne(deps, ids[i]);
+  }));
+  return results;
+}
+
+/** Every queued post (for the order of an alert's post: posts leave at once, few wait). */
+async function queuedPosts(kv: Deno.Kv): Promise<QueuedPost[]> {
+  const out: QueuedPost[] = [];
+  for await (const e of kv.list<QueuedPost>({ prefix: ["channel_outbox"] })) out.push(e.value);
+  return out;
 }
 
 /** Notes how a delivery went on the channel: a success clears its failure and broken mark. */
@@ -582,7 +614,13 @@ async function deliverOne(deps: Deps, id: string): Promise<SendResult> {
   const entry = await kv.get<QueuedPost>(postKey(id));
   const post = entry.value;
   if (!post || post.next > clock.now()) return { ok: false, status: "not due" };
-  const claimed = { ...post, next: clock.now() + CLAIM };
+  // Behind an earlier alert of its service to this channel: sent after it.
+  if (
+    post.thread && waitsBehind(await queuedPosts(kv), post, (q) => q.channel === post.channel)
+  ) {
+    return { ok: false, status: "waits for an earlier alert" };
+  }
+  const claimed = { ...post, next: clock.now() + CLAIM_MS };
   const got = await commit(atomic(kv).check(entry).set(entry.key, claimed, { expireIn: MAX_AGE }));
   if (!got.ok) return { ok: false, status: "claimed elsewhere" };
   const channel = await getChannel(kv, post.account, post.channel);

@@ -1,5 +1,5 @@
 import { MINUTE } from "../lib/clock.ts";
-import { sha256hex } from "../lib/crypto.ts";
+import { seal, type Sealed, sha256hex, unseal } from "../lib/crypto.ts";
 import { atomic, commit } from "./_atomic.ts";
 
 /**
@@ -16,23 +16,11 @@ import { atomic, commit } from "./_atomic.ts";
 
 export const FLASH_LIFE = 15 * MINUTE;
 
-interface StoredFlash {
-  iv: Uint8Array<ArrayBuffer>;
-  data: Uint8Array<ArrayBuffer>;
+interface StoredFlash extends Sealed {
   expires: number;
 }
 
 const flashKey = (token: string, name: string) => ["flash", sha256hex(token), name] as const;
-
-const encoder = new TextEncoder();
-
-/** The session's own key: a hash of its token (256 random bits) apart from the stored one. */
-function keyOf(token: string): Promise<CryptoKey> {
-  const raw = encoder.encode(`flash\0${token}`);
-  return crypto.subtle.digest("SHA-256", raw).then((bytes) =>
-    crypto.subtle.importKey("raw", bytes, "AES-GCM", false, ["encrypt", "decrypt"])
-  );
-}
 
 /** Keeps `value` (JSON) for the session holding `token`, under `name`, for FLASH_LIFE. */
 export async function putFlash(
@@ -42,15 +30,8 @@ export async function putFlash(
   value: unknown,
   now: number,
 ): Promise<void> {
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const data = new Uint8Array(
-    await crypto.subtle.encrypt(
-      { name: "AES-GCM", iv },
-      await keyOf(token),
-      encoder.encode(JSON.stringify(value)),
-    ),
-  );
-  const stored: StoredFlash = { iv, data, expires: now + FLASH_LIFE };
+  // The key comes from the session's token (`flash` purpose), which KV never holds.
+  const stored: StoredFlash = { ...await seal("flash", token, value), expires: now + FLASH_LIFE };
   await commit(atomic(kv).set(flashKey(token, name), stored, { expireIn: FLASH_LIFE }));
 }
 
@@ -63,14 +44,5 @@ export async function readFlash<T>(
 ): Promise<T | null> {
   const found = (await kv.get<StoredFlash>(flashKey(token, name))).value;
   if (!found || found.expires <= now) return null;
-  try {
-    const plain = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: found.iv },
-      await keyOf(token),
-      found.data,
-    );
-    return JSON.parse(new TextDecoder().decode(plain)) as T;
-  } catch {
-    return null;
-  }
+  return await unseal<T>("flash", token, found);
 }

@@ -286,6 +286,13 @@ export async function runFanout(deps: Deps, id: string): Promise<number> {
       continue;
     }
     const ids: string[] = [];
+    // A service's mails to a follower keep their order, as the owner's do (kv/outbox.ts).
+    const ev = item.event;
+    const thread = ev.kind === "service"
+      ? [ev.service]
+      : ev.kind === "group"
+      ? ev.services.map((s) => s.service)
+      : undefined;
     for (const f of batch) {
       if (!f.value.confirmed) continue;
       const { token, key } = newToken(item.account);
@@ -308,7 +315,7 @@ export async function runFanout(deps: Deps, id: string): Promise<number> {
         f.value.email,
         token,
       );
-      ids.push(enqueueMail(op, mail, now));
+      ids.push(enqueueMail(op, mail, now, thread));
     }
     advanceFanout(op, item, batch[batch.length - 1].key[2] as string);
     if (!(await commit(op)).ok) continue;

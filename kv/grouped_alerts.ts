@@ -1,8 +1,9 @@
 /**
  * Sends the pending alert groups whose two minutes are over (kv/alert_groups.ts), for the
- * minutely runner: a group of one service goes out as that service's own alerts (the same
- * mail, posts and follower mail as without grouping); a group of several as one mail to the
- * account, one post per channel any of them alerts and one mail to each follower of the
+ * minutely runner: the alerts that waited in them (the follow-ups of an outage whose first
+ * alert went at once, and the backs). One service's go out as that service's own alerts (the
+ * same mail, posts and follower mail as without grouping); several services' as one mail to
+ * the account, one post per channel any of them alerts and one mail to each follower of the
  * status page. Holds no keys.
  */
 import { iso } from "../lib/clock.ts";
@@ -19,9 +20,12 @@ import { chansFor, queueAlert, sendInOrder, type Sends } from "./service_results
 /** A member's last alert: its state is off when that is off, else back. */
 const lastOf = (m: Member) => m.said[m.said.length - 1];
 
-/** One line per service: its name, its alerts with their times, its last status. */
+/** The members whose alerts waited (those sent at once are not sent again). */
+const waited = (g: Pending) => g.members.filter((m) => m.said.length > 0);
+
+/** One line per service whose alerts waited: its name, its alerts, its last status. */
 export function groupLines(g: Pending) {
-  return g.members.map((m) => {
+  return waited(g).map((m) => {
     const last = lastOf(m);
     return {
       id: m.id,
@@ -44,33 +48,42 @@ async function queueGroup(
 ): Promise<Sends> {
   const lines = groupLines(g);
   const link = `${deps.config.baseUrl}/me/services`;
-  const mail = groupAlertMail(g.label, g.total, lines, link);
+  // The services whose off went at once: the waited offs follow them ("2 more services off").
+  const first = g.members.filter((m) => m.sent === "off" && !m.said.length).map((m) => m.as.name);
+  const mail = groupAlertMail(g.label, g.total, lines, link, first);
   const ids = [...new Set(g.members.flatMap((m) => m.as.channels ?? []))];
   const chans = await channelsOf(deps.kv, g.account, ids);
   const anyOff = lines.some((l) => l.state === "off");
-  const posts = enqueuePosts(op, chans, {
-    event: anyOff ? "off" : "back",
-    title: mail.subject,
-    text: lines.map((l) => `${l.name}: ${l.state} (${l.status})`).join("\n"),
-    service: null,
-    services: lines.map((l) => ({
-      id: l.id,
-      name: l.name,
-      kind: l.kind,
-      state: l.state,
-      status: l.status,
-    })),
-    group: { name: g.label, total: g.total },
-    at: iso(g.opened),
-    link,
-  }, now);
+  const thread = lines.map((l) => l.id);
+  const posts = enqueuePosts(
+    op,
+    chans,
+    {
+      event: anyOff ? "off" : "back",
+      title: mail.subject,
+      text: lines.map((l) => `${l.name}: ${l.state} (${l.status})`).join("\n"),
+      service: null,
+      services: lines.map((l) => ({
+        id: l.id,
+        name: l.name,
+        kind: l.kind,
+        state: l.state,
+        status: l.status,
+      })),
+      group: { name: g.label, total: g.total },
+      at: iso(g.opened),
+      link,
+    },
+    now,
+    thread,
+  );
   const fanout = queueFanout(op, g.account, {
     kind: "group",
     label: g.label,
     services: lines.map((l) => ({ service: l.id, name: l.name, state: l.state })),
   }, now);
   return {
-    mails: acc ? [enqueueMail(op, { ...mail, to: acc.email }, now)] : [],
+    mails: acc ? [enqueueMail(op, { ...mail, to: acc.email }, now, thread)] : [],
     posts,
     fanouts: [fanout],
   };
@@ -79,8 +92,9 @@ async function queueGroup(
 /** Sends one taken group; answers the alerts it queued. */
 async function sendGroup(deps: Deps, op: Atomic, g: Pending, now: number): Promise<Sends[]> {
   const acc = (await getAccount(deps.kv, g.account)).value;
-  if (g.members.length > 1) return [await queueGroup(deps, op, acc, g, now)];
-  const m = g.members[0];
+  const members = waited(g);
+  if (members.length > 1) return [await queueGroup(deps, op, acc, g, now)];
+  const m = members[0];
   if (!m) return [];
   const chans = await chansFor(deps, m.as, true);
   return m.said.map((a) =>

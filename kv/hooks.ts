@@ -14,7 +14,7 @@ import {
 } from "./_atomic.ts";
 import { getManyEntries } from "./_batch.ts";
 import { addUses, rateKey, RULES } from "./rate_limit.ts";
-import { putDue } from "./service_due.ts";
+import { askLook, putDue } from "./service_due.ts";
 
 /**
  * Heartbeat hooks, the hottest path of the service. Key layout:
@@ -29,6 +29,9 @@ import { putDue } from "./service_due.ts";
  *                                      a failure (now), or a service that wrote NUDGE_EVERY
  *                                      events in this process since its last (now), so it
  *                                      looks, and trims, in time
+ * A failure also queues a KV queue message in its batch's atomic (kv/service_due.ts
+ * `askLook`): the process that listens (jobs/queue.ts) takes that nudge at once, so a failure's
+ * alert is on its way within seconds of the ping. Success pings write nothing more.
  *   ["rate", window_end, "heartbeat", address_hash] -> KvU64 (layout of kv/rate_limit.ts)
  *
  * A ping is one lookup and one write, and it is answered only once the write is durable.
@@ -59,6 +62,13 @@ export interface HookRef {
    * minimum duration (kv/services.ts `startLook`; absent: 60).
    */
   grace?: number;
+  /** The service takes POST only (its `methods` setting): other methods are not recorded. */
+  post?: true;
+  /**
+   * A slug's entry only, when several services share the slug in the account: all of them.
+   * Pings by such a slug are refused ("ambiguous slug"); the services' own keys still work.
+   */
+  all?: HookRef[];
 }
 
 export interface Beat {
@@ -91,6 +101,8 @@ export interface Signal {
   body: string;
   /** The client's rough origin (its network, never the address). */
   origin: string;
+  /** A response time the client reported with the signal (Uptime Kuma's `ping`), in ms. */
+  ms?: number | null;
 }
 
 export interface HookEvent extends Signal {
@@ -117,6 +129,36 @@ export const failKey = (account: number, id: number) => ["beat_fails", account, 
 /** A hook key's record (by the key's hash), in the caller's atomic: this module writes ["hooks"]. */
 export function putHookRef(op: Atomic, hash: string, ref: HookRef): Atomic {
   return op.set(hookKey(hash), ref);
+}
+
+/**
+ * The hash a Healthchecks check's UUID is kept by: a second key to the same service, in the
+ * same ["hooks"] entries (a UUID's 36 characters never hash alike with a 43-character key).
+ */
+export const codeHash = (code: string) => sha256hex(code.toLowerCase());
+/** The hash of a ping key and slug pair: the project's key hash, then the slug. */
+export const slugHash = (pingKeyHash: string, slug: string) => sha256hex(`${pingKeyHash}/${slug}`);
+/** The hash of an Uptime Kuma push token. */
+export const pushHash = (token: string) => sha256hex(`push:${token}`);
+
+/** The services a slug's entry names (none, one, or several when the slug is shared). */
+export const slugRefs = (entry: HookRef | null): HookRef[] => entry ? entry.all ?? [entry] : [];
+
+/** A slug's entry naming these services, in the caller's atomic; none: removed. */
+export function putSlugRefs(op: Atomic, hash: string, refs: HookRef[]): Atomic {
+  if (refs.length === 0) return op.delete(hookKey(hash));
+  if (refs.length === 1) return op.set(hookKey(hash), refs[0]);
+  return op.set(hookKey(hash), { ...refs[0], all: refs });
+}
+
+/** Reads hook entries by hash (to change a slug's entry in a version-checked atomic). */
+export function hookEntries(kv: Deno.Kv, hashes: string[]) {
+  return getManyEntries<HookRef>(kv, hashes.map(hookKey));
+}
+
+/** Checks in the caller's atomic that no service has this key yet (a kept UUID or token). */
+export function hookFreeInto(op: Atomic, hash: string): Atomic {
+  return op.check({ key: hookKey(hash), versionstamp: null });
 }
 
 /** Deletes a hook key's record (rotated or removed). */
@@ -169,7 +211,8 @@ interface Pending {
   hash: string;
   beat: Beat;
   signal: Signal;
-  resolve: (ref: HookRef | null) => void;
+  /** The hook's ref once durable; null: the key is gone; "ambiguous": now a shared slug. */
+  resolve: (ref: HookRef | null | "ambiguous") => void;
   reject: (err: unknown) => void;
 }
 
@@ -252,13 +295,17 @@ export function countHeartbeat(deps: Deps, address: string): RateVerdict {
   return { ok: true };
 }
 
-/** The hook of a key, from the cache or KV; null when there is none. */
+/**
+ * The hook of a key, from the cache or KV; null when there is none. A shared slug's entry is
+ * not kept: its pings are refused, and the entry changes when the slugs do.
+ */
 async function lookup(kv: Deno.Kv, st: HookState, hash: string): Promise<Cached | null> {
   const hit = st.cache.get(hash);
   if (hit) return hit;
   const entry = await kv.get<HookRef>(hookKey(hash));
   if (!entry.value) return null;
   const found = { ref: entry.value, stamp: entry.versionstamp };
+  if (found.ref.all) return found;
   if (st.cache.size >= CACHE_MAX) st.cache.clear();
   // A concurrent lookup may have stored a newer entry meanwhile; keep the newest.
   const now = st.cache.get(hash);
@@ -267,32 +314,71 @@ async function lookup(kv: Deno.Kv, st: HookState, hash: string): Promise<Cached 
 }
 
 /**
- * Records one heartbeat; resolves once it is durable, with the hook's service, or null for
- * an unknown key. Status text is already cut to its limit by the caller.
+ * What a ping to a POST-only service by another method does: refused (this service's own hook
+ * addresses) or recorded as an ignored ping that changes nothing (Healthchecks' and Uptime
+ * Kuma's addresses, as Healthchecks does).
  */
-export async function beat(
+export type OtherMethods = "refuse" | "ignore";
+
+/** A recorded signal, or why none was: no such key, a shared slug, a POST-only service. */
+export type BeatOutcome =
+  | { ref: HookRef; at: number; ignored: boolean }
+  | "unknown"
+  | "ambiguous"
+  | "post only";
+
+/**
+ * Records one heartbeat by its key; resolves once it is durable, with the hook's service.
+ * Status text is already cut to its limit by the caller.
+ */
+export function beat(
   deps: Deps,
   key: string,
   status: string,
   signal: Signal = PLAIN,
-): Promise<{ ref: HookRef; at: number } | null> {
+  method = "POST",
+): Promise<BeatOutcome> {
   if (!HOOK_KEY_RE.test(key)) {
     flushSoon(deps.kv);
-    return null;
+    return Promise.resolve("unknown");
   }
+  return beatByHash(deps, sha256hex(key), status, signal, method, "refuse");
+}
+
+/**
+ * Records one heartbeat by the hash of a key to its service (a hook key, a check's UUID, a
+ * ping key and slug, a push token: `codeHash`, `slugHash`, `pushHash`), through the same
+ * cache and group commit as every ping.
+ */
+export async function beatByHash(
+  deps: Deps,
+  hash: string,
+  status: string,
+  signal: Signal,
+  method: string,
+  otherMethods: OtherMethods,
+): Promise<BeatOutcome> {
   const st = stateOf(deps.kv);
-  const hash = sha256hex(key);
   const hook = st.cache.get(hash) ?? await lookup(deps.kv, st, hash);
   if (!hook) {
     flushSoon(deps.kv);
-    return null;
+    return "unknown";
+  }
+  if (hook.ref.all) return "ambiguous";
+  let ignored = false;
+  if (hook.ref.post && method !== "POST") {
+    if (otherMethods === "refuse") return "post only";
+    ignored = true;
+    status = `ignored: a ${method} request (this service takes POST only)`;
+    signal = { ...signal, kind: "log", code: null };
   }
   const at = deps.clock.now();
-  const ref = await new Promise<HookRef | null>((resolve, reject) => {
+  const ref = await new Promise<HookRef | null | "ambiguous">((resolve, reject) => {
     st.queue.push({ hook, hash, beat: { at, status }, signal, resolve, reject });
     flushSoon(deps.kv);
   });
-  return ref ? { ref, at } : null;
+  if (ref === "ambiguous") return ref;
+  return ref ? { ref, at, ignored } : "unknown";
 }
 
 /**
@@ -362,6 +448,7 @@ function storedEvent(signal: Signal, status: string): StoredEvent {
   if (signal.rid !== null) e.rid = signal.rid;
   if (signal.body !== "") e.body = signal.body;
   if (signal.origin !== "") e.origin = signal.origin;
+  if (signal.ms != null) e.ms = signal.ms;
   if (status !== "") e.status = status;
   return e;
 }
@@ -376,6 +463,7 @@ function shownEvent(key: Deno.KvKey, e: StoredEvent): HookEvent {
     origin: e.origin ?? "",
     at: e.at ?? (key[3] as number),
     status: e.status ?? "",
+    ms: e.ms ?? null,
   };
 }
 
@@ -423,7 +511,11 @@ async function commitBatch(
         putDue(op, end, id, account);
       } else if (p.signal.kind === "fail") {
         op.set(failKey(account, id), p.beat);
-        putDue(op, Math.floor(at / MINUTE) * MINUTE, id, account);
+        const due = Math.floor(at / MINUTE) * MINUTE;
+        putDue(op, due, id, account);
+        // A failure is known now: the look it asks for runs within seconds, not at the
+        // next minute (jobs/queue.ts); the nudge stays for the runner should it not.
+        askLook(op, { account, id, due });
       }
     }
     for (const p of live) {
@@ -469,10 +561,12 @@ async function revalidate(
   const live: Pending[] = [];
   for (const p of pending) {
     const h = fresh.get(p.hash);
-    if (h && h.ref.account === p.hook.ref.account && h.ref.id === p.hook.ref.id) {
-      p.hook = h;
+    const same = h && !h.ref.all && h.ref.account === p.hook.ref.account &&
+      h.ref.id === p.hook.ref.id;
+    if (same) {
+      p.hook = h!;
       live.push(p);
-    } else p.resolve(null);
+    } else p.resolve(h?.ref.all ? "ambiguous" : null);
   }
   return live;
 }

@@ -28,7 +28,8 @@ export type IdKind =
   | "proposal"
   | "channel"
   | "status_note"
-  | "maintenance";
+  | "maintenance"
+  | "api_key";
 
 export interface IdClaim {
   id: number;

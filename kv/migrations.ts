@@ -20,7 +20,21 @@ export const MIGRATIONS: Migration[] = [
   { name: "initial layout", run: () => Promise.resolve() },
   { name: "accounts name their latest application", run: nameLatestApplications },
   { name: "search index: a dictionary of terms, 300 words a text", run: searchDictionary },
+  { name: "heartbeats get a Healthchecks UUID", run: serviceUuids },
+  { name: "heartbeats: a UUID and a slug as Healthchecks checks", run: heartbeatCodes },
 ];
+
+/** Gives every heartbeat its Healthchecks UUID (kv/services.ts `giveUuids`). */
+async function serviceUuids(kv: Deno.Kv): Promise<void> {
+  const { giveUuids } = await import("./services.ts");
+  await giveUuids(kv);
+}
+
+/** Gives every heartbeat a slug and its UUID's hook entry (kv/services.ts `giveCodes`). */
+async function heartbeatCodes(kv: Deno.Kv): Promise<void> {
+  const { giveCodes } = await import("./services.ts");
+  await giveCodes(kv);
+}
 
 /** Fills the search index's dictionary of terms from the records (kv/search_index.ts). */
 async function searchDictionary(kv: Deno.Kv): Promise<void> {

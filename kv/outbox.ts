@@ -13,7 +13,11 @@ import { getManyEntries } from "./_batch.ts";
  *                                   process; expireIn drops mail too old to matter)
  * A mail is enqueued in the same atomic as the change it reports (a link is never stored
  * without its mail, nor mailed without being stored), then delivered right after commit;
- * the minutely job retries what failed, with backoff.
+ * the minutely job retries what failed, with backoff. Delivery is at least once: a process
+ * that dies between the relay's acceptance and the delete sends it again, with the same
+ * Message-ID (the id), so mail clients drop the copy. An alert's mail names its services
+ * (`thread`): it waits while an earlier mail of one of them to the same address is queued,
+ * so a service's alerts reach each address in the order they were decided.
  */
 
 export interface QueuedMail extends Mail {
@@ -22,26 +26,65 @@ export interface QueuedMail extends Mail {
   attempts: number;
   /** Not before this time: backoff after a failure, or a claim while a send is under way. */
   next: number;
+  /** The services an alert's mail is about: it goes after their earlier mails to `to`. */
+  thread?: number[];
 }
 
 const MAX_AGE = 8 * DAY;
-const CLAIM = 2 * MINUTE;
+/**
+ * How long a send under way keeps its mail from other senders: past it, a process that died
+ * mid-send has its mail sent again (jobs/mod.ts RESUME_AFTER_MS looks right after it).
+ */
+export const CLAIM_MS = 40_000;
 const SEND_WAIT = 8_000;
 
 /**
- * Order of queueing within one millisecond of this process: two mails of one change (a
- * service's "off" and "back" in one run) keep their order in the ids, which `deliver` follows.
+ * Order of queueing within one millisecond of this process: two deliveries of one change (a
+ * service's "off" and "back" in one run) keep their order in the ids, which delivery follows.
  */
 let queueOrder = 0;
 
-/** Adds a mail to the caller's atomic; answers its id for `deliver` after the commit. */
-export function enqueueMail(op: Atomic, mail: Mail, now: number): string {
+/** A queued delivery's id (mail, channel post): sorts by time, then by order of queueing. */
+export function deliveryId(now: number): string {
   queueOrder = (queueOrder + 1) % 36 ** 4;
   const seq = queueOrder.toString(36).padStart(4, "0");
-  const id = `${now.toString(36).padStart(9, "0")}-${seq}${randomToken(9)}`;
+  return `${now.toString(36).padStart(9, "0")}-${seq}${randomToken(9)}`;
+}
+
+/**
+ * Whether `d` must wait: an earlier delivery to the same place (`samePlace`) about one of its
+ * services is still queued (unsent, failed and waiting, or being sent). One ordered queue per
+ * service and receiver: a back never overtakes its off, even across a crash or a retry.
+ */
+export function waitsBehind<T extends { id: string; thread?: number[] }>(
+  queued: Iterable<T>,
+  d: T,
+  samePlace: (q: T) => boolean,
+): boolean {
+  if (!d.thread?.length) return false;
+  for (const q of queued) {
+    if (q.id < d.id && samePlace(q) && q.thread?.some((t) => d.thread!.includes(t))) return true;
+  }
+  return false;
+}
+
+/**
+ * Adds a mail to the caller's atomic; answers its id for `deliver` after the commit. An
+ * alert's mail names its services in `thread`.
+ */
+export function enqueueMail(op: Atomic, mail: Mail, now: number, thread?: number[]): string {
+  const id = deliveryId(now);
   const queued: QueuedMail = { ...mail, id, created: now, attempts: 0, next: now };
+  if (thread?.length) queued.thread = thread;
   op.set(["outbox", id], queued, { expireIn: MAX_AGE });
   return id;
+}
+
+/** Every queued mail (for the order of an alert's mail: the outbox is small, mail leaves). */
+async function queuedMails(kv: Deno.Kv): Promise<QueuedMail[]> {
+  const out: QueuedMail[] = [];
+  for await (const e of kv.list<QueuedMail>({ prefix: ["outbox"] })) out.push(e.value);
+  return out;
 }
 
 /** Queues and delivers one mail that belongs to no other change. */
@@ -97,12 +140,16 @@ async function deliverOne(deps: Deps, id: string, tally: Delivered): Promise<boo
   const entry = await kv.get<QueuedMail>(["outbox", id]);
   const mail = entry.value;
   if (!mail || mail.next > clock.now()) return false;
+  // Behind an earlier alert of its service: sent after it (this pass or the retry job's).
+  if (mail.thread && waitsBehind(await queuedMails(kv), mail, (q) => q.to === mail.to)) {
+    return false;
+  }
   // Claim it, so the retry job and this request never both send it.
-  const claimed: QueuedMail = { ...mail, next: clock.now() + CLAIM };
+  const claimed: QueuedMail = { ...mail, next: clock.now() + CLAIM_MS };
   const got = await commit(atomic(kv).check(entry).set(entry.key, claimed, { expireIn: MAX_AGE }));
   if (!got.ok) return false;
   try {
-    await mailer.send({ to: mail.to, subject: mail.subject, text: mail.text });
+    await mailer.send({ to: mail.to, subject: mail.subject, text: mail.text, id: mail.id });
     await commit(atomic(kv).delete(entry.key));
     tally.sent++;
     count("catalogue_mail_total", 'outcome="sent"');

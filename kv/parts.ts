@@ -7,6 +7,8 @@ import { servicesPart } from "./parts/services.ts";
 import { statusPart } from "./parts/status.ts";
 import { maintenancePart } from "./parts/maintenance.ts";
 import { alertsPart } from "./parts/alerts.ts";
+import { signInMethodsPart } from "./parts/sign_in_methods.ts";
+import { apiKeysPart } from "./parts/api_keys.ts";
 
 /**
  * Each area of the service that holds data about an account says here what it exports,
@@ -19,11 +21,13 @@ import type { AccountPart } from "./parts/_part.ts";
 
 export const accountParts: AccountPart[] = [
   accountsPart,
+  signInMethodsPart,
   cataloguePart,
   servicesPart,
   statusPart,
   maintenancePart,
   alertsPart,
+  apiKeysPart,
   filesPart,
   formsPart,
   mailPart,

@@ -37,6 +37,13 @@ export const RULES = {
   followByAddress: hourly("follow_address", 3),
   followByOrigin: hourly("follow_origin", 5),
   notes: hourly("status_notes", 20),
+  // Not in SPEC.md: sign-ins through a provider or a passkey, bounded like link requests but
+  // higher, since no mail is sent: starts per client network, sign-ins per address.
+  providerByOrigin: hourly("provider_origin", 30),
+  providerByAddress: hourly("provider_address", 20),
+  passkeyByOrigin: hourly("passkey_origin", 60),
+  // Each sign-in page a browser with passkeys opens asks for options once (its autofill).
+  passkeyOptions: hourly("passkey_options", 600),
 } as const satisfies Record<string, Rule>;
 
 export interface Verdict {

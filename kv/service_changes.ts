@@ -1,6 +1,7 @@
 import type { Account } from "./accounts.ts";
 import { isOwner } from "./accounts.ts";
-import { channelsOf } from "./channels.ts";
+import { channelsOf, listChannels } from "./channels.ts";
+import { accountOfPingKey } from "./ping_keys.ts";
 import { countUse, RULES, spendUse } from "./rate_limit.ts";
 import {
   countServices,
@@ -19,7 +20,7 @@ import { recordResult } from "./service_results.ts";
 import { listWindows } from "./maintenance.ts";
 import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
-import { conflict, invalid, notFound } from "../lib/errors.ts";
+import { conflict, DomainError, invalid, notFound } from "../lib/errors.ts";
 import { cronError, type Schedule, validTimeZone } from "../lib/schedule.ts";
 import { parseCheck, resolveTarget, type Target, TargetError } from "../lib/targets.ts";
 
@@ -49,6 +50,18 @@ export interface NewServiceInput {
   remind?: number | null;
   /** Heartbeats: seconds a run (start to success) takes at least; null: no minimum. */
   min_duration?: number | null;
+  /** Heartbeats: the slug of its Healthchecks address (absent: made from the name). */
+  slug?: string;
+  /** Heartbeats: "POST" takes POST pings only. */
+  methods?: "" | "POST";
+  /** Free tags (one word each). */
+  tags?: string[];
+  /** Heartbeats on the interval: minutes past it before off (Healthchecks' grace). */
+  interval_grace?: number | null;
+  /** Heartbeats: stays paused when pinged (Healthchecks' manual_resume). */
+  manual_resume?: boolean;
+  /** Its Healthchecks id, when the caller chose it (else a new one). */
+  code?: string;
 }
 
 /** A change as the API's `ServicePatch` schema gives it; kind and target never change. */
@@ -114,7 +127,7 @@ async function validChannels(deps: Deps, account: number, ids: number[]): Promis
  * grace), else every run would fail. `invalid` naming the field.
  */
 function runOptions(
-  s: Pick<Service, "kind" | "interval" | "schedule" | "min_duration">,
+  s: Pick<Service, "kind" | "interval" | "schedule" | "interval_grace" | "min_duration">,
   paused: boolean | undefined,
 ): void {
   const hb = s.kind === "webhook";
@@ -132,6 +145,61 @@ function runOptions(
     );
   }
 }
+
+/** `slug` and `methods` belong to a heartbeat (`invalid` naming the field otherwise). */
+function heartbeatOnly(kind: string, input: { slug?: string; methods?: string }): void {
+  if (kind === "webhook") return;
+  if (input.slug !== undefined) invalid("slug: only a heartbeat has a ping address", "slug");
+  if (input.methods !== undefined) {
+    invalid("methods: only a heartbeat is pinged", "methods");
+  }
+}
+
+/**
+ * Healthchecks' auto-provisioning (`/ping/<ping key>/<slug>?create=1`): a heartbeat named
+ * and slugged `slug` in the account of the ping key, with Healthchecks' defaults (a period of
+ * a day, every channel of the account), unless one has that slug already. Answers "created",
+ * "exists" (the ping then goes to it), or "refused": no such key, or the account is at its
+ * limit of services.
+ */
+export async function provisionCheck(
+  deps: Deps,
+  pingKeyHash: string,
+  slug: string,
+): Promise<"created" | "exists" | "refused"> {
+  const account = await accountOfPingKey(deps.kv, pingKeyHash);
+  if (account === null) return "refused";
+  if (await countServices(deps.kv, account) >= MAX_SERVICES) return "refused";
+  const channels = (await listChannels(deps.kv, account)).map((c) => c.id);
+  try {
+    const made = await createService(
+      deps,
+      account,
+      {
+        name: slug,
+        what: "",
+        group: "Jobs",
+        place: null,
+        interval: 1440,
+        alerts: true,
+        kind: "webhook",
+        check: "webhook:",
+        hint: null,
+        channels,
+        slug,
+      },
+      null,
+      true,
+    );
+    return made ? "created" : "exists";
+  } catch (err) {
+    if (err instanceof DomainError && err.kind === "conflict") return "refused";
+    throw err;
+  }
+}
+
+/** Tags without repeats, in the order first given. */
+export const uniqueTags = (tags: string[]) => [...new Set(tags)];
 
 /** The address a heartbeat calls. */
 export const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
@@ -157,6 +225,7 @@ export async function addService(
     { ...input, kind: target.kind, schedule: sched, min_duration: minDuration },
     undefined,
   );
+  heartbeatOnly(target.kind, input);
   // Fail fast before a check runs; the atomic of createService enforces the limit for real.
   if (await countServices(deps.kv, me.id) >= MAX_SERVICES) {
     conflict(`at most ${MAX_SERVICES} services per account; remove one first`, {
@@ -170,7 +239,7 @@ export async function addService(
       !(await countUse(deps.kv, RULES.manualCheck, me.id, deps.clock.now())).ok
     ? null
     : await runCheck(deps, target.check, isOwner(me));
-  const { service, key } = await createService(deps, me.id, {
+  const { service, key } = (await createService(deps, me.id, {
     name: input.name,
     what: input.what,
     group: input.group,
@@ -185,7 +254,13 @@ export async function addService(
     schedule: sched,
     channels: chans,
     ...(target.kind === "webhook" ? { min_duration: minDuration } : {}),
-  }, first);
+    tags: uniqueTags(input.tags ?? []),
+    ...(input.interval_grace != null ? { interval_grace: input.interval_grace } : {}),
+    ...(input.manual_resume !== undefined ? { manual_resume: input.manual_resume } : {}),
+    ...(input.code ? { code: input.code } : {}),
+    ...(input.slug !== undefined ? { slug: input.slug } : {}),
+    ...(input.methods === "POST" ? { methods: "POST" as const } : {}),
+  }, first))!;
   const now = deps.clock.now();
   const item = serviceView(service, null, now, await listWindows(deps.kv, me.id));
   return { item, hook_url: key ? hookUrl(deps, key) : null };
@@ -214,6 +289,12 @@ export async function editService(
 ): Promise<ServiceView> {
   const { check: _c, kind: _k, target: _t, schedule, tz, grace, channels: chans, ...rest } = body;
   const patch: ServicePatch = rest;
+  if (patch.slug !== undefined || patch.methods !== undefined) {
+    const cur = (await getService(deps.kv, me.id, id)).value;
+    if (!cur) notFound("no such service");
+    heartbeatOnly(cur.kind, patch);
+  }
+  if (patch.tags !== undefined) patch.tags = uniqueTags(patch.tags);
   if (chans !== undefined) patch.channels = await validChannels(deps, me.id, chans);
   if (schedule !== undefined || tz !== undefined || grace !== undefined) {
     const cur = (await getService(deps.kv, me.id, id)).value;

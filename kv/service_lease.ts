@@ -3,15 +3,18 @@
  * moves one to the lease's end, so of several processes on one KV exactly one looks at a
  * service. Holds no keys: the due index is kv/service_due.ts's, the record kv/services.ts's.
  */
-import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { atomic, commit } from "./_atomic.ts";
-import { dropDue, dropDueEntry, dueRange, putDue } from "./service_due.ts";
+import { dropDue, dropDueEntry, dueRange, getDue, putDue } from "./service_due.ts";
 import type { Service } from "./service_state.ts";
 import { getService, putService } from "./services.ts";
 
-/** A claimed check is run again by anyone after this, should its process die. */
-export const LEASE_MS = 2 * MINUTE;
+/**
+ * A claimed check is run again by anyone after this, should its process die: longer than a
+ * check may take (10 s, plus resolving and recording), short enough that a look a crash cut
+ * is done again within a minute of the restart (jobs/mod.ts RESUME_AFTER_MS).
+ */
+export const LEASE_MS = 40_000;
 
 export interface DueItem {
   id: number;
@@ -52,4 +55,17 @@ export async function claimDue(deps: Deps, item: DueItem): Promise<Service | nul
   putDue(op, until, s.id, s.account);
   const res = await commit(putService(op, claimed));
   return res.ok ? claimed : null;
+}
+
+/**
+ * Takes the lease on a heartbeat's nudge asked for through the KV queue (a failure): the
+ * same claim as the runner's, so of the two exactly one looks. Null: taken already.
+ */
+export async function claimNudge(
+  deps: Deps,
+  look: { account: number; id: number; due: number },
+): Promise<Service | null> {
+  const entry = await getDue(deps.kv, look.due, look.id);
+  if (!entry) return null;
+  return await claimDue(deps, { ...look, account: entry.value, entry });
 }

@@ -3,9 +3,9 @@
  * result (recordResult) and a heartbeat judged from its signals (reviewHeartbeat). Each look
  * is one atomic holding the record, its history, its next due time and every alert it queues
  * (mail, channel posts, the status page followers' mail); they are sent after the commit, one
- * alert after the other. An off or back alert of a service sharing its place (or group) with
- * another joins that place's pending group instead (kv/alert_groups.ts), in the same atomic;
- * kv/grouped_alerts.ts sends the group. The rules are kv/alert_rules.ts's. Holds no keys: the
+ * alert after the other. The off and back alerts of a service sharing its place (or group)
+ * with another are routed through kv/alert_groups.ts in the same atomic: the first off of an
+ * outage goes at once, follow-ups wait in the place's group, which kv/grouped_alerts.ts sends. The rules are kv/alert_rules.ts's. Holds no keys: the
  * record is written with kv/services.ts `putService`, the due index with kv/service_due.ts.
  */
 import { DAY, HOUR, iso, MINUTE } from "../lib/clock.ts";
@@ -15,7 +15,7 @@ import type { Mail } from "../lib/mail.ts";
 import { type Atomic, atomic, transact } from "./_atomic.ts";
 import { type Account, getAccount } from "./accounts.ts";
 import { type Alert, counted, decideAlert } from "./alert_rules.ts";
-import { joinGroup, type Subject } from "./alert_groups.ts";
+import { routeAlerts, type Subject } from "./alert_groups.ts";
 import {
   type AlertPayload,
   type Channel,
@@ -104,9 +104,16 @@ export function queueAlert(
   now: number,
 ): Sends {
   const event = a.event;
+  const thread = [a.as.id];
   return {
-    mails: acc ? [enqueueMail(op, alertMail(deps, acc.email, a, now), now)] : [],
-    posts: enqueuePosts(op, chans, alertPayload(deps, a.as, event, a.text, a.at ?? now), now),
+    mails: acc ? [enqueueMail(op, alertMail(deps, acc.email, a, now), now, thread)] : [],
+    posts: enqueuePosts(
+      op,
+      chans,
+      alertPayload(deps, a.as, event, a.text, a.at ?? now),
+      now,
+      thread,
+    ),
     fanouts: event === "reminder" ? [] : [
       queueFanout(op, a.as.account, {
         kind: "service",
@@ -135,8 +142,8 @@ function queueExpiry(
     days === 1 ? "" : "s"
   }).`;
   return {
-    mails: mail ? [enqueueMail(op, mail, now)] : [],
-    posts: enqueuePosts(op, chans, alertPayload(deps, s, "expiry", text, now), now),
+    mails: mail ? [enqueueMail(op, mail, now, [s.id])] : [],
+    posts: enqueuePosts(op, chans, alertPayload(deps, s, "expiry", text, now), now, [s.id]),
     fanouts: [],
   };
 }
@@ -197,10 +204,10 @@ export async function recordResult(
     putService(op, s);
     const expiry = next.expiry !== null && s.alerts && s.cert ? next.expiry : null;
     const said: Said[] = alert ? [{ event: alert, text: s.last!.status, as: s }] : [];
-    // Off and back alerts of a service sharing its place wait for the others (kv/alert_groups.ts).
-    const grouped = await joinGroup(kv, op, s, said, now);
-    const chans = await chansFor(deps, s, (alert !== null && !grouped) || expiry !== null);
-    if (alert && !grouped) sends.push(queueAlert(deps, op, acc, chans, said[0], now));
+    // Follow-ups of an outage at its place wait for the others (kv/alert_groups.ts).
+    const atOnce = await routeAlerts(kv, op, s, said, now) as Said[];
+    const chans = await chansFor(deps, s, atOnce.length > 0 || expiry !== null);
+    for (const a of atOnce) sends.push(queueAlert(deps, op, acc, chans, a, now));
     if (expiry !== null) {
       sends.push(queueExpiry(deps, op, acc, chans, { ...s, cert: s.cert! }, expiry, now));
     }
@@ -367,9 +374,9 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
       : alert
       ? [{ event: alert, text: status, as: s }]
       : [];
-    if (await joinGroup(kv, op, s, said, now)) return { op, result: null };
-    const chans = await chansFor(deps, s, said.length > 0);
-    sends = said.map((a) => queueAlert(deps, op, acc, chans, a, now));
+    const atOnce = await routeAlerts(kv, op, s, said, now) as Said[];
+    const chans = await chansFor(deps, s, atOnce.length > 0);
+    sends = atOnce.map((a) => queueAlert(deps, op, acc, chans, a, now));
     return { op, result: null };
   });
   await sendInOrder(deps, sends);

@@ -30,6 +30,17 @@ export interface Service {
   /** Hash of the heartbeat key. */
   hook: string | null;
   /**
+   * Heartbeats: the check's UUID in Healthchecks' sense (`/ping/<uuid>`, the Management API's
+   * `uuid`), lower-case. Kept as it is: it names the check in that API, which lists it back.
+   */
+  code?: string;
+  /** Heartbeats: the slug of `/ping/<ping key>/<slug>`; not unique (a shared one answers 409). */
+  slug?: string;
+  /** Heartbeats: "POST" takes POST pings only (Healthchecks' `methods`); absent: any method. */
+  methods?: "POST";
+  /** Heartbeats: hash of its Uptime Kuma push token (kv/hooks.ts `pushHash`), if it has one. */
+  push?: string | null;
+  /**
    * Last check result (checked kinds), as counted: a failure below the threshold keeps the
    * state before it ("wait" when there was none).
    */
@@ -62,6 +73,18 @@ export interface Service {
   channels?: number[];
   /** Heartbeats: a cron schedule instead of the fixed interval (null/absent: the interval). */
   schedule?: Schedule | null;
+  /**
+   * Heartbeats on the fixed interval: minutes past the interval before a missing run is off
+   * (Healthchecks' grace, set through its API); null/absent: one interval (SPEC.md's rule).
+   */
+  interval_grace?: number | null;
+  /** Free tags (no spaces), in the order given. */
+  tags?: string[];
+  /**
+   * Healthchecks' `manual_resume`: a paused heartbeat stays paused when pinged (true; the
+   * only behaviour of a paused heartbeat made here) or resumes at its next ping (false).
+   */
+  manual_resume?: boolean;
   /** The certificate last seen by a tls check and the last expiry mark alerted for it. */
   cert?: { expires: number; alerted: number | null } | null;
   /**
@@ -89,6 +112,12 @@ export const floorMinute = (t: number) => Math.floor(t / MINUTE) * MINUTE;
 /** The first whole minute strictly after `t`: when a state that changes past `t` is seen. */
 export const minuteAfter = (t: number) => Math.ceil((t + 1) / MINUTE) * MINUTE;
 
+/** What a heartbeat's timing reads: the interval, or a schedule, and the interval's grace. */
+type Timing = Pick<Service, "interval" | "schedule" | "interval_grace">;
+
+/** Milliseconds past the fixed interval before a missing run is off: its grace, or one interval. */
+const intervalGrace = (s: Timing) => (s.interval_grace ?? s.interval) * MINUTE;
+
 /**
  * When a heartbeat that last beat at `at` turns warn and off: SPEC.md section 3 for a fixed
  * interval (warn past one interval, off past two); for a schedule, Healthchecks' rule (late
@@ -96,7 +125,7 @@ export const minuteAfter = (t: number) => Math.ceil((t + 1) / MINUTE) * MINUTE;
  * Null: never (a schedule with no time left).
  */
 export function beatLimits(
-  s: Pick<Service, "interval" | "schedule">,
+  s: Timing,
   at: number,
 ): { warn: number; off: number } | null {
   if (s.schedule) {
@@ -104,13 +133,13 @@ export function beatLimits(
     return due === null ? null : { warn: due, off: due + s.schedule.grace * MINUTE };
   }
   const i = s.interval * MINUTE;
-  return { warn: at + i, off: at + 2 * i };
+  return { warn: at + i, off: at + i + intervalGrace(s) };
 }
 
 /** A heartbeat's state at `now`: wait before any beat, then ok, warn (late) and off. */
 export function beatState(
   beat: Beat | null,
-  s: Pick<Service, "interval" | "schedule">,
+  s: Timing,
   now: number,
 ): State {
   if (!beat) return "wait";
@@ -126,15 +155,14 @@ export function beatState(
  * grace is nearer). Whenever its first beat comes, the runner then looks before that beat
  * could turn off, or within the minute after.
  */
-export function firstLook(s: Pick<Service, "interval" | "schedule">, now: number): number {
+export function firstLook(s: Timing, now: number): number {
   const regular = floorMinute(now) + s.interval * MINUTE;
   const lim = beatLimits(s, now);
   return lim ? Math.min(regular, minuteAfter(lim.off)) : regular;
 }
 
 /** Minutes a started run may take before it counts as failed: the grace, or the interval. */
-export const runGrace = (s: Pick<Service, "interval" | "schedule">) =>
-  s.schedule?.grace ?? s.interval;
+export const runGrace = (s: Timing) => s.schedule?.grace ?? s.interval_grace ?? s.interval;
 
 /** The run a start signal opened and no success or failure has closed since; else null. */
 export function openRun(p: Pulse | null): Pulse["start"] {
@@ -157,6 +185,7 @@ type Judging = Pick<
   Service,
   | "interval"
   | "schedule"
+  | "interval_grace"
   | "threshold"
   | "streak"
   | "judged"
@@ -213,15 +242,17 @@ const MISSES_COUNTED = 10;
  * `count` of them by `now`, and `limit(k)`, when the k-th counts (null: never).
  */
 export function missedRuns(
-  s: Pick<Service, "interval" | "schedule">,
+  s: Timing,
   at: number,
   now: number,
 ): { count: number; limit: (k: number) => number | null } {
   if (!s.schedule) {
+    // The k-th counts past at + k intervals + the grace (one interval unless set).
     const i = s.interval * MINUTE;
+    const g = intervalGrace(s);
     return {
-      count: Math.max(0, Math.ceil((now - at) / i) - 2),
-      limit: (k) => at + (k + 1) * i,
+      count: Math.max(0, Math.ceil((now - at - g) / i) - 1),
+      limit: (k) => at + k * i + g,
     };
   }
   const sched = s.schedule;
@@ -403,13 +434,17 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number, window
     cert_expires: isoOrNull(s.cert?.expires),
     schedule: s.schedule?.cron ?? null,
     tz: s.schedule?.tz ?? null,
-    grace: s.schedule?.grace ?? null,
+    grace: s.schedule?.grace ?? s.interval_grace ?? null,
     channels: s.channels ?? [],
     remind: s.remind ?? null,
     min_duration: s.min_duration ?? null,
     paused: s.paused_at != null,
     maintenance: maintenanceUntil(windows, s, now) !== null,
     badge_path: s.badge ? `/api/badges/${s.badge}.svg` : null,
+    tags: s.tags ?? [],
+    uuid: s.code ?? null,
+    slug: s.slug ?? null,
+    methods: hb ? s.methods ?? "" : null,
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;

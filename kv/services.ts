@@ -13,16 +13,25 @@ import { dropDue, moveDue, putDue } from "./service_due.ts";
 import { firstLook, floorMinute, runGrace, type Service } from "./service_state.ts";
 import { deleteChannel } from "./channels.ts";
 import {
+  codeHash,
   dropHookRef,
   dropPulse,
   eraseEvents,
   forgetHooks,
   getPulse,
+  hookEntries,
+  hookFreeInto,
   type HookRef,
   listPulses,
   type Pulse,
+  pushHash,
   putHookRef,
+  putSlugRefs,
+  slugHash,
+  slugRefs,
 } from "./hooks.ts";
+import { dropPingKey, newPingKey, type PingKey, pingKeyEntry, putPingKey } from "./ping_keys.ts";
+import { hcSlug } from "../lib/text.ts";
 import { addDuration, emptyDay, eraseHistory, recordChange } from "./history.ts";
 import { dropServiceInto, windowsEntry } from "./maintenance.ts";
 
@@ -34,6 +43,7 @@ import { dropServiceInto, windowsEntry } from "./maintenance.ts";
  *   ["services", account_id, id]    -> Service
  *   ["services_by_id", id]          -> account id
  *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
+ *   ["services_by_uuid", uuid]      -> {account, id}: a heartbeat's Healthchecks UUID (`code`)
  *   ["service_due", due_ms, id]     -> account id: when the runner looks at the service next.
  *                                      Claiming a check moves this entry to the lease's end,
  *                                      so one process runs it; `Service.due` names the entry.
@@ -74,6 +84,7 @@ const serviceKey = (account: number, id: number) => ["services", account, id] as
 const badgeKey = (token: string) => ["service_badges", token] as const;
 const byIdKey = (id: number) => ["services_by_id", id] as const;
 const countKey = (account: number) => ["service_count", account] as const;
+const uuidKey = (uuid: string) => ["services_by_uuid", uuid] as const;
 
 /**
  * Minutes after a start signal when the runner first looks (the nudge the ping leaves): the
@@ -88,7 +99,56 @@ const hookRef = (s: Service): HookRef => ({
   id: s.id,
   name: s.name,
   grace: startLook(s),
+  ...(s.methods === "POST" ? { post: true as const } : {}),
 });
+
+/** The hashes of a heartbeat's own keys: its hook key, its UUID and its push token. */
+const ownHashes = (s: Service): string[] =>
+  [s.hook, s.code ? codeHash(s.code) : null, s.push ?? null].filter((h) => h !== null);
+
+/**
+ * The slug entries a change touches, under the account's ping key, read so that the atomic
+ * can check them: the key's entry and, when there is a key, each slug's entry.
+ */
+interface SlugSpots {
+  pk: Deno.KvEntryMaybe<PingKey>;
+  entries: Map<string, { hash: string; entry: Deno.KvEntryMaybe<HookRef> }>;
+}
+
+async function readSlugs(kv: Deno.Kv, account: number, slugs: string[]): Promise<SlugSpots> {
+  const pk = await pingKeyEntry(kv, account);
+  const entries: SlugSpots["entries"] = new Map();
+  if (!pk.value) return { pk, entries };
+  const unique = [...new Set(slugs)];
+  const hashes = unique.map((slug) => slugHash(pk.value!.hash, slug));
+  const got = await hookEntries(kv, hashes);
+  unique.forEach((slug, i) => entries.set(slug, { hash: hashes[i], entry: got[i] }));
+  return { pk, entries };
+}
+
+/**
+ * Service `id` leaves the slug `from` and joins `to` with `ref` (either may be null), in an
+ * atomic checked against what `readSlugs` read. A slug shared by several services names
+ * them all (its pings answer "ambiguous slug").
+ */
+function moveSlugInto(
+  op: Atomic,
+  spots: SlugSpots,
+  id: number,
+  from: string | null,
+  to: string | null,
+  ref: HookRef | null,
+): void {
+  op.check(spots.pk);
+  for (const [slug, { hash, entry }] of spots.entries) {
+    if (slug !== from && slug !== to) continue;
+    const refs = slugRefs(entry.value).filter((r) => r.id !== id);
+    if (slug === to && ref) refs.push(ref);
+    refs.sort((a, b) => a.id - b.id);
+    op.check(entry);
+    putSlugRefs(op, hash, refs);
+  }
+}
 
 /** Adds a changed record of an existing service to an atomic (its indexes stay as they are). */
 export function putService(op: Atomic, s: Service): Atomic {
@@ -105,6 +165,37 @@ export async function getService(kv: Deno.Kv, account: number, id: number) {
  */
 export function serviceIdEntries(kv: Deno.Kv, ids: number[]): Promise<Deno.KvEntryMaybe<number>[]> {
   return getManyEntries<number>(kv, ids.map(byIdKey));
+}
+
+/** The account's service with this Healthchecks uuid, or null (another account's too). */
+export async function serviceByUuid(
+  kv: Deno.Kv,
+  account: number,
+  uuid: string,
+): Promise<Service | null> {
+  const ref = (await kv.get<{ account: number; id: number }>(uuidKey(uuid))).value;
+  if (!ref || ref.account !== account) return null;
+  return (await getService(kv, account, ref.id)).value;
+}
+
+/**
+ * Gives every heartbeat made before Healthchecks' ids a UUID and its index (a migration; safe
+ * to run again: a service that has one is left as it is).
+ */
+export async function giveUuids(kv: Deno.Kv): Promise<void> {
+  for await (const e of kv.list<Service>({ prefix: ["services"] })) {
+    if (e.value.code || e.value.kind !== "webhook") continue;
+    await transact(async () => {
+      const entry = await kv.get<Service>(e.key);
+      const s = entry.value;
+      if (!s || s.code) return { op: null, result: 0 };
+      const uuid = crypto.randomUUID();
+      const op = atomic(kv).check(entry).check({ key: uuidKey(uuid), versionstamp: null })
+        .set(e.key, { ...s, code: uuid })
+        .set(uuidKey(uuid), { account: s.account, id: s.id });
+      return { op, result: 0 };
+    });
+  }
 }
 
 /** A heartbeat's signals (null for a checked kind). */
@@ -155,6 +246,16 @@ export interface NewService {
   channels?: number[];
   remind?: number | null;
   min_duration?: number | null;
+  /** Heartbeats: a Healthchecks UUID to keep (an import); absent: a new one. */
+  code?: string;
+  /** Heartbeats: the slug; absent: made from the name. */
+  slug?: string;
+  methods?: "POST";
+  /** Heartbeats: the hash of an Uptime Kuma push token to keep (an import). */
+  push?: string | null;
+  interval_grace?: number | null;
+  tags?: string[];
+  manual_resume?: boolean;
 }
 
 const tooMany = () =>
@@ -162,56 +263,124 @@ const tooMany = () =>
     max: MAX_SERVICES,
   });
 
-/** Stores a new service with its first result; answers it and, for a heartbeat, its key. */
+/**
+ * Stores a new service with its first result; answers it and, for a heartbeat, its key. A
+ * heartbeat gets a UUID and a slug as a Healthchecks check (its slug's entry under the
+ * account's ping key). `slugFree`: only if no service has that slug yet (auto-provisioning;
+ * answers null when one has, so that two concurrent first pings make one check).
+ */
 export async function createService(
   deps: Deps,
   account: number,
   input: NewService,
   first: CheckResult | null,
-): Promise<{ service: Service; key: string | null }> {
+  slugFree = false,
+): Promise<{ service: Service; key: string | null } | null> {
+  const made = await storeServices(deps, account, [{ input, first }], slugFree);
+  return made ? made[0] : null;
+}
+
+/**
+ * Stores several new services in one atomic, all or none, within the account's limit (an
+ * import); checked kinds wait for the runner's next minute.
+ */
+export async function importServices(
+  deps: Deps,
+  account: number,
+  inputs: NewService[],
+): Promise<Service[]> {
+  const made = await storeServices(deps, account, inputs.map((input) => ({ input, first: null })));
+  return made!.map((m) => m.service);
+}
+
+/** The one atomic of `createService` and `importServices`. */
+async function storeServices(
+  deps: Deps,
+  account: number,
+  news: { input: NewService; first: CheckResult | null }[],
+  slugFree = false,
+): Promise<{ service: Service; key: string | null }[] | null> {
   const { kv } = deps;
-  const key = input.kind === "webhook" ? randomToken(32) : null;
-  const hash = key ? sha256hex(key) : null;
   const now = deps.clock.now();
-  const service = await transact(async () => {
-    const count = await kv.get<Deno.KvU64>(countKey(account));
-    if (Number(count.value?.value ?? 0n) >= MAX_SERVICES) tooMany();
-    const id = await claimId(kv, "service", byIdKey);
-    // Checked at creation: next at its interval. Not checked (past the manual-check limit): at
-    // the next minute's run. A heartbeat: before its first beat could turn off.
-    const due = input.kind === "webhook"
-      ? firstLook(input, now)
-      : floorMinute(now) + (first ? input.interval : 1) * MINUTE;
-    const base: Service = {
-      id: id.id,
-      account,
-      ...input,
-      created: now,
-      hook: hash,
-      last: null,
-      streak: 0,
-      cert: null,
-      seen: "wait",
-      ...(input.kind === "webhook" ? { looked: now } : {}),
-      down_mailed: false,
-      due,
+  const prepared = news.map(({ input, first }) => {
+    const hb = input.kind === "webhook";
+    const key = hb ? randomToken(32) : null;
+    const { slug, code, ...fields } = input;
+    return {
+      key,
+      hash: key ? sha256hex(key) : null,
+      fields,
+      first,
+      hb,
+      slug: hb ? slug ?? hcSlug(input.name) : undefined,
+      code: hb ? (code ?? crypto.randomUUID()).toLowerCase() : undefined,
     };
-    // The first result counts as any other (threshold, certificate), without alerts.
-    const s = first ? counted(base, first, now).service : base;
-    const op = id.apply(atomic(kv)).check(count)
-      .set(serviceKey(account, s.id), s)
-      .set(byIdKey(s.id), account)
-      .sum(countKey(account), 1n);
-    putDue(op, due, s.id, account);
-    if (hash) putHookRef(op, hash, hookRef(s));
-    if (first) {
-      s.since = now;
-      recordChange(op, account, s.id, now, { state: s.seen, status: s.last!.status });
-      addDuration(op, emptyDay(account, s.id, now), first.ms, now, first.state);
-    }
-    return { op, result: s };
   });
-  return { service, key };
+  const slugs = prepared.flatMap((p) => p.slug !== undefined ? [p.slug] : []);
+  const made = await transact(async () => {
+    const count = await kv.get<Deno.KvU64>(countKey(account));
+    if (Number(count.value?.value ?? 0n) + news.length > MAX_SERVICES) tooMany();
+    const spots = slugs.length > 0 ? await readSlugs(kv, account, slugs) : null;
+    const refs = new Map<string, HookRef[]>();
+    for (const [slug, { entry }] of spots?.entries ?? []) refs.set(slug, slugRefs(entry.value));
+    if (slugFree && (refs.get(slugs[0])?.length ?? 0) > 0) return { op: null, result: null };
+    const op = atomic(kv).check(count).sum(countKey(account), BigInt(news.length));
+    const out: { service: Service; key: string | null }[] = [];
+    for (const p of prepared) {
+      const id = await claimId(kv, "service", byIdKey);
+      // Checked at creation: next at its interval. Not checked (past the manual-check limit,
+      // or imported): at the next minute's run. A heartbeat: before its first beat could turn off.
+      const due = p.hb
+        ? firstLook(p.fields, now)
+        : floorMinute(now) + (p.first ? p.fields.interval : 1) * MINUTE;
+      const base: Service = {
+        id: id.id,
+        account,
+        ...p.fields,
+        ...(p.hb ? { code: p.code, slug: p.slug } : {}),
+        created: now,
+        hook: p.hash,
+        last: null,
+        streak: 0,
+        cert: null,
+        seen: "wait",
+        ...(p.hb ? { looked: now } : {}),
+        down_mailed: false,
+        due,
+      };
+      // The first result counts as any other (threshold, certificate), without alerts.
+      const s = p.first ? counted(base, p.first, now).service : base;
+      id.apply(op).set(serviceKey(account, s.id), s).set(byIdKey(s.id), account);
+      if (s.code) {
+        op.check({ key: uuidKey(s.code), versionstamp: null })
+          .set(uuidKey(s.code), { account, id: s.id });
+      }
+      putDue(op, due, s.id, account);
+      // A UUID or push token kept from another service (an import) must name no other check.
+      for (const h of ownHashes(s)) {
+        if (h !== p.hash) hookFreeInto(op, h);
+        putHookRef(op, h, hookRef(s));
+      }
+      if (s.slug !== undefined && refs.has(s.slug)) refs.get(s.slug)!.push(hookRef(s));
+      if (p.first) {
+        s.since = now;
+        recordChange(op, account, s.id, now, { state: s.seen, status: s.last!.status });
+        addDuration(op, emptyDay(account, s.id, now), p.first.ms, now, p.first.state);
+      }
+      out.push({ service: s, key: p.key });
+    }
+    if (spots) {
+      op.check(spots.pk);
+      for (const [slug, { hash, entry }] of spots.entries) {
+        op.check(entry);
+        putSlugRefs(op, hash, refs.get(slug)!.sort((a, b) => a.id - b.id));
+      }
+    }
+    return { op, result: out };
+  });
+  // A slug's entry may have changed (shared now): this process reads it again.
+  if (slugs.length > 0) forgetHooks(kv);
+  return made;
 }
 
 export interface ServicePatch {
@@ -226,8 +395,14 @@ export interface ServicePatch {
   channels?: number[];
   remind?: number | null;
   min_duration?: number | null;
+  interval_grace?: number | null;
+  tags?: string[];
+  manual_resume?: boolean;
   /** Heartbeats: pause (true) or resume (false). */
   paused?: boolean;
+  slug?: string;
+  /** "POST": POST pings only; "": any method. */
+  methods?: "" | "POST";
 }
 
 /**
@@ -261,8 +436,10 @@ export async function patchService(
     const entry = await getService(kv, account, id);
     if (!entry.value) return { op: null, result: null };
     const old = entry.value;
-    const { paused, ...fields } = patch;
+    const { paused, methods, ...fields } = patch;
     const s: Service = { ...old, ...fields };
+    if (methods === "POST") s.methods = "POST";
+    else if (methods === "") delete s.methods;
     const op = atomic(kv).check(entry);
     if (paused !== undefined && paused !== (old.paused_at != null)) {
       pauseInto(op, old, s, paused, now);
@@ -279,14 +456,50 @@ export async function patchService(
       s.due = floorMinute(now);
       moveDue(op, old.due, s.due, id, account);
     }
-    if (s.hook && (s.name !== old.name || startLook(s) !== startLook(old))) {
-      putHookRef(op, s.hook, hookRef(s));
+    const ref = hookRef(s);
+    const refChanged = JSON.stringify(ref) !== JSON.stringify(hookRef(old));
+    if (s.hook && refChanged) { for (const h of ownHashes(s)) putHookRef(op, h, ref); }
+    if (s.slug !== undefined && (s.slug !== old.slug || refChanged)) {
+      const spots = await readSlugs(kv, account, [old.slug ?? s.slug, s.slug]);
+      moveSlugInto(op, spots, id, old.slug ?? null, s.slug, ref);
     }
     op.set(serviceKey(account, id), s);
     return { op, result: s };
   });
   if (out?.hook) forgetHooks(kv);
   return out;
+}
+
+/**
+ * A new ping key for the account (the old one, if any, stops at once): every heartbeat's slug
+ * entry moves under it in the same atomic. Answers the key, shown only here.
+ */
+export async function rotatePingKey(deps: Deps, account: number): Promise<string> {
+  const { kv } = deps;
+  const made = newPingKey();
+  await transact(async () => {
+    const pk = await pingKeyEntry(kv, account);
+    const count = await kv.get<Deno.KvU64>(countKey(account));
+    const op = atomic(kv).check(pk, count);
+    const bySlug = new Map<string, HookRef[]>();
+    for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
+      const s = e.value;
+      if (s.slug === undefined) continue;
+      op.check(e);
+      bySlug.set(s.slug, [...bySlug.get(s.slug) ?? [], hookRef(s)]);
+      if (pk.value) dropHookRef(op, slugHash(pk.value.hash, s.slug));
+    }
+    for (const [slug, refs] of bySlug) putSlugRefs(op, slugHash(made.hash, slug), refs);
+    putPingKey(op, account, made.hash, deps.clock.now(), pk.value);
+    return { op, result: null };
+  });
+  forgetHooks(kv);
+  return made.key;
+}
+
+/** When the account made its ping key (it is shown only then); null: it has none. */
+export async function pingKeyMade(kv: Deno.Kv, account: number): Promise<number | null> {
+  return (await pingKeyEntry(kv, account)).value?.created ?? null;
 }
 
 /** Takes a removed channel off every service of the account. */
@@ -354,22 +567,58 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
   return done ? key : null;
 }
 
+/**
+ * A new Uptime Kuma push token for a heartbeat (`/api/push/<token>`; the old one stops at
+ * once); shown only here, kept as a hash. Null: no such service.
+ */
+export async function rotatePush(deps: Deps, account: number, id: number): Promise<string | null> {
+  const { kv } = deps;
+  const token = kumaToken();
+  const hash = pushHash(token);
+  const done = await transact(async () => {
+    const entry = await getService(kv, account, id);
+    const s = entry.value;
+    if (!s) return { op: null, result: false };
+    if (s.kind !== "webhook") invalid("only a heartbeat has a push address");
+    const op = atomic(kv).check(entry).set(serviceKey(account, id), { ...s, push: hash });
+    putHookRef(hookFreeInto(op, hash), hash, hookRef(s));
+    if (s.push) dropHookRef(op, s.push);
+    return { op, result: true };
+  });
+  forgetHooks(kv);
+  return done ? token : null;
+}
+
+const KUMA_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** A push token as Uptime Kuma makes them: 32 letters and digits (about 190 bits). */
+export function kumaToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(64));
+  let out = "";
+  // 62 letters: bytes of 248 and over are skipped, so every letter is as likely.
+  for (const b of bytes) if (b < 248 && out.length < 32) out += KUMA_ALPHABET[b % 62];
+  return out.length === 32 ? out : kumaToken();
+}
+
 /** Adds the removal of a service and everything indexed with it to an atomic. */
 function removeInto(
   op: Atomic,
   s: Service,
   count: Deno.KvEntryMaybe<Deno.KvU64>,
+  spots: SlugSpots | null,
 ): Atomic {
   const left = Number(count.value?.value ?? 1n) - 1;
   op.check(count)
     .delete(serviceKey(s.account, s.id))
     .delete(byIdKey(s.id));
+  if (s.code) op.delete(uuidKey(s.code));
   dropDue(op, s.due, s.id);
   if (s.badge) op.delete(badgeKey(s.badge));
   if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
   else op.delete(countKey(s.account));
   if (s.kind === "webhook") dropPulse(op, s.account, s.id);
-  if (s.hook) dropHookRef(op, s.hook);
+  for (const h of ownHashes(s)) dropHookRef(op, h);
+  if (spots) moveSlugInto(op, spots, s.id, s.slug!, null, null);
   return op;
 }
 
@@ -381,7 +630,9 @@ async function removeWithWindows(
 ): Promise<Atomic> {
   const s = entry.value;
   const windows = await windowsEntry(kv, s.account);
-  return dropServiceInto(removeInto(atomic(kv).check(entry), s, count), windows, s.account, s.id);
+  const spots = s.slug !== undefined ? await readSlugs(kv, s.account, [s.slug]) : null;
+  const op = removeInto(atomic(kv).check(entry), s, count, spots);
+  return dropServiceInto(op, windows, s.account, s.id);
 }
 
 /** Removes one service with its indexes and counter (removeWithWindows); false: it is gone. */
@@ -407,6 +658,26 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
   return done;
 }
 
+/**
+ * Gives every heartbeat made before Healthchecks' addresses a UUID and a slug, with the
+ * UUID's hook entry (a migration step; again is harmless: a heartbeat with one is skipped).
+ */
+export async function giveCodes(kv: Deno.Kv): Promise<void> {
+  for await (const e of kv.list<Service>({ prefix: ["services"] })) {
+    if (e.value.kind !== "webhook" || e.value.slug !== undefined) continue;
+    await transact(async () => {
+      const entry = await getService(kv, e.value.account, e.value.id);
+      const old = entry.value;
+      // The UUID comes from the step before (`giveUuids`, with its index).
+      if (!old || old.slug !== undefined || !old.code) return { op: null, result: null };
+      const s: Service = { ...old, slug: hcSlug(old.name) };
+      const op = putService(atomic(kv).check(entry), s);
+      putHookRef(hookFreeInto(op, codeHash(s.code!)), codeHash(s.code!), hookRef(s));
+      return { op, result: null };
+    });
+  }
+}
+
 /** Removes every service of an account (erasure); answers how many. */
 export async function eraseServices(deps: Deps, account: number): Promise<number> {
   const { kv } = deps;
@@ -416,6 +687,10 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
     await eraseHistory(kv, account, e.value.id);
     await eraseEvents(kv, account, e.value.id);
   }
+  await transact(async () => {
+    const pk = await pingKeyEntry(kv, account);
+    return { op: dropPingKey(atomic(kv).check(pk), account, pk.value), result: null };
+  });
   forgetHooks(kv);
   return n;
 }

@@ -28,6 +28,8 @@ export interface Session {
   created: number;
   expires: number;
   last_used: number;
+  /** How it was signed in: a provider's id or "passkey"; absent: a mailed link. */
+  via?: string;
 }
 
 const sessionKey = (hash: string) => ["sessions", hash] as const;
@@ -43,6 +45,7 @@ export async function prepareSession(
   kv: Deno.Kv,
   account: number,
   now: number,
+  via?: string,
 ): Promise<NewSession> {
   const claim = await claimId(kv, "session", (id) => byAccountKey(account, id));
   const token = `${account}_${randomToken(32)}`;
@@ -53,6 +56,7 @@ export async function prepareSession(
     created: now,
     expires: now + TOKEN_LIFE,
     last_used: now,
+    ...(via ? { via } : {}),
   };
   // Clean-up a day after expiry; validity itself is decided by `expires`.
   const expireIn = TOKEN_LIFE + DAY;

@@ -25,6 +25,32 @@ const senderSchema = z.string().optional().refine(
   { message: "must be an address (addr@host) or Name <addr@host>" },
 );
 
+/**
+ * Sign-in providers: each is on when its client id and secret are set. The addresses default
+ * to the provider's public ones; they can be changed for a self-managed GitLab, one Microsoft
+ * tenant, or a test's local provider.
+ */
+const providerEnv = {
+  GITHUB_CLIENT_ID: z.string().min(1).optional(),
+  GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
+  GITHUB_URL: optionalUrl(["http:", "https:"]),
+  GITHUB_API_URL: optionalUrl(["http:", "https:"]),
+  GITLAB_CLIENT_ID: z.string().min(1).optional(),
+  GITLAB_CLIENT_SECRET: z.string().min(1).optional(),
+  GITLAB_URL: optionalUrl(["http:", "https:"]),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  GOOGLE_ISSUER: optionalUrl(["http:", "https:"]),
+  MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
+  MICROSOFT_CLIENT_SECRET: z.string().min(1).optional(),
+  MICROSOFT_TENANT: z.string().regex(/^[A-Za-z0-9.-]{1,100}$/).optional(),
+  MICROSOFT_ISSUER: optionalUrl(["http:", "https:"]),
+  OIDC_ISSUER: optionalUrl(["http:", "https:"]),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_NAME: z.string().min(1).max(40).regex(/^[^\r\n<>]+$/).optional(),
+};
+
 /** The environment variables of CONTRACT.md; empty values count as unset. */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -49,6 +75,7 @@ const envSchema = z.object({
     (v) => v === undefined || Array.isArray(parseNetworks(v)),
   ),
   TEST_PROVIDER_ORIGIN: optionalUrl(["http:", "https:"]),
+  ...providerEnv,
 });
 
 /** What each variable must be, as the refusal says it. */
@@ -66,6 +93,14 @@ const ENV_RULES: Record<string, string> = {
   SECRETS_KEY: "must be at least 32 characters (openssl rand -base64 32 makes one)",
   CHANNEL_NETWORKS: "must be networks separated by commas, as 192.168.1.0/24, fd00::/8",
   TEST_PROVIDER_ORIGIN: "must be an http:// or https:// address",
+  GITHUB_URL: "must be an http:// or https:// address",
+  GITHUB_API_URL: "must be an http:// or https:// address",
+  GITLAB_URL: "must be an http:// or https:// address",
+  GOOGLE_ISSUER: "must be an http:// or https:// address",
+  MICROSOFT_TENANT: "must be a tenant id or name (letters, digits, dots, dashes)",
+  MICROSOFT_ISSUER: "must be an http:// or https:// address",
+  OIDC_ISSUER: "must be an http:// or https:// address",
+  OIDC_NAME: "must be 1 to 40 characters on one line",
 };
 
 /** The KV file when KV_PATH is not set (outside Deno Deploy); its folder is created. */
@@ -133,6 +168,92 @@ export interface Config {
    * production.
    */
   providerOrigin?: string;
+  /** The sign-in providers that are configured, in the order the sign-in page shows them. */
+  providers: ProviderConfig[];
+}
+
+export type ProviderId = "github" | "gitlab" | "google" | "microsoft" | "oidc";
+
+/**
+ * One sign-in provider. `oidc`: OpenID Connect with discovery at `issuer`; `github`: GitHub's
+ * OAuth 2 (no ID token), its web pages at `webUrl` and its REST API at `apiUrl`.
+ */
+export type ProviderConfig =
+  & { id: ProviderId; name: string; clientId: string; clientSecret: string }
+  & ({ kind: "oidc"; issuer: string } | { kind: "github"; webUrl: string; apiUrl: string });
+
+type Env = z.infer<typeof envSchema>;
+
+const PROVIDER_NAMES: [ProviderId, string][] = [
+  ["github", "GITHUB"],
+  ["gitlab", "GITLAB"],
+  ["google", "GOOGLE"],
+  ["microsoft", "MICROSOFT"],
+  ["oidc", "OIDC"],
+];
+
+/** An https address, or http to this machine only (a test's local provider). */
+function providerUrl(name: string, url: string): string {
+  const u = new URL(url);
+  if (u.protocol !== "https:" && !isLoopbackHost(u.hostname)) {
+    throw new ConfigError(`invalid configuration: ${name}: must be an https:// address`);
+  }
+  return url.replace(/\/+$/, "");
+}
+
+/** The configured providers; a client id without its secret (or the reverse) is refused. */
+function providersOf(e: Env): ProviderConfig[] {
+  const out: ProviderConfig[] = [];
+  for (const [id, env] of PROVIDER_NAMES) {
+    const clientId = e[`${env}_CLIENT_ID` as keyof Env] as string | undefined;
+    const clientSecret = e[`${env}_CLIENT_SECRET` as keyof Env] as string | undefined;
+    if (!clientId && !clientSecret) continue;
+    if (!clientId || !clientSecret) {
+      const missing = clientId ? `${env}_CLIENT_SECRET` : `${env}_CLIENT_ID`;
+      throw new ConfigError(
+        `invalid configuration: ${missing}: required with ${env}_CLIENT_${
+          clientId ? "ID" : "SECRET"
+        }`,
+      );
+    }
+    const base = { id, clientId, clientSecret };
+    if (id === "github") {
+      out.push({
+        ...base,
+        name: "GitHub",
+        kind: "github",
+        webUrl: providerUrl("GITHUB_URL", e.GITHUB_URL ?? "https://github.com"),
+        apiUrl: providerUrl("GITHUB_API_URL", e.GITHUB_API_URL ?? "https://api.github.com"),
+      });
+    } else if (id === "gitlab") {
+      const issuer = providerUrl("GITLAB_URL", e.GITLAB_URL ?? "https://gitlab.com");
+      out.push({ ...base, name: "GitLab", kind: "oidc", issuer });
+    } else if (id === "google") {
+      const issuer = providerUrl("GOOGLE_ISSUER", e.GOOGLE_ISSUER ?? "https://accounts.google.com");
+      out.push({ ...base, name: "Google", kind: "oidc", issuer });
+    } else if (id === "microsoft") {
+      const tenant = e.MICROSOFT_TENANT ?? "common";
+      const issuer = providerUrl(
+        "MICROSOFT_ISSUER",
+        e.MICROSOFT_ISSUER ?? `https://login.microsoftonline.com/${tenant}/v2.0`,
+      );
+      out.push({ ...base, name: "Microsoft", kind: "oidc", issuer });
+    } else {
+      if (!e.OIDC_ISSUER) {
+        throw new ConfigError("invalid configuration: OIDC_ISSUER: required with OIDC_CLIENT_ID");
+      }
+      if (!e.OIDC_NAME) {
+        throw new ConfigError("invalid configuration: OIDC_NAME: required with OIDC_CLIENT_ID");
+      }
+      out.push({
+        ...base,
+        name: e.OIDC_NAME.trim(),
+        kind: "oidc",
+        issuer: providerUrl("OIDC_ISSUER", e.OIDC_ISSUER),
+      });
+    }
+  }
+  return out;
 }
 
 export class ConfigError extends Error {}
@@ -181,6 +302,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         : DEVELOPMENT_SECRETS_KEY),
     channelNetworks: e.CHANNEL_NETWORKS ? parseNetworks(e.CHANNEL_NETWORKS) as Network[] : [],
     providerOrigin: e.TEST_PROVIDER_ORIGIN?.replace(/\/+$/, ""),
+    providers: providersOf(e),
   };
 }
 

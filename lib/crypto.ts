@@ -39,3 +39,48 @@ export function constantTimeEqual(a: string, b: string): boolean {
   for (let i = 0; i < n; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
   return diff === 0;
 }
+
+/** A value encrypted (AES-GCM) with a key only the holder of a secret can derive. */
+export interface Sealed {
+  iv: Uint8Array<ArrayBuffer>;
+  data: Uint8Array<ArrayBuffer>;
+}
+
+/** The key of `secret` (256 random bits or more) for `purpose`, apart from its stored hash. */
+function sealKey(purpose: string, secret: string): Promise<CryptoKey> {
+  const raw = encoder.encode(`${purpose}\0${secret}`);
+  return crypto.subtle.digest("SHA-256", raw).then((bytes) =>
+    crypto.subtle.importKey("raw", bytes, "AES-GCM", false, ["encrypt", "decrypt"])
+  );
+}
+
+/** `value` (JSON) encrypted with the key of `secret`: what KV keeps holds no readable secret. */
+export async function seal(purpose: string, secret: string, value: unknown): Promise<Sealed> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const data = new Uint8Array(
+    await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv },
+      await sealKey(purpose, secret),
+      encoder.encode(JSON.stringify(value)),
+    ),
+  );
+  return { iv, data };
+}
+
+/** The value `seal` encrypted, or null when `secret` is not the one it was sealed with. */
+export async function unseal<T>(
+  purpose: string,
+  secret: string,
+  sealed: Sealed,
+): Promise<T | null> {
+  try {
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: sealed.iv },
+      await sealKey(purpose, secret),
+      sealed.data,
+    );
+    return JSON.parse(new TextDecoder().decode(plain)) as T;
+  } catch {
+    return null;
+  }
+}

@@ -6,6 +6,11 @@ export interface Mail {
   subject: string;
   /** Plain text; links stand on lines of their own. */
   text: string;
+  /**
+   * The queued mail's id: its Message-ID (`<id@sender's domain>`), the same on every attempt,
+   * so a copy sent again after a crash is recognised as the same mail.
+   */
+  id?: string;
 }
 
 /** What mail/ composes: the mail without its recipient. */
@@ -61,9 +66,16 @@ export function smtpMailer(url: string, from: string): Mailer {
         to: mail.to,
         subject: mail.subject,
         text: mail.text,
+        ...(mail.id ? { messageId: messageId(mail.id, from) } : {}),
       });
     },
   };
+}
+
+/** A mail's Message-ID from its queued id, at the sender's domain. */
+export function messageId(id: string, from: string): string {
+  const domain = from.match(/@([A-Za-z0-9.-]+)/)?.[1] ?? "localhost";
+  return `<${id}@${domain}>`;
 }
 
 export function apiMailer(url: string, key: string, from: string): Mailer {

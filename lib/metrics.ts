@@ -76,6 +76,7 @@ const HELP: Record<string, string> = {
   catalogue_checks_total: "Checks run by the jobs, by kind and outcome",
   catalogue_mail_total: "Mail delivery attempts, by outcome",
   catalogue_job_runs_total: "Job runs, by job and outcome",
+  catalogue_queued_looks_total: "Looks asked for through the KV queue, by outcome",
 };
 
 /** The whole exposition: this process's counters plus the gauges read at scrape time. */

@@ -59,3 +59,17 @@ export function fingerprint(text: string): string {
   }
   return h.toString(16).padStart(8, "0");
 }
+
+/**
+ * A Healthchecks slug from a name, as Django's `slugify` makes it (Healthchecks derives a
+ * check's slug so): accents folded, other non-ASCII dropped, lower-case, letters, digits,
+ * `_` and `-` kept, spaces and hyphens run together as one `-`, `-` and `_` trimmed at the ends.
+ */
+export function hcSlug(name: string): string {
+  return name.normalize("NFKD").replace(/[^ -~\s]/g, "").toLowerCase()
+    .replace(/[^\w\s-]/g, "").replace(/[-\s]+/g, "-").replace(/^[-_]+|[-_]+$/g, "")
+    .slice(0, 100);
+}
+
+/** A slug as Healthchecks allows it: lower-case ASCII letters, digits, `-` and `_` (empty: none). */
+export const HC_SLUG_RE = /^[a-z0-9_-]{0,100}$/;

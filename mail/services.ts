@@ -88,14 +88,16 @@ export function groupCount(total: number, states: ("off" | "back")[]): string {
 }
 
 /**
- * The one mail of an outage: several services sharing a place (or group) went off, or came
- * back, within two minutes of each other (kv/grouped_alerts.ts).
+ * The follow-up of an outage: several services sharing a place (or group) went off, or came
+ * back, within two minutes of each other (kv/grouped_alerts.ts). `first` names the services
+ * whose off alert went at once, before these: then offs alone read "2 more services off".
  */
 export const groupAlertMail = (
   label: string,
   total: number,
   lines: GroupLine[],
   servicesLink: string,
+  first: string[] = [],
 ): MailText => {
   const where = plain(label);
   const list = (state: "off" | "back") =>
@@ -105,16 +107,25 @@ export const groupAlertMail = (
     );
   const off = list("off");
   const back = list("back");
+  const more = first.length > 0 && back.length === 0;
+  const named = first.map((n) => `"${plain(n)}"`).join(", ");
   return {
-    subject: `${where}: ${groupCount(total, lines.map((l) => l.state))}`,
+    subject: more
+      ? `${where}: ${off.length} more service${off.length === 1 ? "" : "s"} off`
+      : `${where}: ${groupCount(total, lines.map((l) => l.state))}`,
     text: [
-      `${lines.length} of your ${total} watched services at "${where}" changed within ` +
-      "two minutes of each other: perhaps one outage of the network or machine they share.",
+      more
+        ? `After ${named} (alerted at once), ${off.length} more of your ${total} watched ` +
+          `services at "${where}" went off within two minutes: perhaps one outage of the ` +
+          "network or machine they share."
+        : `${lines.length} of your ${total} watched services at "${where}" changed within ` +
+          "two minutes of each other: perhaps one outage of the network or machine they share.",
       ...(off.length ? ["", "Off:", ...off] : []),
       ...(back.length ? ["", "Back:", ...back] : []),
       "",
       `Your services: ${servicesLink}`,
-      "Alerts of services sharing a place or group come together like this; turn that off " +
+      "The first alert of an outage goes out at once; the alerts of services sharing its " +
+      "place or group that follow within two minutes come together like this. Turn that off " +
       "on the alert channels page, or set alerts to false on a service to stop its alerts.",
     ].join("\n"),
   };

@@ -18,3 +18,5 @@ export {
 export { default as axe } from "npm:axe-core@^4.14.1";
 // The engine of `@redocly/cli lint`, for tests/openapi_lint_test.ts.
 export { createConfig, lintFromString } from "npm:@redocly/openapi-core@^2.64.0";
+// A real OpenID provider for the provider sign-in tests (tests/_providers.ts).
+export { default as OidcProvider } from "npm:oidc-provider@^9.5.0";

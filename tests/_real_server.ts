@@ -8,7 +8,8 @@ import { atomic, openKv, transact } from "../kv/_atomic.ts";
 import { prepareAccount } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
-import { startServer as spawnService } from "./_server.ts";
+import { runTask, startServer as spawnService } from "./_server.ts";
+import { type Certs, makeCerts } from "./_servers.ts";
 import { type Sink, smtpSink } from "./_smtp.ts";
 
 export interface RealServer extends AsyncDisposable {
@@ -260,13 +261,14 @@ export async function seedAccount(kvPath: string, email: string, name: string): 
 }
 
 /**
- * Waits for the runner's first minutely run after `from` (an offset in the server's log) that
- * reviewed a heartbeat.
+ * Waits for the first look at a heartbeat after `from` (an offset in the server's log): a
+ * minutely run that reviewed one, or the look a failure asked for through the KV queue.
  */
 export async function nextReview(log: { text: string }, from: number): Promise<void> {
   const until = Date.now() + 90_000;
+  const look = /"job":"checks"[^\n]*"heartbeats_reviewed":[1-9]|"queued look"[^\n]*"looked":1/;
   while (Date.now() < until) {
-    if (/"job":"checks"[^\n]*"heartbeats_reviewed":[1-9]/.test(log.text.slice(from))) return;
+    if (look.test(log.text.slice(from))) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error("no review by the minutely job within 90 s");
@@ -305,4 +307,94 @@ export async function withClockedServer(
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
+}
+
+const hasCurl = await new Deno.Command("curl", { args: ["--version"], stdout: "null" }).output()
+  .then((o) => o.success, () => false);
+
+/**
+ * A cron line's ping after its job, through a real shell and curl when the machine has them
+ * (else the same request with fetch): `job; curl -fsS -m 10 --retry 5 URL/$?` for an exit code
+ * (0 or 1), `curl -fsS -m 10 --retry 5 URL/fail` for "fail".
+ */
+export async function cronPing(hook: string, exit: 0 | 1 | "fail"): Promise<void> {
+  const line = exit === "fail"
+    ? `curl -fsS -m 10 --retry 5 "$HOOK/fail"`
+    : `${exit === 0 ? "true" : "false"}; curl -fsS -m 10 --retry 5 "$HOOK/$?"`;
+  if (hasCurl) {
+    const out = await new Deno.Command("sh", {
+      args: ["-c", line],
+      env: { HOOK: hook },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const said = new TextDecoder().decode(out.stdout);
+    if (out.code !== 0 || !said.includes('"ok":true')) {
+      throw new Error(`${line}: ${out.code} ${said} ${new TextDecoder().decode(out.stderr)}`);
+    }
+  } else {
+    const r = await fetch(`${hook}/${exit}`);
+    if (r.status !== 200) throw new Error(`${hook}/${exit}: ${r.status} ${await r.text()}`);
+    await r.body?.cancel();
+  }
+}
+
+/** What alert tests share: a KV file whose `owner` may alert to 127.0.0.1, and a relay. */
+export interface AlertBench extends AsyncDisposable {
+  kvPath: string;
+  /** For the receivers (tests/_servers.ts `webhookReceiver`): the server trusts their CA. */
+  certs: Certs;
+  sink: Sink;
+  /** The server's environment: the relay, BASE_URL, the receivers' CA. */
+  env: Record<string, string>;
+}
+
+/**
+ * A KV file in a temporary folder whose `owner` address holds the owner role (so its channels
+ * and targets may be on 127.0.0.1), a local SMTP relay and certificates for HTTPS receivers;
+ * everything is removed when disposed.
+ */
+export async function alertBench(prefix: string, owner: string): Promise<AlertBench> {
+  const dir = await Deno.makeTempDir({ prefix });
+  const removeDir = () => Deno.remove(dir, { recursive: true }).catch(() => {});
+  try {
+    const kvPath = `${dir}/kv.sqlite3`;
+    const certs = await makeCerts(["127.0.0.1"], 30);
+    await Deno.writeTextFile(`${dir}/ca.pem`, certs.ca);
+    const granted = await runTask("roles", ["grant", owner, "owner"], { KV_PATH: kvPath });
+    if (granted.code !== 0) throw new Error(`roles grant: ${granted.stderr}`);
+    const sink = await smtpSink();
+    return {
+      kvPath,
+      certs,
+      sink,
+      env: { SMTP_URL: sink.url, BASE_URL: "http://127.0.0.1", DENO_CERT: `${dir}/ca.pem` },
+      async [Symbol.asyncDispose]() {
+        await sink[Symbol.asyncDispose]();
+        await removeDir();
+      },
+    };
+  } catch (err) {
+    await removeDir();
+    throw err;
+  }
+}
+
+/**
+ * Waits until the minutely job's runs that started after `since` (real time) looked at
+ * `count` heartbeats in all (each run's log line counts its looks).
+ */
+export async function reviewedSince(log: { text: string }, since: number, count: number) {
+  const until = Date.now() + 150_000;
+  while (Date.now() < until) {
+    let seen = 0;
+    for (const line of log.text.split("\n")) {
+      if (!line.includes('"job":"checks"')) continue;
+      const j = JSON.parse(line);
+      if (Date.parse(j.t) - j.ms >= since) seen += j.heartbeats_reviewed ?? 0;
+    }
+    if (seen >= count) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the minutely job did not look at ${count} heartbeats within 150 s`);
 }

@@ -180,13 +180,16 @@ export function webhookReceiver(certs: Certs) {
       refused.push(req.headers.get("x-webhook-id") ?? "");
       return new Response("busy", { status: 503 });
     }
-    posts.push({
+    const post: ReceivedPost = {
       at: Date.now(),
       body: JSON.parse(raw),
       raw,
       signature: req.headers.get("x-signature-256"),
       id: req.headers.get("x-webhook-id"),
-    });
+    };
+    posts.push(post);
+    // A receiver that hangs after taking the post: the sender does not know it was delivered.
+    while (receiver.holding(post)) await new Promise((r) => setTimeout(r, 50));
     return new Response(null, { status: 204 });
   }, certs);
   const receiver = {
@@ -194,6 +197,7 @@ export function webhookReceiver(certs: Certs) {
     posts,
     refused,
     failing: false,
+    holding: (_post: ReceivedPost) => false,
     [Symbol.asyncDispose]: () => srv.close(),
   };
   return receiver;

@@ -13,6 +13,10 @@ export interface Received {
   text: string;
   /** Whether the session had been upgraded with STARTTLS when the mail was sent. */
   secure?: boolean;
+  /** The Message-ID header as sent. */
+  messageId?: string;
+  /** When it arrived (this process's clock). */
+  at?: number;
 }
 
 export interface Sink extends AsyncDisposable {
@@ -24,6 +28,11 @@ export interface Sink extends AsyncDisposable {
   logins: { user: string; pass: string }[];
   /** While true, every recipient is refused with 451 (try again later). */
   refusing: boolean;
+  /**
+   * Mails it accepts are kept, but their answer waits while this says so (a relay that hangs
+   * after the data: the sender does not know it was delivered).
+   */
+  holding: (mail: Received) => boolean;
 }
 
 export function waiter(mails: Received[]) {
@@ -80,6 +89,7 @@ function parseMessage(raw: string, envelope: { from: string; to: string }): Rece
     from: envelope.from,
     to: envelope.to,
     subject: decodeHeader(headers.get("subject") ?? ""),
+    messageId: headers.get("message-id"),
     text: body.replace(/\r\n/g, "\n"),
   };
 }
@@ -90,7 +100,7 @@ export async function smtpSink(
 ): Promise<Sink> {
   const mails: Received[] = [];
   const logins: Sink["logins"] = [];
-  const state = { refusing: false };
+  const state = { refusing: false, holding: (_m: Received) => false };
   const options: SMTPServerOptions = {
     logger: false,
     disabledCommands: opts.tls ? ["AUTH"] : opts.auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
@@ -115,10 +125,14 @@ export async function smtpSink(
           chunks.reduce((a, b) => new Uint8Array([...a, ...b]), new Uint8Array()),
         );
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
-        for (const rcpt of session.envelope.rcptTo) {
-          mails.push({ ...parseMessage(raw, { from, to: rcpt.address }), secure: session.secure });
-        }
-        cb();
+        const got = session.envelope.rcptTo.map((rcpt) => ({
+          ...parseMessage(raw, { from, to: rcpt.address }),
+          secure: session.secure,
+          at: Date.now(),
+        }));
+        mails.push(...got);
+        const answer = () => got.some((m) => state.holding(m)) ? setTimeout(answer, 50) : cb();
+        answer();
       });
     },
   };
@@ -137,6 +151,12 @@ export async function smtpSink(
     },
     set refusing(v: boolean) {
       state.refusing = v;
+    },
+    get holding() {
+      return state.holding;
+    },
+    set holding(v: (mail: Received) => boolean) {
+      state.holding = v;
     },
     mail: waiter(mails),
     [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -32,8 +32,8 @@ Deno.test({
     await t.step("the switch is on by default, and says what it does", async () => {
       await openUrl(page, `${web.base}/me/channels`, "Alert channels");
       assert.equal(await ticked(page), true);
-      assert.match(await mainText(page), /One alert for one outage/);
-      assert.match(await mainText(page), /up to three minutes later/);
+      assert.match(await mainText(page), /One outage, few alerts/);
+      assert.match(await mainText(page), /The first service that goes off always alerts at once/);
       await assertGoodAtBoth(page);
     });
 

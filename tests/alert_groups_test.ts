@@ -9,10 +9,12 @@ import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
 import { makeCerts, webhookReceiver } from "./_servers.ts";
 
 /**
- * One alert for one outage (issue 24, part 1), with the fake clock: services sharing a place
- * that go off within two minutes give one mail and one post per channel (and one of each when
- * back); a lone failure alerts as before; the switch off gives one alert per service; the
- * followers of a status page get one grouped mail; two runners send a group once.
+ * One outage, few alerts (issue 24 part 1, issue 30 part 1), with the fake clock: the first
+ * off alert of services sharing a place goes out at once, the offs that follow within two
+ * minutes as one follow-up mail and post per channel, and the backs as one summary; a lone
+ * failure alerts at once wherever it is; the default group never groups; the switch off gives
+ * one alert per service; the followers of a status page get one grouped mail; two runners
+ * send a group once.
  */
 
 const OPS = "ops@example.org";
@@ -73,56 +75,62 @@ async function riverside(t: TestApp, channel: string | null) {
 
 const mailsTo = (t: TestApp, to: string) => t.mail.sent.filter((m) => m.to === to);
 
-Deno.test("alert groups: a three-service outage gives one mail and one post, and one when back", async () => {
+Deno.test("alert groups: the first off goes at once, the two after it as one follow-up, and one summary when back", async () => {
   await withReceiver(async (t, posts, url) => {
     const { hooks } = await riverside(t, url);
     t.clock.advance(MINUTE);
     await runDueChecks(t.deps);
-    // Two fail now, one a minute later: all within the two minutes of the first.
+    // Router fails: its own alert at once, as without grouping.
     await t.req("GET", `${hooks.Router.path}/fail`);
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+    assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), ['Watched service "Router" is off']);
+    assert.deepEqual(posts().map((p) => p.title), ['Watched service "Router" is off']);
+    // Two more within the two minutes: they wait for one follow-up.
     await t.req("GET", `${hooks.Printer.path}/fail`);
     t.clock.advance(MINUTE);
     await runDueChecks(t.deps);
-    assert.equal(mailsTo(t, OPS).length, 0, "the group waits");
     await t.req("GET", `${hooks.NAS.path}/fail`);
-    t.clock.advance(MINUTE);
+    t.clock.advance(30_000);
     await runDueChecks(t.deps);
-    assert.equal(mailsTo(t, OPS).length, 0, "still within two minutes");
-    t.clock.advance(MINUTE);
+    assert.equal(mailsTo(t, OPS).length, 1, "the follow-ups wait");
+    t.clock.advance(30_000);
     await runDueChecks(t.deps);
     const off = mailsTo(t, OPS);
-    assert.equal(off.length, 1);
-    assert.equal(off[0].subject, "LAN: 3 of 4 services off");
-    for (const name of ["Router", "Printer", "NAS"]) assert.match(off[0].text, new RegExp(name));
-    assert.doesNotMatch(off[0].text, /Camera|Website/);
-    assert.equal(posts().length, 1);
-    assert.equal(posts()[0].event, "off");
-    assert.equal(posts()[0].title, "LAN: 3 of 4 services off");
-    assert.equal(posts()[0].service, null);
-    assert.deepEqual(posts()[0].group, { name: "LAN", total: 4 });
-    assert.deepEqual(posts()[0].services!.map((s) => [s.name, s.state]).sort(), [
+    assert.equal(off.length, 2, off.map((m) => m.subject).join(" | "));
+    assert.equal(off[1].subject, "LAN: 2 more services off");
+    assert.match(off[1].text, /After "Router" \(alerted at once\), 2 more of your 4/);
+    for (const name of ["Printer", "NAS"]) assert.match(off[1].text, new RegExp(`"${name}": off`));
+    assert.doesNotMatch(off[1].text, /"Router":|Camera|Website/);
+    assert.equal(posts().length, 2);
+    const follow = posts()[1];
+    assert.equal(follow.event, "off");
+    assert.equal(follow.title, "LAN: 2 more services off");
+    assert.equal(follow.service, null);
+    assert.deepEqual(follow.group, { name: "LAN", total: 4 });
+    assert.deepEqual(follow.services!.map((s) => [s.name, s.state]).sort(), [
       ["NAS", "off"],
       ["Printer", "off"],
-      ["Router", "off"],
     ]);
-    // The services' pages say off; nothing more while they stay off.
+    // Nothing more while they stay off.
     for (let i = 0; i < 5; i++) {
       t.clock.advance(MINUTE);
       await runDueChecks(t.deps);
     }
-    assert.equal(mailsTo(t, OPS).length, 1);
+    assert.equal(mailsTo(t, OPS).length, 2);
 
-    // Back together: one mail and one post.
+    // Back together: one summary mail and one post.
     for (const name of ["Router", "Printer", "NAS"]) await t.req("GET", hooks[name].path);
     for (let i = 0; i < 4; i++) {
       t.clock.advance(MINUTE);
       await runDueChecks(t.deps);
     }
     const all = mailsTo(t, OPS);
-    assert.equal(all.length, 2, all.map((m) => m.subject).join(" | "));
-    assert.equal(all[1].subject, "LAN: 3 of 4 services back");
+    assert.equal(all.length, 3, all.map((m) => m.subject).join(" | "));
+    assert.equal(all[2].subject, "LAN: 3 of 4 services back");
     assert.deepEqual(posts().map((p) => [p.event, p.title]), [
-      ["off", "LAN: 3 of 4 services off"],
+      ["off", 'Watched service "Router" is off'],
+      ["off", "LAN: 2 more services off"],
       ["back", "LAN: 3 of 4 services back"],
     ]);
     // Nothing is left pending.
@@ -130,7 +138,7 @@ Deno.test("alert groups: a three-service outage gives one mail and one post, and
   });
 });
 
-Deno.test("alert groups: a lone failure alerts as before (after the wait when it shares its place)", async () => {
+Deno.test("alert groups: a lone failure alerts at once, alone in its place or not", async () => {
   await withReceiver(async (t, posts, url) => {
     const { hooks } = await riverside(t, url);
     // Alone in its place: at once, as without grouping.
@@ -140,18 +148,15 @@ Deno.test("alert groups: a lone failure alerts as before (after the wait when it
     assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), ['Watched service "Website" is off']);
     const alone = mailsTo(t, OPS)[0].text;
 
-    // Alone failing at a shared place: the same mail, up to three minutes later.
+    // Alone failing at a shared place: the same mail, at once too.
     await t.req("GET", `${hooks.Camera.path}/fail`);
     t.clock.advance(MINUTE);
     const failedAt = t.clock.now();
     await runDueChecks(t.deps);
-    assert.equal(mailsTo(t, OPS).length, 1);
-    t.clock.advance(2 * MINUTE);
-    await runDueChecks(t.deps);
     const mails = mailsTo(t, OPS);
     assert.equal(mails.length, 2);
     assert.equal(mails[1].subject, 'Watched service "Camera" is off');
-    // The text is today's, with the time of the look that found it off.
+    // The text is the one of a service alone, with the time of the look that found it off.
     assert.equal(
       mails[1].text,
       alone.replaceAll("Website", "Camera")
@@ -164,7 +169,61 @@ Deno.test("alert groups: a lone failure alerts as before (after the wait when it
       ["off", 'Watched service "Camera" is off'],
     ]);
     assert.deepEqual((posts()[1].service as { name: string }).name, "Camera");
+    // No follow-up came: the window closes with nothing in it.
+    for (let i = 0; i < 3; i++) {
+      t.clock.advance(MINUTE);
+      await runDueChecks(t.deps);
+    }
+    assert.equal(mailsTo(t, OPS).length, 2);
+    assert.doesNotMatch(await dumpKv(t.kv), /alert_group/);
   });
+});
+
+Deno.test("alert groups: the default group is no shared cause: its services alert one by one, at once", async () => {
+  await using t = await testApp();
+  const { token } = await t.account(OPS, { name: "Riverside" });
+  const paths: string[] = [];
+  for (const name of ["Backup", "Export", "Mirror"]) {
+    // The default fields: group "Public", no place.
+    const r = await t.req("POST", "/api/me/services", { token, body: { name, check: "webhook:" } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.item.group, "Public");
+    paths.push(new URL(r.body.hook_url).pathname);
+    assert.equal((await t.req("GET", paths.at(-1)!)).status, 200);
+  }
+  for (const p of paths) await t.req("GET", `${p}/fail`);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject).sort(), [
+    'Watched service "Backup" is off',
+    'Watched service "Export" is off',
+    'Watched service "Mirror" is off',
+  ]);
+  for (const p of paths) await t.req("GET", p);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.equal(mailsTo(t, OPS).length, 6, "the backs at once too");
+  assert.doesNotMatch(await dumpKv(t.kv), /alert_group/);
+});
+
+Deno.test("alert groups: a new off of a service whose back waits goes at once, after that back", async () => {
+  await using t = await testApp();
+  const { hooks } = await riverside(t, null);
+  await t.req("GET", `${hooks.Router.path}/fail`);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  await t.req("GET", hooks.Router.path);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.equal(mailsTo(t, OPS).length, 1, "the back waits for the others'");
+  await t.req("GET", `${hooks.Router.path}/fail`);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), [
+    'Watched service "Router" is off',
+    'Watched service "Router" is back',
+    'Watched service "Router" is off',
+  ]);
 });
 
 Deno.test("alert groups: turned off, every service alerts on its own at once (API and what it stores)", async () => {
@@ -233,7 +292,11 @@ Deno.test("alert groups: followers get one grouped mail naming the listed servic
   });
   assert.equal(done.status, 200, done.text);
 
-  // Three off at the LAN, two of them on the page: one mail naming those two.
+  // Camera off first (not on the page): at once, no follower mail. Three more at the LAN,
+  // two of them on the page: one follow-up mail naming those two.
+  await t.req("GET", `${hooks.Camera.path}/fail`);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
   for (const name of ["Router", "Printer", "NAS"]) await t.req("GET", `${hooks[name].path}/fail`);
   for (let i = 0; i < 3; i++) {
     t.clock.advance(MINUTE);
@@ -244,11 +307,15 @@ Deno.test("alert groups: followers get one grouped mail naming the listed servic
   assert.equal(fan[0].subject, "Riverside: LAN: 2 services off");
   assert.match(fan[0].text, /"Router" is off/);
   assert.match(fan[0].text, /"Printer" is off/);
-  assert.doesNotMatch(fan[0].text, /NAS/);
+  assert.doesNotMatch(fan[0].text, /NAS|Camera/);
   assert.match(fan[0].text, /unfollow\?token=/);
-  assert.equal(mailsTo(t, OPS).at(-1)!.subject, "LAN: 3 of 4 services off");
+  assert.deepEqual(mailsTo(t, OPS).slice(-2).map((m) => m.subject), [
+    'Watched service "Camera" is off',
+    "LAN: 3 more services off",
+  ]);
 
   // Back, with only one listed among them: that one's own mail.
+  await t.req("GET", hooks.Camera.path);
   await t.req("GET", hooks.Router.path);
   await t.req("GET", hooks.NAS.path);
   for (let i = 0; i < 3; i++) {
@@ -265,10 +332,13 @@ Deno.test("alert groups: two processes on one KV file send a group once", async 
   try {
     await using t = await testApp({ kvPath: `${dir}/kv.sqlite3` });
     const { hooks } = await riverside(t, null);
-    for (const name of ["Router", "Printer"]) await t.req("GET", `${hooks[name].path}/fail`);
+    await t.req("GET", `${hooks.Router.path}/fail`);
     t.clock.advance(MINUTE);
     await runDueChecks(t.deps);
-    t.clock.advance(2 * MINUTE);
+    for (const name of ["Printer", "NAS"]) await t.req("GET", `${hooks[name].path}/fail`);
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+    t.clock.advance(MINUTE);
     // A second process: its own handle on the same file.
     const other = await openKv(`${dir}/kv.sqlite3`);
     try {
@@ -280,15 +350,18 @@ Deno.test("alert groups: two processes on one KV file send a group once", async 
     } finally {
       other.close();
     }
-    assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), ["LAN: 2 of 4 services off"]);
+    assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), [
+      'Watched service "Router" is off',
+      "LAN: 2 more services off",
+    ]);
     await runDueChecks(t.deps);
-    assert.equal(mailsTo(t, OPS).length, 1);
+    assert.equal(mailsTo(t, OPS).length, 2);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
 
-Deno.test("alert groups: a window over the place holds them, they alert as one at its end, and remind one by one", async () => {
+Deno.test("alert groups: a window over the place holds them, they alert at its end (the first at once) and remind one by one", async () => {
   await using t = await testApp();
   const { token, hooks } = await riverside(t, null);
   for (const name of ["Router", "Printer"]) {
@@ -318,19 +391,24 @@ Deno.test("alert groups: a window over the place holds them, they alert as one a
   };
   await minutes(5);
   assert.equal(mailsTo(t, OPS).length, 0, "the window holds them");
-  // The window ends with both still off: one mail for the two.
+  // The window ends with both still off: the first look's alert at once, the other's after it.
   await minutes(30);
-  assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), ["LAN: 2 of 4 services off"]);
+  const ended = mailsTo(t, OPS).map((m) => m.subject);
+  assert.equal(ended.length, 2, ended.join(" | "));
+  assert.deepEqual([...ended].sort(), [
+    'Watched service "Printer" is off',
+    'Watched service "Router" is off',
+  ]);
   // Reminders stay per service, an hour after the off alert.
   await minutes(62);
-  assert.deepEqual(mailsTo(t, OPS).slice(1).map((m) => m.subject).sort(), [
+  assert.deepEqual(mailsTo(t, OPS).slice(2).map((m) => m.subject).sort(), [
     'Watched service "Printer" is still off',
     'Watched service "Router" is still off',
   ]);
   // Back: one mail again (within minutes: the others, beaten two hours ago, turn off soon).
   for (const name of ["Router", "Printer"]) await t.req("GET", hooks[name].path);
   await minutes(4);
-  assert.deepEqual(mailsTo(t, OPS).slice(3).map((m) => m.subject), ["LAN: 2 of 4 services back"]);
+  assert.deepEqual(mailsTo(t, OPS).slice(4).map((m) => m.subject), ["LAN: 2 of 4 services back"]);
 });
 
 Deno.test("alert groups: a service flapping within the two minutes keeps alternating alerts ending in its state", () => {
@@ -349,28 +427,32 @@ Deno.test("alert groups: a service flapping within the two minutes keeps alterna
   assert.equal(kept("bobobo"), "look 0 look 5");
 });
 
-Deno.test("alert groups: turned off while an off alert waits, the service's back follows it, never before it", async () => {
+Deno.test("alert groups: turned off while a follow-up waits, the service's back follows it, never before it", async () => {
   await using t = await testApp();
   const { token, hooks } = await riverside(t, null);
   await t.req("GET", `${hooks.Router.path}/fail`);
   t.clock.advance(MINUTE);
   await runDueChecks(t.deps);
-  assert.equal(mailsTo(t, OPS).length, 0, "the off alert waits in its group");
-  const off = await t.req("PATCH", "/api/me/alert-settings", { token, body: { grouping: false } });
-  assert.equal(off.status, 200, off.text);
-  await t.req("GET", hooks.Router.path);
-  t.clock.advance(MINUTE);
-  await runDueChecks(t.deps);
-  assert.equal(mailsTo(t, OPS).length, 0, "the back waits behind its off");
-  t.clock.advance(MINUTE);
-  await runDueChecks(t.deps);
-  assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), [
-    'Watched service "Router" is off',
-    'Watched service "Router" is back',
-  ]);
-  // Grouping off: the next failure alerts at once.
   await t.req("GET", `${hooks.Printer.path}/fail`);
   t.clock.advance(MINUTE);
   await runDueChecks(t.deps);
-  assert.equal(mailsTo(t, OPS).at(-1)!.subject, 'Watched service "Printer" is off');
+  assert.equal(mailsTo(t, OPS).length, 1, "the follow-up waits in its group");
+  const off = await t.req("PATCH", "/api/me/alert-settings", { token, body: { grouping: false } });
+  assert.equal(off.status, 200, off.text);
+  await t.req("GET", hooks.Printer.path);
+  t.clock.advance(30_000);
+  await runDueChecks(t.deps);
+  assert.equal(mailsTo(t, OPS).length, 1, "the back waits behind its off");
+  t.clock.advance(30_000);
+  await runDueChecks(t.deps);
+  assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), [
+    'Watched service "Router" is off',
+    'Watched service "Printer" is off',
+    'Watched service "Printer" is back',
+  ]);
+  // Grouping off: the next failure alerts at once.
+  await t.req("GET", `${hooks.NAS.path}/fail`);
+  t.clock.advance(MINUTE);
+  await runDueChecks(t.deps);
+  assert.equal(mailsTo(t, OPS).at(-1)!.subject, 'Watched service "NAS" is off');
 });

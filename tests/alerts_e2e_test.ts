@@ -11,214 +11,175 @@
  * a schedule's grace pass at once.
  */
 import assert from "node:assert/strict";
-import { arrival, bearerApi, signInByMail, testClock } from "./_real_server.ts";
-import { runTask, startServer } from "./_server.ts";
 import {
-  hmacSignature,
-  makeCerts,
-  type ReceivedPost,
-  stoppableTarget,
-  webhookReceiver,
-} from "./_servers.ts";
-import { type Received, smtpSink } from "./_smtp.ts";
+  alertBench,
+  arrival,
+  bearerApi,
+  cronPing,
+  signInByMail,
+  testClock,
+} from "./_real_server.ts";
+import { startServer } from "./_server.ts";
+import { hmacSignature, type ReceivedPost, stoppableTarget, webhookReceiver } from "./_servers.ts";
+import type { Received } from "./_smtp.ts";
 
 /** The promise of docs/api.md (within a minute), plus what a loaded test machine may add. */
 const PROMISED_MS = 60_000;
 const SLACK_MS = 25_000;
 const EMAIL = "ops@example.org";
 
-const hasCurl = await new Deno.Command("curl", { args: ["--version"], stdout: "null" }).output()
-  .then((o) => o.success, () => false);
-
-/**
- * A cron line's ping after its job: `job; curl -fsS -m 10 --retry 5 URL/$?` through a real
- * shell and curl when the machine has them (else the same request with fetch).
- */
-async function cronPing(hook: string, exit: 0 | 1): Promise<void> {
-  if (hasCurl) {
-    const line = `${exit === 0 ? "true" : "false"}; curl -fsS -m 10 --retry 5 "$HOOK/$?"`;
-    const out = await new Deno.Command("sh", {
-      args: ["-c", line],
-      env: { HOOK: hook },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    assert.match(new TextDecoder().decode(out.stdout), /"ok":true/);
-  } else {
-    const r = await fetch(`${hook}/${exit}`);
-    assert.equal(r.status, 200, await r.text());
-  }
-}
-
 Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check alert by mail and channel, and come back", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "alerts_e2e_" });
-  const kvPath = `${dir}/kv.sqlite3`;
-  const ca = `${dir}/ca.pem`;
-  try {
-    const certs = await makeCerts(["127.0.0.1"], 30);
-    await Deno.writeTextFile(ca, certs.ca);
-    // The owner may watch private addresses (the url target and the channel on 127.0.0.1).
-    const granted = await runTask("roles", ["grant", EMAIL, "owner"], { KV_PATH: kvPath });
-    assert.equal(granted.code, 0, granted.stderr);
-    await using clock = await testClock();
-    await using sink = await smtpSink();
-    // Two alert channels: every one of a service's channels gets each alert.
-    await using pager = webhookReceiver(certs);
-    await using chat = webhookReceiver(certs);
-    await using target = stoppableTarget();
-    await using server = await startServer(kvPath, {
-      SMTP_URL: sink.url,
-      BASE_URL: "http://127.0.0.1",
-      DENO_CERT: ca,
-      ...clock.env,
+  // The owner may watch private addresses (the url target and the channel on 127.0.0.1).
+  await using bench = await alertBench("alerts_e2e_", EMAIL);
+  const { certs, sink } = bench;
+  await using clock = await testClock();
+  // Two alert channels: every one of a service's channels gets each alert.
+  await using pager = webhookReceiver(certs);
+  await using chat = webhookReceiver(certs);
+  await using target = stoppableTarget();
+  await using server = await startServer(bench.kvPath, { ...bench.env, ...clock.env });
+  const token = await signInByMail(server.url, sink, EMAIL);
+  const api = bearerApi(server.url, token);
+
+  // Each alert of one service on its own, within the minute: grouping would hold the ones
+  // that follow another's off at a shared place or group (tests/alert_latency_e2e_test.ts).
+  assert.deepEqual(await api("PATCH", "/api/me/alert-settings", { grouping: false }), {
+    ok: true,
+    grouping: false,
+  });
+  const channels = [
+    {
+      receiver: pager,
+      ...await api("POST", "/api/me/channels", { name: "Pager", url: pager.url }),
+    },
+    { receiver: chat, ...await api("POST", "/api/me/channels", { name: "Chat", url: chat.url }) },
+  ];
+  const make = async (name: string, more: Record<string, unknown>) => {
+    const made = await api("POST", "/api/me/services", {
+      name,
+      check: "webhook:",
+      channels: channels.map((c) => c.item.id),
+      ...more,
     });
+    return { id: made.item.id as number, name, hook: made.hook_url as string | undefined };
+  };
+  const failing = await make("Nightly backup", { interval: 5 });
+  // Due every minute, one minute of grace: late two minutes after a beat at the latest.
+  const late = await make("Minutely export", { schedule: "* * * * *", grace: 1 });
+  const unended = await make("Long import", { schedule: "* * * * *", grace: 1 });
+  const url = await make("Local site", { check: target.check, interval: 5 });
+  // A job that fails and whose retry succeeds before the minutely run looks.
+  const retried = await make("Mirror sync", { interval: 60 });
+  const hookOf = (s: { hook?: string }) => `${server.url}${new URL(s.hook!).pathname}`; // the server's real port
+  const mailsAt = new Map<Received, number>();
+  const mailList = () => {
+    for (const m of sink.mails) if (!mailsAt.has(m)) mailsAt.set(m, Date.now());
+    return sink.mails;
+  };
 
-    const token = await signInByMail(server.url, sink, EMAIL);
-    const api = bearerApi(server.url, token);
-
-    // Each alert of one service on its own, within the minute: grouping the alerts of services
-    // sharing a place or group (tests/alert_groups_e2e_test.ts) would hold these two minutes.
-    assert.deepEqual(await api("PATCH", "/api/me/alert-settings", { grouping: false }), {
-      ok: true,
-      grouping: false,
-    });
-    const channels = [
-      {
-        receiver: pager,
-        ...await api("POST", "/api/me/channels", { name: "Pager", url: pager.url }),
-      },
-      { receiver: chat, ...await api("POST", "/api/me/channels", { name: "Chat", url: chat.url }) },
-    ];
-    const make = async (name: string, more: Record<string, unknown>) => {
-      const made = await api("POST", "/api/me/services", {
-        name,
-        check: "webhook:",
-        channels: channels.map((c) => c.item.id),
-        ...more,
-      });
-      return { id: made.item.id as number, name, hook: made.hook_url as string | undefined };
-    };
-    const failing = await make("Nightly backup", { interval: 5 });
-    // Due every minute, one minute of grace: late two minutes after a beat at the latest.
-    const late = await make("Minutely export", { schedule: "* * * * *", grace: 1 });
-    const unended = await make("Long import", { schedule: "* * * * *", grace: 1 });
-    const url = await make("Local site", { check: target.check, interval: 5 });
-    // A job that fails and whose retry succeeds before the minutely run looks.
-    const retried = await make("Mirror sync", { interval: 60 });
-    const hookOf = (s: { hook?: string }) => `${server.url}${new URL(s.hook!).pathname}`; // the server's real port
-    const mailsAt = new Map<Received, number>();
-    const mailList = () => {
-      for (const m of sink.mails) if (!mailsAt.has(m)) mailsAt.set(m, Date.now());
-      return sink.mails;
-    };
-
-    /**
-     * The alert of one service, mail and a signed post on each channel: all must come within
-     * the promise of `since` (when the server's clock first had the service in its new state).
-     */
-    const alerted = async (
-      s: { id: number; name: string },
-      event: "off" | "back",
-      since: number,
-    ) => {
-      const word = event === "off" ? "is off" : "is back";
-      const limit = PROMISED_MS + SLACK_MS + 5_000;
-      const [mail, posts] = await Promise.all([
-        arrival(
-          `"${s.name}" ${word} mail`,
-          mailList,
-          (m) => m.to === EMAIL && m.subject === `Watched service "${s.name}" ${word}`,
+  /**
+   * The alert of one service, mail and a signed post on each channel: all must come within
+   * the promise of `since` (when the server's clock first had the service in its new state).
+   */
+  const alerted = async (
+    s: { id: number; name: string },
+    event: "off" | "back",
+    since: number,
+  ) => {
+    const word = event === "off" ? "is off" : "is back";
+    const limit = PROMISED_MS + SLACK_MS + 5_000;
+    const [mail, posts] = await Promise.all([
+      arrival(
+        `"${s.name}" ${word} mail`,
+        mailList,
+        (m) => m.to === EMAIL && m.subject === `Watched service "${s.name}" ${word}`,
+        since + limit - Date.now(),
+      ),
+      Promise.all(channels.map((c) =>
+        arrival<ReceivedPost>(
+          `"${s.name}" ${event} post on ${c.item.name}`,
+          () => c.receiver.posts,
+          (p) => p.body.event === event && p.body.service?.name === s.name,
           since + limit - Date.now(),
-        ),
-        Promise.all(channels.map((c) =>
-          arrival<ReceivedPost>(
-            `"${s.name}" ${event} post on ${c.item.name}`,
-            () => c.receiver.posts,
-            (p) => p.body.event === event && p.body.service?.name === s.name,
-            since + limit - Date.now(),
-          )
-        )),
-      ]).catch((err) => {
-        // What did arrive, and what the minutely job did, to tell a slow job from a lost alert.
-        const jobs = server.stdout.text.split("\n").filter((l) => l.includes('"job":"checks"'));
-        throw new Error(
-          `${err.message}; mails: ${sink.mails.map((m) => m.subject).join(" | ")}; posts: ${
-            pager.posts.map((p) => `${p.body.event} ${p.body.service?.name}`).join(" | ")
-          }; runs: ${jobs.join(" ")}`,
-        );
-      });
-      const mailMs = mailsAt.get(mail)! - since;
-      const postMs = Math.max(...posts.map((p) => p.at - since));
-      for (const ms of [mailMs, postMs]) {
-        assert.ok(ms <= PROMISED_MS + SLACK_MS, `${s.name} ${event}: ${ms} ms`);
-      }
-      assert.match(mail.text, new RegExp(`/me/services/${s.id}$`, "m"));
-      for (const [i, post] of posts.entries()) {
-        assert.equal(post.signature, await hmacSignature(channels[i].secret, post.raw));
-        assert.ok(post.id);
-      }
-      return { mailMs, postMs };
-    };
+        )
+      )),
+    ]).catch((err) => {
+      // What did arrive, and what the minutely job did, to tell a slow job from a lost alert.
+      const jobs = server.stdout.text.split("\n").filter((l) => l.includes('"job":"checks"'));
+      throw new Error(
+        `${err.message}; mails: ${sink.mails.map((m) => m.subject).join(" | ")}; posts: ${
+          pager.posts.map((p) => `${p.body.event} ${p.body.service?.name}`).join(" | ")
+        }; runs: ${jobs.join(" ")}`,
+      );
+    });
+    const mailMs = mailsAt.get(mail)! - since;
+    const postMs = Math.max(...posts.map((p) => p.at - since));
+    for (const ms of [mailMs, postMs]) {
+      assert.ok(ms <= PROMISED_MS + SLACK_MS, `${s.name} ${event}: ${ms} ms`);
+    }
+    assert.match(mail.text, new RegExp(`/me/services/${s.id}$`, "m"));
+    for (const [i, post] of posts.entries()) {
+      assert.equal(post.signature, await hmacSignature(channels[i].secret, post.raw));
+      assert.ok(post.id);
+    }
+    return { mailMs, postMs };
+  };
 
-    // The heartbeats report success, as their first runs would; then the backup job fails.
-    await cronPing(hookOf(failing), 0);
-    await cronPing(hookOf(late), 0);
-    await cronPing(hookOf(unended), 0);
-    const start = await fetch(`${hookOf(unended)}/start`);
-    assert.equal(start.status, 200);
-    await start.body?.cancel();
-    await new Promise((r) => setTimeout(r, 1_000)); // "a moment later"
-    await cronPing(hookOf(failing), 1);
-    const failedAt = Date.now();
-    await cronPing(hookOf(retried), 1);
-    const blippedAt = Date.now();
-    await cronPing(hookOf(retried), 0);
-    // The url check's target stops; five minutes pass at once on the server's clock, which
-    // makes the url check due, the export late past its grace and the import's run too long.
-    await target.stop();
-    await clock.advance(5 * 60_000 + 1_000);
-    const jumped = Date.now();
-    const states = await api("GET", "/api/me/services");
-    const stateOf = (s: { id: number }) =>
-      states.items.find((x: { id: number }) => x.id === s.id).state;
-    assert.equal(stateOf(failing), "off");
-    assert.equal(stateOf(late), "off");
-    assert.equal(stateOf(unended), "off");
-    assert.equal(stateOf(retried), "ok");
+  // The heartbeats report success, as their first runs would; then the backup job fails.
+  await cronPing(hookOf(failing), 0);
+  await cronPing(hookOf(late), 0);
+  await cronPing(hookOf(unended), 0);
+  const start = await fetch(`${hookOf(unended)}/start`);
+  assert.equal(start.status, 200);
+  await start.body?.cancel();
+  await new Promise((r) => setTimeout(r, 1_000)); // "a moment later"
+  await cronPing(hookOf(failing), 1);
+  const failedAt = Date.now();
+  await cronPing(hookOf(retried), 1);
+  const blippedAt = Date.now();
+  await cronPing(hookOf(retried), 0);
+  // The url check's target stops; five minutes pass at once on the server's clock, which
+  // makes the url check due, the export late past its grace and the import's run too long.
+  await target.stop();
+  await clock.advance(5 * 60_000 + 1_000);
+  const jumped = Date.now();
+  const states = await api("GET", "/api/me/services");
+  const stateOf = (s: { id: number }) =>
+    states.items.find((x: { id: number }) => x.id === s.id).state;
+  assert.equal(stateOf(failing), "off");
+  assert.equal(stateOf(late), "off");
+  assert.equal(stateOf(unended), "off");
+  assert.equal(stateOf(retried), "ok");
 
-    const offs = await Promise.all([
-      alerted(failing, "off", failedAt),
-      alerted(late, "off", jumped),
-      alerted(unended, "off", jumped),
-      alerted(url, "off", jumped),
-      alerted(retried, "off", blippedAt),
-      alerted(retried, "back", blippedAt),
-    ]);
+  const offs = await Promise.all([
+    alerted(failing, "off", failedAt),
+    alerted(late, "off", jumped),
+    alerted(unended, "off", jumped),
+    alerted(url, "off", jumped),
+    alerted(retried, "off", blippedAt),
+    alerted(retried, "back", blippedAt),
+  ]);
 
-    // Back: the jobs succeed again and the target answers; the url check's next look is an
-    // interval after the last one, so five more minutes pass first.
-    target.start(); // before the clock moves: no run may find it still stopped
-    await clock.advance(5 * 60_000);
-    const backFrom = Date.now();
-    await cronPing(hookOf(failing), 0);
-    await cronPing(hookOf(late), 0);
-    await cronPing(hookOf(unended), 0);
-    const backs = await Promise.all([
-      alerted(failing, "back", backFrom),
-      alerted(late, "back", backFrom),
-      alerted(unended, "back", backFrom),
-      alerted(url, "back", backFrom),
-    ]);
+  // Back: the jobs succeed again and the target answers; the url check's next look is an
+  // interval after the last one, so five more minutes pass first.
+  target.start(); // before the clock moves: no run may find it still stopped
+  await clock.advance(5 * 60_000);
+  const backFrom = Date.now();
+  await cronPing(hookOf(failing), 0);
+  await cronPing(hookOf(late), 0);
+  await cronPing(hookOf(unended), 0);
+  const backs = await Promise.all([
+    alerted(failing, "back", backFrom),
+    alerted(late, "back", backFrom),
+    alerted(unended, "back", backFrom),
+    alerted(url, "back", backFrom),
+  ]);
 
-    // One alert each way per service, by mail and post alike.
-    const alerts = sink.mails.filter((m) => m.subject.startsWith("Watched service"));
-    assert.equal(alerts.length, 10, alerts.map((m) => m.subject).join("\n"));
-    assert.equal(pager.posts.length, 10);
-    assert.equal(chat.posts.length, 10);
-    const worst = Math.max(...[...offs, ...backs].flatMap((x) => [x.mailMs, x.postMs]));
-    console.log(`alerts e2e: slowest alert ${worst} ms after the state changed`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  // One alert each way per service, by mail and post alike.
+  const alerts = sink.mails.filter((m) => m.subject.startsWith("Watched service"));
+  assert.equal(alerts.length, 10, alerts.map((m) => m.subject).join("\n"));
+  assert.equal(pager.posts.length, 10);
+  assert.equal(chat.posts.length, 10);
+  const worst = Math.max(...[...offs, ...backs].flatMap((x) => [x.mailMs, x.postMs]));
+  console.log(`alerts e2e: slowest alert ${worst} ms after the state changed`);
 });

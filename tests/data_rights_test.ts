@@ -42,6 +42,10 @@ const EXPORTED_IN: Record<string, string> = {
   invites_by_address: "invitations_received (index)",
   services: "services",
   services_by_id: "services (index)",
+  services_by_uuid: "services (uuid)",
+  api_keys: "api_keys",
+  api_key_hashes: "api_keys (the key, hashed)",
+  api_key_count: "api_keys (count)",
   service_count: "services (count)",
   service_due: "services (schedule index)",
   hooks: "services (heartbeat key, stored as a hash)",
@@ -196,6 +200,16 @@ Deno.test("data rights: the export holds every KV record about the account; eras
     }),
     201,
   );
+  // A key of the Healthchecks-compatible API, and a check made through it (tags, grace).
+  const apiKey = await t.req("POST", "/api/me/api-keys", { token, body: { name: "Cronjobs" } });
+  ok(apiKey, 201);
+  ok(
+    await t.req("POST", "/api/v3/checks/", {
+      headers: { "X-Api-Key": apiKey.body.key },
+      raw: JSON.stringify({ name: "Gobbledygook job", tags: "nightly", grace: 120 }),
+    }),
+    201,
+  );
   // A maintenance window over her services' group.
   ok(
     await t.req("POST", "/api/me/maintenance", {
@@ -268,7 +282,7 @@ Deno.test("data rights: the export holds every KV record about the account; eras
   const text = r.text.toLowerCase();
   assert.equal(d.devices.length, 3);
   for (const dev of d.devices) {
-    assert.deepEqual(Object.keys(dev).sort(), ["created", "expires", "id", "last_used"]);
+    assert.deepEqual(Object.keys(dev).sort(), ["created", "expires", "id", "last_used", "via"]);
   }
   assert.equal(d.sign_in.last, new Date(t.clock.now()).toISOString());
   assert.deepEqual(

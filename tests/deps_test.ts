@@ -28,6 +28,7 @@ Deno.test("deps: the first start downloads only the server's packages", async ()
     "@sparticuz/chromium",
     "autocannon",
     "axe-core",
+    "oidc-provider",
     "puppeteer-core",
     "smtp-server",
   ]);

@@ -16,7 +16,8 @@ const MB = 1024 * 1024;
 const postsOf = async (t: TestApp) =>
   (await pagePosts(t.deps)).map((path) =>
     path.replace(/:id\{[^}]+\}\}?/g, "1").replace(/:slug(\{[^}]+\}\})?/g, "pond-life")
-      .replace(/:kind\{[^}]+\}\}?/g, "slack")
+      .replace(/:kind\{[^}]+\}\}?/g, "slack").replace(/:provider\{[^}]+\}\}?/g, "github")
+      .replace(/:hash\{[^}]+\}\}?/g, "0".repeat(40))
   );
 
 /** A body that counts what was read of it: `size` bytes in 64 KiB chunks, made as they are read. */

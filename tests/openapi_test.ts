@@ -51,6 +51,12 @@ Deno.test("openapi: every route with its method, named components, refs that res
   assert.deepEqual(doc.components.securitySchemes, {
     bearer: { type: "http", scheme: "bearer", description: "Device token from GET /api/verify" },
     serviceToken: { type: "apiKey", in: "header", name: "X-Service-Token" },
+    hcApiKey: {
+      type: "apiKey",
+      in: "header",
+      name: "X-Api-Key",
+      description: "A key of the Healthchecks-compatible API (POST /api/me/api-keys)",
+    },
   });
   const all = refs(doc);
   assert.ok(all.length > 20);

@@ -10,6 +10,9 @@
 import assert from "node:assert/strict";
 import { Image } from "imagescript";
 import { dumpKv, fakeResolver, type TestApp, testApp } from "./_helpers.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
+import { putNewIdentity } from "../kv/identities.ts";
+import { credentialHash } from "../kv/passkeys.ts";
 import { seedModule } from "./_catalogue.ts";
 import { storeNotes } from "./_account_fixture.ts";
 import { proposal } from "./_forms_fixtures.ts";
@@ -17,7 +20,16 @@ import { renewOwnerClaim } from "../kv/owner_claim.ts";
 import { formFields, pagePosts } from "./_form_fields.ts";
 
 const BASE = "http://test.local";
-const NOT_FORMS = new Set(["/me/files/upload"]);
+const NOT_FORMS = new Set([
+  "/me/files/upload",
+  // The passkey pages' scripts fetch options (JSON); the two forms post a browser's WebAuthn
+  // answer, which only a browser makes: tests/sign_in_browser_test.ts walks them, and their
+  // flow is used once, so a reload's second post is refused (tests/passkeys_test.ts).
+  "/sign-in/passkey/options",
+  "/me/passkeys/options",
+  "/sign-in/passkey",
+  "/me/passkeys",
+]);
 
 /** A browser with one cookie, walking the pages of an in-process app. */
 function browser(t: TestApp, cookie = "") {
@@ -97,7 +109,7 @@ const linkIn = (text: string, what: string) =>
 async function listOf(t: TestApp, path: string, token: string) {
   const r = await t.req("GET", path, { token });
   assert.equal(r.status, 200, r.text);
-  return r.body.items as { id: number; paused?: boolean }[];
+  return r.body.items as { id: number; paused?: boolean; methods?: string; kind?: string }[];
 }
 
 async function png(): Promise<File> {
@@ -191,12 +203,34 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
     route: "/me/services/:id/resume",
   });
   assert.equal((await listOf(t, "/api/me/services", olga.token))[0].paused, false);
+  // Other products' addresses (issue 32): the ping key and a push address shown once, POST
+  // only, and an import (form, preview, confirm).
+  const keyPage = await me.submit("/me/ping-key", "/me/ping-key");
+  assert.match(keyPage, /class="secret">[A-Za-z0-9_-]{22}</);
+  await me.submit(`/me/services/${hb}`, `/me/services/${hb}/methods`, {}, {
+    route: "/me/services/:id/methods",
+  });
+  assert.equal((await listOf(t, "/api/me/services", olga.token))[0].methods, "POST");
+  const pushPage = await me.submit(`/me/services/${hb}`, `/me/services/${hb}/push`, {}, {
+    route: "/me/services/:id/push",
+  });
+  assert.match(pushPage, /\/api\/push\/[A-Za-z0-9]{32}/);
+  const exported = {
+    checks: [{ name: "Imported job", slug: "imported-job", timeout: 3600, grace: 300 }],
+  };
+  const preview = await me.submit("/me/services/import", "/me/services/import", {
+    data: JSON.stringify(exported),
+  }, { lands: /^\/me\/services\/import\/preview$/ });
+  assert.match(preview, /Imported job/);
+  await me.submit("/me/services/import/preview", "/me/services/import/confirm");
+  const imported = await listOf(t, "/api/me/services", olga.token);
+  assert.equal(imported.length, 2, "the import made its one service once");
   await me.submit("/me/services", "/me/services", {
     kind: "tcp",
     name: "Mail relay",
     check: "127.0.0.1:9",
   });
-  const tcp = (await listOf(t, "/api/me/services", olga.token)).find((s) => s.id !== hb)!.id;
+  const tcp = (await listOf(t, "/api/me/services", olga.token)).find((s) => s.kind === "tcp")!.id;
   await me.submit(`/me/services/${tcp}`, `/me/services/${tcp}/check`, {}, {
     route: "/me/services/:id/check",
   });
@@ -222,6 +256,13 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   });
   await me.submit("/me/channels", `/me/channels/${ch}/delete`, {}, {
     route: "/me/channels/:id/delete",
+  });
+  // A key of the Healthchecks-compatible API, made and revoked.
+  await me.submit("/me/api-keys", "/me/api-keys", { name: "Cron box" });
+  const apiKeys = await listOf(t, "/api/me/api-keys", olga.token);
+  assert.equal(apiKeys.length, 1);
+  await me.submit("/me/api-keys", `/me/api-keys/${apiKeys[0].id}/revoke`, {}, {
+    route: "/me/api-keys/:id/revoke",
   });
   // The alert grouping switch, sent as shown (ticked): it stays on.
   await me.submit("/me/channels", "/me/channels/grouping");
@@ -338,6 +379,40 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   );
   await her.submit("/modules/pond-life", "/modules/pond-life/point", {}, {
     route: "/modules/:slug/point",
+  });
+
+  // Sign-in methods: a provider account linked to olga, removed.
+  await commit(putNewIdentity(atomic(t.kv), {
+    provider: "github",
+    subject: "4242",
+    account: olga.account.id,
+    email: null,
+    created: t.clock.now(),
+    last_used: t.clock.now(),
+  }));
+  const methods = await me.get("/me/sign-in-methods");
+  const remove =
+    methods.text.match(/action="(\/me\/sign-in-methods\/github\/[0-9a-f]{40}\/remove)"/)![1];
+  await me.submit("/me/sign-in-methods", remove, {}, {
+    route: "/me/sign-in-methods/:provider/:hash/remove",
+  });
+
+  // A passkey of olga's, removed.
+  const hash = credentialHash("cred-1");
+  await t.kv.atomic().set(["passkeys", hash], {
+    id: "cred-1",
+    account: olga.account.id,
+    name: "Laptop",
+    public_key: new Uint8Array(4),
+    counter: 0,
+    transports: [],
+    device_type: "multiDevice",
+    backed_up: true,
+    created: t.clock.now(),
+    last_used: null,
+  }).set(["passkeys_by_account", olga.account.id, hash], hash).commit();
+  await me.submit("/me/sign-in-methods", `/me/passkeys/${hash}/remove`, {}, {
+    route: "/me/passkeys/:hash/remove",
   });
 
   // The first-run link a new server prints: Ada becomes the owner.

@@ -17,6 +17,11 @@ export const ME_PAGES: [path: string, label: string, purpose: string][] = [
   ],
   ["/me/devices", "Devices", "The browsers and programs signed in to your account; end any."],
   [
+    "/me/sign-in-methods",
+    "Sign-in methods",
+    "Accounts elsewhere and passkeys that sign you in, besides the mailed link.",
+  ],
+  [
     "/me/services",
     "Services",
     "Websites, servers and cron jobs this site checks for you, with alerts and a status page.",

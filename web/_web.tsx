@@ -138,6 +138,8 @@ export const LARGER_FORMS: readonly [RegExp, number][] = [
   [/^\/me\/work\/modules\/[^/]+$/, 256 * 1024],
   // a note of 200 characters for each of 30 services.
   [/^\/me\/status-page$/, 128 * 1024],
+  // a Healthchecks project's or an Uptime Kuma backup's JSON, as the JSON API takes it.
+  [/^\/me\/services\/import$/, 1024 * 1024],
 ];
 
 /**

@@ -6,6 +6,7 @@
 import { endAllSessions, endSession, listSessions } from "../kv/sessions.ts";
 import type { Deps } from "../lib/deps.ts";
 import { forgetWebSession } from "./_session.ts";
+import { providerName } from "./me_sign_in_methods.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -24,14 +25,15 @@ async function getMeDevices(deps: Deps, c: WebCtx) {
       <Purpose here="/me/devices" />
       {ended ? <p class="notice" role="status">Ended {ended} session(s).</p> : null}
       <p>
-        Each browser or program you signed in with a mailed link holds one session. End any you do
-        not recognise.
+        Each browser or program you signed in (with a mailed link, another account or a passkey)
+        holds one session. End any you do not recognise.
       </p>
       <table>
         <caption>Signed-in devices, newest first</caption>
         <thead>
           <tr>
             <th scope="col">Signed in</th>
+            <th scope="col">With</th>
             <th scope="col">Last used</th>
             <th scope="col">Expires</th>
             <th scope="col">Action</th>
@@ -44,6 +46,7 @@ async function getMeDevices(deps: Deps, c: WebCtx) {
                 {when(session.created)}
                 {hash === own ? <strong>(this browser)</strong> : null}
               </td>
+              <td>{session.via ? providerName(deps, session.via) : "Mailed link"}</td>
               <td>{when(session.last_used)}</td>
               <td>{when(session.expires)}</td>
               <td>

@@ -16,6 +16,7 @@ import {
   INTERVALS,
   listServices,
   MAX_SERVICES,
+  pingKeyMade,
   PLACES,
   rotateHook,
   type ServiceView,
@@ -41,6 +42,7 @@ import {
 import { U } from "./_layout.tsx";
 import { watchSection } from "./_watch.tsx";
 import { StateBadge } from "./_state.tsx";
+import { CompatSection } from "./_compat.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
@@ -62,6 +64,7 @@ const LABELS = {
   grace: "Grace minutes",
   remind: "Remind while off",
   min_duration: "Shortest run (seconds)",
+  tags: "Tags",
 };
 
 const REMIND_OPTIONS: [string, string][] = [
@@ -100,6 +103,9 @@ export { StateBadge };
 
 const at = (s: string | null) => (s ? when(Date.parse(s)) : "never");
 
+/** A message about one tag ("tags.2") stands beside the tags field. */
+const tagsField = (path: string) => (path.startsWith("tags.") ? "tags" : path);
+
 /** The shared fields of the add and edit forms. */
 function CommonFields(props: { view: FormView }) {
   const F = fields(props.view, LABELS, CreateBody);
@@ -116,6 +122,11 @@ function CommonFields(props: { view: FormView }) {
         name="place"
         options={placeOptions}
         hint="Where it runs, as a note for you: e.g. cloudflared (behind a Cloudflare tunnel), oneshot (a job that runs and ends), container only, on site."
+      />
+      <F.Field
+        name="tags"
+        maxlength={1050}
+        hint="Words separated by spaces, e.g. backup prod; Healthchecks clients filter by them"
       />
       <F.Select name="interval" options={intervalOptions} />
       <F.Select
@@ -174,6 +185,7 @@ function commonInput(f: Record<string, string>) {
     alerts: checked(f.alerts),
     threshold: Number(f.threshold ?? 1),
     remind: given(f.remind) === undefined ? null : Number(f.remind),
+    tags: (f.tags ?? "").split(/\s+/).filter((t) => t !== ""),
     ...(schedule !== undefined ? { schedule } : {}),
     ...(tz !== undefined ? { tz } : {}),
     ...(grace !== undefined ? { grace: Number(grace) } : {}),
@@ -369,7 +381,10 @@ const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
       <p class="hint">Up to {MAX_SERVICES} services.</p>
       <p>
         <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a> ·{" "}
-        <a href="/me/maintenance">Maintenance windows</a>
+        <a href="/me/maintenance">Maintenance windows</a> · <a href="/me/api-keys">API keys</a> ·
+        {" "}
+        <a href="/me/services/import">Import from Healthchecks or Uptime Kuma</a> ·{" "}
+        <a href="/me/ping-key">Ping key</a>
       </p>
       <AddForm view={view} />
       {isOwner(me) ? <MachinePart deps={deps} /> : null}
@@ -412,6 +427,7 @@ async function postMeServices(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   return await submitForm(c, {
     schema: CreateBody,
+    fieldOf: tagsField,
     input: (f) => ({
       ...commonInput(f),
       check: f.kind === "webhook" ? "webhook:" : `${f.kind ?? ""}:${(f.check ?? "").trim()}`,
@@ -497,8 +513,10 @@ const serviceValues = (s: ServiceView) =>
     alerts: s.alerts ? "on" : "",
     schedule: s.schedule ?? "",
     tz: s.tz ?? "",
-    grace: s.grace === null ? "" : String(s.grace),
+    // A grace without a schedule (set through Healthchecks' API) is not this form's.
+    grace: s.schedule === null || s.grace === null ? "" : String(s.grace),
     min_duration: s.min_duration === null ? "" : String(s.min_duration),
+    tags: s.tags.join(" "),
   });
 
 /** A term and its description, shown only when there is something to say. */
@@ -531,6 +549,7 @@ function ServiceFacts({ s }: { s: ServiceView }) {
       <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
       <Fact term="Target" value={s.target_hint ? <U>{s.target_hint}</U> : null} />
       <Fact term="Certificate expires" value={s.cert_expires ? at(s.cert_expires) : null} />
+      <Fact term="Tags" value={s.tags.length ? <U>{s.tags.join(" ")}</U> : null} />
       <dt>Added</dt>
       <dd>{at(s.created)}</dd>
     </dl>
@@ -547,6 +566,18 @@ const JobLines = () => (
     </p>
     <SignalLines hook="$HOOK" />
     <ScheduleHelp />
+  </details>
+);
+
+/** Where a Healthchecks client finds this heartbeat: the API address, its uuid, the keys. */
+const HealthchecksUse = ({ base, s }: { base: string; s: ServiceView }) => (
+  <details>
+    <summary>Use with Healthchecks clients</summary>
+    <p>
+      Tools made for Healthchecks manage this heartbeat through <code>{base}/api/v3/</code>{" "}
+      with a key from <a href="/me/api-keys">API keys</a>; its check id (uuid) there is{" "}
+      <code>{s.uuid}</code>.
+    </p>
   </details>
 );
 
@@ -602,6 +633,19 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
       </h1>
       <ServiceFacts s={s} />
       {s.kind === "webhook" ? <JobLines /> : null}
+      {s.kind === "webhook"
+        ? (
+          <CompatSection
+            base={deps.config.baseUrl}
+            id={s.id}
+            uuid={s.uuid ?? ""}
+            slug={s.slug ?? ""}
+            post={s.methods === "POST"}
+            keyMade={(await pingKeyMade(deps.kv, me.id)) !== null}
+          />
+        )
+        : null}
+      {s.kind === "webhook" && s.uuid ? <HealthchecksUse base={deps.config.baseUrl} s={s} /> : null}
       {await watchSection(deps, found, s)}
       <ServiceActions s={s} />
       <h2>Change it</h2>
@@ -646,6 +690,7 @@ async function postMeServicesId(deps: Deps, c: WebCtx) {
   const id = serviceId(c);
   return await submitForm(c, {
     schema: PatchBody,
+    fieldOf: tagsField,
     input: (f) => {
       const common = commonInput(f);
       if (given(f.schedule) !== undefined) return common;

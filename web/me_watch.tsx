@@ -133,12 +133,13 @@ const channelsPage = async (
 function GroupingSwitch({ grouping, saved }: { grouping: boolean; saved: boolean }) {
   return (
     <>
-      <h2 id="grouping">One alert for one outage</h2>
+      <h2 id="grouping">One outage, few alerts</h2>
       <p>
-        When several of your services at the same place (or, without a place, in the same group) go
-        off within two minutes, as when a network or a machine is down, you get one mail and one
-        post per channel naming them all, and one when they are back. A service that fails alone at
-        such a place alerts on its own, up to three minutes later than without this.
+        The first service that goes off always alerts at once. When more of your services at the
+        same place (or, without a place, in the same named group) follow it within two minutes, as
+        when a network or a machine is down, they come as one more mail and one post per channel
+        naming them all, and one when they are back. Services in the default group "Public" without
+        a place are never grouped.
       </p>
       {saved
         ? (

@@ -27,9 +27,11 @@ import {
   readForm,
   submitForm,
 } from "./_form.tsx";
-import { forgetWebSession, rememberNext, startWebSession, takeNext } from "./_session.ts";
+import { forgetWebSession, rememberNext, takeNext } from "./_session.ts";
 import { type Next, safeNext, seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 import { U } from "./_layout.tsx";
+import { passkeyAssets } from "./_passkey_assets.ts";
+import { enterSession } from "./_sign_in_flow.tsx";
 
 /** The API's link request, with the age confirmation the API checks for sign-in links. */
 const SignInRequest = LinkRequest.extend({
@@ -42,7 +44,46 @@ const LABELS = {
   name: "Your name (new accounts)",
 };
 
-function SignInForm(props: { view: FormView; next: string; again?: boolean }) {
+/**
+ * The other ways in: a passkey (web/passkeys.tsx; the form shows once the page's script finds
+ * passkey support) and the configured providers' buttons (web/sign_in_providers.tsx).
+ */
+function OtherWays(props: { providers: { id: string; name: string }[]; next: string }) {
+  const next = props.next === "/me" ? "" : `?next=${encodeURIComponent(props.next)}`;
+  return (
+    <section aria-labelledby="other-ways">
+      <h2 id="other-ways">Or sign in with</h2>
+      <form method="post" action="/sign-in/passkey" data-passkey="sign-in" hidden>
+        <input type="hidden" name="next" value={props.next} />
+        <input type="hidden" name="credential" value="" />
+        <button type="submit" class="secondary">Sign in with a passkey</button>
+        <p class="hint" role="status" data-passkey-status></p>
+      </form>
+      {props.providers.length
+        ? (
+          <ul class="actions">
+            {props.providers.map((p) => (
+              <li>
+                <a class="button secondary" href={`/sign-in/with/${p.id}${next}`}>
+                  Sign in with {p.name}
+                </a>
+              </li>
+            ))}
+          </ul>
+        )
+        : null}
+    </section>
+  );
+}
+
+function SignInForm(
+  props: {
+    view: FormView;
+    next: string;
+    again?: boolean;
+    providers: { id: string; name: string }[];
+  },
+) {
   return (
     <>
       <h1>{props.again ? "Sign in again" : "Sign in"}</h1>
@@ -66,7 +107,7 @@ function SignInForm(props: { view: FormView; next: string; again?: boolean }) {
           name="email"
           type="email"
           label={LABELS.email}
-          autocomplete="email"
+          autocomplete="email webauthn"
           maxlength={320}
           required
           view={props.view}
@@ -89,11 +130,12 @@ function SignInForm(props: { view: FormView; next: string; again?: boolean }) {
         />
         <button type="submit">Mail me a sign-in link</button>
       </form>
+      <OtherWays providers={props.providers} next={props.next} />
     </>
   );
 }
 
-function getSignIn(c: WebCtx) {
+function getSignIn(deps: Deps, c: WebCtx) {
   const next = safeNext(c.req.query("next"));
   const me = viewer(c);
   // A signed-in browser comes here only to sign in afresh (`fresh=1`: erasure, name
@@ -101,7 +143,11 @@ function getSignIn(c: WebCtx) {
   const again = me !== undefined && c.req.query("fresh") === "1";
   if (me && !again) return seeOther(c, next);
   const view = emptyView(again ? { email: me?.email } : {});
-  return c.render(<SignInForm view={view} next={next} again={again} />, {
+  const form = (
+    <SignInForm view={view} next={next} again={again} providers={deps.config.providers} />
+  );
+  return c.render(form, {
+    scripts: passkeyAssets(),
     title: "Sign in",
     canonical: "/sign-in",
     description: "Sign in with a link mailed to you.",
@@ -125,8 +171,14 @@ async function postSignIn(deps: Deps, c: WebCtx) {
       return "/sign-in/sent";
     },
     limitField: "email",
-    show: (view) => <SignInForm view={view} next={safeNext(view.values.next)} />,
-    page: { title: "Sign in" },
+    show: (view) => (
+      <SignInForm
+        view={view}
+        next={safeNext(view.values.next)}
+        providers={deps.config.providers}
+      />
+    ),
+    page: { title: "Sign in", scripts: passkeyAssets() },
   });
 }
 
@@ -236,11 +288,7 @@ async function postMeVerify(deps: Deps, c: WebCtx) {
   });
   if (!done) return seeOther(c, `/me?verify=${encodeURIComponent(token)}`);
   for (const part of accountParts) await part.afterVerify?.(deps, done.account, done.link);
-  // A browser holds one session: the one it had before ends with the new sign-in.
-  const before = c.get("session");
-  const who = c.get("account");
-  if (before && who) await endSession(deps.kv, who.id, before.id);
-  startWebSession(deps, c, done.token, done.session);
+  await enterSession(deps, c, done);
   return seeOther(c, safeNext(takeNext(deps, c)));
 }
 
@@ -255,7 +303,7 @@ async function postSignOut(deps: Deps, c: WebCtx) {
 export function signInPages(deps: Deps) {
   const app = webRouter();
 
-  app.get("/sign-in", (c) => getSignIn(c));
+  app.get("/sign-in", (c) => getSignIn(deps, c));
 
   app.post("/sign-in", (c) => postSignIn(deps, c));
 

@@ -45,7 +45,8 @@ export const accountsPart: AccountPart = {
     },
     devices: {
       what: "Your device sessions (signed-in browsers and tools): id, created, expires, last " +
-        "used; the token itself is stored only as a hash",
+        "used, how it signed in (link, a provider, passkey); the token itself is stored only " +
+        "as a hash",
       kept: "30 days from sign-in (the record goes a day later), or until you sign the " +
         "device out",
     },
@@ -99,6 +100,7 @@ export const accountsPart: AccountPart = {
         created: iso(s.created),
         expires: iso(s.expires),
         last_used: iso(s.last_used),
+        via: s.via ?? "link",
       })),
       sign_in: { last: iso(seen.at), dormant_notice: isoOrNull(seen.notice) },
     };

@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { type ImportPlan, planImport, runImport } from "../kv/service_import.ts";
+import type { Deps } from "../lib/deps.ts";
+import { requireToken } from "../http/guards.ts";
+import { bearer, body, createRoute, errors, json, router } from "../http/router.ts";
+
+/**
+ * Bringing checks along: `POST /api/me/import` reads a Healthchecks project's
+ * `GET /api/v3/checks/` answer or an Uptime Kuma backup, answers the plan (`dry_run`) or
+ * creates it in one atomic.
+ */
+
+const ImportBody = z.object({
+  data: z.unknown().meta({
+    description: "A Healthchecks project's GET /api/v3/checks/ answer ({checks: [...]}) or an " +
+      "Uptime Kuma backup file ({version, notificationList, monitorList: [...]})",
+  }),
+  dry_run: z.boolean().default(false).meta({
+    description: "true: only the plan of what would be created and what cannot be",
+  }),
+}).meta({ id: "ImportInput" });
+
+const Planned = z.object({
+  from: z.string().meta({ description: "Its name in the export" }),
+  name: z.string(),
+  kind: z.string(),
+  check: z.string(),
+  interval: z.number().int(),
+  schedule: z.string().nullable(),
+  slug: z.string().nullable(),
+  notes: z.array(z.string()).meta({ description: "What changed on the way" }),
+});
+const Cannot = z.object({ from: z.string(), why: z.string() });
+const PlanSchema = z.object({
+  source: z.enum(["healthchecks", "uptime-kuma"]),
+  create: z.array(Planned),
+  cannot: z.array(Cannot),
+}).meta({ id: "ImportPlan" });
+
+/** The plan as the API and the preview page show it. */
+export function planView(plan: ImportPlan) {
+  return {
+    source: plan.source,
+    create: plan.create.map((p) => ({
+      from: p.from,
+      name: p.input.name,
+      kind: p.input.kind,
+      check: p.input.kind === "webhook" ? "webhook:" : p.input.check,
+      interval: p.input.interval,
+      schedule: p.input.schedule?.cron ?? null,
+      slug: p.input.slug ?? null,
+      notes: p.notes,
+    })),
+    cannot: plan.cannot,
+  };
+}
+
+const importRoute = (deps: Deps) =>
+  createRoute({
+    method: "post",
+    path: "/me/import",
+    tags: ["services"],
+    summary: "Import a Healthchecks project or an Uptime Kuma backup (all or nothing)",
+    description: "Heartbeats keep their Healthchecks UUID and slug, or their Kuma push token, so " +
+      "their ping addresses change only their base. Within the account's 30 services; what " +
+      "cannot be created is listed with the reason.",
+    security: bearer,
+    middleware: [requireToken(deps)],
+    request: body(ImportBody),
+    responses: {
+      200: json(PlanSchema.extend({
+        ok: z.boolean().optional(),
+        created: z.array(z.object({ id: z.number().int(), name: z.string() }).loose()).optional(),
+      })),
+      ...errors(400, 401, 409),
+    },
+  });
+
+export function importRoutes(deps: Deps) {
+  const app = router();
+  app.openapi(importRoute(deps), async (c) => {
+    const me = c.get("account");
+    const { data, dry_run } = c.req.valid("json");
+    const plan = await planImport(deps, me, data);
+    if (dry_run) return c.json(planView(plan), 200);
+    const created = await runImport(deps, me, plan);
+    return c.json({ ok: true, ...planView(plan), created }, 200);
+  });
+  return app;
+}

@@ -1,0 +1,26 @@
+import { claimNudge } from "../kv/service_lease.ts";
+import { lookAsked } from "../kv/service_due.ts";
+import { reviewHeartbeat } from "../kv/service_results.ts";
+import type { Deps } from "../lib/deps.ts";
+import { log } from "../lib/log.ts";
+import { count } from "../lib/metrics.ts";
+
+/**
+ * The KV queue's messages (main.ts listens): a look a ping asked for (an explicit failure,
+ * kv/hooks.ts), taken at once with the runner's claim and done as the runner does it, so its
+ * alert is on its way within seconds of the ping. A message that throws is delivered again
+ * (at least once, with the backoff it was queued with); the nudge it names stays due for the
+ * minutely runner until one of them claims it.
+ */
+export async function handleQueued(deps: Deps, msg: unknown): Promise<void> {
+  const look = lookAsked(msg);
+  if (!look) {
+    log("warn", "unknown queue message");
+    return;
+  }
+  const t0 = performance.now();
+  const claimed = await claimNudge(deps, look);
+  count("catalogue_queued_looks_total", `outcome="${claimed ? "looked" : "taken"}"`);
+  if (claimed) await reviewHeartbeat(deps, claimed);
+  log("info", "queued look", { looked: claimed ? 1 : 0, ms: Math.round(performance.now() - t0) });
+}

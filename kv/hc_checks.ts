@@ -1,0 +1,509 @@
+import { sha1 } from "@noble/hashes/legacy.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import { MINUTE } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { DomainError, forbidden, invalid, notFound } from "../lib/errors.ts";
+import { withDurations } from "../lib/runs.ts";
+import { cronError, GRACE_MAX, validTimeZone } from "../lib/schedule.ts";
+import type { Account } from "./accounts.ts";
+import { listChannels } from "./channels.ts";
+import { listEvents } from "./hooks.ts";
+import {
+  beatLimits,
+  deleteService,
+  getBeat,
+  INTERVALS,
+  judgeBeat,
+  listServices,
+  openRun,
+  runGrace,
+  type Service,
+  serviceByUuid,
+} from "./services.ts";
+import { addService, editService, type ServiceChange } from "./service_changes.ts";
+import { serviceHistory } from "./windows.ts";
+import type { Pulse } from "./hooks.ts";
+
+/**
+ * Healthchecks' Management API (v1, v2, v3) read over the watched services: its checks are
+ * this service's heartbeats (kind `webhook`), created, changed, paused and deleted through
+ * the same domain functions as the native API (kv/service_changes.ts, kv/services.ts). Here
+ * are the mapping of its fields to ours and back (docs/api.md, "Healthchecks' Management
+ * API") and its rules (`unique` upsert, channels by id or name). Holds no KV keys.
+ */
+
+export type HcVersion = 1 | 2 | 3;
+
+/** Who calls: the key's account, whether the key is read-only, the API version of the path. */
+export interface HcCaller {
+  account: Account;
+  readonly: boolean;
+  v: HcVersion;
+}
+
+/** A create or update request as Healthchecks' `Spec` reads it (http/hc_inputs.ts). */
+export interface HcSpec {
+  name?: string;
+  slug?: string;
+  tags?: string;
+  desc?: string;
+  timeout?: number;
+  grace?: number;
+  schedule?: string;
+  tz?: string;
+  manual_resume?: boolean;
+  methods?: "" | "POST";
+  channels?: string;
+  unique?: ("name" | "slug" | "tags" | "timeout" | "grace")[];
+}
+
+/** Healthchecks' defaults for a new check: a one-day period and a one-hour grace. */
+const DEFAULT_TIMEOUT = 86400;
+const DEFAULT_GRACE = 3600;
+
+/** A Healthchecks error of a request's JSON (400, `json validation error: ...`). */
+const badSpec = (what: string): never => invalid(`json validation error: ${what}`);
+
+/** Healthchecks' time form: ISO 8601 in UTC, seconds, `+00:00`. */
+export const hcTime = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "+00:00";
+
+/** Healthchecks' ping `date`: Python's isoformat, with microseconds unless they are 0. */
+const pingDate = (ms: number) =>
+  ms % 1000 === 0 ? hcTime(ms) : new Date(ms).toISOString().slice(0, 23) + "000+00:00";
+
+/** `unique_key`: SHA-1 of the first 16 hex digits of the uuid, as Healthchecks derives it. */
+export function uniqueKey(uuid: string): string {
+  const half = uuid.replaceAll("-", "").slice(0, 16);
+  return bytesToHex(sha1(new TextEncoder().encode(half)));
+}
+
+/** The name Healthchecks shows: a check made without one is stored under its uuid. */
+const hcName = (s: Service) => (s.name === s.code ? "" : s.name);
+
+/** Tags as Healthchecks writes them: one string, space-separated. */
+const hcTags = (s: Service) => (s.tags ?? []).join(" ");
+
+/** Tags of a Healthchecks `tags` string. */
+const tagList = (tags: string) => tags.split(" ").map((t) => t.trim()).filter((t) => t !== "");
+
+/** The grace in seconds: the schedule's, or the interval's (one interval unless set). */
+const graceSeconds = (s: Service) => runGrace(s) * 60;
+
+const isHeartbeat = (s: Service) => s.kind === "webhook" && !!s.code;
+
+/** Healthchecks' status from our verdict: new, started (v1), up, grace, down, paused. */
+function hcStatus(s: Service, pulse: Pulse | null, now: number, v: HcVersion) {
+  const verdict = judgeBeat(pulse, s, now);
+  if (verdict.paused) return { status: "paused", verdict, run: null };
+  const run = openRun(verdict.pulse);
+  const overdue = run && now >= run.at + runGrace(s) * MINUTE;
+  if (overdue || verdict.state === "off") return { status: "down", verdict, run };
+  if (run && v === 1) return { status: "started", verdict, run };
+  // A run under way before any success: still new there, as the state here waits for one.
+  const fresh = verdict.state === "wait" || (verdict.state === "ok" && !verdict.pulse?.beat);
+  const status = fresh ? "new" : verdict.state === "warn" ? "grace" : "up";
+  return { status, verdict, run };
+}
+
+type Events = Awaited<ReturnType<typeof listEvents>>;
+
+/** A check as Healthchecks' `Check.to_dict` answers it, for a read-write or read-only key. */
+export function checkDict(
+  deps: Deps,
+  s: Service,
+  pulse: Pulse | null,
+  events: Events,
+  caller: Pick<HcCaller, "readonly" | "v">,
+) {
+  const now = deps.clock.now();
+  const base = deps.config.baseUrl;
+  const { status, verdict, run } = hcStatus(s, pulse, now, caller.v);
+  const judged = verdict.pulse;
+  const resumed = s.resumed ?? 0;
+  const since = (x: { at: number } | null | undefined) => (x && x.at >= resumed ? x.at : 0);
+  const lastPing = Math.max(since(pulse?.beat), since(pulse?.failed));
+  // Healthchecks' grace start: the next expected ping while up, or the start of a run.
+  let next: number | null = null;
+  if ((status === "up" || status === "grace" || status === "started") && judged?.beat) {
+    next = beatLimits(s, judged.beat.at)?.warn ?? null;
+  }
+  if (run && status !== "down") next = next === null ? run.at : Math.min(next, run.at);
+  const lastEnd = events.find((e) => e.kind === "success" || e.kind === "fail");
+  const timed = lastEnd ? withDurations(events).find((e) => e.ref === lastEnd.ref) : null;
+  const duration = timed?.duration_ms ? Math.floor(timed.duration_ms / 1000) : 0;
+  const uuid = s.code!;
+  const dict: Record<string, unknown> = {
+    name: hcName(s),
+    slug: "",
+    tags: hcTags(s),
+    desc: s.what,
+    grace: graceSeconds(s),
+    n_pings: events.length,
+    status,
+    started: run !== null && status !== "paused",
+    last_ping: lastPing ? hcTime(lastPing) : null,
+    next_ping: next === null ? null : hcTime(next),
+    manual_resume: s.manual_resume ?? true,
+    methods: "",
+    subject: "",
+    subject_fail: "",
+    start_kw: "",
+    success_kw: "",
+    failure_kw: "",
+    filter_subject: false,
+    filter_body: false,
+    filter_http_body: false,
+    filter_default_fail: false,
+    badge_url: s.badge ? `${base}/api/badges/${s.badge}.svg` : "",
+  };
+  if (duration > 0) dict.last_duration = duration;
+  if (caller.readonly) {
+    dict.unique_key = uniqueKey(uuid);
+  } else {
+    const update = `${base}/api/v${caller.v}/checks/${uuid}`;
+    Object.assign(dict, {
+      uuid,
+      ping_url: `${base}/ping/${uuid}`,
+      update_url: update,
+      pause_url: `${update}/pause`,
+      resume_url: `${update}/resume`,
+      channels: (s.channels ?? []).map(String).sort().join(","),
+    });
+  }
+  if (s.schedule) {
+    dict.schedule = s.schedule.cron;
+    dict.tz = s.schedule.tz;
+  } else {
+    dict.timeout = s.interval * 60;
+  }
+  return dict;
+}
+
+/** The account's heartbeats with their signals and kept events. */
+async function heartbeats(deps: Deps, account: number) {
+  const out = [];
+  for (const { service, beat } of await listServices(deps.kv, account)) {
+    if (!isHeartbeat(service)) continue;
+    out.push({ service, beat, events: await listEvents(deps.kv, account, service.id) });
+  }
+  return out;
+}
+
+/** `GET /api/v<n>/checks/`: every check, or those with every tag asked (and the slug). */
+export async function listChecks(
+  deps: Deps,
+  caller: HcCaller,
+  filter: { tags: string[]; slug?: string },
+) {
+  const wanted = new Set(filter.tags);
+  const out = [];
+  for (const { service, beat, events } of await heartbeats(deps, caller.account.id)) {
+    const tags = new Set(service.tags ?? []);
+    if (![...wanted].every((t) => tags.has(t))) continue;
+    // Slugs are not given here yet: a slug filter matches checks without one only when empty.
+    if (filter.slug && filter.slug !== "") continue;
+    out.push(checkDict(deps, service, beat, events, caller));
+  }
+  return out;
+}
+
+/**
+ * The account's check named by a uuid or (`byKey`) a unique_key; `notFound` for none, for
+ * another account's and for a checked kind.
+ */
+export async function findCheck(
+  deps: Deps,
+  account: number,
+  id: { uuid: string } | { uniqueKey: string },
+): Promise<Service> {
+  if ("uuid" in id) {
+    const s = await serviceByUuid(deps.kv, account, id.uuid);
+    if (s && isHeartbeat(s)) return s;
+    notFound("not found");
+  }
+  for (const { service } of await listServices(deps.kv, account)) {
+    if (isHeartbeat(service) && uniqueKey(service.code!) === id.uniqueKey) return service;
+  }
+  notFound("not found");
+}
+
+/** One check as the caller sees it. */
+export async function checkOf(deps: Deps, caller: HcCaller, s: Service) {
+  const beat = await getBeat(deps.kv, s);
+  const events = await listEvents(deps.kv, s.account, s.id);
+  return checkDict(deps, s, beat, events, caller);
+}
+
+/** Minutes of a Healthchecks grace in seconds (rounded up), within what a schedule allows. */
+function graceMinutes(seconds: number): number {
+  const m = Math.ceil(seconds / 60);
+  if (m > GRACE_MAX) badSpec(`grace is too large (at most ${GRACE_MAX * 60} here)`);
+  return m;
+}
+
+/** The interval (minutes) of a Healthchecks timeout: one of this service's intervals. */
+function intervalOf(timeout: number): number {
+  const m = timeout / 60;
+  if (!(INTERVALS as readonly number[]).includes(m)) {
+    badSpec(`timeout must be one of ${INTERVALS.map((i) => i * 60).join(", ")} here`);
+  }
+  return m;
+}
+
+/** A cron schedule and zone checked as Healthchecks checks them. */
+function checkSchedule(schedule: string, tz: string): void {
+  if (schedule.trim().split(/\s+/).length !== 5 || schedule.includes("\n")) {
+    badSpec(
+      "schedule is not a valid cron expression (OnCalendar expressions are not " +
+        "supported here)",
+    );
+  }
+  if (!validTimeZone(tz)) badSpec("tz is not a valid timezone");
+  if (cronError(schedule, tz)) badSpec("schedule is not a valid cron or OnCalendar expression");
+}
+
+/** `channels`: "*" all, "" none, else ids or names separated by commas. */
+async function channelIds(deps: Deps, account: number, spec: string): Promise<number[]> {
+  const all = await listChannels(deps.kv, account);
+  if (spec === "*") return all.map((c) => c.id);
+  if (spec === "") return [];
+  const ids = new Set<number>();
+  for (const part of spec.split(",")) {
+    if (part === "") invalid("empty channel identifier");
+    const matches = all.filter((c) => String(c.id) === part || c.name === part);
+    if (matches.length === 0) invalid(`invalid channel identifier: ${part}`);
+    if (matches.length > 1) invalid(`non-unique channel identifier: ${part}`);
+    ids.add(matches[0].id);
+  }
+  return [...ids];
+}
+
+/** A name as this service keeps it: one line, no control characters (they reach mail). */
+function checkName(name: string): void {
+  // deno-lint-ignore no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) {
+    badSpec("name has control characters");
+  }
+}
+
+/**
+ * The part of a change that timing fields make. A schedule wins over a timeout (as there);
+ * a timeout, or a new check without a schedule, is the fixed interval with its grace; else a
+ * grace or zone changes the current kind's.
+ */
+function timingChange(spec: HcSpec, cur: Service | null): Partial<ServiceChange> {
+  const graceNow = () => spec.grace ?? (cur ? graceSeconds(cur) : DEFAULT_GRACE);
+  if (spec.schedule !== undefined) {
+    const tz = spec.tz ?? cur?.schedule?.tz ?? "UTC";
+    checkSchedule(spec.schedule, tz);
+    return { schedule: spec.schedule, tz, grace: graceMinutes(graceNow()) };
+  }
+  if (spec.timeout !== undefined || !cur) {
+    return {
+      ...(cur?.schedule ? { schedule: null } : {}),
+      interval: intervalOf(spec.timeout ?? DEFAULT_TIMEOUT),
+      interval_grace: graceMinutes(graceNow()),
+    };
+  }
+  if (cur.schedule) {
+    const out: Partial<ServiceChange> = {};
+    if (spec.tz !== undefined) out.tz = spec.tz;
+    if (spec.grace !== undefined) out.grace = graceMinutes(spec.grace);
+    return out;
+  }
+  return spec.grace !== undefined ? { interval_grace: graceMinutes(spec.grace) } : {};
+}
+
+/** The first check matching every field of `unique`, or null (Healthchecks' `_lookup`). */
+async function lookup(deps: Deps, account: number, spec: HcSpec): Promise<Service | null> {
+  const unique = spec.unique ?? [];
+  if (unique.length === 0 || unique.some((f) => spec[f] === undefined)) return null;
+  for (const { service: s } of await listServices(deps.kv, account)) {
+    if (!isHeartbeat(s)) continue;
+    if (unique.includes("name") && hcName(s) !== spec.name) continue;
+    if (unique.includes("slug") && spec.slug !== "") continue;
+    if (unique.includes("tags") && hcTags(s) !== tagList(spec.tags!).join(" ")) continue;
+    if (unique.includes("timeout") && (s.schedule || s.interval * 60 !== spec.timeout)) continue;
+    if (unique.includes("grace") && graceSeconds(s) !== spec.grace) continue;
+    return s;
+  }
+  return null;
+}
+
+/** What a spec changes of a check, as the native change (kv/service_changes.ts) takes it. */
+async function changeOf(
+  deps: Deps,
+  account: number,
+  spec: HcSpec,
+  cur: Service | null,
+): Promise<ServiceChange> {
+  const change: ServiceChange = { ...timingChange(spec, cur) };
+  if (spec.name !== undefined) checkName(spec.name);
+  if (spec.name !== undefined && spec.name !== "") change.name = spec.name;
+  if (spec.name === "" && cur) change.name = cur.code!;
+  if (spec.desc !== undefined) {
+    if (spec.desc.length > 160) badSpec("desc is too long (at most 160 characters here)");
+    change.what = spec.desc;
+  }
+  if (spec.tags !== undefined) change.tags = tagList(spec.tags);
+  if (spec.manual_resume !== undefined) change.manual_resume = spec.manual_resume;
+  if (spec.channels !== undefined) change.channels = await channelIds(deps, account, spec.channels);
+  return change;
+}
+
+/** A domain refusal of a change said as Healthchecks' validation errors say it. */
+async function asSpecError<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof DomainError && err.kind === "invalid" && err.extra.field) {
+      badSpec(err.message);
+    }
+    throw err;
+  }
+}
+
+/**
+ * `POST /api/v<n>/checks/`: updates the check `unique` finds (200) or creates one (201). A
+ * new check past the account's limit is refused with 403, as Healthchecks refuses it.
+ */
+export async function createCheck(
+  deps: Deps,
+  caller: HcCaller,
+  spec: HcSpec,
+): Promise<{ created: boolean; check: Record<string, unknown> }> {
+  const me = caller.account;
+  const found = await lookup(deps, me.id, spec);
+  if (found) return { created: false, check: await updateCheck(deps, caller, found, spec) };
+  const change = await changeOf(deps, me.id, spec, null);
+  const uuid = crypto.randomUUID();
+  const added = await asSpecError(async () => {
+    try {
+      return await addService(deps, me, {
+        name: change.name ?? uuid,
+        check: "webhook:",
+        what: change.what ?? "",
+        group: "Jobs",
+        interval: change.interval ?? 60,
+        alerts: true,
+        threshold: 1,
+        schedule: change.schedule ?? null,
+        tz: change.schedule ? change.tz : undefined,
+        grace: change.schedule ? change.grace : undefined,
+        channels: change.channels ?? [],
+        tags: change.tags ?? [],
+        interval_grace: change.schedule ? null : change.interval_grace,
+        manual_resume: change.manual_resume ?? false,
+        code: uuid,
+      });
+    } catch (err) {
+      if (err instanceof DomainError && err.kind === "conflict") {
+        forbidden("the account has reached its limit of checks");
+      }
+      throw err;
+    }
+  });
+  const s = await serviceByUuid(deps.kv, me.id, added.item.uuid!);
+  if (!s) notFound("not found");
+  return { created: true, check: await checkOf(deps, caller, s) };
+}
+
+/** `POST /api/v<n>/checks/<uuid>`: changes what the spec gives, the rest stays. */
+export async function updateCheck(
+  deps: Deps,
+  caller: HcCaller,
+  s: Service,
+  spec: HcSpec,
+): Promise<Record<string, unknown>> {
+  const change = await changeOf(deps, caller.account.id, spec, s);
+  await asSpecError(() => editService(deps, caller.account, s.id, change));
+  const now = await findCheck(deps, caller.account.id, { uuid: s.code! });
+  return await checkOf(deps, caller, now);
+}
+
+/** `POST .../pause`: paused (already paused: as it is). */
+export async function pauseCheck(deps: Deps, caller: HcCaller, s: Service) {
+  if (s.paused_at == null) await editService(deps, caller.account, s.id, { paused: true });
+  return await checkOf(deps, caller, await findCheck(deps, caller.account.id, { uuid: s.code! }));
+}
+
+/** `POST .../resume`: 409 when not paused, else resumed afresh ("new" until its next ping). */
+export async function resumeCheck(deps: Deps, caller: HcCaller, s: Service) {
+  if (s.paused_at == null) return null;
+  await editService(deps, caller.account, s.id, { paused: false });
+  return await checkOf(deps, caller, await findCheck(deps, caller.account.id, { uuid: s.code! }));
+}
+
+/** `DELETE /api/v<n>/checks/<uuid>`: the check as it was, then removed. */
+export async function deleteCheck(deps: Deps, caller: HcCaller, s: Service) {
+  const dict = await checkOf(deps, caller, s);
+  if (!await deleteService(deps, caller.account.id, s.id)) notFound("not found");
+  return dict;
+}
+
+/** Kept events as Healthchecks' pings, newest first, numbered oldest first from 1. */
+export async function listPings(deps: Deps, caller: HcCaller, s: Service) {
+  const events = withDurations(await listEvents(deps.kv, s.account, s.id));
+  const base = `${deps.config.baseUrl}/api/v${caller.v}/checks/${s.code}/pings`;
+  const scheme = new URL(deps.config.baseUrl).protocol.replace(":", "");
+  return events.map((e, i) => {
+    const n = events.length - i;
+    const ping: Record<string, unknown> = {
+      type: e.kind,
+      date: pingDate(e.at),
+      n,
+      scheme,
+      remote_addr: null,
+      method: "",
+      ua: "",
+      rid: e.rid,
+      body_url: e.body ? `${base}/${n}/body` : null,
+    };
+    if ((e.kind === "success" || e.kind === "fail") && e.duration_ms !== null) {
+      ping.duration = Math.round(e.duration_ms / 10) / 100;
+    }
+    return ping;
+  });
+}
+
+/** A kept ping's body by its number; `notFound` when there is none or it is empty. */
+export async function pingBody(deps: Deps, s: Service, n: number): Promise<string> {
+  const events = await listEvents(deps.kv, s.account, s.id);
+  const e = events[events.length - n];
+  if (n < 1 || !e || !e.body) notFound("not found");
+  return e.body;
+}
+
+/** State changes as Healthchecks' flips (up 1, down or paused 0), newest first. */
+export async function listFlips(
+  deps: Deps,
+  s: Service,
+  filter: { start?: number; end?: number; seconds?: number },
+) {
+  const now = deps.clock.now();
+  const h = await serviceHistory(deps.kv, s, now);
+  const flips: { at: number; up: number }[] = [];
+  let last: number | null = null;
+  for (const c of h.changes) {
+    if (c.state === "warn" && last === 1) continue;
+    const up = c.state === "ok" || c.state === "warn" ? 1 : 0;
+    if (up === last) continue;
+    last = up;
+    flips.push({ at: c.at, up });
+  }
+  return flips.filter((f) => {
+    if (filter.start !== undefined && f.at < filter.start * 1000) return false;
+    if (filter.end !== undefined && f.at >= filter.end * 1000) return false;
+    if (filter.seconds !== undefined && f.at < now - filter.seconds * 1000) return false;
+    return true;
+  }).reverse().map((f) => ({ timestamp: hcTime(f.at), up: f.up }));
+}
+
+/** `GET /api/v<n>/channels/`: the account's channels (all webhooks here). */
+export async function listHcChannels(deps: Deps, account: number) {
+  return (await listChannels(deps.kv, account)).map((c) => ({
+    id: String(c.id),
+    name: c.name,
+    kind: c.kind ?? "webhook",
+  }));
+}

@@ -1,0 +1,263 @@
+import type { Account } from "./accounts.ts";
+import {
+  countServices,
+  importServices,
+  INTERVALS,
+  MAX_SERVICES,
+  type NewService,
+} from "./services.ts";
+import { validSchedule, validTarget } from "./service_changes.ts";
+import { listWindows } from "./maintenance.ts";
+import { type ServiceView, serviceView } from "./service_state.ts";
+import { codeHash, hookEntries, pushHash } from "./hooks.ts";
+import type { Deps } from "../lib/deps.ts";
+import { conflict, DomainError, invalid } from "../lib/errors.ts";
+import { GRACE_MAX, GRACE_MIN } from "../lib/schedule.ts";
+import { cutChars, HC_SLUG_RE } from "../lib/text.ts";
+
+/**
+ * Bringing checks along: a Healthchecks project (the JSON of its `GET /api/v3/checks/`) or an
+ * Uptime Kuma backup (`{version, notificationList, monitorList}`) read into a plan of what
+ * would be created and what cannot be, then created in one atomic within the account's limit
+ * (kv/services.ts `importServices`). Holds no keys.
+ */
+
+/** One service the import would create, as the preview shows it. */
+export interface PlannedService {
+  /** Its name in the export. */
+  from: string;
+  input: NewService;
+  /** What changed on the way (a period rounded to an allowed interval, a name cut). */
+  notes: string[];
+}
+
+export interface ImportPlan {
+  source: "healthchecks" | "uptime-kuma";
+  create: PlannedService[];
+  /** What cannot be created, each with the reason. */
+  cannot: { from: string; why: string }[];
+}
+
+/** Items read from an export at most (a larger one is refused whole). */
+export const MAX_ITEMS = 500;
+
+const MINUTES = INTERVALS as readonly number[];
+
+/** The allowed interval nearest above a period in seconds (the largest when over it). */
+function intervalOf(seconds: number, notes: string[]): number {
+  const minutes = seconds / 60;
+  const fit = MINUTES.find((m) => m >= minutes) ?? MINUTES[MINUTES.length - 1];
+  if (fit !== minutes) notes.push(`period ${period(seconds)} became ${period(fit * 60)}`);
+  return fit;
+}
+
+/** A period as a person reads it: 90 s, 5 min, 2 h, 1 day. */
+function period(seconds: number): string {
+  if (seconds % 86_400 === 0) return seconds === 86_400 ? "1 day" : `${seconds / 86_400} days`;
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+/** A name within this service's 2 to 80 characters. */
+function nameOf(raw: unknown, fallback: string, notes: string[]): string {
+  let name = typeof raw === "string" ? raw.replace(/\s+/g, " ").trim() : "";
+  if (name.length < 2) {
+    name = fallback;
+    notes.push(`no name: named ${fallback}`);
+  }
+  const cut = cutChars(name, 80);
+  if (cut !== name) notes.push("name cut to 80 characters");
+  return cut;
+}
+
+const textOf = (v: unknown) => typeof v === "string" ? v : "";
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The description with the tags in front (this service has no tags of its own yet). */
+function whatOf(desc: string, tags: string[]): string {
+  const text = [tags.length > 0 ? `[${tags.join(" ")}]` : "", desc.replace(/\s+/g, " ").trim()]
+    .filter((s) => s !== "").join(" ");
+  return cutChars(text, 160);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A Healthchecks check (API v1 to v3, read-write or read-only key) as a heartbeat. */
+function healthchecksItem(c: Record<string, unknown>, i: number): PlannedService | string {
+  const notes: string[] = [];
+  const slug = typeof c.slug === "string" && HC_SLUG_RE.test(c.slug) ? c.slug : undefined;
+  const name = nameOf(c.name, slug ?? `check ${i + 1}`, notes);
+  const tags = textOf(c.tags).split(" ").filter((t) => t !== "");
+  const input: NewService = {
+    name,
+    what: whatOf(textOf(c.desc), tags),
+    group: "Jobs",
+    place: null,
+    interval: 1440,
+    alerts: true,
+    kind: "webhook",
+    check: "webhook:",
+    hint: null,
+    channels: [],
+  };
+  if (slug !== undefined) input.slug = slug;
+  // The UUID is kept (its /ping address then only changes its base); a read-only key's
+  // export has none, nor its ping URL: a new one is made.
+  const uuid = typeof c.uuid === "string"
+    ? c.uuid
+    : textOf(c.ping_url).match(/([0-9a-f-]{36})$/i)?.[1];
+  if (uuid && UUID.test(uuid)) input.code = uuid.toLowerCase();
+  else notes.push("no UUID in the export (a read-only key): a new one is made");
+  if (c.methods === "POST") input.methods = "POST";
+  const grace = typeof c.grace === "number" ? c.grace : 3600;
+  if (typeof c.schedule === "string" && c.schedule.trim() !== "") {
+    if (c.schedule.trim().split(/\s+/).length !== 5) {
+      return "an OnCalendar schedule: only 5-field cron schedules are taken";
+    }
+    const minutes = Math.min(GRACE_MAX, Math.max(GRACE_MIN, Math.ceil(grace / 60)));
+    try {
+      input.schedule = validSchedule("webhook", c.schedule, textOf(c.tz) || "UTC", minutes);
+    } catch (err) {
+      if (err instanceof DomainError) return err.message;
+      throw err;
+    }
+  } else {
+    const timeout = typeof c.timeout === "number" && c.timeout > 0 ? c.timeout : 86_400;
+    input.interval = intervalOf(timeout, notes);
+    notes.push(`grace ${period(grace)} not kept: a fixed interval's grace is one interval`);
+  }
+  if (c.manual_resume === true) notes.push("manual_resume not kept");
+  if (textOf(c.channels) !== "") notes.push("integrations not kept: choose channels here");
+  if (c.status === "paused") notes.push("was paused: imported running");
+  return { from: textOf(c.name) || slug || `check ${i + 1}`, input, notes };
+}
+
+/** Uptime Kuma's monitor types and what they become here. */
+const KUMA_URL_TYPES = ["http", "keyword", "json-query"];
+
+/** An Uptime Kuma monitor as a service of this kind, or why it cannot be one. */
+function kumaItem(m: Record<string, unknown>, i: number): PlannedService | string {
+  const notes: string[] = [];
+  const type = textOf(m.type);
+  const name = nameOf(m.name, `monitor ${i + 1}`, notes);
+  const tags = Array.isArray(m.tags)
+    ? m.tags.flatMap((t) => isObject(t) && typeof t.name === "string" ? [t.name] : [])
+    : [];
+  const seconds = typeof m.interval === "number" && m.interval > 0 ? m.interval : 60;
+  const retries = typeof m.maxretries === "number" ? m.maxretries : 0;
+  const input: NewService = {
+    name,
+    what: whatOf(textOf(m.description), tags),
+    group: "Public",
+    place: null,
+    interval: intervalOf(seconds, notes),
+    alerts: true,
+    kind: "webhook",
+    check: "webhook:",
+    hint: null,
+    channels: [],
+    threshold: Math.min(5, Math.max(1, retries + 1)),
+  };
+  if (retries + 1 > 5) notes.push(`${retries} retries became 4 (5 failed checks before an alert)`);
+  if (type === "push") {
+    if (typeof m.pushToken === "string" && m.pushToken !== "") input.push = pushHash(m.pushToken);
+    else notes.push("no push token in the export: make one on its page");
+  } else if (KUMA_URL_TYPES.includes(type)) {
+    const url = textOf(m.url);
+    if (!/^https?:\/\//i.test(url)) return "no http(s) address";
+    input.check = `url:${url}`;
+    if (type !== "http") {
+      notes.push(`its ${type} condition is not checked: the address answering is`);
+    }
+    if (textOf(m.method) && textOf(m.method).toUpperCase() !== "GET") {
+      notes.push(`checked with GET, not ${textOf(m.method).toUpperCase()}`);
+    }
+  } else if (type === "port") {
+    if (!textOf(m.hostname) || typeof m.port !== "number") return "no host or port";
+    input.check = `tcp:${textOf(m.hostname)}:${m.port}`;
+  } else {return `a ${type || "typeless"} monitor: this service checks http(s), TCP ports, ` +
+      "TLS certificates, MCP servers and heartbeats";}
+  if (m.active === false || m.active === 0) notes.push("was paused: imported running");
+  return { from: textOf(m.name) || `monitor ${i + 1}`, input, notes };
+}
+
+/** Whether a kept UUID or push token names a service already (an export imported twice). */
+async function taken(kv: Deno.Kv, input: NewService): Promise<boolean> {
+  const hashes = [input.code ? codeHash(input.code) : null, input.push ?? null]
+    .filter((h) => h !== null);
+  if (hashes.length === 0) return false;
+  return (await hookEntries(kv, hashes)).some((e) => e.value !== null);
+}
+
+/**
+ * Reads an export (already parsed JSON) into a plan: Healthchecks' `{checks: [...]}` or Uptime
+ * Kuma's `{monitorList: [...]}`. Checked targets are validated as on creation (an address this
+ * account may not watch cannot be imported). Past the account's free places, the rest cannot.
+ */
+export async function planImport(deps: Deps, me: Account, data: unknown): Promise<ImportPlan> {
+  const isHc = isObject(data) && Array.isArray(data.checks);
+  const isKuma = isObject(data) && Array.isArray(data.monitorList);
+  if (!isHc && !isKuma) {
+    invalid(
+      "data: not an export this service reads: a Healthchecks project's GET /api/v3/checks/ " +
+        "answer ({checks: [...]}) or an Uptime Kuma backup ({monitorList: [...]})",
+      "data",
+    );
+  }
+  const items = (isHc ? data.checks : data.monitorList) as unknown[];
+  if (items.length > MAX_ITEMS) {
+    invalid(`data: at most ${MAX_ITEMS} checks or monitors at once`, "data");
+  }
+  const plan: ImportPlan = {
+    source: isHc ? "healthchecks" : "uptime-kuma",
+    create: [],
+    cannot: [],
+  };
+  let free = MAX_SERVICES - await countServices(deps.kv, me.id);
+  for (const [i, item] of items.entries()) {
+    if (!isObject(item)) {
+      plan.cannot.push({ from: `item ${i + 1}`, why: "not an object" });
+      continue;
+    }
+    const made = isHc ? healthchecksItem(item, i) : kumaItem(item, i);
+    const from = typeof made === "string" ? textOf(item.name) || `item ${i + 1}` : made.from;
+    let why = typeof made === "string" ? made : null;
+    if (typeof made !== "string" && await taken(deps.kv, made.input)) {
+      why = made.input.code && !made.input.push
+        ? "its UUID is a check here already"
+        : "its UUID or push token is a service here already";
+    }
+    if (why === null && typeof made !== "string" && made.input.check !== "webhook:") {
+      try {
+        const target = await validTarget(deps, me, made.input.check);
+        Object.assign(made.input, { kind: target.kind, check: target.check, hint: target.hint });
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        why = err.message.replace(/^check: /, "");
+      }
+    }
+    if (why === null && free <= 0) why = `over the limit of ${MAX_SERVICES} services`;
+    if (why !== null || typeof made === "string") {
+      plan.cannot.push({ from, why: why ?? "unknown" });
+      continue;
+    }
+    free--;
+    plan.create.push(made);
+  }
+  return plan;
+}
+
+/** Creates what a plan would, in one atomic; answers the new services' items. */
+export async function runImport(
+  deps: Deps,
+  me: Account,
+  plan: ImportPlan,
+): Promise<ServiceView[]> {
+  if (plan.create.length === 0) conflict("nothing to import");
+  const made = await importServices(deps, me.id, plan.create.map((p) => p.input));
+  const windows = await listWindows(deps.kv, me.id);
+  const now = deps.clock.now();
+  return made.map((s) => serviceView(s, null, now, windows));
+}

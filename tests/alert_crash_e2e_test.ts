@@ -1,0 +1,128 @@
+/**
+ * Alerts across a crash (issue 30, part 5): the real server process on one KV file, killed with
+ * SIGKILL while it sends an alert (the mail relay and the alert channel have taken the alert but
+ * not answered yet, so the server cannot know it was delivered), then started again on the same
+ * file. First the off of a `/fail` is cut (the KV queue's look is sending it) and the job comes
+ * back right after the restart, before the off could be sent again; then the back is cut while
+ * the server sends it. The mail relay and the channel receiver stay up. Asserted: nothing is
+ * lost, every copy of an alert carries the same identity (mail `Message-ID`, `X-Webhook-Id`), no
+ * back arrives before the last copy of its off, and what a kill cut is sent again within a minute
+ * of the restart.
+ */
+import assert from "node:assert/strict";
+import { alertBench, arrival, bearerApi, signInByMail } from "./_real_server.ts";
+import { type ServerProcess, startServer } from "./_server.ts";
+import { type ReceivedPost, webhookReceiver } from "./_servers.ts";
+import type { Received } from "./_smtp.ts";
+
+/** docs/api.md: what a crash cut resumes within a minute of the restart. */
+const RESUME_MS = 60_000;
+const SLACK_MS = 15_000;
+const OPS = "ops@crash.test";
+const OFF = 'Watched service "Backup" is off';
+const BACK = 'Watched service "Backup" is back';
+
+Deno.test({
+  name:
+    "e2e: killed while sending, every alert arrives, in order, with one identity, within a minute of the restart",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    // The owner may post to a channel on 127.0.0.1.
+    await using bench = await alertBench("crash_e2e_", OPS);
+    const { sink, kvPath, env } = bench;
+    await using pager = webhookReceiver(bench.certs);
+    let server: ServerProcess | null = null;
+    try {
+      server = await startServer(kvPath, env);
+      const token = await signInByMail(server.url, sink, OPS);
+      const ch = await bearerApi(server.url, token)("POST", "/api/me/channels", {
+        name: "Pager",
+        url: pager.url,
+      });
+      const made = await bearerApi(server.url, token)("POST", "/api/me/services", {
+        name: "Backup",
+        check: "webhook:",
+        channels: [ch.item.id],
+      });
+      const path = new URL(made.hook_url).pathname;
+      const ping = async (signal = "") => {
+        const r = await fetch(`${server!.url}${path}${signal}`);
+        assert.equal(r.status, 200, await r.text());
+      };
+      await ping();
+      const mails = () => sink.mails.filter((m) => m.to === OPS && m.subject.includes("Backup"));
+      const copies = (title: string) => ({
+        mails: () => mails().filter((m) => m.subject === title),
+        posts: () => pager.posts.filter((p) => p.body.title === title),
+      });
+      /** Both the mail and the post of `title` arrived `n` times (or more), within `ms`. */
+      const arrived = (title: string, n: number, ms: number) =>
+        Promise.all([
+          arrival(`mail "${title}" #${n}`, () => [copies(title).mails()], (l) => l.length >= n, ms),
+          arrival(`post "${title}" #${n}`, () => [copies(title).posts()], (l) => l.length >= n, ms),
+        ]).catch((err) => {
+          throw new Error(
+            `${err.message}; mails: ${mails().map((m) => m.subject).join(" | ")}; posts: ${
+              pager.posts.map((p) => p.body.title).join(" | ")
+            }; log: ${server?.stdout.text.split("\n").filter((l) => /job|fail/.test(l)).join(" ")}`,
+          );
+        });
+      const holdAll = (title: string) => {
+        sink.holding = (m: Received) => m.subject === title;
+        pager.holding = (p: ReceivedPost) => p.body.title === title;
+      };
+      const release = () => {
+        sink.holding = () => false;
+        pager.holding = () => false;
+      };
+      const restart = async () => {
+        await server!.stop(); // SIGKILL
+        release();
+        server = await startServer(kvPath, env);
+        return Date.now();
+      };
+
+      // 1. The off, killed while it is being sent (the relay and the channel hold it).
+      holdAll(OFF);
+      await ping("/fail");
+      await arrived(OFF, 1, 30_000);
+      // The back must never overtake the off's second copy: hold the back when it comes.
+      const restarted = await restart();
+      holdAll(BACK);
+      // The job succeeds again right after the restart: the minutely look finds it back.
+      await ping();
+      await arrived(OFF, 2, RESUME_MS + SLACK_MS - (Date.now() - restarted));
+      const offAgain = Date.now() - restarted;
+
+      // 2. The back, killed while it is being sent.
+      await arrived(BACK, 1, 2 * 60_000);
+      const restartedAgain = await restart();
+      await arrived(BACK, 2, RESUME_MS + SLACK_MS);
+      const backAgain = Date.now() - restartedAgain;
+      console.log(
+        `crash e2e: cut off sent again ${offAgain} ms after the restart, cut back ${backAgain} ms`,
+      );
+      assert.ok(offAgain <= RESUME_MS + SLACK_MS, `off again after ${offAgain} ms`);
+      assert.ok(backAgain <= RESUME_MS + SLACK_MS, `back again after ${backAgain} ms`);
+
+      // Order: every copy of the off before the first back, by mail and by post.
+      const order = mails().map((m) => m.subject);
+      assert.ok(order.lastIndexOf(OFF) < order.indexOf(BACK), order.join(" | "));
+      const postOrder = pager.posts.map((p) => p.body.title);
+      assert.ok(postOrder.lastIndexOf(OFF) < postOrder.indexOf(BACK), postOrder.join(" | "));
+      // One identity per alert: its copies share it, and the two alerts differ.
+      for (const title of [OFF, BACK]) {
+        const ids = new Set(copies(title).mails().map((m) => m.messageId));
+        assert.equal(ids.size, 1, `${title}: Message-IDs ${[...ids].join(", ")}`);
+        assert.ok([...ids][0], "a Message-ID");
+        const hooks = new Set(copies(title).posts().map((p) => p.id));
+        assert.equal(hooks.size, 1, `${title}: X-Webhook-Ids ${[...hooks].join(", ")}`);
+      }
+      assert.notEqual(copies(OFF).mails()[0].messageId, copies(BACK).mails()[0].messageId);
+      assert.notEqual(copies(OFF).posts()[0].id, copies(BACK).posts()[0].id);
+    } finally {
+      await server?.stop();
+    }
+  },
+});

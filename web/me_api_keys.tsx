@@ -1,0 +1,157 @@
+/**
+ * API keys of the Healthchecks-compatible API (/me/api-keys): the list, a form that makes a key
+ * (shown once, after the redirect, from this session's flash) and a revoke button each. The
+ * same domain functions as /api/me/api-keys (kv/api_keys.ts).
+ */
+import {
+  apiKeyView,
+  createApiKey,
+  listApiKeys,
+  MAX_API_KEYS,
+  revokeApiKey,
+} from "../kv/api_keys.ts";
+import type { Deps } from "../lib/deps.ts";
+import { ApiKeyInput } from "../http/account_inputs.ts";
+import { fail } from "../http/errors.ts";
+import { Checkbox, emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
+import { U } from "./_layout.tsx";
+import { MeNav, PostButton, when } from "./_me.tsx";
+import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { webToken } from "./_session.ts";
+import { putFlash, readFlash } from "../kv/flash.ts";
+
+const KEY_FLASH = "api_key";
+const LABELS = { name: "Key name", readonly: "Read-only key" };
+type Shown = { name: string; key: string; readonly: boolean };
+
+const keysPage = async (deps: Deps, c: WebCtx, view: FormView = emptyView(), shown?: Shown) => {
+  const me = requireAccount(c);
+  const items = (await listApiKeys(deps.kv, me.id)).map(apiKeyView);
+  const base = deps.config.baseUrl;
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>API keys</h1>
+      <p>
+        Tools made for Healthchecks (its Terraform and Ansible modules, runitor, its Python, Go and
+        JavaScript clients) manage your heartbeats here with one changed address: use{" "}
+        <code>{base}/api/v3/</code>{" "}
+        as the API address and a key from this page. A read-only key lists and reads checks only.
+      </p>
+      {shown
+        ? (
+          <div class="notice" role="status">
+            <p>
+              Key <U>{shown.name || "(no name)"}</U>{" "}
+              made{shown.readonly ? " (read-only)" : ""}. It is shown on this page for 15 minutes
+              and never again.
+            </p>
+            <p>
+              <label for="api-key">API key</label>
+              <input id="api-key" readonly value={shown.key} />
+              <button type="button" data-copy="#api-key" hidden>Copy</button>
+            </p>
+          </div>
+        )
+        : null}
+      {items.length
+        ? (
+          <table>
+            <caption>Your API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Access</th>
+                <th scope="col">Begins with</th>
+                <th scope="col">Made</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((k) => (
+                <tr>
+                  <td>
+                    <U>{k.name || "(no name)"}</U>
+                  </td>
+                  <td>{k.readonly ? "Read-only" : "Read and write"}</td>
+                  <td>
+                    <code>{k.prefix}</code>
+                  </td>
+                  <td>{when(Date.parse(k.created))}</td>
+                  <td>
+                    <PostButton
+                      action={`/me/api-keys/${k.id}/revoke`}
+                      kind="danger"
+                      confirm="Revoke this key? Tools using it stop at once."
+                    >
+                      Revoke key
+                    </PostButton>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+        : <p>No API keys yet.</p>}
+      <h2>Make a key</h2>
+      <form method="post" action="/me/api-keys" novalidate>
+        <ErrorSummary view={view} labels={LABELS} />
+        <Field name="name" label={LABELS.name} view={view} maxlength={80} hint="Optional" />
+        <Checkbox name="readonly" label={LABELS.readonly} view={view} />
+        <button type="submit">Make key</button>
+      </form>
+      <p class="hint">Up to {MAX_API_KEYS} keys.</p>
+      <p>
+        <a href="/me/services">All services</a>
+      </p>
+    </>
+  );
+};
+
+async function getMeApiKeys(deps: Deps, c: WebCtx) {
+  requireAccount(c);
+  const token = webToken(deps, c);
+  const shown = token && c.req.query("shown") === "1"
+    ? await readFlash<Shown>(deps.kv, token, KEY_FLASH, deps.clock.now())
+    : null;
+  c.header("Cache-Control", "no-store");
+  return c.render(await keysPage(deps, c, emptyView(), shown ?? undefined), {
+    title: "API keys",
+    noindex: true,
+  });
+}
+
+async function postMeApiKeys(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  let made: Shown | null = null;
+  const res = await submitForm(c, {
+    schema: ApiKeyInput,
+    input: (f) => ({ name: f.name ?? "", readonly: f.readonly === "on" }),
+    act: async (input) => {
+      const k = await createApiKey(deps, me.id, input);
+      made = { name: k.item.name, key: k.key, readonly: k.item.readonly };
+      return "/me/api-keys";
+    },
+    show: (view) => keysPage(deps, c, view),
+    page: { title: "API keys" },
+  });
+  if (!made) return res;
+  // The key is shown after the redirect, from this session's flash.
+  const token = webToken(deps, c);
+  if (token) await putFlash(deps.kv, token, KEY_FLASH, made, deps.clock.now());
+  return seeOther(c, "/me/api-keys?shown=1");
+}
+
+async function postMeApiKeysRevoke(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  if (!await revokeApiKey(deps, me.id, Number(c.req.param("id")))) fail(404, "no such API key");
+  return seeOther(c, "/me/api-keys");
+}
+
+export function apiKeyPages(deps: Deps) {
+  const app = webRouter();
+  app.get("/me/api-keys", (c) => getMeApiKeys(deps, c));
+  app.post("/me/api-keys", (c) => postMeApiKeys(deps, c));
+  app.post("/me/api-keys/:id{[0-9]{1,15}}/revoke", (c) => postMeApiKeysRevoke(deps, c));
+  return app;
+}
