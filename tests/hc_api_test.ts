@@ -499,7 +499,9 @@ Deno.test("pages: API keys made (shown once after the redirect) and revoked; tag
   assert.deepEqual(items[0].tags, ["backup", "prod"]);
   const page = await t.req("GET", `/me/services/${items[0].id}`, { headers: { cookie } });
   assert.match(page.text, /value="backup prod"/);
-  assert.match(page.text, /Use with Healthchecks clients/);
+  // One section, with the ping addresses and the Management API's address.
+  assert.equal(page.text.match(/Use with Healthchecks clients/g)?.length, 1);
+  assert.match(page.text, /<dt>Management API<\/dt>/);
   assert.ok(page.text.includes(items[0].uuid));
   const bad = await t.req(
     "POST",

@@ -2,7 +2,8 @@
 
 /**
  * "Use with Healthchecks clients" on a heartbeat's page: its /ping addresses, the ping key's
- * state, its POST-only setting, and its Uptime Kuma push address (made here, shown once).
+ * state, its POST-only setting, the Management API's address and its check id, and its Uptime
+ * Kuma push address (made here, shown once).
  */
 export function CompatSection(
   props: { base: string; id: number; uuid: string; slug: string; post: boolean; keyMade: boolean },
@@ -34,6 +35,12 @@ export function CompatSection(
         <dt>Methods</dt>
         <dd>
           {props.post ? "POST only (other pings are recorded as ignored)" : "HEAD, GET and POST"}
+        </dd>
+        <dt>Management API</dt>
+        <dd>
+          <code>{props.base}/api/v3/</code> with a key from{" "}
+          <a href="/me/api-keys">API keys</a>; this heartbeat's check id (uuid) there is{" "}
+          <code>{props.uuid}</code>
         </dd>
         <dt>Uptime Kuma push</dt>
         <dd>

@@ -569,18 +569,6 @@ const JobLines = () => (
   </details>
 );
 
-/** Where a Healthchecks client finds this heartbeat: the API address, its uuid, the keys. */
-const HealthchecksUse = ({ base, s }: { base: string; s: ServiceView }) => (
-  <details>
-    <summary>Use with Healthchecks clients</summary>
-    <p>
-      Tools made for Healthchecks manage this heartbeat through <code>{base}/api/v3/</code>{" "}
-      with a key from <a href="/me/api-keys">API keys</a>; its check id (uuid) there is{" "}
-      <code>{s.uuid}</code>.
-    </p>
-  </details>
-);
-
 /** Pause, a new hook address or a check now, and delete. */
 function ServiceActions({ s }: { s: ServiceView }) {
   return (
@@ -645,7 +633,6 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
           />
         )
         : null}
-      {s.kind === "webhook" && s.uuid ? <HealthchecksUse base={deps.config.baseUrl} s={s} /> : null}
       {await watchSection(deps, found, s)}
       <ServiceActions s={s} />
       <h2>Change it</h2>
