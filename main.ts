@@ -186,6 +186,8 @@ if (deps.config.kvPath !== undefined) {
   const token = await renewOwnerClaim(deps.kv, newInstall, deps.clock.now()).catch(() => null);
   if (token !== null) {
     // A block like a printed mail's: a message to the person at the console, not a log line.
+    // The log lines buffered so far go first, so the output's first line stays the KV's.
+    flushLog();
     console.log(
       `--- owner link\nNo owner yet. To become this server's owner, sign in and open ` +
         `${deps.config.baseUrl}/me/standing/owner?claim=${token} ` +
