@@ -2,8 +2,7 @@
 import { testApp } from "../tests/_helpers.ts";
 import { configureLog, type Level } from "../lib/log.ts";
 configureLog((Deno.env.get("LVL") ?? "info") as Level);
-// KV_FILE=1: a KV file as a self-hosted server has (the session cache then stat()s it per
-// lookup, rule 2 of kv/_auth_cache.ts); else the in-memory KV.
+// KV_FILE=1: a KV file as a self-hosted server has; else the in-memory KV.
 const dir = Deno.env.get("KV_FILE") ? await Deno.makeTempDir() : null;
 await using t = await testApp(dir ? { kvPath: `${dir}/kv.sqlite3` } : {});
 const { token } = await t.account("me@example.org");
@@ -24,8 +23,6 @@ const run = async (n: number) => {
   }
   return ((cpuMs() - t0) * 1000) / n;
 };
-// A file changed in the last 2 s is not trusted by the session cache: let it settle.
-if (dir) await new Promise((r) => setTimeout(r, 2100));
 await run(3000);
 const out = [];
 for (let i = 0; i < 5; i++) out.push(await run(10000));

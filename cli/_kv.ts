@@ -1,8 +1,8 @@
 import { retryLocked } from "../kv/_atomic.ts";
 
 /**
- * The KV of KV_PATH as Deno opens it, without the server's wrappers (the session cache would
- * add its own bookkeeping to what a restore writes). A file's folder is created if missing.
+ * The KV of KV_PATH as Deno opens it, without the server's lock-waiting reads (a restore writes
+ * keys as they were, not through the commit path). A file's folder is created if missing.
  */
 export async function openRawKv(path: string | undefined): Promise<Deno.Kv> {
   if (path && !/^https?:/.test(path) && path !== ":memory:") {

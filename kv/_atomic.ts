@@ -1,14 +1,12 @@
 /**
  * The one commit path. Domain code builds a write with `atomic(kv)` and commits it with
  * `commit(op)` (or returns it from a `transact` attempt), and nothing else writes: `commit`
- * runs, by name, what must follow a commit. The session cache (kv/_auth_cache.ts) hears of
- * every session or account key the atomic sets, sums, mutates or deletes, before and after
- * the commit; an atomic that queued record trail lines runs the trail's sequencer
- * (kv/trail.ts `kickTrail`) before `commit` returns. Commits, and the reads of a KV `openKv`
- * opened, wait out a KV file that another process holds locked (kv/_locked.ts), and `transact` runs optimistic loops
- * for version-checked atomics, so concurrent requests never lose an update.
+ * runs, by name, what must follow a commit: an atomic that queued record trail lines runs the
+ * trail's sequencer (kv/trail.ts `kickTrail`) before `commit` returns. Commits, and the reads
+ * of a KV `openKv` opened, wait out a KV file that another process holds locked
+ * (kv/_locked.ts), and `transact` runs optimistic loops for version-checked atomics, so
+ * concurrent requests never lose an update.
  */
-import { authWriteBegins, authWriteEnds, isAuthKey, registerKv } from "./_auth_cache.ts";
 import { deleteInChunks, keysOf } from "./_batch.ts";
 import {
   atomicStats,
@@ -72,68 +70,50 @@ type Chain<K extends keyof Deno.AtomicOperation> = (
   ...args: Parameters<Deno.AtomicOperation[K]>
 ) => Atomic;
 
-/** What `commit` must know of an atomic: its KV, Deno's operation, the keys that matter. */
-interface Pending {
+/** What `commit` must know of an atomic not committed yet: its KV, Deno's operation, the trail. */
+interface Uncommitted {
   kv: Deno.Kv;
   op: Deno.AtomicOperation;
-  /** Session and account keys written, and those of them deleted (the session cache's). */
-  auth: Deno.KvKey[];
-  deleted: Deno.KvKey[];
   /** Whether it queues record trail lines. */
   trail: boolean;
 }
 
-const pending = new WeakMap<Atomic, Pending>();
+const uncommitted = new WeakMap<Atomic, Uncommitted>();
 
 /** A new atomic operation on `kv`, to commit with `commit`. */
 export function atomic(kv: Deno.Kv): Atomic {
-  const p: Pending = { kv, op: kv.atomic(), auth: [], deleted: [], trail: false };
-  const wrote = (key: Deno.KvKey, deleted = false) => {
-    if (key[0] === QUEUE && !deleted) p.trail = true;
-    if (!isAuthKey(key)) return;
-    p.auth.push(key);
-    if (deleted) p.deleted.push(key);
+  const u: Uncommitted = { kv, op: kv.atomic(), trail: false };
+  const wrote = (key: Deno.KvKey) => {
+    if (key[0] === QUEUE) u.trail = true;
   };
   const self: Atomic = {
-    check: (...checks) => (p.op.check(...checks), self),
-    set: (key, value, options) => (wrote(key), p.op.set(key, value, options), self),
-    delete: (key) => (wrote(key, true), p.op.delete(key), self),
-    sum: (key, n) => (wrote(key), p.op.sum(key, n), self),
-    min: (key, n) => (wrote(key), p.op.min(key, n), self),
-    max: (key, n) => (wrote(key), p.op.max(key, n), self),
+    check: (...checks) => (u.op.check(...checks), self),
+    set: (key, value, options) => (wrote(key), u.op.set(key, value, options), self),
+    delete: (key) => (u.op.delete(key), self),
+    sum: (key, n) => (u.op.sum(key, n), self),
+    min: (key, n) => (u.op.min(key, n), self),
+    max: (key, n) => (u.op.max(key, n), self),
     mutate: (...mutations) => {
-      for (const m of mutations) wrote(m.key, m.type === "delete");
-      p.op.mutate(...mutations);
+      for (const m of mutations) if (m.type !== "delete") wrote(m.key);
+      u.op.mutate(...mutations);
       return self;
     },
-    enqueue: (value, options) => (p.op.enqueue(value, options), self),
+    enqueue: (value, options) => (u.op.enqueue(value, options), self),
   };
-  pending.set(self, p);
+  uncommitted.set(self, u);
   return self;
 }
 
 /**
  * Commits an atomic made by `atomic`, retrying a locked file, and runs what follows a commit:
- * the session cache's notice of session and account writes (kv/_auth_cache.ts: before, so it
- * can count the write in its epoch, and after, whether it landed) and, when it queued trail
- * lines and landed, the trail's sequencer.
+ * when it queued trail lines and landed, the trail's sequencer.
  */
 export async function commit(op: Atomic): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-  const p = pending.get(op);
-  if (!p) throw new Error("commit: not an atomic of kv/_atomic.ts atomic()");
-  pending.delete(op);
-  let res: Deno.KvCommitResult | Deno.KvCommitError | undefined;
-  if (p.auth.length === 0) res = await retryLocked(() => p.op.commit());
-  else {
-    // From here to the finally, the write is pending for the session cache.
-    authWriteBegins(p.kv, p.op, p.auth, p.deleted);
-    try {
-      res = await retryLocked(() => p.op.commit());
-    } finally {
-      authWriteEnds(p.kv, p.auth, res?.ok === true);
-    }
-  }
-  if (res.ok && p.trail) await kickTrail(p.kv);
+  const u = uncommitted.get(op);
+  if (!u) throw new Error("commit: not an atomic of kv/_atomic.ts atomic()");
+  uncommitted.delete(op);
+  const res = await retryLocked(() => u.op.commit());
+  if (res.ok && u.trail) await kickTrail(u.kv);
   return res;
 }
 
@@ -150,8 +130,5 @@ export async function openKv(path: string | undefined): Promise<Deno.Kv> {
     const dir = path.replace(/[\\/][^\\/]*$/, "");
     if (dir && dir !== path) await Deno.mkdir(dir, { recursive: true });
   }
-  const kv = lockSafe(await retryLocked(() => Deno.openKv(path)));
-  // Where the KV lives decides how the session cache learns of other writers.
-  registerKv(kv, path);
-  return kv;
+  return lockSafe(await retryLocked(() => Deno.openKv(path)));
 }

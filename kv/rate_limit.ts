@@ -125,8 +125,7 @@ export function addUses(op: Atomic, key: Deno.KvKey, n: bigint): Atomic {
 /** Deletes every counter whose window has ended. */
 export async function sweepRateWindows(kv: Deno.Kv, now: number): Promise<number> {
   // No empty commit (deleteKeys makes none): it would still write to the KV file, every
-  // minute, for nothing, and a file just written keeps the session cache off for a while
-  // (kv/_auth_cache.ts rule 2).
+  // minute, for nothing.
   return await deleteKeys(kv, keysOf(kv, { start: ["rate"], end: ["rate", now] }));
 }
 

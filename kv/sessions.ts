@@ -1,6 +1,5 @@
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { randomToken, sha256hex } from "../lib/crypto.ts";
-import { cachedAuth, countsEpoch, EPOCH_KEY, readMark, rememberAuth } from "./_auth_cache.ts";
 import { type Account, accountKey } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { getManyEntries } from "./_batch.ts";
@@ -78,9 +77,10 @@ export interface ActiveSession {
 const TOKEN_FORM = /^([1-9]\d{0,15})_[A-Za-z0-9_-]{43}$/;
 
 /**
- * The live session behind a bearer token and its account: from the session cache when it can
- * vouch for them (kv/_auth_cache.ts), else in one KV read. Null when the token is malformed,
- * unknown, ended or expired, or its account is gone.
+ * The live session behind a bearer token and its account, read together from KV on every
+ * request (one `getMany`): an ended session or a changed account counts at the next request,
+ * whichever process wrote it. Null when the token is malformed, unknown, ended or expired, or
+ * its account is gone.
  */
 export async function findSession(
   kv: Deno.Kv,
@@ -90,25 +90,17 @@ export async function findSession(
   const form = token.match(TOKEN_FORM);
   if (!form) return null;
   const hash = sha256hex(token);
-  const hit = await cachedAuth<ActiveSession & { account: Account }>(kv, hash);
-  if (hit && now - hit.session.last_used < LAST_USED_GRANULARITY) {
-    return hit.session.expires > now ? hit : null;
-  }
-  const mark = readMark(kv);
-  // On a KV file the epoch comes in the same snapshot, so the cache knows what this read is
-  // current to; elsewhere nothing needs it (kv/_auth_cache.ts rule 3).
-  const keys = [sessionKey(hash), accountKey(Number(form[1])), EPOCH_KEY] as const;
-  const [entry, acc, epoch] = countsEpoch(kv)
-    ? await kv.getMany<[Session, Account, Deno.KvU64]>(keys)
-    : [...await kv.getMany<[Session, Account]>([keys[0], keys[1]]), null];
+  const [entry, acc] = await kv.getMany<[Session, Account]>([
+    sessionKey(hash),
+    accountKey(Number(form[1])),
+  ]);
   const session = entry.value;
   const account = acc.value;
   if (!session || session.expires <= now || !account || session.account !== account.id) {
     return null;
   }
   if (now - session.last_used >= LAST_USED_GRANULARITY) {
-    // Best effort: a lost race only means another request already moved last_used. The
-    // write drops the cached copy; the next request reads and caches the new one.
+    // Best effort: a lost race only means another request already moved last_used.
     const touched = { ...session, last_used: now };
     await commit(
       atomic(kv).check(entry).set(sessionKey(hash), touched, {
@@ -117,9 +109,7 @@ export async function findSession(
     );
     return { session: touched, hash, account };
   }
-  const found = { session, hash, account };
-  rememberAuth(kv, mark, found, epoch?.value?.value ?? 0n);
-  return found;
+  return { session, hash, account };
 }
 
 export async function listSessions(kv: Deno.Kv, account: number): Promise<ActiveSession[]> {

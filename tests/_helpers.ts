@@ -110,7 +110,7 @@ export async function testApp(
     kvPath?: string;
   } = {},
 ): Promise<TestApp> {
-  // Opened as main.ts opens the real KV (lock retries, session cache), so tests run the same
+  // Opened as main.ts opens the real KV (lock retries), so tests run the same
   // code paths.
   const kvPath = opts.kvPath ?? ":memory:";
   const kv = await openKv(kvPath);

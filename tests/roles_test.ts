@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { openKv } from "../kv/_atomic.ts";
-import { EPOCH_KEY } from "../kv/_auth_cache.ts";
 import { grantRole, listRoleHolders, revokeRole } from "../kv/roles.ts";
 import { type TrailLine, verifyTrail } from "../kv/trail.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
@@ -186,37 +185,6 @@ Deno.test("roles command: usage errors exit 2 and touch no KV", async () => {
       assert.match(r.stderr, /roles: contributor, reviewer, owner/);
     }
     await assert.rejects(Deno.stat(`${dir}/data`), Deno.errors.NotFound);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
-
-Deno.test("roles command: its account writes count in the session cache's epoch", async () => {
-  // The cache registers with the KV wrapper when kv/accounts.ts loads (kv/_auth_cache.ts); the
-  // command's writes must move ["auth_epoch"], or a running server would keep stale roles.
-  const dir = await Deno.makeTempDir();
-  try {
-    const kvPath = `${dir}/kv.sqlite3`;
-    const epoch = async () => {
-      const kv = await Deno.openKv(kvPath);
-      try {
-        return (await kv.get<Deno.KvU64>(EPOCH_KEY)).value?.value ?? 0n;
-      } finally {
-        kv.close();
-      }
-    };
-    const env = { KV_PATH: kvPath };
-    const created = await runTask("roles", ["grant", "ada@example.org", "owner"], env);
-    assert.equal(created.code, 0, created.stderr);
-    const first = await epoch();
-    assert.ok(first >= 1n, `epoch ${first} after creating an account`);
-    const granted = await runTask("roles", ["grant", "ada@example.org", "reviewer"], env);
-    assert.equal(granted.code, 0, granted.stderr);
-    assert.ok(await epoch() > first, "a role change counts");
-    // A command that changes nothing writes nothing, and counts nothing.
-    const before = await epoch();
-    assert.equal((await runTask("roles", ["list"], env)).code, 0);
-    assert.equal(await epoch(), before);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -35,7 +35,7 @@ import {
 
 /** Sets the account's sessions back by `ms` in the server's KV file, as time passing would. */
 async function ageSessions(kvPath: string, email: string, ms: number) {
-  // Through the service's own opener: the write counts for the server's session cache.
+  // Through the service's own opener, which waits out the server's lock on the file.
   const kv = await openKv(kvPath);
   try {
     const account = (await findAccountByEmail(kv, email))!.value.id;

@@ -2,8 +2,8 @@
  * Web sessions: a browser that opens a sign-in link holds the same device session a client
  * of the API gets (kv/sessions.ts), its token in a cookie instead of a header. The cookie is
  * HttpOnly, SameSite=Lax and, when the service is reached over https, Secure with the
- * `__Host-` prefix (no Domain, Path=/). Pages look the session up with `findSession`, the
- * API's own (cached, kv/_auth_cache.ts) path. The JSON API never reads this cookie.
+ * `__Host-` prefix (no Domain, Path=/). Pages look the session up with `findSession`, as the
+ * API's bearer guard does. The JSON API never reads this cookie.
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
