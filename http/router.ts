@@ -6,7 +6,7 @@ import { fail } from "./errors.ts";
 import { type Hook, OpenApiHono } from "./openapi.ts";
 import { refusal, speakPlainly } from "./words.ts";
 
-export { createRoute } from "./openapi.ts";
+export { createRoute, type RouteConfig } from "./openapi.ts";
 
 /** What guards put on the request context. */
 export type AppEnv = {
@@ -82,8 +82,11 @@ export const idParam = z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).
   example: "1",
 });
 
-export const bearer: Record<string, string[]>[] = [{ bearer: [] }];
-export const team: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
+/** Who may call a route, as the document says it (http/guards.ts `secured` applies the guard). */
+export const SECURITY: Record<"bearer" | "team", Record<string, string[]>[]> = {
+  bearer: [{ bearer: [] }],
+  team: [{ bearer: [] }, { serviceToken: [] }],
+};
 
 /** Query flag `?all=1`. */
 export const flag = z.enum(["1", "0", "true", "false"]).optional()
