@@ -10,6 +10,7 @@ import { HTTPException } from "hono/http-exception";
 import { validator } from "hono/validator";
 import { mergePath } from "hono/utils/url";
 import { z } from "zod";
+import { JSON_BODY_LIMIT, limitBody } from "./body.ts";
 
 type Schema = z.ZodType;
 type Content = Record<string, { schema?: unknown }>;
@@ -24,6 +25,11 @@ export type RouteConfig = {
   /** Defaults to the method and path in camelCase (getMeFilesById). */
   operationId?: string;
   hide?: boolean;
+  /**
+   * The largest body the route takes (JSON_BODY_LIMIT unless given); "own": it reads raw
+   * bytes and caps its own stream (uploads).
+   */
+  bodyLimit?: number | "own";
   // deno-lint-ignore no-explicit-any
   middleware?: MiddlewareHandler<any, any, any>[];
   request?: {
@@ -151,6 +157,16 @@ function validators<E extends Env>(route: RouteConfig, hook: Hook<E>): Middlewar
   return list;
 }
 
+/** The default limit, made once: most routes take it. */
+let defaultLimit: MiddlewareHandler | null = null;
+
+/** The route's body limit, first in its chain: before its guards, as before any reading. */
+function bodyLimitOf(route: RouteConfig): MiddlewareHandler[] {
+  if (route.bodyLimit === "own") return [];
+  if (route.bodyLimit === undefined) return [defaultLimit ??= limitBody(JSON_BODY_LIMIT)];
+  return [limitBody(route.bodyLimit)];
+}
+
 type Info = { title: string; version: string; description?: string };
 export type DocConfig = {
   info: Info;
@@ -176,7 +192,12 @@ export class OpenApiHono<E extends Env> extends Hono<E> {
   ): this {
     if (!route.hide) this.defs.push({ path: route.path, route });
     const path = route.path.replaceAll(/\/{(.+?)}/g, "/:$1");
-    const chain = [...(route.middleware ?? []), ...validators(route, this.#hook), handler];
+    const chain = [
+      ...bodyLimitOf(route),
+      ...(route.middleware ?? []),
+      ...validators(route, this.#hook),
+      handler,
+    ];
     (this.on as (method: string, path: string, ...h: unknown[]) => unknown)(
       route.method.toUpperCase(),
       path,
@@ -204,7 +225,8 @@ export class OpenApiHono<E extends Env> extends Hono<E> {
 
 /** `getMeFilesById` from GET /api/me/files/{id}: unique per method and path. */
 export function operationId(method: string, path: string): string {
-  const words = path.replace(/^\/api(?=\/|$)/, "").split("/").filter(Boolean).map((part) => {
+  const rest = path === "/api" || path.startsWith("/api/") ? path.slice(4) : path;
+  const words = rest.split("/").filter(Boolean).map((part) => {
     const param = part.match(/^{(.+)}$/);
     const word = (param ? `by_${param[1]}` : part).replace(
       /[^A-Za-z0-9]+(.)?/g,
