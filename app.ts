@@ -444,7 +444,7 @@ async function openApiDocument(deps: Deps): Promise<object> {
   // The route layer (zod, its schemas) loads with the first area; the document may come first.
   const [{ errors, router }, { buildDocument }] = await Promise.all([
     import("./http/router.ts"),
-    import("./http/openapi.ts"),
+    import("./http/openapi_doc.ts"),
   ]);
   const config: DocConfig = {
     ...DOC,
