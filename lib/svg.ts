@@ -248,19 +248,21 @@ export function responseTimeChart(
   const top = niceTop(Math.max(0, ...data.flatMap((b) => [b.median_ms ?? 0, b.p95_ms ?? 0])));
   const x = (t: number) => ((t - from) / (to - from)) * PLOT_W;
   const y = (v: number) => PLOT_H - (v / top) * PLOT_H;
+  // Each run of stretches with checks is a subpath; a lone one a dot (a round cap on a step
+  // too short to see).
   const line = (pick: (b: ChartBucket) => number | null) => {
-    const parts: string[] = [];
-    let open = false;
+    const runs: string[][] = [];
+    let run: string[] | null = null;
     for (const b of data) {
       const v = pick(b);
       if (v === null) {
-        open = false;
+        run = null;
         continue;
       }
-      parts.push(`${open ? "L" : "M"}${x((b.from + b.to) / 2).toFixed(1)} ${y(v).toFixed(1)}`);
-      open = true;
+      if (!run) runs.push(run = []);
+      run.push(`${x((b.from + b.to) / 2).toFixed(1)} ${y(v).toFixed(1)}`);
     }
-    return parts.join(" ");
+    return runs.map((r) => `M${r.join(" L")}${r.length === 1 ? " h0.1" : ""}`).join(" ");
   };
   const grid = [0, 0.5, 1].map((f) => {
     const gy = PLOT_TOP + PLOT_H - f * PLOT_H;
@@ -292,7 +294,7 @@ export function responseTimeChart(
       Math.max(2, x(b.to) - x(b.from) - 1).toFixed(1)
     }" height="6" class="t-off" fill="${COLORS.off}"/>`
   );
-  const hover = data.map((b) =>
+  const hover = data.filter((b) => b.checks > 0).map((b) =>
     `<rect x="${x(b.from).toFixed(1)}" y="0" width="${
       (x(b.to) - x(b.from)).toFixed(1)
     }" height="${PLOT_H}" fill="transparent"><title>${esc(b.label)}</title></rect>`
@@ -306,10 +308,10 @@ export function responseTimeChart(
     ...down,
     `<path d="${
       line((b) => b.p95_ms)
-    }" fill="none" class="c-p95" stroke="${COLORS.warn}" stroke-width="1.5" vector-effect="non-scaling-stroke"/>`,
+    }" fill="none" class="c-p95" stroke="${COLORS.warn}" stroke-width="1.5" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke"/>`,
     `<path d="${
       line((b) => b.median_ms)
-    }" fill="none" class="c-median" stroke="${COLORS.maintenance}" stroke-width="2" vector-effect="non-scaling-stroke"/>`,
+    }" fill="none" class="c-median" stroke="${COLORS.maintenance}" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke"/>`,
     ...marks,
     ...hover,
     `</svg>`,

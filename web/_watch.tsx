@@ -106,9 +106,12 @@ async function ChartPart(
 ) {
   const { s, range, now } = props;
   const { span, count, words } = RANGES[range];
-  const from = now - span;
-  const results = await recentResults(props.deps.kv, s.account, s.id, now, span);
-  const data = buckets(results, from, now, count).map((b) => ({ ...b, label: bucketLabel(b) }));
+  // Stretches on whole quarter hours, hours or six hours: the last one holds now.
+  const size = span / count;
+  const to = Math.floor(now / size) * size + size;
+  const from = to - span;
+  const results = await recentResults(props.deps.kv, s.account, s.id, now, now - from);
+  const data = buckets(results, from, to, count).map((b) => ({ ...b, label: bucketLabel(b) }));
   const times = results.map((r) => r.ms);
   const failed = results.filter((r) => r.state === "off").length;
   const median = percentile(times, 50);
@@ -126,8 +129,8 @@ async function ChartPart(
       <figure>
         {raw(responseTimeChart(data, {
           from,
-          to: now,
-          ticks: ticksOf(from, now, range),
+          to,
+          ticks: ticksOf(from, to, range),
           down: props.down.map((p) => [p.from, p.to ?? now]),
           label: `Response time of ${s.name} over the last ${words}. ${summary}`,
         }))}

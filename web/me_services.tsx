@@ -29,7 +29,13 @@ import { shownState } from "../kv/service_state.ts";
 import { KINDS } from "../lib/targets.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
-import { addService, checkServiceNow, editService, hookUrl } from "../kv/service_changes.ts";
+import {
+  addService,
+  checkServiceNow,
+  editService,
+  fieldProblems,
+  hookUrl,
+} from "../kv/service_changes.ts";
 import { CreateBody, PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import {
@@ -61,7 +67,7 @@ const LABELS = {
   interval: "Check every",
   alerts: "Alerts",
   threshold: "Failed checks or runs before an alert",
-  schedule: "Schedule (cron, heartbeats only)",
+  schedule: "Schedule (cron)",
   tz: "Time zone of the schedule",
   grace: "Grace minutes",
   remind: "Remind while off",
@@ -541,6 +547,7 @@ async function postMeServices(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   return await submitForm(c, {
     schema: CreateBody,
+    also: fieldProblems,
     fieldOf: tagsField,
     input: (f) => ({
       ...commonInput(f),
@@ -652,11 +659,17 @@ function ServiceFacts({ s, now }: { s: ServiceView; now: number }) {
       <dd>
         <StateBadge state={shownState(s)} />
       </dd>
-      <dt>Last result</dt>
-      <dd>
-        <U>{s.status}</U>
-        {s.ms !== null ? ` (${s.ms} ms)` : ""}
-      </dd>
+      <Fact
+        term="Last result"
+        value={s.status
+          ? (
+            <>
+              <U>{s.status}</U>
+              {s.ms !== null ? ` (${s.ms} ms)` : ""}
+            </>
+          )
+          : null}
+      />
       <dt>{s.kind === "webhook" ? "Last beat" : "Last checked"}</dt>
       <dd>
         <Ago at={ms(s.kind === "webhook" ? s.beat : s.checked)} now={now} />
@@ -839,6 +852,7 @@ async function postMeServicesId(deps: Deps, c: WebCtx) {
   const id = serviceId(c);
   return await submitForm(c, {
     schema: PatchBody,
+    also: fieldProblems,
     fieldOf: tagsField,
     input: (f) => {
       const common = commonInput(f);
