@@ -39,6 +39,7 @@ Deno.test({
       await clickByText(owner, "Save profile");
       await openUrl(owner, `${web.base}/me/services/new?kind=webhook`, "Add a service");
       await fillByLabel(owner, "Name", "Library printer");
+      await selectByLabel(owner, "Expected every", "hour");
       await clickByText(owner, "Add service");
       await openUrl(owner, `${web.base}/me/status-page`, "Status page");
       await checkByLabel(owner, "Publish the status page");
