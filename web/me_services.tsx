@@ -146,12 +146,12 @@ function CommonFields(props: { view: FormView; kind: string }) {
       <F.Select
         name="group"
         options={GROUPS}
-        hint="Groups your list and status page, and alerts: services of one group (other than Public) that go off within two minutes of each other are reported in one follow-up alert. A maintenance window can cover a whole group."
+        hint="Public (reached from the internet), LAN and tailnet (reached only inside your own network), Data, Jobs. It groups your list and status page, and alerts: services of one group other than Public that go off within two minutes of each other come in one follow-up alert. A maintenance window can cover a whole group."
       />
       <F.Select
         name="place"
         options={placeOptions}
-        hint="Where it runs, a shared cause: when services of one place go off together you get one alert and one summary when they are back. A maintenance window can cover a place (e.g. cloudflared: behind a Cloudflare tunnel; oneshot: a job that runs and ends)."
+        hint="Where it runs, e.g. cloudflared (behind a Cloudflare tunnel), oneshot (a job that runs and ends), container only, on site. A shared cause: services of one place that go off together come in one follow-up alert, and one summary when they are back. A maintenance window can cover a place."
       />
       <F.Field
         name="tags"
