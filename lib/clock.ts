@@ -39,16 +39,12 @@ export function fileSteps(
   run: () => Promise<void>,
   everyMs = 20,
 ): { stop(): void } {
-  let done = 0;
+  // A process started again on the same switch answers only what is asked from now on.
+  let done = Number(readOr(`${path}.done`)) || 0;
   let busy = false;
   const timer = setInterval(async () => {
     if (busy) return;
-    let asked: number;
-    try {
-      asked = Number(Deno.readTextFileSync(`${path}.step`).trim());
-    } catch {
-      return; // nothing asked yet
-    }
+    const asked = Number(readOr(`${path}.step`)); // nothing asked yet: 0
     if (!(asked > done)) return;
     busy = true;
     try {
@@ -72,6 +68,15 @@ export function atTime(clock: Clock, at: number, fn: () => void): void {
   const wait = at - clock.now();
   if (wait <= 0) fn();
   else setTimeout(() => atTime(clock, at, fn), Math.min(wait, 1_000));
+}
+
+/** A small file's text, trimmed; "" when it cannot be read (not written yet). */
+function readOr(path: string): string {
+  try {
+    return Deno.readTextFileSync(path).trim();
+  } catch {
+    return "";
+  }
 }
 
 export const MINUTE = 60_000;

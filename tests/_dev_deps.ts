@@ -25,9 +25,7 @@ export { createConfig, lintFromString } from "npm:@redocly/openapi-core@^2.64.0"
  * Node.js: advice for its operators, lines that would alarm a reader of a green run. From the
  * load on, console lines that begin with "oidc-provider " are dropped; any other passes.
  */
-export async function loadOidcProvider(): Promise<
-  typeof import("npm:oidc-provider@^9.5.0").default
-> {
+export async function loadOidcProvider() {
   for (const level of ["warn", "info"] as const) {
     const write = console[level];
     if (write.name === "withoutOidcAdvice") continue; // a second load
