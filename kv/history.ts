@@ -135,7 +135,18 @@ export async function readChanges(
   now: number,
   days: number,
 ): Promise<{ before: HistState | null; changes: Change[] }> {
-  const from = now - days * DAY;
+  const { before, changes } = await changesSince(kv, account, id, now - days * DAY, now);
+  return { before, changes: changes.map(({ at, state }) => ({ at, state })) };
+}
+
+/** The change in force at `from` (if still kept), then every change from `from` to `now`. */
+async function changesSince(
+  kv: Deno.Kv,
+  account: number,
+  id: number,
+  from: number,
+  now: number,
+): Promise<{ before: HistState | null; changes: History["changes"] }> {
   let before: HistState | null = null;
   for await (
     const e of kv.list<StoredChange>({
@@ -143,13 +154,13 @@ export async function readChanges(
       end: changeKey(account, id, from),
     }, { reverse: true, limit: 1 })
   ) before = e.value.state;
-  const changes: Change[] = [];
+  const changes: History["changes"] = [];
   for await (
     const e of kv.list<StoredChange>({
       start: changeKey(account, id, from),
       end: changeKey(account, id, now + 1),
     })
-  ) changes.push({ at: e.key[3] as number, state: e.value.state });
+  ) changes.push({ at: e.key[3] as number, ...e.value });
   return { before, changes };
 }
 
@@ -172,21 +183,7 @@ export async function readHistory(
   quiet: [number, number][] = [],
 ): Promise<History> {
   const from = Math.floor(now / DAY) * DAY - (days - 1) * DAY;
-  const changes: History["changes"] = [];
-  // The change in force when the window opens (if still kept), then the window's.
-  let before: HistState | null = null;
-  for await (
-    const e of kv.list<StoredChange>({
-      start: changeKey(account, id, 0),
-      end: changeKey(account, id, from),
-    }, { reverse: true, limit: 1 })
-  ) before = e.value.state;
-  for await (
-    const e of kv.list<StoredChange>({
-      start: changeKey(account, id, from),
-      end: changeKey(account, id, now + 1),
-    })
-  ) changes.push({ at: e.key[3] as number, ...e.value });
+  const { before, changes } = await changesSince(kv, account, id, from, now);
   const durations = new Map<string, number[]>();
   for await (
     const e of kv.list<{ ms: number[] }>({
