@@ -6,7 +6,7 @@
  * 127.0.0.1 is contacted.
  */
 import assert from "node:assert/strict";
-import { bearerApi, type RealServer, startServer } from "./_real_server.ts";
+import { bearerApi, type RealServer, startFreshServer } from "./_real_server.ts";
 
 /** Runs a shell script with PING_URL and PING_ENDPOINT put in, as the docs mean them. */
 async function sh(script: string, vars: Record<string, string>, path: string) {
@@ -43,7 +43,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    await using s = await startServer();
+    await using s = await startFreshServer();
     const { path, dir } = await toolPath();
     try {
       const token = await s.signIn("ops@example.org");
