@@ -14,7 +14,7 @@
  * the browser tests.
  */
 import { chromium } from "../tests/_dev_deps.ts";
-import { startServer } from "../tests/_real_server.ts";
+import { startFreshServer } from "../tests/_real_server.ts";
 import { flakyTarget } from "../tests/_servers.ts";
 
 const LIGHTHOUSE = "npm:lighthouse@12.2.3";
@@ -22,7 +22,7 @@ const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as 
 const MAX_KB = 60;
 
 await using target = flakyTarget();
-await using server = await startServer();
+await using server = await startFreshServer();
 const base = server.base;
 const token = await server.signIn("lena@example.org");
 const cookie = `session=${token}`;
