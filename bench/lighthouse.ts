@@ -2,9 +2,9 @@
  * Lighthouse on the watching pages and the home page
  * (`deno run -A --lock=deno.dev.lock bench/lighthouse.ts`, part of `deno task bench`): the real
  * server (tests/_real_server.ts) with one owner's checked services, a heartbeat and a published
- * status page; Lighthouse 12.2.3 (npm `lighthouse`, its CLI run by Deno's npm support) against
- * the Chromium of `@sparticuz/chromium` (the browser tests' own), Lighthouse's default mobile
- * emulation and simulated throttling. Per page: the four category scores and what crossed the
+ * status page; Lighthouse 12.2.3 (npm `lighthouse`, its CLI run by Deno's npm support, pinned in
+ * bench/lighthouse.lock) against the Chromium of `@sparticuz/chromium` (the browser tests' own),
+ * Lighthouse's default mobile emulation and simulated throttling. Per page: the four category scores and what crossed the
  * wire (Lighthouse's `total-byte-weight`: HTML, CSS, JS and images as sent, compressed).
  *
  * Targets (issue 34): Performance and Best Practices 100, Accessibility at least 98, SEO at least
@@ -101,7 +101,10 @@ async function lighthouse(url: string, signedIn: boolean): Promise<Omit<Result, 
   const args = [
     "run",
     "-A",
-    "--lock=deno.dev.lock",
+    // Its own lock (bench/lighthouse.lock): 146 packages no test needs, kept out of
+    // deno.dev.lock, which every test run resolves.
+    "--lock=bench/lighthouse.lock",
+    "--frozen",
     LIGHTHOUSE,
     url,
     `--chrome-flags=--headless=new --no-sandbox --disable-gpu`,
