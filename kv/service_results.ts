@@ -8,7 +8,7 @@
  * outage goes at once, follow-ups wait in the place's group, which kv/grouped_alerts.ts sends. The rules are kv/alert_rules.ts's. Holds no keys: the
  * record is written with kv/services.ts `putService`, the due index with kv/service_due.ts.
  */
-import { DAY, HOUR, iso, MINUTE } from "../lib/clock.ts";
+import { DAY, HOUR, iso, MINUTE, readable } from "../lib/clock.ts";
 import type { CheckResult } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { Mail } from "../lib/mail.ts";
@@ -138,7 +138,7 @@ function queueExpiry(
   const expires = s.cert.expires;
   const link = serviceLink(deps, s);
   const mail = acc ? { ...certificateExpiryMail(s, days, expires, link), to: acc.email } : null;
-  const text = `The certificate expires ${iso(expires)} (within ${days} day${
+  const text = `The certificate expires ${readable(expires)} (within ${days} day${
     days === 1 ? "" : "s"
   }).`;
   return {
@@ -245,7 +245,7 @@ function nextLook(
 }
 
 const failureText = (f: NonNullable<Pulse["failed"]>) =>
-  `failure signalled ${iso(f.at)}${f.status ? `: ${f.status}` : ""}`;
+  `failure signalled ${readable(f.at)}${f.status ? `: ${f.status}` : ""}`;
 
 /** What a heartbeat's signals say at `now`, for alerts and history (with the runs counted). */
 function heartbeatStatus(s: Service, v: Verdict, runEnd: number | null, now: number): string {
@@ -253,13 +253,13 @@ function heartbeatStatus(s: Service, v: Verdict, runEnd: number | null, now: num
   const failure = openFailure(pulse);
   const run = openRun(pulse);
   const note = runsNote(v, s.threshold ?? 1);
-  if (v.paused) return `paused since ${iso(s.paused_at!)}`;
+  if (v.paused) return `paused since ${readable(s.paused_at!)}`;
   if (failure) return failureText(failure) + note;
   if (run && runEnd !== null && now > runEnd) {
-    return `run started ${iso(run.at)} did not end within the grace time${note}`;
+    return `run started ${readable(run.at)} did not end within the grace time${note}`;
   }
   if (v.short) return v.short + note;
-  return (pulse?.beat ? `last heartbeat ${iso(pulse.beat.at)}` : "no heartbeat") + note;
+  return (pulse?.beat ? `last heartbeat ${readable(pulse.beat.at)}` : "no heartbeat") + note;
 }
 
 /** When a heartbeat turned `state`, as far as its signals tell. */
