@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { Context, MiddlewareHandler } from "hono";
+import { compress } from "hono/compress";
 import { TrieRouter } from "hono/router/trie-router";
 import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./http/errors.ts";
@@ -232,6 +233,14 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     for (const prefix of AREAS[name].under) app.use(prefix, lazy.middleware);
   }
   app.use("*", measured);
+  // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
+  // (Hono's compress: text types only, a known length under 1 KB, HEAD and 206 left alone; it adds
+  // Vary and weakens an ETag).
+  app.use("*", compress());
+  // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
+  // (Hono's compress: text types only, a known length under 1 KB, HEAD and 206 left alone; it adds
+  // Vary and weakens an ETag). The pings above answer before it: a few bytes, the hottest path.
+  app.use("*", compress());
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
   app.get("/metrics", async (c) => {
