@@ -18,7 +18,7 @@ import { logBug } from "../http/errors.ts";
 import { clientOrigin } from "../http/guards.ts";
 import { Hono } from "hono";
 import type { AppEnv, Ctx } from "../http/router.ts";
-import { cutText, readChunks, STATUS_MAX, type TakenPing, UUID_RE } from "./hooks.ts";
+import { cutText, readChunks, sized, STATUS_MAX, type TakenPing, UUID_RE } from "./hooks.ts";
 
 /**
  * Other products' ping addresses, answered as those products answer them, through the same
@@ -57,9 +57,9 @@ const JSON_HEADERS = {
 const METHODS = "HEAD, GET, POST";
 
 const text = (body: string, status: number, headers: Record<string, string> = TEXT) =>
-  new Response(body, { status, headers });
+  sized(body, status, headers);
 const kuma = (body: object, status: number, extra: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...extra } });
+  sized(JSON.stringify(body), status, { ...JSON_HEADERS, ...extra });
 
 /** The kind and exit code of a Healthchecks signal segment; null: an exit status over 255. */
 function signalOf(segment: string | undefined): Pick<Signal, "kind" | "code"> | null {

@@ -261,6 +261,20 @@ const JSON_HEADERS = {
 };
 const ANSWER_HEADERS = { ...JSON_HEADERS, "cache-control": "no-store" };
 
+const enc = new TextEncoder();
+
+/**
+ * An answer of a few bytes with its length: the app's compression leaves an answer under 1 KB
+ * of known length as it is, so the hottest path spends nothing on it.
+ */
+export function sized(text: string, status: number, headers: Record<string, string>): Response {
+  const body = enc.encode(text);
+  return new Response(body, {
+    status,
+    headers: { ...headers, "content-length": String(body.length) },
+  });
+}
+
 /** A ping `pingRoute` takes: the route pattern it stands for, and its answer. */
 export interface TakenPing {
   route: string;
@@ -322,17 +336,14 @@ export function pingRoute(deps: Deps, bodyLimit: number) {
       address: clientOrigin(deps, c),
     };
     const answer = ping(deps, input).then(
-      (a) => new Response(JSON.stringify(a), { headers: ANSWER_HEADERS }),
+      (a) => sized(JSON.stringify(a), 200, ANSWER_HEADERS),
       (err) => {
         const e = errorAnswer(err);
         if (e) {
-          return new Response(JSON.stringify(e.body), {
-            status: e.status,
-            headers: { ...JSON_HEADERS, ...e.headers },
-          });
+          return sized(JSON.stringify(e.body), e.status, { ...JSON_HEADERS, ...e.headers });
         }
         logBug(req.method, route, err);
-        return new Response('{"error":"internal error"}', { status: 500, headers: JSON_HEADERS });
+        return sized('{"error":"internal error"}', 500, JSON_HEADERS);
       },
     );
     return { route, answer };
