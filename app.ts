@@ -432,5 +432,8 @@ async function openApiDocument(deps: Deps): Promise<object> {
   }
   const root = router();
   root.route("/api", api);
+  // Healthchecks' and Uptime Kuma's ping addresses, answered on the fast path above.
+  const { compatDocRoutes } = await import("./api/compat_docs.ts");
+  root.route("/", compatDocRoutes(deps));
   return buildDocument(root.defs, config);
 }

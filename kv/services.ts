@@ -30,7 +30,7 @@ import {
   slugHash,
   slugRefs,
 } from "./hooks.ts";
-import { dropPingKey, newPingKey, type PingKey, pingKeyEntry, putPingKey } from "./ping_keys.ts";
+import { newPingKey, type PingKey, pingKeyEntry, putPingKey } from "./ping_keys.ts";
 import { hcSlug } from "../lib/text.ts";
 import { addDuration, emptyDay, eraseHistory, recordChange } from "./history.ts";
 import { dropServiceInto, windowsEntry } from "./maintenance.ts";
@@ -66,6 +66,9 @@ export const INTERVALS = [5, 15, 60, 240, 1440] as const;
 /** Consecutive failed checks before a checked service turns warn or off (default 1). */
 export const THRESHOLDS = [1, 2, 3, 4, 5] as const;
 export const MAX_SERVICES = 30;
+/** Most tags a service has, and the longest tag. */
+export const MAX_TAGS = 20;
+export const MAX_TAG = 50;
 
 export type { Service, ServiceView, State } from "./service_state.ts";
 export {
@@ -687,10 +690,6 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
     await eraseHistory(kv, account, e.value.id);
     await eraseEvents(kv, account, e.value.id);
   }
-  await transact(async () => {
-    const pk = await pingKeyEntry(kv, account);
-    return { op: dropPingKey(atomic(kv).check(pk), account, pk.value), result: null };
-  });
   forgetHooks(kv);
   return n;
 }
