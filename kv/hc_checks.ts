@@ -99,8 +99,10 @@ function hcStatus(s: Service, pulse: Pulse | null, now: number, v: HcVersion) {
   const overdue = run && now >= run.at + runGrace(s) * MINUTE;
   if (overdue || verdict.state === "off") return { status: "down", verdict, run };
   if (run && v === 1) return { status: "started", verdict, run };
-  // A run under way before any success: still new there, as the state here waits for one.
-  const fresh = verdict.state === "wait" || (verdict.state === "ok" && !verdict.pulse?.beat);
+  // A run under way before any success: still new there, as the state here waits for one;
+  // so is a resumed check before its next ping (the judged beat is then the resume itself).
+  const pinged = !!pulse?.beat && pulse.beat.at >= (s.resumed ?? 0);
+  const fresh = verdict.state === "wait" || (verdict.state === "ok" && !pinged);
   const status = fresh ? "new" : verdict.state === "warn" ? "grace" : "up";
   return { status, verdict, run };
 }
@@ -130,7 +132,8 @@ export function checkDict(
   if (run && status !== "down") next = next === null ? run.at : Math.min(next, run.at);
   const lastEnd = events.find((e) => e.kind === "success" || e.kind === "fail");
   const timed = lastEnd ? withDurations(events).find((e) => e.ref === lastEnd.ref) : null;
-  const duration = timed?.duration_ms ? Math.floor(timed.duration_ms / 1000) : 0;
+  // As there, a run's duration under a second is 0, and a run without one has none.
+  const duration = timed?.duration_ms ? Math.floor(timed.duration_ms / 1000) : null;
   const uuid = s.code!;
   const dict: Record<string, unknown> = {
     name: hcName(s),
@@ -156,7 +159,7 @@ export function checkDict(
     filter_default_fail: false,
     badge_url: s.badge ? `${base}/api/badges/${s.badge}.svg` : "",
   };
-  if (duration > 0) dict.last_duration = duration;
+  if (duration !== null) dict.last_duration = duration;
   if (caller.readonly) {
     dict.unique_key = uniqueKey(uuid);
   } else {

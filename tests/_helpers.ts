@@ -242,3 +242,10 @@ export function aroundCommits(
     },
   });
 }
+
+/**
+ * Whether an operation answers in another product's own form (Healthchecks' plain-text ping
+ * answers, Uptime Kuma's `{ok, msg}`), not `{error}`: api/compat_docs.ts tags them so.
+ */
+export const foreignAnswers = (op: { tags?: string[] }) =>
+  (op.tags ?? []).some((t) => t === "healthchecks-pings" || t === "uptime-kuma");
