@@ -4,8 +4,8 @@ import { seenOf } from "../kv/dormant.ts";
 import { accountParts } from "../kv/parts.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { createRoute, errors, json, router, team } from "../http/router.ts";
-import { requireTeam } from "../http/guards.ts";
+import { errors, json, router } from "../http/router.ts";
+import { guarded } from "../http/guards.ts";
 import { ProfileSchema } from "../http/schemas.ts";
 import { avatarUrl } from "../kv/accounts.ts";
 
@@ -36,15 +36,14 @@ const ActorItem = z.object({
 
 export function actorRoutes(deps: Deps) {
   const app = router();
+  const { team } = guarded(deps);
 
   app.openapi(
-    createRoute({
+    team({
       method: "get",
       path: "/actors",
       tags: ["team"],
       summary: "Every account with roles, standing, profile, counts and dormant notice",
-      security: team,
-      middleware: [requireTeam(deps)],
       responses: { 200: json(z.object({ items: z.array(ActorItem) })), ...errors(401, 403) },
     }),
     async (c) => {

@@ -9,18 +9,8 @@ import {
 } from "../kv/applications.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import {
-  bearer,
-  body,
-  createRoute,
-  errors,
-  flag,
-  idParam,
-  json,
-  router,
-  team,
-} from "../http/router.ts";
-import { callerOf, requireTeam, requireToken } from "../http/guards.ts";
+import { body, errors, flag, idParam, json, router } from "../http/router.ts";
+import { callerOf, guarded } from "../http/guards.ts";
 import { ApplicationStateSchema } from "../http/schemas.ts";
 
 const TeamItem = ApplicationStateSchema.extend({
@@ -33,58 +23,27 @@ const TeamItem = ApplicationStateSchema.extend({
   }).nullable(),
 }).meta({ id: "ApplicationItem" });
 
-const postMeApplyRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/apply",
-    tags: ["account"],
-    summary: "Apply for contributor standing; one open application at a time",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: body(ApplyBody),
-    responses: {
-      202: json(
-        z.object({
-          application: z.object({ id: z.number().int(), created: z.string() }),
-        }),
-        "Received; the decision comes by mail and shows under GET /api/me",
-      ),
-      ...errors(400, 401, 409),
-    },
-  });
-
-const getApplicationsRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/applications",
-    tags: ["team"],
-    summary: "Open applications (all=1 adds decided ones), oldest first",
-    security: team,
-    middleware: [requireTeam(deps)],
-    request: { query: z.object({ all: flag }) },
-    responses: { 200: json(z.object({ items: z.array(TeamItem) })), ...errors(401, 403) },
-  });
-
-const patchApplicationsRoute = (deps: Deps) =>
-  createRoute({
-    method: "patch",
-    path: "/applications/{id}",
-    tags: ["team"],
-    summary: "Decide an application; approval grants the contributor role",
-    security: team,
-    middleware: [requireTeam(deps)],
-    request: { params: z.object({ id: idParam }), ...body(DecisionBody) },
-    responses: {
-      200: json(z.object({ ok: z.literal(true), application: ApplicationStateSchema })),
-      ...errors(400, 401, 403, 404, 409),
-    },
-  });
-
 export function applicationRoutes(deps: Deps) {
   const app = router();
+  const { bearer, team } = guarded(deps);
 
   app.openapi(
-    postMeApplyRoute(deps),
+    bearer({
+      method: "post",
+      path: "/me/apply",
+      tags: ["account"],
+      summary: "Apply for contributor standing; one open application at a time",
+      request: body(ApplyBody),
+      responses: {
+        202: json(
+          z.object({
+            application: z.object({ id: z.number().int(), created: z.string() }),
+          }),
+          "Received; the decision comes by mail and shows under GET /api/me",
+        ),
+        ...errors(400, 401, 409),
+      },
+    }),
     async (c) => {
       const { text } = c.req.valid("json");
       const a = await applyFor(deps.kv, c.get("account").id, text, deps.clock.now());
@@ -93,7 +52,14 @@ export function applicationRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getApplicationsRoute(deps),
+    team({
+      method: "get",
+      path: "/applications",
+      tags: ["team"],
+      summary: "Open applications (all=1 adds decided ones), oldest first",
+      request: { query: z.object({ all: flag }) },
+      responses: { 200: json(z.object({ items: z.array(TeamItem) })), ...errors(401, 403) },
+    }),
     async (c) => {
       const apps = await listApplications(deps.kv, c.req.valid("query").all);
       const accounts = new Map<number, Account | null>();
@@ -116,7 +82,17 @@ export function applicationRoutes(deps: Deps) {
   );
 
   app.openapi(
-    patchApplicationsRoute(deps),
+    team({
+      method: "patch",
+      path: "/applications/{id}",
+      tags: ["team"],
+      summary: "Decide an application; approval grants the contributor role",
+      request: { params: z.object({ id: idParam }), ...body(DecisionBody) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), application: ApplicationStateSchema })),
+        ...errors(400, 401, 403, 404, 409),
+      },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       const input = c.req.valid("json");

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { ModulePatch } from "../http/catalogue_inputs.ts";
-import { createMiddleware } from "hono/factory";
 import { isTeam } from "../kv/accounts.ts";
 import { catalogueChanged, catalogueJson, metaOf, published } from "../kv/catalogue_doc.ts";
 import {
@@ -24,18 +23,8 @@ import { RULES } from "../kv/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../http/errors.ts";
-import {
-  type AppEnv,
-  bearer,
-  body,
-  createRoute,
-  type Ctx,
-  errors,
-  idParam,
-  json,
-  router,
-} from "../http/router.ts";
-import { actorRef, hasServiceToken, optionalToken, requireToken } from "../http/guards.ts";
+import { body, createRoute, type Ctx, errors, idParam, json, router } from "../http/router.ts";
+import { actorRef, guarded, optionalToken } from "../http/guards.ts";
 
 const Contributor = z.object({ id: z.number().int(), name: z.string() }).meta({
   id: "Contributor",
@@ -67,18 +56,6 @@ const slugParam = z.string().regex(SLUG_RE).meta({
 });
 
 const ContributorsAnswer = z.object({ ok: z.literal(true), contributors: z.array(Contributor) });
-
-/** Any bearer token, or the team's service token (which acts as the team). */
-const member = (deps: Deps) => {
-  const token = requireToken(deps);
-  return createMiddleware<AppEnv>(async (c, next) => {
-    if (hasServiceToken(deps, c)) {
-      c.set("team", { via: "service" });
-      return await next();
-    }
-    return await token(c, next);
-  });
-};
 
 const isTeamCaller = (c: Ctx) => {
   if (c.get("team")) return true;
@@ -117,143 +94,21 @@ async function oneView(deps: Deps, m: Module) {
 }
 
 /** Routes of modules, contributors, points, the published catalogue (issue 4). */
-const security: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
-
-const getMeModulesRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/modules",
-    tags: ["modules"],
-    summary: "The caller's modules; for the team every module (published or not)",
-    security,
-    middleware: [member(deps)],
-    responses: {
-      200: json(z.object({ items: z.array(ModuleSchema), team: z.boolean() })),
-      ...errors(401),
-    },
-  });
-
-const getMeModulesRoute2 = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/modules/{slug}",
-    tags: ["modules"],
-    summary: "One module, for its contributors and the team",
-    security,
-    middleware: [member(deps)],
-    request: { params: z.object({ slug: slugParam }) },
-    responses: { 200: json(z.object({ item: ModuleSchema })), ...errors(401, 403, 404) },
-  });
-
-const patchMeModulesRoute = (deps: Deps) =>
-  createRoute({
-    method: "patch",
-    path: "/me/modules/{slug}",
-    tags: ["modules"],
-    summary: "Edit a module; stamps `updated`, one trail line per changed field",
-    security,
-    middleware: [member(deps)],
-    request: { params: z.object({ slug: slugParam }), ...body(ModulePatch) },
-    responses: {
-      200: json(z.object({
-        ok: z.literal(true),
-        item: ModuleSchema,
-        changed: z.array(z.string()),
-      })),
-      ...errors(400, 401, 403, 404),
-    },
-  });
-
-const postMeModulesContributorsRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/modules/{slug}/contributors",
-    tags: ["modules"],
-    summary: "Add a contributor by address (a named account with contributor standing)",
-    security,
-    middleware: [member(deps)],
-    request: {
-      params: z.object({ slug: slugParam }),
-      ...body(z.object({ email: emailSchema }).meta({ id: "ContributorAdd" })),
-    },
-    responses: { 200: json(ContributorsAnswer), ...errors(400, 401, 403, 404) },
-  });
-
-const deleteMeModulesContributorsRoute = (deps: Deps) =>
-  createRoute({
-    method: "delete",
-    path: "/me/modules/{slug}/contributors/{id}",
-    tags: ["modules"],
-    summary: "Remove a contributor; a module keeps at least one (409)",
-    security,
-    middleware: [member(deps)],
-    request: { params: z.object({ slug: slugParam, id: idParam }) },
-    responses: { 200: json(ContributorsAnswer), ...errors(401, 403, 404, 409) },
-  });
-
-const postModulesPointRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/modules/{slug}/point",
-    tags: ["modules"],
-    summary: "Give the caller's point, or withdraw it when given (120 changes an hour)",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: z.object({ slug: slugParam }) },
-    responses: {
-      200: json(z.object({ ok: z.literal(true), points: z.number().int(), mine: z.boolean() })),
-      ...errors(401, 404, 429),
-    },
-  });
-
-const getPointsRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/points",
-    tags: ["modules"],
-    summary: "Point counts of every published module, and the caller's points",
-    middleware: [optionalToken(deps)],
-    responses: {
-      200: json(z.object({
-        counts: z.record(z.string(), z.number().int()),
-        mine: z.array(z.string()),
-      })),
-    },
-  });
-
-const getModulesMetaRoute = createRoute({
-  method: "get",
-  path: "/modules/meta",
-  tags: ["modules"],
-  summary: "Contributors and point count of every published module",
-  responses: {
-    200: json(z.object({
-      items: z.record(
-        z.string(),
-        z.object({ contributors: z.array(Contributor), points: z.number().int() }),
-      ),
-    })),
-  },
-});
-
-const getCatalogueRoute = createRoute({
-  method: "get",
-  path: "/catalogue",
-  tags: ["modules"],
-  summary: "The published catalogue: every published module (without points)",
-  responses: {
-    200: json(z.object({
-      generated: z.string(),
-      count: z.number().int(),
-      modules: z.array(ModuleSchema.omit({ points: true, published: true })),
-    })),
-  },
-});
 
 export function catalogueRoutes(deps: Deps) {
   const app = router();
+  const { bearer, member } = guarded(deps);
   app.openapi(
-    getMeModulesRoute(deps),
+    member({
+      method: "get",
+      path: "/me/modules",
+      tags: ["modules"],
+      summary: "The caller's modules; for the team every module (published or not)",
+      responses: {
+        200: json(z.object({ items: z.array(ModuleSchema), team: z.boolean() })),
+        ...errors(401),
+      },
+    }),
     async (c) => {
       const isTeamNow = isTeamCaller(c);
       const mods = isTeamNow
@@ -265,7 +120,14 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getMeModulesRoute2(deps),
+    member({
+      method: "get",
+      path: "/me/modules/{slug}",
+      tags: ["modules"],
+      summary: "One module, for its contributors and the team",
+      request: { params: z.object({ slug: slugParam }) },
+      responses: { 200: json(z.object({ item: ModuleSchema })), ...errors(401, 403, 404) },
+    }),
     async (c) => {
       const entry = await editable(deps, c, c.req.valid("param").slug);
       return c.json({ item: await oneView(deps, entry.value) }, 200);
@@ -273,7 +135,21 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    patchMeModulesRoute(deps),
+    member({
+      method: "patch",
+      path: "/me/modules/{slug}",
+      tags: ["modules"],
+      summary: "Edit a module; stamps `updated`, one trail line per changed field",
+      request: { params: z.object({ slug: slugParam }), ...body(ModulePatch) },
+      responses: {
+        200: json(z.object({
+          ok: z.literal(true),
+          item: ModuleSchema,
+          changed: z.array(z.string()),
+        })),
+        ...errors(400, 401, 403, 404),
+      },
+    }),
     async (c) => {
       const { slug } = c.req.valid("param");
       const patch = c.req.valid("json");
@@ -292,7 +168,17 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    postMeModulesContributorsRoute(deps),
+    member({
+      method: "post",
+      path: "/me/modules/{slug}/contributors",
+      tags: ["modules"],
+      summary: "Add a contributor by address (a named account with contributor standing)",
+      request: {
+        params: z.object({ slug: slugParam }),
+        ...body(z.object({ email: emailSchema }).meta({ id: "ContributorAdd" })),
+      },
+      responses: { 200: json(ContributorsAnswer), ...errors(400, 401, 403, 404) },
+    }),
     async (c) => {
       const { slug } = c.req.valid("param");
       const { email } = c.req.valid("json");
@@ -309,7 +195,14 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    deleteMeModulesContributorsRoute(deps),
+    member({
+      method: "delete",
+      path: "/me/modules/{slug}/contributors/{id}",
+      tags: ["modules"],
+      summary: "Remove a contributor; a module keeps at least one (409)",
+      request: { params: z.object({ slug: slugParam, id: idParam }) },
+      responses: { 200: json(ContributorsAnswer), ...errors(401, 403, 404, 409) },
+    }),
     async (c) => {
       const { slug, id } = c.req.valid("param");
       await editable(deps, c, slug);
@@ -323,7 +216,17 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    postModulesPointRoute(deps),
+    bearer({
+      method: "post",
+      path: "/modules/{slug}/point",
+      tags: ["modules"],
+      summary: "Give the caller's point, or withdraw it when given (120 changes an hour)",
+      request: { params: z.object({ slug: slugParam }) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), points: z.number().int(), mine: z.boolean() })),
+        ...errors(401, 404, 429),
+      },
+    }),
     async (c) => {
       const { slug } = c.req.valid("param");
       const r = await togglePoint(deps.kv, slug, c.get("account").id, deps.clock.now());
@@ -339,7 +242,19 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getPointsRoute(deps),
+    createRoute({
+      method: "get",
+      path: "/points",
+      tags: ["modules"],
+      summary: "Point counts of every published module, and the caller's points",
+      middleware: [optionalToken(deps)],
+      responses: {
+        200: json(z.object({
+          counts: z.record(z.string(), z.number().int()),
+          mine: z.array(z.string()),
+        })),
+      },
+    }),
     async (c) => {
       const p = await published(deps);
       const snap = await countsSnapshot(deps.kv);
@@ -358,7 +273,20 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getModulesMetaRoute,
+    createRoute({
+      method: "get",
+      path: "/modules/meta",
+      tags: ["modules"],
+      summary: "Contributors and point count of every published module",
+      responses: {
+        200: json(z.object({
+          items: z.record(
+            z.string(),
+            z.object({ contributors: z.array(Contributor), points: z.number().int() }),
+          ),
+        })),
+      },
+    }),
     async (c) => {
       const p = await published(deps);
       const counts = await countsSnapshot(deps.kv);
@@ -375,7 +303,19 @@ export function catalogueRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getCatalogueRoute,
+    createRoute({
+      method: "get",
+      path: "/catalogue",
+      tags: ["modules"],
+      summary: "The published catalogue: every published module (without points)",
+      responses: {
+        200: json(z.object({
+          generated: z.string(),
+          count: z.number().int(),
+          modules: z.array(ModuleSchema.omit({ points: true, published: true })),
+        })),
+      },
+    }),
     async (c) => {
       const text = await catalogueJson(deps);
       // deno-lint-ignore no-explicit-any

@@ -14,9 +14,9 @@ import { RULES } from "../kv/rate_limit.ts";
 import { KIND_LIST, KIND_NAMES } from "../lib/channels/mod.ts";
 import { removeChannel } from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { body, errors, idParam, json, router } from "../http/router.ts";
 import { fail } from "../http/errors.ts";
-import { limit, requireToken } from "../http/guards.ts";
+import { guarded, limit } from "../http/guards.ts";
 import { oneLine } from "../http/text.ts";
 
 const ChannelSchema = z.object({
@@ -87,91 +87,9 @@ const KindSchema = z.object({
   })),
 }).meta({ id: "ChannelKind" });
 
-const getChannelKindsRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/channels/kinds",
-    tags: ["services"],
-    summary: "The kinds of alert channel and the fields of each",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    responses: { 200: json(z.object({ items: z.array(KindSchema) })), ...errors(401) },
-  });
-
 const Params = z.object({ id: idParam });
 
 /** Webhook alert channels of the caller (kv/channels.ts). */
-const getMeChannelsRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/channels",
-    tags: ["services"],
-    summary: "The caller's webhook alert channels",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    responses: {
-      200: json(z.object({ items: z.array(ChannelSchema), max: z.number().int() })),
-      ...errors(401),
-    },
-  });
-
-const postMeChannelsRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/channels",
-    tags: ["services"],
-    summary: "Add an alert channel; a webhook's signing secret is shown only in this answer",
-    description: "`kind` and that kind's fields (GET /api/me/channels/kinds, docs/api.md). A " +
-      `webhook's alerts are JSON POSTs signed with \`${SIGNATURE_HEADER}: sha256=<hex ` +
-      "HMAC-SHA256 of the body with the secret>`. Addresses are https; private addresses are " +
-      "refused as for checks (a self-hosted kind may reach the networks of CHANNEL_NETWORKS). " +
-      "Secret fields are stored sealed and never shown again.",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: body(NewChannel),
-    responses: {
-      200: json(z.object({
-        ok: z.literal(true),
-        item: ChannelSchema,
-        secret: z.string().optional().meta({ description: "A webhook's signing secret, once" }),
-      })),
-      ...errors(400, 401, 409),
-    },
-  });
-
-const deleteMeChannelsRoute = (deps: Deps) =>
-  createRoute({
-    method: "delete",
-    path: "/me/channels/{id}",
-    tags: ["services"],
-    summary: "Remove a channel (and its choice on every service)",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: Params },
-    responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
-  });
-
-const postMeChannelsTestRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/channels/{id}/test",
-    tags: ["services"],
-    summary: "Send a test alert now (60 an hour with manual checks)",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: Params },
-    responses: {
-      200: json(z.object({
-        ok: z.literal(true),
-        delivered: z.boolean(),
-        status: z.string().meta({
-          description: "The provider's answer in plain words (wrong token, unknown chat, " +
-            "rate limited, ...); a webhook's: its HTTP status",
-        }),
-      })),
-      ...errors(401, 404, 429),
-    },
-  });
 
 const AlertSettings = z.object({
   grouping: z.boolean().meta({
@@ -181,44 +99,35 @@ const AlertSettings = z.object({
   }),
 }).meta({ id: "AlertSettings" });
 
-const getMeAlertSettingsRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/alert-settings",
-    tags: ["services"],
-    summary: "The caller's alert settings: whether alerts of one outage come together",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    responses: { 200: json(AlertSettings), ...errors(401) },
-  });
-
-const patchMeAlertSettingsRoute = (deps: Deps) =>
-  createRoute({
-    method: "patch",
-    path: "/me/alert-settings",
-    tags: ["services"],
-    summary: "Turn grouped alerts on or off",
-    description: "Off: every service alerts on its own at once. A group already waiting is " +
-      "still sent.",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: body(AlertSettings),
-    responses: {
-      200: json(z.object({ ok: z.literal(true), grouping: z.boolean() })),
-      ...errors(400, 401),
-    },
-  });
-
 export function channelRoutes(deps: Deps) {
   const app = router();
+  const { bearer } = guarded(deps);
 
   app.openapi(
-    getMeAlertSettingsRoute(deps),
+    bearer({
+      method: "get",
+      path: "/me/alert-settings",
+      tags: ["services"],
+      summary: "The caller's alert settings: whether alerts of one outage come together",
+      responses: { 200: json(AlertSettings), ...errors(401) },
+    }),
     async (c) => c.json({ grouping: await groupingOf(deps.kv, c.get("account").id) }, 200),
   );
 
   app.openapi(
-    patchMeAlertSettingsRoute(deps),
+    bearer({
+      method: "patch",
+      path: "/me/alert-settings",
+      tags: ["services"],
+      summary: "Turn grouped alerts on or off",
+      description: "Off: every service alerts on its own at once. A group already waiting is " +
+        "still sent.",
+      request: body(AlertSettings),
+      responses: {
+        200: json(z.object({ ok: z.literal(true), grouping: z.boolean() })),
+        ...errors(400, 401),
+      },
+    }),
     async (c) => {
       const { grouping } = c.req.valid("json");
       const on = await setGrouping(deps, c.get("account").id, grouping);
@@ -226,27 +135,45 @@ export function channelRoutes(deps: Deps) {
     },
   );
 
-  app.openapi(getChannelKindsRoute(deps), (c) =>
-    c.json({
-      items: KIND_LIST.map((k) => ({
-        kind: k.kind,
-        label: k.label,
-        about: k.about,
-        fields: k.fields.map((f) => ({
-          name: f.name,
-          label: f.label,
-          help: f.help,
-          secret: f.secret ?? false,
-          optional: f.optional ?? false,
-          type: f.type,
-          ...(f.options ? { options: [...f.options] } : {}),
-          max: f.max,
+  app.openapi(
+    bearer({
+      method: "get",
+      path: "/me/channels/kinds",
+      tags: ["services"],
+      summary: "The kinds of alert channel and the fields of each",
+      responses: { 200: json(z.object({ items: z.array(KindSchema) })), ...errors(401) },
+    }),
+    (c) =>
+      c.json({
+        items: KIND_LIST.map((k) => ({
+          kind: k.kind,
+          label: k.label,
+          about: k.about,
+          fields: k.fields.map((f) => ({
+            name: f.name,
+            label: f.label,
+            help: f.help,
+            secret: f.secret ?? false,
+            optional: f.optional ?? false,
+            type: f.type,
+            ...(f.options ? { options: [...f.options] } : {}),
+            max: f.max,
+          })),
         })),
-      })),
-    }, 200));
+      }, 200),
+  );
 
   app.openapi(
-    getMeChannelsRoute(deps),
+    bearer({
+      method: "get",
+      path: "/me/channels",
+      tags: ["services"],
+      summary: "The caller's webhook alert channels",
+      responses: {
+        200: json(z.object({ items: z.array(ChannelSchema), max: z.number().int() })),
+        ...errors(401),
+      },
+    }),
     async (c) => {
       const items = (await listChannels(deps.kv, c.get("account").id)).map(channelView);
       return c.json({ items, max: MAX_CHANNELS }, 200);
@@ -254,7 +181,26 @@ export function channelRoutes(deps: Deps) {
   );
 
   app.openapi(
-    postMeChannelsRoute(deps),
+    bearer({
+      method: "post",
+      path: "/me/channels",
+      tags: ["services"],
+      summary: "Add an alert channel; a webhook's signing secret is shown only in this answer",
+      description: "`kind` and that kind's fields (GET /api/me/channels/kinds, docs/api.md). A " +
+        `webhook's alerts are JSON POSTs signed with \`${SIGNATURE_HEADER}: sha256=<hex ` +
+        "HMAC-SHA256 of the body with the secret>`. Addresses are https; private addresses are " +
+        "refused as for checks (a self-hosted kind may reach the networks of CHANNEL_NETWORKS). " +
+        "Secret fields are stored sealed and never shown again.",
+      request: body(NewChannel),
+      responses: {
+        200: json(z.object({
+          ok: z.literal(true),
+          item: ChannelSchema,
+          secret: z.string().optional().meta({ description: "A webhook's signing secret, once" }),
+        })),
+        ...errors(400, 401, 409),
+      },
+    }),
     async (c) => {
       const me = c.get("account");
       const input = c.req.valid("json");
@@ -266,7 +212,14 @@ export function channelRoutes(deps: Deps) {
   );
 
   app.openapi(
-    deleteMeChannelsRoute(deps),
+    bearer({
+      method: "delete",
+      path: "/me/channels/{id}",
+      tags: ["services"],
+      summary: "Remove a channel (and its choice on every service)",
+      request: { params: Params },
+      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+    }),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
@@ -276,7 +229,24 @@ export function channelRoutes(deps: Deps) {
   );
 
   app.openapi(
-    postMeChannelsTestRoute(deps),
+    bearer({
+      method: "post",
+      path: "/me/channels/{id}/test",
+      tags: ["services"],
+      summary: "Send a test alert now (60 an hour with manual checks)",
+      request: { params: Params },
+      responses: {
+        200: json(z.object({
+          ok: z.literal(true),
+          delivered: z.boolean(),
+          status: z.string().meta({
+            description: "The provider's answer in plain words (wrong token, unknown chat, " +
+              "rate limited, ...); a webhook's: its HTTP status",
+          }),
+        })),
+        ...errors(401, 404, 429),
+      },
+    }),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");

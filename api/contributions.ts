@@ -23,24 +23,15 @@ import {
 } from "../kv/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import {
-  type AppEnv,
-  bearer,
-  body,
-  createRoute,
-  errors,
-  idParam,
-  json,
-  router,
-  team,
-} from "../http/router.ts";
+import { type AppEnv, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
 import {
   callerOf,
   clientOrigin,
+  guarded,
   hasServiceToken,
   honeypot,
   optionalToken,
-  requireTeam,
+  secured,
 } from "../http/guards.ts";
 
 const Check = z.object({ name: z.string(), ok: z.boolean(), detail: z.string() });
@@ -108,8 +99,10 @@ const PublicStatus = z.object({
 }).meta({ id: "ProposalStatusPage" });
 
 /** Signed-in caller or the service token; the team flag is set for either kind of team. */
-const signedInOrService = (deps: Deps) =>
-  createMiddleware<AppEnv>(async (c, next) => {
+const signedInOrService = (deps: Deps) => {
+  const token = optionalToken(deps);
+  return createMiddleware<AppEnv>(async (c, next) => {
+    await token(c, () => Promise.resolve());
     if (hasServiceToken(deps, c)) {
       c.set("team", { via: "service" });
     } else {
@@ -119,89 +112,14 @@ const signedInOrService = (deps: Deps) =>
     }
     await next();
   });
-
-const postContributionsRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/contributions",
-    tags: ["forms"],
-    summary: "Public proposal form",
-    description: "Signed in with the proposal's address: confirmed at once and the team is " +
-      "notified. Otherwise received, and a confirmation link (valid seven days) is mailed.",
-    middleware: [
-      honeypot("proposal", (id) => ({
-        status: 201,
-        body: {
-          ok: true as const,
-          id,
-          status: "received",
-          status_url: statusUrl(deps.config.baseUrl, id),
-        },
-      })),
-      optionalToken(deps),
-    ],
-    request: body(ProposalBody),
-    responses: {
-      201: json(
-        z.object({
-          ok: z.literal(true),
-          id: z.number().int(),
-          status: z.enum(["received", "confirmed"]),
-          status_url: z.string(),
-        }),
-        "Stored",
-      ),
-      ...errors(400, 429),
-    },
-  });
-
-const getContributionsRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/contributions",
-    tags: ["team"],
-    summary: "Every proposal, newest first, with state, submitter and gate checks",
-    security: team,
-    middleware: [requireTeam(deps)],
-    request: { query: z.object({ status: z.enum(STATUSES).optional() }) },
-    responses: {
-      200: json(z.object({ items: z.array(ProposalItem) })),
-      ...errors(400, 401, 403),
-    },
-  });
-
-const getContributionsStatusRoute = createRoute({
-  method: "get",
-  path: "/contributions/{id}/status",
-  tags: ["forms"],
-  summary: "What the public status page shows",
-  description: "Without `key` (the secret of the mailed status link): state and dates " +
-    "only. With it: also title, area, name and reasons. Never the address.",
-  request: {
-    params: z.object({ id: idParam }),
-    query: z.object({ key: z.string().max(100).optional() }),
-  },
-  responses: { 200: json(PublicStatus), ...errors(404) },
-});
-
-const deleteContributionsRoute = (deps: Deps) =>
-  createRoute({
-    method: "delete",
-    path: "/contributions/{id}",
-    tags: ["forms"],
-    summary: "Delete an unpublished proposal (submitter or owner)",
-    security: bearer,
-    middleware: [optionalToken(deps), signedInOrService(deps)],
-    request: { params: z.object({ id: idParam }) },
-    responses: {
-      200: json(z.object({ ok: z.literal(true), deleted: z.number().int() })),
-      ...errors(401, 403, 404, 409),
-    },
-  });
+};
 
 export function contributionRoutes(deps: Deps) {
   const app = router();
-  const who = [optionalToken(deps), signedInOrService(deps)];
+  const { team } = guarded(deps);
+  // The submitter (signed in) or the team: the domain function decides which may see what.
+  const who = secured("team", signedInOrService(deps));
+  const submitter = secured("bearer", signedInOrService(deps));
 
   const item = async (p: Proposal, teamView: boolean) => ({
     ...proposalView(deps.config.baseUrl, p, teamView),
@@ -209,7 +127,39 @@ export function contributionRoutes(deps: Deps) {
   });
 
   app.openapi(
-    postContributionsRoute(deps),
+    createRoute({
+      method: "post",
+      path: "/contributions",
+      tags: ["forms"],
+      summary: "Public proposal form",
+      description: "Signed in with the proposal's address: confirmed at once and the team is " +
+        "notified. Otherwise received, and a confirmation link (valid seven days) is mailed.",
+      middleware: [
+        honeypot("proposal", (id) => ({
+          status: 201,
+          body: {
+            ok: true as const,
+            id,
+            status: "received",
+            status_url: statusUrl(deps.config.baseUrl, id),
+          },
+        })),
+        optionalToken(deps),
+      ],
+      request: body(ProposalBody),
+      responses: {
+        201: json(
+          z.object({
+            ok: z.literal(true),
+            id: z.number().int(),
+            status: z.enum(["received", "confirmed"]),
+            status_url: z.string(),
+          }),
+          "Stored",
+        ),
+        ...errors(400, 429),
+      },
+    }),
     async (c) => {
       const proposal = await submitProposal(
         deps,
@@ -227,7 +177,17 @@ export function contributionRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getContributionsRoute(deps),
+    team({
+      method: "get",
+      path: "/contributions",
+      tags: ["team"],
+      summary: "Every proposal, newest first, with state, submitter and gate checks",
+      request: { query: z.object({ status: z.enum(STATUSES).optional() }) },
+      responses: {
+        200: json(z.object({ items: z.array(ProposalItem) })),
+        ...errors(400, 401, 403),
+      },
+    }),
     async (c) => {
       const list = await listProposals(deps.kv, c.req.valid("query").status);
       const items = [];
@@ -237,7 +197,19 @@ export function contributionRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getContributionsStatusRoute,
+    createRoute({
+      method: "get",
+      path: "/contributions/{id}/status",
+      tags: ["forms"],
+      summary: "What the public status page shows",
+      description: "Without `key` (the secret of the mailed status link): state and dates " +
+        "only. With it: also title, area, name and reasons. Never the address.",
+      request: {
+        params: z.object({ id: idParam }),
+        query: z.object({ key: z.string().max(100).optional() }),
+      },
+      responses: { 200: json(PublicStatus), ...errors(404) },
+    }),
     async (c) => {
       const p = (await getProposal(deps.kv, c.req.valid("param").id)).value;
       if (!p) fail(404, "no such proposal");
@@ -248,13 +220,11 @@ export function contributionRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    who({
       method: "get",
       path: "/contributions/{id}",
       tags: ["forms"],
       summary: "One proposal with state, decisions, reasons, records and gate (submitter or team)",
-      security: team,
-      middleware: who,
       request: { params: z.object({ id: idParam }) },
       responses: {
         200: json(z.object({ ok: z.literal(true), item: ProposalFull })),
@@ -273,7 +243,7 @@ export function contributionRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    who({
       method: "patch",
       path: "/contributions/{id}",
       tags: ["forms", "team"],
@@ -283,8 +253,6 @@ export function contributionRoutes(deps: Deps) {
         "reason needed. published: owner, from admitted or reviewing, gate open (else 409 " +
         "with `failed`). withdrawn: submitter, from received, confirmed, reviewing or " +
         "admitted, reason needed. Reasons have at least 3 characters.",
-      security: team,
-      middleware: who,
       request: { params: z.object({ id: idParam }), ...body(ProposalPatch) },
       responses: {
         200: json(z.object({ ok: z.literal(true), item: ProposalItem })),
@@ -299,7 +267,17 @@ export function contributionRoutes(deps: Deps) {
   );
 
   app.openapi(
-    deleteContributionsRoute(deps),
+    submitter({
+      method: "delete",
+      path: "/contributions/{id}",
+      tags: ["forms"],
+      summary: "Delete an unpublished proposal (submitter or owner)",
+      request: { params: z.object({ id: idParam }) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), deleted: z.number().int() })),
+        ...errors(401, 403, 404, 409),
+      },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       await removeProposal(deps, callerOf(deps, c), id);

@@ -3,8 +3,8 @@ import { endAllSessions, endSession, listSessions } from "../kv/sessions.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { bearer, createRoute, errors, flag, idParam, json, router } from "../http/router.ts";
-import { requireToken } from "../http/guards.ts";
+import { errors, flag, idParam, json, router } from "../http/router.ts";
+import { guarded } from "../http/guards.ts";
 
 const Device = z.object({
   id: z.number().int(),
@@ -16,57 +16,18 @@ const Device = z.object({
 
 const Ended = z.object({ ok: z.literal(true), ended: z.number().int() });
 
-const getMeDevicesRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/devices",
-    tags: ["sign-in"],
-    summary: "Live sessions of the account, newest first",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    responses: { 200: json(z.object({ items: z.array(Device) })), ...errors(401) },
-  });
-
-const deleteMeDevicesRoute = (deps: Deps) =>
-  createRoute({
-    method: "delete",
-    path: "/me/devices/{id}",
-    tags: ["sign-in"],
-    summary: "End one session",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: z.object({ id: idParam }) },
-    responses: { 200: json(Ended), ...errors(401, 404) },
-  });
-
-const deleteMeDevicesRoute2 = (deps: Deps) =>
-  createRoute({
-    method: "delete",
-    path: "/me/devices",
-    tags: ["sign-in"],
-    summary: "End every session, this one included (needs ?all=1)",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { query: z.object({ all: flag }) },
-    responses: { 200: json(Ended), ...errors(400, 401) },
-  });
-
-const deleteMeTokenRoute = (deps: Deps) =>
-  createRoute({
-    method: "delete",
-    path: "/me/token",
-    tags: ["sign-in"],
-    summary: "Sign this device out",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    responses: { 200: json(Ended), ...errors(401) },
-  });
-
 export function deviceRoutes(deps: Deps) {
   const app = router();
+  const { bearer } = guarded(deps);
 
   app.openapi(
-    getMeDevicesRoute(deps),
+    bearer({
+      method: "get",
+      path: "/me/devices",
+      tags: ["sign-in"],
+      summary: "Live sessions of the account, newest first",
+      responses: { 200: json(z.object({ items: z.array(Device) })), ...errors(401) },
+    }),
     async (c) => {
       const me = c.get("session");
       const now = deps.clock.now();
@@ -85,7 +46,14 @@ export function deviceRoutes(deps: Deps) {
   );
 
   app.openapi(
-    deleteMeDevicesRoute(deps),
+    bearer({
+      method: "delete",
+      path: "/me/devices/{id}",
+      tags: ["sign-in"],
+      summary: "End one session",
+      request: { params: z.object({ id: idParam }) },
+      responses: { 200: json(Ended), ...errors(401, 404) },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       const ok = await endSession(deps.kv, c.get("account").id, id);
@@ -95,7 +63,14 @@ export function deviceRoutes(deps: Deps) {
   );
 
   app.openapi(
-    deleteMeDevicesRoute2(deps),
+    bearer({
+      method: "delete",
+      path: "/me/devices",
+      tags: ["sign-in"],
+      summary: "End every session, this one included (needs ?all=1)",
+      request: { query: z.object({ all: flag }) },
+      responses: { 200: json(Ended), ...errors(400, 401) },
+    }),
     async (c) => {
       if (!c.req.valid("query").all) fail(400, "all: send all=1 to end every session");
       const ended = await endAllSessions(deps.kv, c.get("account").id);
@@ -104,7 +79,13 @@ export function deviceRoutes(deps: Deps) {
   );
 
   app.openapi(
-    deleteMeTokenRoute(deps),
+    bearer({
+      method: "delete",
+      path: "/me/token",
+      tags: ["sign-in"],
+      summary: "Sign this device out",
+      responses: { 200: json(Ended), ...errors(401) },
+    }),
     async (c) => {
       await endSession(deps.kv, c.get("account").id, c.get("session").id);
       return c.json({ ok: true as const, ended: 1 }, 200);

@@ -3,8 +3,8 @@ import { eraseAccount } from "../kv/erasure.ts";
 import { exportAccount } from "../kv/export.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { bearer, createRoute, errors, json, router } from "../http/router.ts";
-import { requireFresh, requireToken } from "../http/guards.ts";
+import { errors, json, router } from "../http/router.ts";
+import { guarded, requireFresh } from "../http/guards.ts";
 import { refusal } from "../http/words.ts";
 
 const ids = z.array(z.number().int().positive()).max(1000).default([]);
@@ -19,16 +19,14 @@ const Erased = z.object({
 
 export function exportRoutes(deps: Deps) {
   const app = router();
-  const auth = [requireToken(deps)];
+  const { bearer } = guarded(deps);
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "get",
       path: "/me/export",
       tags: ["account"],
       summary: "Everything held about the caller, as a JSON download",
-      security: bearer,
-      middleware: auth,
       responses: { 200: json(z.record(z.string(), z.unknown()), "The export"), ...errors(401) },
     }),
     async (c) => {
@@ -41,15 +39,13 @@ export function exportRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "delete",
       path: "/me",
       tags: ["account"],
       summary: "Erase the account and everything it owns (fresh token)",
       description: "Optional body `{keep: [proposal_id], remove: [proposal_id]}` decides per " +
         "published proposal whether the module keeps the name.",
-      security: bearer,
-      middleware: auth,
       request: {
         body: { required: false, content: { "application/json": { schema: EraseBody } } },
       },

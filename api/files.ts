@@ -15,8 +15,8 @@ import { RULES } from "../kv/rate_limit.ts";
 import type { Config } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
-import { limit, optionalToken, requireToken } from "../http/guards.ts";
+import { body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { guarded, limit, optionalToken } from "../http/guards.ts";
 import { Patch, serveFile, uploadOf } from "../http/files.ts";
 
 const FileSchema = z.object({
@@ -75,101 +75,29 @@ export function storageText(config: Config): string {
 }
 
 /** Routes of file storage and serving (issue 6). */
-const getMeFilesRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/files",
-    tags: ["files"],
-    summary: "The account's files, newest first, with the space used",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    responses: {
-      200: json(z.object({
-        ok: z.literal(true),
-        items: z.array(FileSchema),
-        ...Space,
-        max_file: z.number().int(),
-        where: z.string(),
-      })),
-      ...errors(401),
-    },
-  });
-
-const putMeFilesRoute = (deps: Deps) =>
-  createRoute({
-    method: "put",
-    path: "/me/files",
-    tags: ["files"],
-    summary: "Upload a file: the body is the raw bytes, streamed into storage",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: {
-      headers: UploadHeaders,
-      body: {
-        required: true,
-        content: {
-          "application/octet-stream": { schema: z.string().meta({ format: "binary" }) },
-        },
-      },
-    },
-    responses: {
-      201: json(z.object({ ok: z.literal(true), item: FileSchema, ...Space }), "Stored"),
-      ...errors(400, 401, 409, 411, 413, 415, 429),
-    },
-  });
-
-const patchMeFilesRoute = (deps: Deps) =>
-  createRoute({
-    method: "patch",
-    path: "/me/files/{id}",
-    tags: ["files"],
-    summary: "Make a file public or private, relabel or rename it (same ending)",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: z.object({ id: idParam }), ...body(Patch) },
-    responses: {
-      200: json(z.object({ ok: z.literal(true), item: FileSchema })),
-      ...errors(400, 401, 404),
-    },
-  });
-
-const deleteMeFilesRoute = (deps: Deps) =>
-  createRoute({
-    method: "delete",
-    path: "/me/files/{id}",
-    tags: ["files"],
-    summary: "Delete a file and its bytes; answers the space used",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: z.object({ id: idParam }) },
-    responses: {
-      200: json(z.object({ ok: z.literal(true), ...Space })),
-      ...errors(401, 404),
-    },
-  });
-
-const getFilesRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/files/{account}/{file}/{name}",
-    tags: ["files"],
-    summary: "A file's bytes; private files only for their owner's bearer token",
-    middleware: [optionalToken(deps)],
-    request: { params: FileParams },
-    responses: {
-      200: binary("The bytes, with the stored type"),
-      206: binary("The requested range (Range: bytes=...)"),
-      304: { description: "Not modified (If-None-Match / If-Modified-Since)" },
-      ...errors(404, 416),
-    },
-  });
 
 export function filesRoutes(deps: Deps) {
   const app = router();
+  const { bearer } = guarded(deps);
   const { kv } = deps;
 
   app.openapi(
-    getMeFilesRoute(deps),
+    bearer({
+      method: "get",
+      path: "/me/files",
+      tags: ["files"],
+      summary: "The account's files, newest first, with the space used",
+      responses: {
+        200: json(z.object({
+          ok: z.literal(true),
+          items: z.array(FileSchema),
+          ...Space,
+          max_file: z.number().int(),
+          where: z.string(),
+        })),
+        ...errors(401),
+      },
+    }),
     async (c) => {
       const id = c.get("account").id;
       const [files, usage] = await Promise.all([listFiles(kv, id), getUsage(kv, id)]);
@@ -185,7 +113,25 @@ export function filesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    putMeFilesRoute(deps),
+    bearer({
+      method: "put",
+      path: "/me/files",
+      tags: ["files"],
+      summary: "Upload a file: the body is the raw bytes, streamed into storage",
+      request: {
+        headers: UploadHeaders,
+        body: {
+          required: true,
+          content: {
+            "application/octet-stream": { schema: z.string().meta({ format: "binary" }) },
+          },
+        },
+      },
+      responses: {
+        201: json(z.object({ ok: z.literal(true), item: FileSchema, ...Space }), "Stored"),
+        ...errors(400, 401, 409, 411, 413, 415, 429),
+      },
+    }),
     async (c) => {
       const account = c.get("account").id;
       const up = uploadOf((name) => c.req.header(name));
@@ -201,7 +147,17 @@ export function filesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    patchMeFilesRoute(deps),
+    bearer({
+      method: "patch",
+      path: "/me/files/{id}",
+      tags: ["files"],
+      summary: "Make a file public or private, relabel or rename it (same ending)",
+      request: { params: z.object({ id: idParam }), ...body(Patch) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), item: FileSchema })),
+        ...errors(400, 401, 404),
+      },
+    }),
     async (c) => {
       const account = c.get("account").id;
       const { id } = c.req.valid("param");
@@ -215,7 +171,17 @@ export function filesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    deleteMeFilesRoute(deps),
+    bearer({
+      method: "delete",
+      path: "/me/files/{id}",
+      tags: ["files"],
+      summary: "Delete a file and its bytes; answers the space used",
+      request: { params: z.object({ id: idParam }) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), ...Space })),
+        ...errors(401, 404),
+      },
+    }),
     async (c) => {
       const account = c.get("account").id;
       const { id } = c.req.valid("param");
@@ -226,7 +192,20 @@ export function filesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getFilesRoute(deps),
+    createRoute({
+      method: "get",
+      path: "/files/{account}/{file}/{name}",
+      tags: ["files"],
+      summary: "A file's bytes; private files only for their owner's bearer token",
+      middleware: [optionalToken(deps)],
+      request: { params: FileParams },
+      responses: {
+        200: binary("The bytes, with the stored type"),
+        206: binary("The requested range (Range: bytes=...)"),
+        304: { description: "Not modified (If-None-Match / If-Modified-Since)" },
+        ...errors(404, 416),
+      },
+    }),
     (c) => {
       return serveFile(deps, c.req.valid("param"), c.get("account")?.id ?? null, c.req.raw);
     },

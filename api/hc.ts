@@ -22,7 +22,7 @@ import {
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { FlipsQuery, HcSpec, specError } from "../http/hc_inputs.ts";
-import { type AppEnv, createRoute, type Ctx, json, router } from "../http/router.ts";
+import { type AppEnv, createRoute, type Ctx, json, keyed, router } from "../http/router.ts";
 
 /**
  * Healthchecks' Management API, v1, v2 and v3 (`/api/v<n>/...`), as its documentation and
@@ -55,7 +55,6 @@ const Check = z.record(z.string(), z.unknown()).meta({
     "pause_url, resume_url and channels; with a read-only key unique_key instead",
 });
 const Ping = z.record(z.string(), z.unknown()).meta({ id: "HealthchecksPing" });
-const apiKey = [{ hcApiKey: [] }];
 const { $schema: _dialect, ...specDoc } = z.toJSONSchema(HcSpec, {
   io: "input",
   unrepresentable: "any",
@@ -165,12 +164,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
 
   for (const path of ["/checks/"]) {
     app.openapi(
-      createRoute({
+      keyed({
         method: "get",
         path: p(path),
         tags,
         summary: "Healthchecks: list checks (?tag= repeated, ?slug=)",
-        security: apiKey,
         request: { params: ver },
         responses: { 200: json(z.object({ checks: z.array(Check) })), ...answers([401, 429]) },
       }),
@@ -184,12 +182,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       },
     );
     app.openapi(
-      createRoute({
+      keyed({
         method: "post",
         path: p(path),
         tags,
         summary: "Healthchecks: create a check (201), or update the one unique finds (200)",
-        security: apiKey,
         request: { params: ver, ...postBody },
         responses: {
           201: json(Check, "Created"),
@@ -206,12 +203,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
   }
 
   app.openapi(
-    createRoute({
+    keyed({
       method: "get",
       path: p("/checks/{code}"),
       tags,
       summary: "Healthchecks: one check, by uuid or unique_key",
-      security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
     }),
@@ -227,12 +223,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    keyed({
       method: "post",
       path: p("/checks/{code}"),
       tags,
       summary: "Healthchecks: update a check (only the fields sent change)",
-      security: apiKey,
       request: { params: code, ...postBody },
       responses: { 200: json(Check), ...answers([400, 401, 404, 405, 429]) },
     }),
@@ -246,12 +241,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    keyed({
       method: "delete",
       path: p("/checks/{code}"),
       tags,
       summary: "Healthchecks: delete a check; answers it as it was",
-      security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
     }),
@@ -267,12 +261,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    keyed({
       method: "post",
       path: p("/checks/{code}/pause"),
       tags,
       summary: "Healthchecks: pause a check",
-      security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
     }),
@@ -288,12 +281,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    keyed({
       method: "post",
       path: p("/checks/{code}/resume"),
       tags,
       summary: "Healthchecks: resume a paused check (409 when it is not paused)",
-      security: apiKey,
       request: { params: code },
       responses: { 200: json(Check), ...answers([401, 404, 409, 429]) },
     }),
@@ -312,12 +304,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
 
   for (const path of ["/checks/{code}/pings/"]) {
     app.openapi(
-      createRoute({
+      keyed({
         method: "get",
         path: p(path),
         tags,
         summary: "Healthchecks: the check's kept pings, newest first",
-        security: apiKey,
         request: { params: code },
         responses: { 200: json(z.object({ pings: z.array(Ping) })), ...answers([401, 404, 429]) },
       }),
@@ -334,12 +325,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
   }
 
   app.openapi(
-    createRoute({
+    keyed({
       method: "get",
       path: p("/checks/{code}/pings/{n}/body"),
       tags,
       summary: "Healthchecks: a ping's body, as text",
-      security: apiKey,
       request: { params: z.object({ version, code: z.string(), n: z.string() }) },
       responses: {
         200: { description: "The body", content: { "text/plain": { schema: { type: "string" } } } },
@@ -358,12 +348,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
 
   for (const path of ["/checks/{code}/flips/"]) {
     app.openapi(
-      createRoute({
+      keyed({
         method: "get",
         path: p(path),
         tags,
         summary: "Healthchecks: the check's status changes (?seconds=, ?start=, ?end=)",
-        security: apiKey,
         request: { params: code },
         responses: {
           200: json(
@@ -388,12 +377,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
 
   for (const path of ["/channels/"]) {
     app.openapi(
-      createRoute({
+      keyed({
         method: "get",
         path: p(path),
         tags,
         summary: "Healthchecks: the account's integrations (webhook channels)",
-        security: apiKey,
         request: { params: ver },
         responses: {
           200: json(z.object({
@@ -411,12 +399,11 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
 
   for (const path of ["/badges/"]) {
     app.openapi(
-      createRoute({
+      keyed({
         method: "get",
         path: p(path),
         tags,
         summary: "Healthchecks: the project's badges (none here: each check has its badge_url)",
-        security: apiKey,
         request: { params: ver },
         responses: {
           200: json(z.object({ badges: z.record(z.string(), z.unknown()) })),
@@ -437,7 +424,6 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
         path: p(path),
         tags,
         summary: "Healthchecks: database connectivity; answers OK",
-        security: [],
         request: { params: ver },
         responses: {
           200: { description: "OK", content: { "text/plain": { schema: { type: "string" } } } },

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { type ImportPlan, planImport, runImport } from "../kv/service_import.ts";
 import type { Deps } from "../lib/deps.ts";
-import { requireToken } from "../http/guards.ts";
-import { bearer, body, createRoute, errors, json, router } from "../http/router.ts";
+import { guarded } from "../http/guards.ts";
+import { body, errors, json, router } from "../http/router.ts";
 
 /**
  * Bringing checks along: `POST /api/me/import` reads a Healthchecks project's
@@ -55,36 +55,36 @@ export function planView(plan: ImportPlan) {
   };
 }
 
-const importRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/import",
-    tags: ["services"],
-    summary: "Import a Healthchecks project or an Uptime Kuma backup (all or nothing)",
-    description: "Heartbeats keep their Healthchecks UUID and slug, or their Kuma push token, so " +
-      "their ping addresses change only their base. Within the account's 30 services; what " +
-      "cannot be created is listed with the reason.",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: body(ImportBody),
-    responses: {
-      200: json(PlanSchema.extend({
-        ok: z.boolean().optional(),
-        created: z.array(z.object({ id: z.number().int(), name: z.string() }).loose()).optional(),
-      })),
-      ...errors(400, 401, 409),
-    },
-  });
-
 export function importRoutes(deps: Deps) {
   const app = router();
-  app.openapi(importRoute(deps), async (c) => {
-    const me = c.get("account");
-    const { data, dry_run } = c.req.valid("json");
-    const plan = await planImport(deps, me, data);
-    if (dry_run) return c.json(planView(plan), 200);
-    const created = await runImport(deps, me, plan);
-    return c.json({ ok: true, ...planView(plan), created }, 200);
-  });
+  const { bearer } = guarded(deps);
+  app.openapi(
+    bearer({
+      method: "post",
+      path: "/me/import",
+      tags: ["services"],
+      summary: "Import a Healthchecks project or an Uptime Kuma backup (all or nothing)",
+      description:
+        "Heartbeats keep their Healthchecks UUID and slug, or their Kuma push token, so " +
+        "their ping addresses change only their base. Within the account's 30 services; what " +
+        "cannot be created is listed with the reason.",
+      request: body(ImportBody),
+      responses: {
+        200: json(PlanSchema.extend({
+          ok: z.boolean().optional(),
+          created: z.array(z.object({ id: z.number().int(), name: z.string() }).loose()).optional(),
+        })),
+        ...errors(400, 401, 409),
+      },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const { data, dry_run } = c.req.valid("json");
+      const plan = await planImport(deps, me, data);
+      if (dry_run) return c.json(planView(plan), 200);
+      const created = await runImport(deps, me, plan);
+      return c.json({ ok: true, ...planView(plan), created }, 200);
+    },
+  );
   return app;
 }

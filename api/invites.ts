@@ -3,8 +3,8 @@ import { InviteBody } from "../http/account_inputs.ts";
 import { type Account, getAccount } from "../kv/accounts.ts";
 import { allInvites, inviteAddress, invitesBy, inviteView } from "../kv/invites.ts";
 import type { Deps } from "../lib/deps.ts";
-import { bearer, body, createRoute, errors, json, router, team } from "../http/router.ts";
-import { requireTeam, requireToken } from "../http/guards.ts";
+import { body, errors, json, router } from "../http/router.ts";
+import { guarded } from "../http/guards.ts";
 
 const InviteItem = z.object({
   id: z.number().int(),
@@ -23,15 +23,14 @@ const TeamInvite = InviteItem.extend({
 
 export function inviteRoutes(deps: Deps) {
   const app = router();
+  const { bearer, team } = guarded(deps);
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "get",
       path: "/me/invites",
       tags: ["account"],
       summary: "Invitations sent, newest first, with the accepted marker and resulting account",
-      security: bearer,
-      middleware: [requireToken(deps)],
       responses: { 200: json(z.object({ items: z.array(InviteItem) })), ...errors(401) },
     }),
     async (c) => {
@@ -41,13 +40,11 @@ export function inviteRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "post",
       path: "/me/invites",
       tags: ["account"],
       summary: "Invite an address with no account; the mailed link lasts seven days",
-      security: bearer,
-      middleware: [requireToken(deps)],
       request: body(InviteBody),
       responses: {
         201: json(z.object({ ok: z.literal(true), item: InviteItem }), "Invitation mailed"),
@@ -61,13 +58,11 @@ export function inviteRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    team({
       method: "get",
       path: "/invites",
       tags: ["team"],
       summary: "Every invitation with inviter and outcome, newest first",
-      security: team,
-      middleware: [requireTeam(deps)],
       responses: { 200: json(z.object({ items: z.array(TeamInvite) })), ...errors(401, 403) },
     }),
     async (c) => {

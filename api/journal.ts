@@ -10,8 +10,8 @@ import {
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
-import { requireToken } from "../http/guards.ts";
+import { body, errors, idParam, json, router } from "../http/router.ts";
+import { guarded } from "../http/guards.ts";
 
 const Entry = z.object({
   id: z.number().int(),
@@ -43,17 +43,15 @@ const entryAnswer = (e: JournalEntry) => {
 
 export function journalRoutes(deps: Deps) {
   const app = router();
-  const auth = [requireToken(deps)];
+  const { bearer } = guarded(deps);
   const param = { params: z.object({ id: idParam }) };
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "get",
       path: "/me/journal",
       tags: ["journal"],
       summary: "The account's journal, newest first",
-      security: bearer,
-      middleware: auth,
       responses: { 200: json(z.object({ items: z.array(Entry) })), ...errors(401) },
     }),
     async (c) => {
@@ -63,13 +61,11 @@ export function journalRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "post",
       path: "/me/journal",
       tags: ["journal"],
       summary: "Write an entry (public unless public: false); 60 an hour",
-      security: bearer,
-      middleware: auth,
       request: body(NewEntry),
       responses: { 201: json(EntryAnswer, "Created"), ...errors(400, 401, 429) },
     }),
@@ -82,13 +78,11 @@ export function journalRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "patch",
       path: "/me/journal/{id}",
       tags: ["journal"],
       summary: "Change an entry's text and/or visibility",
-      security: bearer,
-      middleware: auth,
       request: { ...param, ...body(EntryPatch) },
       responses: { 200: json(EntryAnswer), ...errors(400, 401, 404) },
     }),
@@ -102,13 +96,11 @@ export function journalRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "delete",
       path: "/me/journal/{id}",
       tags: ["journal"],
       summary: "Delete an entry",
-      security: bearer,
-      middleware: auth,
       request: param,
       responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
     }),

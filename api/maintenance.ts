@@ -3,8 +3,8 @@ import { listWindows } from "../kv/maintenance.ts";
 import { createWindow, deleteWindow, windowView } from "../kv/windows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { requireToken } from "../http/guards.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { body, errors, idParam, json, router } from "../http/router.ts";
+import { guarded } from "../http/guards.ts";
 import { WindowBody } from "../http/services_inputs.ts";
 
 const WindowSchema = z.object({
@@ -28,16 +28,14 @@ const WindowSchema = z.object({
 /** Maintenance windows (kv/maintenance.ts, kv/windows.ts). */
 export function maintenanceRoutes(deps: Deps) {
   const app = router();
-  const auth = [requireToken(deps)];
+  const { bearer } = guarded(deps);
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "get",
       path: "/me/maintenance",
       tags: ["services"],
       summary: "The caller's maintenance windows",
-      security: bearer,
-      middleware: auth,
       responses: { 200: json(z.object({ items: z.array(WindowSchema) })), ...errors(401) },
     }),
     async (c) => {
@@ -48,7 +46,7 @@ export function maintenanceRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "post",
       path: "/me/maintenance",
       tags: ["services"],
@@ -56,8 +54,6 @@ export function maintenanceRoutes(deps: Deps) {
       description: "While it runs, failures of the services it covers alert nobody; a failure " +
         "that lasts past its end alerts then. Their state reads maintenance and their history " +
         "leaves those stretches out of uptime. At most 20 windows.",
-      security: bearer,
-      middleware: auth,
       request: body(WindowBody),
       responses: { 201: json(z.object({ item: WindowSchema })), ...errors(400, 401, 409) },
     }),
@@ -68,13 +64,11 @@ export function maintenanceRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "delete",
       path: "/me/maintenance/{id}",
       tags: ["services"],
       summary: "Delete a maintenance window",
-      security: bearer,
-      middleware: auth,
       request: { params: z.object({ id: idParam }) },
       responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
     }),

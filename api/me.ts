@@ -2,8 +2,8 @@ import { z } from "zod";
 import { accountView } from "../kv/accounts.ts";
 import { applicationView, latestApplication } from "../kv/applications.ts";
 import type { Deps } from "../lib/deps.ts";
-import { bearer, createRoute, errors, json, router } from "../http/router.ts";
-import { requireToken } from "../http/guards.ts";
+import { errors, json, router } from "../http/router.ts";
+import { guarded } from "../http/guards.ts";
 import { AccountSchema, ApplicationStateSchema } from "../http/schemas.ts";
 
 /** GET /api/me adds the latest application for contributor standing (null when none). */
@@ -14,15 +14,14 @@ export const MeSchema = AccountSchema.extend({
 
 export function meRoutes(deps: Deps) {
   const app = router();
+  const { bearer } = guarded(deps);
 
   app.openapi(
-    createRoute({
+    bearer({
       method: "get",
       path: "/me",
       tags: ["account"],
       summary: "The signed-in account",
-      security: bearer,
-      middleware: [requireToken(deps)],
       responses: { 200: json(MeSchema), ...errors(401) },
     }),
     async (c) => {

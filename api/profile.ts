@@ -13,8 +13,8 @@ import { catalogueChanged } from "../kv/catalogue_doc.ts";
 import { updateProfile } from "../kv/profile.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
-import { requireToken } from "../http/guards.ts";
+import { body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { guarded } from "../http/guards.ts";
 import { SANDBOX_INLINE } from "../lib/file_kinds.ts";
 import { ProfileSchema } from "../http/schemas.ts";
 import { avatarUrl } from "../kv/accounts.ts";
@@ -88,91 +88,21 @@ async function readCapped(req: Request, max: number): Promise<Uint8Array> {
   return out;
 }
 
-const patchMeRoute = (deps: Deps) =>
-  createRoute({
-    method: "patch",
-    path: "/me",
-    tags: ["account"],
-    summary: "Change name and profile fields; absent fields stay, an empty string clears",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: body(ProfilePatch),
-    responses: { 200: json(ProfileAnswer), ...errors(400, 401) },
-  });
-
-const postMeAvatarRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/avatar",
-    tags: ["account"],
-    summary: "Upload a picture (raw PNG, JPEG or GIF bytes); stored at 256 x 256",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { body: { required: true, ...binary("The image bytes") } },
-    responses: {
-      200: json(z.object({ ok: z.literal(true), avatar: z.string() })),
-      ...errors(400, 401, 413, 415),
-    },
-  });
-
-const deleteMeAvatarRoute = (deps: Deps) =>
-  createRoute({
-    method: "delete",
-    path: "/me/avatar",
-    tags: ["account"],
-    summary: "Remove the picture",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    responses: {
-      200: json(z.object({ ok: z.literal(true), removed: z.boolean() })),
-      ...errors(401),
-    },
-  });
-
-const getAvatarsRoute = createRoute({
-  method: "get",
-  path: "/avatars/{id}",
-  tags: ["public"],
-  summary: "An account's picture",
-  request: { params: z.object({ id: idParam }) },
-  responses: {
-    200: binary("The picture"),
-    304: { description: "Not modified (If-None-Match)" },
-    ...errors(404),
-  },
-});
-
 const ProfileAnswerPublic = z.object({ ok: z.literal(true), profile: PublicProfile });
-
-const getProfilesRoute = createRoute({
-  method: "get",
-  path: "/profiles/{id}",
-  tags: ["public"],
-  summary: "Public profile of a named account",
-  request: { params: z.object({ id: idParam }) },
-  responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
-});
-
-const getProfilesSlugRoute = createRoute({
-  method: "get",
-  path: "/profiles/slug/{name}",
-  tags: ["public"],
-  summary: "Public profile by its slug",
-  request: {
-    params: z.object({
-      name: z.string().regex(/^[a-z0-9-]{1,80}$/).meta({
-        example: "ada-lovelace",
-      }),
-    }),
-  },
-  responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
-});
 
 export function profileRoutes(deps: Deps) {
   const app = router();
+  const { bearer } = guarded(deps);
 
   app.openapi(
-    patchMeRoute(deps),
+    bearer({
+      method: "patch",
+      path: "/me",
+      tags: ["account"],
+      summary: "Change name and profile fields; absent fields stay, an empty string clears",
+      request: body(ProfilePatch),
+      responses: { 200: json(ProfileAnswer), ...errors(400, 401) },
+    }),
     async (c) => {
       const patch = c.req.valid("json");
       const before = c.get("account");
@@ -190,7 +120,17 @@ export function profileRoutes(deps: Deps) {
   );
 
   app.openapi(
-    postMeAvatarRoute(deps),
+    bearer({
+      method: "post",
+      path: "/me/avatar",
+      tags: ["account"],
+      summary: "Upload a picture (raw PNG, JPEG or GIF bytes); stored at 256 x 256",
+      request: { body: { required: true, ...binary("The image bytes") } },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), avatar: z.string() })),
+        ...errors(400, 401, 413, 415),
+      },
+    }),
     async (c) => {
       const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
       if (type && !type.startsWith("image/") && type !== "application/octet-stream") {
@@ -205,7 +145,16 @@ export function profileRoutes(deps: Deps) {
   );
 
   app.openapi(
-    deleteMeAvatarRoute(deps),
+    bearer({
+      method: "delete",
+      path: "/me/avatar",
+      tags: ["account"],
+      summary: "Remove the picture",
+      responses: {
+        200: json(z.object({ ok: z.literal(true), removed: z.boolean() })),
+        ...errors(401),
+      },
+    }),
     async (c) => {
       const removed = await removeAvatar(deps.kv, c.get("account").id);
       return c.json({ ok: true as const, removed }, 200);
@@ -213,7 +162,18 @@ export function profileRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getAvatarsRoute,
+    createRoute({
+      method: "get",
+      path: "/avatars/{id}",
+      tags: ["public"],
+      summary: "An account's picture",
+      request: { params: z.object({ id: idParam }) },
+      responses: {
+        200: binary("The picture"),
+        304: { description: "Not modified (If-None-Match)" },
+        ...errors(404),
+      },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       const pic = await readAvatar(deps.kv, id);
@@ -238,7 +198,14 @@ export function profileRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getProfilesRoute,
+    createRoute({
+      method: "get",
+      path: "/profiles/{id}",
+      tags: ["public"],
+      summary: "Public profile of a named account",
+      request: { params: z.object({ id: idParam }) },
+      responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       const a = (await getAccount(deps.kv, id)).value;
@@ -248,7 +215,20 @@ export function profileRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getProfilesSlugRoute,
+    createRoute({
+      method: "get",
+      path: "/profiles/slug/{name}",
+      tags: ["public"],
+      summary: "Public profile by its slug",
+      request: {
+        params: z.object({
+          name: z.string().regex(/^[a-z0-9-]{1,80}$/).meta({
+            example: "ada-lovelace",
+          }),
+        }),
+      },
+      responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
+    }),
     async (c) => {
       const { name } = c.req.valid("param");
       const idx = await deps.kv.get<number>(slugKey(name));

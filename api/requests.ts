@@ -3,8 +3,8 @@ import { RequestBody } from "../http/catalogue_inputs.ts";
 import { createRequest, listRequests, requestView, setHandled } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { body, createRoute, errors, flag, idParam, json, router, team } from "../http/router.ts";
-import { actorRef, honeypot, requireTeam } from "../http/guards.ts";
+import { body, createRoute, errors, flag, idParam, json, router } from "../http/router.ts";
+import { actorRef, guarded, honeypot } from "../http/guards.ts";
 
 export const RequestItem = z.object({
   id: z.number().int(),
@@ -20,6 +20,7 @@ export const RequestItem = z.object({
 
 export function requestRoutes(deps: Deps) {
   const app = router();
+  const { team } = guarded(deps);
 
   app.openapi(
     createRoute({
@@ -45,13 +46,11 @@ export function requestRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    team({
       method: "get",
       path: "/requests",
       tags: ["team"],
       summary: "Open requests, newest first; ?all=1 adds handled ones",
-      security: team,
-      middleware: [requireTeam(deps)],
       request: { query: z.object({ all: flag }) },
       responses: { 200: json(z.object({ items: z.array(RequestItem) })), ...errors(401, 403) },
     }),
@@ -62,13 +61,11 @@ export function requestRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
+    team({
       method: "patch",
       path: "/requests/{id}",
       tags: ["team"],
       summary: "Mark a request handled (or open again with false)",
-      security: team,
-      middleware: [requireTeam(deps)],
       request: { params: z.object({ id: idParam }), ...body(z.object({ handled: z.boolean() })) },
       responses: {
         200: json(z.object({ ok: z.literal(true), item: RequestItem })),

@@ -21,13 +21,10 @@ import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { readSnapshot } from "../lib/machine.ts";
 import { KINDS } from "../lib/targets.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { body, errors, idParam, json, router } from "../http/router.ts";
+import { guarded } from "../http/guards.ts";
 import { CreateBody, PatchBody } from "../http/services_inputs.ts";
 import { addService, checkServiceNow, editService, hookUrl } from "../kv/service_changes.ts";
-
-// The same as _api.ts `team`, typed as createRoute wants it.
-const teamSecurity: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
-import { requireTeam, requireToken } from "../http/guards.ts";
 
 const ServiceSchema = z.object({
   id: z.number().int(),
@@ -111,70 +108,6 @@ const SnapshotSchema = z.object({
 const Params = z.object({ id: idParam });
 const Item = z.object({ ok: z.literal(true), item: ServiceSchema });
 
-const getMeServicesRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/services",
-    tags: ["services"],
-    summary: "The caller's watched services, the allowed values, and (owner) the machine",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    responses: {
-      200: json(z.object({
-        items: z.array(ServiceSchema),
-        team: z.boolean(),
-        machine: SnapshotSchema,
-        kinds: z.array(z.string()),
-        groups: z.array(z.string()),
-        places: z.array(z.string()),
-        intervals: z.array(z.number()),
-        max: z.number().int(),
-      })),
-      ...errors(401),
-    },
-  });
-
-const postMeServicesRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/services",
-    tags: ["services"],
-    summary: "Watch a service; a checked kind is checked once before the answer",
-    description: "hook_url is present only for a heartbeat (webhook:) and only in this answer.",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: body(CreateBody),
-    responses: {
-      200: json(Item.extend({ hook_url: z.string().optional() }), "Created"),
-      ...errors(400, 401, 409),
-    },
-  });
-
-const patchMeServicesRoute = (deps: Deps) =>
-  createRoute({
-    method: "patch",
-    path: "/me/services/{id}",
-    tags: ["services"],
-    summary: "Change name, what, group, place, interval, alerts and the other settings " +
-      "(not kind or target); pause or resume a heartbeat",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: Params, ...body(PatchBody) },
-    responses: { 200: json(Item), ...errors(400, 401, 404) },
-  });
-
-const postMeServicesCheckRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/services/{id}/check",
-    tags: ["services"],
-    summary: "Run the check now (60 an hour per account; not for heartbeats)",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: Params },
-    responses: { 200: json(Item), ...errors(400, 401, 404, 429) },
-  });
-
 const EventSchema = z.object({
   at: z.string(),
   kind: z.enum(["success", "start", "fail", "log"]),
@@ -191,18 +124,6 @@ const EventSchema = z.object({
   }),
 }).meta({ id: "HeartbeatEvent" });
 
-const getMeServicesEventsRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/services/{id}/events",
-    tags: ["services"],
-    summary: "A heartbeat's last 100 signals, newest first",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: Params },
-    responses: { 200: json(z.object({ items: z.array(EventSchema) })), ...errors(401, 404) },
-  });
-
 const DaySchema = z.object({
   date: z.string(),
   uptime: z.number().nullable().meta({ description: "Fraction up (ok or warn), 0 to 1" }),
@@ -215,84 +136,30 @@ const DaySchema = z.object({
   p95_ms: z.number().int().nullable(),
 }).meta({ id: "ServiceDay" });
 
-const getMeServicesHistoryRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/services/{id}/history",
-    tags: ["services"],
-    summary: "Every state change of the last 90 days and the figures per day",
-    description: "Days are UTC dates, oldest first, the last one today (so far). uptime is " +
-      "the time up (ok or warn) over the time with a known state; median and 95th " +
-      "percentile durations are of that day's checks (checked kinds).",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: Params },
-    responses: {
-      200: json(z.object({
-        uptime: z.number().nullable().meta({ description: "Mean of the days with data" }),
-        days: z.array(DaySchema),
-        changes: z.array(z.object({
-          at: z.string(),
-          state: z.enum(["ok", "warn", "off", "wait"]),
-          status: z.string(),
-        })),
-      })),
-      ...errors(401, 404),
-    },
-  });
-
-const postMeServicesRotateRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/services/{id}/rotate",
-    tags: ["services"],
-    summary: "A new hook address for a heartbeat; the old one stops at once",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: Params },
-    responses: {
-      200: json(z.object({ ok: z.literal(true), hook_url: z.string() })),
-      ...errors(400, 401, 404),
-    },
-  });
-
-const deleteMeServicesRoute = (deps: Deps) =>
-  createRoute({
-    method: "delete",
-    path: "/me/services/{id}",
-    tags: ["services"],
-    summary: "Stop watching a service",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: Params },
-    responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
-  });
-
-const getServicesRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/services",
-    tags: ["team"],
-    summary: "Every account's services with account and full target, and the machine",
-    security: teamSecurity,
-    middleware: [requireTeam(deps)],
-    responses: {
-      200: json(z.object({
-        items: z.array(ServiceSchema.extend({
-          target: z.string(),
-          account: z.object({ id: z.number().int(), name: z.string(), email: z.string() }),
-        })),
-        machine: SnapshotSchema,
-      })),
-      ...errors(401, 403),
-    },
-  });
-
 export function servicesRoutes(deps: Deps) {
   const app = router();
+  const { bearer, team } = guarded(deps);
 
   app.openapi(
-    getMeServicesRoute(deps),
+    bearer({
+      method: "get",
+      path: "/me/services",
+      tags: ["services"],
+      summary: "The caller's watched services, the allowed values, and (owner) the machine",
+      responses: {
+        200: json(z.object({
+          items: z.array(ServiceSchema),
+          team: z.boolean(),
+          machine: SnapshotSchema,
+          kinds: z.array(z.string()),
+          groups: z.array(z.string()),
+          places: z.array(z.string()),
+          intervals: z.array(z.number()),
+          max: z.number().int(),
+        })),
+        ...errors(401),
+      },
+    }),
     async (c) => {
       const me = c.get("account");
       const now = deps.clock.now();
@@ -313,7 +180,18 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    postMeServicesRoute(deps),
+    bearer({
+      method: "post",
+      path: "/me/services",
+      tags: ["services"],
+      summary: "Watch a service; a checked kind is checked once before the answer",
+      description: "hook_url is present only for a heartbeat (webhook:) and only in this answer.",
+      request: body(CreateBody),
+      responses: {
+        200: json(Item.extend({ hook_url: z.string().optional() }), "Created"),
+        ...errors(400, 401, 409),
+      },
+    }),
     async (c) => {
       const added = await addService(deps, c.get("account"), c.req.valid("json"));
       c.header("Cache-Control", "no-store");
@@ -327,7 +205,15 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    patchMeServicesRoute(deps),
+    bearer({
+      method: "patch",
+      path: "/me/services/{id}",
+      tags: ["services"],
+      summary: "Change name, what, group, place, interval, alerts and the other settings " +
+        "(not kind or target); pause or resume a heartbeat",
+      request: { params: Params, ...body(PatchBody) },
+      responses: { 200: json(Item), ...errors(400, 401, 404) },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       const item = await editService(deps, c.get("account"), id, c.req.valid("json"));
@@ -336,7 +222,14 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    postMeServicesCheckRoute(deps),
+    bearer({
+      method: "post",
+      path: "/me/services/{id}/check",
+      tags: ["services"],
+      summary: "Run the check now (60 an hour per account; not for heartbeats)",
+      request: { params: Params },
+      responses: { 200: json(Item), ...errors(400, 401, 404, 429) },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       const item = await checkServiceNow(deps, c.get("account"), id);
@@ -345,7 +238,14 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getMeServicesEventsRoute(deps),
+    bearer({
+      method: "get",
+      path: "/me/services/{id}/events",
+      tags: ["services"],
+      summary: "A heartbeat's last 100 signals, newest first",
+      request: { params: Params },
+      responses: { 200: json(z.object({ items: z.array(EventSchema) })), ...errors(401, 404) },
+    }),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
@@ -369,7 +269,28 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getMeServicesHistoryRoute(deps),
+    bearer({
+      method: "get",
+      path: "/me/services/{id}/history",
+      tags: ["services"],
+      summary: "Every state change of the last 90 days and the figures per day",
+      description: "Days are UTC dates, oldest first, the last one today (so far). uptime is " +
+        "the time up (ok or warn) over the time with a known state; median and 95th " +
+        "percentile durations are of that day's checks (checked kinds).",
+      request: { params: Params },
+      responses: {
+        200: json(z.object({
+          uptime: z.number().nullable().meta({ description: "Mean of the days with data" }),
+          days: z.array(DaySchema),
+          changes: z.array(z.object({
+            at: z.string(),
+            state: z.enum(["ok", "warn", "off", "wait"]),
+            status: z.string(),
+          })),
+        })),
+        ...errors(401, 404),
+      },
+    }),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
@@ -385,7 +306,17 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    postMeServicesRotateRoute(deps),
+    bearer({
+      method: "post",
+      path: "/me/services/{id}/rotate",
+      tags: ["services"],
+      summary: "A new hook address for a heartbeat; the old one stops at once",
+      request: { params: Params },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), hook_url: z.string() })),
+        ...errors(400, 401, 404),
+      },
+    }),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
@@ -397,7 +328,14 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    deleteMeServicesRoute(deps),
+    bearer({
+      method: "delete",
+      path: "/me/services/{id}",
+      tags: ["services"],
+      summary: "Stop watching a service",
+      request: { params: Params },
+      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       if (!await deleteService(deps, c.get("account").id, id)) fail(404, "no such service");
@@ -406,7 +344,22 @@ export function servicesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getServicesRoute(deps),
+    team({
+      method: "get",
+      path: "/services",
+      tags: ["team"],
+      summary: "Every account's services with account and full target, and the machine",
+      responses: {
+        200: json(z.object({
+          items: z.array(ServiceSchema.extend({
+            target: z.string(),
+            account: z.object({ id: z.number().int(), name: z.string(), email: z.string() }),
+          })),
+          machine: SnapshotSchema,
+        })),
+        ...errors(401, 403),
+      },
+    }),
     async (c) => {
       const now = deps.clock.now();
       const all = await listAllServices(deps.kv);

@@ -9,9 +9,9 @@ import {
 } from "../kv/status_page.ts";
 import type { Deps } from "../lib/deps.ts";
 import { badge } from "../lib/svg.ts";
-import { bearer, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { body, createRoute, errors, idParam, json, router } from "../http/router.ts";
 import { fail } from "../http/errors.ts";
-import { clientOrigin, limit, requireToken } from "../http/guards.ts";
+import { clientOrigin, guarded, limit } from "../http/guards.ts";
 import { confirmFollow, followerCount, requestFollow, unfollow } from "../kv/followers.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { deleteNote, listNotes, NOTE_KINDS, noteView, postNote } from "../kv/status_notes.ts";
@@ -85,77 +85,6 @@ const SettingsAnswer = PageSettings.extend({
   }),
 });
 
-const putMeStatusPageRoute = (deps: Deps) =>
-  createRoute({
-    method: "put",
-    path: "/me/status-page",
-    tags: ["services"],
-    summary: "Publish (or withdraw) the status page and choose its services and notes",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: body(PageSettings),
-    responses: { 200: json(SettingsAnswer), ...errors(400, 401) },
-  });
-
-const getStatusRoute = createRoute({
-  method: "get",
-  path: "/status/{slug}",
-  tags: ["public"],
-  summary: "An account's public status page: chosen services, state, 90 days, notes",
-  request: { params: Slug },
-  responses: { 200: json(PublicPageSchema), ...errors(404) },
-});
-
-const getMeStatusPageNotesRoute = (deps: Deps) =>
-  createRoute({
-    method: "get",
-    path: "/me/status-page/notes",
-    tags: ["services"],
-    summary: "The incident notes of the caller's status page (90 days, newest first)",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    responses: { 200: json(z.object({ items: z.array(NoteSchema) })), ...errors(401) },
-  });
-
-const postMeStatusPageNotesRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/status-page/notes",
-    tags: ["services"],
-    summary: "Post an incident note on the status page; it is mailed to the followers",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: body(NoteBody),
-    responses: { 201: json(z.object({ item: NoteSchema })), ...errors(400, 401, 429) },
-  });
-
-const deleteMeStatusPageNotesRoute = (deps: Deps) =>
-  createRoute({
-    method: "delete",
-    path: "/me/status-page/notes/{id}",
-    tags: ["services"],
-    summary: "Delete an incident note",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: z.object({ id: idParam }) },
-    responses: { 200: json(Ok), ...errors(401, 404) },
-  });
-
-const postStatusFollowRoute = createRoute({
-  method: "post",
-  path: "/status/{slug}/follow",
-  tags: ["public"],
-  summary: "Follow a status page by mail: mails a confirmation link to the address",
-  description: "The same answer whether or not the address follows already. At most " +
-    `${RULES.followByAddress.max} an hour per address and ${RULES.followByOrigin.max} ` +
-    "per client address.",
-  request: { params: Slug, ...body(FollowBody) },
-  responses: {
-    202: json(z.object({ ok: z.literal(true), sent: z.literal(true) }), "Link mailed"),
-    ...errors(400, 404, 429),
-  },
-});
-
 const links = [
   ["confirm", "Confirm a follow with the token of the mailed link", confirmFollow],
   [
@@ -165,36 +94,9 @@ const links = [
   ],
 ] as const;
 
-const postMeServicesBadgeRoute = (deps: Deps) =>
-  createRoute({
-    method: "post",
-    path: "/me/services/{id}/badge",
-    tags: ["services"],
-    summary: "Make (or replace) the service's public SVG badge address",
-    security: bearer,
-    middleware: [requireToken(deps)],
-    request: { params: z.object({ id: idParam }) },
-    responses: {
-      200: json(z.object({ ok: z.literal(true), badge_url: z.string() })),
-      ...errors(401, 404),
-    },
-  });
-
-const getBadgesRoute = createRoute({
-  method: "get",
-  path: "/badges/{file}",
-  tags: ["public"],
-  summary: "A service's SVG badge: its name and state (up, late, down, new)",
-  request: { params: z.object({ file: z.string().max(40).meta({ example: "…22….svg" }) }) },
-  responses: {
-    200: { description: "SVG", content: { "image/svg+xml": { schema: z.string() } } },
-    ...errors(404),
-  },
-});
-
 export function statusRoutes(deps: Deps) {
   const app = router();
-  const auth = [requireToken(deps)];
+  const { bearer } = guarded(deps);
 
   const settings = async (account: number, slug: string) => {
     const p = await getStatusPage(deps.kv, account);
@@ -209,13 +111,11 @@ export function statusRoutes(deps: Deps) {
     };
   };
   app.openapi(
-    createRoute({
+    bearer({
       method: "get",
       path: "/me/status-page",
       tags: ["services"],
       summary: "The settings of the caller's public status page",
-      security: bearer,
-      middleware: auth,
       responses: { 200: json(SettingsAnswer), ...errors(401) },
     }),
     async (c) => {
@@ -225,7 +125,14 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    putMeStatusPageRoute(deps),
+    bearer({
+      method: "put",
+      path: "/me/status-page",
+      tags: ["services"],
+      summary: "Publish (or withdraw) the status page and choose its services and notes",
+      request: body(PageSettings),
+      responses: { 200: json(SettingsAnswer), ...errors(400, 401) },
+    }),
     async (c) => {
       const me = c.get("account");
       if (!me.slug) fail(400, "name your account first: the page's address is made from it");
@@ -235,7 +142,14 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getStatusRoute,
+    createRoute({
+      method: "get",
+      path: "/status/{slug}",
+      tags: ["public"],
+      summary: "An account's public status page: chosen services, state, 90 days, notes",
+      request: { params: Slug },
+      responses: { 200: json(PublicPageSchema), ...errors(404) },
+    }),
     async (c) => {
       const page = await publicStatusPage(deps, c.req.valid("param").slug);
       if (!page) fail(404, "no such status page");
@@ -246,7 +160,13 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getMeStatusPageNotesRoute(deps),
+    bearer({
+      method: "get",
+      path: "/me/status-page/notes",
+      tags: ["services"],
+      summary: "The incident notes of the caller's status page (90 days, newest first)",
+      responses: { 200: json(z.object({ items: z.array(NoteSchema) })), ...errors(401) },
+    }),
     async (c) => {
       const notes = await listNotes(deps.kv, c.get("account").id, deps.clock.now());
       return c.json({ items: notes.map(noteView) }, 200);
@@ -254,7 +174,14 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    postMeStatusPageNotesRoute(deps),
+    bearer({
+      method: "post",
+      path: "/me/status-page/notes",
+      tags: ["services"],
+      summary: "Post an incident note on the status page; it is mailed to the followers",
+      request: body(NoteBody),
+      responses: { 201: json(z.object({ item: NoteSchema })), ...errors(400, 401, 429) },
+    }),
     async (c) => {
       const note = await postNote(deps, c.get("account").id, c.req.valid("json"));
       return c.json({ item: noteView(note) }, 201);
@@ -262,7 +189,14 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    deleteMeStatusPageNotesRoute(deps),
+    bearer({
+      method: "delete",
+      path: "/me/status-page/notes/{id}",
+      tags: ["services"],
+      summary: "Delete an incident note",
+      request: { params: z.object({ id: idParam }) },
+      responses: { 200: json(Ok), ...errors(401, 404) },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       if (!await deleteNote(deps.kv, c.get("account").id, id)) fail(404, "no such note");
@@ -271,7 +205,20 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    postStatusFollowRoute,
+    createRoute({
+      method: "post",
+      path: "/status/{slug}/follow",
+      tags: ["public"],
+      summary: "Follow a status page by mail: mails a confirmation link to the address",
+      description: "The same answer whether or not the address follows already. At most " +
+        `${RULES.followByAddress.max} an hour per address and ${RULES.followByOrigin.max} ` +
+        "per client address.",
+      request: { params: Slug, ...body(FollowBody) },
+      responses: {
+        202: json(z.object({ ok: z.literal(true), sent: z.literal(true) }), "Link mailed"),
+        ...errors(400, 404, 429),
+      },
+    }),
     async (c) => {
       const { email } = c.req.valid("json");
       await limit(deps, RULES.followByOrigin, clientOrigin(deps, c));
@@ -300,7 +247,17 @@ export function statusRoutes(deps: Deps) {
   }
 
   app.openapi(
-    postMeServicesBadgeRoute(deps),
+    bearer({
+      method: "post",
+      path: "/me/services/{id}/badge",
+      tags: ["services"],
+      summary: "Make (or replace) the service's public SVG badge address",
+      request: { params: z.object({ id: idParam }) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), badge_url: z.string() })),
+        ...errors(401, 404),
+      },
+    }),
     async (c) => {
       const me = c.get("account");
       const { id } = c.req.valid("param");
@@ -315,7 +272,17 @@ export function statusRoutes(deps: Deps) {
   );
 
   app.openapi(
-    getBadgesRoute,
+    createRoute({
+      method: "get",
+      path: "/badges/{file}",
+      tags: ["public"],
+      summary: "A service's SVG badge: its name and state (up, late, down, new)",
+      request: { params: z.object({ file: z.string().max(40).meta({ example: "…22….svg" }) }) },
+      responses: {
+        200: { description: "SVG", content: { "image/svg+xml": { schema: z.string() } } },
+        ...errors(404),
+      },
+    }),
     async (c) => {
       const file = c.req.valid("param").file;
       const found = file.endsWith(".svg") ? await badgeOf(deps, file.slice(0, -4)) : null;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { createMiddleware } from "hono/factory";
+import type { MiddlewareHandler } from "hono";
 import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
 import { countUse, type Rule } from "../kv/rate_limit.ts";
 import { nextId } from "../kv/ids.ts";
@@ -9,7 +10,7 @@ import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "./errors.ts";
 import { originSubject } from "../lib/ip.ts";
-import type { AppEnv, Ctx } from "./router.ts";
+import { type AppEnv, createRoute, type Ctx, type RouteConfig, SECURITY } from "./router.ts";
 
 export { FRESH_AGE };
 
@@ -65,6 +66,18 @@ export const requireTeam = (deps: Deps) =>
     await next();
   });
 
+/** Any bearer token, or the team's service token (which acts as the team). */
+export const requireMember = (deps: Deps) => {
+  const token = requireToken(deps);
+  return createMiddleware<AppEnv>(async (c, next) => {
+    if (hasServiceToken(deps, c)) {
+      c.set("team", { via: "service" });
+      return await next();
+    }
+    return await token(c, next);
+  });
+};
+
 /** The owner's bearer token. */
 export const requireOwner = (deps: Deps) =>
   createMiddleware<AppEnv>(async (c, next) => {
@@ -75,6 +88,33 @@ export const requireOwner = (deps: Deps) =>
     if (!isOwner(account)) fail(403, "this needs the owner role");
     await next();
   });
+
+/**
+ * A route helper for who may call: `secured("team", guard)(route)` is the route with the
+ * document's `security` and the guard that enforces it, declared together, the guard running
+ * before the route's own middleware and its validation.
+ */
+export function secured(who: keyof typeof SECURITY, guard: MiddlewareHandler<AppEnv>) {
+  return <const R extends RouteConfig>(route: R) =>
+    createRoute({
+      ...route,
+      security: SECURITY[who],
+      middleware: [guard, ...(route.middleware ?? [])],
+    });
+}
+
+/**
+ * The route helpers of an area: `bearer(route)` needs a device token (401 without one),
+ * `team(route)` the team's service token or a reviewer's or owner's token (401, 403),
+ * `member(route)` any device token or the service token (401).
+ */
+export function guarded(deps: Deps) {
+  return {
+    bearer: secured("bearer", requireToken(deps)),
+    team: secured("team", requireTeam(deps)),
+    member: secured("team", requireMember(deps)),
+  };
+}
 
 /** The honeypot field of the public forms: people leave it empty. */
 export const honeypotField = z.string().max(2000).nullish().meta({

@@ -3,10 +3,10 @@ import type { Context } from "hono";
 import type { Account } from "../kv/accounts.ts";
 import type { Session } from "../kv/sessions.ts";
 import { fail } from "./errors.ts";
-import { type Hook, OpenApiHono } from "./openapi.ts";
 import { refusal, speakPlainly } from "./words.ts";
+import { createRoute, type Hook, OpenApiHono, type RouteConfig } from "./openapi.ts";
 
-export { createRoute } from "./openapi.ts";
+export { createRoute, type RouteConfig };
 
 /** What guards put on the request context. */
 export type AppEnv = {
@@ -82,8 +82,21 @@ export const idParam = z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number).
   example: "1",
 });
 
-export const bearer: Record<string, string[]>[] = [{ bearer: [] }];
-export const team: Record<string, string[]>[] = [{ bearer: [] }, { serviceToken: [] }];
+/** Who may call a route, as the document says it (http/guards.ts `secured` applies the guard). */
+export const SECURITY: Record<"bearer" | "team" | "hcApiKey", Record<string, string[]>[]> = {
+  bearer: [{ bearer: [] }],
+  team: [{ bearer: [] }, { serviceToken: [] }],
+  hcApiKey: [{ hcApiKey: [] }],
+};
+
+/**
+ * A route of Healthchecks' Management API (api/hc.ts): the document says it takes an
+ * `X-Api-Key`; its handler checks the key for a read or a write, since a write's key may also
+ * come in its JSON body, which only the handler reads.
+ */
+export function keyed<const R extends RouteConfig>(route: R) {
+  return createRoute({ ...route, security: SECURITY.hcApiKey });
+}
 
 /** Query flag `?all=1`. */
 export const flag = z.enum(["1", "0", "true", "false"]).optional()

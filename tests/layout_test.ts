@@ -484,3 +484,53 @@ Deno.test("layout: the key scan finds key literals and skips comments", () => {
   assert.deepEqual(found(`// kv.get(["accounts", 1])\n/* prefix: ["files"] */`), []);
   assert.deepEqual(found(`tags: ["files"], z.enum(["keep", "remove"])`), []);
 });
+
+/**
+ * What makes a second handler style in api/, and where (`file:line`): a route declared apart
+ * from its handler (a named `createRoute` constant), a `security` written by hand or a token
+ * guard listed as a route's middleware (the helpers of http/guards.ts declare and apply both
+ * together), a route added with Hono's own methods (not in the OpenAPI document).
+ */
+export function secondHandlerStyle(file: string, source: string): string[] {
+  const found: string[] = [];
+  const lines = source.split("\n");
+  const rules: [RegExp, string][] = [
+    [/=\s*(\([^)]*\)\s*=>\s*)?(createRoute|bearer|team|secured\([^)]*\))\(\{/, "a route apart"],
+    [/^\s*security\s*:|\bsecurity,\s*$/, "a hand-written security"],
+    [/\b(requireToken|requireTeam|requireOwner)\(/, "a token guard outside the route helpers"],
+    [/\bapp\.(get|post|put|patch|delete|on|all)\(/, "a route outside app.openapi"],
+  ];
+  lines.forEach((line, i) => {
+    for (const [re, what] of rules) if (re.test(line)) found.push(`${file}:${i + 1}: ${what}`);
+  });
+  // Every route's declaration is the first argument of its app.openapi call.
+  const declared = source.match(/\n\s*method: "(get|post|put|patch|delete)",/g)?.length ?? 0;
+  const inline = source.match(/app\.openapi\(\s*\w+\(\{\s*method: "/g)?.length ?? 0;
+  if (declared !== inline) found.push(`${file}: ${declared - inline} routes declared apart`);
+  return found;
+}
+
+Deno.test("layout: api/ has one handler style: app.openapi(helper({...}), handler)", async () => {
+  const files = (await sourceFiles()).filter((f) => f.startsWith("api/"));
+  const found: string[] = [];
+  for (const f of files) {
+    found.push(...secondHandlerStyle(f, await Deno.readTextFile(`${ROOT}${f}`)));
+  }
+  assert.deepEqual(found, []);
+});
+
+Deno.test("layout: the handler style check finds each second style", () => {
+  const cases = [
+    'const getThing = createRoute({\n  method: "get",',
+    'const getThing = (deps: Deps) =>\n  createRoute({\n  method: "get",',
+    '  app.openapi(\n    createRoute({\n      method: "get",\n      security: bearer,',
+    "      middleware: [requireToken(deps)],",
+    '  app.get("/thing", (c) => c.json({}));',
+    '  app.openapi(getThing, (c) => c.json({}));\n  method: "get",',
+  ];
+  for (const source of cases) {
+    assert.notDeepEqual(secondHandlerStyle("api/x.ts", source), [], source);
+  }
+  const good = '  app.openapi(\n    bearer({\n      method: "get",\n      path: "/x",';
+  assert.deepEqual(secondHandlerStyle("api/x.ts", good), []);
+});
