@@ -103,7 +103,6 @@ export function compatDocRoutes(deps: Deps) {
             (p.path.includes("slug")
               ? " By slug: 409 `ambiguous slug` when several checks share it."
               : ""),
-          security: [],
           request: { params: p.params, query: p.query },
           responses: p.path.includes("slug")
             ? {
@@ -126,7 +125,6 @@ export function compatDocRoutes(deps: Deps) {
         summary: "Uptime Kuma push: a heartbeat's success or, with status other than up, failure",
         description: "As Uptime Kuma's push monitors: `msg` is the status, `ping` the response " +
           "time. 600 calls an hour per address.",
-        security: [],
         request: { params: push, query: pushQuery },
         responses: {
           200: json(KumaAnswer, "`{ok: true}`: recorded"),
