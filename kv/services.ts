@@ -5,7 +5,7 @@ import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid } from "../lib/errors.ts";
 import type { Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
-import { type Atomic, atomic, transact } from "./_atomic.ts";
+import { type Atomic, atomic, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { getManyEntries } from "./_batch.ts";
 import { counted } from "./alert_rules.ts";
 import { claimId } from "./ids.ts";
@@ -43,7 +43,6 @@ import { dropServiceInto, windowsEntry } from "./maintenance.ts";
  *   ["services", account_id, id]    -> Service
  *   ["services_by_id", id]          -> account id
  *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
- *   ["services_by_uuid", uuid]      -> {account, id}: a heartbeat's Healthchecks UUID (`code`)
  *   ["service_due", due_ms, id]     -> account id: when the runner looks at the service next.
  *                                      Claiming a check moves this entry to the lease's end,
  *                                      so one process runs it; `Service.due` names the entry.
@@ -87,7 +86,6 @@ const serviceKey = (account: number, id: number) => ["services", account, id] as
 const badgeKey = (token: string) => ["service_badges", token] as const;
 const byIdKey = (id: number) => ["services_by_id", id] as const;
 const countKey = (account: number) => ["service_count", account] as const;
-const uuidKey = (uuid: string) => ["services_by_uuid", uuid] as const;
 
 /**
  * Minutes after a start signal when the runner first looks (the nudge the ping leaves): the
@@ -170,35 +168,20 @@ export function serviceIdEntries(kv: Deno.Kv, ids: number[]): Promise<Deno.KvEnt
   return getManyEntries<number>(kv, ids.map(byIdKey));
 }
 
-/** The account's service with this Healthchecks uuid, or null (another account's too). */
+/**
+ * The account's service with this Healthchecks uuid, or null (another account's too). The
+ * UUID's one index is its hook entry (kv/hooks.ts `codeHash`), which its pings read too.
+ */
 export async function serviceByUuid(
   kv: Deno.Kv,
   account: number,
   uuid: string,
 ): Promise<Service | null> {
-  const ref = (await kv.get<{ account: number; id: number }>(uuidKey(uuid))).value;
-  if (!ref || ref.account !== account) return null;
-  return (await getService(kv, account, ref.id)).value;
-}
-
-/**
- * Gives every heartbeat made before Healthchecks' ids a UUID and its index (a migration; safe
- * to run again: a service that has one is left as it is).
- */
-export async function giveUuids(kv: Deno.Kv): Promise<void> {
-  for await (const e of kv.list<Service>({ prefix: ["services"] })) {
-    if (e.value.code || e.value.kind !== "webhook") continue;
-    await transact(async () => {
-      const entry = await kv.get<Service>(e.key);
-      const s = entry.value;
-      if (!s || s.code) return { op: null, result: 0 };
-      const uuid = crypto.randomUUID();
-      const op = atomic(kv).check(entry).check({ key: uuidKey(uuid), versionstamp: null })
-        .set(e.key, { ...s, code: uuid })
-        .set(uuidKey(uuid), { account: s.account, id: s.id });
-      return { op, result: 0 };
-    });
-  }
+  const [entry] = await hookEntries(kv, [codeHash(uuid)]);
+  const ref = entry.value;
+  if (!ref || ref.all || ref.account !== account) return null;
+  const s = (await getService(kv, account, ref.id)).value;
+  return s?.code === uuid.toLowerCase() ? s : null;
 }
 
 /** A heartbeat's signals (null for a checked kind). */
@@ -354,10 +337,6 @@ async function storeServices(
       // The first result counts as any other (threshold, certificate), without alerts.
       const s = p.first ? counted(base, p.first, now).service : base;
       id.apply(op).set(serviceKey(account, s.id), s).set(byIdKey(s.id), account);
-      if (s.code) {
-        op.check({ key: uuidKey(s.code), versionstamp: null })
-          .set(uuidKey(s.code), { account, id: s.id });
-      }
       putDue(op, due, s.id, account);
       // A UUID or push token kept from another service (an import) must name no other check.
       for (const h of ownHashes(s)) {
@@ -614,7 +593,6 @@ function removeInto(
   op.check(count)
     .delete(serviceKey(s.account, s.id))
     .delete(byIdKey(s.id));
-  if (s.code) op.delete(uuidKey(s.code));
   dropDue(op, s.due, s.id);
   if (s.badge) op.delete(badgeKey(s.badge));
   if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
@@ -662,8 +640,9 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
 }
 
 /**
- * Gives every heartbeat made before Healthchecks' addresses a UUID and a slug, with the
- * UUID's hook entry (a migration step; again is harmless: a heartbeat with one is skipped).
+ * Gives every heartbeat made before Healthchecks' addresses a UUID (unless it has one), a slug
+ * and the UUID's hook entry, its one index (a migration step; again is harmless: a heartbeat
+ * with a slug is skipped). A UUID whose entry names another service is replaced by a new one.
  */
 export async function giveCodes(kv: Deno.Kv): Promise<void> {
   for await (const e of kv.list<Service>({ prefix: ["services"] })) {
@@ -671,14 +650,24 @@ export async function giveCodes(kv: Deno.Kv): Promise<void> {
     await transact(async () => {
       const entry = await getService(kv, e.value.account, e.value.id);
       const old = entry.value;
-      // The UUID comes from the step before (`giveUuids`, with its index).
-      if (!old || old.slug !== undefined || !old.code) return { op: null, result: null };
-      const s: Service = { ...old, slug: hcSlug(old.name) };
-      const op = putService(atomic(kv).check(entry), s);
-      putHookRef(hookFreeInto(op, codeHash(s.code!)), codeHash(s.code!), hookRef(s));
+      if (!old || old.slug !== undefined) return { op: null, result: null };
+      let code = old.code ?? crypto.randomUUID();
+      let [taken] = await hookEntries(kv, [codeHash(code)]);
+      if (taken.value && taken.value.id !== old.id) {
+        code = crypto.randomUUID();
+        [taken] = await hookEntries(kv, [codeHash(code)]);
+      }
+      const s: Service = { ...old, code, slug: hcSlug(old.name) };
+      const op = putService(atomic(kv).check(entry).check(taken), s);
+      putHookRef(op, codeHash(code), hookRef(s));
       return { op, result: null };
     });
   }
+}
+
+/** Removes the UUID index of an earlier layout (a migration step): the hook entry is the one. */
+export async function dropUuidIndex(kv: Deno.Kv): Promise<void> {
+  await deleteKeys(kv, keysOf(kv, { prefix: ["services_by_uuid"] }));
 }
 
 /** Removes every service of an account (erasure); answers how many. */

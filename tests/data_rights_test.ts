@@ -42,7 +42,6 @@ const EXPORTED_IN: Record<string, string> = {
   invites_by_address: "invitations_received (index)",
   services: "services",
   services_by_id: "services (index)",
-  services_by_uuid: "services (uuid)",
   api_keys: "api_keys",
   api_key_hashes: "api_keys (the key, hashed)",
   api_key_count: "api_keys (count)",
