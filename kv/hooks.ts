@@ -65,6 +65,11 @@ export interface HookRef {
   /** The service takes POST only (its `methods` setting): other methods are not recorded. */
   post?: true;
   /**
+   * The service is paused and resumes at its next success or failure (Healthchecks'
+   * `manual_resume: false`): the ping resumes it before it is recorded.
+   */
+  resume?: true;
+  /**
    * A slug's entry only, when several services share the slug in the account: all of them.
    * Pings by such a slug are refused ("ambiguous slug"); the services' own keys still work.
    */
@@ -371,6 +376,13 @@ export async function beatByHash(
     ignored = true;
     status = `ignored: a ${method} request (this service takes POST only)`;
     signal = { ...signal, kind: "log", code: null };
+  }
+  if (hook.ref.resume && (signal.kind === "success" || signal.kind === "fail")) {
+    // Rare (a paused check's next end): loaded only then, it brings the service's rules.
+    const { resumeByPing } = await import("./services.ts");
+    if (await resumeByPing(deps, hook.ref.account, hook.ref.id)) {
+      return beatByHash(deps, hash, status, signal, method, otherMethods);
+    }
   }
   const at = deps.clock.now();
   const ref = await new Promise<HookRef | null | "ambiguous">((resolve, reject) => {

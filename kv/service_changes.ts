@@ -58,7 +58,7 @@ export interface NewServiceInput {
   tags?: string[];
   /** Heartbeats on the interval: minutes past it before off (Healthchecks' grace). */
   interval_grace?: number | null;
-  /** Heartbeats: stays paused when pinged (Healthchecks' manual_resume). */
+  /** Heartbeats: stays paused when pinged (true), or its next end resumes it (false). */
   manual_resume?: boolean;
   /** Its Healthchecks id, when the caller chose it (else a new one). */
   code?: string;

@@ -154,7 +154,7 @@ function healthchecksItem(c: Record<string, unknown>, i: number): PlannedService
       notes.push(`grace ${period(grace)} became ${period(input.interval_grace * 60)}`);
     }
   }
-  if (c.manual_resume === true) notes.push("manual_resume not kept");
+  if (typeof c.manual_resume === "boolean") input.manual_resume = c.manual_resume;
   if (textOf(c.channels) !== "") notes.push("integrations not kept: choose channels here");
   if (c.status === "paused") notes.push("was paused: imported running");
   return { from: textOf(c.name) || slug || `check ${i + 1}`, input, notes };

@@ -101,6 +101,7 @@ const hookRef = (s: Service): HookRef => ({
   name: s.name,
   grace: startLook(s),
   ...(s.methods === "POST" ? { post: true as const } : {}),
+  ...(s.paused_at != null && s.manual_resume === false ? { resume: true as const } : {}),
 });
 
 /** The hashes of a heartbeat's own keys: its hook key, its UUID and its push token. */
@@ -411,9 +412,9 @@ export async function patchService(
   account: number,
   id: number,
   patch: ServicePatch,
+  now = deps.clock.now(),
 ): Promise<Service | null> {
   const { kv } = deps;
-  const now = deps.clock.now();
   const out = await transact(async () => {
     const entry = await getService(kv, account, id);
     if (!entry.value) return { op: null, result: null };
@@ -637,6 +638,23 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
     await eraseEvents(kv, account, id);
   }
   return done;
+}
+
+/**
+ * Healthchecks' `manual_resume: false`: a success or failure ping resumes a paused heartbeat.
+ * The resume is dated a millisecond before the ping, so the ping is the first signal judged
+ * after it (a failure turns it off, a success up). False when there was nothing to resume
+ * (resumed meanwhile, or the setting changed): the ping is then recorded as it comes.
+ */
+export async function resumeByPing(deps: Deps, account: number, id: number): Promise<boolean> {
+  const s = (await getService(deps.kv, account, id)).value;
+  if (!s || s.paused_at == null || s.manual_resume !== false) {
+    forgetHooks(deps.kv);
+    return false;
+  }
+  await patchService(deps, account, id, { paused: false }, deps.clock.now() - 1);
+  forgetHooks(deps.kv);
+  return true;
 }
 
 /**
