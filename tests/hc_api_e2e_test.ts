@@ -6,22 +6,8 @@
  * and two `?create=1` pings of one new slug at once. Only 127.0.0.1 is contacted.
  */
 import assert from "node:assert/strict";
-import { startServer } from "./_real_server.ts";
+import { bearerApi, startServer } from "./_real_server.ts";
 import { sh } from "./_sh.ts";
-
-/** The native API with a bearer token: the parsed answer, which must be 200 or 201. */
-function bearerApi(base: string, token: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await r.json();
-    assert.ok(r.status === 200 || r.status === 201, `${method} ${path}: ${r.status}`);
-    return json;
-  };
-}
 
 /** The server's BASE_URL (tests/_real_server.ts), which the answers' addresses start with. */
 const BASE_URL = "http://127.0.0.1";
