@@ -21,6 +21,7 @@ export async function handleQueued(deps: Deps, msg: unknown): Promise<void> {
   const t0 = performance.now();
   const claimed = await claimNudge(deps, look);
   count("catalogue_queued_looks_total", `outcome="${claimed ? "looked" : "taken"}"`);
-  if (claimed) await reviewHeartbeat(deps, claimed);
+  // No trim: the runner's looks trim (a flood nudges one of them, kv/hooks.ts).
+  if (claimed) await reviewHeartbeat(deps, claimed, false);
   log("info", "queued look", { looked: claimed ? 1 : 0, ms: Math.round(performance.now() - t0) });
 }

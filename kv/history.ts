@@ -101,22 +101,23 @@ export interface RecentResult {
   ms: number;
 }
 
-/** The checks of the last 24 hours (yesterday's and today's stored days), oldest first. */
+/** The checks of the last `span` ms (24 hours unless told; at most KEEP_DAYS), oldest first. */
 export async function recentResults(
   kv: Deno.Kv,
   account: number,
   id: number,
   now: number,
+  span = DAY,
 ): Promise<RecentResult[]> {
-  const entries = await getManyEntries<StoredDay>(kv, [
-    dayKey(account, id, isoDate(now - DAY)),
-    dayKey(account, id, isoDate(now)),
-  ]);
+  const from = now - Math.min(span, KEEP_DAYS * DAY);
+  const dates: string[] = [];
+  for (let t = Math.floor(from / DAY) * DAY; t <= now; t += DAY) dates.push(isoDate(t));
+  const entries = await getManyEntries<StoredDay>(kv, dates.map((d) => dayKey(account, id, d)));
   const out: RecentResult[] = [];
   for (const { value: day } of entries) {
     if (!day?.at || !day.st) continue;
     for (let i = 0; i < day.at.length; i++) {
-      if (day.at[i] <= now - DAY || day.at[i] > now) continue;
+      if (day.at[i] <= from || day.at[i] > now) continue;
       out.push({ at: day.at[i], state: CODE_STATES[day.st[i]] ?? "off", ms: day.ms[i] });
     }
   }
@@ -134,7 +135,18 @@ export async function readChanges(
   now: number,
   days: number,
 ): Promise<{ before: HistState | null; changes: Change[] }> {
-  const from = now - days * DAY;
+  const { before, changes } = await changesSince(kv, account, id, now - days * DAY, now);
+  return { before, changes: changes.map(({ at, state }) => ({ at, state })) };
+}
+
+/** The change in force at `from` (if still kept), then every change from `from` to `now`. */
+async function changesSince(
+  kv: Deno.Kv,
+  account: number,
+  id: number,
+  from: number,
+  now: number,
+): Promise<{ before: HistState | null; changes: History["changes"] }> {
   let before: HistState | null = null;
   for await (
     const e of kv.list<StoredChange>({
@@ -142,21 +154,23 @@ export async function readChanges(
       end: changeKey(account, id, from),
     }, { reverse: true, limit: 1 })
   ) before = e.value.state;
-  const changes: Change[] = [];
+  const changes: History["changes"] = [];
   for await (
     const e of kv.list<StoredChange>({
       start: changeKey(account, id, from),
       end: changeKey(account, id, now + 1),
     })
-  ) changes.push({ at: e.key[3] as number, state: e.value.state });
+  ) changes.push({ at: e.key[3] as number, ...e.value });
   return { before, changes };
 }
 
 export interface History {
   days: DayFigures[];
   changes: { at: number; state: HistState; status: string }[];
-  /** Uptime (lib/history.ts uptimeBetween) of the last 24 hours, 30 days and all days kept. */
-  uptime: { day: number | null; month: number | null; all: number | null };
+  /** Uptime (lib/history.ts uptimeBetween) of the last 24 hours, 7 and 30 days, all days kept. */
+  uptime: { day: number | null; week: number | null; month: number | null; all: number | null };
+  /** The state in force before the first change listed (null if unknown). */
+  before: HistState | null;
 }
 
 /** The last KEEP_DAYS days of a service: figures per day and every change, oldest first. */
@@ -169,21 +183,7 @@ export async function readHistory(
   quiet: [number, number][] = [],
 ): Promise<History> {
   const from = Math.floor(now / DAY) * DAY - (days - 1) * DAY;
-  const changes: History["changes"] = [];
-  // The change in force when the window opens (if still kept), then the window's.
-  let before: HistState | null = null;
-  for await (
-    const e of kv.list<StoredChange>({
-      start: changeKey(account, id, 0),
-      end: changeKey(account, id, from),
-    }, { reverse: true, limit: 1 })
-  ) before = e.value.state;
-  for await (
-    const e of kv.list<StoredChange>({
-      start: changeKey(account, id, from),
-      end: changeKey(account, id, now + 1),
-    })
-  ) changes.push({ at: e.key[3] as number, ...e.value });
+  const { before, changes } = await changesSince(kv, account, id, from, now);
   const durations = new Map<string, number[]>();
   for await (
     const e of kv.list<{ ms: number[] }>({
@@ -205,7 +205,13 @@ export async function readHistory(
   return {
     days: figures,
     changes,
-    uptime: { day: span(now - DAY), month: span(now - 30 * DAY), all: span(from) },
+    uptime: {
+      day: span(now - DAY),
+      week: span(now - 7 * DAY),
+      month: span(now - 30 * DAY),
+      all: span(from),
+    },
+    before,
   };
 }
 

@@ -46,9 +46,10 @@ import { askLook, putDue } from "./service_due.ts";
  *   everywhere, and other accounts' hook changes never touch a ping.
  * The heartbeat rate limit counts per address in process (seeded from KV once per window
  * and address by a read the first ping does not wait for) and adds its counts to KV in the
- * same batch. Events are trimmed by the runner's look, never on the ping's path: a service
- * that wrote NUDGE_EVERY events in this process since its last nudge gets one in its batch
- * (a blind set), so a flood is trimmed within a minute. With several server processes
+ * same batch. Events are trimmed by the runner's look, never on the ping's path nor in a look
+ * a failure asked for through the queue: a service that wrote NUDGE_EVERY events in this
+ * process since its last nudge gets one in its batch (a blind set, a millisecond past the
+ * minute so no queued look takes it), so a flood is trimmed within a minute. With several server processes
  * each seeds from KV when it first sees an address, so the limit may be passed by what
  * other processes counted after that (documented in docs/api.md).
  */
@@ -596,7 +597,9 @@ function nudgeFloods(op: Atomic, st: HookState, live: Pending[]): Map<number, nu
     const before = counts.get(id) ?? st.written.get(id) ?? 0;
     if (before < 0) continue;
     if (before + 1 >= NUDGE_EVERY) {
-      putDue(op, Math.floor(p.beat.at / MINUTE) * MINUTE, id, account);
+      // A millisecond past the minute: never the entry a failure's queued look claims (the
+      // minute itself), so the runner's look, which trims, takes this one.
+      putDue(op, Math.floor(p.beat.at / MINUTE) * MINUTE + 1, id, account);
       counts.set(id, -1);
     } else counts.set(id, before + 1);
   }

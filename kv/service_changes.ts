@@ -90,6 +90,33 @@ export async function validTarget(deps: Deps, account: Account, check: string): 
   return target;
 }
 
+/**
+ * What the rules below refuse in a service's fields that needs no lookup (the check's form, the
+ * schedule's time zone and cron line), every field at once, by field: the forms show all of
+ * them together instead of one a submit. The same words as the refusals.
+ */
+export function fieldProblems(
+  input: { check?: unknown; schedule?: unknown; tz?: unknown },
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof input.check === "string") {
+    try {
+      parseCheck(input.check);
+    } catch (err) {
+      if (!(err instanceof TargetError)) throw err;
+      out.check = err.message;
+    }
+  }
+  if (typeof input.schedule === "string" && input.schedule.trim()) {
+    const tz = typeof input.tz === "string" ? input.tz : "UTC";
+    const knownZone = validTimeZone(tz);
+    if (!knownZone) out.tz = "not a known IANA time zone";
+    const why = cronError(input.schedule, knownZone ? tz : "UTC");
+    if (why) out.schedule = why;
+  }
+  return out;
+}
+
 /** A valid schedule for a service of this kind, or `invalid` naming the field. */
 export function validSchedule(kind: string, cron: string, tz: string, grace: number): Schedule {
   if (kind !== "webhook") {

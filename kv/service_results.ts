@@ -323,9 +323,15 @@ function recordLook(
 
 /**
  * The runner's look at a heartbeat: its state now, the change in its history, alerts on a
- * change, and the next look (nextLook).
+ * change, and the next look (nextLook). `trim` also cuts its events to the newest kept: the
+ * dearest part of a look (every kept event is read, bodies and all), so a look a failure asked
+ * for leaves it to the runner's looks, which a flood of events nudges (kv/hooks.ts).
  */
-export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<void> {
+export async function reviewHeartbeat(
+  deps: Deps,
+  claimed: Service,
+  trim = true,
+): Promise<void> {
   const { kv } = deps;
   const now = deps.clock.now();
   const acc = (await getAccount(kv, claimed.account)).value;
@@ -380,5 +386,5 @@ export async function reviewHeartbeat(deps: Deps, claimed: Service): Promise<voi
     return { op, result: null };
   });
   await sendInOrder(deps, sends);
-  await trimEvents(kv, claimed.account, claimed.id);
+  if (trim) await trimEvents(kv, claimed.account, claimed.id);
 }

@@ -156,3 +156,79 @@ export function uptimeOf(span: { up: number; down: number }): number | null {
 export function uptimeBetween(opts: Parameters<typeof upAndDown>[0]): number | null {
   return uptimeOf(upAndDown(opts));
 }
+
+/** One check as the response-time chart reads it. */
+export interface TimedResult {
+  at: number;
+  ms: number;
+  /** Whether the check failed (off) or warned, besides its duration. */
+  state: "ok" | "warn" | "off";
+}
+
+/** A stretch of the chart: its checks' median and 95th percentile duration, and failures. */
+export interface Bucket {
+  from: number;
+  to: number;
+  checks: number;
+  failed: number;
+  median_ms: number | null;
+  p95_ms: number | null;
+}
+
+/**
+ * Results in [from, to) split into `count` equal stretches, oldest first; a stretch without
+ * checks has null figures (the chart leaves a gap there).
+ */
+export function buckets(
+  results: TimedResult[],
+  from: number,
+  to: number,
+  count: number,
+): Bucket[] {
+  const size = (to - from) / count;
+  const times: number[][] = Array.from({ length: count }, () => []);
+  const failed = new Array<number>(count).fill(0);
+  for (const r of results) {
+    if (r.at < from || r.at >= to) continue;
+    const i = Math.min(count - 1, Math.floor((r.at - from) / size));
+    times[i].push(r.ms);
+    if (r.state === "off") failed[i]++;
+  }
+  return times.map((ms, i) => ({
+    from: Math.round(from + i * size),
+    to: Math.round(from + (i + 1) * size),
+    checks: ms.length,
+    failed: failed[i],
+    median_ms: percentile(ms, 50),
+    p95_ms: percentile(ms, 95),
+  }));
+}
+
+/** A time a service was off: from its first failure to its return (`to` null: still off). */
+export interface OffPeriod {
+  from: number;
+  to: number | null;
+}
+
+/**
+ * The off periods that overlap [from, now], newest first, from the state changes (sorted by
+ * time) and the state before them. A period that began before `from` starts at its change if
+ * known, else at `from`.
+ */
+export function offPeriods(opts: {
+  changes: Change[];
+  before: HistState | null;
+  from: number;
+}): OffPeriod[] {
+  const out: OffPeriod[] = [];
+  let open: number | null = opts.before === "off" ? opts.from : null;
+  for (const c of opts.changes) {
+    if (c.state === "off") open ??= c.at;
+    else if (open !== null) {
+      out.push({ from: open, to: c.at });
+      open = null;
+    }
+  }
+  if (open !== null) out.push({ from: open, to: null });
+  return out.filter((p) => p.to === null || p.to > opts.from).reverse();
+}

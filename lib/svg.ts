@@ -1,6 +1,6 @@
 /**
  * Small SVG pictures drawn on the server (no chart library in the browser): a service's 90
- * daily uptime bars, its response-time chart and a status badge. Pure functions of their
+ * daily uptime bars, its beat bar and sparkline, its response-time chart and a status badge. Pure functions of their
  * figures; every text is escaped.
  */
 
@@ -157,65 +157,6 @@ export function sparkline(ms: number[], label: string): string | null {
   }" fill="none" class="s-line" stroke="${COLORS.maintenance}" stroke-width="1.5"/></svg>`;
 }
 
-/**
- * Median and 95th percentile duration per day as two lines over a common scale, with the
- * scale's top written at the left. Days without checks leave gaps.
- */
-export function responseChart(
-  days: { date: string; median_ms: number | null; p95_ms: number | null }[],
-  opts: { width?: number; height?: number } = {},
-): string {
-  const w = opts.width ?? 540;
-  const h = opts.height ?? 140;
-  const left = 44;
-  const top = 10;
-  const bottom = 20;
-  const plotW = w - left - 6;
-  const plotH = h - top - bottom;
-  const max = Math.max(1, ...days.flatMap((d) => [d.median_ms ?? 0, d.p95_ms ?? 0]));
-  const x = (i: number) => left + (days.length <= 1 ? 0 : (i * plotW) / (days.length - 1));
-  const y = (v: number) => top + plotH - (v / max) * plotH;
-  const line = (pick: (d: typeof days[number]) => number | null) => {
-    const parts: string[] = [];
-    let open = false;
-    days.forEach((d, i) => {
-      const v = pick(d);
-      if (v === null) {
-        open = false;
-        return;
-      }
-      parts.push(`${open ? "L" : "M"}${x(i).toFixed(1)} ${y(v).toFixed(1)}`);
-      open = true;
-    });
-    return parts.join(" ");
-  };
-  const first = days[0]?.date ?? "";
-  const last = days[days.length - 1]?.date ?? "";
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="100%" viewBox="0 0 ${w} ${h}" role="img" aria-label="Response time per day: median and 95th percentile">`,
-    `<line x1="${left}" y1="${top + plotH}" x2="${w - 6}" y2="${
-      top + plotH
-    }" stroke="#999" stroke-width="1"/>`,
-    `<text x="${left - 4}" y="${
-      top + 8
-    }" font-size="10" text-anchor="end" font-family="sans-serif">${max} ms</text>`,
-    `<text x="${left - 4}" y="${
-      top + plotH
-    }" font-size="10" text-anchor="end" font-family="sans-serif">0</text>`,
-    `<text x="${left}" y="${h - 4}" font-size="10" font-family="sans-serif">${esc(first)}</text>`,
-    `<text x="${w - 6}" y="${h - 4}" font-size="10" text-anchor="end" font-family="sans-serif">${
-      esc(last)
-    }</text>`,
-    `<path d="${
-      line((d) => d.p95_ms)
-    }" fill="none" stroke="#d9a300" stroke-width="1.5"><title>95th percentile</title></path>`,
-    `<path d="${
-      line((d) => d.median_ms)
-    }" fill="none" stroke="#2c6fbb" stroke-width="2"><title>median</title></path>`,
-    `</svg>`,
-  ].join("");
-}
-
 /** A shields-style badge: a label and the state in its color. */
 export function badge(
   label: string,
@@ -251,4 +192,130 @@ export function badge(
   }"/><g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11" text-anchor="middle"><text x="${
     lw / 2
   }" y="14">${esc(label)}</text><text x="${lw + rw / 2}" y="14">${text}</text></g></svg>`;
+}
+
+/** A round scale top at or above `max`: 1, 2 or 5 times a power of ten. */
+export function niceTop(max: number): number {
+  if (max <= 0) return 10;
+  const p = 10 ** Math.floor(Math.log10(max));
+  for (const m of [1, 2, 5, 10]) if (m * p >= max) return m * p;
+  return 10 * p;
+}
+
+/** Milliseconds as a scale reads them: "800 ms", "1.5 s". */
+export function msText(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/** A point on the time axis with its text; `at` lets the page write it in the reader's zone. */
+export interface Tick {
+  at: number;
+  text: string;
+  /** How web/static/site.js writes it again: a time of day, or a date. */
+  kind: "hour" | "day";
+}
+
+/** One stretch of the response-time chart (lib/history.ts `buckets`). */
+export interface ChartBucket {
+  from: number;
+  to: number;
+  checks: number;
+  failed: number;
+  median_ms: number | null;
+  p95_ms: number | null;
+  /** Its words on hover: when, the figures. */
+  label: string;
+}
+
+const CHART_H = 190;
+const PLOT_TOP = 14;
+const PLOT_H = 150;
+/** The inner plot's own width: it is stretched to the page, its lines keep their width. */
+const PLOT_W = 1000;
+
+/**
+ * Response times over a period, drawn to the page's width with text that keeps its size: the
+ * outer picture has no viewBox (its text, grid and ticks are placed in pixels and percent), the
+ * plot inside is stretched (`preserveAspectRatio="none"`, strokes not scaled). Median and 95th
+ * percentile per stretch as two lines, stretches with failed checks marked by a red bar at the
+ * foot, times the service was down shaded. Gaps where nothing was checked.
+ */
+export function responseTimeChart(
+  data: ChartBucket[],
+  opts: { from: number; to: number; ticks: Tick[]; down: [number, number][]; label: string },
+): string {
+  const { from, to } = opts;
+  const top = niceTop(Math.max(0, ...data.flatMap((b) => [b.median_ms ?? 0, b.p95_ms ?? 0])));
+  const x = (t: number) => ((t - from) / (to - from)) * PLOT_W;
+  const y = (v: number) => PLOT_H - (v / top) * PLOT_H;
+  // Each run of stretches with checks is a subpath; a lone one a dot (a round cap on a step
+  // too short to see).
+  const line = (pick: (b: ChartBucket) => number | null) => {
+    const runs: string[][] = [];
+    let run: string[] | null = null;
+    for (const b of data) {
+      const v = pick(b);
+      if (v === null) {
+        run = null;
+        continue;
+      }
+      if (!run) runs.push(run = []);
+      run.push(`${x((b.from + b.to) / 2).toFixed(1)} ${y(v).toFixed(1)}`);
+    }
+    return runs.map((r) => `M${r.join(" L")}${r.length === 1 ? " h0.1" : ""}`).join(" ");
+  };
+  const grid = [0, 0.5, 1].map((f) => {
+    const gy = PLOT_TOP + PLOT_H - f * PLOT_H;
+    return `<line x1="0" x2="100%" y1="${gy}" y2="${gy}" class="grid"/>` +
+      (f > 0 ? `<text x="2" y="${gy - 3}" class="axis">${msText(top * f)}</text>` : "");
+  });
+  const pct = (t: number) => `${(((t - from) / (to - from)) * 100).toFixed(2)}%`;
+  const ticks = opts.ticks.filter((t) => t.at > from && t.at < to).map((t) => {
+    // Near an edge the text stands on the inner side of its tick, so it is never cut.
+    const f = (t.at - from) / (to - from);
+    const anchor = f < 0.06 ? "start" : f > 0.94 ? "end" : "middle";
+    return `<line x1="${pct(t.at)}" x2="${pct(t.at)}" y1="${PLOT_TOP + PLOT_H}" y2="${
+      PLOT_TOP + PLOT_H + 4
+    }" class="grid"/><text x="${pct(t.at)}" y="${
+      PLOT_TOP + PLOT_H + 18
+    }" class="axis" text-anchor="${anchor}" data-at="${t.at}" data-tick="${t.kind}">${
+      esc(t.text)
+    }</text>`;
+  });
+  const down = opts.down.map(([a, b]) => {
+    const x0 = x(Math.max(from, a));
+    const x1 = x(Math.min(to, b));
+    return `<rect x="${x0.toFixed(1)}" y="0" width="${
+      Math.max(2, x1 - x0).toFixed(1)
+    }" height="${PLOT_H}" class="down-span"/>`;
+  });
+  const marks = data.filter((b) => b.failed > 0).map((b) =>
+    `<rect x="${x(b.from).toFixed(1)}" y="${PLOT_H - 6}" width="${
+      Math.max(2, x(b.to) - x(b.from) - 1).toFixed(1)
+    }" height="6" class="t-off" fill="${COLORS.off}"/>`
+  );
+  const hover = data.filter((b) => b.checks > 0).map((b) =>
+    `<rect x="${x(b.from).toFixed(1)}" y="0" width="${
+      (x(b.to) - x(b.from)).toFixed(1)
+    }" height="${PLOT_H}" fill="transparent"><title>${esc(b.label)}</title></rect>`
+  );
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="100%" height="${CHART_H}" role="img" aria-label="${
+      esc(opts.label)
+    }">`,
+    ...grid,
+    `<svg x="0" y="${PLOT_TOP}" width="100%" height="${PLOT_H}" viewBox="0 0 ${PLOT_W} ${PLOT_H}" preserveAspectRatio="none">`,
+    ...down,
+    `<path d="${
+      line((b) => b.p95_ms)
+    }" fill="none" class="c-p95" stroke="${COLORS.warn}" stroke-width="1.5" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke"/>`,
+    `<path d="${
+      line((b) => b.median_ms)
+    }" fill="none" class="c-median" stroke="${COLORS.maintenance}" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke"/>`,
+    ...marks,
+    ...hover,
+    `</svg>`,
+    ...ticks,
+    `</svg>`,
+  ].join("");
 }

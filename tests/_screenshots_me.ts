@@ -49,8 +49,7 @@ await clickByText(page, "Upload picture");
 await Deno.remove(notPicture);
 await shoot(page, "me-profile-picture-refused");
 
-await page.goto(`${web.base}/me/services`);
-await selectByLabel(page, "Kind", "Heartbeat: it calls us (webhook)");
+await page.goto(`${web.base}/me/services/new?kind=webhook`);
 await fillByLabel(page, "Name", "Nightly backup");
 await selectByLabel(page, "Group", "Jobs");
 await clickByText(page, "Add service");

@@ -44,8 +44,7 @@ for (
     ["Mail relay", "Public"],
   ]
 ) {
-  await page.goto(`${web.base}/me/services`);
-  await selectByLabel(page, "Kind", "Heartbeat: it calls us (webhook)");
+  await page.goto(`${web.base}/me/services/new?kind=webhook`);
   await fillByLabel(page, "Name", name);
   await selectByLabel(page, "Group", group);
   await clickByText(page, "Add service");

@@ -199,9 +199,14 @@ Deno.test("newcomer words: each account page says what it is for; standing, grou
   }
   assert.match(overview, /collector: you can keep a profile, a journal, files/);
   assert.match(await get("/me/standing"), /<summary>What the standings are<\/summary>/);
-  const services = await get("/me/services");
+  const services = await get("/me/services/new?kind=url");
   assert.match(services, /LAN and tailnet \(reached only inside your own network\)/);
+  assert.match(
+    services,
+    /come in one follow-up alert\. A maintenance window can cover a whole group/,
+  );
   assert.match(services, /cloudflared \(behind a Cloudflare tunnel\), oneshot \(a job that runs/);
+  assert.match(services, /A maintenance window can cover a place/);
   assert.match(await get("/me/journal"), /the entry is public: anyone can read it on your profile/);
   const { seedModule } = await import("./_catalogue.ts");
   await seedModule(t, "pond-life", []);

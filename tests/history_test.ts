@@ -1,8 +1,24 @@
 import assert from "node:assert/strict";
 import { DAY, HOUR } from "../lib/clock.ts";
-import { type Change, dailyFigures, percentile, uptimeBetween } from "../lib/history.ts";
+import {
+  buckets,
+  type Change,
+  dailyFigures,
+  offPeriods,
+  percentile,
+  uptimeBetween,
+} from "../lib/history.ts";
 import { systemConnector } from "../lib/net.ts";
-import { badge, barColor, COLORS, percentText, responseChart, uptimeBars } from "../lib/svg.ts";
+import {
+  badge,
+  barColor,
+  COLORS,
+  msText,
+  niceTop,
+  percentText,
+  responseTimeChart,
+  uptimeBars,
+} from "../lib/svg.ts";
 import { dumpKv, T0, testApp } from "./_helpers.ts";
 import { flakyTarget } from "./_servers.ts";
 
@@ -62,13 +78,46 @@ Deno.test("svg: 90 bars coloured by time down, with dates and words; a chart; a 
   assert.ok(bars.includes(`<title>d4: up all day (100 %)</title>`));
   assert.equal(percentText(0.99999), "99.99 %", "never rounded up to 100");
   assert.equal(percentText(1), "100 %");
-  const chart = responseChart([
-    { date: "2026-03-01", median_ms: 10, p95_ms: 40 },
-    { date: "2026-03-02", median_ms: null, p95_ms: null },
-    { date: "2026-03-03", median_ms: 20, p95_ms: 80 },
+  const from = Date.UTC(2026, 2, 1);
+  const stretches = buckets(
+    [
+      { at: from + 1_000, ms: 10, state: "ok" },
+      { at: from + 2_000, ms: 40, state: "off" },
+      { at: from + 3 * HOUR, ms: 20, state: "ok" },
+      { at: from + 4 * HOUR, ms: 999, state: "ok" }, // at the end: outside [from, to)
+    ],
+    from,
+    from + 4 * HOUR,
+    4,
+  );
+  assert.deepEqual(stretches.map((b) => [b.checks, b.failed, b.median_ms, b.p95_ms]), [
+    [2, 1, 10, 40],
+    [0, 0, null, null],
+    [0, 0, null, null],
+    [1, 0, 20, 20],
   ]);
-  assert.match(chart, />80 ms</);
+  const chart = responseTimeChart(stretches.map((b) => ({ ...b, label: "x" })), {
+    from,
+    to: from + 4 * HOUR,
+    ticks: [{ at: from + 2 * HOUR, text: "02:00", kind: "hour" }, {
+      at: from + 5 * HOUR,
+      text: "outside",
+      kind: "hour",
+    }],
+    down: [[from, from + HOUR]],
+    label: 'Response <"time">',
+  });
+  assert.match(chart, />50 ms</, "the scale's top is a round figure above the slowest");
+  assert.match(chart, />25 ms</);
   assert.equal(chart.match(/<path d="M[^"]*M/g)?.length, 2, "a gap in both lines");
+  assert.match(chart, /text-anchor="middle" data-at="\d+" data-tick="hour">02:00</);
+  assert.doesNotMatch(chart, /outside/, "no tick outside the period");
+  assert.equal(chart.match(/class="down-span"/g)?.length, 1);
+  assert.equal(chart.match(/class="t-off"/g)?.length, 1, "one stretch with a failed check");
+  assert.ok(chart.includes('aria-label="Response &lt;&quot;time&quot;&gt;"'));
+  assert.doesNotMatch(chart.split("<svg x")[0], /viewBox/, "the outer picture keeps text size");
+  assert.deepEqual([0, 7, 10, 11, 180, 2500].map(niceTop), [10, 10, 10, 20, 200, 5000]);
+  assert.deepEqual([999, 1000, 1540].map(msText), ["999 ms", "1 s", "1.5 s"]);
   const b = badge('<a "x">', "off");
   assert.ok(b.includes("&lt;a &quot;x&quot;&gt;: down"));
   assert.ok(!b.includes("<a "));
@@ -207,4 +256,44 @@ Deno.test("uptime: time up over time measured, at its edges", async (t) => {
     });
   }
   assert.equal(percentText(1439 / 1440), "99.93 %");
+});
+
+Deno.test("incidents: off periods from state changes, newest first, at the edges", () => {
+  const t = (h: number) => Date.UTC(2026, 2, 1) + h * HOUR;
+  const cases: [string, Change[], Change["state"] | null, [number, number | null][]][] = [
+    ["none", [{ at: t(1), state: "ok" }], null, []],
+    [
+      "one closed",
+      [{ at: t(1), state: "ok" }, { at: t(2), state: "off" }, {
+        at: t(3),
+        state: "ok",
+      }],
+      null,
+      [[t(2), t(3)]],
+    ],
+    ["still off", [{ at: t(2), state: "off" }], "ok", [[t(2), null]]],
+    ["off before the window", [{ at: t(5), state: "ok" }], "off", [[t(0), t(5)]]],
+    [
+      "warn does not end it",
+      [{ at: t(2), state: "off" }, { at: t(3), state: "warn" }, {
+        at: t(4),
+        state: "off",
+      }, { at: t(6), state: "wait" }],
+      null,
+      [[t(4), t(6)], [t(2), t(3)]],
+    ],
+    [
+      "a second off does not restart it",
+      [{ at: t(2), state: "off" }, {
+        at: t(3),
+        state: "off",
+      }, { at: t(4), state: "ok" }],
+      null,
+      [[t(2), t(4)]],
+    ],
+  ];
+  for (const [name, changes, before, want] of cases) {
+    const got = offPeriods({ changes, before, from: t(0) }).map((p) => [p.from, p.to]);
+    assert.deepEqual(got, want, name);
+  }
 });

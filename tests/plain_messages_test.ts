@@ -172,6 +172,8 @@ Deno.test("text fields carry the server's maxlength and required", async () => {
     assert.ok(tag, name);
     assert.match(tag, new RegExp(`maxlength="${rule.maxlength}"`), name);
   }
-  const services = await t.req("GET", "/me/services", { headers: { cookie: `session=${token}` } });
+  const services = await t.req("GET", "/me/services/new?kind=url", {
+    headers: { cookie: `session=${token}` },
+  });
   assert.match(services.text, /<input id="f-name" name="name" required=""[^>]*maxlength="80"/);
 });

@@ -175,7 +175,7 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   });
 
   // Services: a heartbeat's address after the redirect, the same on a reload, one service.
-  const added = await me.submit("/me/services", "/me/services", {
+  const added = await me.submit("/me/services/new?kind=webhook", "/me/services", {
     kind: "webhook",
     name: "Nightly backup",
     check: "",
@@ -225,7 +225,7 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit("/me/services/import/preview", "/me/services/import/confirm");
   const imported = await listOf(t, "/api/me/services", olga.token);
   assert.equal(imported.length, 2, "the import made its one service once");
-  await me.submit("/me/services", "/me/services", {
+  await me.submit("/me/services/new?kind=tcp", "/me/services", {
     kind: "tcp",
     name: "Mail relay",
     check: "127.0.0.1:9",

@@ -173,7 +173,9 @@ Deno.test("schedule: the form puts a time zone or grace without a schedule besid
     });
   const base = { name: "Backup", kind: "webhook", group: "Public", interval: "60", threshold: "1" };
   // The empty form suggests no zone or grace: an untouched form adds a plain heartbeat.
-  const blank = await t.req("GET", "/me/services", { headers: { cookie: `session=${token}` } });
+  const blank = await t.req("GET", "/me/services/new?kind=webhook", {
+    headers: { cookie: `session=${token}` },
+  });
   assert.match(blank.text, /<input[^>]*name="tz"(?![^>]*value="[^"])/);
   const lone = await post("/me/services", { ...base, schedule: "", tz: "Europe/Berlin" });
   assert.equal(lone.status, 400);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
+import { handleQueued } from "../jobs/queue.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, T0, type TestApp, testApp } from "./_helpers.ts";
 
@@ -207,6 +208,30 @@ Deno.test("signals: a flood of signals brings the runner within the minute, whic
   const ev = await events(t, token, hb.id);
   assert.equal(ev[0].body, "line 199");
   assert.equal(ev[99].body, "line 100");
+});
+
+Deno.test("signals: a failure's queued look leaves the trim to the runner, whose flood nudge it never takes", async () => {
+  await using t = await testApp();
+  const { account, token } = await t.account("ops@example.org", { name: "Ops" });
+  const hb = await heartbeat(t, token);
+  const minute = Math.floor(t.clock.now() / MINUTE) * MINUTE;
+  t.clock.set(minute);
+  for (let i = 0; i < 199; i++) {
+    assert.equal((await t.req("POST", `${hb.path}/log`, { raw: `line ${i}` })).status, 200);
+  }
+  // The 200th event is a failure: it asks for a look through the queue and nudges the runner.
+  assert.equal((await t.req("POST", `${hb.path}/fail`, { raw: "disk full" })).status, 200);
+  await handleQueued(t.deps, { look: { account: account.id, id: hb.id, due: minute } });
+  assert.equal((await item(t, token, hb.id)).state, "off", "the queued look decided the failure");
+  assert.equal(await storedEvents(t), 200, "the queued look read no events to trim");
+  t.clock.advance(1_000);
+  await runDueChecks(t.deps);
+  assert.equal(
+    await storedEvents(t),
+    100,
+    "the flood's nudge was left for the runner, which trimmed",
+  );
+  assert.equal((await events(t, token, hb.id))[0].body, "disk full");
 });
 
 Deno.test("signals: events of one millisecond list in the order they came", async () => {

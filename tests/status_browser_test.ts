@@ -37,9 +37,9 @@ Deno.test({
       await openUrl(owner, `${web.base}/me/profile`, "Profile");
       await fillByLabel(owner, "Name", "Rita Ops");
       await clickByText(owner, "Save profile");
-      await openUrl(owner, `${web.base}/me/services`, "Watched services");
-      await selectByLabel(owner, "Kind", "Heartbeat: it calls us (webhook)");
+      await openUrl(owner, `${web.base}/me/services/new?kind=webhook`, "Add a service");
       await fillByLabel(owner, "Name", "Library printer");
+      await selectByLabel(owner, "Expected every", "hour");
       await clickByText(owner, "Add service");
       await openUrl(owner, `${web.base}/me/status-page`, "Status page");
       await checkByLabel(owner, "Publish the status page");

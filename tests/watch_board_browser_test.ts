@@ -24,8 +24,7 @@ type Dom = any;
 
 /** Adds a heartbeat through the form; returns its hook address at the server under test. */
 async function addHeartbeat(page: Page, base: string, name: string, group: string) {
-  await page.goto(`${base}/me/services`);
-  await selectByLabel(page, "Kind", "Heartbeat: it calls us (webhook)");
+  await page.goto(`${base}/me/services/new?kind=webhook`);
   await fillByLabel(page, "Name", name);
   await selectByLabel(page, "Group", group);
   await clickByText(page, "Add service");

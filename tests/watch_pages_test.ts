@@ -48,19 +48,22 @@ Deno.test("pages: service page with bars, chart, events, channels, badge; status
     t.clock.advance(15 * HOUR / 60);
     const page = await t.req("GET", `/me/services/${site.id}`, { headers: { cookie } });
     assert.equal(page.status, 200, page.text);
-    assert.match(page.text, /<h2>Last 90 days<\/h2>/);
+    assert.match(page.text, /<h2 id="days">Last 90 days<\/h2>/);
     assert.match(page.text, /Uptime: 100 %/);
-    assert.equal(page.text.match(/<rect /g)?.length, 90);
-    assert.match(page.text, /aria-label="Response time per day/);
+    const bars = page.text.split('aria-label="Daily uptime')[1].split("</svg>")[0];
+    assert.equal(bars.match(/<rect /g)?.length, 90);
+    assert.match(page.text, /aria-label="Response time of Public site over the last 24 hours/);
+    assert.match(page.text, /<h2 id="incidents">Incidents<\/h2>\s*<ul|No incidents in the last 90/);
+    assert.match(page.text, /data-live="\/watch\/live\?service=\d+"/);
     assert.doesNotMatch(page.text, /style="/, "no inline style (CSP)");
 
     // The heartbeat: its events, the body escaped, the paired duration.
     const hbPage = await t.req("GET", `/me/services/${hb.body.item.id}`, { headers: { cookie } });
-    assert.match(hbPage.text, /<h2>Events<\/h2>/);
+    assert.match(hbPage.text, /<h2 id="events">Events<\/h2>/);
     assert.match(hbPage.text, /success \(exit 0\)/);
     assert.match(hbPage.text, /60 s/);
     assert.ok(hbPage.text.includes("&lt;b&gt;12 files&lt;/b&gt;"), "the body is escaped");
-    assert.doesNotMatch(hbPage.text, /Response time per day/);
+    assert.doesNotMatch(hbPage.text, /Response time of/);
 
     // Channels: added through the form (303), the secret shown after the redirect, again on a
     // reload, not on the plain list; chosen on the service.

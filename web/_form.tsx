@@ -100,6 +100,11 @@ export interface FormSpec<S extends z.ZodType> {
   schema: S;
   /** Turns the text fields into the schema's input (checkboxes to booleans, lists). */
   input?: (form: Record<string, string>) => unknown;
+  /**
+   * The domain's own checks of the fields that need no lookup (kv/ `fieldProblems`), run with
+   * the schema's so every message shows at once; by the input's field names.
+   */
+  also?: (input: Record<string, unknown>) => FieldErrors;
   /** The form field an error path of the schema belongs to ("files.0.url" -> "file_url_0"). */
   fieldOf?: (path: string) => string;
   /** Does the work with the checked data; answers the path to send the browser to (303). */
@@ -120,9 +125,17 @@ export async function submitForm<S extends z.ZodType>(
   spec: FormSpec<S>,
 ): Promise<Response> {
   const form = await readForm(c);
-  const parsed = spec.schema.safeParse(spec.input ? spec.input(form) : form, { error: pageWords });
+  const input = spec.input ? spec.input(form) : form;
+  const parsed = spec.schema.safeParse(input, { error: pageWords });
+  const also = Object.fromEntries(
+    Object.entries(spec.also?.(input as Record<string, unknown>) ?? {}).map((
+      [k, v],
+    ) => [k, sentence(v)]),
+  );
   let view: FormView;
-  if (parsed.success) {
+  if (parsed.success && Object.keys(also).length) {
+    view = { values: form, errors: also };
+  } else if (parsed.success) {
     try {
       return seeOther(c, await spec.act(parsed.data, form));
     } catch (err) {
@@ -159,7 +172,7 @@ export async function submitForm<S extends z.ZodType>(
       );
       errors[at.field] ??= at.message;
     }
-    view = { values: form, errors };
+    view = { values: form, errors: { ...also, ...errors } };
   }
   c.status(400);
   return await showAgain(c, spec, view);

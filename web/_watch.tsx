@@ -1,19 +1,31 @@
 /**
- * The monitoring parts of a service's page (/me/services/<id>): 90 daily bars and uptime,
- * the response-time chart (checked kinds), the last heartbeat events, the alert channels it
- * uses and its badge. Drawn on the server (lib/svg.ts); no script, no inline style.
+ * The monitoring parts of a service's page (/me/services/<id>): uptime, the response-time
+ * chart over 24 hours, 7 or 30 days (checked kinds), its incidents, 90 daily bars, the events
+ * log, the alert channels it uses and its badge. Drawn on the server (lib/svg.ts); no script,
+ * no inline style.
  */
 import { raw } from "hono/html";
 import { listChannels } from "../kv/channels.ts";
 import { serviceHistory, serviceMaintenance } from "../kv/windows.ts";
 import { listEvents } from "../kv/hooks.ts";
+import { type History, KEEP_DAYS, recentResults } from "../kv/history.ts";
 import type { Service, ServiceView } from "../kv/services.ts";
 import { spanText } from "../kv/service_state.ts";
+import { DAY, HOUR, iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
+import { type Bucket, buckets, type OffPeriod, offPeriods, percentile } from "../lib/history.ts";
 import { withDurations } from "../lib/runs.ts";
-import { percentText, responseChart, uptimeBars } from "../lib/svg.ts";
+import {
+  minutesText,
+  msText,
+  percentText,
+  responseTimeChart,
+  type Tick,
+  uptimeBars,
+} from "../lib/svg.ts";
 import { U } from "./_layout.tsx";
-import { when } from "./_me.tsx";
+import { Ago, At, when } from "./_me.tsx";
+import { StateBadge } from "./_state.tsx";
 
 const KIND_WORDS = { success: "success", start: "start", fail: "failure", log: "log" } as const;
 
@@ -35,22 +47,164 @@ export const uptimeWords = (up: number | null) =>
     ? "not measured yet (the first figure comes with the first check, or when a heartbeat is first due)"
     : percentText(up);
 
-/** The page's monitoring sections for one service. */
-export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
+/** The periods the response-time chart shows: its span, its stretches and its ticks. */
+export const RANGES = {
+  "24h": { words: "24 hours", span: DAY, count: 96, step: 6 * HOUR, tick: "hour" },
+  "7d": { words: "7 days", span: 7 * DAY, count: 168, step: DAY, tick: "day" },
+  "30d": { words: "30 days", span: 30 * DAY, count: 120, step: 7 * DAY, tick: "day" },
+} as const;
+export type Range = keyof typeof RANGES;
+
+/** Points on the time axis: each `step` (whole UTC hours or days) within [from, to]. */
+function ticksOf(from: number, to: number, range: Range): Tick[] {
+  const { step, tick } = RANGES[range];
+  const out: Tick[] = [];
+  for (let t = Math.ceil(from / step) * step; t < to; t += step) {
+    const text = tick === "hour" ? iso(t).slice(11, 16) : dayWords(t);
+    out.push({ at: t, text, kind: tick });
+  }
+  return out;
+}
+
+const MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(" ");
+/** "Nov 27" (UTC; the page writes it again in the reader's zone). */
+const dayWords = (t: number) => `${MONTHS[new Date(t).getUTCMonth()]} ${new Date(t).getUTCDate()}`;
+
+/** A stretch's words on hover: when, then its figures. */
+function bucketLabel(b: Bucket): string {
+  const span = `${when(b.from)} to ${iso(b.to).slice(11, 16)}`;
+  if (!b.checks) return `${span}: no checks`;
+  const failed = b.failed ? `, ${b.failed} failed` : "";
+  return `${span}: median ${msText(b.median_ms!)}, 95th percentile ${
+    msText(b.p95_ms!)
+  } (${b.checks} check${b.checks === 1 ? "" : "s"}${failed})`;
+}
+
+/** The links that choose the chart's period (a GET: no script needed). */
+function RangeLinks(props: { id: number; range: Range }) {
+  return (
+    <nav aria-label="Period of the chart" class="ranges">
+      <ul class="inline">
+        {(Object.keys(RANGES) as Range[]).map((r) => (
+          <li>
+            <a
+              href={`/me/services/${props.id}?range=${r}#chart`}
+              aria-current={r === props.range ? "page" : undefined}
+            >
+              {RANGES[r].words}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/** A checked service's response times over the chosen period, with its figures in words. */
+async function ChartPart(
+  props: { deps: Deps; s: Service; range: Range; now: number; down: OffPeriod[] },
+) {
+  const { s, range, now } = props;
+  const { span, count, words } = RANGES[range];
+  // Stretches on whole quarter hours, hours or six hours: the last one holds now.
+  const size = span / count;
+  const to = Math.floor(now / size) * size + size;
+  const from = to - span;
+  const results = await recentResults(props.deps.kv, s.account, s.id, now, now - from);
+  const data = buckets(results, from, to, count).map((b) => ({ ...b, label: bucketLabel(b) }));
+  const times = results.map((r) => r.ms);
+  const failed = results.filter((r) => r.state === "off").length;
+  const median = percentile(times, 50);
+  const p95 = percentile(times, 95);
+  const summary = results.length
+    ? `${results.length} check${results.length === 1 ? "" : "s"}: median ${msText(median!)}, ` +
+      `95th percentile ${msText(p95!)}, slowest ${msText(Math.max(...times))}; ${
+        failed ? `${failed} failed` : "none failed"
+      }.`
+    : "No checks in this period yet.";
+  return (
+    <section aria-labelledby="chart" class="panel">
+      <h2 id="chart">Response time, last {words}</h2>
+      <RangeLinks id={s.id} range={range} />
+      <figure>
+        {raw(responseTimeChart(data, {
+          from,
+          to,
+          ticks: ticksOf(from, to, range),
+          down: props.down.map((p) => [p.from, p.to ?? now]),
+          label: `Response time of ${s.name} over the last ${words}. ${summary}`,
+        }))}
+        <figcaption class="hint">
+          <span class="key key-median"></span> median, <span class="key key-p95"></span>{" "}
+          95th percentile, <span class="key key-fail"></span> failed checks, shaded: down. Times in
+          {" "}
+          <span data-zone="">UTC</span>.
+        </figcaption>
+      </figure>
+      <p>{summary}</p>
+    </section>
+  );
+}
+
+/** The times the service was down, newest first, each with its length. */
+function IncidentsPart(props: { periods: OffPeriod[]; now: number }) {
+  const shown = props.periods.slice(0, 20);
+  return (
+    <section aria-labelledby="incidents" class="panel">
+      <h2 id="incidents">Incidents</h2>
+      {shown.length
+        ? (
+          <ul class="incidents">
+            {shown.map((p) => (
+              <li>
+                <StateBadge state={p.to === null ? "off" : "ok"} /> {p.to === null
+                  ? (
+                    <>
+                      Down since <Ago at={p.from} now={props.now} />, for{" "}
+                      {minutesText((props.now - p.from) / 1000)} so far
+                    </>
+                  )
+                  : (
+                    <>
+                      Down for {minutesText((p.to - p.from) / 1000)}, from <At at={p.from} />{" "}
+                      (<Ago at={p.from} now={props.now} />)
+                    </>
+                  )}
+              </li>
+            ))}
+          </ul>
+        )
+        : <p>No incidents in the last 90 days.</p>}
+      {props.periods.length > shown.length
+        ? <p class="meta">The last {shown.length} of {props.periods.length} incidents.</p>
+        : null}
+    </section>
+  );
+}
+
+/**
+ * What changes with the service's state, the part of its page live.js replaces: the notes of
+ * maintenance and thresholds, uptime, the response-time chart, incidents, the 90 days and the
+ * events log.
+ */
+export async function watchSection(deps: Deps, s: Service, view: ServiceView, range: Range) {
   const now = deps.clock.now();
   const h = await serviceHistory(deps.kv, s, now);
-  const up = h.uptime.all;
   const hb = s.kind === "webhook";
   const events = hb ? withDurations(await listEvents(deps.kv, s.account, s.id)) : [];
-  const channels = await listChannels(deps.kv, s.account);
-  const chosen = new Set(s.channels ?? []);
   const quiet = await serviceMaintenance(deps.kv, s, now);
+  const periods = offPeriods({
+    changes: h.changes,
+    before: h.before,
+    from: now - KEEP_DAYS * DAY,
+  });
   return (
     <>
       {quiet === null ? null : (
         <p class="notice" role="status">
-          <span class="tag state-maintenance">Maintenance</span> Under maintenance until{" "}
-          {when(quiet)}: failures alert nobody; a failure that lasts past the end alerts then.{" "}
+          <StateBadge state="maintenance" /> Under maintenance until{" "}
+          <At at={quiet} />: failures alert nobody; a failure that lasts past the end alerts then.
+          {" "}
           <a href="/me/maintenance">Maintenance windows</a>
         </p>
       )}
@@ -74,60 +228,71 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView) {
           </p>
         )
         : null}
-      <h2>Last 90 days</h2>
-      <p>
-        Uptime: {uptimeWords(up)}{" "}
-        <span class="hint">(each bar is a day, the newest on the right)</span>
-      </p>
-      <figure>
-        {raw(uptimeBars(h.days))}
-        <figcaption class="hint">
-          Green: never down that day; yellow: down for less than an hour; red: down for an hour or
-          more; blue: all day in maintenance; grey: no data.
-        </figcaption>
-      </figure>
-      {hb ? null : (
-        <>
-          <h3>Response time</h3>
-          <figure>
-            {raw(responseChart(h.days))}
-            <figcaption class="hint">
-              Blue: median check time per day; yellow: 95th percentile.
-            </figcaption>
-          </figure>
-        </>
-      )}
-      {h.changes.length
-        ? (
-          <details>
-            <summary>State changes ({h.changes.length})</summary>
-            <ul>
-              {h.changes.slice(-50).reverse().map((c) => (
-                <li>
-                  {when(c.at)}: {c.state} — <U>{c.status}</U>
-                </li>
-              ))}
-            </ul>
-          </details>
-        )
-        : null}
-      {hb ? <EventsPart events={events} /> : null}
-      <ChannelsPart service={s.id} channels={channels} chosen={chosen} />
-      <BadgePart service={s} path={view.badge_path} base={deps.config.baseUrl} />
+      <dl class="svc-figures uptime-figures" aria-label="Uptime">
+        {([["24 hours", h.uptime.day], ["7 days", h.uptime.week], ["30 days", h.uptime.month], [
+          "90 days",
+          h.uptime.all,
+        ]] as const).map(([term, up]) => (
+          <div>
+            <dt>Uptime, {term}</dt>
+            <dd>{up === null ? "not measured yet" : percentText(up)}</dd>
+          </div>
+        ))}
+      </dl>
+      {hb ? null : <ChartPart deps={deps} s={s} range={range} now={now} down={periods} />}
+      <IncidentsPart periods={periods} now={now} />
+      <section aria-labelledby="days" class="panel">
+        <h2 id="days">Last 90 days</h2>
+        <p>
+          Uptime: {uptimeWords(h.uptime.all)}{" "}
+          <span class="hint">(each bar is a day, the newest on the right)</span>
+        </p>
+        <figure>
+          {raw(uptimeBars(h.days))}
+          <figcaption class="hint">
+            Green: never down that day; yellow: down for less than an hour; red: down for an hour or
+            more; blue: all day in maintenance; grey: no data.
+          </figcaption>
+        </figure>
+      </section>
+      {hb
+        ? <EventsPart events={events} now={now} />
+        : <ChangesPart changes={h.changes} now={now} />}
     </>
+  );
+}
+
+/** The state changes of a checked service, newest first: its events log. */
+function ChangesPart(props: { changes: History["changes"]; now: number }) {
+  const shown = props.changes.slice(-50).reverse();
+  return (
+    <section aria-labelledby="events" class="panel">
+      <h2 id="events">Events</h2>
+      {shown.length
+        ? (
+          <ul class="events">
+            {shown.map((c) => (
+              <li>
+                <Ago at={c.at} now={props.now} />: <StateBadge state={c.state} /> <U>{c.status}</U>
+              </li>
+            ))}
+          </ul>
+        )
+        : <p>No changes of state yet.</p>}
+    </section>
   );
 }
 
 type ShownEvent = Awaited<ReturnType<typeof listEvents>>[number] & { duration_ms: number | null };
 
 /** The signals of a heartbeat, newest first. */
-function EventsPart({ events }: { events: ShownEvent[] }) {
+function EventsPart({ events, now }: { events: ShownEvent[]; now: number }) {
   return (
-    <>
-      <h2>Events</h2>
+    <section aria-labelledby="events" class="panel">
+      <h2 id="events">Events</h2>
       {events.length
         ? (
-          <table>
+          <table class="stack">
             <caption>The last {events.length} signals, newest first</caption>
             <thead>
               <tr>
@@ -142,16 +307,18 @@ function EventsPart({ events }: { events: ShownEvent[] }) {
             <tbody>
               {events.map((e) => (
                 <tr>
-                  <td>{when(e.at)}</td>
-                  <td>
+                  <td data-label="Time">
+                    <Ago at={e.at} now={now} />
+                  </td>
+                  <td data-label="Signal">
                     {KIND_WORDS[e.kind]}
                     {e.code !== null ? ` (exit ${e.code})` : ""}
                   </td>
-                  <td>{duration(e.duration_ms)}</td>
-                  <td>
+                  <td data-label="Took">{duration(e.duration_ms)}</td>
+                  <td data-label="Status">
                     <U>{e.status}</U>
                   </td>
-                  <td>
+                  <td data-label="Log">
                     {e.body
                       ? (
                         <details>
@@ -161,13 +328,25 @@ function EventsPart({ events }: { events: ShownEvent[] }) {
                       )
                       : "none"}
                   </td>
-                  <td>{e.origin}</td>
+                  <td data-label="From">{e.origin}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         )
         : <p>No signals yet.</p>}
+    </section>
+  );
+}
+
+/** The alert channels and the badge: what the page's owner sets, not what changes live. */
+export async function settingsSection(deps: Deps, s: Service, view: ServiceView) {
+  const channels = await listChannels(deps.kv, s.account);
+  const chosen = new Set(s.channels ?? []);
+  return (
+    <>
+      <ChannelsPart service={s.id} channels={channels} chosen={chosen} />
+      <BadgePart service={s} path={view.badge_path} base={deps.config.baseUrl} />
     </>
   );
 }

@@ -7,6 +7,8 @@
  * (events, history, status pages) extend it.
  */
 import type { Child } from "hono/jsx";
+import { z } from "zod";
+import { boardVersion } from "../kv/dashboard.ts";
 import { isOwner } from "../kv/accounts.ts";
 import {
   deleteService,
@@ -27,7 +29,13 @@ import { shownState } from "../kv/service_state.ts";
 import { KINDS } from "../lib/targets.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
-import { addService, checkServiceNow, editService, hookUrl } from "../kv/service_changes.ts";
+import {
+  addService,
+  checkServiceNow,
+  editService,
+  fieldProblems,
+  hookUrl,
+} from "../kv/service_changes.ts";
 import { CreateBody, PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import {
@@ -40,10 +48,10 @@ import {
   submitForm,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { watchSection } from "./_watch.tsx";
+import { type Range, RANGES, settingsSection, watchSection } from "./_watch.tsx";
 import { StateBadge } from "./_state.tsx";
 import { CompatSection } from "./_compat.tsx";
-import { MeNav, Purpose, when } from "./_me.tsx";
+import { Ago, MeNav, PostButton, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/flash.ts";
@@ -59,7 +67,7 @@ const LABELS = {
   interval: "Check every",
   alerts: "Alerts",
   threshold: "Failed checks or runs before an alert",
-  schedule: "Schedule (cron, heartbeats only)",
+  schedule: "Schedule (cron)",
   tz: "Time zone of the schedule",
   grace: "Grace minutes",
   remind: "Remind while off",
@@ -102,37 +110,32 @@ const placeOptions: [string, string][] = [
 export { StateBadge };
 
 const at = (s: string | null) => (s ? when(Date.parse(s)) : "never");
+const ms = (s: string | null) => (s ? Date.parse(s) : null);
 
 /** A message about one tag ("tags.2") stands beside the tags field. */
 const tagsField = (path: string) => (path.startsWith("tags.") ? "tags" : path);
 
-/** The shared fields of the add and edit forms. */
-function CommonFields(props: { view: FormView }) {
+/** The shared fields of the add and edit forms; a heartbeat's timing only for a heartbeat. */
+function CommonFields(props: { view: FormView; kind: string }) {
   const F = fields(props.view, LABELS, CreateBody);
+  const hb = props.kind === "webhook";
   return (
     <>
       <F.Field name="name" maxlength={80} required />
       <F.TextArea name="what" rows={2} maxlength={160} />
-      <F.Select
-        name="group"
-        options={GROUPS}
-        hint="Only sorts your list and status page: Public (reached from the internet), LAN and tailnet (reached only inside your own network), Data, Jobs."
-      />
-      <F.Select
-        name="place"
-        options={placeOptions}
-        hint="Where it runs, as a note for you: e.g. cloudflared (behind a Cloudflare tunnel), oneshot (a job that runs and ends), container only, on site."
-      />
-      <F.Field
-        name="tags"
-        maxlength={1050}
-        hint="Words separated by spaces, e.g. backup prod; Healthchecks clients filter by them"
-      />
-      <F.Select name="interval" options={intervalOptions} />
+      {hb ? <HeartbeatTiming view={props.view} /> : (
+        <F.Select
+          name="interval"
+          options={intervalOptions}
+          hint="How often this site checks it."
+        />
+      )}
       <F.Select
         name="threshold"
         options={THRESHOLDS.map(String)}
-        hint="A heartbeat counts failed and missing runs in a row; below this it reads Warning and alerts nobody"
+        hint={hb
+          ? "Failed and missing runs in a row before you are alerted; fewer read Warning and alert nobody."
+          : "Failed checks in a row before you are alerted; fewer read Warning and alert nobody."}
       />
       <F.Checkbox name="alerts" label="Mail me when it goes off and comes back" />
       <F.Select
@@ -140,30 +143,63 @@ function CommonFields(props: { view: FormView }) {
         options={REMIND_OPTIONS}
         hint="Repeats the off alert (mail and channels) while it stays off"
       />
-      {/* Open when it holds a message or a value: a message in a closed fold is not seen. */}
-      <details
-        open={["schedule", "tz", "grace"].some((n) =>
-          props.view.errors[n] || given(props.view.values[n])
-        )}
-      >
-        <summary>Heartbeat schedule (optional)</summary>
-        <ScheduleHelp />
-        <F.Field
-          name="schedule"
-          hint="Five fields, e.g. 0 3 * * * for 03:00 daily. Empty: the interval above."
-        />
-        <F.Field name="tz" hint="With a schedule; e.g. Europe/Berlin. Empty: UTC." />
-        <F.Field name="grace" type="number" hint="With a schedule. Empty: 60 minutes." />
-      </details>
-      <details open={!!(props.view.errors.min_duration || given(props.view.values.min_duration))}>
-        <summary>Heartbeat runs (optional)</summary>
-        <F.Field
-          name="min_duration"
-          type="number"
-          hint="A run your job reports with a start and then a success sooner than this counts as failed, e.g. 300 for a backup that takes at least 5 minutes. Empty: no minimum."
-        />
-      </details>
+      <F.Select
+        name="group"
+        options={GROUPS}
+        hint="Public (reached from the internet), LAN and tailnet (reached only inside your own network), Data, Jobs. It groups your list and status page, and alerts: services of one group other than Public that go off within two minutes of each other come in one follow-up alert. A maintenance window can cover a whole group."
+      />
+      <F.Select
+        name="place"
+        options={placeOptions}
+        hint="Where it runs, e.g. cloudflared (behind a Cloudflare tunnel), oneshot (a job that runs and ends), container only, on site. A shared cause: services of one place that go off together come in one follow-up alert, and one summary when they are back. A maintenance window can cover a place."
+      />
+      <F.Field
+        name="tags"
+        maxlength={1050}
+        hint="Words separated by spaces, e.g. backup prod; Healthchecks clients filter by them"
+      />
+      {hb
+        ? (
+          <details
+            open={!!(props.view.errors.min_duration || given(props.view.values.min_duration))}
+          >
+            <summary>Heartbeat runs (optional)</summary>
+            <F.Field
+              name="min_duration"
+              type="number"
+              hint="A run your job reports with a start and then a success sooner than this counts as failed, e.g. 300 for a backup that takes at least 5 minutes. Empty: no minimum."
+            />
+          </details>
+        )
+        : null}
     </>
+  );
+}
+
+/** When a heartbeat is expected: every interval, or at the times a cron line names. */
+function HeartbeatTiming(props: { view: FormView }) {
+  const F = fields(props.view, LABELS, CreateBody);
+  return (
+    <fieldset>
+      <legend>When your job runs</legend>
+      <ScheduleHelp />
+      <F.Select
+        name="interval"
+        label="Expected every"
+        options={intervalOptions}
+        hint="Used when no schedule is given below."
+      />
+      <F.Field
+        name="schedule"
+        hint="Or a cron line as in your crontab, five fields, e.g. 0 3 * * * for 03:00 daily. Empty: the interval above."
+      />
+      <F.Field name="tz" hint="With a schedule; e.g. Europe/Berlin. Empty: UTC." />
+      <F.Field
+        name="grace"
+        type="number"
+        hint="With a schedule: minutes a run may be late before you are alerted. Empty: 60 minutes."
+      />
+    </fieldset>
   );
 }
 
@@ -195,21 +231,77 @@ function commonInput(f: Record<string, string>) {
   };
 }
 
-function AddForm(props: { view: FormView }) {
-  const { view } = props;
-  const F = fields(view, LABELS, CreateBody);
+/** What each kind watches, and what it asks for, on the add page. */
+const KIND_CHOICES: Record<string, { what: string; check?: [label: string, hint: string] }> = {
+  url: {
+    what: "A website or an HTTP endpoint: it is up when it answers with a success status.",
+    check: ["Address to check", "e.g. https://example.org/health"],
+  },
+  mcp: {
+    what: "An MCP server: it is up when it answers the protocol's initialize request.",
+    check: ["Address of the MCP server", "e.g. https://example.org/mcp"],
+  },
+  tcp: {
+    what: "A port of a server (a database, a mail server): up when it accepts a connection.",
+    check: ["Host and port", "e.g. db.example.org:5432"],
+  },
+  tls: {
+    what: "A certificate: warns two weeks before it expires, down when it is invalid.",
+    check: ["Host", "e.g. example.org, or example.org:8443 for another port"],
+  },
+  webhook: {
+    what:
+      "A cron job or a backup: it calls this site when it has run; you are alerted when a run fails or does not come.",
+  },
+};
+
+/** A kind's defaults: a check every 5 minutes (a certificate's daily); a heartbeat daily. */
+const KIND_DEFAULTS: Record<string, Record<string, string>> = {
+  url: { interval: "5" },
+  mcp: { interval: "5" },
+  tcp: { interval: "5" },
+  tls: { interval: "1440" },
+  webhook: { interval: "1440" },
+};
+
+const isKind = (k: string | undefined): k is typeof KINDS[number] =>
+  (KINDS as readonly string[]).includes(k ?? "");
+
+/** Step one of adding: what to watch (a GET form, so it works without script). */
+function KindChooser() {
+  return (
+    <form method="get" action="/me/services/new">
+      <fieldset>
+        <legend>What do you want to watch?</legend>
+        {KINDS.map((k, i) => (
+          <div class="field check">
+            <input type="radio" id={`kind-${k}`} name="kind" value={k} checked={i === 0} />
+            <label for={`kind-${k}`}>{KIND_LABELS[k]}</label>
+            <p class="hint">{KIND_CHOICES[k].what}</p>
+          </div>
+        ))}
+      </fieldset>
+      <button type="submit">Next</button>
+    </form>
+  );
+}
+
+/** Step two: the form of the chosen kind, posted to /me/services. */
+function AddForm(props: { view: FormView; kind: typeof KINDS[number] }) {
+  const { view, kind } = props;
+  const choice = KIND_CHOICES[kind];
+  const labels = choice.check ? { ...LABELS, check: choice.check[0] } : LABELS;
+  const F = fields(view, labels, CreateBody);
   return (
     <form method="post" action="/me/services" novalidate>
       <F.Summary />
-      <F.Select
-        name="kind"
-        options={KINDS.map((k) => [k, KIND_LABELS[k] ?? k] as [string, string])}
-      />
-      <F.Field
-        name="check"
-        hint="url/mcp: https://example.org/health · tcp: host:port · tls: host[:port] · heartbeat: leave empty"
-      />
-      <CommonFields view={view} />
+      <input type="hidden" name="kind" value={kind} />
+      <p>
+        Kind: <strong>{KIND_LABELS[kind]}</strong>.{" "}
+        <a href="/me/services/new">Choose another kind</a>
+      </p>
+      {choice.check ? <F.Field name="check" hint={choice.check[1]} required /> : null}
+      <CommonFields view={view} kind={kind} />
       <button type="submit">Add service</button>
     </form>
   );
@@ -362,7 +454,7 @@ function HookShown(props: { url: string; intro: Child }) {
 
 const serviceId = (c: WebCtx) => Number(c.req.param("id")!);
 
-const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
+const listPage = async (deps: Deps, c: WebCtx) => {
   const me = requireAccount(c);
   const now = deps.clock.now();
   const windows = await listWindows(deps.kv, me.id);
@@ -377,8 +469,10 @@ const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
       {items.length
         ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
         : <p>No services watched yet.</p>}
-      <h2 id="add">Add a service</h2>
-      <p class="hint">Up to {MAX_SERVICES} services.</p>
+      <p>
+        <a href="/me/services/new" class="button">Add a service</a>{" "}
+        <span class="hint">(up to {MAX_SERVICES} services)</span>
+      </p>
       <p>
         <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a> ·{" "}
         <a href="/me/maintenance">Maintenance windows</a> · <a href="/me/api-keys">API keys</a> ·
@@ -386,7 +480,6 @@ const listPage = async (deps: Deps, c: WebCtx, view: FormView) => {
         <a href="/me/services/import">Import from Healthchecks or Uptime Kuma</a> ·{" "}
         <a href="/me/ping-key">Ping key</a>
       </p>
-      <AddForm view={view} />
       {isOwner(me) ? <MachinePart deps={deps} /> : null}
     </>
   );
@@ -413,20 +506,48 @@ const MachinePart = async ({ deps }: { deps: Deps }) => {
 };
 
 async function getMeServices(deps: Deps, c: WebCtx) {
-  const view = emptyView({
-    kind: "url",
-    group: "Public",
-    interval: "60",
-    threshold: "1",
-    alerts: "on",
-  });
-  return c.render(await listPage(deps, c, view), { title: "Watched services", noindex: true });
+  return c.render(await listPage(deps, c), { title: "Watched services", noindex: true });
+}
+
+/** The add page: the kind first, then its form (`?kind=`), or the form again with messages. */
+function addPage(c: WebCtx, kind: string | undefined, view?: FormView) {
+  const me = requireAccount(c);
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>Add a service</h1>
+      {isKind(kind)
+        ? (
+          <AddForm
+            kind={kind}
+            view={view ??
+              emptyView({
+                kind,
+                group: "Public",
+                threshold: "1",
+                alerts: "on",
+                ...KIND_DEFAULTS[kind],
+              })}
+          />
+        )
+        : <KindChooser />}
+      <p>
+        <a href="/me/services/import">Import from Healthchecks or Uptime Kuma</a> ·{" "}
+        <a href="/me/services">All services</a>
+      </p>
+    </>
+  );
+}
+
+function getMeServicesNew(c: WebCtx) {
+  return c.render(addPage(c, c.req.query("kind")), { title: "Add a service", noindex: true });
 }
 
 async function postMeServices(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   return await submitForm(c, {
     schema: CreateBody,
+    also: fieldProblems,
     fieldOf: tagsField,
     input: (f) => ({
       ...commonInput(f),
@@ -440,8 +561,8 @@ async function postMeServices(deps: Deps, c: WebCtx) {
       await keepHook(deps, c, r.item.id, { url: r.hook_url, made: "added" });
       return `/me/services/${r.item.id}/hook`;
     },
-    show: (view) => listPage(deps, c, view),
-    page: { title: "Watched services" },
+    show: (view) => addPage(c, isKind(view.values.kind) ? view.values.kind : "url", view),
+    page: { title: "Add a service" },
   });
 }
 
@@ -531,27 +652,42 @@ const Fact = ({ term, value }: { term: string; value: unknown }) =>
     : null;
 
 /** What the service is and how it is doing. */
-function ServiceFacts({ s }: { s: ServiceView }) {
+function ServiceFacts({ s, now }: { s: ServiceView; now: number }) {
   return (
-    <dl>
+    <dl class="facts">
       <dt>State</dt>
       <dd>
         <StateBadge state={shownState(s)} />
       </dd>
-      <dt>Last result</dt>
-      <dd>
-        <U>{s.status}</U>
-        {s.ms !== null ? ` (${s.ms} ms)` : ""}
-      </dd>
+      <Fact
+        term="Last result"
+        value={s.status
+          ? (
+            <>
+              <U>{s.status}</U>
+              {s.ms !== null ? ` (${s.ms} ms)` : ""}
+            </>
+          )
+          : null}
+      />
       <dt>{s.kind === "webhook" ? "Last beat" : "Last checked"}</dt>
-      <dd>{s.kind === "webhook" ? at(s.beat) : at(s.checked)}</dd>
+      <dd>
+        <Ago at={ms(s.kind === "webhook" ? s.beat : s.checked)} now={now} />
+      </dd>
       <dt>Kind</dt>
       <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
       <Fact term="Target" value={s.target_hint ? <U>{s.target_hint}</U> : null} />
-      <Fact term="Certificate expires" value={s.cert_expires ? at(s.cert_expires) : null} />
+      <Fact
+        term="Certificate expires"
+        value={s.cert_expires ? <Ago at={ms(s.cert_expires)} now={now} /> : null}
+      />
+      <Fact term="Group" value={<U>{s.group}</U>} />
+      <Fact term="Place" value={s.place ? <U>{s.place}</U> : null} />
       <Fact term="Tags" value={s.tags.length ? <U>{s.tags.join(" ")}</U> : null} />
       <dt>Added</dt>
-      <dd>{at(s.created)}</dd>
+      <dd>
+        <Ago at={ms(s.created)} now={now} />
+      </dd>
     </dl>
   );
 }
@@ -569,58 +705,91 @@ const JobLines = () => (
   </details>
 );
 
-/** Pause, a new hook address or a check now, and delete. */
+/**
+ * What can be done to the service, in one place: check now or pause, maintenance, a new hook
+ * address and the lines for a job (heartbeats), delete.
+ */
 function ServiceActions({ s }: { s: ServiceView }) {
+  const hb = s.kind === "webhook";
   return (
-    <ul class="inline actions">
-      {s.kind === "webhook" ? <PauseButton service={s} /> : null}
-      {s.kind === "webhook"
-        ? (
+    <section aria-labelledby="actions" class="panel">
+      <h2 id="actions">Actions</h2>
+      <ul class="inline actions">
+        {hb ? <PauseButton service={s} /> : (
           <li>
-            <form
-              method="post"
-              action={`/me/services/${s.id}/rotate`}
-              data-confirm="The old hook address stops at once. Continue?"
-            >
-              <button type="submit" class="secondary">New hook address</button>
-            </form>
-          </li>
-        )
-        : (
-          <li>
-            <form method="post" action={`/me/services/${s.id}/check`}>
-              <button type="submit" class="secondary">Check now</button>
-            </form>
+            <PostButton action={`/me/services/${s.id}/check`} kind="secondary">
+              Check now
+            </PostButton>
           </li>
         )}
-      <li>
-        <form
-          method="post"
-          action={`/me/services/${s.id}/delete`}
-          data-confirm="Stop watching this service?"
-        >
-          <button type="submit" class="danger">Delete service</button>
-        </form>
-      </li>
-    </ul>
+        <li>
+          <a href="/me/maintenance" class="button secondary">Plan maintenance</a>
+        </li>
+        {hb
+          ? (
+            <li>
+              <PostButton
+                action={`/me/services/${s.id}/rotate`}
+                kind="secondary"
+                confirm="The old hook address stops at once. Continue?"
+              >
+                New hook address
+              </PostButton>
+            </li>
+          )
+          : null}
+        <li>
+          <PostButton
+            action={`/me/services/${s.id}/delete`}
+            kind="danger"
+            confirm="Stop watching this service?"
+          >
+            Delete service
+          </PostButton>
+        </li>
+      </ul>
+      {hb ? <JobLines /> : null}
+    </section>
   );
 }
+
+const RangeQuery = z.enum(Object.keys(RANGES) as [Range, ...Range[]]).catch("24h");
 
 const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
   const me = requireAccount(c);
   const found = (await getService(deps.kv, me.id, serviceId(c))).value;
   if (!found) fail(404, "no such service");
+  const now = deps.clock.now();
   const windows = await listWindows(deps.kv, me.id);
-  const s = serviceView(found, await getBeat(deps.kv, found), deps.clock.now(), windows);
+  const s = serviceView(found, await getBeat(deps.kv, found), now, windows);
   const v = view ?? serviceValues(s);
+  const range = RangeQuery.parse(c.req.query("range"));
   return (
     <>
       <MeNav here="/me/services" viewer={me} />
+      <p class="meta crumbs">
+        <a href="/watch">Watching</a> › <U>{s.name}</U>
+      </p>
       <h1>
         <U>{s.name}</U>
       </h1>
-      <ServiceFacts s={s} />
-      {s.kind === "webhook" ? <JobLines /> : null}
+      {s.what
+        ? (
+          <p class="lede">
+            <U>{s.what}</U>
+          </p>
+        )
+        : null}
+      <div
+        data-live={`/watch/live?service=${s.id}`}
+        data-version={await boardVersion(deps, me.id, s.id)}
+      >
+        <div id="service-now" data-live-part="">
+          <ServiceFacts s={s} now={now} />
+          {await watchSection(deps, found, s, range)}
+        </div>
+      </div>
+      <ServiceActions s={s} />
       {s.kind === "webhook"
         ? (
           <CompatSection
@@ -633,18 +802,19 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
           />
         )
         : null}
-      {await watchSection(deps, found, s)}
-      <ServiceActions s={s} />
-      <h2>Change it</h2>
-      <form method="post" action={`/me/services/${s.id}`} novalidate>
-        <ErrorSummary view={v} labels={LABELS} />
-        <CommonFields view={v} />
-        {s.schedule ? <input type="hidden" name="had_schedule" value="1" /> : null}
-        {s.min_duration !== null ? <input type="hidden" name="had_min" value="1" /> : null}
-        <button type="submit">Save changes</button>
-      </form>
+      {await settingsSection(deps, found, s)}
+      <section aria-labelledby="change" class="panel">
+        <h2 id="change">Change it</h2>
+        <form method="post" action={`/me/services/${s.id}`} novalidate>
+          <ErrorSummary view={v} labels={LABELS} />
+          <CommonFields view={v} kind={s.kind} />
+          {s.schedule ? <input type="hidden" name="had_schedule" value="1" /> : null}
+          {s.min_duration !== null ? <input type="hidden" name="had_min" value="1" /> : null}
+          <button type="submit">Save changes</button>
+        </form>
+      </section>
       <p>
-        <a href="/me/services">All services</a>
+        <a href="/watch">All services</a>
       </p>
     </>
   );
@@ -669,7 +839,12 @@ function PauseButton({ service: s }: { service: ServiceView }) {
 }
 
 async function getMeServicesId(deps: Deps, c: WebCtx) {
-  return c.render(await servicePage(deps, c), { title: "Service", noindex: true });
+  c.header("Cache-Control", "no-store");
+  return c.render(await servicePage(deps, c), {
+    title: "Service",
+    noindex: true,
+    scripts: ["live.js"],
+  });
 }
 
 async function postMeServicesId(deps: Deps, c: WebCtx) {
@@ -677,6 +852,7 @@ async function postMeServicesId(deps: Deps, c: WebCtx) {
   const id = serviceId(c);
   return await submitForm(c, {
     schema: PatchBody,
+    also: fieldProblems,
     fieldOf: tagsField,
     input: (f) => {
       const common = commonInput(f);
@@ -692,7 +868,7 @@ async function postMeServicesId(deps: Deps, c: WebCtx) {
       return `/me/services/${id}`;
     },
     show: (view) => servicePage(deps, c, view),
-    page: { title: "Service" },
+    page: { title: "Service", scripts: ["live.js"] },
   });
 }
 
@@ -733,6 +909,8 @@ export function servicePages(deps: Deps) {
   app.get("/me/services", (c) => getMeServices(deps, c));
 
   app.post("/me/services", (c) => postMeServices(deps, c));
+
+  app.get("/me/services/new", (c) => getMeServicesNew(c));
 
   app.get("/me/services/:id{[0-9]{1,15}}", (c) => getMeServicesId(deps, c));
 

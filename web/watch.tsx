@@ -262,7 +262,7 @@ async function getWatch(deps: Deps, c: WebCtx) {
       </p>
       <ul class="actions">
         <li>
-          <a href="/me/services#add" class="button">Add a service</a>
+          <a href="/me/services/new" class="button">Add a service</a>
         </li>
         <li>
           <a href="/me/status-page">Status page</a>

@@ -31,6 +31,9 @@ document.getElementById("errors")?.focus();
 // Times in the reader's zone: <time data-ago> reads "3 minutes ago" with the exact local time
 // on hover, kept current; <time data-local> shows the exact local time.
 const exact = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+// A chart's time axis: a time of day, or a date.
+const hourOf = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+const dayOf = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
 const STEPS = [[60, 1, "second"], [3600, 60, "minute"], [86400, 3600, "hour"], [
   Infinity,
@@ -52,6 +55,10 @@ function localTimes(root = document) {
       t.textContent = ago(ms);
     } else t.textContent = exact.format(ms);
   }
+  for (const t of root.querySelectorAll("text[data-tick][data-at]")) {
+    t.textContent = (t.dataset.tick === "hour" ? hourOf : dayOf).format(Number(t.dataset.at));
+  }
+  for (const z of root.querySelectorAll("[data-zone]")) z.textContent = "your time zone";
   for (const r of root.querySelectorAll("rect[data-at][aria-label]")) {
     const ms = Number(r.dataset.at);
     const label = r.getAttribute("aria-label").replace(/^.*? UTC/, exact.format(ms));
