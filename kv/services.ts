@@ -121,7 +121,7 @@ async function readSlugs(kv: Deno.Kv, account: number, slugs: string[]): Promise
   const pk = await pingKeyEntry(kv, account);
   const entries: SlugSpots["entries"] = new Map();
   if (!pk.value) return { pk, entries };
-  const unique = [...new Set(slugs)];
+  const unique = [...new Set(slugs)].filter((slug) => slug !== "");
   const hashes = unique.map((slug) => slugHash(pk.value!.hash, slug));
   const got = await hookEntries(kv, hashes);
   unique.forEach((slug, i) => entries.set(slug, { hash: hashes[i], entry: got[i] }));
@@ -303,7 +303,8 @@ async function storeServices(
       code: hb ? (code ?? crypto.randomUUID()).toLowerCase() : undefined,
     };
   });
-  const slugs = prepared.flatMap((p) => p.slug !== undefined ? [p.slug] : []);
+  // An empty slug (Healthchecks' v3 check made without one) has no address, so no entry.
+  const slugs = prepared.flatMap((p) => p.slug ? [p.slug] : []);
   const made = await transact(async () => {
     const count = await kv.get<Deno.KvU64>(countKey(account));
     if (Number(count.value?.value ?? 0n) + news.length > MAX_SERVICES) tooMany();
@@ -467,7 +468,7 @@ export async function rotatePingKey(deps: Deps, account: number): Promise<string
     const bySlug = new Map<string, HookRef[]>();
     for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
       const s = e.value;
-      if (s.slug === undefined) continue;
+      if (!s.slug) continue;
       op.check(e);
       bySlug.set(s.slug, [...bySlug.get(s.slug) ?? [], hookRef(s)]);
       if (pk.value) dropHookRef(op, slugHash(pk.value.hash, s.slug));

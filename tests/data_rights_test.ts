@@ -207,7 +207,12 @@ Deno.test("data rights: the export holds every KV record about the account; eras
   ok(
     await t.req("POST", "/api/v3/checks/", {
       headers: { "X-Api-Key": apiKey.body.key },
-      raw: JSON.stringify({ name: "Gobbledygook job", tags: "nightly", grace: 120 }),
+      raw: JSON.stringify({
+        name: "Gobbledygook job",
+        slug: "gobbledygook-job",
+        tags: "nightly",
+        grace: 120,
+      }),
     }),
     201,
   );
