@@ -8,6 +8,7 @@ import {
   createService,
   getBeat,
   getService,
+  hcHeartbeat,
   MAX_SERVICES,
   patchService,
   runGrace,
@@ -202,19 +203,7 @@ export async function provisionCheck(
     const made = await createService(
       deps,
       account,
-      {
-        name: slug,
-        what: "",
-        group: "Jobs",
-        place: null,
-        interval: 1440,
-        alerts: true,
-        kind: "webhook",
-        check: "webhook:",
-        hint: null,
-        channels,
-        slug,
-      },
+      { ...hcHeartbeat(slug, channels), slug },
       null,
       true,
     );

@@ -1,6 +1,7 @@
 import type { Account } from "./accounts.ts";
 import {
   countServices,
+  hcHeartbeat,
   importServices,
   INTERVALS,
   MAX_SERVICES,
@@ -113,17 +114,9 @@ function healthchecksItem(c: Record<string, unknown>, i: number): PlannedService
   const slug = typeof c.slug === "string" && HC_SLUG_RE.test(c.slug) ? c.slug : undefined;
   const name = nameOf(c.name, slug ?? `check ${i + 1}`, notes);
   const input: NewService = {
-    name,
+    ...hcHeartbeat(name, []),
     what: whatOf(textOf(c.desc), notes),
     tags: tagsOf(textOf(c.tags).split(" "), notes),
-    group: "Jobs",
-    place: null,
-    interval: 1440,
-    alerts: true,
-    kind: "webhook",
-    check: "webhook:",
-    hint: null,
-    channels: [],
   };
   if (slug !== undefined) input.slug = slug;
   // The UUID is kept (its /ping address then only changes its base); a read-only key's

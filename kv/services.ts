@@ -245,6 +245,20 @@ export interface NewService {
   manual_resume?: boolean;
 }
 
+/** A heartbeat as Healthchecks makes a check: a period of a day, in the group Jobs. */
+export const hcHeartbeat = (name: string, channels: number[]): NewService => ({
+  name,
+  what: "",
+  group: "Jobs",
+  place: null,
+  interval: 1440,
+  alerts: true,
+  kind: "webhook",
+  check: "webhook:",
+  hint: null,
+  channels,
+});
+
 const tooMany = () =>
   conflict(`at most ${MAX_SERVICES} services per account; remove one first`, {
     max: MAX_SERVICES,

@@ -249,3 +249,16 @@ export function aroundCommits(
  */
 export const foreignAnswers = (op: { tags?: string[] }) =>
   (op.tags ?? []).some((t) => t === "healthchecks-pings" || t === "uptime-kuma");
+
+/** A service of the account as GET /api/me/services lists it. */
+export const serviceItem = async (t: TestApp, token: string, id: number) =>
+  (await t.req("GET", "/api/me/services", { token })).body.items.find((x: { id: number }) =>
+    x.id === id
+  );
+
+/** A service's kept events, newest first (GET /api/me/services/<id>/events). */
+export async function serviceEvents(t: TestApp, token: string, id: number) {
+  const r = await t.req("GET", `/api/me/services/${id}/events`, { token });
+  if (r.status !== 200) throw new Error(`events of service ${id}: ${r.status} ${r.text}`);
+  return r.body.items;
+}

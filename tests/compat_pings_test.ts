@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { fakeResolver, type TestApp, testApp } from "./_helpers.ts";
+import {
+  fakeResolver,
+  serviceEvents as events,
+  serviceItem as item,
+  type TestApp,
+  testApp,
+} from "./_helpers.ts";
 
 /**
  * Healthchecks' pinging API (/ping/<uuid>, /ping/<ping key>/<slug>) and Uptime Kuma's push
@@ -15,16 +21,6 @@ async function heartbeat(t: TestApp, token: string, body: Record<string, unknown
   assert.equal(r.status, 200, r.text);
   return r.body.item as { id: number; uuid: string; slug: string; methods: string };
 }
-
-const item = async (t: TestApp, token: string, id: number) =>
-  (await t.req("GET", "/api/me/services", { token })).body.items.find((x: { id: number }) =>
-    x.id === id
-  );
-const events = async (t: TestApp, token: string, id: number) => {
-  const r = await t.req("GET", `/api/me/services/${id}/events`, { token });
-  assert.equal(r.status, 200, r.text);
-  return r.body.items;
-};
 
 const RID = "3f2a9c4e-0d6b-4f53-9d2e-6a1c2b7e8f90";
 
