@@ -136,6 +136,29 @@ curl -fsS -m 10 --retry 5 -o /dev/null --data-raw "wrapper done" "PING_URL/log?r
       r = await sh("curl -sS -I PING_URL", { PING_URL: d.url });
       assert.match(r.stdout, /^HTTP\/1\.1 200/);
       assert.match(r.stdout, /access-control-allow-origin: \*/i);
+
+      // Uptime Kuma's push URL, as a Kuma push monitor shows it (curl, GET and POST).
+      const k = await heartbeat(s, api, "Kuma push");
+      const push = new URL(
+        (await api("POST", `/api/me/services/${k.id}/push`)).push_url,
+      ).pathname;
+      const PUSH_URL = `${s.base}${push}`;
+      r = await sh('curl -fsS "PUSH_URL?status=up&msg=OK&ping="', { PUSH_URL });
+      assert.deepEqual(JSON.parse(r.stdout), { ok: true });
+      r = await sh('curl -fsS -X POST "PUSH_URL?status=down&msg=disk%20full&ping=12.5"', {
+        PUSH_URL,
+      });
+      assert.deepEqual(JSON.parse(r.stdout), { ok: true });
+      const pushed = await events(k.id);
+      assert.deepEqual(pushed.map((e: { kind: string }) => e.kind), ["fail", "success"]);
+      assert.equal(pushed[0].status, "disk full");
+      assert.equal((await state(k.id)).state, "off");
+      r = await sh("curl -sS -w ' %{http_code}' PUSH_URL", {
+        PUSH_URL: `${s.base}/api/push/${"x".repeat(32)}`,
+      });
+      assert.equal(r.stdout, '{"ok":false,"msg":"Monitor not found or not active."} 404');
+      r = await sh("curl -sS -o /dev/null -w '%{http_code}' -X DELETE PUSH_URL", { PUSH_URL });
+      assert.equal(r.stdout, "405");
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
