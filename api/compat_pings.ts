@@ -17,7 +17,7 @@ import { BodyReadError } from "../http/body.ts";
 import { logBug } from "../http/errors.ts";
 import { clientOrigin } from "../http/guards.ts";
 import type { Ctx } from "../http/router.ts";
-import { cutText, readChunks, STATUS_MAX, type TakenPing, UUID_RE } from "./hooks.ts";
+import { cutText, readChunks, resumeWith, STATUS_MAX, type TakenPing, UUID_RE } from "./hooks.ts";
 
 /**
  * Other products' ping addresses, answered as those products answer them, through the same
@@ -177,7 +177,8 @@ async function hcPing(
     body: await bodyText(c.req.raw),
     origin: roughOrigin(clientOrigin(deps, c)),
   };
-  const record = (hash: string) => beatByHash(deps, hash, "", signal, method, "ignore");
+  const record = (hash: string) =>
+    beatByHash(deps, hash, "", signal, method, "ignore", resumeWith(deps));
   if (byUuid) return hcAnswer(await record(codeHash(byUuid[1])), false);
   const [, key, slug] = bySlug!;
   if (!PING_KEY_RE.test(key)) return text("not found", 404);
@@ -238,7 +239,8 @@ async function kumaPush(
     ms: ping,
   };
   const status = cutChars(msg.trim(), STATUS_MAX);
-  const done = await beatByHash(deps, pushHash(token), status, signal, method, "ignore");
+  const resume = resumeWith(deps);
+  const done = await beatByHash(deps, pushHash(token), status, signal, method, "ignore", resume);
   if (typeof done !== "object") {
     return kuma({ ok: false, msg: "Monitor not found or not active." }, 404);
   }

@@ -343,13 +343,21 @@ export function beat(
   status: string,
   signal: Signal = PLAIN,
   method = "POST",
+  resume?: Resume,
 ): Promise<BeatOutcome> {
   if (!HOOK_KEY_RE.test(key)) {
     flushSoon(deps.kv);
     return Promise.resolve("unknown");
   }
-  return beatByHash(deps, sha256hex(key), status, signal, method, "refuse");
+  return beatByHash(deps, sha256hex(key), status, signal, method, "refuse", resume);
 }
+
+/**
+ * Resumes the paused service of a hook whose next end resumes it (`HookRef.resume`), before
+ * the ping is recorded; true when it did. The callers pass kv/services.ts `resumeByPing`,
+ * loaded only when needed (this module cannot import it: services.ts imports this one).
+ */
+export type Resume = (ref: HookRef) => Promise<boolean>;
 
 /**
  * Records one heartbeat by the hash of a key to its service (a hook key, a check's UUID, a
@@ -363,6 +371,7 @@ export async function beatByHash(
   signal: Signal,
   method: string,
   otherMethods: OtherMethods,
+  resume?: Resume,
 ): Promise<BeatOutcome> {
   const st = stateOf(deps.kv);
   const hook = st.cache.get(hash) ?? await lookup(deps.kv, st, hash);
@@ -378,12 +387,8 @@ export async function beatByHash(
     status = `ignored: a ${method} request (this service takes POST only)`;
     signal = { ...signal, kind: "log", code: null };
   }
-  if (hook.ref.resume && (signal.kind === "success" || signal.kind === "fail")) {
-    // Rare (a paused check's next end): loaded only then, it brings the service's rules.
-    const { resumeByPing } = await import("./services.ts");
-    if (await resumeByPing(deps, hook.ref.account, hook.ref.id)) {
-      return beatByHash(deps, hash, status, signal, method, otherMethods);
-    }
+  if (resume && hook.ref.resume && (signal.kind === "success" || signal.kind === "fail")) {
+    if (await resume(hook.ref)) return beatByHash(deps, hash, status, signal, method, otherMethods);
   }
   const at = deps.clock.now();
   const ref = await new Promise<HookRef | null | "ambiguous">((resolve, reject) => {
