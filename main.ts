@@ -11,7 +11,7 @@ import {
 import { openKv } from "./kv/_atomic.ts";
 import { countMigrations, runMigrations } from "./kv/migrations.ts";
 import { chainTrail } from "./kv/trail.ts";
-import { type Clock, fileClock, systemClock } from "./lib/clock.ts";
+import { atTime, type Clock, fileClock, fileSteps, systemClock } from "./lib/clock.ts";
 import {
   ConfigError,
   envRecord,
@@ -146,11 +146,15 @@ function minutely(deps: Deps) {
   return daily ? [...MINUTELY, ...DAILY] : MINUTELY;
 }
 
+/** The minutely run in progress or last finished: a cron's run and a test's step never overlap. */
+let minutelyRun: Promise<void> = Promise.resolve();
+function runMinutely(deps: Deps): Promise<void> {
+  minutelyRun = minutelyRun.then(() => runJobs(deps, minutely(deps)));
+  return minutelyRun;
+}
+
 // Deno Deploy wants cron jobs registered at the top level of the main module.
-Deno.cron("minutely jobs", "* * * * *", async () => {
-  const deps = await ready;
-  await runJobs(deps, minutely(deps));
-});
+Deno.cron("minutely jobs", "* * * * *", async () => runMinutely(await ready));
 Deno.cron("daily jobs", DAILY_CRON, async () => runJobs(await ready, DAILY));
 
 const deps = await ready;
@@ -160,8 +164,17 @@ deps.kv.listenQueue(async (msg) => {
   const { handleQueued } = await import("./jobs/queue.ts");
   await handleQueued(deps, msg);
 }).catch((err) => log("error", "queue listener stopped", { error: errorKind(err) }));
-// What a previous process cut by dying (a look, a mail, a post) once its claims have ended.
-setTimeout(() => void runJobs(deps, RESUME), RESUME_AFTER_MS);
+// What a previous process cut by dying (a look, a mail, a post) once its claims have ended,
+// by the server's clock (the claims' own).
+atTime(deps.clock, deps.clock.now() + RESUME_AFTER_MS, () => void runJobs(deps, RESUME));
+// Under a test clock a test also runs the minutely jobs at once (tests/_real_server.ts
+// `testClock().runJobs`) instead of waiting for the next wall-clock minute.
+if (deps.config.testClockFile) {
+  fileSteps(deps.config.testClockFile, async () => {
+    await runMinutely(deps);
+    flushLog();
+  });
+}
 const app = createApp(deps);
 answer = app.fetch;
 answering.resolve(app.fetch);

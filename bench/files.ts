@@ -9,7 +9,7 @@
  * the bare writer (issue 16: "keep them there").
  */
 import { BATCH, CHUNK, MAX_FILE } from "../kv/files.ts";
-import { rawRequest, startServer } from "../tests/_real_server.ts";
+import { rawRequest, startFreshServer } from "../tests/_real_server.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
 
 const MB = 1_000_000;
@@ -47,7 +47,7 @@ export async function filesBench(rounds = 3, size = MAX_FILE): Promise<FilesBenc
   for (let off = 0; off < size; off += PIECE) {
     crypto.getRandomValues(bytes.subarray(off, Math.min(size, off + PIECE)));
   }
-  await using server = await startServer();
+  await using server = await startFreshServer();
   const token = await server.signIn("bench@example.org");
   const auth = { authorization: `Bearer ${token}` };
 

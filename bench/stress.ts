@@ -15,7 +15,7 @@
  * get them), the same load and read-back; then no crash mode. Every commit that meets the
  * other process's lock must wait its turn: 0 answers 5xx.
  */
-import { type ServerProcess, startServer } from "../tests/_server.ts";
+import { type ServerProcess, spawnService } from "../tests/_server.ts";
 
 const SECONDS = Number(Deno.env.get("STRESS_SECONDS") ?? 60);
 const CRASHES = Number(Deno.env.get("STRESS_CRASHES") ?? 20);
@@ -380,7 +380,7 @@ async function crashMode(first: ServerProcess, accounts: Account[], slugs: strin
     await new Promise((r) => setTimeout(r, 300 + Math.random() * 2200));
     await server.stop(); // SIGKILL
     await running;
-    server = await startServer(kvPath, ENV);
+    server = await spawnService(kvPath, ENV);
     servers = [server];
     bases = [server.url];
     restarts++;
@@ -412,9 +412,9 @@ try {
   }).output();
   if (!demo.success) throw new Error("deno task demo failed");
 
-  const server = await startServer(kvPath, ENV);
+  const server = await spawnService(kvPath, ENV);
   servers = [server];
-  for (let i = 1; i < PROCESSES; i++) servers.push(await startServer(kvPath, ENV));
+  for (let i = 1; i < PROCESSES; i++) servers.push(await spawnService(kvPath, ENV));
   bases = servers.map((s) => s.url);
   const { accounts, slugs } = await setup(server);
   resetStats();

@@ -9,7 +9,7 @@ export const systemClock: Clock = { now: () => Date.now() };
  * Test only (`TEST_CLOCK_FILE`, which lib/config.ts refuses in production): the system clock
  * moved on by the milliseconds written in a file, read at every reading, so an end-to-end test
  * can let minutes or days pass in a running server process (tests/_real_server.ts
- * `advanceClock`). Write the file whole (a temporary file, then a rename); a missing file or
+ * `testClock`). Write the file whole (a temporary file, then a rename); a missing file or
  * one that holds no whole non-negative number keeps the offset read last (0 at first).
  */
 export function fileClock(
@@ -26,6 +26,57 @@ export function fileClock(
       return Date.now() + offset;
     },
   };
+}
+
+/**
+ * Test only, the same switch as `fileClock`: a test asks for the minutely jobs now by writing a
+ * number greater than the last one into `<path>.step`; `run` runs them (after a run in
+ * progress), then the number is written into `<path>.done`, so the test knows they finished.
+ * Each file is written whole (a temporary file, then a rename). Polled every `everyMs`.
+ */
+export function fileSteps(
+  path: string,
+  run: () => Promise<void>,
+  everyMs = 20,
+): { stop(): void } {
+  // A process started again on the same switch answers only what is asked from now on.
+  let done = Number(readOr(`${path}.done`)) || 0;
+  let busy = false;
+  const timer = setInterval(async () => {
+    if (busy) return;
+    const asked = Number(readOr(`${path}.step`)); // nothing asked yet: 0
+    if (!(asked > done)) return;
+    busy = true;
+    try {
+      await run();
+    } finally {
+      done = asked;
+      Deno.writeTextFileSync(`${path}.done.new`, String(done));
+      Deno.renameSync(`${path}.done.new`, `${path}.done`);
+      busy = false;
+    }
+  }, everyMs);
+  return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * Calls `fn` once `clock` reads `at` or later. The clock is read again at least every second,
+ * so a test clock moved past `at` (`fileClock`) is noticed within a second, as the system
+ * clock's time passing is.
+ */
+export function atTime(clock: Clock, at: number, fn: () => void): void {
+  const wait = at - clock.now();
+  if (wait <= 0) fn();
+  else setTimeout(() => atTime(clock, at, fn), Math.min(wait, 1_000));
+}
+
+/** A small file's text, trimmed; "" when it cannot be read (not written yet). */
+function readOr(path: string): string {
+  try {
+    return Deno.readTextFileSync(path).trim();
+  } catch {
+    return "";
+  }
 }
 
 export const MINUTE = 60_000;

@@ -23,7 +23,7 @@ import {
   type Page,
   puppeteer,
 } from "./_dev_deps.ts";
-import { type RealServer, startServer } from "./_real_server.ts";
+import { type RealServer, startFreshServer } from "./_real_server.ts";
 import { type Sink, smtpSink } from "./_smtp.ts";
 
 export type { Page };
@@ -80,7 +80,7 @@ export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
   const sink = await smtpSink();
   let server: RealServer;
   try {
-    server = await startServer({ SMTP_URL: sink.url, ...env });
+    server = await startFreshServer({ SMTP_URL: sink.url, ...env });
   } catch (err) {
     await sink[Symbol.asyncDispose]();
     throw err;

@@ -18,5 +18,22 @@ export {
 export { default as axe } from "npm:axe-core@^4.14.1";
 // The engine of `@redocly/cli lint`, for tests/openapi_lint_test.ts.
 export { createConfig, lintFromString } from "npm:@redocly/openapi-core@^2.64.0";
-// A real OpenID provider for the provider sign-in tests (tests/_providers.ts).
-export { default as OidcProvider } from "npm:oidc-provider@^9.5.0";
+/**
+ * A real OpenID provider for the provider sign-in tests (tests/_providers.ts), loaded when asked
+ * for. The tests run it in its development mode on purpose (in-memory store, its own keys and
+ * login pages), and the package says so on standard error, as it says on import that Deno is not
+ * Node.js: advice for its operators, lines that would alarm a reader of a green run. From the
+ * load on, console lines that begin with "oidc-provider " are dropped; any other passes.
+ */
+export async function loadOidcProvider() {
+  for (const level of ["warn", "info"] as const) {
+    const write = console[level];
+    if (write.name === "withoutOidcAdvice") continue; // a second load
+    console[level] = function withoutOidcAdvice(...args: unknown[]) {
+      if (!String(args[0]).startsWith("oidc-provider ")) write(...args);
+    };
+  }
+  // Inline like the exports above: test packages stay out of deno.json (see the top).
+  // deno-lint-ignore no-import-prefix
+  return (await import("npm:oidc-provider@^9.5.0")).default;
+}

@@ -6,6 +6,7 @@ import { prepareSession } from "../kv/sessions.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Config, loadConfig } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
+import { captureLog } from "../lib/log.ts";
 import type { Mail, Mailer } from "../lib/mail.ts";
 import type { Connector, Resolver, TlsConnector } from "../lib/net.ts";
 
@@ -261,4 +262,27 @@ export async function serviceEvents(t: TestApp, token: string, id: number) {
   const r = await t.req("GET", `/api/me/services/${id}/events`, { token });
   if (r.status !== 200) throw new Error(`events of service ${id}: ${r.status} ${r.text}`);
   return r.body.items;
+}
+
+/**
+ * Runs `fn`, which breaks something on purpose, with the operator log captured instead of
+ * printed: every warning or error line it writes must match one of `expected`, and each of
+ * `expected` must be met, so a green run prints no alarming line and an unexpected one fails.
+ */
+export async function expectLog<T>(expected: RegExp[], fn: () => Promise<T>): Promise<T> {
+  const lines: string[] = [];
+  const restore = captureLog((line) => {
+    if (/"level":"(warn|error)"/.test(line)) lines.push(line);
+  });
+  let result: T;
+  try {
+    result = await fn();
+  } finally {
+    restore(); // writes what is buffered into `lines`
+  }
+  const unexpected = lines.filter((l) => !expected.some((re) => re.test(l)));
+  if (unexpected.length) throw new Error(`unexpected log lines:\n${unexpected.join("\n")}`);
+  const missing = expected.filter((re) => !lines.some((l) => re.test(l)));
+  if (missing.length) throw new Error(`expected log lines not written: ${missing.join(", ")}`);
+  return result;
 }

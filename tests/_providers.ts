@@ -10,7 +10,7 @@
  * - `browse`: a cookie-keeping client that follows redirects across both, as a browser would.
  */
 import { createServer } from "node:http";
-import { OidcProvider } from "./_dev_deps.ts";
+import { loadOidcProvider } from "./_dev_deps.ts";
 
 export interface Person {
   sub: string;
@@ -65,6 +65,7 @@ export async function openIdProvider(
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", () => ok()));
   const port = (server.address() as { port: number }).port;
   const issuer = `http://127.0.0.1:${port}`;
+  const OidcProvider = await loadOidcProvider();
   const provider = new OidcProvider(issuer, {
     clients: [{
       client_id: clientId,

@@ -163,7 +163,7 @@ export async function spawnListening(
 }
 
 /** The service itself (main.ts) on 127.0.0.1, an ephemeral port and the given KV file. */
-export async function startServer(
+export async function spawnService(
   kvPath: string,
   env: Record<string, string> = {},
 ): Promise<ServerProcess> {

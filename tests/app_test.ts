@@ -3,7 +3,7 @@ import { builtAreas, JSON_BODY_LIMIT, mountEveryArea } from "../app.ts";
 import { Hono } from "hono";
 import { TrieRouter } from "hono/router/trie-router";
 import { type AreaName, AREAS } from "../routes.ts";
-import { dumpKv, foreignAnswers, type TestApp, testApp } from "./_helpers.ts";
+import { dumpKv, expectLog, foreignAnswers, type TestApp, testApp } from "./_helpers.ts";
 
 const JSON_CT = { "content-type": "application/json" };
 const post = (t: TestApp, raw: BodyInit, headers: Record<string, string> = JSON_CT) =>
@@ -484,44 +484,46 @@ Deno.test("app: an area is built on the first request it answers, and only then"
   }
 });
 
-Deno.test("app: an area whose import fails answers 503 {error}, and the next request retries", async () => {
-  await using t = await testApp();
-  const area = AREAS.search as { load: () => Promise<unknown> };
-  const load = area.load;
-  let calls = 0;
-  area.load = () => {
-    calls++;
-    return Promise.reject(new TypeError("error loading dynamically imported module"));
-  };
-  try {
-    const [first, second] = await Promise.all([
-      t.req("GET", "/api/search?q=xy"),
-      t.req("GET", "/api/search?q=xy"),
-    ]);
-    isError(first, 503, "failed import");
-    isError(second, 503, "failed import, concurrent");
-    assert.ok(first.headers.get("retry-after"));
-    // Concurrent first requests share one import.
-    assert.equal(calls, 1);
-    assert.deepEqual(builtAreas(t.app), []);
-  } finally {
-    area.load = load;
-  }
-  assert.equal((await t.req("GET", "/api/search?q=xy")).status, 200);
-  assert.deepEqual(builtAreas(t.app), ["search"]);
-});
+Deno.test("app: an area whose import fails answers 503 {error}, and the next request retries", () =>
+  expectLog([/"msg":"route area failed to load"/], async () => {
+    await using t = await testApp();
+    const area = AREAS.search as { load: () => Promise<unknown> };
+    const load = area.load;
+    let calls = 0;
+    area.load = () => {
+      calls++;
+      return Promise.reject(new TypeError("error loading dynamically imported module"));
+    };
+    try {
+      const [first, second] = await Promise.all([
+        t.req("GET", "/api/search?q=xy"),
+        t.req("GET", "/api/search?q=xy"),
+      ]);
+      isError(first, 503, "failed import");
+      isError(second, 503, "failed import, concurrent");
+      assert.ok(first.headers.get("retry-after"));
+      // Concurrent first requests share one import.
+      assert.equal(calls, 1);
+      assert.deepEqual(builtAreas(t.app), []);
+    } finally {
+      area.load = load;
+    }
+    assert.equal((await t.req("GET", "/api/search?q=xy")).status, 200);
+    assert.deepEqual(builtAreas(t.app), ["search"]);
+  }));
 
-Deno.test("app: /api/openapi.json answers 503 {error} while an area fails to import, then the document", async () => {
-  await using t = await testApp();
-  const area = AREAS.search as { load: () => Promise<unknown> };
-  const load = area.load;
-  area.load = () => Promise.reject(new TypeError("error loading dynamically imported module"));
-  try {
-    isError(await t.req("GET", "/api/openapi.json"), 503, "failed import");
-  } finally {
-    area.load = load;
-  }
-  const doc = await t.req("GET", "/api/openapi.json");
-  assert.equal(doc.status, 200);
-  assert.ok(doc.body.paths["/api/search"]?.get);
-});
+Deno.test("app: /api/openapi.json answers 503 {error} while an area fails to import, then the document", () =>
+  expectLog([/"msg":"route area failed to load"/], async () => {
+    await using t = await testApp();
+    const area = AREAS.search as { load: () => Promise<unknown> };
+    const load = area.load;
+    area.load = () => Promise.reject(new TypeError("error loading dynamically imported module"));
+    try {
+      isError(await t.req("GET", "/api/openapi.json"), 503, "failed import");
+    } finally {
+      area.load = load;
+    }
+    const doc = await t.req("GET", "/api/openapi.json");
+    assert.equal(doc.status, 200);
+    assert.ok(doc.body.paths["/api/search"]?.get);
+  }));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { dumpStream, RestoreError, restoreStream } from "../kv/backup.ts";
-import { startServer } from "./_real_server.ts";
+import { startFreshServer } from "./_real_server.ts";
 import { runTask } from "./_server.ts";
 
 /** Every entry of a KV, KvU64 made comparable. */
@@ -77,7 +77,7 @@ Deno.test("backup: the real service round-trips through backup and restore tasks
     const answers: string[] = [];
     {
       kvPath = `${dir}/kv.sqlite3`;
-      await using s = await startServer({ KV_PATH: kvPath });
+      await using s = await startFreshServer({ KV_PATH: kvPath });
       token = await s.signIn("round@example.org");
       const auth = { authorization: `Bearer ${token}` };
       const up = await fetch(`${s.base}/api/me/files`, {
@@ -133,7 +133,7 @@ Deno.test("backup: the real service round-trips through backup and restore tasks
     }
 
     // The restored service answers the same, to the same token.
-    await using r = await startServer({ KV_PATH: restoredPath });
+    await using r = await startFreshServer({ KV_PATH: restoredPath });
     const auth = { authorization: `Bearer ${token}` };
     for (const [i, p] of paths.entries()) {
       assert.equal(await (await fetch(`${r.base}${p}`, { headers: auth })).text(), answers[i], p);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { signature } from "../kv/channels.ts";
 import { fromApprise } from "../lib/channels/apprise.ts";
-import { dumpKv } from "./_helpers.ts";
+import { dumpKv, expectLog } from "./_helpers.ts";
 import {
   addChannel,
   AT,
@@ -278,181 +278,191 @@ Deno.test("kinds: Zulip posts a form as its bot, the service's topic pairing off
   assert.equal(r.form().topic, "Shop");
 });
 
-Deno.test("kinds: Matrix PUTs an m.notice per post id; the back replies to its off", async () => {
-  await using r = await receiver();
-  const { token } = await r.t.account("ops@example.org");
-  const ch = await addChannel(r.t, token, {
-    name: "Room",
-    kind: "matrix",
-    homeserver: "https://matrix.example.org",
-    room: "!abc:example.org",
-    access_token: "syt_secret",
-  });
-  r.answer = () => Response.json({ event_id: "$off-event" });
-  await send(r.t, ch, OFF);
-  const g = r.last();
-  assert.equal(g.method, "PUT");
-  assert.match(
-    g.path,
-    /^\/_matrix\/client\/v3\/rooms\/!abc%3Aexample\.org\/send\/m\.room\.message\/[\w-]+$/,
-  );
-  assert.equal(g.headers.get("authorization"), "Bearer syt_secret");
-  assert.equal(g.headers.get("content-type"), "application/json");
-  assert.deepEqual(r.json(), {
-    msgtype: "m.notice",
-    body: `🔴 Watched service "Backup" is off\ntar: disk full <&>\n${LINK}`,
-    format: "org.matrix.custom.html",
-    formatted_body: `🔴 <b><a href="${LINK}">Watched service &quot;Backup&quot; is off</a></b>` +
-      "<br>tar: disk full &lt;&amp;&gt;",
-  });
-  r.answer = () => Response.json({ event_id: "$back-event" });
-  await send(r.t, ch, BACK);
-  assert.deepEqual((r.json() as Record<string, unknown>)["m.relates_to"], {
-    "m.in_reply_to": { event_id: "$off-event" },
-  });
-  assert.notEqual(r.last().path, g.path, "a transaction id per post");
-  await send(r.t, ch, GROUPED);
-  assert.equal(
-    (r.json() as { body: string }).body,
-    "🔴 2 of 3 services at LAN changed\nBackup: off (timed out)\nNAS: back (HTTP 200)\n" +
-      "http://test.local/me/services",
-  );
-  r.answer = () => Response.json({ event_id: "$second-off" });
-  await send(r.t, ch, OFF);
-  await send(r.t, ch, REMINDER);
-  assert.deepEqual(r.json(), {
-    msgtype: "m.notice",
-    body: `🔁 Watched service "Backup" is still off\ntar: disk full <&>\n${LINK}`,
-    format: "org.matrix.custom.html",
-    formatted_body: `🔁 <b><a href="${LINK}">Watched service &quot;Backup&quot; is still ` +
-      "off</a></b><br>tar: disk full &lt;&amp;&gt;",
-    "m.relates_to": { "m.in_reply_to": { event_id: "$second-off" } },
-  });
-  await send(r.t, ch, EXPIRY);
-  assert.match((r.json() as { body: string }).body, /^⚠️ Certificate of "Shop" expires soon/);
-  // The homeserver's refusal in plain words.
-  r.answer = () =>
-    Response.json({ errcode: "M_UNKNOWN_TOKEN", error: "Invalid access token passed." }, {
-      status: 401,
+Deno.test("kinds: Matrix PUTs an m.notice per post id; the back replies to its off", () =>
+  expectLog([
+    /"msg":"channel delivery failed".*"kind":"matrix".*"reason":"wrong token or key \(HTTP 401\)/,
+  ], async () => {
+    await using r = await receiver();
+    const { token } = await r.t.account("ops@example.org");
+    const ch = await addChannel(r.t, token, {
+      name: "Room",
+      kind: "matrix",
+      homeserver: "https://matrix.example.org",
+      room: "!abc:example.org",
+      access_token: "syt_secret",
     });
-  const test = await r.t.req("POST", `/api/me/channels/${ch.id}/test`, { token });
-  assert.equal(test.body.status, "wrong token or key (HTTP 401: Invalid access token passed.)");
-});
-
-Deno.test("kinds: Gotify and Pushover say the priority by state", async () => {
-  await using r = await receiver();
-  const { token } = await r.t.account("ops@example.org");
-  const go = await addChannel(r.t, token, {
-    name: "Gotify",
-    kind: "gotify",
-    url: "https://gotify.example.org",
-    token: "AppTokenX",
-  });
-  await send(r.t, go, OFF);
-  assert.equal(r.last().method, "POST");
-  assert.equal(r.last().path, "/message");
-  assert.equal(r.last().headers.get("x-gotify-key"), "AppTokenX");
-  assert.deepEqual(r.json(), {
-    title: '🔴 Watched service "Backup" is off',
-    message: `tar: disk full <&>\n${LINK}`,
-    priority: 8,
-    extras: {
-      "client::display": { contentType: "text/plain" },
-      "client::notification": { click: { url: LINK } },
-    },
-  });
-  for (const p of [BACK, REMINDER, EXPIRY, GROUPED]) await send(r.t, go, p);
-  assert.deepEqual(r.got.slice(-4).map((g) => JSON.parse(g.body).priority), [5, 8, 5, 8]);
-
-  const po = await addChannel(r.t, token, {
-    name: "Pushover",
-    kind: "pushover",
-    user_key: PO_USER,
-    app_token: PO_APP,
-  });
-  r.answer = () => Response.json({ status: 1, request: "abc" });
-  await send(r.t, po, OFF);
-  assert.equal(r.last().host, "api.pushover.net");
-  assert.equal(r.last().path, "/1/messages.json");
-  assert.equal(r.last().headers.get("content-type"), "application/x-www-form-urlencoded");
-  assert.deepEqual(r.form(), {
-    token: PO_APP,
-    user: PO_USER,
-    title: '🔴 Watched service "Backup" is off',
-    message: `🔴 <b><a href="${LINK}">Watched service &quot;Backup&quot; is off</a></b>\n` +
-      "tar: disk full &lt;&amp;&gt;",
-    html: "1",
-    priority: "1",
-    url: LINK,
-    url_title: "Open the service",
-    timestamp: String(Date.parse(AT) / 1000),
-  });
-  for (const p of [BACK, REMINDER, EXPIRY, GROUPED]) await send(r.t, po, p);
-  assert.deepEqual(
-    r.got.slice(-4).map((g) => new URLSearchParams(g.body).get("priority")),
-    ["0", "1", "0", "1"],
-  );
-  r.answer = () =>
-    Response.json({
-      user: "invalid",
-      errors: ["user identifier is not a valid user, group, or subscribed user key"],
-      status: 0,
-    }, { status: 400 });
-  const test = await r.t.req("POST", `/api/me/channels/${po.id}/test`, { token });
-  assert.equal(
-    test.body.status,
-    "refused by the receiver (HTTP 400: user identifier is not a valid user, group, or " +
-      "subscribed user key)",
-  );
-});
-
-Deno.test("kinds: Opsgenie creates on off and closes the same alias on back", async () => {
-  await using r = await receiver();
-  const { token } = await r.t.account("ops@example.org");
-  const ch = await addChannel(r.t, token, {
-    name: "Genie",
-    kind: "opsgenie",
-    api_key: OG_KEY,
-    region: "eu",
-  });
-  r.answer = () =>
-    Response.json({ result: "Request will be processed", took: 0.1, requestId: "x" }, {
-      status: 202,
+    r.answer = () => Response.json({ event_id: "$off-event" });
+    await send(r.t, ch, OFF);
+    const g = r.last();
+    assert.equal(g.method, "PUT");
+    assert.match(
+      g.path,
+      /^\/_matrix\/client\/v3\/rooms\/!abc%3Aexample\.org\/send\/m\.room\.message\/[\w-]+$/,
+    );
+    assert.equal(g.headers.get("authorization"), "Bearer syt_secret");
+    assert.equal(g.headers.get("content-type"), "application/json");
+    assert.deepEqual(r.json(), {
+      msgtype: "m.notice",
+      body: `🔴 Watched service "Backup" is off\ntar: disk full <&>\n${LINK}`,
+      format: "org.matrix.custom.html",
+      formatted_body: `🔴 <b><a href="${LINK}">Watched service &quot;Backup&quot; is off</a></b>` +
+        "<br>tar: disk full &lt;&amp;&gt;",
     });
-  await send(r.t, ch, OFF);
-  const g = r.last();
-  assert.equal(g.method, "POST");
-  assert.equal(g.host, "api.eu.opsgenie.com");
-  assert.equal(g.path, "/v2/alerts");
-  assert.equal(g.headers.get("authorization"), `GenieKey ${OG_KEY}`);
-  assert.equal(g.headers.get("content-type"), "application/json");
-  const off = r.json() as { alias: string };
-  assert.match(off.alias, /^service-7-/);
-  assert.deepEqual(off, {
-    message: 'Watched service "Backup" is off',
-    alias: off.alias,
-    description: `tar: disk full <&>\n${LINK}`,
-    priority: "P1",
-    source: "Community catalogue",
-    entity: "Backup",
-    tags: ["off"],
-    details: { state: "Off", service: "Backup", kind: "webhook", link: LINK },
-  });
-  await send(r.t, ch, REMINDER);
-  assert.equal((r.json() as { alias: string }).alias, off.alias);
-  await send(r.t, ch, BACK);
-  assert.equal(r.last().path, `/v2/alerts/${off.alias}/close?identifierType=alias`);
-  assert.deepEqual(r.json(), { source: "Community catalogue", note: "The service is back." });
-  await send(r.t, ch, EXPIRY);
-  const exp = r.json() as { alias: string; priority: string };
-  assert.deepEqual([exp.alias, exp.priority], ["certificate-8", "P3"]);
-  await send(r.t, ch, GROUPED);
-  assert.equal(r.last(-2).path, "/v2/alerts");
-  assert.equal(r.last().path, "/v2/alerts/service-9/close?identifierType=alias");
-  r.answer = () => Response.json({ message: "Key format is not valid!", took: 0 }, { status: 422 });
-  const test = await r.t.req("POST", `/api/me/channels/${ch.id}/test`, { token });
-  assert.equal(test.body.status, "refused by the receiver (HTTP 422: Key format is not valid!)");
-});
+    r.answer = () => Response.json({ event_id: "$back-event" });
+    await send(r.t, ch, BACK);
+    assert.deepEqual((r.json() as Record<string, unknown>)["m.relates_to"], {
+      "m.in_reply_to": { event_id: "$off-event" },
+    });
+    assert.notEqual(r.last().path, g.path, "a transaction id per post");
+    await send(r.t, ch, GROUPED);
+    assert.equal(
+      (r.json() as { body: string }).body,
+      "🔴 2 of 3 services at LAN changed\nBackup: off (timed out)\nNAS: back (HTTP 200)\n" +
+        "http://test.local/me/services",
+    );
+    r.answer = () => Response.json({ event_id: "$second-off" });
+    await send(r.t, ch, OFF);
+    await send(r.t, ch, REMINDER);
+    assert.deepEqual(r.json(), {
+      msgtype: "m.notice",
+      body: `🔁 Watched service "Backup" is still off\ntar: disk full <&>\n${LINK}`,
+      format: "org.matrix.custom.html",
+      formatted_body: `🔁 <b><a href="${LINK}">Watched service &quot;Backup&quot; is still ` +
+        "off</a></b><br>tar: disk full &lt;&amp;&gt;",
+      "m.relates_to": { "m.in_reply_to": { event_id: "$second-off" } },
+    });
+    await send(r.t, ch, EXPIRY);
+    assert.match((r.json() as { body: string }).body, /^⚠️ Certificate of "Shop" expires soon/);
+    // The homeserver's refusal in plain words.
+    r.answer = () =>
+      Response.json({ errcode: "M_UNKNOWN_TOKEN", error: "Invalid access token passed." }, {
+        status: 401,
+      });
+    const test = await r.t.req("POST", `/api/me/channels/${ch.id}/test`, { token });
+    assert.equal(test.body.status, "wrong token or key (HTTP 401: Invalid access token passed.)");
+  }));
+
+Deno.test("kinds: Gotify and Pushover say the priority by state", () =>
+  expectLog([
+    /"msg":"channel delivery failed".*"kind":"pushover".*"reason":"refused by the receiver \(HTTP 400\)/,
+  ], async () => {
+    await using r = await receiver();
+    const { token } = await r.t.account("ops@example.org");
+    const go = await addChannel(r.t, token, {
+      name: "Gotify",
+      kind: "gotify",
+      url: "https://gotify.example.org",
+      token: "AppTokenX",
+    });
+    await send(r.t, go, OFF);
+    assert.equal(r.last().method, "POST");
+    assert.equal(r.last().path, "/message");
+    assert.equal(r.last().headers.get("x-gotify-key"), "AppTokenX");
+    assert.deepEqual(r.json(), {
+      title: '🔴 Watched service "Backup" is off',
+      message: `tar: disk full <&>\n${LINK}`,
+      priority: 8,
+      extras: {
+        "client::display": { contentType: "text/plain" },
+        "client::notification": { click: { url: LINK } },
+      },
+    });
+    for (const p of [BACK, REMINDER, EXPIRY, GROUPED]) await send(r.t, go, p);
+    assert.deepEqual(r.got.slice(-4).map((g) => JSON.parse(g.body).priority), [5, 8, 5, 8]);
+
+    const po = await addChannel(r.t, token, {
+      name: "Pushover",
+      kind: "pushover",
+      user_key: PO_USER,
+      app_token: PO_APP,
+    });
+    r.answer = () => Response.json({ status: 1, request: "abc" });
+    await send(r.t, po, OFF);
+    assert.equal(r.last().host, "api.pushover.net");
+    assert.equal(r.last().path, "/1/messages.json");
+    assert.equal(r.last().headers.get("content-type"), "application/x-www-form-urlencoded");
+    assert.deepEqual(r.form(), {
+      token: PO_APP,
+      user: PO_USER,
+      title: '🔴 Watched service "Backup" is off',
+      message: `🔴 <b><a href="${LINK}">Watched service &quot;Backup&quot; is off</a></b>\n` +
+        "tar: disk full &lt;&amp;&gt;",
+      html: "1",
+      priority: "1",
+      url: LINK,
+      url_title: "Open the service",
+      timestamp: String(Date.parse(AT) / 1000),
+    });
+    for (const p of [BACK, REMINDER, EXPIRY, GROUPED]) await send(r.t, po, p);
+    assert.deepEqual(
+      r.got.slice(-4).map((g) => new URLSearchParams(g.body).get("priority")),
+      ["0", "1", "0", "1"],
+    );
+    r.answer = () =>
+      Response.json({
+        user: "invalid",
+        errors: ["user identifier is not a valid user, group, or subscribed user key"],
+        status: 0,
+      }, { status: 400 });
+    const test = await r.t.req("POST", `/api/me/channels/${po.id}/test`, { token });
+    assert.equal(
+      test.body.status,
+      "refused by the receiver (HTTP 400: user identifier is not a valid user, group, or " +
+        "subscribed user key)",
+    );
+  }));
+
+Deno.test("kinds: Opsgenie creates on off and closes the same alias on back", () =>
+  expectLog([
+    /"msg":"channel delivery failed".*"kind":"opsgenie".*"reason":"refused by the receiver \(HTTP 422\)/,
+  ], async () => {
+    await using r = await receiver();
+    const { token } = await r.t.account("ops@example.org");
+    const ch = await addChannel(r.t, token, {
+      name: "Genie",
+      kind: "opsgenie",
+      api_key: OG_KEY,
+      region: "eu",
+    });
+    r.answer = () =>
+      Response.json({ result: "Request will be processed", took: 0.1, requestId: "x" }, {
+        status: 202,
+      });
+    await send(r.t, ch, OFF);
+    const g = r.last();
+    assert.equal(g.method, "POST");
+    assert.equal(g.host, "api.eu.opsgenie.com");
+    assert.equal(g.path, "/v2/alerts");
+    assert.equal(g.headers.get("authorization"), `GenieKey ${OG_KEY}`);
+    assert.equal(g.headers.get("content-type"), "application/json");
+    const off = r.json() as { alias: string };
+    assert.match(off.alias, /^service-7-/);
+    assert.deepEqual(off, {
+      message: 'Watched service "Backup" is off',
+      alias: off.alias,
+      description: `tar: disk full <&>\n${LINK}`,
+      priority: "P1",
+      source: "Community catalogue",
+      entity: "Backup",
+      tags: ["off"],
+      details: { state: "Off", service: "Backup", kind: "webhook", link: LINK },
+    });
+    await send(r.t, ch, REMINDER);
+    assert.equal((r.json() as { alias: string }).alias, off.alias);
+    await send(r.t, ch, BACK);
+    assert.equal(r.last().path, `/v2/alerts/${off.alias}/close?identifierType=alias`);
+    assert.deepEqual(r.json(), { source: "Community catalogue", note: "The service is back." });
+    await send(r.t, ch, EXPIRY);
+    const exp = r.json() as { alias: string; priority: string };
+    assert.deepEqual([exp.alias, exp.priority], ["certificate-8", "P3"]);
+    await send(r.t, ch, GROUPED);
+    assert.equal(r.last(-2).path, "/v2/alerts");
+    assert.equal(r.last().path, "/v2/alerts/service-9/close?identifierType=alias");
+    r.answer = () =>
+      Response.json({ message: "Key format is not valid!", took: 0 }, { status: 422 });
+    const test = await r.t.req("POST", `/api/me/channels/${ch.id}/test`, { token });
+    assert.equal(test.body.status, "refused by the receiver (HTTP 422: Key format is not valid!)");
+  }));
 
 Deno.test("kinds: a webhook's body template, signed; secrets sealed, set in the export, erased", async () => {
   await using r = await receiver();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { DAY, fileClock, iso, isoDate } from "../lib/clock.ts";
+import { atTime, DAY, fileClock, fileSteps, iso, isoDate } from "../lib/clock.ts";
 
 Deno.test("clock: iso() writes exactly what Date#toISOString writes", () => {
   // Leap days, century rules, both ends of the 4-digit years, the epoch and just before it.
@@ -46,4 +46,69 @@ Deno.test("clock: the test clock reads its offset from the file at every reading
   }
   file.text = "172800000";
   assert.ok(near(clock.now(), 2 * DAY));
+});
+
+Deno.test("clock: the test switch runs the jobs once per number asked, never two runs at once, and a restart answers only what is new", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "steps_" });
+  const path = `${dir}/offset`;
+  const ask = (n: number) => Deno.writeTextFile(`${path}.step`, String(n));
+  const done = () => Deno.readTextFile(`${path}.done`).then(Number, () => 0);
+  const until = async (what: string, ok: () => Promise<boolean> | boolean) => {
+    for (let i = 0; i < 200 && !await ok(); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(await ok(), what);
+  };
+  let runs = 0;
+  let running = 0;
+  let most = 0;
+  let release = () => {};
+  const run = async () => {
+    runs++;
+    most = Math.max(most, ++running);
+    await new Promise<void>((r) => release = r);
+    running--;
+  };
+  let steps = fileSteps(path, run, 5);
+  try {
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(runs, 0, "nothing asked: no run");
+    await ask(1);
+    await until("the first run", () => runs === 1);
+    await ask(2); // asked while the first still runs
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(runs, 1, "the second waits for the first");
+    assert.equal(await done(), 0, "not done while it runs");
+    release();
+    await until("the second run", () => runs === 2);
+    release();
+    await until("both answered", async () => await done() === 2);
+    assert.equal(most, 1, "never two runs at once");
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(runs, 2, "one run per number");
+    // A process started again on the same files runs nothing already answered.
+    steps.stop();
+    steps = fileSteps(path, run, 5);
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(runs, 2, "a restart reruns nothing");
+    await ask(3);
+    await until("asked after the restart", () => runs === 3);
+    release();
+    await until("answered", async () => await done() === 3);
+  } finally {
+    steps.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("clock: atTime waits for the clock, and notices a test clock moved past the time", async () => {
+  let offset = 0;
+  const clock = { now: () => Date.now() + offset };
+  const called: number[] = [];
+  atTime(clock, clock.now() - 1, () => called.push(1));
+  assert.deepEqual(called, [1], "a time already past: at once");
+  atTime(clock, clock.now() + 60_000, () => called.push(2));
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(called, [1], "a minute ahead: not yet");
+  offset = 61_000;
+  await new Promise((r) => setTimeout(r, 1_300));
+  assert.deepEqual(called, [1, 2], "the clock moved past it: within a second");
 });

@@ -6,7 +6,7 @@
  * 127.0.0.1 is contacted.
  */
 import assert from "node:assert/strict";
-import { bearerApi, type RealServer, startServer } from "./_real_server.ts";
+import { bearerApi, type RealServer, startFreshServer } from "./_real_server.ts";
 import { sh } from "./_sh.ts";
 
 async function heartbeat(s: RealServer, api: ReturnType<typeof bearerApi>, name: string) {
@@ -19,7 +19,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    await using s = await startServer();
+    await using s = await startFreshServer();
     const dir = await Deno.makeTempDir({ prefix: "hc_logs_" });
     try {
       const token = await s.signIn("ops@example.org");

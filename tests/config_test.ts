@@ -99,8 +99,8 @@ Deno.test("config: a bad value names its variable", () => {
   refused({ TRUST_PROXY: "yes" }, "TRUST_PROXY");
 });
 
-/** Starts the server as `deno task start` does; answers its exit code and output. */
-async function startServer(env: Record<string, string>) {
+/** A start that must be refused, as `deno task start` runs it; answers its exit code and output. */
+async function startRefused(env: Record<string, string>) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: await taskArgs("start"),
     cwd: ROOT,
@@ -113,7 +113,7 @@ async function startServer(env: Record<string, string>) {
 }
 
 Deno.test("config: a bad value stops start-up with a message naming the variable", async () => {
-  const out = await startServer({ PORT: "not-a-port" });
+  const out = await startRefused({ PORT: "not-a-port" });
   assert.equal(out.code, 1);
   assert.match(out.stderr, /PORT/);
   assert.doesNotMatch(out.stdout, /listening/);
@@ -171,7 +171,7 @@ Deno.test("config: production needs BASE_URL and a mail transport", () => {
 });
 
 Deno.test("config: the server refuses to start with a public BASE_URL and no mail", async () => {
-  const out = await startServer({
+  const out = await startRefused({
     PORT: "0",
     BASE_URL: "https://catalogue.example.org",
     SMTP_URL: "",

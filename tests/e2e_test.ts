@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { MIGRATIONS } from "../kv/migrations.ts";
-import { type ServerProcess, startServer } from "./_server.ts";
+import { type ServerProcess, spawnService } from "./_server.ts";
 import { makeCerts } from "./_servers.ts";
 import { type Received, smtpSink, waiter } from "./_smtp.ts";
 
@@ -92,7 +92,7 @@ async function withKvDir(fn: (kvPath: string) => Promise<void>) {
 Deno.test("e2e: sign in from the mail a plain local SMTP relay received", async () => {
   await withKvDir(async (kvPath) => {
     await using sink = await smtpSink();
-    await using server = await startServer(kvPath, {
+    await using server = await spawnService(kvPath, {
       SMTP_URL: sink.url,
       BASE_URL: BASE,
       MAIL_FROM: "noreply@e2e.test",
@@ -150,7 +150,7 @@ Deno.test("e2e: a relay that offers STARTTLS gets the mail over TLS", async () =
       await using sink = await smtpSink({ tls: certs });
       // DENO_CERT adds the test CA to the roots the server trusts, as an operator would add a
       // private relay's CA; the server's code has no test switch.
-      await using server = await startServer(kvPath, {
+      await using server = await spawnService(kvPath, {
         SMTP_URL: sink.url,
         BASE_URL: BASE,
         DENO_CERT: ca,
@@ -166,7 +166,7 @@ Deno.test("e2e: a relay that offers STARTTLS gets the mail over TLS", async () =
 Deno.test("e2e: sign in through the HTTP mail API transport", async () => {
   await withKvDir(async (kvPath) => {
     await using api = mailApiSink("key-for-the-test-123");
-    await using server = await startServer(kvPath, {
+    await using server = await spawnService(kvPath, {
       MAIL_API_URL: api.url,
       MAIL_API_KEY: "key-for-the-test-123",
       BASE_URL: BASE,
@@ -188,7 +188,7 @@ Deno.test("e2e: an SMTP relay that requires AUTH gets the URL's credentials", as
   await withKvDir(async (kvPath) => {
     const auth = { user: "relay-user", pass: "p@ss:word/1" };
     await using sink = await smtpSink({ auth });
-    await using server = await startServer(kvPath, { SMTP_URL: sink.url, BASE_URL: BASE });
+    await using server = await spawnService(kvPath, { SMTP_URL: sink.url, BASE_URL: BASE });
     const { token, mail } = await signInFromMail(server, "cy@example.org", sink.mail);
     assert.equal(mail.from, "noreply@localhost");
     assert.deepEqual(sink.logins, [auth]);
@@ -201,7 +201,7 @@ Deno.test("e2e: a relay that refuses the login keeps the mail queued, not lost",
     await using sink = await smtpSink({ auth: { user: "right", pass: "right" } });
     const wrong = sink.url.replace("right:right@", "wrong:wrong@");
     {
-      await using server = await startServer(kvPath, { SMTP_URL: wrong, BASE_URL: BASE });
+      await using server = await spawnService(kvPath, { SMTP_URL: wrong, BASE_URL: BASE });
       const asked = await fetch(`${server.url}/api/verify/request`, {
         method: "POST",
         headers: { "content-type": "application/json" },

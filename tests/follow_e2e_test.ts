@@ -1,6 +1,6 @@
 /**
  * Following a status page end to end: the real server process (main.ts) mailing through a
- * local SMTP relay, its KV file, and its minutely cron. A follower confirms through the mailed
+ * local SMTP relay, its KV file, and its minutely jobs (run at once by the test clock's switch). A follower confirms through the mailed
  * link, gets the service's off alert and an incident note, and the minutely job finishes the
  * followers' mail a stopped process left queued; the unfollow link ends it all.
  */
@@ -10,13 +10,14 @@ import { prepareAccount } from "../kv/accounts.ts";
 import { queueFanout } from "../kv/fanouts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
-import { startServer } from "./_server.ts";
+import { testClock } from "./_real_server.ts";
+import { spawnService } from "./_server.ts";
 import { localHttp } from "./_servers.ts";
 import { type Received, smtpSink } from "./_smtp.ts";
 
 const FAN = "fan@follow.test";
 
-/** The n-th mail to an address, waiting up to `ms` (the minutely job needs a minute). */
+/** The n-th mail to an address, waiting up to `ms`. */
 async function mailTo(mails: Received[], to: string, n: number, ms = 20_000) {
   const until = Date.now() + ms;
   while (Date.now() < until) {
@@ -62,10 +63,12 @@ Deno.test({
       seed.close();
 
       await using sink = await smtpSink();
-      await using server = await startServer(kvPath, {
+      await using clock = await testClock();
+      await using server = await spawnService(kvPath, {
         SMTP_URL: sink.url,
-        BASE_URL: "http://e2e.test",
+        BASE_URL: "http://127.0.0.1",
         MAIL_FROM: "noreply@e2e.test",
+        ...clock.env,
       });
       const api = async (method: string, path: string, body?: unknown, token?: string) => {
         const res = await fetch(`${server.url}${path}`, {
@@ -136,7 +139,11 @@ Deno.test({
       );
       assert.ok((await commit(op)).ok);
       kv.close();
-      const late = await mailTo(sink.mails, FAN, 4, 90_000);
+      await clock.runJobsUntil(
+        "the queued note's mail",
+        () => sink.mails.filter((m) => m.to === FAN).length >= 4,
+      );
+      const late = await mailTo(sink.mails, FAN, 4);
       assert.equal(late.subject, "Riverside school: Resolved");
       assert.match(late.text, /Power is back\./);
       // The minutely job, or its run 45 s after the start (what a crash left, jobs/mod.ts).

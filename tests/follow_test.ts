@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { retryOutbox } from "../kv/outbox.ts";
 import { systemConnector } from "../lib/net.ts";
-import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
+import { dumpKv, expectLog, type TestApp, testApp } from "./_helpers.ts";
 import { localHttp } from "./_servers.ts";
 
 /**
@@ -200,33 +200,34 @@ Deno.test("follow: confirm by POST only, alert and note mailed, unfollow deletes
   }
 });
 
-Deno.test("follow: an unfollow drops the page's mail still queued to the address (relay down)", async () => {
-  await using t = await testApp();
-  const { token, slug } = await ownerWithPage(t, 9);
-  await t.req("POST", `/api/status/${slug}/follow`, { body: { email: FAN } });
-  const ok = await t.req("POST", `/api/status/${slug}/confirm`, {
-    body: { token: tokenIn(t.mail.last(FAN)!.text, "confirm") },
-  });
-  assert.equal(ok.status, 200, ok.text);
-  const note = (text: string) =>
-    t.req("POST", "/api/me/status-page/notes", { token, body: { kind: "note", text } });
-  await note("Maintenance tonight.");
-  const out = tokenIn(t.mail.last(FAN)!.text, "unfollow");
-  // The relay is down: the next note's mail to the follower waits in the outbox.
-  t.mail.failWith = new Error("relay down");
-  assert.equal((await note("Still working on it.")).status, 201);
-  assert.ok((await dumpKv(t.kv)).includes(FAN), "queued to the follower");
+Deno.test("follow: an unfollow drops the page's mail still queued to the address (relay down)", () =>
+  expectLog([/"msg":"mail delivery failed".*"reason":"relay down"/], async () => {
+    await using t = await testApp();
+    const { token, slug } = await ownerWithPage(t, 9);
+    await t.req("POST", `/api/status/${slug}/follow`, { body: { email: FAN } });
+    const ok = await t.req("POST", `/api/status/${slug}/confirm`, {
+      body: { token: tokenIn(t.mail.last(FAN)!.text, "confirm") },
+    });
+    assert.equal(ok.status, 200, ok.text);
+    const note = (text: string) =>
+      t.req("POST", "/api/me/status-page/notes", { token, body: { kind: "note", text } });
+    await note("Maintenance tonight.");
+    const out = tokenIn(t.mail.last(FAN)!.text, "unfollow");
+    // The relay is down: the next note's mail to the follower waits in the outbox.
+    t.mail.failWith = new Error("relay down");
+    assert.equal((await note("Still working on it.")).status, 201);
+    assert.ok((await dumpKv(t.kv)).includes(FAN), "queued to the follower");
 
-  const gone = await t.req("POST", `/api/status/${slug}/unfollow`, { body: { token: out } });
-  assert.equal(gone.status, 200, gone.text);
-  assert.ok(!(await dumpKv(t.kv)).includes(FAN.split("@")[0]), "no trace of the address");
-  // The relay is back and the retry runs: nothing goes to the former follower.
-  t.mail.failWith = null;
-  const sent = t.mail.sent.length;
-  t.clock.advance(DAY);
-  await retryOutbox(t.deps);
-  assert.deepEqual(t.mail.sent.slice(sent).filter((m) => m.to === FAN), []);
-});
+    const gone = await t.req("POST", `/api/status/${slug}/unfollow`, { body: { token: out } });
+    assert.equal(gone.status, 200, gone.text);
+    assert.ok(!(await dumpKv(t.kv)).includes(FAN.split("@")[0]), "no trace of the address");
+    // The relay is back and the retry runs: nothing goes to the former follower.
+    t.mail.failWith = null;
+    const sent = t.mail.sent.length;
+    t.clock.advance(DAY);
+    await retryOutbox(t.deps);
+    assert.deepEqual(t.mail.sent.slice(sent).filter((m) => m.to === FAN), []);
+  }));
 
 Deno.test("follow: rate limits per address and per client; pending follows end after 7 days", async () => {
   await using t = await testApp();

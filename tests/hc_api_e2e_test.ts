@@ -6,7 +6,7 @@
  * and two `?create=1` pings of one new slug at once. Only 127.0.0.1 is contacted.
  */
 import assert from "node:assert/strict";
-import { bearerApi, startServer } from "./_real_server.ts";
+import { bearerApi, startFreshServer } from "./_real_server.ts";
 import { sh } from "./_sh.ts";
 
 /** The server's BASE_URL (tests/_real_server.ts), which the answers' addresses start with. */
@@ -20,7 +20,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    await using s = await startServer();
+    await using s = await startFreshServer();
     const api = bearerApi(s.base, await s.signIn("ops@example.org"));
     const rw: string = (await api("POST", "/api/me/api-keys", { name: "rw" })).key;
     const ro: string = (await api("POST", "/api/me/api-keys", { name: "ro", readonly: true }))

@@ -1,13 +1,13 @@
 /**
- * Heartbeat runs end to end (issue 24, part 6): the real server process (main.ts) with its
- * minutely cron, mailing through a local SMTP relay, its clock moved by the test clock
+ * Heartbeat runs end to end: the real server process (main.ts) with its minutely jobs (run at
+ * once by the test clock's switch), mailing through a local SMTP relay, its clock moved by the test clock
  * (TEST_CLOCK_FILE). A heartbeat with `threshold: 2` that misses one run is late and alerts
  * nobody; the second missing run mails the one off alert. Paused, its failure and hours of
  * silence alert nobody.
  */
 import assert from "node:assert/strict";
 import { MINUTE } from "../lib/clock.ts";
-import { bearerApi, nextReview, withClockedServer } from "./_real_server.ts";
+import { bearerApi, lookedSince, withClockedServer } from "./_real_server.ts";
 
 const OPS = "ops@runs.test";
 
@@ -38,7 +38,7 @@ Deno.test({
       // One missing run (past twice the interval): late, counted, nobody alerted.
       let mark = server.stdout.text.length;
       await clock.advance(11 * MINUTE);
-      await nextReview(server.stdout, mark);
+      await clock.runJobsUntil("a review", () => lookedSince(server.stdout, mark));
       let s = await item();
       assert.equal(s.state, "warn");
       assert.equal(s.failed_checks, 1);
@@ -46,10 +46,7 @@ Deno.test({
 
       // The second missing run: the runner's look in the minute after mails the one alert.
       await clock.advance(5 * MINUTE);
-      const until = Date.now() + 90_000;
-      while (mails().length === 0 && Date.now() < until) {
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await clock.runJobsUntil("the off alert", () => mails().length > 0);
       assert.equal(mails().length, 1, "the off alert");
       assert.match(mails()[0].text, /Nightly export/);
       assert.match(mails()[0].text, /2 failed or missing runs in a row/);
@@ -66,7 +63,7 @@ Deno.test({
       assert.equal(failed.status, 200);
       await failed.body?.cancel();
       await clock.advance(60 * MINUTE);
-      await nextReview(server.stdout, mark);
+      await clock.runJobsUntil("a review", () => lookedSince(server.stdout, mark));
       assert.equal(mails().length, 1, "nothing while paused");
       s = await item();
       assert.equal(s.state, "wait");

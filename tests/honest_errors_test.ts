@@ -3,13 +3,13 @@
  * the database is down; a rate limit counts a call only when its write commits.
  */
 import assert from "node:assert/strict";
-import { rawRequest, startServer } from "./_real_server.ts";
+import { rawRequest, startFreshServer } from "./_real_server.ts";
 import { aroundCommits, testApp } from "./_helpers.ts";
 
 const enc = new TextEncoder();
 
 Deno.test("honest errors: a chunked JSON body cut off by the client answers 400, not 503", async () => {
-  await using s = await startServer();
+  await using s = await startFreshServer();
   const token = await s.signIn("ada@example.org");
   for (const [path, auth] of [["/api/verify/request", ""], ["/api/me/journal", token]]) {
     const headers: Record<string, string> = {
@@ -40,7 +40,7 @@ Deno.test("honest errors: a chunked JSON body cut off by the client answers 400,
 });
 
 Deno.test("honest errors: a Content-Length JSON body cut short answers 400, not 503", async () => {
-  await using s = await startServer();
+  await using s = await startFreshServer();
   const res = await rawRequest(s.port, "POST", "/api/verify/request", {
     "content-type": "application/json",
     "content-length": "200",

@@ -1,13 +1,13 @@
 /**
- * A maintenance window end to end: the real server process (main.ts) with its minutely cron,
- * mailing through a local SMTP relay, its clock moved by the test clock (TEST_CLOCK_FILE). A
+ * A maintenance window end to end: the real server process (main.ts) with its minutely jobs
+ * (run at once by the test clock's switch), mailing through a local SMTP relay, its clock moved by the test clock (TEST_CLOCK_FILE). A
  * heartbeat that fails inside a window alerts nobody at the runner's look; when the window has
  * ended with the heartbeat still off, the next minute's look mails the off alert, and an hour
  * later its reminder (remind: 1).
  */
 import assert from "node:assert/strict";
 import { MINUTE } from "../lib/clock.ts";
-import { nextReview, withClockedServer } from "./_real_server.ts";
+import { lookedSince, withClockedServer } from "./_real_server.ts";
 
 const OPS = "ops@window.test";
 
@@ -52,7 +52,7 @@ Deno.test({
       const failed = await fetch(`${hook}/fail`);
       assert.equal(failed.status, 200);
       await failed.body?.cancel();
-      await nextReview(server.stdout, mark);
+      await clock.runJobsUntil("a review", () => lookedSince(server.stdout, mark));
       assert.equal(sink.mails.filter((m) => m.to === OPS).length, 0, "nobody alerted");
       const svg = await fetch(`${server.url}/api/me/services/${made.body.item.id}/history`, {
         headers: { authorization: `Bearer ${token}` },
@@ -61,10 +61,7 @@ Deno.test({
 
       // The window ends, the heartbeat is still off: the next look mails the alert.
       await clock.advance(31 * MINUTE);
-      const until = Date.now() + 90_000;
-      while (!sink.mails.some((m) => m.to === OPS) && Date.now() < until) {
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await clock.runJobsUntil("the off alert", () => sink.mails.some((m) => m.to === OPS));
       const mail = sink.mails.find((m) => m.to === OPS);
       assert.ok(mail, "the off alert after the window");
       assert.match(mail.text, /Nightly backup/);
@@ -72,10 +69,10 @@ Deno.test({
 
       // Still off an hour later: the minutely job sends the reminder (remind: 1 hour).
       await clock.advance(61 * MINUTE);
-      const until2 = Date.now() + 90_000;
-      while (sink.mails.filter((m) => m.to === OPS).length < 2 && Date.now() < until2) {
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await clock.runJobsUntil(
+        "the reminder",
+        () => sink.mails.filter((m) => m.to === OPS).length >= 2,
+      );
       const reminder = sink.mails.filter((m) => m.to === OPS)[1];
       assert.ok(reminder, "the reminder an hour on");
       assert.match(reminder.text, /is still off/);

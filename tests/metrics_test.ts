@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { testApp } from "./_helpers.ts";
+import { expectLog, testApp } from "./_helpers.ts";
 
 /** The value of one sample line of the exposition, 0 when absent. */
 function sample(text: string, line: string): number {
@@ -30,31 +30,32 @@ Deno.test("metrics: only loopback without a proxy header, or the METRICS_TOKEN b
   }
 });
 
-Deno.test("metrics: requests by route and status, latency, heartbeats, mail queue", async () => {
-  await using t = await testApp();
-  const scrape = async () => (await t.req("GET", "/metrics", { from: "127.0.0.1" })).text;
-  const before = await scrape();
-  const health = 'catalogue_http_requests_total{method="GET",route="/api/healthz",status="200"}';
-  const unknown = 'catalogue_heartbeats_total{outcome="unknown_key"}';
-  await t.req("GET", "/api/healthz");
-  await t.req("GET", "/api/healthz");
-  await t.req("GET", `/api/hooks/${"x".repeat(43)}`);
-  t.mail.failWith = new Error("relay down");
-  await t.req("POST", "/api/verify/request", { body: { email: "q@example.org", age_ok: true } });
-  t.clock.advance(90_000);
-  const after = await scrape();
-  assert.equal(sample(after, health) - sample(before, health), 2);
-  assert.equal(sample(after, unknown) - sample(before, unknown), 1);
-  const bucket =
-    'catalogue_http_request_duration_seconds_bucket{method="GET",route="/api/healthz",le="+Inf"}';
-  assert.equal(sample(after, bucket) - sample(before, bucket), 2);
-  assert.equal(sample(after, "catalogue_mail_queue_depth"), 1);
-  assert.equal(sample(after, "catalogue_mail_queue_oldest_seconds"), 90);
-  assert.ok(sample(after, 'catalogue_mail_total{outcome="failed"}') >= 1);
-  assert.equal(sample(after, "catalogue_uploads_in_progress"), 0);
-  // No raw path and nothing the client sent appears as a label.
-  assert.ok(!after.includes("xxxx") && !after.includes("q@example.org"));
-  for (const l of after.split("\n").filter((l) => l && !l.startsWith("#"))) {
-    assert.match(l, /^[a-z_]+(\{[^}]*\})? -?[0-9.e+-]+$/, l);
-  }
-});
+Deno.test("metrics: requests by route and status, latency, heartbeats, mail queue", () =>
+  expectLog([/"msg":"mail delivery failed".*"reason":"relay down"/], async () => {
+    await using t = await testApp();
+    const scrape = async () => (await t.req("GET", "/metrics", { from: "127.0.0.1" })).text;
+    const before = await scrape();
+    const health = 'catalogue_http_requests_total{method="GET",route="/api/healthz",status="200"}';
+    const unknown = 'catalogue_heartbeats_total{outcome="unknown_key"}';
+    await t.req("GET", "/api/healthz");
+    await t.req("GET", "/api/healthz");
+    await t.req("GET", `/api/hooks/${"x".repeat(43)}`);
+    t.mail.failWith = new Error("relay down");
+    await t.req("POST", "/api/verify/request", { body: { email: "q@example.org", age_ok: true } });
+    t.clock.advance(90_000);
+    const after = await scrape();
+    assert.equal(sample(after, health) - sample(before, health), 2);
+    assert.equal(sample(after, unknown) - sample(before, unknown), 1);
+    const bucket =
+      'catalogue_http_request_duration_seconds_bucket{method="GET",route="/api/healthz",le="+Inf"}';
+    assert.equal(sample(after, bucket) - sample(before, bucket), 2);
+    assert.equal(sample(after, "catalogue_mail_queue_depth"), 1);
+    assert.equal(sample(after, "catalogue_mail_queue_oldest_seconds"), 90);
+    assert.ok(sample(after, 'catalogue_mail_total{outcome="failed"}') >= 1);
+    assert.equal(sample(after, "catalogue_uploads_in_progress"), 0);
+    // No raw path and nothing the client sent appears as a label.
+    assert.ok(!after.includes("xxxx") && !after.includes("q@example.org"));
+    for (const l of after.split("\n").filter((l) => l && !l.startsWith("#"))) {
+      assert.match(l, /^[a-z_]+(\{[^}]*\})? -?[0-9.e+-]+$/, l);
+    }
+  }));

@@ -4,8 +4,8 @@
  * a hook key, a file name or a text.
  */
 import assert from "node:assert/strict";
-import { startServer } from "./_real_server.ts";
-import { ROOT, serverEnv, startServer as spawnService, taskArgs } from "./_server.ts";
+import { startFreshServer } from "./_real_server.ts";
+import { ROOT, serverEnv, spawnService, taskArgs } from "./_server.ts";
 
 /** Runs `deno task start` with `env` and answers its exit code and output (it must exit). */
 async function failedStart(env: Record<string, string>) {
@@ -91,7 +91,7 @@ Deno.test("ops: a KV_PATH whose folder does not exist is refused; the first line
 });
 
 Deno.test("ops: SIGTERM mid-load finishes what is in flight; no acknowledged beat is lost", async () => {
-  await using s = await startServer({ LOG_LEVEL: "info" });
+  await using s = await startFreshServer({ LOG_LEVEL: "info" });
   const token = await s.signIn("term@example.org");
   const made = await fetch(`${s.base}/api/me/services`, {
     method: "POST",
@@ -147,7 +147,7 @@ Deno.test("ops: SIGTERM mid-load finishes what is in flight; no acknowledged bea
 });
 
 Deno.test("ops: a whole session's logs name no address, name, token, key, file name or text", async () => {
-  await using s = await startServer({ LOG_LEVEL: "debug" });
+  await using s = await startFreshServer({ LOG_LEVEL: "debug" });
   const email = "leaky.person@example.org";
   const token = await s.signIn(email);
   const auth = { authorization: `Bearer ${token}` };

@@ -8,7 +8,7 @@ import { OWNER_CLAIM_LIFE, renewOwnerClaim } from "../kv/owner_claim.ts";
 import { grantRole } from "../kv/roles.ts";
 import { type TrailLine } from "../kv/trail.ts";
 import { testApp } from "./_helpers.ts";
-import { startServer } from "./_server.ts";
+import { spawnService } from "./_server.ts";
 
 const FORM = {
   origin: "http://test.local",
@@ -124,7 +124,7 @@ Deno.test("owner claim: a new install prints the link at each start until an own
   const kvPath = `${dir}/kv.sqlite3`;
   try {
     const printed = async () => {
-      await using server = await startServer(kvPath, { BASE_URL: "http://127.0.0.1:9" });
+      await using server = await spawnService(kvPath, { BASE_URL: "http://127.0.0.1:9" });
       const m = await server.stdout.waitFor(CLAIM_LINE, 30_000);
       assert.equal(m[1], "http://127.0.0.1:9");
       return m[2];
@@ -141,7 +141,7 @@ Deno.test("owner claim: a new install prints the link at each start until an own
     } finally {
       kv.close();
     }
-    await using server = await startServer(kvPath, { BASE_URL: "http://127.0.0.1:9" });
+    await using server = await spawnService(kvPath, { BASE_URL: "http://127.0.0.1:9" });
     // The line would follow "listening on"; a moment's wait shows it does not.
     await new Promise((r) => setTimeout(r, 1_000));
     assert.doesNotMatch(server.stdout.text, /No owner yet/);

@@ -3,7 +3,7 @@ import { openKv } from "../kv/_atomic.ts";
 import { grantRole, listRoleHolders, revokeRole } from "../kv/roles.ts";
 import { type TrailLine, verifyTrail } from "../kv/trail.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
-import { runTask, startServer } from "./_server.ts";
+import { runTask, spawnService } from "./_server.ts";
 
 async function trailLines(kv: Deno.Kv): Promise<TrailLine[]> {
   const out: TrailLine[] = [];
@@ -194,7 +194,7 @@ Deno.test("roles command: works on the server's KV file while the server answers
   const dir = await Deno.makeTempDir();
   try {
     const kvPath = `${dir}/kv.sqlite3`;
-    await using server = await startServer(kvPath, { BASE_URL: "http://roles.localhost" });
+    await using server = await spawnService(kvPath, { BASE_URL: "http://roles.localhost" });
     // Sign in through the link the server prints (no mail transport configured).
     const asked = await fetch(`${server.url}/api/verify/request`, {
       method: "POST",
