@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { compress } from "hono/compress";
 import { TrieRouter } from "hono/router/trie-router";
 import { getPath } from "hono/utils/url";
 import type { Deps } from "./lib/deps.ts";
@@ -49,6 +50,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.all("/ping/*", compat);
   app.all("/api/push/*", compat);
   app.use("*", measured);
+  // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
+  // (Hono's compress: text types only, a known length under 1 KB, HEAD and 206 left alone; it adds
+  // Vary and weakens an ETag). The pings above answer before it: a few bytes, the hottest path.
+  app.use("*", compress());
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
   app.get("/metrics", async (c) => {

@@ -93,7 +93,7 @@ async function oneView(deps: Deps, m: Module) {
   return moduleView(m, names, await pointCount(deps.kv, m.slug));
 }
 
-/** Routes of modules, contributors, points, the published catalogue (issue 4). */
+/** Routes of modules, contributors, points, the published catalogue. */
 
 export function catalogueRoutes(deps: Deps) {
   const app = router();

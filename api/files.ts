@@ -74,7 +74,7 @@ export function storageText(config: Config): string {
   return `${kv}, in chunks of ${CHUNK} bytes`;
 }
 
-/** Routes of file storage and serving (issue 6). */
+/** Routes of file storage and serving. */
 
 export function filesRoutes(deps: Deps) {
   const app = router();

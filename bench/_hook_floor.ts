@@ -14,7 +14,7 @@ const headers = { "content-type": "application/json" };
 const PREFIX = "/api/hooks/";
 const HOUR = 3_600_000;
 
-interface Pending {
+interface QueuedPing {
   account: number;
   id: number;
   body: string;
@@ -23,7 +23,7 @@ interface Pending {
   done: () => void;
 }
 
-let queue: Pending[] = [];
+let queue: QueuedPing[] = [];
 let committing = false;
 let nonce = 0;
 

@@ -19,7 +19,15 @@ import { load as loadRun, median, medianRun, rssMiB, type Run, seedAccount } fro
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONNECTIONS = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 10);
 const COLD_RUNS = 9;
-const OTHER_BENCHES = ["search", "catalogue", "heartbeat", "files", "pages_me", "pages_public"];
+const OTHER_BENCHES = [
+  "search",
+  "catalogue",
+  "heartbeat",
+  "files",
+  "pages_me",
+  "pages_public",
+  "lighthouse",
+];
 
 /** Rounds of load per endpoint, bare and service taking turns; ratios are per-round medians. */
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);

@@ -12,6 +12,7 @@ import {
   atomicStats,
   isLocked,
   lockSafe,
+  type LockSafeKv,
   nextDelay,
   pause,
   retryLocked,
@@ -20,6 +21,7 @@ import {
 import { kickTrail, QUEUE } from "./trail.ts";
 
 export { atomicStats, isLocked, keysOf, lockSafe, retryLocked, TRANSACT_BUDGET_MS };
+export type { LockSafeKv };
 
 export class ConflictError extends Error {
   constructor() {
@@ -125,7 +127,8 @@ export function deleteKeys(
   return deleteInChunks(keys, () => atomic(kv), commit);
 }
 
-export async function openKv(path: string | undefined): Promise<Deno.Kv> {
+/** The KV at `path` (a file, made with its folder when new; a URL; ":memory:"), lock-safe. */
+export async function openKv(path: string | undefined): Promise<LockSafeKv> {
   if (path && !path.startsWith("http") && path !== ":memory:") {
     const dir = path.replace(/[\\/][^\\/]*$/, "");
     if (dir && dir !== path) await Deno.mkdir(dir, { recursive: true });

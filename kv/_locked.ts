@@ -49,20 +49,24 @@ export async function retryLocked<T>(
   }
 }
 
+type ReadOptions = { consistency?: Deno.KvConsistencyLevel };
+type Keys<T extends readonly unknown[]> = readonly [...{ [K in keyof T]: Deno.KvKey }];
+
 /**
- * The KV as kv/_atomic.ts `openKv` hands it out: its reads (`get`, `getMany`, `list`) wait out
- * another process's lock as commits do; every other method is the KV's own. A plain object
- * naming each method, with no behaviour on writes: domain code writes through kv/_atomic.ts
- * `atomic` and `commit`.
+ * The KV as kv/_atomic.ts `openKv` hands it out: its reads (`get`, `getMany`, `list`) and single
+ * writes wait out another process's lock as commits do; every other method is the KV's own
+ * (domain code writes through kv/_atomic.ts `atomic` and `commit`). It has every method of
+ * Deno.Kv with the same signature, so it goes wherever a Deno.Kv does: the compiler checks
+ * that (`satisfies`), nothing is cast.
  */
-export function lockSafe(kv: Deno.Kv): Deno.Kv {
-  const safe = {
-    get: (key: Deno.KvKey, options?: { consistency?: Deno.KvConsistencyLevel }) =>
-      retryLocked(() => kv.get(key, options)),
-    getMany: (keys: Deno.KvKey[], options?: { consistency?: Deno.KvConsistencyLevel }) =>
-      retryLocked(() => kv.getMany(keys, options)),
-    list: (selector: Deno.KvListSelector, options?: Deno.KvListOptions) =>
-      lockSafeList(kv, selector, options),
+export function lockSafe(kv: Deno.Kv) {
+  return {
+    get: <T = unknown>(key: Deno.KvKey, options?: ReadOptions) =>
+      retryLocked(() => kv.get<T>(key, options)),
+    getMany: <T extends readonly unknown[]>(keys: Keys<T>, options?: ReadOptions) =>
+      retryLocked(() => kv.getMany<T>(keys, options)),
+    list: <T = unknown>(selector: Deno.KvListSelector, options?: Deno.KvListOptions) =>
+      lockSafeList<T>(kv, selector, options),
     set: (key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) =>
       retryLocked(() => kv.set(key, value, options)),
     delete: (key: Deno.KvKey) => retryLocked(() => kv.delete(key)),
@@ -70,13 +74,16 @@ export function lockSafe(kv: Deno.Kv): Deno.Kv {
     enqueue: (value: unknown, options?: Parameters<Deno.Kv["enqueue"]>[1]) =>
       kv.enqueue(value, options),
     listenQueue: (handler: Parameters<Deno.Kv["listenQueue"]>[0]) => kv.listenQueue(handler),
-    watch: (keys: Deno.KvKey[], options?: { raw?: boolean }) => kv.watch(keys, options),
+    watch: <T extends readonly unknown[]>(keys: Keys<T>, options?: { raw?: boolean }) =>
+      kv.watch<T>(keys, options),
     close: () => kv.close(),
     commitVersionstamp: () => kv.commitVersionstamp(),
     [Symbol.dispose]: () => kv[Symbol.dispose](),
-  };
-  return safe as unknown as Deno.Kv;
+  } satisfies Deno.Kv;
 }
+
+/** What `lockSafe` answers: a Deno.Kv whose reads wait out another process's lock. */
+export type LockSafeKv = ReturnType<typeof lockSafe>;
 
 /**
  * A list that survives another process's lock: when a batch read meets it, the list goes on
@@ -86,7 +93,7 @@ function lockSafeList<T>(
   raw: Deno.Kv,
   selector: Deno.KvListSelector,
   options: Deno.KvListOptions = {},
-): Deno.KvListIterator<T> {
+) {
   let iter = raw.list<T>(selector, options);
   let given = 0;
   let cursor = options.cursor;
@@ -111,14 +118,12 @@ function lockSafeList<T>(
       }
     }
   };
-  const it = {
+  const it: Deno.KvListIterator<T> = {
     next,
     get cursor() {
       return iter.cursor;
     },
-    [Symbol.asyncIterator]() {
-      return it;
-    },
+    [Symbol.asyncIterator]: () => it,
   };
-  return it as unknown as Deno.KvListIterator<T>;
+  return it;
 }

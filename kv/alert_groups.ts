@@ -13,7 +13,7 @@ import { GROUPS, listServices } from "./services.ts";
  * atomic (`routeAlerts`): what must go at once comes back to it, what waits is added to the
  * pending group of the place; the minutely runner takes due groups (kv/grouped_alerts.ts) in
  * an atomic checked against the group, so of several processes one sends it. Key layout:
- *   ["alert_groups", account_id, cluster]            -> Pending: the window's alerts
+ *   ["alert_groups", account_id, cluster]            -> AlertGroup: the window's alerts
  *   ["alert_group_due", due_ms, account_id, cluster] -> true: when the group is sent
  *   ["alert_grouping", account_id]                   -> {grouping: false}: the account turned
  *                                                       grouping off (absent: on)
@@ -66,7 +66,7 @@ export interface Member {
   sent?: "off" | "back";
 }
 
-export interface Pending {
+export interface AlertGroup {
   account: number;
   cluster: string;
   /** The place or group as people read it ("LAN", "Jobs"). */
@@ -146,7 +146,7 @@ export async function routeAlerts<A extends Routed>(
 ): Promise<Routed[]> {
   if (!said.length || said.some((a) => a.event !== "off" && a.event !== "back")) return said;
   const cluster = clusterOf(s);
-  const entry = await kv.get<Pending>(groupKey(s.account, cluster));
+  const entry = await kv.get<AlertGroup>(groupKey(s.account, cluster));
   const waiting = entry.value?.members.some((m) => m.id === s.id && m.said.length > 0) ?? false;
   let total = 0;
   let grouping = groupable(s) && await groupingOf(kv, s.account);
@@ -157,7 +157,7 @@ export async function routeAlerts<A extends Routed>(
   }
   if (!waiting && !grouping) return said;
   op.check(entry);
-  const g: Pending = entry.value ?? {
+  const g: AlertGroup = entry.value ?? {
     account: s.account,
     cluster,
     label: labelOf(s),
@@ -233,10 +233,10 @@ export async function listDueGroups(kv: Deno.Kv, now: number, limit = 500): Prom
 export async function takeGroup<T>(
   kv: Deno.Kv,
   due: DueGroup,
-  send: (op: Atomic, g: Pending) => Promise<T>,
+  send: (op: Atomic, g: AlertGroup) => Promise<T>,
 ): Promise<T | null> {
   return await transact(async () => {
-    const [entry, dueNow] = await kv.getMany<[Pending, true]>([
+    const [entry, dueNow] = await kv.getMany<[AlertGroup, true]>([
       groupKey(due.account, due.cluster),
       due.entry.key,
     ]);
@@ -250,9 +250,11 @@ export async function takeGroup<T>(
 }
 
 /** The account's pending groups (export). */
-export async function listGroupsOf(kv: Deno.Kv, account: number): Promise<Pending[]> {
-  const out: Pending[] = [];
-  for await (const e of kv.list<Pending>({ prefix: ["alert_groups", account] })) out.push(e.value);
+export async function listGroupsOf(kv: Deno.Kv, account: number): Promise<AlertGroup[]> {
+  const out: AlertGroup[] = [];
+  for await (const e of kv.list<AlertGroup>({ prefix: ["alert_groups", account] })) {
+    out.push(e.value);
+  }
   return out;
 }
 

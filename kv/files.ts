@@ -14,16 +14,16 @@ import { claimId } from "./ids.ts";
  *   ["file_chunks", account_id, file_id, n]  -> Uint8Array, bytes n*chunk .. (n+1)*chunk-1
  *   ["file_usage", account_id]               -> Usage {bytes, files}: completed files plus
  *                                               uploads and removals in progress
- *   ["file_uploads", account_id, file_id]    -> Pending {state, deadline, size, chunk, ...}
+ *   ["file_uploads", account_id, file_id]    -> UploadRecord {state, deadline, size, chunk, ...}
  *
  * Quota and file count are reserved in the usage record (version-checked) in the same
- * atomic that writes the Pending record, before any byte is stored; so concurrent uploads
+ * atomic that writes the upload record, before any byte is stored; so concurrent uploads
  * can never together pass the quota. Chunks are then written in batches, each batch with a
- * check on the Pending record, which also pushes its deadline on. Completing swaps Pending
+ * check on the upload record, which also pushes its deadline on. Completing swaps the upload record
  * for the StoredFile in one atomic. Failing, deleting and sweeping all go the same way:
- * Pending turns to state "removing" (a writer still busy fails its next check), the chunks
- * are deleted, and then Pending goes and the usage is released in one atomic, so the
- * reservation is released exactly once and no chunk outlives its Pending record. A Pending
+ * The upload record turns to state "removing" (a writer still busy fails its next check), the chunks
+ * are deleted, and then the upload record goes and the usage is released in one atomic, so the
+ * reservation is released exactly once and no chunk outlives its upload record. An upload
  * record past its deadline is finished by the minutely sweep (jobs/sweep_uploads.ts): a
  * crash mid-upload holds neither chunks nor quota for long.
  */
@@ -62,7 +62,7 @@ export interface Usage {
   files: number;
 }
 
-export interface Pending {
+export interface UploadRecord {
   state: "uploading" | "removing";
   /** Past this, the sweep removes the chunks and releases the reservation. */
   deadline: number;
@@ -76,7 +76,7 @@ export const fileKey = (account: number, id: number) => ["files", account, id] a
 const chunkKey = (account: number, id: number, n: number) =>
   ["file_chunks", account, id, n] as const;
 const usageKey = (account: number) => ["file_usage", account] as const;
-const pendingKey = (account: number, id: number) => ["file_uploads", account, id] as const;
+const uploadKey = (account: number, id: number) => ["file_uploads", account, id] as const;
 
 const noUsage = (): Usage => ({ bytes: 0, files: 0 });
 
@@ -137,10 +137,10 @@ export async function reserveUpload(
     const claim = await claimId(
       kv,
       "file",
-      (id) => [pendingKey(account, id), fileKey(account, id)],
+      (id) => [uploadKey(account, id), fileKey(account, id)],
     );
     const next = { bytes: usage.bytes + size, files: usage.files + 1 };
-    const pending: Pending = {
+    const pending: UploadRecord = {
       state: "uploading",
       deadline: now + UPLOAD_DEADLINE,
       size,
@@ -150,7 +150,7 @@ export async function reserveUpload(
     };
     const op = claim.apply(atomic(kv)).check(entry)
       .set(usageKey(account), next)
-      .set(pendingKey(account, claim.id), pending);
+      .set(uploadKey(account, claim.id), pending);
     return { op, result: { ok: true, id: claim.id, usage: next } };
   });
 }
@@ -198,15 +198,15 @@ export async function writeUpload(
   // So does any other write of the record while the upload runs: only removals may write it.
   // It is read once, here: a read before every batch took 60-90 ms of a 50 MB upload's ~400
   // (KV's thread runs the reads and the commits one after another).
-  let record = await kv.get<Pending>(pendingKey(account, id));
+  let record = await kv.get<UploadRecord>(uploadKey(account, id));
 
   /** One batch of chunks and the progress in one atomic, checked against a removal. */
   const commitBatch = async (batch: Uint8Array[], first: number, written: number) => {
     if (record.value?.state !== "uploading") throw new Abort("aborted");
     const op = atomic(kv).check(record);
     batch.forEach((chunk, i) => op.set(chunkKey(account, id, first + i), chunk));
-    const value: Pending = { ...record.value, written, deadline: now() + UPLOAD_DEADLINE };
-    op.set(pendingKey(account, id), value);
+    const value: UploadRecord = { ...record.value, written, deadline: now() + UPLOAD_DEADLINE };
+    op.set(uploadKey(account, id), value);
     const res = await commit(op);
     if (!res.ok) throw new Abort("aborted");
     record = { key: record.key, value, versionstamp: res.versionstamp };
@@ -312,11 +312,11 @@ export async function completeUpload(
   kv: Deno.Kv,
   file: StoredFile,
 ): Promise<boolean> {
-  const entry = await kv.get<Pending>(pendingKey(file.account, file.id));
+  const entry = await kv.get<UploadRecord>(uploadKey(file.account, file.id));
   if (entry.value?.state !== "uploading" || entry.value.written !== file.size) return false;
   const res = await commit(
     atomic(kv).check(entry)
-      .delete(pendingKey(file.account, file.id))
+      .delete(uploadKey(file.account, file.id))
       .set(fileKey(file.account, file.id), file),
   );
   return res.ok;
@@ -325,27 +325,27 @@ export async function completeUpload(
 /** Marks an upload as being removed, so a writer still busy with it stops at its next batch. */
 async function markRemoving(kv: Deno.Kv, account: number, id: number, now: number) {
   return await transact(async () => {
-    const entry = await kv.get<Pending>(pendingKey(account, id));
+    const entry = await kv.get<UploadRecord>(uploadKey(account, id));
     if (!entry.value) return { op: null, result: null };
     if (entry.value.state === "removing") return { op: null, result: entry.value };
-    const value: Pending = { ...entry.value, state: "removing", deadline: now };
-    return { op: atomic(kv).check(entry).set(pendingKey(account, id), value), result: value };
+    const value: UploadRecord = { ...entry.value, state: "removing", deadline: now };
+    return { op: atomic(kv).check(entry).set(uploadKey(account, id), value), result: value };
   });
 }
 
-/** Deletes the chunks, then the Pending record together with its reservation. */
-async function finishRemoval(kv: Deno.Kv, account: number, id: number, p: Pending) {
+/** Deletes the chunks, then the upload record together with its reservation. */
+async function finishRemoval(kv: Deno.Kv, account: number, id: number, p: UploadRecord) {
   const count = Math.ceil(p.size / p.chunk);
   await deleteKeys(kv, Array.from({ length: count }, (_, i) => chunkKey(account, id, i)));
   await transact(async () => {
-    const [entry, usage] = await kv.getMany<[Pending, Usage]>([
-      pendingKey(account, id),
+    const [entry, usage] = await kv.getMany<[UploadRecord, Usage]>([
+      uploadKey(account, id),
       usageKey(account),
     ]);
     if (entry.value?.state !== "removing") return { op: null, result: null };
     const u = usage.value ?? noUsage();
     const next = { bytes: Math.max(0, u.bytes - p.size), files: Math.max(0, u.files - 1) };
-    const op = atomic(kv).check(entry, usage).delete(pendingKey(account, id))
+    const op = atomic(kv).check(entry, usage).delete(uploadKey(account, id))
       .set(usageKey(account), next);
     return { op, result: null };
   });
@@ -437,7 +437,7 @@ export async function deleteFile(
     const entry = await kv.get<StoredFile>(fileKey(account, id));
     if (!entry.value) return { op: null, result: null };
     const f = entry.value;
-    const value: Pending = {
+    const value: UploadRecord = {
       state: "removing",
       deadline: now,
       size: f.size,
@@ -446,7 +446,7 @@ export async function deleteFile(
       written: f.size,
     };
     const op = atomic(kv).check(entry).delete(fileKey(account, id))
-      .set(pendingKey(account, id), value);
+      .set(uploadKey(account, id), value);
     return { op, result: value };
   });
   if (!p) return false;
@@ -551,7 +551,7 @@ export async function changeFile(
 /** Ends uploads and removals whose deadline has passed; answers how many. */
 export async function sweepUploads(kv: Deno.Kv, now: number): Promise<number> {
   const due: [number, number][] = [];
-  for await (const e of kv.list<Pending>({ prefix: ["file_uploads"] })) {
+  for await (const e of kv.list<UploadRecord>({ prefix: ["file_uploads"] })) {
     if (e.value.deadline <= now) due.push([e.key[1] as number, e.key[2] as number]);
   }
   for (const [account, id] of due) await discardUpload(kv, account, id, now);

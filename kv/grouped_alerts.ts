@@ -11,20 +11,20 @@ import type { Deps } from "../lib/deps.ts";
 import { groupAlertMail } from "../mail/services.ts";
 import type { Atomic } from "./_atomic.ts";
 import { type Account, getAccount } from "./accounts.ts";
-import { listDueGroups, type Member, type Pending, takeGroup } from "./alert_groups.ts";
+import { type AlertGroup, listDueGroups, type Member, takeGroup } from "./alert_groups.ts";
 import { channelsOf, enqueuePosts } from "./channels.ts";
 import { queueFanout } from "./fanouts.ts";
 import { enqueueMail } from "./outbox.ts";
-import { chansFor, queueAlert, sendInOrder, type Sends } from "./service_results.ts";
+import { alertChannels, queueAlert, type QueuedAlert, sendInOrder } from "./service_results.ts";
 
 /** A member's last alert: its state is off when that is off, else back. */
 const lastOf = (m: Member) => m.said[m.said.length - 1];
 
 /** The members whose alerts waited (those sent at once are not sent again). */
-const waited = (g: Pending) => g.members.filter((m) => m.said.length > 0);
+const waited = (g: AlertGroup) => g.members.filter((m) => m.said.length > 0);
 
 /** One line per service whose alerts waited: its name, its alerts, its last status. */
-export function groupLines(g: Pending) {
+export function groupLines(g: AlertGroup) {
   return waited(g).map((m) => {
     const last = lastOf(m);
     return {
@@ -43,9 +43,9 @@ async function queueGroup(
   deps: Deps,
   op: Atomic,
   acc: Account | null,
-  g: Pending,
+  g: AlertGroup,
   now: number,
-): Promise<Sends> {
+): Promise<QueuedAlert> {
   const lines = groupLines(g);
   const link = `${deps.config.baseUrl}/me/services`;
   // The services whose off went at once: the waited offs follow them ("2 more services off").
@@ -90,13 +90,18 @@ async function queueGroup(
 }
 
 /** Sends one taken group; answers the alerts it queued. */
-async function sendGroup(deps: Deps, op: Atomic, g: Pending, now: number): Promise<Sends[]> {
+async function sendGroup(
+  deps: Deps,
+  op: Atomic,
+  g: AlertGroup,
+  now: number,
+): Promise<QueuedAlert[]> {
   const acc = (await getAccount(deps.kv, g.account)).value;
   const members = waited(g);
   if (members.length > 1) return [await queueGroup(deps, op, acc, g, now)];
   const m = members[0];
   if (!m) return [];
-  const chans = await chansFor(deps, m.as, true);
+  const chans = await alertChannels(deps, m.as, true);
   return m.said.map((a) =>
     queueAlert(deps, op, acc, chans, { ...a, as: { ...m.as, seen: a.seen } }, now)
   );

@@ -24,15 +24,13 @@ import { askLook, putDue } from "./service_due.ts";
  *   ["beat_fails", account_id, service]  -> {at, status}, the last failure signal
  *   ["service_events", account_id, service, at_ms, nonce] -> HookEvent (the last 100 are
  *                                      kept: the runner trims them at each look)
- *   ["service_due", due_ms, service] -> account id: a nudge for the runner (kv/services.ts
- *                                      layout) set blind by a start (at its grace's end),
- *                                      a failure (now), or a service that wrote NUDGE_EVERY
- *                                      events in this process since its last (now), so it
- *                                      looks, and trims, in time
- * A failure also queues a KV queue message in its batch's atomic (kv/service_due.ts
- * `askLook`): the process that listens (jobs/queue.ts) takes that nudge at once, so a failure's
- * alert is on its way within seconds of the ping. Success pings write nothing more.
- *   ["rate", window_end, "heartbeat", address_hash] -> KvU64 (layout of kv/rate_limit.ts)
+ * A ping's batch also writes keys other modules own, through their mutators: a nudge in the
+ * runner's due index (kv/service_due.ts `putDue`, set blind) for a start (at its grace's end),
+ * a failure (now) or a service that wrote NUDGE_EVERY events in this process since its last, so
+ * the runner looks, and trims, in time; for a failure a KV queue message (kv/service_due.ts
+ * `askLook`), which the process that listens (jobs/queue.ts) takes at once, so a failure's alert
+ * is on its way within seconds of the ping; the heartbeat rate counts (kv/rate_limit.ts
+ * `addUses`). Success pings write nothing more.
  *
  * A ping is one lookup and one write, and it is answered only once the write is durable.
  * Two things keep that cheap:
@@ -49,9 +47,9 @@ import { askLook, putDue } from "./service_due.ts";
  * same batch. Events are trimmed by the runner's look, never on the ping's path nor in a look
  * a failure asked for through the queue: a service that wrote NUDGE_EVERY events in this
  * process since its last nudge gets one in its batch (a blind set, a millisecond past the
- * minute so no queued look takes it), so a flood is trimmed within a minute. With several server processes
- * each seeds from KV when it first sees an address, so the limit may be passed by what
- * other processes counted after that (documented in docs/api.md).
+ * minute so no queued look takes it), so a flood is trimmed within a minute. With several
+ * server processes each seeds from KV when it first sees an address, so the limit may be passed
+ * by what other processes counted after that (documented in docs/api.md).
  */
 
 export interface HookRef {
@@ -212,7 +210,7 @@ interface Cached {
   stamp: string;
 }
 
-interface Pending {
+interface QueuedPing {
   hook: Cached;
   hash: string;
   beat: Beat;
@@ -224,7 +222,7 @@ interface Pending {
 
 interface HookState {
   cache: Map<string, Cached>;
-  queue: Pending[];
+  queue: QueuedPing[];
   committing: boolean;
   rateWindow: number;
   rate: Map<string, { count: number; key: Deno.KvKey; id: string }>;
@@ -427,7 +425,7 @@ function flushSoon(kv: Deno.Kv) {
 }
 
 /** Takes the next batch off the queue: at most MAX_BATCH pings of at most MAX_HOOKS hooks. */
-function takeBatch(st: HookState): Pending[] {
+function takeBatch(st: HookState): QueuedPing[] {
   const hashes = new Set<string>();
   let n = 0;
   let bytes = 0;
@@ -501,7 +499,7 @@ async function drain(kv: Deno.Kv, st: HookState): Promise<void> {
 async function commitBatch(
   kv: Deno.Kv,
   st: HookState,
-  batch: Pending[],
+  batch: QueuedPing[],
   sums: { key: Deno.KvKey; n: bigint }[],
 ): Promise<void> {
   let live = batch;
@@ -512,7 +510,7 @@ async function commitBatch(
     // signal is an event.
     const checked = new Map<string, Cached>();
     // By service id (unique across accounts) and the signal kind's place in KINDS.
-    const last = new Map<number, Pending>();
+    const last = new Map<number, QueuedPing>();
     for (const p of live) {
       checked.set(p.hash, p.hook);
       last.set(p.hook.ref.id * 4 + KINDS.indexOf(p.signal.kind), p);
@@ -567,16 +565,16 @@ async function commitBatch(
 async function revalidate(
   kv: Deno.Kv,
   st: HookState,
-  pending: Pending[],
+  pending: QueuedPing[],
   hashes: string[],
-): Promise<Pending[]> {
+): Promise<QueuedPing[]> {
   const fresh = new Map<string, Cached | null>();
   const got = await getManyEntries<HookRef>(kv, hashes.map(hookKey));
   for (const [j, e] of got.entries()) {
     st.cache.delete(hashes[j]);
     fresh.set(hashes[j], e.value ? { ref: e.value, stamp: e.versionstamp } : null);
   }
-  const live: Pending[] = [];
+  const live: QueuedPing[] = [];
   for (const p of pending) {
     const h = fresh.get(p.hash);
     const same = h && !h.ref.all && h.ref.account === p.hook.ref.account &&
@@ -595,7 +593,7 @@ async function revalidate(
  * looks and trims its events. Answers the counts to keep once the batch commits (-1 for a
  * nudged service: it starts again from 0).
  */
-function nudgeFloods(op: Atomic, st: HookState, live: Pending[]): Map<number, number> {
+function nudgeFloods(op: Atomic, st: HookState, live: QueuedPing[]): Map<number, number> {
   const counts = new Map<number, number>();
   for (const p of live) {
     const { account, id } = p.hook.ref;

@@ -10,17 +10,17 @@ import { type Atomic } from "./_atomic.ts";
  * machine without mailboxes. Holds no KV keys of its own.
  */
 
-export interface Pending {
+export interface QueuedInboxMails {
   ids: string[];
   printed: Mail[];
 }
 
-export const pending = (): Pending => ({ ids: [], printed: [] });
+export const queuedInboxMails = (): QueuedInboxMails => ({ ids: [], printed: [] });
 
 /** Queues `mail` for `inbox` in `op`, or keeps it to print when the inbox is unset. */
 export function mailInbox(
   op: Atomic,
-  p: Pending,
+  p: QueuedInboxMails,
   inbox: string | undefined,
   mail: Omit<Mail, "to">,
   now: number,
@@ -30,12 +30,12 @@ export function mailInbox(
 }
 
 /** Queues a mail to a person (the submitter, the sender of a request). */
-export function mailTo(op: Atomic, p: Pending, mail: Mail, now: number): void {
+export function mailTo(op: Atomic, p: QueuedInboxMails, mail: Mail, now: number): void {
   p.ids.push(enqueueMail(op, mail, now));
 }
 
 /** After the commit: delivers the queued mails and prints the ones for unset mailboxes. */
-export async function flush(deps: Deps, p: Pending): Promise<void> {
+export async function flush(deps: Deps, p: QueuedInboxMails): Promise<void> {
   for (const m of p.printed) {
     console.log(`--- mail\nTo: ${m.to}\nSubject: ${m.subject}\n\n${m.text}\n--- end`);
   }

@@ -28,11 +28,11 @@ export const mineKey = (id: number, slug: string) => ["points_by_account", id, s
 export const countKey = (slug: string) => ["point_counts", slug] as const;
 /** Version shards; each only ever grows, so their sum orders the snapshots. */
 const VERSION_SHARDS = 8; // one getMany reads them all with the old key (it takes 10 at most)
-export const versionKey = (shard: number) => ["points_version", shard] as const;
+export const pointsVersionKey = (shard: number) => ["points_version", shard] as const;
 export const OLD_VERSION_KEY = ["points_version"] as const;
 const VERSION_KEYS = [
   OLD_VERSION_KEY,
-  ...Array.from({ length: VERSION_SHARDS }, (_, i) => versionKey(i)),
+  ...Array.from({ length: VERSION_SHARDS }, (_, i) => pointsVersionKey(i)),
 ];
 
 /** The version shard of a module: a string hash of its slug. */
@@ -79,7 +79,7 @@ export async function togglePoint(
       op.delete(pointKey(slug, accountId)).delete(mineKey(accountId, slug))
         .sum(countKey(slug), MINUS_ONE);
     }
-    op.sum(versionKey(versionShard(slug)), ONE);
+    op.sum(pointsVersionKey(versionShard(slug)), ONE);
     return { op, result: give };
   });
   if (r === null) return { ok: false, reason: "limited", retryAfter: rate.retryAfter };
@@ -147,7 +147,7 @@ export async function withdrawAll(kv: Deno.Kv, accountId: number): Promise<numbe
         shards.add(versionShard(batch[j]));
         k++;
       }
-      for (const shard of shards) op.sum(versionKey(shard), ONE);
+      for (const shard of shards) op.sum(pointsVersionKey(shard), ONE);
       return { op, result: k };
     });
   }

@@ -6,7 +6,7 @@ import type { Chain, ChainRecord } from "../lib/record_chain.ts";
 import { type Atomic, atomic, commit, transact } from "./_atomic.ts";
 import type { Account } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { flush, mailInbox, mailTo, type Pending, pending } from "./inbox.ts";
+import { flush, mailInbox, mailTo, type QueuedInboxMails, queuedInboxMails } from "./inbox.ts";
 import { addressHash } from "./links.ts";
 import { trailAppend } from "./trail.ts";
 import { proposalTeamNotice } from "../mail/proposals.ts";
@@ -144,7 +144,7 @@ export function keyMatches(p: Proposal, key: string | undefined): boolean {
 function teamNotice(
   deps: Deps,
   op: Atomic,
-  mails: Pending,
+  mails: QueuedInboxMails,
   p: Proposal,
   now: number,
 ) {
@@ -202,7 +202,7 @@ export async function createProposal(
       subject: `proposal:${proposal.id}`,
       fields: ["status"],
     }], now)).apply(op);
-    const mails = pending();
+    const mails = queuedInboxMails();
     if (confirmed) teamNotice(deps, op, mails, proposal, now);
     return { op, result: { proposal, mails } };
   });
@@ -282,7 +282,7 @@ export async function confirmReceived(deps: Deps, account: Account): Promise<num
         subject: `proposal:${id}`,
         fields: ["status"],
       }], now)).apply(op);
-      const mails = pending();
+      const mails = queuedInboxMails();
       teamNotice(deps, op, mails, next, now);
       return { op, result: mails };
     });
@@ -353,7 +353,7 @@ export async function moveStatus(deps: Deps, id: number, m: Move): Promise<Propo
       subject: `proposal:${id}`,
       fields: m.reason ? ["status", "reason"] : ["status"],
     }], now)).apply(op);
-    const mails = pending();
+    const mails = queuedInboxMails();
     const mail = m.mail?.(next);
     if (mail && next.email) mailTo(op, mails, { ...mail, to: next.email }, now);
     return { op, result: { next, mails } };

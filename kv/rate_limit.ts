@@ -62,7 +62,12 @@ export function rateKey(rule: Rule, subject: string, now: number) {
 }
 
 /** Counts one use of `rule` by `subject`; refused uses are not counted. */
-export async function hit(kv: Deno.Kv, rule: Rule, subject: string, now: number): Promise<Verdict> {
+export async function countSubjectUse(
+  kv: Deno.Kv,
+  rule: Rule,
+  subject: string,
+  now: number,
+): Promise<Verdict> {
   const { key, retryAfter } = await rateKey(rule, subject, now);
   return await transact<Verdict>(async () => {
     const entry = await kv.get<Deno.KvU64>(key);
@@ -77,7 +82,7 @@ export async function hit(kv: Deno.Kv, rule: Rule, subject: string, now: number)
  * lib/ip.ts `originSubject`): the subject every caller of a rule shares.
  */
 export function countUse(kv: Deno.Kv, rule: Rule, who: string | number, now: number) {
-  return hit(kv, rule, `${rule.name}:${who}`, now);
+  return countSubjectUse(kv, rule, `${rule.name}:${who}`, now);
 }
 
 /** Counts one use like `countUse`; past the limit throws `limited` (Retry-After, retry_after). */
@@ -137,7 +142,7 @@ export interface HeldCounter {
 }
 
 /**
- * The counters of `rules` held for any of `who` (an account id, an address: the subject hit()
+ * The counters of `rules` held for any of `who` (an account id, an address: the subject `countSubjectUse`
  * is given after the rule name) in the current window and the one before it (the sweep job
  * may not have run yet): for the data export and the erasure. Direct reads, no listing.
  */

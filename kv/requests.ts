@@ -4,9 +4,9 @@ import { invalid } from "../lib/errors.ts";
 import { isSlugFree } from "./catalogue_api.ts";
 import { atomic, commit, transact } from "./_atomic.ts";
 import { claimId } from "./ids.ts";
-import { flush, mailInbox, mailTo, pending } from "./inbox.ts";
+import { flush, mailInbox, mailTo, queuedInboxMails } from "./inbox.ts";
 import { addressHash } from "./links.ts";
-import { hit, type Rule } from "./rate_limit.ts";
+import { countSubjectUse, type Rule } from "./rate_limit.ts";
 import { trailAppend } from "./trail.ts";
 import { requestReceiptMail, requestTeamMail } from "../mail/requests.ts";
 import { getManyValues } from "./_batch.ts";
@@ -72,14 +72,14 @@ export async function createRequest(deps: Deps, sent: RequestInput): Promise<Con
   const input = { ...sent, module };
   const now = clock.now();
   const addr = await addressHash(input.email);
-  const receipt = (await hit(kv, RECEIPTS, `${RECEIPTS.name}:${input.email}`, now)).ok;
+  const receipt = (await countSubjectUse(kv, RECEIPTS, `${RECEIPTS.name}:${input.email}`, now)).ok;
   const { item, p } = await transact(async () => {
     const claim = await claimId(kv, "request", requestKey);
     const item: ContactRequest = { ...input, id: claim.id, created: now, handled: null };
     const op = claim.apply(atomic(kv))
       .set(requestKey(item.id), item)
       .set(["requests_by_address", addr, item.id], true);
-    const p = pending();
+    const p = queuedInboxMails();
     if (receipt) {
       mailTo(op, p, { ...requestReceiptMail(item, now), to: item.email }, now);
     }

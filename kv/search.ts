@@ -8,8 +8,8 @@ import {
   matchesAll,
   newestIds,
   queryWords,
+  searchVersionKey,
   strictWords,
-  versionKey,
 } from "./search_index.ts";
 
 /**
@@ -104,7 +104,11 @@ export async function search(kv: Deno.Kv, q: string): Promise<SearchAnswer> {
   if (words.length === 0) return { people: [], journal: [], modules: [] };
   const strict = strictWords(words);
   const [versions, people, journal] = await Promise.all([
-    kv.getMany<Deno.KvU64[]>([versionKey("person"), versionKey("journal"), VERSION_KEY]),
+    kv.getMany<Deno.KvU64[]>([
+      searchVersionKey("person"),
+      searchVersionKey("journal"),
+      VERSION_KEY,
+    ]),
     listAll(kv, "person", strict),
     listAll(kv, "journal", strict),
   ]);

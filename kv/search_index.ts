@@ -66,7 +66,7 @@ export const termKey = (kind: SearchKind, term: string, id: DocId) =>
   ["search", kind, term, id] as const;
 export const dictKey = (kind: SearchKind, term: string) => ["search_terms", kind, term] as const;
 /** The count of a kind's changes that are not additions (see the header). */
-export const versionKey = (kind: SearchKind) => ["search_version", kind] as const;
+export const searchVersionKey = (kind: SearchKind) => ["search_version", kind] as const;
 
 /**
  * Adds to `op` the index changes that take a record from `before` text to `after` text: at
@@ -93,7 +93,7 @@ export function indexChange(
   if (
     kind === "person" ? before !== null || after !== null : kind === "journal" && before !== null
   ) {
-    op.sum(versionKey(kind), 1n);
+    op.sum(searchVersionKey(kind), 1n);
   }
   return op;
 }

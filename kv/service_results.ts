@@ -8,7 +8,7 @@
  * outage goes at once, follow-ups wait in the place's group, which kv/grouped_alerts.ts sends. The rules are kv/alert_rules.ts's. Holds no keys: the
  * record is written with kv/services.ts `putService`, the due index with kv/service_due.ts.
  */
-import { DAY, HOUR, iso, MINUTE } from "../lib/clock.ts";
+import { DAY, HOUR, iso, MINUTE, readable } from "../lib/clock.ts";
 import type { CheckResult } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { Mail } from "../lib/mail.ts";
@@ -48,14 +48,14 @@ import { getService, putService } from "./services.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
 /** What one alert queued in a look's atomic, sent after the commit. */
-export interface Sends {
+export interface QueuedAlert {
   mails: string[];
   posts: string[];
   fanouts: string[];
 }
 
 /** One alert: what it says of the service, as the service reads in it (and when, if not now). */
-export interface Said {
+export interface AlertNotice {
   event: Alert;
   text: string;
   as: Subject;
@@ -65,7 +65,7 @@ export interface Said {
 const serviceLink = (deps: Deps, s: Pick<Service, "id">) =>
   `${deps.config.baseUrl}/me/services/${s.id}`;
 
-function alertMail(deps: Deps, to: string, a: Said, now: number): Mail {
+function alertMail(deps: Deps, to: string, a: AlertNotice, now: number): Mail {
   const at = a.at ?? now;
   return { ...serviceAlertMail(a.as, a.event, a.text, at, serviceLink(deps, a.as)), to };
 }
@@ -100,9 +100,9 @@ export function queueAlert(
   op: Atomic,
   acc: Account | null,
   chans: Channel[],
-  a: Said,
+  a: AlertNotice,
   now: number,
-): Sends {
+): QueuedAlert {
   const event = a.event;
   const thread = [a.as.id];
   return {
@@ -134,11 +134,11 @@ function queueExpiry(
   s: Service & { cert: { expires: number } },
   days: number,
   now: number,
-): Sends {
+): QueuedAlert {
   const expires = s.cert.expires;
   const link = serviceLink(deps, s);
   const mail = acc ? { ...certificateExpiryMail(s, days, expires, link), to: acc.email } : null;
-  const text = `The certificate expires ${iso(expires)} (within ${days} day${
+  const text = `The certificate expires ${readable(expires)} (within ${days} day${
     days === 1 ? "" : "s"
   }).`;
   return {
@@ -149,7 +149,7 @@ function queueExpiry(
 }
 
 /** Sends what each alert queued, one alert after the other (an off before its back). */
-export async function sendInOrder(deps: Deps, sends: Sends[]): Promise<void> {
+export async function sendInOrder(deps: Deps, sends: QueuedAlert[]): Promise<void> {
   for (const { mails, posts, fanouts } of sends) {
     await Promise.all([
       mails.length ? deliver(deps, mails) : null,
@@ -160,7 +160,7 @@ export async function sendInOrder(deps: Deps, sends: Sends[]): Promise<void> {
 }
 
 /** The account's channels a service alerts, read only when something is to be sent. */
-export const chansFor = async (deps: Deps, s: Subject, sending: boolean) =>
+export const alertChannels = async (deps: Deps, s: Subject, sending: boolean) =>
   sending && s.channels?.length ? await channelsOf(deps.kv, s.account, s.channels) : [];
 
 /**
@@ -178,7 +178,7 @@ export async function recordResult(
   const now = deps.clock.now();
   const acc = (await getAccount(kv, account)).value;
   const windows = await listWindows(kv, account);
-  let sends: Sends[] = [];
+  let sends: QueuedAlert[] = [];
   const saved = await transact(async () => {
     sends = [];
     const entry = await getService(kv, account, id);
@@ -203,10 +203,10 @@ export async function recordResult(
     }
     putService(op, s);
     const expiry = next.expiry !== null && s.alerts && s.cert ? next.expiry : null;
-    const said: Said[] = alert ? [{ event: alert, text: s.last!.status, as: s }] : [];
+    const said: AlertNotice[] = alert ? [{ event: alert, text: s.last!.status, as: s }] : [];
     // Follow-ups of an outage at its place wait for the others (kv/alert_groups.ts).
-    const atOnce = await routeAlerts(kv, op, s, said, now) as Said[];
-    const chans = await chansFor(deps, s, atOnce.length > 0 || expiry !== null);
+    const atOnce = await routeAlerts(kv, op, s, said, now) as AlertNotice[];
+    const chans = await alertChannels(deps, s, atOnce.length > 0 || expiry !== null);
     for (const a of atOnce) sends.push(queueAlert(deps, op, acc, chans, a, now));
     if (expiry !== null) {
       sends.push(queueExpiry(deps, op, acc, chans, { ...s, cert: s.cert! }, expiry, now));
@@ -245,7 +245,7 @@ function nextLook(
 }
 
 const failureText = (f: NonNullable<Pulse["failed"]>) =>
-  `failure signalled ${iso(f.at)}${f.status ? `: ${f.status}` : ""}`;
+  `failure signalled ${readable(f.at)}${f.status ? `: ${f.status}` : ""}`;
 
 /** What a heartbeat's signals say at `now`, for alerts and history (with the runs counted). */
 function heartbeatStatus(s: Service, v: Verdict, runEnd: number | null, now: number): string {
@@ -253,13 +253,13 @@ function heartbeatStatus(s: Service, v: Verdict, runEnd: number | null, now: num
   const failure = openFailure(pulse);
   const run = openRun(pulse);
   const note = runsNote(v, s.threshold ?? 1);
-  if (v.paused) return `paused since ${iso(s.paused_at!)}`;
+  if (v.paused) return `paused since ${readable(s.paused_at!)}`;
   if (failure) return failureText(failure) + note;
   if (run && runEnd !== null && now > runEnd) {
-    return `run started ${iso(run.at)} did not end within the grace time${note}`;
+    return `run started ${readable(run.at)} did not end within the grace time${note}`;
   }
   if (v.short) return v.short + note;
-  return (pulse?.beat ? `last heartbeat ${iso(pulse.beat.at)}` : "no heartbeat") + note;
+  return (pulse?.beat ? `last heartbeat ${readable(pulse.beat.at)}` : "no heartbeat") + note;
 }
 
 /** When a heartbeat turned `state`, as far as its signals tell. */
@@ -336,7 +336,7 @@ export async function reviewHeartbeat(
   const now = deps.clock.now();
   const acc = (await getAccount(kv, claimed.account)).value;
   const windows = await listWindows(kv, claimed.account);
-  let sends: Sends[] = [];
+  let sends: QueuedAlert[] = [];
   await transact(async () => {
     sends = [];
     const [entry, signals] = await Promise.all([
@@ -372,7 +372,7 @@ export async function reviewHeartbeat(
     recordLook(op, old, s, v, blip, runEnd, status, now);
     putService(op, s);
     // The alerts of this look, in order: a missed failure's off and back, or the change now.
-    const said: Said[] = blip
+    const said: AlertNotice[] = blip
       ? [
         { event: "off", text: failureText(blip), as: { ...s, seen: "off" } },
         { event: "back", text: status, as: s },
@@ -380,8 +380,8 @@ export async function reviewHeartbeat(
       : alert
       ? [{ event: alert, text: status, as: s }]
       : [];
-    const atOnce = await routeAlerts(kv, op, s, said, now) as Said[];
-    const chans = await chansFor(deps, s, atOnce.length > 0);
+    const atOnce = await routeAlerts(kv, op, s, said, now) as AlertNotice[];
+    const chans = await alertChannels(deps, s, atOnce.length > 0);
     sends = atOnce.map((a) => queueAlert(deps, op, acc, chans, a, now));
     return { op, result: null };
   });

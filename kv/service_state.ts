@@ -4,7 +4,7 @@
  * the minimum duration, a pause), and the view the API and the pages show. Pure functions of
  * their inputs (kv/services.ts stores records and records results with them). Holds no keys.
  */
-import { iso, isoOrNull, MINUTE } from "../lib/clock.ts";
+import { iso, isoOrNull, MINUTE, readable } from "../lib/clock.ts";
 import type { CheckState } from "../lib/checks/mod.ts";
 import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
@@ -205,7 +205,7 @@ export function sinceResume(p: Pulse | null, s: Pick<Service, "resumed">): Pulse
   if (!p || r === undefined) return p;
   const keep = <T extends { at: number }>(x: T | null) => (x && x.at >= r ? x : null);
   const ran = p.beat || p.failed || p.start;
-  const beat = keep(p.beat) ?? (ran ? { at: r, status: `resumed ${iso(r)}` } : null);
+  const beat = keep(p.beat) ?? (ran ? { at: r, status: `resumed ${readable(r)}` } : null);
   return { beat, start: keep(p.start), failed: keep(p.failed) };
 }
 
@@ -386,7 +386,7 @@ export function runsNote(v: Verdict, threshold: number): string {
 
 /** The status text of a heartbeat: the failure's, the run's, or the last success's. */
 function pulseStatus(v: Verdict, s: Service, now: number): string {
-  if (v.paused) return `paused since ${iso(s.paused_at!)}`;
+  if (v.paused) return `paused since ${readable(s.paused_at!)}`;
   const p = v.pulse;
   const f = openFailure(p);
   const run = openRun(p);
@@ -395,7 +395,7 @@ function pulseStatus(v: Verdict, s: Service, now: number): string {
     : run
     ? now > run.at + runGrace(s) * MINUTE
       ? "started, no end within the grace time"
-      : "running since " + iso(run.at)
+      : "running since " + readable(run.at)
     : v.short ?? (p?.beat ? p.beat.status : "waiting for the first heartbeat");
   return text + runsNote(v, s.threshold ?? 1);
 }

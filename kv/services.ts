@@ -43,9 +43,8 @@ import { dropServiceInto, windowsEntry } from "./maintenance.ts";
  *   ["services", account_id, id]    -> Service
  *   ["services_by_id", id]          -> account id
  *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
- *   ["service_due", due_ms, id]     -> account id: when the runner looks at the service next.
- *                                      Claiming a check moves this entry to the lease's end,
- *                                      so one process runs it; `Service.due` names the entry.
+ * The runner's due entry of each service is kv/service_due.ts's key (`putDue`; `Service.due`
+ * names it); claiming a check moves it to the lease's end (kv/service_lease.ts).
  * Heartbeat keys and beats live in kv/hooks.ts. Every index and counter is written in the
  * atomic of its record.
  */

@@ -10,14 +10,14 @@ import { rateInto, RULES } from "./rate_limit.ts";
  * Incident notes of an account's status page: short, timestamped, shown newest first on
  * /status/<slug> and mailed to its followers (kv/followers.ts). Key layout:
  *   ["status_notes", account_id, id]  -> Note; ids grow with time; expires after 91 days
- * Notes older than KEPT are neither shown nor exported (the value's `at` decides; expireIn
+ * Notes older than NOTES_KEPT_MS are neither shown nor exported (the value's `at` decides; expireIn
  * only cleans up). The single per-service note of the page's settings is another thing.
  */
 
 export const NOTE_KINDS = ["investigating", "identified", "resolved", "note"] as const;
 export type NoteKind = typeof NOTE_KINDS[number];
 export const MAX_NOTE_TEXT = 500;
-export const KEPT = 90 * DAY;
+export const NOTES_KEPT_MS = 90 * DAY;
 
 export interface Note {
   id: number;
@@ -47,7 +47,7 @@ export async function postNote(
     const rate = await rateInto(kv, RULES.notes, `${RULES.notes.name}:${account}`, now);
     const note: Note = { id: claim.id, account, kind: input.kind, text: input.text, at: now };
     const op = rate.apply(claim.apply(atomic(kv)))
-      .set(noteKey(account, note.id), note, { expireIn: KEPT + DAY });
+      .set(noteKey(account, note.id), note, { expireIn: NOTES_KEPT_MS + DAY });
     const fanout = queueFanout(
       op,
       account,
@@ -64,7 +64,7 @@ export async function postNote(
 export async function listNotes(kv: Deno.Kv, account: number, now: number): Promise<Note[]> {
   const out: Note[] = [];
   for await (const e of kv.list<Note>({ prefix: ["status_notes", account] }, { reverse: true })) {
-    if (e.value.at > now - KEPT) out.push(e.value);
+    if (e.value.at > now - NOTES_KEPT_MS) out.push(e.value);
   }
   return out;
 }

@@ -80,6 +80,38 @@ function timing(input: NewWindow): Pick<Window, "from" | "to" | "cron" | "tz" | 
   return { from: null, to: null, cron: input.cron!.trim(), tz, minutes };
 }
 
+/**
+ * What `createWindow` refuses in a window's fields that needs no lookup, every field at once
+ * (the page shows them together instead of one a submit): nothing covered, a schedule's cron
+ * line and length. The same words as its refusals; the time zone is the schema's.
+ */
+export function windowFieldProblems(
+  input: {
+    services?: unknown;
+    groups?: unknown;
+    places?: unknown;
+    cron?: unknown;
+    tz?: unknown;
+    minutes?: unknown;
+  },
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const none = (v: unknown) => !Array.isArray(v) || v.length === 0;
+  if (none(input.services) && none(input.groups) && none(input.places)) {
+    out.services = "choose the services, a group or a place the window covers";
+  }
+  if (typeof input.cron === "string" && input.cron.trim()) {
+    const tz = typeof input.tz === "string" && validTimeZone(input.tz) ? input.tz : "UTC";
+    const bad = cronError(input.cron, tz);
+    if (bad) out.cron = bad;
+    const m = input.minutes;
+    if (typeof m === "number" && (!Number.isInteger(m) || m < 1 || m > MAX_MINUTES)) {
+      out.minutes = `from 1 to ${MAX_MINUTES} (a week)`;
+    }
+  }
+  return out;
+}
+
 /** Adds a window; every service named must be the account's. */
 export async function createWindow(deps: Deps, account: number, input: NewWindow): Promise<Window> {
   const services = [...new Set(input.services)];

@@ -99,6 +99,14 @@ export function iso(ms: number): string {
 }
 const lastIso = { ms: NaN, text: "" };
 
+/**
+ * A time as a person reads it in a mail or a status line: "2026-11-27 11:31 UTC" (to the
+ * minute, no "T", no milliseconds). Pages write times in the reader's zone (web/_me.tsx).
+ */
+export function readable(ms: number): string {
+  return `${iso(ms).slice(0, 16).replace("T", " ")} UTC`;
+}
+
 function isoOf(ms: number): string {
   // Outside years 0000-9999 (and for NaN) the Date gives its own form, or its RangeError.
   if (!(ms >= -62167219200000 && ms < 253402300800000) || !Number.isInteger(ms)) {

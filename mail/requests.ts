@@ -2,7 +2,7 @@
  * The mails of contact requests and reports: the receipt to the sender, the copy to the
  * team's (or reports') inbox. Pure functions from data to {subject, text}.
  */
-import { iso } from "../lib/clock.ts";
+import { readable } from "../lib/clock.ts";
 import type { MailText } from "../lib/mail.ts";
 
 interface RequestData {
@@ -18,7 +18,7 @@ interface RequestData {
 export const requestReceiptMail = (r: RequestData, at: number): MailText => ({
   subject: `We received your message (#${r.id})`,
   text: `Hello ${r.name},\n\nwe received your message (${r.kind}, number ${r.id}) ` +
-    `on ${iso(at)} and will answer at this address.\n\n` +
+    `on ${readable(at)} and will answer at this address.\n\n` +
     `If you did not send it, ignore this mail.\n`,
 });
 

@@ -1,5 +1,5 @@
 /** The alert mails of watched services. Pure functions from data to {subject, text}. */
-import { iso } from "../lib/clock.ts";
+import { readable } from "../lib/clock.ts";
 import type { MailText } from "../lib/mail.ts";
 
 interface Watched {
@@ -19,7 +19,7 @@ const plain = (name: string) => name.replace(/\p{Cc}+/gu, " ");
 const footer = (meLink: string) => [
   "",
   `The service: ${meLink}`,
-  "Set alerts to false on the service to stop these mails.",
+  'To stop these mails, untick "Mail me when it goes off and comes back" on its page.',
 ];
 
 export const serviceAlertMail = (
@@ -34,14 +34,14 @@ export const serviceAlertMail = (
   return {
     subject: `Watched service "${name}" ${word}`,
     text: [
-      `Your watched service "${name}" ${word} (${iso(at)}).`,
+      `Your watched service "${name}" ${word} (${readable(at)}).`,
       `Last result: ${status}`,
       ...(state === "off" && s.kind !== "webhook"
         ? [`Failed checks in a row: ${s.streak ?? 0} (alerting after ${s.threshold ?? 1}).`]
         : []),
       ...(state === "reminder" && s.since
         ? [
-          `Off since ${iso(s.since)}. This reminder repeats every ${s.remind} hour` +
+          `Off since ${readable(s.since)}. This reminder repeats every ${s.remind} hour` +
           `${s.remind === 1 ? "" : "s"} while it stays off; one mail comes when it is back.`,
         ]
         : []),
@@ -61,7 +61,7 @@ export const certificateExpiryMail = (
   return {
     subject: `Certificate of "${name}" expires within ${left}`,
     text: [
-      `The certificate checked by your watched service "${name}" expires ${iso(expires)}` +
+      `The certificate checked by your watched service "${name}" expires ${readable(expires)}` +
       ` (within ${left}).`,
       "Renew it before then; this alert comes once at 14, 7 and 1 days left.",
       ...footer(meLink),
@@ -103,7 +103,7 @@ export const groupAlertMail = (
   const list = (state: "off" | "back") =>
     lines.filter((l) => l.state === state).map((l) =>
       `- "${plain(l.name)}": ` +
-      l.events.map((e) => `${e.event} ${iso(e.at)}`).join(", ") + `. Last result: ${l.status}`
+      l.events.map((e) => `${e.event} ${readable(e.at)}`).join(", ") + `. Last result: ${l.status}`
     );
   const off = list("off");
   const back = list("back");
@@ -126,7 +126,8 @@ export const groupAlertMail = (
       `Your services: ${servicesLink}`,
       "The first alert of an outage goes out at once; the alerts of services sharing its " +
       "place or group that follow within two minutes come together like this. Turn that off " +
-      "on the alert channels page, or set alerts to false on a service to stop its alerts.",
+      "on the alert channels page; to stop a service's alerts, untick \"Mail me when it goes off " +
+      'and comes back" on its page.',
     ].join("\n"),
   };
 };

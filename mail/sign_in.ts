@@ -2,7 +2,7 @@
  * The mails of links and sign-ins: the sign-in and address links, the invitation, the notice
  * of a new sign-in. Pure functions from data to {subject, text}; kv/sign_in.ts queues them.
  */
-import { iso } from "../lib/clock.ts";
+import { readable } from "../lib/clock.ts";
 import { roughOrigin } from "../lib/ip.ts";
 import type { MailText } from "../lib/mail.ts";
 
@@ -73,7 +73,7 @@ export const newSignInMail = (
   devicesUrl: string,
 ): MailText => ({
   subject: "New sign-in to your account",
-  text: `A device signed in to your account at ${iso(at)} (UTC), from ` +
+  text: `A device signed in to your account at ${readable(at)}, from ` +
     `${roughOrigin(address)}${deviceKind(agent)}.\n\n` +
     `If this was not you, end that session on your devices page and sign in again:\n` +
     `${devicesUrl}\n`,

@@ -1,5 +1,5 @@
 /** The mails of a status page's followers. Pure functions from data to {subject, text}. */
-import { iso } from "../lib/clock.ts";
+import { readable } from "../lib/clock.ts";
 import type { MailText } from "../lib/mail.ts";
 
 /** Control characters would break the subject line. */
@@ -45,7 +45,7 @@ export const followServiceMail = (
   return {
     subject: `${plain(title)}: "${plain(service)}" ${word}`,
     text: [
-      `"${plain(service)}" on the status page "${plain(title)}" ${word} (${iso(at)}).`,
+      `"${plain(service)}" on the status page "${plain(title)}" ${word} (${readable(at)}).`,
       ...footer(pageUrl, unfollowUrl),
     ].join("\n"),
   };
@@ -61,7 +61,7 @@ export const followNoteMail = (
 ): MailText => ({
   subject: `${plain(title)}: ${noteWord(kind)}`,
   text: [
-    `${noteWord(kind)} (${iso(at)}), on the status page "${plain(title)}":`,
+    `${noteWord(kind)} (${readable(at)}), on the status page "${plain(title)}":`,
     "",
     text,
     ...footer(pageUrl, unfollowUrl),
@@ -88,7 +88,7 @@ export const followGroupMail = (
     subject: `${plain(title)}: ${plain(label)}: ${counted}`,
     text: [
       `Several services on the status page "${plain(title)}" changed together ` +
-      `at "${plain(label)}" (${iso(at)}):`,
+      `at "${plain(label)}" (${readable(at)}):`,
       ...services.map((s) => `- "${plain(s.name)}" ${s.state === "off" ? "is off" : "is back"}`),
       ...footer(pageUrl, unfollowUrl),
     ].join("\n"),

@@ -4,6 +4,7 @@
  * `deno run -A --lock=deno.dev.lock tests/_screenshots_watch.ts`. The same real server, SMTP
  * sink and browser as the browser tests.
  */
+import { flakyTarget } from "./_servers.ts";
 import {
   checkByLabel,
   clickByText,
@@ -57,6 +58,27 @@ for (let i = 0; i < 12; i++) await ping(hooks["Nightly backup"]);
 for (let i = 0; i < 8; i++) await ping(i % 3 ? hooks["Mail relay"] : `${hooks["Mail relay"]}/fail`);
 await ping(hooks["Mail relay"]);
 await ping(`${hooks["Library printer"]}/fail`);
+
+// A checked service with its chart: the owner (the first run's printed link) may check
+// 127.0.0.1, a local server here that fails now and then.
+await using target = flakyTarget();
+const claim = web.server.output().match(/open \S+(\/me\/standing\/owner\?claim=\S+) /)?.[1];
+await page.goto(`${web.base}${claim}`);
+await clickByText(page, "Become the owner");
+await page.goto(`${web.base}/me/services/new`);
+await shoot(page, "add-service-kind");
+await checkByLabel(page, "Web address (url)");
+await clickByText(page, "Next");
+await clickByText(page, "Add service");
+await shoot(page, "add-service-errors");
+await fillByLabel(page, "Name", "Library website");
+await fillByLabel(page, "Address to check", target.check.slice("url:".length));
+await clickByText(page, "Add service");
+for (let i = 0; i < 8; i++) {
+  target.failing = i === 5;
+  await clickByText(page, "Check now");
+}
+await shoot(page, "service-page");
 
 await page.goto(`${web.base}/watch`);
 await shoot(page, "watch");

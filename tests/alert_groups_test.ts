@@ -3,7 +3,7 @@ import { runDueChecks } from "../jobs/checks.ts";
 import { openKv } from "../kv/_atomic.ts";
 import { keptAlerts } from "../kv/alert_groups.ts";
 import { sendDueGroups } from "../kv/grouped_alerts.ts";
-import { MINUTE } from "../lib/clock.ts";
+import { MINUTE, readable } from "../lib/clock.ts";
 import { systemConnector, systemTls } from "../lib/net.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
 import { makeCerts, webhookReceiver } from "./_servers.ts";
@@ -160,7 +160,7 @@ Deno.test("alert groups: a lone failure alerts at once, alone in its place or no
     assert.equal(
       mails[1].text,
       alone.replaceAll("Website", "Camera")
-        .replace(/\(\d{4}-[^)]*\)/, `(${new Date(failedAt).toISOString()})`)
+        .replace(/\(\d{4}-[^)]*\)/, `(${readable(failedAt)})`)
         .replace(/failure signalled [^\n]*/, mails[1].text.match(/failure signalled [^\n]*/)![0])
         .replace(/\/me\/services\/\d+/, `/me/services/${hooks.Camera.id}`),
     );

@@ -101,3 +101,37 @@ Deno.test("mail: a plain local relay with neither STARTTLS nor AUTH works", asyn
     await new Promise<void>((r) => server.close(() => r()));
   }
 });
+
+Deno.test("mails: times as people read them, a page to stop alerts, no API words", async () => {
+  const { serviceAlertMail, groupAlertMail, certificateExpiryMail } = await import(
+    "../mail/services.ts"
+  );
+  const at = Date.UTC(2026, 10, 27, 11, 31, 10, 553);
+  const link = "https://example.org/me/services/7";
+  const texts = [
+    serviceAlertMail({ name: "Site", kind: "url" }, "off", "HTTP 503", at, link).text,
+    serviceAlertMail(
+      { name: "Site", kind: "url", remind: 2, since: at },
+      "reminder",
+      "HTTP 503",
+      at,
+      link,
+    ).text,
+    certificateExpiryMail({ name: "Site", kind: "tls" }, 7, at, link).text,
+    groupAlertMail("LAN", 3, [{
+      name: "Printer",
+      state: "off",
+      events: [{ event: "off", at }],
+      status: "no heartbeat",
+    }], "https://example.org/watch").text,
+  ];
+  for (const text of texts) {
+    assert.doesNotMatch(text, /\d{4}-\d\d-\d\dT|\.\d{3}Z/, "no machine stamp");
+    assert.doesNotMatch(text, /alerts to false|set alerts/i, "no API words");
+  }
+  assert.match(texts[0], /\(2026-11-27 11:31 UTC\)/);
+  assert.match(
+    texts[0],
+    /The service: https:\/\/example\.org\/me\/services\/7\nTo stop these mails, untick "Mail me when it goes off and comes back" on its page\./,
+  );
+});

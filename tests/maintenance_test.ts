@@ -293,6 +293,19 @@ Deno.test("maintenance pages: add once in a time zone and on a schedule, errors 
       [/must be a known time zone/i],
     ],
   ];
+  // Everything wrong at once: every message beside its field in one answer.
+  const all = await t.req(
+    "POST",
+    "/me/maintenance",
+    form(
+      { name: "Weekly", kind: "schedule", cron: "61 2 * * 0", tz: "Mars/Olympus", minutes: "0" },
+      cookie,
+    ),
+  );
+  assert.equal(all.status, 400);
+  for (const field of ["services", "cron", "tz", "minutes"]) {
+    assert.match(all.text, new RegExp(`id="f-${field}-error"`), field);
+  }
   for (const [fields, said] of refused) {
     const bad = await t.req("POST", "/me/maintenance", form(fields, cookie));
     assert.equal(bad.status, 400);

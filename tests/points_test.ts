@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HOUR } from "../lib/clock.ts";
-import { OLD_VERSION_KEY, versionKey, versionShard } from "../kv/points.ts";
+import { OLD_VERSION_KEY, pointsVersionKey, versionShard } from "../kv/points.ts";
 import { seedModule } from "./_catalogue.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
@@ -174,7 +174,7 @@ Deno.test("points: toggles on different modules move different version keys; cou
   const other = slugs.find((s) => versionShard(s) !== versionShard(first))!;
   for (const s of [first, other]) await seedModule(t, s, [a.account.id]);
   const version = async (s: string) =>
-    (await t.kv.get<Deno.KvU64>(versionKey(versionShard(s)))).value?.value ?? 0n;
+    (await t.kv.get<Deno.KvU64>(pointsVersionKey(versionShard(s)))).value?.value ?? 0n;
 
   assert.deepEqual((await t.req("GET", "/api/points")).body.counts, { [first]: 0, [other]: 0 });
   await t.req("POST", `/api/modules/${first}/point`, { token: b.token });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { hit, RULES, sweepRateWindows } from "../kv/rate_limit.ts";
+import { countSubjectUse, RULES, sweepRateWindows } from "../kv/rate_limit.ts";
 import { HOUR, MINUTE } from "../lib/clock.ts";
 import { ApiError } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
@@ -11,22 +11,22 @@ Deno.test("rate limit: max uses per window, refused uses not counted, Retry-Afte
   await using t = await testApp();
   const now = T0 + 20 * MINUTE;
   for (let i = 1; i <= 3; i++) {
-    const v = await hit(t.kv, rule, "s", now);
+    const v = await countSubjectUse(t.kv, rule, "s", now);
     assert.deepEqual(v, { ok: true, count: i, retryAfter: 40 * 60 });
   }
   for (let i = 0; i < 3; i++) {
-    const v = await hit(t.kv, rule, "s", now + 1500);
+    const v = await countSubjectUse(t.kv, rule, "s", now + 1500);
     assert.equal(v.ok, false);
     assert.equal(v.count, 3);
     assert.equal(v.retryAfter, 40 * 60 - 1); // 2398.5 s rounds up
   }
   // Another subject has its own count.
-  assert.equal((await hit(t.kv, rule, "other", now)).ok, true);
+  assert.equal((await countSubjectUse(t.kv, rule, "other", now)).ok, true);
   // The window ends at the full hour: the last millisecond is still in it.
-  const last = await hit(t.kv, rule, "s", T0 + HOUR - 1);
+  const last = await countSubjectUse(t.kv, rule, "s", T0 + HOUR - 1);
   assert.equal(last.ok, false);
   assert.equal(last.retryAfter, 1);
-  assert.deepEqual(await hit(t.kv, rule, "s", T0 + HOUR), {
+  assert.deepEqual(await countSubjectUse(t.kv, rule, "s", T0 + HOUR), {
     ok: true,
     count: 1,
     retryAfter: 3600,
@@ -36,7 +36,7 @@ Deno.test("rate limit: max uses per window, refused uses not counted, Retry-Afte
 Deno.test("rate limit: concurrent hits never pass the limit", async () => {
   await using t = await testApp();
   const verdicts = await Promise.all(
-    Array.from({ length: 20 }, () => hit(t.kv, rule, "s", T0)),
+    Array.from({ length: 20 }, () => countSubjectUse(t.kv, rule, "s", T0)),
   );
   assert.equal(verdicts.filter((v) => v.ok).length, 3);
   assert.deepEqual(verdicts.filter((v) => v.ok).map((v) => v.count).sort(), [1, 2, 3]);
@@ -44,8 +44,8 @@ Deno.test("rate limit: concurrent hits never pass the limit", async () => {
 
 Deno.test("rate limit: subjects are hashed, the window end is in the key, the sweep drops past windows", async () => {
   await using t = await testApp();
-  await hit(t.kv, rule, "ada@example.org", T0);
-  await hit(t.kv, rule, "203.0.113.9", T0 + HOUR);
+  await countSubjectUse(t.kv, rule, "ada@example.org", T0);
+  await countSubjectUse(t.kv, rule, "203.0.113.9", T0 + HOUR);
   const dump = await dumpKv(t.kv);
   assert.ok(!dump.includes("ada@example.org"));
   assert.ok(!dump.includes("203.0.113.9"));
@@ -140,7 +140,7 @@ Deno.test("rate limits: a sweep with nothing to delete writes nothing", async ()
     const before = wal();
     assert.equal(await sweepRateWindows(t.kv, T0), 0);
     assert.equal(wal(), before);
-    await hit(t.kv, RULES.linkByOrigin, "192.0.2.1", T0);
+    await countSubjectUse(t.kv, RULES.linkByOrigin, "192.0.2.1", T0);
     assert.ok(wal() > before, "a real write grows the log (the test can fail)");
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -109,9 +109,17 @@ Deno.test({
         assert.ok(a.height >= 11, `"${a.text}" is readable (${a.height} px high)`);
         assert.ok(a.left >= 0 && a.right <= 375, `"${a.text}" is inside the screen`);
       }
-      // Time-axis labels written in the reader's zone: a time of day, not a machine stamp.
-      const times = axis.filter((a: { text: string }) => !/ms|s$/.test(a.text));
-      assert.ok(times.every((a: { text: string }) => /\d/.test(a.text)));
+      // Time-axis labels written in the reader's zone: a time of day, not a machine stamp, and
+      // none over its neighbour.
+      const times = axis.filter((a: { text: string }) => !/ ?m?s$/.test(a.text))
+        .sort((a: { left: number }, b: { left: number }) => a.left - b.left);
+      assert.ok(times.length >= 3, "a time axis");
+      for (const [i, a] of times.entries()) {
+        assert.match(a.text, /^\d\d:\d\d$/);
+        if (i) {
+          assert.ok(times[i - 1].right < a.left, `"${times[i - 1].text}" and "${a.text}" apart`);
+        }
+      }
       await assertFitsPhone(page);
       await page.setViewport({ width: 1280, height: 900 });
       await clickByText(page, "7 days");

@@ -100,7 +100,7 @@ Deno.test("OpenID provider: a new verified person gets a new account and a devic
   assert.deepEqual(sessions.map((x) => x.session.via), ["oidc"]);
   // The devices page names how the browser signed in.
   const devices = await textOf(await b.go(`${BASE}/me/devices`));
-  assert.match(devices, /<td>Example ID<\/td>/);
+  assert.match(devices, /<td data-label="[^"]*">Example ID<\/td>/);
   // No new-device notice for a new account; nothing of the exchange kept.
   assert.equal(s.app.mail.sent.length, 0);
   const dump = await dumpKv(s.app.kv);
@@ -352,7 +352,7 @@ Deno.test("GitHub: a verified primary address signs in; the token is not kept", 
       const b = client(s.app);
       const done = await b.go(`${BASE}/sign-in/with/github?next=/me/devices`);
       assert.equal(new URL(done.url).pathname, "/me/devices");
-      assert.match(await textOf(done), /<td>GitHub<\/td>/);
+      assert.match(await textOf(done), /<td data-label="[^"]*">GitHub<\/td>/);
       const acc = await findAccountByEmail(s.app.kv, "octo@example.org");
       assert.ok(acc);
       assert.equal(acc.value.name, "Octo Cat");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { HOUR, MINUTE } from "../lib/clock.ts";
+import { HOUR, MINUTE, readable } from "../lib/clock.ts";
 import { roughOrigin } from "../lib/ip.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
@@ -201,7 +201,8 @@ Deno.test("sign-in: notice with time and rough origin to an existing account onl
   await t.signIn("n@b.org", { from: "203.0.113.77" });
   const notice = t.mail.last("n@b.org")!;
   assert.equal(notice.subject, "New sign-in to your account");
-  assert.ok(notice.text.includes(new Date(t.clock.now()).toISOString()));
+  assert.ok(notice.text.includes(readable(t.clock.now())), "the time as a person reads it");
+  assert.doesNotMatch(notice.text, /\d{4}-\d\d-\d\dT|\.\d{3}Z/, "no machine stamp");
   assert.ok(notice.text.includes("203.0.113.x"));
   assert.ok(!notice.text.includes("203.0.113.77"));
   assert.equal(t.mail.sent.filter((m) => m.to === "n@b.org").length, 3);

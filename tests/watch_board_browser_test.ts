@@ -40,12 +40,12 @@ const ping = async (url: string) => {
 
 /** The names of the services the dashboard lists. */
 const names = (page: Page) =>
-  page.$$eval(".board .svc h3", (els: Dom[]) => els.map((e) => e.innerText.trim()));
+  page.$$eval(".board .svc h2", (els: Dom[]) => els.map((e) => e.innerText.trim()));
 
 /** The state word of a service's row. */
 const stateOf = (page: Page, name: string) =>
   page.$$eval(".board .svc", (rows: Dom[], wanted: string) => {
-    const row = rows.find((r) => r.querySelector("h3").innerText.trim() === wanted);
+    const row = rows.find((r) => r.querySelector("h2").innerText.trim() === wanted);
     return row ? row.querySelector(".state").innerText.trim() as string : "";
   }, name);
 
@@ -117,7 +117,7 @@ Deno.test({
       await page.waitForFunction(
         () => {
           const rows = [...(globalThis as Dom).document.querySelectorAll(".board .svc")];
-          const row = rows.find((r: Dom) => r.querySelector("h3").innerText === "Nightly backup");
+          const row = rows.find((r: Dom) => r.querySelector("h2").innerText === "Nightly backup");
           return row?.querySelector(".state").innerText.trim() === "Down";
         },
         { timeout: 20_000 },

@@ -2,7 +2,7 @@
 import type { Child } from "hono/jsx";
 import type { Account } from "../kv/accounts.ts";
 import { isTeam } from "../kv/accounts.ts";
-import { iso } from "../lib/clock.ts";
+import { iso, readable } from "../lib/clock.ts";
 import { agoText } from "../lib/display.ts";
 import { kept } from "./_layout.tsx";
 
@@ -84,8 +84,7 @@ function MeNavLinks(props: { here: string; team: boolean }) {
 
 /** A time as people read it, in UTC (the server does not know the reader's zone). */
 export function when(ms: number | null | undefined): string {
-  if (ms == null) return "never";
-  return iso(ms).slice(0, 16).replace("T", " ") + " UTC";
+  return ms == null ? "never" : readable(ms);
 }
 
 /**

@@ -157,7 +157,9 @@ function IncidentsPart(props: { periods: OffPeriod[]; now: number }) {
           <ul class="incidents">
             {shown.map((p) => (
               <li>
-                <StateBadge state={p.to === null ? "off" : "ok"} /> {p.to === null
+                {p.to === null ? <StateBadge state="off" /> : <span class="tag">Resolved</span>}
+                {" "}
+                {p.to === null
                   ? (
                     <>
                       Down since <Ago at={p.from} now={props.now} />, for{" "}

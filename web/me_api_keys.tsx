@@ -56,7 +56,7 @@ const keysPage = async (deps: Deps, c: WebCtx, view: FormView = emptyView(), sho
         : null}
       {items.length
         ? (
-          <table>
+          <table class="stack">
             <caption>Your API keys</caption>
             <thead>
               <tr>
@@ -70,15 +70,15 @@ const keysPage = async (deps: Deps, c: WebCtx, view: FormView = emptyView(), sho
             <tbody>
               {items.map((k) => (
                 <tr>
-                  <td>
+                  <td data-label="Name">
                     <U>{k.name || "(no name)"}</U>
                   </td>
-                  <td>{k.readonly ? "Read-only" : "Read and write"}</td>
-                  <td>
+                  <td data-label="Access">{k.readonly ? "Read-only" : "Read and write"}</td>
+                  <td data-label="Begins with">
                     <code>{k.prefix}</code>
                   </td>
-                  <td>{when(Date.parse(k.created))}</td>
-                  <td>
+                  <td data-label="Made">{when(Date.parse(k.created))}</td>
+                  <td data-label="Actions">
                     <PostButton
                       action={`/me/api-keys/${k.id}/revoke`}
                       kind="danger"

@@ -264,7 +264,7 @@ async function getPreview(deps: Deps, c: WebCtx) {
       <h2>Will be made ({plan.create.length})</h2>
       {plan.create.length > 0
         ? (
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -275,11 +275,13 @@ async function getPreview(deps: Deps, c: WebCtx) {
             <tbody>
               {plan.create.map((p) => (
                 <tr>
-                  <td>
+                  <td data-label="Name">
                     <U>{p.input.name}</U>
                   </td>
-                  <td>{p.input.kind === "webhook" ? "heartbeat" : p.input.kind}</td>
-                  <td>
+                  <td data-label="Kind">
+                    {p.input.kind === "webhook" ? "heartbeat" : p.input.kind}
+                  </td>
+                  <td data-label="Notes">
                     <U>{p.notes.join("; ") || "as it was"}</U>
                   </td>
                 </tr>

@@ -28,7 +28,7 @@ async function getMeDevices(deps: Deps, c: WebCtx) {
         Each browser or program you signed in (with a mailed link, another account or a passkey)
         holds one session. End any you do not recognise.
       </p>
-      <table>
+      <table class="stack">
         <caption>Signed-in devices, newest first</caption>
         <thead>
           <tr>
@@ -42,14 +42,16 @@ async function getMeDevices(deps: Deps, c: WebCtx) {
         <tbody>
           {items.map(({ session, hash }) => (
             <tr>
-              <td>
+              <td data-label="Signed in">
                 {when(session.created)}
                 {hash === own ? <strong>(this browser)</strong> : null}
               </td>
-              <td>{session.via ? providerName(deps, session.via) : "Mailed link"}</td>
-              <td>{when(session.last_used)}</td>
-              <td>{when(session.expires)}</td>
-              <td>
+              <td data-label="With">
+                {session.via ? providerName(deps, session.via) : "Mailed link"}
+              </td>
+              <td data-label="Last used">{when(session.last_used)}</td>
+              <td data-label="Expires">{when(session.expires)}</td>
+              <td data-label="Action">
                 {hash === own
                   ? (
                     <form method="post" action="/sign-out" class="inline">

@@ -7,7 +7,7 @@ import { WindowBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { listWindows } from "../kv/maintenance.ts";
 import { GROUPS, listServices, PLACES, type Service } from "../kv/services.ts";
-import { createWindow, deleteWindow, windowView } from "../kv/windows.ts";
+import { createWindow, deleteWindow, windowFieldProblems, windowView } from "../kv/windows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { DomainError, invalid } from "../lib/errors.ts";
 import { zonedTime } from "../lib/maintenance.ts";
@@ -198,6 +198,10 @@ export function maintenancePages(deps: Deps) {
     return await submitForm(c, {
       schema: WindowBody,
       input: (f) => formInput(f, ids),
+      also: (input) =>
+        Object.fromEntries(
+          Object.entries(windowFieldProblems(input)).map(([k, v]) => [formField(k), v]),
+        ),
       fieldOf: (path) => formField(path.replace(/\.\d+$/, "")),
       act: async (input, form) => {
         // Read as "once" otherwise: a kind the form does not offer is said beside it instead.

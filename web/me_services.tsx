@@ -309,7 +309,7 @@ function AddForm(props: { view: FormView; kind: typeof KINDS[number] }) {
 
 function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => string | null }) {
   return (
-    <table>
+    <table class="stack">
       <caption>Watched services</caption>
       <thead>
         <tr>
@@ -325,7 +325,7 @@ function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => s
           const href = props.link(s);
           return (
             <tr>
-              <td>
+              <td data-label="Name">
                 {href
                   ? (
                     <a href={href}>
@@ -346,15 +346,17 @@ function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => s
                     : null}
                 </span>
               </td>
-              <td>{s.kind}</td>
-              <td>
+              <td data-label="Kind">{s.kind}</td>
+              <td data-label="State">
                 <StateBadge state={shownState(s)} />
               </td>
-              <td>
+              <td data-label="Last result">
                 <U>{s.status}</U>
                 {s.ms !== null ? ` (${s.ms} ms)` : ""}
               </td>
-              <td>{s.kind === "webhook" ? at(s.beat) : at(s.checked)}</td>
+              <td data-label="Last check or beat">
+                {s.kind === "webhook" ? at(s.beat) : at(s.checked)}
+              </td>
             </tr>
           );
         })}

@@ -70,7 +70,7 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
       <h2>Accounts elsewhere</h2>
       {identities.length
         ? (
-          <table>
+          <table class="stack">
             <caption>Accounts that sign you in</caption>
             <thead>
               <tr>
@@ -84,11 +84,11 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
             <tbody>
               {identities.map((i) => (
                 <tr>
-                  <td>{providerName(deps, i.provider)}</td>
-                  <td>{i.email ? <U>{i.email}</U> : "none given"}</td>
-                  <td>{when(i.created)}</td>
-                  <td>{when(i.last_used)}</td>
-                  <td>
+                  <td data-label="Provider">{providerName(deps, i.provider)}</td>
+                  <td data-label="Address there">{i.email ? <U>{i.email}</U> : "none given"}</td>
+                  <td data-label="Added">{when(i.created)}</td>
+                  <td data-label="Last used">{when(i.last_used)}</td>
+                  <td data-label="Action">
                     <form
                       method="post"
                       action={`/me/sign-in-methods/${i.provider}/${i.hash}/remove`}
@@ -132,7 +132,7 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
       </p>
       {passkeys.length
         ? (
-          <table>
+          <table class="stack">
             <caption>Your passkeys</caption>
             <thead>
               <tr>
@@ -145,12 +145,12 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
             <tbody>
               {passkeys.map((p) => (
                 <tr>
-                  <td>
+                  <td data-label="Name">
                     <U>{p.name}</U>
                   </td>
-                  <td>{when(p.created)}</td>
-                  <td>{when(p.last_used)}</td>
-                  <td>
+                  <td data-label="Added">{when(p.created)}</td>
+                  <td data-label="Last used">{when(p.last_used)}</td>
+                  <td data-label="Action">
                     <form
                       method="post"
                       action={`/me/passkeys/${p.hash}/remove`}

@@ -78,7 +78,7 @@ function LatestApplication({ latest }: { latest: Application | null }) {
 
 function InvitesSent({ invites, now }: { invites: Invite[]; now: number }) {
   return invites.length === 0 ? <p>None yet.</p> : (
-    <table>
+    <table class="stack">
       <caption>Your invitations, newest first</caption>
       <thead>
         <tr>
@@ -90,11 +90,11 @@ function InvitesSent({ invites, now }: { invites: Invite[]; now: number }) {
       <tbody>
         {invites.map((i) => (
           <tr>
-            <td>
+            <td data-label="Address">
               <U>{i.email}</U>
             </td>
-            <td>{when(i.created)}</td>
-            <td>
+            <td data-label="Sent">{when(i.created)}</td>
+            <td data-label="Outcome">
               {i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}
             </td>
           </tr>

@@ -274,7 +274,7 @@ function ShownOnce({ shown }: { shown?: Shown }) {
 function ChannelList({ items }: { items: ChannelView[] }) {
   return items.length
     ? (
-      <table>
+      <table class="stack">
         <caption>Your channels</caption>
         <thead>
           <tr>
@@ -288,15 +288,15 @@ function ChannelList({ items }: { items: ChannelView[] }) {
         <tbody>
           {items.map((ch) => (
             <tr>
-              <td>
+              <td data-label="Name">
                 <U>{ch.name}</U>
                 <br />
                 <span class="hint">
                   <U>{ch.url_hint}</U>
                 </span>
               </td>
-              <td>{KINDS[ch.kind]?.label ?? ch.kind}</td>
-              <td>
+              <td data-label="Kind">{KINDS[ch.kind]?.label ?? ch.kind}</td>
+              <td data-label="State">
                 <span class={`tag channel-${ch.state}`}>
                   {STATE_WORDS[ch.state][0]} {STATE_WORDS[ch.state][1]}
                 </span>
@@ -308,8 +308,8 @@ function ChannelList({ items }: { items: ChannelView[] }) {
                   )
                   : null}
               </td>
-              <td>{when(Date.parse(ch.created))}</td>
-              <td>
+              <td data-label="Added">{when(Date.parse(ch.created))}</td>
+              <td data-label="Actions">
                 <PostButton
                   action={`/me/channels/${ch.id}/test`}
                   kind="secondary"

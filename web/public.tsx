@@ -301,7 +301,7 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
       <p>
         Sent {v.created}, last change {v.updated}.
       </p>
-      <table>
+      <table class="stack">
         <thead>
           <tr>
             <th scope="col">When</th>
@@ -312,11 +312,11 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
         <tbody>
           {v.history.map((h) => (
             <tr>
-              <td>{h.at}</td>
-              <td>{h.status}</td>
+              <td data-label="When">{h.at}</td>
+              <td data-label="Status">{h.status}</td>
               {withReasons
                 ? (
-                  <td>
+                  <td data-label="Reason">
                     <U>{(h as { reason?: string | null }).reason ?? ""}</U>
                   </td>
                 )

@@ -92,7 +92,7 @@ async function getTeam(deps: Deps, c: WebCtx) {
         <button type="submit">Show</button>
       </form>
       {list.length === 0 ? <p>No proposals.</p> : (
-        <table>
+        <table class="stack">
           <caption>Proposals, newest first</caption>
           <thead>
             <tr>
@@ -105,16 +105,16 @@ async function getTeam(deps: Deps, c: WebCtx) {
           <tbody>
             {list.map((p) => (
               <tr>
-                <td>
+                <td data-label="Title">
                   <a href={`/team/proposals/${p.id}`}>
                     #{p.id} <U>{p.title}</U>
                   </a>
                 </td>
-                <td>{p.status}</td>
-                <td>
+                <td data-label="Status">{p.status}</td>
+                <td data-label="From">
                   <U>{p.name}</U>
                 </td>
-                <td>{when(p.updated)}</td>
+                <td data-label="Updated">{when(p.updated)}</td>
               </tr>
             ))}
           </tbody>
@@ -425,7 +425,7 @@ async function getTeamAccounts(deps: Deps, c: WebCtx) {
     c,
     "/team/accounts",
     "Accounts",
-    <table>
+    <table class="stack">
       <caption>Every account</caption>
       <thead>
         <tr>
@@ -438,7 +438,7 @@ async function getTeamAccounts(deps: Deps, c: WebCtx) {
       <tbody>
         {rows.map((a) => (
           <tr>
-            <td>
+            <td data-label="Name">
               {a.slug && a.name
                 ? (
                   <a href={`/people/${a.slug}`}>
@@ -447,11 +447,11 @@ async function getTeamAccounts(deps: Deps, c: WebCtx) {
                 )
                 : <U>{a.name || "(no name)"}</U>}
             </td>
-            <td>
+            <td data-label="Address">
               <U>{a.email}</U>
             </td>
-            <td>{standingOf(a.roles)}</td>
-            <td>{when(a.created)}</td>
+            <td data-label="Standing">{standingOf(a.roles)}</td>
+            <td data-label="Since">{when(a.created)}</td>
           </tr>
         ))}
       </tbody>
@@ -474,7 +474,7 @@ async function getTeamInvitations(deps: Deps, c: WebCtx) {
     "/team/invitations",
     "Invitations",
     list.length === 0 ? <p>No invitations.</p> : (
-      <table>
+      <table class="stack">
         <caption>Every invitation, newest first</caption>
         <thead>
           <tr>
@@ -487,14 +487,16 @@ async function getTeamInvitations(deps: Deps, c: WebCtx) {
         <tbody>
           {list.map((i) => (
             <tr>
-              <td>
+              <td data-label="Address">
                 <U>{i.email}</U>
               </td>
-              <td>
+              <td data-label="Invited by">
                 <U>{names.get(i.inviter) ?? ""}</U>
               </td>
-              <td>{when(i.created)}</td>
-              <td>{i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}</td>
+              <td data-label="Sent">{when(i.created)}</td>
+              <td data-label="Outcome">
+                {i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -532,7 +534,7 @@ function AllServices(
   { all, names, now }: { all: Listed; names: Map<number, string>; now: number },
 ) {
   return all.length === 0 ? <p>No services.</p> : (
-    <table>
+    <table class="stack">
       <caption>Every account's services</caption>
       <thead>
         <tr>
@@ -550,19 +552,19 @@ function AllServices(
           const v = serviceView(service, beat, now, []);
           return (
             <tr>
-              <td>
+              <td data-label="Account">
                 <U>{names.get(service.account) ?? ""}</U>
               </td>
-              <td>
+              <td data-label="Name">
                 <U>{v.name}</U>
               </td>
-              <td>
+              <td data-label="Target">
                 <U>{service.check}</U>
               </td>
-              <td>
+              <td data-label="State">
                 <StateBadge state={shownState(v)} />
               </td>
-              <td>
+              <td data-label="Last result">
                 <U>{v.status}</U>
               </td>
             </tr>

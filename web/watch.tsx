@@ -61,11 +61,11 @@ function Row({ row, now }: { row: BoardRow; now: number }) {
     <li class={`svc svc-${row.shown}`}>
       <div class="svc-name">
         <StateBadge state={row.shown} />
-        <h3>
+        <h2>
           <a href={`/me/services/${v.id}`}>
             <U>{v.name}</U>
           </a>
-        </h3>
+        </h2>
         <p class="meta">
           {KIND_WORDS[v.kind] ?? v.kind} · <U>{v.group}</U>
           {v.place

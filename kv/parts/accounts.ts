@@ -17,7 +17,7 @@ import { listSessions } from "../sessions.ts";
 
 /**
  * What the accounts area holds of an account: profile, avatar, journal, applications,
- * invitations sent and received, device sessions and the last sign-in (issue 3).
+ * invitations sent and received, device sessions and the last sign-in.
  */
 export const accountsPart: AccountPart = {
   name: "accounts",

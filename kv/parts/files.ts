@@ -1,7 +1,7 @@
 import { eraseFiles, fileItem, listFiles } from "../files.ts";
 import type { AccountPart } from "./_part.ts";
 
-/** What the files area holds of an account: stored files (issue 6). */
+/** What the files area holds of an account: stored files. */
 export const filesPart: AccountPart = {
   name: "files",
   sections: {

@@ -32,7 +32,11 @@ document.getElementById("errors")?.focus();
 // on hover, kept current; <time data-local> shows the exact local time.
 const exact = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 // A chart's time axis: a time of day, or a date.
-const hourOf = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+const hourOf = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+});
 const dayOf = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
 const STEPS = [[60, 1, "second"], [3600, 60, "minute"], [86400, 3600, "hour"], [

@@ -1,0 +1,178 @@
+/**
+ * Lighthouse on the watching pages and the home page
+ * (`deno run -A --lock=deno.dev.lock bench/lighthouse.ts`, part of `deno task bench`): the real
+ * server (tests/_real_server.ts) with one owner's checked services, a heartbeat and a published
+ * status page; Lighthouse 12.2.3 (npm `lighthouse`, its CLI run by Deno's npm support, pinned in
+ * bench/lighthouse.lock) against the Chromium of `@sparticuz/chromium` (the browser tests' own),
+ * Lighthouse's default mobile emulation and simulated throttling. Per page: the four category scores and what crossed the
+ * wire (Lighthouse's `total-byte-weight`: HTML, CSS, JS and images as sent, compressed).
+ *
+ * Targets (issue 34): Performance and Best Practices 100, Accessibility at least 98, SEO at least
+ * 95 on the public pages (private pages are `noindex`, which Lighthouse's SEO counts against
+ * them: not a target there), each page under 60 KB as sent. Exit 1 when one is missed.
+ * Light mode only: Lighthouse has no colour-scheme setting; dark mode's contrast is axe-core's in
+ * the browser tests.
+ */
+import { chromium } from "../tests/_dev_deps.ts";
+import { startFreshServer } from "../tests/_real_server.ts";
+import { flakyTarget } from "../tests/_servers.ts";
+
+const LIGHTHOUSE = "npm:lighthouse@12.2.3";
+const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
+const MAX_KB = 60;
+
+await using target = flakyTarget();
+await using server = await startFreshServer();
+const base = server.base;
+const token = await server.signIn("lena@example.org");
+const cookie = `session=${token}`;
+const api = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+};
+
+// The owner (the first run's printed link), so a service may check 127.0.0.1.
+const claim = server.output().match(/owner\?claim=([A-Za-z0-9_-]{43})/)?.[1];
+if (!claim) throw new Error("no owner link printed");
+const claimed = await fetch(`${base}/me/standing/owner`, {
+  method: "POST",
+  headers: { cookie, origin: base, "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams({ claim }),
+  redirect: "manual",
+});
+await claimed.body?.cancel();
+if (claimed.status !== 303) throw new Error(`owner claim: ${claimed.status}`);
+
+const ids: number[] = [];
+for (const [name, path] of [["Library site", "/"], ["Catalogue API", "/api"], ["Opac", "/opac"]]) {
+  const made = await api("POST", "/api/me/services", {
+    name,
+    check: `${target.check}${path.slice(1)}`,
+    group: "Public",
+  });
+  ids.push(made.item.id);
+}
+const hb = await api("POST", "/api/me/services", {
+  name: "Nightly backup",
+  check: "webhook:",
+  group: "Jobs",
+});
+ids.push(hb.item.id);
+await (await fetch(hb.hook_url.replace(/^https?:\/\/[^/]+/, base), { method: "POST" })).body
+  ?.cancel();
+// A few checks for the chart, one of them failed.
+for (let i = 0; i < 6; i++) {
+  target.failing = i === 3;
+  await api("POST", `/api/me/services/${ids[0]}/check`);
+}
+await api("PATCH", "/api/me", { name: "Lena Ops" });
+const statusPath = (await api("PUT", "/api/me/status-page", {
+  enabled: true,
+  title: "Riverside library",
+  services: ids.map((id) => ({ id, note: "" })),
+})).path as string;
+
+const PAGES: { name: string; path: string; signedIn: boolean }[] = [
+  { name: "home page", path: "/", signedIn: false },
+  { name: "public status page", path: statusPath, signedIn: false },
+  { name: "dashboard (/watch)", path: "/watch", signedIn: true },
+  { name: "a service's page", path: `/me/services/${ids[0]}`, signedIn: true },
+];
+
+const chromePath = await chromium.executablePath();
+const dir = await Deno.makeTempDir({ prefix: "lighthouse_" });
+
+interface Result {
+  name: string;
+  scores: Record<string, number>;
+  kb: number;
+  /** First and largest contentful paint, total blocking time (ms), layout shift. */
+  metrics: string;
+}
+
+async function lighthouse(url: string, signedIn: boolean): Promise<Omit<Result, "name">> {
+  const out = `${dir}/report.json`;
+  const args = [
+    "run",
+    "-A",
+    // Its own lock (bench/lighthouse.lock): 146 packages no test needs, kept out of
+    // deno.dev.lock, which every test run resolves.
+    "--lock=bench/lighthouse.lock",
+    "--frozen",
+    LIGHTHOUSE,
+    url,
+    `--chrome-flags=--headless=new --no-sandbox --disable-gpu`,
+    `--only-categories=${CATEGORIES.join(",")}`,
+    "--output=json",
+    `--output-path=${out}`,
+    "--quiet",
+  ];
+  if (signedIn) args.push(`--extra-headers=${JSON.stringify({ Cookie: cookie })}`);
+  const run = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: new URL("..", import.meta.url).pathname,
+    env: { CHROME_PATH: chromePath },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!run.success) {
+    throw new Error(`lighthouse ${url}: ${new TextDecoder().decode(run.stderr).slice(-2000)}`);
+  }
+  const report = JSON.parse(await Deno.readTextFile(out));
+  const scores = Object.fromEntries(
+    CATEGORIES.map((c) => [c, Math.round(report.categories[c].score * 100)]),
+  );
+  const bytes = report.audits["total-byte-weight"].numericValue as number;
+  const a = (id: string) => report.audits[id].numericValue as number;
+  const metrics = `FCP ${Math.round(a("first-contentful-paint"))}, LCP ${
+    Math.round(a("largest-contentful-paint"))
+  }, TBT ${Math.round(a("total-blocking-time"))}, CLS ${a("cumulative-layout-shift").toFixed(3)}`;
+  // What cost points outside Performance (and SEO's noindex on private pages).
+  const lost = CATEGORIES.filter((c) => c !== "performance").flatMap((c) =>
+    (report.categories[c].auditRefs as { id: string; weight: number }[])
+      .filter((r) => r.weight > 0 && report.audits[r.id].score !== null)
+      .filter((r) => report.audits[r.id].score < 1).map((r) => r.id)
+  );
+  return {
+    scores,
+    kb: Math.round(bytes / 102.4) / 10,
+    metrics: lost.length ? `${metrics}; lost: ${lost.join(", ")}` : metrics,
+  };
+}
+
+const results: Result[] = [];
+try {
+  for (const p of PAGES) {
+    results.push({ name: p.name, ...await lighthouse(`${base}${p.path}`, p.signedIn) });
+  }
+} finally {
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+}
+
+const missed: string[] = [];
+console.log(
+  "\n| page | Performance | Accessibility | Best Practices | SEO | sent (KB, compressed) | metrics (ms) |",
+);
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | --- |");
+for (const r of results) {
+  const s = r.scores;
+  const pub = !PAGES.find((p) => p.name === r.name)!.signedIn;
+  console.log(
+    `| ${r.name} | ${s.performance} | ${s.accessibility} | ${s["best-practices"]} | ${s.seo}${
+      pub ? "" : " (noindex)"
+    } | ${r.kb} | ${r.metrics} |`,
+  );
+  if (s.performance < 100) missed.push(`${r.name}: Performance ${s.performance}`);
+  if (s["best-practices"] < 100) missed.push(`${r.name}: Best Practices ${s["best-practices"]}`);
+  if (s.accessibility < 98) missed.push(`${r.name}: Accessibility ${s.accessibility}`);
+  if (pub && s.seo < 95) missed.push(`${r.name}: SEO ${s.seo}`);
+  if (r.kb >= MAX_KB) missed.push(`${r.name}: ${r.kb} KB`);
+}
+console.log(missed.length ? `\nMissed: ${missed.join("; ")}` : "\nEvery target met.");
+if (missed.length) Deno.exitCode = 1;
