@@ -1,55 +1,242 @@
 import { Hono } from "hono";
 import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { compress } from "hono/compress";
 import { TrieRouter } from "hono/router/trie-router";
-import { getPath } from "hono/utils/url";
 import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./http/errors.ts";
-import { guardBody } from "./http/body.ts";
 import type { AppEnv } from "./http/router.ts";
 import type { DocConfig } from "./http/openapi.ts";
-import { type AreaName, AREAS } from "./routes.ts";
 import { healthz } from "./api/healthz.ts";
-import type { TakenPing } from "./api/hooks.ts";
 import { errorKind, log, logRequest } from "./lib/log.ts";
-import { count, requestEnded, requestStarted } from "./lib/metrics.ts";
+import { requestEnded, requestStarted } from "./lib/metrics.ts";
 
-/** JSON bodies larger than this answer 413 (uploads have limits of their own). */
-export const JSON_BODY_LIMIT = 1024 * 1024;
-/** Routes that take raw bytes and enforce their own size limits. */
-const RAW_BODY = [/^\/api\/me\/files$/, /^\/api\/me\/avatar$/];
+/** A route area: a file of api/ or web/ whose routes hang under `mount`. */
+interface Area {
+  /** Where its routes hang: the API areas under /api (the document lists them there), pages at /. */
+  mount: "/api" | "/";
+  /**
+   * The prefixes it answers under (`/x/*` is `/x` and everything below it); the area declares
+   * its routes itself. A request under one of them mounts it first.
+   */
+  under: readonly string[];
+  load(): Promise<(deps: Deps) => Hono<AppEnv>>;
+}
+
+/**
+ * The route areas, each imported, built and mounted (Hono's `app.route`) on the first request
+ * under one of its prefixes: a process evaluates only the areas it serves (an isolate on Deno
+ * Deploy often serves one or two). Two areas under one prefix are mounted in this order (GET /me:
+ * web/sign_in.tsx takes `?verify=` and hands the rest on to web/me.tsx). tests/app_test.ts checks
+ * that every route of an area lies under one of its prefixes.
+ */
+export const AREAS = {
+  // GET /api/healthz itself is answered by the app (api/healthz.ts) without loading this area.
+  health: api(["/api/audit/*"], () => import("./api/health.ts").then((m) => m.healthRoutes)),
+  sign_in: api(["/api/verify/*"], () => import("./api/sign_in.ts").then((m) => m.signInRoutes)),
+  devices: api(
+    ["/api/me/devices/*", "/api/me/token"],
+    () => import("./api/devices.ts").then((m) => m.deviceRoutes),
+  ),
+  me: api(["/api/me"], () => import("./api/me.ts").then((m) => m.meRoutes)),
+  profile: api(
+    ["/api/me", "/api/me/avatar", "/api/avatars/*", "/api/profiles/*"],
+    () => import("./api/profile.ts").then((m) => m.profileRoutes),
+  ),
+  journal: api(
+    ["/api/me/journal/*"],
+    () => import("./api/journal.ts").then((m) => m.journalRoutes),
+  ),
+  search: api(["/api/search"], () => import("./api/search.ts").then((m) => m.searchRoutes)),
+  applications: api(
+    ["/api/me/apply", "/api/applications/*"],
+    () => import("./api/applications.ts").then((m) => m.applicationRoutes),
+  ),
+  invites: api(
+    ["/api/me/invites", "/api/invites"],
+    () => import("./api/invites.ts").then((m) => m.inviteRoutes),
+  ),
+  actors: api(["/api/actors"], () => import("./api/actors.ts").then((m) => m.actorRoutes)),
+  export: api(
+    ["/api/me", "/api/me/export"],
+    () => import("./api/export.ts").then((m) => m.exportRoutes),
+  ),
+  catalogue: api(
+    ["/api/me/modules/*", "/api/modules/*", "/api/points", "/api/catalogue"],
+    () => import("./api/catalogue.ts").then((m) => m.catalogueRoutes),
+  ),
+  hooks: api(["/api/hooks/*"], () => import("./api/hooks.ts").then((m) => m.hookRoutes)),
+  // Healthchecks' and Uptime Kuma's ping addresses, answered as those products answer them.
+  compat_pings: {
+    mount: "/",
+    under: ["/ping/*", "/api/push/*"],
+    load: () => import("./api/compat_pings.ts").then((m) => m.compatPingRoutes),
+  },
+  status: api(
+    ["/api/me/status-page/*", "/api/me/services/*", "/api/status/*", "/api/badges/*"],
+    () => import("./api/status.ts").then((m) => m.statusRoutes),
+  ),
+  channels: api(
+    ["/api/me/channels/*", "/api/me/alert-settings"],
+    () => import("./api/channels.ts").then((m) => m.channelRoutes),
+  ),
+  maintenance: api(
+    ["/api/me/maintenance/*"],
+    () => import("./api/maintenance.ts").then((m) => m.maintenanceRoutes),
+  ),
+  api_keys: api(
+    ["/api/me/api-keys/*"],
+    () => import("./api/api_keys.ts").then((m) => m.apiKeyRoutes),
+  ),
+  // Healthchecks' Management API: /api/v1/, /api/v2/ and /api/v3/ (its routes check the version).
+  hc: api(
+    [
+      "/api/:version/checks/*",
+      "/api/:version/channels/*",
+      "/api/:version/badges/*",
+      "/api/:version/status/*",
+    ],
+    () => import("./api/hc.ts").then((m) => m.hcRoutes),
+  ),
+  services: api(
+    ["/api/me/services/*", "/api/services"],
+    () => import("./api/services.ts").then((m) => m.servicesRoutes),
+  ),
+  ping_keys: api(
+    ["/api/me/ping-key", "/api/me/services/*"],
+    () => import("./api/ping_keys.ts").then((m) => m.pingKeyRoutes),
+  ),
+  imports: api(["/api/me/import"], () => import("./api/imports.ts").then((m) => m.importRoutes)),
+  files: api(
+    ["/api/me/files/*", "/api/files/*"],
+    () => import("./api/files.ts").then((m) => m.filesRoutes),
+  ),
+  requests: api(
+    ["/api/requests/*"],
+    () => import("./api/requests.ts").then((m) => m.requestRoutes),
+  ),
+  contributions: api(
+    ["/api/contributions/*"],
+    () => import("./api/contributions.ts").then((m) => m.contributionRoutes),
+  ),
+  // The pages (web/): routes only, under the middleware of web/_web.tsx.
+  web_static: page(["/static/*"], () => import("./web/static.ts").then((m) => m.staticRoutes)),
+  web_home: page(["/"], () => import("./web/home.tsx").then((m) => m.homePages)),
+  web_sign_in: page(
+    ["/sign-in/*", "/me", "/me/verify", "/sign-out"],
+    () => import("./web/sign_in.tsx").then((m) => m.signInPages),
+  ),
+  web_sign_in_providers: page(
+    ["/sign-in/*", "/me/sign-in-methods/*"],
+    () => import("./web/sign_in_providers.tsx").then((m) => m.providerPages),
+  ),
+  web_passkeys: page(
+    ["/sign-in/*"],
+    () => import("./web/passkeys.tsx").then((m) => m.passkeySignInPages),
+  ),
+  web_me_sign_in_methods: page(
+    ["/me/sign-in-methods/*", "/me/passkeys/*"],
+    () => import("./web/me_sign_in_methods.tsx").then((m) => m.signInMethodPages),
+  ),
+  web_modules: page(
+    ["/catalogue", "/modules/*"],
+    () => import("./web/modules.tsx").then((m) => m.modulePages),
+  ),
+  web_status: page(["/status/*"], () => import("./web/status.tsx").then((m) => m.statusPages)),
+  web_public: page(
+    ["/people/*", "/search", "/contribute/*", "/robots.txt", "/sitemap.xml"],
+    () => import("./web/public.tsx").then((m) => m.publicPages),
+  ),
+  web_forms: page(
+    ["/request/*", "/contribute/*"],
+    () => import("./web/forms.tsx").then((m) => m.formPages),
+  ),
+  web_api_reference: page(
+    ["/api-reference"],
+    () => import("./web/api_reference.tsx").then((m) => m.apiReferencePages),
+  ),
+  web_me: page(["/me"], () => import("./web/me.tsx").then((m) => m.mePages)),
+  web_me_profile: page(
+    ["/me/profile", "/me/avatar/*"],
+    () => import("./web/me_profile.tsx").then((m) => m.profilePages),
+  ),
+  web_me_journal: page(
+    ["/me/journal/*"],
+    () => import("./web/me_journal.tsx").then((m) => m.journalPages),
+  ),
+  web_me_devices: page(
+    ["/me/devices/*"],
+    () => import("./web/me_devices.tsx").then((m) => m.devicePages),
+  ),
+  web_compat: page(
+    ["/me/ping-key", "/me/services/*"],
+    () => import("./web/me_compat.tsx").then((m) => m.compatPages),
+  ),
+  web_me_services: page(
+    ["/me/services/*"],
+    () => import("./web/me_services.tsx").then((m) => m.servicePages),
+  ),
+  web_maintenance: page(
+    ["/me/maintenance/*"],
+    () => import("./web/me_maintenance.tsx").then((m) => m.maintenancePages),
+  ),
+  web_watch_board: page(
+    ["/watch/*"],
+    () => import("./web/watch.tsx").then((m) => m.watchBoardPages),
+  ),
+  web_watch: page(
+    ["/me/services/*", "/me/channels/*", "/me/status-page/*"],
+    () => import("./web/me_watch.tsx").then((m) => m.watchPages),
+  ),
+  web_api_keys: page(
+    ["/me/api-keys/*"],
+    () => import("./web/me_api_keys.tsx").then((m) => m.apiKeyPages),
+  ),
+  web_me_files: page(["/me/files/*"], () => import("./web/me_files.tsx").then((m) => m.filePages)),
+  web_me_data: page(
+    ["/me/data/*", "/erased"],
+    () => import("./web/me_data.tsx").then((m) => m.dataPages),
+  ),
+  web_me_standing: page(
+    ["/me/standing/*"],
+    () => import("./web/me_standing.tsx").then((m) => m.standingPages),
+  ),
+  web_me_work: page(["/me/work/*"], () => import("./web/me_work.tsx").then((m) => m.workPages)),
+  web_team: page(["/team/*"], () => import("./web/team.tsx").then((m) => m.teamPages)),
+} satisfies Record<string, Area>;
+
+export type AreaName = keyof typeof AREAS;
+
+function api(under: string[], load: Area["load"]): Area {
+  return { mount: "/api", under, load };
+}
+
+function page(under: string[], load: Area["load"]): Area {
+  return { mount: "/", under, load };
+}
 
 /**
  * Builds the whole service over the given dependencies; nothing here touches globals. Each
- * route area of routes.ts is imported, built and mounted on the first request to one of its
- * paths, before that request is routed (`mountAreas`).
+ * area of AREAS is imported, built and mounted on the first request under one of its prefixes.
  */
 export function createApp(deps: Deps): Hono<AppEnv> {
   // The trie router, named: Hono's default first tries its RegExpRouter, which cannot hold a
   // literal segment beside a parameter (/api/profiles/slug/:name next to /api/profiles/:id),
   // fails on the first request after compiling most of the routes, and falls back to this one.
   // It also takes routes after the first request, which the lazy mounts need.
-  const app = new Hono<AppEnv>({ router: keptMatches(new TrieRouter()) });
-  const mount = mountAreas(app, deps);
-  /** Requests whose areas could not load: answered with the error by `methodsOrFailure`. */
-  const unavailable = new WeakMap<Request, unknown>();
-
-  // Heartbeats, the hottest request: a route of the app itself, registered first, so it runs
-  // before the app's middleware, the page layer, the body guards and the route areas (api/hooks.ts
-  // `pingRoute`, loaded on the first ping), and counted, timed and logged here as `measured` does
-  // for every other request. What it does not take goes on to them and to the hooks area's
-  // routes, as does everything when its module cannot load (the area then answers the failure).
-  // Healthchecks' and Uptime Kuma's ping addresses (api/compat_pings.ts) take the same way.
-  app.on(
-    ["GET", "POST"],
-    PING_ROUTES,
-    fastRoute(() => import("./api/hooks.ts").then((m) => m.pingRoute(deps, JSON_BODY_LIMIT))),
-  );
-  const compat = fastRoute(() => import("./api/compat_pings.ts").then((m) => m.compatRoute(deps)));
-  app.all("/ping/*", compat);
-  app.all("/api/push/*", compat);
+  const app = new Hono<AppEnv>({ router: new TrieRouter() });
+  const mounts = new Map<AreaName, () => Promise<void>>();
+  areasOf.set(app, { built: [], mounts });
+  // First of all: a request under an area not mounted yet mounts it, then is routed again.
+  for (const name of Object.keys(AREAS) as AreaName[]) {
+    const lazy = lazyMount(app, deps, name);
+    mounts.set(name, lazy.mount);
+    for (const prefix of AREAS[name].under) app.use(prefix, lazy.middleware);
+  }
   app.use("*", measured);
+  // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
+  // (Hono's compress: text types only, a known length under 1 KB, HEAD and 206 left alone; it adds
+  // Vary and weakens an ETag).
+  app.use("*", compress());
   // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
   // (Hono's compress: text types only, a known length under 1 KB, HEAD and 206 left alone; it adds
   // Vary and weakens an ETag). The pings above answer before it: a few bytes, the hottest path.
@@ -61,8 +248,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     return await (await metrics)(c);
   });
   app.use("*", pageMiddleware(deps));
-  app.use("*", methodsOrFailure(app, mount, unavailable));
-  app.use("/api/*", limitedBodies());
+  app.use("*", methodNotAllowed(app));
 
   let doc: object | null = null;
   app.get("/api/openapi.json", async (c) => c.json(doc ??= await openApiDocument(deps)));
@@ -79,62 +265,38 @@ export function createApp(deps: Deps): Hono<AppEnv> {
       ? pageLayer().then((m) => m.answerPageError(err, c), () => unavailablePage(c))
       : answerError(err, c)
   );
-
-  // The lazy mounts happen before Hono routes the request, so it is routed to the areas'
-  // own routes (and middleware) like any other request.
-  const dispatch = app.fetch;
-  app.fetch = async (req, ...rest) => {
-    // A failed import (a module missing or unreadable after a bad deploy) is answered by the
-    // app's error handling, as any error of this request: retried by the next request.
-    const mounting = mount(req.method, getPath(req));
-    if (mounting) await mounting.catch((err) => unavailable.set(req, err));
-    return await dispatch(req, ...rest);
-  };
   return app;
 }
 
 /**
- * A route of the app that answers the requests `load`'s function takes, loaded on the first
- * one, counted, timed and logged as `measured` does; the others go on (`next`).
+ * The lazy mount of one area: its middleware, on the area's prefixes and before everything
+ * else, imports the area on the first request under them (concurrent requests share the
+ * import), mounts it with `app.route` and routes the request again, now to the area's own
+ * routes and middleware; once mounted it only passes requests on. A failed import answers 503
+ * and is forgotten, so the next request tries again.
  */
-function fastRoute(
-  load: () => Promise<(c: Context<AppEnv>) => TakenPing | null>,
-): MiddlewareHandler<AppEnv> {
-  let take: ((c: Context<AppEnv>) => TakenPing | null) | null = null;
-  let loading: Promise<unknown> | null = null;
-  return async (c, next) => {
-    if (!take) {
-      loading ??= load().then((f) => (take = f), () => (loading = null));
-      await loading;
-    }
-    const taken = take?.(c);
-    if (!taken) return await next();
-    const t0 = performance.now();
-    const stats = requestStarted(c.req.method, taken.route);
-    let status = 500;
-    try {
-      const res = await taken.answer;
-      status = res.status;
-      return res;
-    } finally {
-      requestDone(stats, c.req.method, taken.route, status, t0);
-    }
+function lazyMount(app: Hono<AppEnv>, deps: Deps, name: AreaName) {
+  const area: Area = AREAS[name];
+  let mounted = false;
+  let loading: Promise<void> | null = null;
+  const mount = () =>
+    loading ??= area.load().then((make) => {
+      app.route(area.mount, make(deps));
+      mounted = true;
+      areasOf.get(app)!.built.push(name);
+    }, (err) => {
+      loading = null;
+      log("error", "route area failed to load", { area: name, error: errorKind(err) });
+      throw new ApiError(503, "this part of the service is not available; try again later", {}, {
+        "Retry-After": "5",
+      });
+    });
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (mounted) return await next();
+    await mount();
+    return await app.fetch(c.req.raw, c.env);
   };
-}
-
-/** Counts, times and logs a finished request by its route pattern. */
-function requestDone(
-  stats: ReturnType<typeof requestStarted>,
-  method: string,
-  route: string,
-  status: number,
-  t0: number,
-): void {
-  const seconds = (performance.now() - t0) / 1000;
-  requestEnded(stats, status, seconds);
-  if (route === HOOK_ROUTE) count("catalogue_heartbeats_total", HEARTBEAT_OUTCOME(status));
-  // The route pattern, never the raw path: a path can hold a hook key or a token.
-  logRequest(method, route, status, Math.round(seconds * 10_000) / 10);
+  return { mount, middleware };
 }
 
 /** Counts, times and logs every request by its route pattern; sets nosniff on every answer. */
@@ -145,7 +307,10 @@ const measured: MiddlewareHandler<AppEnv> = async (c, next) => {
   try {
     await next();
   } finally {
-    requestDone(stats, c.req.method, route, c.res.status, t0);
+    const seconds = (performance.now() - t0) / 1000;
+    requestEnded(stats, c.res.status, seconds);
+    // The route pattern, never the raw path: a path can hold a hook key or a token.
+    logRequest(c.req.method, route, c.res.status, Math.round(seconds * 10_000) / 10);
   }
   // Set on the finished response itself: c.header() after next() copies the whole Response.
   setHeader(c, "X-Content-Type-Options", "nosniff");
@@ -166,22 +331,15 @@ function pageMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * An area that could not load answers here, through the app's error handling. A path some
- * route answers, asked with another method, answers 405 with Allow: the areas of the path that
- * answer other methods only are mounted first, then the mounted routes say.
+ * A path some route answers, asked with another method, answers 405 with Allow: the methods of
+ * the mounted routes of that path (the areas under it were mounted by this request).
  */
-function methodsOrFailure(
-  app: Hono<AppEnv>,
-  mount: Mount,
-  unavailable: WeakMap<Request, unknown>,
-): MiddlewareHandler<AppEnv> {
+function methodNotAllowed(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (unavailable.has(c.req.raw)) throw unavailable.get(c.req.raw);
     await next();
     if (c.res.status !== 404 || c.error) return;
     // A trailing slash names the same resource here (/api/me/ as /api/me), as it always has.
     const path = c.req.path.length > 1 ? c.req.path.replace(/\/$/, "") : c.req.path;
-    await mount(c.req.method, path, true)?.catch(() => {});
     const allowed = methodsFor(app, path);
     if (allowed.length === 0 || allowed.includes(c.req.method)) return;
     c.header("Allow", allowed.join(", "));
@@ -190,53 +348,6 @@ function methodsOrFailure(
       ? await (await pageLayer()).errorPage(c, 405, message)
       : c.json({ error: message }, 405);
   };
-}
-
-/** JSON bodies: read through `guardBody`, over JSON_BODY_LIMIT answered 413. */
-function limitedBodies(): MiddlewareHandler<AppEnv> {
-  const limited = bodyLimit({
-    maxSize: JSON_BODY_LIMIT,
-    onError: (c) => c.json({ error: `body over ${JSON_BODY_LIMIT} bytes` }, 413),
-  });
-  return async (c, next) => {
-    // Most calls send no body: nothing to limit or guard.
-    if (!c.req.raw.body) return await next();
-    // Raw uploads read their own streams and answer a body that ends early themselves.
-    if (RAW_BODY.some((r) => r.test(c.req.path))) return await next();
-    c.req.raw = guardBody(c.req.raw);
-    return await limited(c, next);
-  };
-}
-
-/** Router answers kept, by method and path, until a route is added (or the bound is reached). */
-const MATCHES_KEPT = 4096;
-
-/**
- * The trie router with its answers kept by method and path. Hono's trie search builds its
- * answer anew for every request (arrays and a params object per matching handler: the largest
- * allocation of a heartbeat ping, a tenth of its bytes); an answer depends only on the routes
- * and the path, and nothing changes one after it is made. Adding a route (the lazy mounts)
- * forgets them all. Paths carry ids and keys, so the set is emptied when full, as the mounts'
- * `ready` set is.
- */
-function keptMatches<T>(router: TrieRouter<T>): TrieRouter<T> {
-  const kept = new Map<string, ReturnType<TrieRouter<T>["match"]>>();
-  const add = router.add.bind(router);
-  const match = router.match.bind(router);
-  router.add = (method, path, handler) => {
-    kept.clear();
-    add(method, path, handler);
-  };
-  router.match = (method, path) => {
-    const id = `${method} ${path}`;
-    let found = kept.get(id);
-    if (!found) {
-      if (kept.size >= MATCHES_KEPT) kept.clear();
-      kept.set(id, found = match(method, path));
-    }
-    return found;
-  };
-  return router;
 }
 
 const methodTables = new WeakMap<Hono<AppEnv>, { size: number; table: TrieRouter<string> }>();
@@ -255,85 +366,6 @@ function methodsFor(app: Hono<AppEnv>, path: string): string[] {
 }
 
 /**
- * Mounts the areas a request needs (`everyMethod`: those of its path, whatever their method);
- * null when they are all mounted already (the common request waits for nothing).
- */
-type Mount = (method: string, path: string, everyMethod?: boolean) => Promise<void> | null;
-
-/**
- * The lazy mounts: the areas of routes.ts whose paths match a request (for its method, or for
- * any method with `everyMethod`), imported once (concurrent requests share the import), built over
- * `deps` and mounted with `app.route` in the table's order. A failed import is forgotten, so
- * the next request tries again.
- */
-function mountAreas(app: Hono<AppEnv>, deps: Deps): Mount {
-  const byMethod = new TrieRouter<AreaName>();
-  const anyMethod = new TrieRouter<AreaName>();
-  const names = Object.keys(AREAS) as AreaName[];
-  for (const name of names) {
-    for (const entry of AREAS[name].paths) {
-      const [method, path] = entry.includes(" ") ? entry.split(" ") : ["ALL", entry];
-      byMethod.add(method, path, name);
-      anyMethod.add("ALL", path, name);
-    }
-  }
-  const done = new Map<AreaName, true>();
-  built.set(app, done);
-  const loading = new Map<AreaName, Promise<(deps: Deps) => Hono<AppEnv>>>();
-  const load = (name: AreaName) => {
-    let make = loading.get(name);
-    if (!make) {
-      make = AREAS[name].load().catch((err) => {
-        loading.delete(name);
-        log("error", "route area failed to load", { area: name, error: errorKind(err) });
-        throw new ApiError(503, "this part of the service is not available; try again later", {}, {
-          "Retry-After": "5",
-        });
-      });
-      loading.set(name, make);
-    }
-    return make;
-  };
-  // Requests whose areas are all mounted, so that the common request skips the table. Bounded:
-  // paths carry ids, so the set is emptied now and then.
-  const ready = new Set<string>();
-  const mount: Mount = (method, path, everyMethod = false) => {
-    const id = `${everyMethod ? "*" : method} ${path}`;
-    if (ready.has(id)) return null;
-    const table = everyMethod ? anyMethod : byMethod;
-    const found = table.match(method === "HEAD" ? "GET" : method, path)[0];
-    const wanted = new Set(found.map(([name]) => name));
-    const missing = names.filter((name) => wanted.has(name) && !done.has(name));
-    if (missing.length === 0) {
-      if (ready.size >= 4096) ready.clear();
-      ready.add(id);
-      return null;
-    }
-    return mountMissing(missing);
-  };
-  const mountMissing = async (missing: AreaName[]) => {
-    const makes = await Promise.all(missing.map(load));
-    for (const [i, name] of missing.entries()) {
-      if (done.has(name)) continue; // mounted meanwhile by a concurrent request
-      app.route(AREAS[name].mount, makes[i](deps));
-      done.set(name, true);
-    }
-  };
-  mounts.set(app, mount);
-  return mount;
-}
-
-/** The route patterns of heartbeat pings (api/hooks.ts `pingRoute`). */
-const PING_ROUTES = ["/api/hooks/:key", "/api/hooks/:key/:signal"];
-const HOOK_ROUTE = PING_ROUTES[0];
-const OUTCOMES: Record<number, string> = {
-  200: 'outcome="stored"',
-  404: 'outcome="unknown_key"',
-  429: 'outcome="limited"',
-};
-const HEARTBEAT_OUTCOME = (status: number) => OUTCOMES[status] ?? 'outcome="refused"';
-
-/**
  * The pattern of the route that answers this request (its last matched handler that is not a
  * middleware), or "unmatched"; known before the handlers run, so in-flight counts are right.
  */
@@ -345,11 +377,15 @@ function routePattern(c: Context<AppEnv>): string {
   return "unmatched";
 }
 
-/** Paths served by the JSON API; everything else is a page or a static file. */
-const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
+/**
+ * Paths that are not pages: the JSON API, the metrics, and Healthchecks' ping addresses
+ * (plain text; the page layer's cross-site check would refuse their POSTs).
+ */
+const notPage = (path: string) =>
+  path === "/api" || path.startsWith("/api/") || path === "/metrics" || path.startsWith("/ping/");
 
-/** Paths answered with HTML pages: all but the JSON API and the metrics. */
-const isPage = (path: string) => !isApiPath(path) && path !== "/metrics";
+/** Paths answered with HTML pages. */
+const isPage = (path: string) => !notPage(path);
 
 let pages: Promise<typeof import("./web/_web.tsx")> | null = null;
 /** The page layer (web/_web.tsx), imported once; a failed import is retried next time. */
@@ -377,19 +413,19 @@ function setHeader(c: Context<AppEnv>, name: string, value: string): void {
   }
 }
 
-const built = new WeakMap<Hono<AppEnv>, Map<AreaName, unknown>>();
-const mounts = new WeakMap<Hono<AppEnv>, Mount>();
+const areasOf = new WeakMap<
+  Hono<AppEnv>,
+  { built: AreaName[]; mounts: Map<AreaName, () => Promise<void>> }
+>();
 
 /** The areas an app has built so far, in the order it built them. */
 export function builtAreas(app: Hono<AppEnv>): AreaName[] {
-  return [...built.get(app)?.keys() ?? []];
+  return [...areasOf.get(app)?.built ?? []];
 }
 
-/** Mounts every area now (what a request to each of their paths would do): all routes listed. */
+/** Mounts every area now (what a request under each would do), in the table's order. */
 export async function mountEveryArea(app: Hono<AppEnv>): Promise<void> {
-  for (const area of Object.values(AREAS)) {
-    for (const entry of area.paths) await mounts.get(app)!("GET", entry.split(" ").at(-1)!, true);
-  }
+  for (const mount of areasOf.get(app)!.mounts.values()) await mount();
 }
 
 /** What the OpenAPI document says about the service as a whole. */
@@ -417,7 +453,7 @@ async function openApiDocument(deps: Deps): Promise<object> {
   // The route layer (zod, its schemas) loads with the first area; the document may come first.
   const [{ errors, router }, { buildDocument }] = await Promise.all([
     import("./http/router.ts"),
-    import("./http/openapi.ts"),
+    import("./http/openapi_doc.ts"),
   ]);
   const config: DocConfig = {
     ...DOC,
@@ -426,8 +462,9 @@ async function openApiDocument(deps: Deps): Promise<object> {
   };
   const api = router();
   for (const name of Object.keys(AREAS) as AreaName[]) {
-    if (AREAS[name].mount !== "/api") continue;
-    const make = await AREAS[name].load().catch((err) => {
+    const area: Area = AREAS[name];
+    if (area.mount !== "/api") continue;
+    const make = await area.load().catch((err) => {
       log("error", "route area failed to load", { area: name, error: errorKind(err) });
       throw new ApiError(503, "the API description is not available; try again later", {}, {
         "Retry-After": "5",
@@ -437,7 +474,7 @@ async function openApiDocument(deps: Deps): Promise<object> {
   }
   const root = router();
   root.route("/api", api);
-  // Healthchecks' and Uptime Kuma's ping addresses, answered on the fast path above.
+  // Healthchecks' and Uptime Kuma's ping addresses (their own area, compat_pings): described here.
   const { compatDocRoutes } = await import("./api/compat_docs.ts");
   root.route("/", compatDocRoutes(deps));
   return buildDocument(root.defs, config);

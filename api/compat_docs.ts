@@ -5,10 +5,11 @@ import { createRoute, type Ctx, json, router } from "../http/router.ts";
 import { compatRoute } from "./compat_pings.ts";
 
 /**
- * The OpenAPI description of Healthchecks' and Uptime Kuma's ping addresses. app.ts answers
- * them on its fast path (api/compat_pings.ts `compatRoute`), before any route area, so these
- * routes are never mounted: app.ts adds them to the document only. Their handlers answer
- * through the same `compatRoute`, so a description that ran would answer as the fast path.
+ * The OpenAPI description of Healthchecks' and Uptime Kuma's ping addresses. app.ts mounts them
+ * as their own area (api/compat_pings.ts `compatPingRoutes`, every method through
+ * `compatRoute`), so these routes are never mounted: app.ts adds them to the document only.
+ * Their handlers answer through the same `compatRoute`, so a description that ran would answer
+ * as the area does.
  * Their answers are those products' own (plain text; Kuma's `{ok, msg}`), not `{error}`: the
  * tags `healthchecks-pings` and `uptime-kuma` say so to the tests that walk the document.
  */

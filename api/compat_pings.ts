@@ -16,8 +16,17 @@ import type { Deps } from "../lib/deps.ts";
 import { BodyReadError } from "../http/body.ts";
 import { logBug } from "../http/errors.ts";
 import { clientOrigin } from "../http/guards.ts";
-import type { Ctx } from "../http/router.ts";
-import { cutText, readChunks, resumeWith, STATUS_MAX, type TakenPing, UUID_RE } from "./hooks.ts";
+import { Hono } from "hono";
+import type { AppEnv, Ctx } from "../http/router.ts";
+import {
+  cutText,
+  readChunks,
+  resumeWith,
+  sized,
+  STATUS_MAX,
+  type TakenPing,
+  UUID_RE,
+} from "./hooks.ts";
 
 /**
  * Other products' ping addresses, answered as those products answer them, through the same
@@ -28,7 +37,7 @@ import { cutText, readChunks, resumeWith, STATUS_MAX, type TakenPing, UUID_RE } 
  *   POST; plain-text answers (hc/api/views.py `ping`, `ping_by_slug`).
  * - Uptime Kuma's push monitors: `/api/push/<token>?status=up|down&msg=&ping=`, answered
  *   `{ok: true}` or 404 `{ok: false, msg}` (server/routers/api-router.js).
- * app.ts registers `compatRoute` first, as the native ping's fast path.
+ * Other products' addresses, outside this service's OpenAPI document: plain Hono routes.
  */
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
@@ -56,9 +65,9 @@ const JSON_HEADERS = {
 const METHODS = "HEAD, GET, POST";
 
 const text = (body: string, status: number, headers: Record<string, string> = TEXT) =>
-  new Response(body, { status, headers });
+  sized(body, status, headers);
 const kuma = (body: object, status: number, extra: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...extra } });
+  sized(JSON.stringify(body), status, { ...JSON_HEADERS, ...extra });
 
 /** The kind and exit code of a Healthchecks signal segment; null: an exit status over 255. */
 function signalOf(segment: string | undefined): Pick<Signal, "kind" | "code"> | null {
@@ -93,9 +102,21 @@ function param(url: string, q: number, name: string): string | undefined {
   return all.at(-1);
 }
 
+/** Every method, so that the app's counts and logs name the route (an ALL route names none). */
+const EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/** The area: every request to /ping/ and /api/push/, answered as those products answer it. */
+export function compatPingRoutes(deps: Deps) {
+  const take = compatRoute(deps);
+  const app = new Hono<AppEnv>();
+  const answer = async (c: Ctx) => await take(c)!.answer;
+  app.on(EVERY_METHOD, ["/ping/*", "/api/push/*"], answer);
+  return app;
+}
+
 /**
- * The route for app.ts: takes every request to /ping/ and /api/push/ and answers it; null for
- * any other path. The answer carries the route pattern, for the app's counts and logs.
+ * Takes every request to /ping/ and /api/push/ and answers it; null for any other path. The
+ * answer carries the route pattern, for a bug's log line.
  */
 export function compatRoute(deps: Deps) {
   return (c: Ctx): TakenPing | null => {

@@ -116,6 +116,8 @@ export function filesRoutes(deps: Deps) {
     bearer({
       method: "put",
       path: "/me/files",
+      // Raw bytes: the route caps its own stream.
+      bodyLimit: "own",
       tags: ["files"],
       summary: "Upload a file: the body is the raw bytes, streamed into storage",
       request: {

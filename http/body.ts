@@ -1,4 +1,9 @@
-/** Request bodies that end early: told apart from every other failure. */
+/** Request bodies: their limit, and those that end early, told apart from every other failure. */
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+
+/** JSON bodies larger than this answer 413, unless a route declares its own limit. */
+export const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** A request body that could not be read to its end: cut off by the client, or gone with it. */
 export class BodyReadError extends Error {
@@ -32,3 +37,19 @@ export function guardBody(req: Request): Request {
 
 export const causedByBody = (err: unknown): boolean =>
   err instanceof BodyReadError || (err instanceof Error && err.cause instanceof BodyReadError);
+
+/**
+ * A route's body: read through `guardBody`, over `max` bytes answered 413 (at once when
+ * Content-Length says so, else when the stream passes it). A request without a body passes.
+ */
+export function limitBody(max: number): MiddlewareHandler {
+  const limited = bodyLimit({
+    maxSize: max,
+    onError: (c) => c.json({ error: `body over ${max} bytes` }, 413),
+  });
+  return async (c, next) => {
+    if (!c.req.raw.body) return await next();
+    c.req.raw = guardBody(c.req.raw);
+    return await limited(c, next);
+  };
+}

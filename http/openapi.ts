@@ -1,8 +1,9 @@
 /**
  * Routes declared with zod schemas that both validate requests and describe the OpenAPI 3.1
- * document. Replaces a library whose OpenAPI machinery cost start-up time and memory, while zod 4
- * converts schemas to JSON Schema (2020-12) itself. The document is built on its first request,
- * then kept.
+ * document, in the shape of @hono/zod-openapi's `createRoute`. This small layer validates and
+ * records them; the document is built from the records by @hono/zod-openapi itself
+ * (http/openapi_doc.ts), imported on the first request for it only: imported with the routes,
+ * its OpenAPI builder would cost every process that serves the API 7.5 MiB (docs/performance.md).
  */
 import { Hono } from "hono";
 import type { Context, Env, MiddlewareHandler } from "hono";
@@ -10,6 +11,7 @@ import { HTTPException } from "hono/http-exception";
 import { validator } from "hono/validator";
 import { mergePath } from "hono/utils/url";
 import { z } from "zod";
+import { JSON_BODY_LIMIT, limitBody } from "./body.ts";
 
 type Schema = z.ZodType;
 type Content = Record<string, { schema?: unknown }>;
@@ -24,6 +26,11 @@ export type RouteConfig = {
   /** Defaults to the method and path in camelCase (getMeFilesById). */
   operationId?: string;
   hide?: boolean;
+  /**
+   * The largest body the route takes (JSON_BODY_LIMIT unless given); "own": it reads raw
+   * bytes and caps its own stream (uploads).
+   */
+  bodyLimit?: number | "own";
   // deno-lint-ignore no-explicit-any
   middleware?: MiddlewareHandler<any, any, any>[];
   request?: {
@@ -151,6 +158,16 @@ function validators<E extends Env>(route: RouteConfig, hook: Hook<E>): Middlewar
   return list;
 }
 
+/** The default limit, made once: most routes take it. */
+let defaultLimit: MiddlewareHandler | null = null;
+
+/** The route's body limit, first in its chain: before its guards, as before any reading. */
+function bodyLimitOf(route: RouteConfig): MiddlewareHandler[] {
+  if (route.bodyLimit === "own") return [];
+  if (route.bodyLimit === undefined) return [defaultLimit ??= limitBody(JSON_BODY_LIMIT)];
+  return [limitBody(route.bodyLimit)];
+}
+
 type Info = { title: string; version: string; description?: string };
 export type DocConfig = {
   info: Info;
@@ -176,7 +193,12 @@ export class OpenApiHono<E extends Env> extends Hono<E> {
   ): this {
     if (!route.hide) this.defs.push({ path: route.path, route });
     const path = route.path.replaceAll(/\/{(.+?)}/g, "/:$1");
-    const chain = [...(route.middleware ?? []), ...validators(route, this.#hook), handler];
+    const chain = [
+      ...bodyLimitOf(route),
+      ...(route.middleware ?? []),
+      ...validators(route, this.#hook),
+      handler,
+    ];
     (this.on as (method: string, path: string, ...h: unknown[]) => unknown)(
       route.method.toUpperCase(),
       path,
@@ -193,18 +215,12 @@ export class OpenApiHono<E extends Env> extends Hono<E> {
     }
     return super.route(path, app);
   }
-
-  /** Serves the document at `path`, built from the recorded routes on its first request. */
-  doc(path: string, config: DocConfig): this {
-    let built: Record<string, unknown> | undefined;
-    this.get(path, (c) => c.json(built ??= buildDocument(this.defs, config)));
-    return this;
-  }
 }
 
 /** `getMeFilesById` from GET /api/me/files/{id}: unique per method and path. */
 export function operationId(method: string, path: string): string {
-  const words = path.replace(/^\/api(?=\/|$)/, "").split("/").filter(Boolean).map((part) => {
+  const rest = path === "/api" || path.startsWith("/api/") ? path.slice(4) : path;
+  const words = rest.split("/").filter(Boolean).map((part) => {
     const param = part.match(/^{(.+)}$/);
     const word = (param ? `by_${param[1]}` : part).replace(
       /[^A-Za-z0-9]+(.)?/g,
@@ -232,120 +248,3 @@ export function impliedErrors(route: RouteConfig): number[] {
 
 /** Counts builds, so tests can prove the document is made once. */
 export const docStats = { builds: 0 };
-
-type Json = Record<string, unknown>;
-
-/** The OpenAPI 3.1 document for these routes: schemas by zod's JSON Schema (2020-12). */
-export function buildDocument(
-  defs: { path: string; route: RouteConfig }[],
-  config: DocConfig,
-): Json {
-  docStats.builds++;
-  const components: Record<string, Json> = {};
-
-  const convert = (schema: unknown, io: "input" | "output"): unknown => {
-    if (!(schema instanceof z.ZodType)) return schema;
-    const out = z.toJSONSchema(schema, {
-      target: "draft-2020-12",
-      io,
-      unrepresentable: "any",
-    }) as Json;
-    delete out.$schema;
-    const defsIn = (out.$defs ?? {}) as Record<string, Json>;
-    delete out.$defs;
-    // The same schema may read differently as input and as output: keep both, named apart.
-    const names: Record<string, string> = {};
-    for (const [name, def] of Object.entries(defsIn)) {
-      let target = name;
-      const known = components[name];
-      if (known && JSON.stringify(known) !== JSON.stringify(def)) {
-        target = `${name}${io === "input" ? "Input" : "Output"}`;
-      }
-      names[name] = target;
-    }
-    const rewrite = (node: unknown): unknown => {
-      if (Array.isArray(node)) return node.map(rewrite);
-      if (node === null || typeof node !== "object") return node;
-      const copy: Json = {};
-      for (const [k, v] of Object.entries(node)) {
-        if (k === "$ref" && typeof v === "string" && v.startsWith("#/$defs/")) {
-          const name = v.slice("#/$defs/".length);
-          copy[k] = `#/components/schemas/${names[name] ?? name}`;
-        } else copy[k] = rewrite(v);
-      }
-      return copy;
-    };
-    for (const [name, def] of Object.entries(defsIn)) {
-      components[names[name]] ??= rewrite(def) as Json;
-    }
-    return rewrite(out);
-  };
-
-  const contentOf = (content: Content, io: "input" | "output") =>
-    Object.fromEntries(
-      Object.entries(content).map((
-        [type, entry],
-      ) => [type, { ...entry, schema: convert(entry.schema, io) }]),
-    );
-
-  const parameters = (schema: Schema | undefined, where: "path" | "query" | "header") => {
-    if (!(schema instanceof z.ZodObject)) return [];
-    return Object.entries(schema.shape as Record<string, Schema>).map(([name, field]) => {
-      const json = convert(field, "input") as Json;
-      const description = json.description;
-      delete json.description;
-      return {
-        name,
-        in: where,
-        required: where === "path" || !field.safeParse(undefined).success,
-        ...(description ? { description } : {}),
-        schema: json,
-      };
-    });
-  };
-
-  const paths: Record<string, Record<string, Json>> = {};
-  for (const { path, route } of defs) {
-    const req = route.request;
-    const op: Json = {};
-    if (route.tags) op.tags = route.tags;
-    if (route.summary) op.summary = route.summary;
-    if (route.description) op.description = route.description;
-    op.operationId = route.operationId ?? operationId(route.method, path);
-    // A public operation says so: no security requirement at all, not "unspecified".
-    op.security = route.security ?? [];
-    const params = [
-      ...parameters(req?.params, "path"),
-      ...parameters(req?.query, "query"),
-      ...parameters(req?.headers, "header"),
-    ];
-    if (params.length > 0) op.parameters = params;
-    if (req?.body) {
-      op.requestBody = { ...req.body, content: contentOf(req.body.content, "input") };
-    }
-    const responses: RouteConfig["responses"] = { ...route.responses };
-    if (config.errorResponse) {
-      for (const code of impliedErrors(route)) {
-        responses[code] ??= config.errorResponse(code);
-      }
-    }
-    op.responses = Object.fromEntries(
-      Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)).map(([code, res]) => [
-        code,
-        res.content ? { ...res, content: contentOf(res.content, "output") } : res,
-      ]),
-    );
-    (paths[path] ??= {})[route.method] = op;
-  }
-
-  return {
-    openapi: "3.1.0",
-    info: config.info,
-    ...(config.servers ? { servers: config.servers } : {}),
-    paths,
-    components: {
-      schemas: components,
-      ...(config.securitySchemes ? { securitySchemes: config.securitySchemes } : {}),
-    },
-  };
-}

@@ -67,7 +67,9 @@ export { MAX_TAG, MAX_TAGS };
 export const tag = z.string().min(1, "a tag cannot be empty").max(
   MAX_TAG,
   `a tag has at most ${MAX_TAG} characters`,
-).regex(/^[^\s\p{Cc}\p{Cf}\p{Cs}]+$/u, "a tag is one word: no spaces or control characters");
+).regex(/^[^\s\p{Cc}\p{Cf}\p{Cs}]+$/u, "a tag is one word: no spaces or control characters")
+  // The document's builder (@hono/zod-openapi) would write the regex's `u` flag into the pattern.
+  .meta({ pattern: "^[^\\s\\p{Cc}\\p{Cf}\\p{Cs}]+$" });
 
 const tags = z.array(tag).max(MAX_TAGS, `at most ${MAX_TAGS} tags`).meta({
   description: "Free tags, each one word (no spaces), up to 50 characters; at most 20. " +

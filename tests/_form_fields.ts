@@ -1,5 +1,5 @@
 /** Forms as a browser sees them: the fields a page's form sends, read from its HTML. */
-import { AREAS } from "../routes.ts";
+import { AREAS } from "../app.ts";
 import type { Deps } from "../lib/deps.ts";
 
 const decode = (s: string) =>
@@ -57,13 +57,16 @@ export function formsOf(html: string): { action: string; types: Record<string, s
   return out;
 }
 
-/** The path of every POST route of the pages, as their areas register them (routes.ts). */
+/** The path of every POST route of the pages, as their areas register them (app.ts AREAS). */
 export async function pagePosts(deps: Deps): Promise<string[]> {
   const out = new Set<string>();
   for (const area of Object.values(AREAS)) {
     if (area.mount !== "/") continue;
     const app = (await area.load())(deps);
-    for (const r of app.routes) if (r.method === "POST") out.add(r.path);
+    // Not pages: other products' ping addresses (api/compat_pings.ts) hang at the root too.
+    for (const r of app.routes) {
+      if (r.method === "POST" && !/^\/(api|ping)\//.test(r.path)) out.add(r.path);
+    }
   }
   return [...out];
 }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { builtAreas, JSON_BODY_LIMIT, mountEveryArea } from "../app.ts";
+import { type AreaName, AREAS, builtAreas, mountEveryArea } from "../app.ts";
+import { JSON_BODY_LIMIT } from "../http/body.ts";
 import { Hono } from "hono";
 import { TrieRouter } from "hono/router/trie-router";
-import { type AreaName, AREAS } from "../routes.ts";
 import { dumpKv, expectLog, foreignAnswers, type TestApp, testApp } from "./_helpers.ts";
 
 const JSON_CT = { "content-type": "application/json" };
@@ -332,18 +332,20 @@ Deno.test("app: /api/openapi.json is an OpenAPI 3.1 document listing every route
   const routes = new Set(
     t.app.routes
       .filter((x) =>
-        x.method !== "ALL" && x.path.startsWith("/api/") && x.path !== "/api/openapi.json"
+        x.method !== "ALL" && x.path.startsWith("/api/") && x.path !== "/api/openapi.json" &&
+        // Uptime Kuma's push addresses: another product's API, not this one's.
+        !x.path.startsWith("/api/push/")
       )
       .map((x) => `${x.method} ${x.path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}")}`),
   );
   assert.ok(routes.size >= 8);
   for (const route of routes) assert.ok(listed.has(route), `${route} is in /api/openapi.json`);
-  // Other products' ping addresses are answered by app.ts's fast path, one route for all.
-  const fast = new Set(t.app.routes.filter((x) => x.method === "ALL").map((x) => x.path));
+  // Other products' ping addresses are answered by their own area, one route a method for all.
+  const wide = new Set(t.app.routes.map((x) => `${x.method} ${x.path}`));
   for (const op of listed) {
-    const path = op.split(" ")[1];
-    if (path.startsWith("/ping/")) assert.ok(fast.has("/ping/*"), op);
-    else if (path.startsWith("/api/push/")) assert.ok(fast.has("/api/push/*"), op);
+    const [method, path] = op.split(" ");
+    if (path.startsWith("/ping/")) assert.ok(wide.has(`${method} /ping/*`), op);
+    else if (path.startsWith("/api/push/")) assert.ok(wide.has(`${method} /api/push/*`), op);
     else assert.ok(routes.has(op), `${op} is a real route`);
   }
 });
@@ -402,43 +404,45 @@ Deno.test("app: hostile input on every documented route never answers 500", asyn
   assert.deepEqual(failures, []);
 });
 
-/** Every route of every area of routes.ts, in the table's order: [area, method, path]. */
+/** Every route of every area of app.ts AREAS, in the table's order: [area, method, path]. */
 async function allRoutes(): Promise<[AreaName, string, string][]> {
   await using t = await testApp();
   const out: [AreaName, string, string][] = [];
   for (const name of Object.keys(AREAS) as AreaName[]) {
-    const app = new Hono().route(AREAS[name].mount, (await AREAS[name].load())(t.deps));
+    const area = AREAS[name];
+    const app = new Hono().route(area.mount, (await area.load())(t.deps));
     for (const r of app.routes) out.push([name, r.method, r.path]);
   }
   return out;
 }
 
-Deno.test("app: routes.ts names the paths of every route of every area", async () => {
+/** Which areas a request to this path mounts: those with a prefix over it, in the table's order. */
+function areasOver(path: string): AreaName[] {
   const table = new TrieRouter<AreaName>();
   for (const name of Object.keys(AREAS) as AreaName[]) {
-    for (const entry of AREAS[name].paths) {
-      const [method, path] = entry.includes(" ") ? entry.split(" ") : ["ALL", entry];
-      table.add(method, path, name);
-    }
+    for (const prefix of AREAS[name].under) table.add("ALL", prefix, name);
   }
-  const loads = (path: string, method = "ALL") =>
-    table.match(method, path)[0].map(([name]) => name);
+  return table.match("ALL", path)[0].map(([name]) => name);
+}
+
+Deno.test("app: every route of an area lies under one of its prefixes", async () => {
   const routes = await allRoutes();
   // GET /api/healthz is answered by the app itself; its area only describes it.
-  const missing = routes.filter(([, , path]) => path !== "/api/healthz")
-    .filter(([name, method, path]) => !loads(path, method).includes(name));
-  assert.deepEqual(missing, [], "add these paths to the area in routes.ts");
-  // Two areas answering one method and path are always loaded by the same requests, so they
-  // are mounted in the table's order (the first hands over with next()).
+  // Middleware (method ALL) is no route: it runs for the requests that reach the area.
+  const outside = routes.filter(([, method, path]) => path !== "/api/healthz" && method !== "ALL")
+    .filter(([name, , path]) => !areasOver(path.replace(/\/\*$/, "")).includes(name))
+    .map(([name, method, path]) => `${name}: ${method} ${path}`);
+  assert.deepEqual(outside, [], "give the area a prefix over these routes in app.ts AREAS");
+  // Two areas answering one method and path are mounted in the table's order by every request
+  // that mounts the later one (the first hands over with next()).
   const order = Object.keys(AREAS);
   for (const [name, method, path] of routes) {
     const earlier = routes.filter(([o, m, p]) =>
       order.indexOf(o) < order.indexOf(name) && m === method && p === path
     );
     for (const [other] of earlier) {
-      for (const entry of AREAS[name].paths) {
-        const [m, p] = entry.includes(" ") ? entry.split(" ") : ["ALL", entry];
-        assert.ok(loads(p, m).includes(other), `${name} ${entry}`);
+      for (const prefix of AREAS[name].under) {
+        assert.ok(areasOver(prefix.replace(/\/\*$/, "")).includes(other), `${name} ${prefix}`);
       }
     }
   }
@@ -457,27 +461,32 @@ Deno.test("app: an area is built on the first request it answers, and only then"
   assert.deepEqual(builtAreas(t.app), ["health"]);
   const a = await t.account("a@example.org");
   assert.equal((await t.req("GET", "/api/me", { token: a.token })).status, 200);
+  // Every area under the path's prefixes, whatever the method: /api/me is three areas'.
+  const me = ["health", "me", "profile", "export"];
+  assert.deepEqual(builtAreas(t.app), me);
   // Unknown paths are answered without building anything; a wrong method builds the areas of
   // its path, which say the methods it has.
   isError(await t.req("GET", "/api/nope"), 404, "unknown");
-  assert.deepEqual(builtAreas(t.app), ["health", "me"]);
+  assert.deepEqual(builtAreas(t.app), me);
   isError(await t.req("POST", "/api/me/files"), 405, "method");
-  assert.deepEqual(builtAreas(t.app), ["health", "me", "files"]);
+  assert.deepEqual(builtAreas(t.app), [...me, "files"]);
   const put = await t.req("PUT", "/api/me");
   isError(put, 405, "method");
   assert.equal(put.headers.get("allow"), "GET, PATCH, DELETE, HEAD");
-  assert.deepEqual(builtAreas(t.app), ["health", "me", "files", "profile", "export"]);
   // HEAD is answered by the area's GET route, without a body.
   const head = await t.app.request("/api/healthz", { method: "HEAD" });
   assert.equal(head.status, 200);
   assert.equal(await head.text(), "");
   // Errors inside an area answer as everywhere: malformed JSON is a 400 {error}.
   isError(await post(t, "{"), 400, "malformed JSON");
-  assert.deepEqual(builtAreas(t.app), ["health", "me", "files", "profile", "export", "sign_in"]);
+  assert.deepEqual(builtAreas(t.app), [...me, "files", "sign_in"]);
   // The OpenAPI document describes every area's routes (it does not build them for serving).
   const doc = (await t.req("GET", "/api/openapi.json")).body;
   // Middleware (method ALL: the Healthchecks paths' CORS) is no operation of its own.
-  const routes = (await allRoutes()).filter(([, m, p]) => p.startsWith("/api/") && m !== "ALL");
+  // Uptime Kuma's push addresses are another product's API, not this one's.
+  const routes = (await allRoutes()).filter(([area, m, p]) =>
+    p.startsWith("/api/") && m !== "ALL" && area !== "compat_pings"
+  );
   for (const [, method, path] of routes) {
     const openApiPath = path.replace(/:(\w+)/g, "{$1}");
     assert.ok(doc.paths[openApiPath]?.[method.toLowerCase()], `${method} ${openApiPath}`);

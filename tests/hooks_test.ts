@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { pingRoute } from "../api/hooks.ts";
-import { JSON_BODY_LIMIT } from "../app.ts";
+import { JSON_BODY_LIMIT } from "../http/body.ts";
 import type { Ctx } from "../http/router.ts";
 import { atomic, openKv } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";

@@ -3,7 +3,7 @@ import { ROOT } from "./_server.ts";
 
 /**
  * The layout rules of docs/architecture.md, checked on the real import graph (`deno info
- * --json` over every module of every entry point: main.ts, app.ts, routes.ts and each file of
+ * --json` over every module of every entry point: main.ts, app.ts and each file of
  * http/, api/, kv/, lib/, mail/, web/, jobs/, cli/, bench/) and on the sources' KV key literals
  * against the owners listed in docs/kv.md.
  */
@@ -12,7 +12,7 @@ const FOLDERS = ["http", "api", "kv", "lib", "mail", "web", "jobs", "cli", "benc
 const SOURCE = /\.tsx?$/;
 
 async function sourceFiles(): Promise<string[]> {
-  const out = ["main.ts", "app.ts", "routes.ts"];
+  const out = ["main.ts", "app.ts"];
   const walk = async (dir: string) => {
     let entries: Deno.DirEntry[];
     try {
@@ -92,7 +92,7 @@ const folder = (path: string) => path.includes("/") ? path.slice(0, path.indexOf
 /**
  * What a folder must not import (docs/architecture.md). The two doors, api/ (JSON) and web/
  * (pages), share only http/ (and what lies below it); the route table that names both is
- * the entry's (routes.ts).
+ * the entry's (app.ts).
  */
 const FORBIDDEN: Record<string, string[]> = {
   lib: ["kv", "http", "api", "web", "mail", "jobs", "cli", "bench"],
@@ -122,7 +122,7 @@ const PRODUCT = ["http", "api", "web", "kv", "lib", "mail", "jobs", "cli"];
 Deno.test("layout: every write goes through the commit path, which no import changes", async () => {
   const bad: string[] = [];
   for (const file of await sourceFiles()) {
-    if (!PRODUCT.includes(folder(file)) && !["main.ts", "app.ts", "routes.ts"].includes(file)) {
+    if (!PRODUCT.includes(folder(file)) && !["main.ts", "app.ts"].includes(file)) {
       continue;
     }
     const text = code(await Deno.readTextFile(`${ROOT}${file}`));
@@ -146,7 +146,7 @@ Deno.test("layout: no module is imported for its side effects alone", async () =
   // itself somewhere. Behaviour is called by name instead (issue 23).
   const bad: string[] = [];
   for (const file of await sourceFiles()) {
-    if (!PRODUCT.includes(folder(file)) && !["main.ts", "app.ts", "routes.ts"].includes(file)) {
+    if (!PRODUCT.includes(folder(file)) && !["main.ts", "app.ts"].includes(file)) {
       continue;
     }
     const text = code(await Deno.readTextFile(`${ROOT}${file}`));
@@ -511,7 +511,11 @@ export function secondHandlerStyle(file: string, source: string): string[] {
 }
 
 Deno.test("layout: api/ has one handler style: app.openapi(helper({...}), handler)", async () => {
-  const files = (await sourceFiles()).filter((f) => f.startsWith("api/"));
+  // Other products' ping addresses, answered as those products answer them: plain routes,
+  // outside this service's document.
+  const files = (await sourceFiles()).filter((f) =>
+    f.startsWith("api/") && f !== "api/compat_pings.ts"
+  );
   const found: string[] = [];
   for (const f of files) {
     found.push(...secondHandlerStyle(f, await Deno.readTextFile(`${ROOT}${f}`)));
@@ -533,4 +537,65 @@ Deno.test("layout: the handler style check finds each second style", () => {
   }
   const good = '  app.openapi(\n    bearer({\n      method: "get",\n      path: "/x",';
   assert.deepEqual(secondHandlerStyle("api/x.ts", good), []);
+});
+
+/** The entry's own routes: the document, the health check and the metrics. */
+const ENTRY_ROUTES = ["/api/openapi.json", "/api/healthz", "/metrics"];
+
+/**
+ * Path patterns outside their area, and where (`file:line`): a route registered, a path
+ * matched by a regular expression or a route pattern with parameters, in a file that is no
+ * route area (api/<area>.ts, web/<area>.tsx). The entry (app.ts) registers only its own routes
+ * and mounts the areas from their prefixes (its `AREAS`); what a route needs (a body limit, a
+ * raw body, a larger form) is declared on the route.
+ */
+export function pathsOutsideAreas(file: string, source: string): string[] {
+  const found: string[] = [];
+  const rules: [RegExp, string][] = [
+    [
+      /\.(get|post|put|patch|delete|on|all|use)\(\s*(\[[^\]]*\]\s*,\s*)?["'`](\/[^"'`]*)["'`]/,
+      "a route",
+    ],
+    [/\/\^\\\/(?![/\\(\[])/, "a path's regular expression"],
+  ];
+  if (file !== "app.ts") rules.push([/["'`]\/[a-z-]+\/[^"'`\s]*\/:[a-z]/i, "a route pattern"]);
+  source.split("\n").forEach((line, i) => {
+    if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
+    for (const [re, what] of rules) {
+      const m = line.match(re);
+      if (!m) continue;
+      if (what === "a route" && file === "app.ts" && ENTRY_ROUTES.includes(m[3])) continue;
+      found.push(`${file}:${i + 1}: ${what}`);
+    }
+  });
+  return found;
+}
+
+const isArea = (file: string) =>
+  /^api\/[^/]+\.ts$/.test(file) || /^web\/[^_/][^/]*\.tsx?$/.test(file);
+
+Deno.test("layout: path patterns live in their areas (the entry holds only prefixes)", async () => {
+  const files = (await sourceFiles()).filter((f) =>
+    !isArea(f) && !/^(jobs|cli|bench|web\/static)\//.test(f) && f !== "main.ts"
+  );
+  const found: string[] = [];
+  for (const f of files) {
+    found.push(...pathsOutsideAreas(f, await Deno.readTextFile(`${ROOT}${f}`)));
+  }
+  assert.deepEqual(found, []);
+});
+
+Deno.test("layout: the path pattern check finds each kind", () => {
+  const cases: [string, string][] = [
+    ["app.ts", 'app.on(["GET", "POST"], "/api/hooks/:key", ping);'],
+    ["app.ts", 'app.all("/ping/*", compat);'],
+    ["app.ts", "const RAW_BODY = [/^\\/api\\/me\\/files$/];"],
+    ["web/_web.tsx", "  [/^\\/contribute$/, 512 * 1024],"],
+    ["http/x.ts", 'const PING_ROUTES = ["/api/hooks/:key", "/api/hooks/:key/:signal"];'],
+  ];
+  for (const [file, source] of cases) {
+    assert.notDeepEqual(pathsOutsideAreas(file, source), [], source);
+  }
+  assert.deepEqual(pathsOutsideAreas("app.ts", 'app.get("/api/healthz", healthz(deps));'), []);
+  assert.deepEqual(pathsOutsideAreas("app.ts", '  hc: api(["/api/:version/checks/*"], load),'), []);
 });

@@ -4,8 +4,8 @@
  * session), the HTML error pages, and the guards pages call.
  *
  * A page file (web/<name>.tsx) exports `(deps) => Hono<AppEnv>` built with `webRouter()`, is
- * listed in routes.ts with mount "/" and the paths it answers, and is mounted (Hono's
- * `app.route`) on the first request to one of them.
+ * listed in app.ts's AREAS with the prefixes it answers under, and is mounted (Hono's
+ * `app.route`) on the first request under one of them.
  */
 import { Hono } from "hono";
 import type { Context, MiddlewareHandler, Next } from "hono";
@@ -23,7 +23,6 @@ import type { Deps } from "../lib/deps.ts";
 import type { AppEnv } from "../http/router.ts";
 import { Layout } from "./_layout.tsx";
 import { readWebSession } from "./_session.ts";
-import { asset } from "./_static.ts";
 
 export type WebCtx = Context<AppEnv>;
 
@@ -124,31 +123,34 @@ export function webMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
 
 /**
  * A text form's body: 64 KiB holds every form's fields at their longest in any script (a
- * character outside ASCII is up to 9 bytes once urlencoded: 3 UTF-8 bytes, each as %XX), but
- * for the few in LARGER_FORMS.
+ * character outside ASCII is up to 9 bytes once urlencoded: 3 UTF-8 bytes, each as %XX). A
+ * route whose form may hold more declares its own limit with `formLimit`.
  */
 export const FORM_LIMIT = 64 * 1024;
 /** The picture's own cap plus room for the multipart envelope. */
 export const AVATAR_FORM_LIMIT = MAX_AVATAR_BYTES + FORM_LIMIT;
-/** Forms whose fields together may pass 64 KiB, with their own limits (docs/architecture.md). */
-export const LARGER_FORMS: readonly [RegExp, number][] = [
-  // summary 4,000 + trail 12,000 + records 16,000 characters, ten file rows.
-  [/^\/contribute$/, 512 * 1024],
-  // about 4,000 + note 2,000 + up to 10,000 of lines + facts and the short texts.
-  [/^\/me\/work\/modules\/[^/]+$/, 256 * 1024],
-  // a note of 200 characters for each of 30 services.
-  [/^\/me\/status-page$/, 128 * 1024],
-  // a Healthchecks project's or an Uptime Kuma backup's JSON, as the JSON API takes it.
-  [/^\/me\/services\/import$/, 1024 * 1024],
-];
+
+/** The limits routes declare, by the middleware that declares each. */
+const declaredLimits = new WeakMap<MiddlewareHandler, number | "own">();
 
 /**
- * The largest body a page path takes; null: the route caps its own stream (the avatar form, to
- * answer with the profile page and the message beside the picture field; the file upload).
+ * A page route's body limit, declared on the route (`app.post(path, formLimit(n), handler)`):
+ * the page middleware caps the body at it before the route runs; "own": the route caps its
+ * own stream (the avatar form, to answer beside its field; the file upload).
  */
-export function bodyLimitOf(path: string): number | null {
-  if (path === "/me/avatar" || path === "/me/files/upload") return null;
-  return LARGER_FORMS.find(([re]) => re.test(path))?.[1] ?? FORM_LIMIT;
+export function formLimit(limit: number | "own"): MiddlewareHandler<AppEnv> {
+  const declared: MiddlewareHandler<AppEnv> = async (_c, next) => await next();
+  declaredLimits.set(declared, limit);
+  return declared;
+}
+
+/** The body limit of the route a request goes to: its declared one, else FORM_LIMIT. */
+function bodyLimitOf(c: WebCtx): number | "own" {
+  for (const route of c.req.matchedRoutes) {
+    const limit = declaredLimits.get(route.handler);
+    if (limit !== undefined) return limit;
+  }
+  return FORM_LIMIT;
 }
 
 const OVER_LIMIT = (limit: number) =>
@@ -164,8 +166,8 @@ const OVER_LIMIT = (limit: number) =>
  */
 function limitBody(c: WebCtx): void {
   if (c.req.method === "GET" || c.req.method === "HEAD") return;
-  const limit = bodyLimitOf(c.req.path);
-  if (limit !== null) capBody(c, limit);
+  const limit = bodyLimitOf(c);
+  if (limit !== "own") capBody(c, limit);
 }
 
 /** Caps the request's body at `limit` bytes (see limitBody); throws the 413 error at once when
@@ -198,27 +200,6 @@ export function capBody(c: WebCtx, limit: number): void {
     cancel: (reason) => reader.cancel(reason),
   });
   c.req.raw = new Request(c.req.raw, { body: capped, duplex: "half" } as RequestInit);
-}
-
-/** GET /static/:name: the stylesheet, the ES modules, a viewer's files. */
-export function staticRoutes(_deps: Deps) {
-  const app = webRouter();
-  app.get("/static/:name", async (c) => {
-    const name = c.req.param("name");
-    if (name.startsWith("swagger-ui")) (await import("./_swagger.ts")).swaggerAssets();
-    const a = asset(name);
-    if (!a) throw new HTTPException(404);
-    const versioned = c.req.query("v") === a.hash;
-    c.header("Content-Type", a.type);
-    c.header("ETag", `"${a.hash}"`);
-    c.header(
-      "Cache-Control",
-      versioned ? "public, max-age=31536000, immutable" : "public, max-age=300",
-    );
-    if (c.req.header("if-none-match") === `"${a.hash}"`) return c.body(null, 304);
-    return c.body(a.body);
-  });
-  return app;
 }
 
 // ---- errors -------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
 import { callerOf, clientOrigin } from "../http/guards.ts";
 import { ProposalBody, RequestBody } from "../http/catalogue_inputs.ts";
 import { emptyView, Field, fields, type FormView, given, readBody, submitForm } from "./_form.tsx";
-import { viewer, type WebCtx, webRouter } from "./_web.tsx";
+import { formLimit, viewer, type WebCtx, webRouter } from "./_web.tsx";
 
 /**
  * Rows for linked files on the proposal form: as many as the API takes (SPEC.md: files up to
@@ -415,7 +415,8 @@ export function formPages(deps: Deps) {
 
   app.get("/contribute", (c) => getContribute(c));
 
-  app.post("/contribute", (c) => postContribute(deps, c));
+  // summary 4,000 + trail 12,000 + records 16,000 characters, ten file rows.
+  app.post("/contribute", formLimit(512 * 1024), (c) => postContribute(deps, c));
 
   app.get("/contribute/sent", (c) => getContributeSent(c));
 

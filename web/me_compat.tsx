@@ -14,7 +14,7 @@ import { emptyView, ErrorSummary, Field, type FormView, readBody, TextArea } fro
 import { U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { webToken } from "./_session.ts";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const serviceId = (c: WebCtx) => Number(c.req.param("id"));
 
@@ -336,7 +336,8 @@ export function compatPages(deps: Deps) {
   app.post("/me/services/:id{[0-9]{1,15}}/push", (c) => postPush(deps, c));
   app.get("/me/services/:id{[0-9]{1,15}}/push", (c) => getPush(deps, c));
   app.get("/me/services/import", (c) => getImport(deps, c));
-  app.post("/me/services/import", (c) => postImport(deps, c));
+  // a Healthchecks project's or an Uptime Kuma backup's JSON, as the JSON API takes it.
+  app.post("/me/services/import", formLimit(1024 * 1024), (c) => postImport(deps, c));
   app.get("/me/services/import/preview", (c) => getPreview(deps, c));
   app.post("/me/services/import/confirm", (c) => postConfirm(deps, c));
   return app;

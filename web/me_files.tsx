@@ -25,7 +25,7 @@ import { limit } from "../http/guards.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { bytes, MeNav, PostButton, Purpose, when } from "./_me.tsx";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { FILE_KINDS } from "../lib/file_kinds.ts";
 import { DomainError } from "../lib/errors.ts";
 
@@ -271,7 +271,8 @@ export function filePages(deps: Deps) {
 
   // The upload itself: a fetch from the files page, so JSON answers; the Origin must be ours
   // (hono/csrf only looks at form content types, and this body is not one).
-  app.post("/me/files/upload", (c) => postMeFilesUpload(deps, c));
+  // a fetch, not a form: it reads its own stream with the API's caps.
+  app.post("/me/files/upload", formLimit("own"), (c) => postMeFilesUpload(deps, c));
 
   app.get("/me/files/:id{[0-9]{1,15}}/:name", (c) => getMeFilesIdName(deps, c));
 

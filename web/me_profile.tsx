@@ -19,7 +19,14 @@ import { ProfilePatch } from "../http/account_inputs.ts";
 import { fail, statusOf } from "../http/errors.ts";
 import { emptyView, fields, type FormView, readBody, submitForm } from "./_form.tsx";
 import { MeNav } from "./_me.tsx";
-import { AVATAR_FORM_LIMIT, capBody, requireAccount, seeOther, webRouter } from "./_web.tsx";
+import {
+  AVATAR_FORM_LIMIT,
+  capBody,
+  formLimit,
+  requireAccount,
+  seeOther,
+  webRouter,
+} from "./_web.tsx";
 
 const LABELS = {
   name: "Name",
@@ -184,7 +191,8 @@ export function profilePages(deps: Deps) {
   });
 
   // A refused picture: the profile page again, the message beside the picture field.
-  app.post("/me/avatar", async (c) => {
+  // the picture's cap, answered beside its field: the route caps its own stream.
+  app.post("/me/avatar", formLimit("own"), async (c) => {
     const me = requireAccount(c);
     let refused: string;
     try {

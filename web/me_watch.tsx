@@ -52,7 +52,7 @@ import {
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, PostButton, when } from "./_me.tsx";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/flash.ts";
 
@@ -681,7 +681,8 @@ export function watchPages(deps: Deps) {
 
   app.get("/me/status-page", (c) => getMeStatusPage(deps, c));
 
-  app.post("/me/status-page", (c) => postMeStatusPage(deps, c));
+  // a note of 200 characters for each of 30 services.
+  app.post("/me/status-page", formLimit(128 * 1024), (c) => postMeStatusPage(deps, c));
 
   return app;
 }

@@ -38,7 +38,7 @@ import {
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS = {
   title: "Title",
@@ -388,7 +388,8 @@ export function workPages(deps: Deps) {
     async (c) => c.render(await modulePage(deps, c), { title: "Edit module", noindex: true }),
   );
 
-  app.post("/me/work/modules/:slug", (c) => postMeWorkModulesSlug(deps, c));
+  // about 4,000 + note 2,000 + up to 10,000 of lines + facts and the short texts.
+  app.post("/me/work/modules/:slug", formLimit(256 * 1024), (c) => postMeWorkModulesSlug(deps, c));
 
   app.post(
     "/me/work/modules/:slug/contributors",
