@@ -474,5 +474,8 @@ async function openApiDocument(deps: Deps): Promise<object> {
   }
   const root = router();
   root.route("/api", api);
+  // Healthchecks' and Uptime Kuma's ping addresses (their own area, compat_pings): described here.
+  const { compatDocRoutes } = await import("./api/compat_docs.ts");
+  root.route("/", compatDocRoutes(deps));
   return buildDocument(root.defs, config);
 }

@@ -18,7 +18,15 @@ import { logBug } from "../http/errors.ts";
 import { clientOrigin } from "../http/guards.ts";
 import { Hono } from "hono";
 import type { AppEnv, Ctx } from "../http/router.ts";
-import { cutText, readChunks, sized, STATUS_MAX, type TakenPing, UUID_RE } from "./hooks.ts";
+import {
+  cutText,
+  readChunks,
+  resumeWith,
+  sized,
+  STATUS_MAX,
+  type TakenPing,
+  UUID_RE,
+} from "./hooks.ts";
 
 /**
  * Other products' ping addresses, answered as those products answer them, through the same
@@ -110,7 +118,7 @@ export function compatPingRoutes(deps: Deps) {
  * Takes every request to /ping/ and /api/push/ and answers it; null for any other path. The
  * answer carries the route pattern, for a bug's log line.
  */
-function compatRoute(deps: Deps) {
+export function compatRoute(deps: Deps) {
   return (c: Ctx): TakenPing | null => {
     const req = c.req.raw;
     const url = req.url;
@@ -190,7 +198,8 @@ async function hcPing(
     body: await bodyText(c.req.raw),
     origin: roughOrigin(clientOrigin(deps, c)),
   };
-  const record = (hash: string) => beatByHash(deps, hash, "", signal, method, "ignore");
+  const record = (hash: string) =>
+    beatByHash(deps, hash, "", signal, method, "ignore", resumeWith(deps));
   if (byUuid) return hcAnswer(await record(codeHash(byUuid[1])), false);
   const [, key, slug] = bySlug!;
   if (!PING_KEY_RE.test(key)) return text("not found", 404);
@@ -251,7 +260,8 @@ async function kumaPush(
     ms: ping,
   };
   const status = cutChars(msg.trim(), STATUS_MAX);
-  const done = await beatByHash(deps, pushHash(token), status, signal, method, "ignore");
+  const resume = resumeWith(deps);
+  const done = await beatByHash(deps, pushHash(token), status, signal, method, "ignore", resume);
   if (typeof done !== "object") {
     return kuma({ ok: false, msg: "Monitor not found or not active." }, 404);
   }

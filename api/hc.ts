@@ -161,6 +161,12 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
   const tags = ["healthchecks"];
   const read = (c: Ctx) => authorize(deps, c, versionOf(c), "read");
   const write = (c: Ctx) => authorize(deps, c, versionOf(c), "write");
+  /** The key's caller and the check the path names (404 for none of the caller's). */
+  const target = async (c: Ctx, mode: "read" | "write") => {
+    const { caller, body } = await authorize(deps, c, versionOf(c), mode);
+    const s = await findCheck(deps, caller.account.id, checkId(c.req.param("code")!, mode));
+    return { caller, body, s };
+  };
 
   for (const path of ["/checks/"]) {
     app.openapi(
@@ -212,12 +218,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
     }),
     async (c) => {
-      const { caller } = await read(c);
-      const s = await findCheck(
-        deps,
-        caller.account.id,
-        checkId(c.req.valid("param").code, "read"),
-      );
+      const { caller, s } = await target(c, "read");
       return c.json(await checkOf(deps, caller, s), 200);
     },
   );
@@ -232,10 +233,8 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       responses: { 200: json(Check), ...answers([400, 401, 404, 405, 429]) },
     }),
     async (c) => {
-      const raw = c.req.valid("param").code;
-      if (SHA1.test(raw)) fail(405, "method POST not allowed here");
-      const { caller, body } = await write(c);
-      const s = await findCheck(deps, caller.account.id, checkId(raw, "write"));
+      if (SHA1.test(c.req.valid("param").code)) fail(405, "method POST not allowed here");
+      const { caller, body, s } = await target(c, "write");
       return c.json(await updateCheck(deps, caller, s, specOf(body)), 200);
     },
   );
@@ -250,12 +249,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
     }),
     async (c) => {
-      const { caller } = await write(c);
-      const s = await findCheck(
-        deps,
-        caller.account.id,
-        checkId(c.req.valid("param").code, "write"),
-      );
+      const { caller, s } = await target(c, "write");
       return c.json(await deleteCheck(deps, caller, s), 200);
     },
   );
@@ -270,12 +264,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       responses: { 200: json(Check), ...answers([401, 404, 429]) },
     }),
     async (c) => {
-      const { caller } = await write(c);
-      const s = await findCheck(
-        deps,
-        caller.account.id,
-        checkId(c.req.valid("param").code, "write"),
-      );
+      const { caller, s } = await target(c, "write");
       return c.json(await pauseCheck(deps, caller, s), 200);
     },
   );
@@ -290,12 +279,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       responses: { 200: json(Check), ...answers([401, 404, 409, 429]) },
     }),
     async (c) => {
-      const { caller } = await write(c);
-      const s = await findCheck(
-        deps,
-        caller.account.id,
-        checkId(c.req.valid("param").code, "write"),
-      );
+      const { caller, s } = await target(c, "write");
       const resumed = await resumeCheck(deps, caller, s);
       if (!resumed) fail(409, "check is not paused");
       return c.json(resumed, 200);
@@ -313,12 +297,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
         responses: { 200: json(z.object({ pings: z.array(Ping) })), ...answers([401, 404, 429]) },
       }),
       async (c) => {
-        const { caller } = await write(c);
-        const s = await findCheck(
-          deps,
-          caller.account.id,
-          checkId(c.req.valid("param").code, "write"),
-        );
+        const { caller, s } = await target(c, "write");
         return c.json({ pings: await listPings(deps, caller, s) }, 200);
       },
     );
@@ -337,9 +316,8 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       },
     }),
     async (c) => {
-      const { caller } = await write(c);
-      const { code: raw, n } = c.req.valid("param");
-      const s = await findCheck(deps, caller.account.id, checkId(raw, "write"));
+      const { s } = await target(c, "write");
+      const { n } = c.req.valid("param");
       if (!/^[0-9]{1,9}$/.test(n)) fail(404, "not found");
       const text = await pingBody(deps, s, Number(n));
       return c.text(text, 200, { "Content-Type": "text/plain" });
@@ -362,12 +340,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
         },
       }),
       async (c) => {
-        const { caller } = await read(c);
-        const s = await findCheck(
-          deps,
-          caller.account.id,
-          checkId(c.req.valid("param").code, "read"),
-        );
+        const { s } = await target(c, "read");
         const filter = FlipsQuery.safeParse(c.req.query());
         if (!filter.success) fail(400, "invalid query parameters");
         return c.json({ flips: await listFlips(deps, s, filter.data) }, 200);

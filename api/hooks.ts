@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { beat, BODY_MAX, countHeartbeat, pingAnswer, type Signal } from "../kv/hooks.ts";
+import {
+  beat,
+  BODY_MAX,
+  countHeartbeat,
+  pingAnswer,
+  type Resume,
+  type Signal,
+} from "../kv/hooks.ts";
 import { roughOrigin } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
 import { errorAnswer, fail, logBug } from "../http/errors.ts";
@@ -14,6 +21,13 @@ export const STATUS_MAX = 120;
 
 const Answer = z.object({ ok: z.literal(true), service: z.string(), received: z.string() })
   .meta({ id: "HeartbeatAnswer" });
+
+/**
+ * Healthchecks' `manual_resume: false`: a paused check's next end resumes it first. The
+ * service's rules are loaded only then, off the ping's fast path.
+ */
+export const resumeWith = (deps: Deps): Resume => (ref) =>
+  import("../kv/services.ts").then((m) => m.resumeByPing(deps, ref.account, ref.id));
 
 const params = z.object({
   key: z.string().meta({ example: "…43 characters…" }),
@@ -151,7 +165,7 @@ async function ping(deps: Deps, p: PingInput) {
   const { kind, code } = signalOf(p.signal);
   const rid = p.rid?.toLowerCase() ?? null;
   const signal: Signal = { kind, code, rid, body, origin: roughOrigin(p.address) };
-  const done = await beat(deps, p.key, status, signal, p.method);
+  const done = await beat(deps, p.key, status, signal, p.method, resumeWith(deps));
   if (done === "post only") {
     fail(405, "this service takes POST only: send POST to record a beat", {}, { Allow: "POST" });
   }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GROUPS, INTERVALS, PLACES } from "../kv/services.ts";
+import { GROUPS, INTERVALS, MAX_TAG, MAX_TAGS, PLACES } from "../kv/services.ts";
 import { GRACE_MAX, GRACE_MIN, MAX_CRON, validTimeZone } from "../lib/schedule.ts";
 import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status_notes.ts";
 import { emailSchema } from "../lib/email.ts";
@@ -61,9 +61,7 @@ const methods = z.enum(["", "POST"]).meta({
     'answered 405); "" (the default) any method',
 });
 
-/** Most tags a service has, and the longest tag. */
-export const MAX_TAGS = 20;
-export const MAX_TAG = 50;
+export { MAX_TAG, MAX_TAGS };
 
 /** One free tag: a word without spaces or control characters. */
 export const tag = z.string().min(1, "a tag cannot be empty").max(

@@ -5,6 +5,7 @@ import type { Deps } from "../lib/deps.ts";
 import { DomainError, forbidden, invalid, notFound } from "../lib/errors.ts";
 import { withDurations } from "../lib/runs.ts";
 import { cronError, GRACE_MAX, validTimeZone } from "../lib/schedule.ts";
+import { hcSlug } from "../lib/text.ts";
 import type { Account } from "./accounts.ts";
 import { listChannels } from "./channels.ts";
 import { listEvents } from "./hooks.ts";
@@ -99,8 +100,10 @@ function hcStatus(s: Service, pulse: Pulse | null, now: number, v: HcVersion) {
   const overdue = run && now >= run.at + runGrace(s) * MINUTE;
   if (overdue || verdict.state === "off") return { status: "down", verdict, run };
   if (run && v === 1) return { status: "started", verdict, run };
-  // A run under way before any success: still new there, as the state here waits for one.
-  const fresh = verdict.state === "wait" || (verdict.state === "ok" && !verdict.pulse?.beat);
+  // A run under way before any success: still new there, as the state here waits for one;
+  // so is a resumed check before its next ping (the judged beat is then the resume itself).
+  const pinged = !!pulse?.beat && pulse.beat.at >= (s.resumed ?? 0);
+  const fresh = verdict.state === "wait" || (verdict.state === "ok" && !pinged);
   const status = fresh ? "new" : verdict.state === "warn" ? "grace" : "up";
   return { status, verdict, run };
 }
@@ -130,11 +133,12 @@ export function checkDict(
   if (run && status !== "down") next = next === null ? run.at : Math.min(next, run.at);
   const lastEnd = events.find((e) => e.kind === "success" || e.kind === "fail");
   const timed = lastEnd ? withDurations(events).find((e) => e.ref === lastEnd.ref) : null;
-  const duration = timed?.duration_ms ? Math.floor(timed.duration_ms / 1000) : 0;
+  // As there, a run's duration under a second is 0, and a run without one has none.
+  const duration = timed?.duration_ms ? Math.floor(timed.duration_ms / 1000) : null;
   const uuid = s.code!;
   const dict: Record<string, unknown> = {
     name: hcName(s),
-    slug: "",
+    slug: s.slug ?? "",
     tags: hcTags(s),
     desc: s.what,
     grace: graceSeconds(s),
@@ -144,7 +148,7 @@ export function checkDict(
     last_ping: lastPing ? hcTime(lastPing) : null,
     next_ping: next === null ? null : hcTime(next),
     manual_resume: s.manual_resume ?? true,
-    methods: "",
+    methods: s.methods ?? "",
     subject: "",
     subject_fail: "",
     start_kw: "",
@@ -156,7 +160,7 @@ export function checkDict(
     filter_default_fail: false,
     badge_url: s.badge ? `${base}/api/badges/${s.badge}.svg` : "",
   };
-  if (duration > 0) dict.last_duration = duration;
+  if (duration !== null) dict.last_duration = duration;
   if (caller.readonly) {
     dict.unique_key = uniqueKey(uuid);
   } else {
@@ -200,8 +204,7 @@ export async function listChecks(
   for (const { service, beat, events } of await heartbeats(deps, caller.account.id)) {
     const tags = new Set(service.tags ?? []);
     if (![...wanted].every((t) => tags.has(t))) continue;
-    // Slugs are not given here yet: a slug filter matches checks without one only when empty.
-    if (filter.slug && filter.slug !== "") continue;
+    if (filter.slug && (service.slug ?? "") !== filter.slug) continue;
     out.push(checkDict(deps, service, beat, events, caller));
   }
   return out;
@@ -321,7 +324,7 @@ async function lookup(deps: Deps, account: number, spec: HcSpec): Promise<Servic
   for (const { service: s } of await listServices(deps.kv, account)) {
     if (!isHeartbeat(s)) continue;
     if (unique.includes("name") && hcName(s) !== spec.name) continue;
-    if (unique.includes("slug") && spec.slug !== "") continue;
+    if (unique.includes("slug") && (s.slug ?? "") !== spec.slug) continue;
     if (unique.includes("tags") && hcTags(s) !== tagList(spec.tags!).join(" ")) continue;
     if (unique.includes("timeout") && (s.schedule || s.interval * 60 !== spec.timeout)) continue;
     if (unique.includes("grace") && graceSeconds(s) !== spec.grace) continue;
@@ -333,14 +336,20 @@ async function lookup(deps: Deps, account: number, spec: HcSpec): Promise<Servic
 /** What a spec changes of a check, as the native change (kv/service_changes.ts) takes it. */
 async function changeOf(
   deps: Deps,
-  account: number,
+  caller: HcCaller,
   spec: HcSpec,
   cur: Service | null,
 ): Promise<ServiceChange> {
+  const account = caller.account.id;
   const change: ServiceChange = { ...timingChange(spec, cur) };
   if (spec.name !== undefined) checkName(spec.name);
   if (spec.name !== undefined && spec.name !== "") change.name = spec.name;
   if (spec.name === "" && cur) change.name = cur.code!;
+  // v1 and v2 make the slug from the name; v3 takes it as given ("" when not given, as there).
+  if (spec.name !== undefined && caller.v < 3) change.slug = hcSlug(spec.name);
+  if (spec.slug !== undefined) change.slug = spec.slug;
+  if (!cur && change.slug === undefined) change.slug = "";
+  if (spec.methods !== undefined) change.methods = spec.methods;
   if (spec.desc !== undefined) {
     if (spec.desc.length > 160) badSpec("desc is too long (at most 160 characters here)");
     change.what = spec.desc;
@@ -375,7 +384,7 @@ export async function createCheck(
   const me = caller.account;
   const found = await lookup(deps, me.id, spec);
   if (found) return { created: false, check: await updateCheck(deps, caller, found, spec) };
-  const change = await changeOf(deps, me.id, spec, null);
+  const change = await changeOf(deps, caller, spec, null);
   const uuid = crypto.randomUUID();
   const added = await asSpecError(async () => {
     try {
@@ -395,6 +404,8 @@ export async function createCheck(
         interval_grace: change.schedule ? null : change.interval_grace,
         manual_resume: change.manual_resume ?? false,
         code: uuid,
+        slug: change.slug,
+        ...(change.methods ? { methods: change.methods } : {}),
       });
     } catch (err) {
       if (err instanceof DomainError && err.kind === "conflict") {
@@ -415,7 +426,7 @@ export async function updateCheck(
   s: Service,
   spec: HcSpec,
 ): Promise<Record<string, unknown>> {
-  const change = await changeOf(deps, caller.account.id, spec, s);
+  const change = await changeOf(deps, caller, spec, s);
   await asSpecError(() => editService(deps, caller.account, s.id, change));
   const now = await findCheck(deps, caller.account.id, { uuid: s.code! });
   return await checkOf(deps, caller, now);

@@ -64,6 +64,11 @@ export interface HookRef {
   /** The service takes POST only (its `methods` setting): other methods are not recorded. */
   post?: true;
   /**
+   * The service is paused and resumes at its next success or failure (Healthchecks'
+   * `manual_resume: false`): the ping resumes it before it is recorded.
+   */
+  resume?: true;
+  /**
    * A slug's entry only, when several services share the slug in the account: all of them.
    * Pings by such a slug are refused ("ambiguous slug"); the services' own keys still work.
    */
@@ -336,13 +341,21 @@ export function beat(
   status: string,
   signal: Signal = PLAIN,
   method = "POST",
+  resume?: Resume,
 ): Promise<BeatOutcome> {
   if (!HOOK_KEY_RE.test(key)) {
     flushSoon(deps.kv);
     return Promise.resolve("unknown");
   }
-  return beatByHash(deps, sha256hex(key), status, signal, method, "refuse");
+  return beatByHash(deps, sha256hex(key), status, signal, method, "refuse", resume);
 }
+
+/**
+ * Resumes the paused service of a hook whose next end resumes it (`HookRef.resume`), before
+ * the ping is recorded; true when it did. The callers pass kv/services.ts `resumeByPing`,
+ * loaded only when needed (this module cannot import it: services.ts imports this one).
+ */
+export type Resume = (ref: HookRef) => Promise<boolean>;
 
 /**
  * Records one heartbeat by the hash of a key to its service (a hook key, a check's UUID, a
@@ -356,6 +369,7 @@ export async function beatByHash(
   signal: Signal,
   method: string,
   otherMethods: OtherMethods,
+  resume?: Resume,
 ): Promise<BeatOutcome> {
   const st = stateOf(deps.kv);
   const hook = st.cache.get(hash) ?? await lookup(deps.kv, st, hash);
@@ -370,6 +384,9 @@ export async function beatByHash(
     ignored = true;
     status = `ignored: a ${method} request (this service takes POST only)`;
     signal = { ...signal, kind: "log", code: null };
+  }
+  if (resume && hook.ref.resume && (signal.kind === "success" || signal.kind === "fail")) {
+    if (await resume(hook.ref)) return beatByHash(deps, hash, status, signal, method, otherMethods);
   }
   const at = deps.clock.now();
   const ref = await new Promise<HookRef | null | "ambiguous">((resolve, reject) => {

@@ -20,20 +20,23 @@ export const MIGRATIONS: Migration[] = [
   { name: "initial layout", run: () => Promise.resolve() },
   { name: "accounts name their latest application", run: nameLatestApplications },
   { name: "search index: a dictionary of terms, 300 words a text", run: searchDictionary },
-  { name: "heartbeats get a Healthchecks UUID", run: serviceUuids },
+  // Steps 4 and 5 run the same step: a store that applied the first form of step 4 (a UUID
+  // alone) gets the rest from step 5; step numbers are positions and stay.
+  { name: "heartbeats get a Healthchecks UUID", run: heartbeatCodes },
   { name: "heartbeats: a UUID and a slug as Healthchecks checks", run: heartbeatCodes },
+  { name: "heartbeats: the UUID's hook entry is its one index", run: dropUuidIndex },
 ];
 
-/** Gives every heartbeat its Healthchecks UUID (kv/services.ts `giveUuids`). */
-async function serviceUuids(kv: Deno.Kv): Promise<void> {
-  const { giveUuids } = await import("./services.ts");
-  await giveUuids(kv);
-}
-
-/** Gives every heartbeat a slug and its UUID's hook entry (kv/services.ts `giveCodes`). */
+/** Gives every heartbeat a UUID, a slug and the UUID's hook entry (kv/services.ts `giveCodes`). */
 async function heartbeatCodes(kv: Deno.Kv): Promise<void> {
   const { giveCodes } = await import("./services.ts");
   await giveCodes(kv);
+}
+
+/** Drops the earlier ["services_by_uuid"] index (kv/services.ts `dropUuidIndex`). */
+async function dropUuidIndex(kv: Deno.Kv): Promise<void> {
+  const { dropUuidIndex } = await import("./services.ts");
+  await dropUuidIndex(kv);
 }
 
 /** Fills the search index's dictionary of terms from the records (kv/search_index.ts). */

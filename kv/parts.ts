@@ -9,6 +9,7 @@ import { maintenancePart } from "./parts/maintenance.ts";
 import { alertsPart } from "./parts/alerts.ts";
 import { signInMethodsPart } from "./parts/sign_in_methods.ts";
 import { apiKeysPart } from "./parts/api_keys.ts";
+import { pingKeysPart } from "./parts/ping_keys.ts";
 
 /**
  * Each area of the service that holds data about an account says here what it exports,
@@ -24,6 +25,7 @@ export const accountParts: AccountPart[] = [
   signInMethodsPart,
   cataloguePart,
   servicesPart,
+  pingKeysPart,
   statusPart,
   maintenancePart,
   alertsPart,

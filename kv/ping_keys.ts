@@ -1,5 +1,5 @@
 import { randomToken, sha256hex } from "../lib/crypto.ts";
-import type { Atomic } from "./_atomic.ts";
+import { type Atomic, atomic, transact } from "./_atomic.ts";
 
 /**
  * Ping keys: each account's one key to ping its heartbeats by slug, as a Healthchecks
@@ -55,4 +55,13 @@ export function putPingKey(
 export function dropPingKey(op: Atomic, account: number, old: PingKey | null): Atomic {
   if (old) op.delete(byHashKey(old.hash));
   return op.delete(ownKey(account));
+}
+
+/** Removes the account's key (erasure; its slugs' entries went with the services). */
+export async function erasePingKey(kv: Deno.Kv, account: number): Promise<void> {
+  await transact(async () => {
+    const pk = await pingKeyEntry(kv, account);
+    if (!pk.value) return { op: null, result: null };
+    return { op: dropPingKey(atomic(kv).check(pk), account, pk.value), result: null };
+  });
 }

@@ -8,6 +8,7 @@ import {
   createService,
   getBeat,
   getService,
+  hcHeartbeat,
   MAX_SERVICES,
   patchService,
   runGrace,
@@ -58,7 +59,7 @@ export interface NewServiceInput {
   tags?: string[];
   /** Heartbeats on the interval: minutes past it before off (Healthchecks' grace). */
   interval_grace?: number | null;
-  /** Heartbeats: stays paused when pinged (Healthchecks' manual_resume). */
+  /** Heartbeats: stays paused when pinged (true), or its next end resumes it (false). */
   manual_resume?: boolean;
   /** Its Healthchecks id, when the caller chose it (else a new one). */
   code?: string;
@@ -202,19 +203,7 @@ export async function provisionCheck(
     const made = await createService(
       deps,
       account,
-      {
-        name: slug,
-        what: "",
-        group: "Jobs",
-        place: null,
-        interval: 1440,
-        alerts: true,
-        kind: "webhook",
-        check: "webhook:",
-        hint: null,
-        channels,
-        slug,
-      },
+      { ...hcHeartbeat(slug, channels), slug },
       null,
       true,
     );

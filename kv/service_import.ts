@@ -1,12 +1,15 @@
 import type { Account } from "./accounts.ts";
 import {
   countServices,
+  hcHeartbeat,
   importServices,
   INTERVALS,
   MAX_SERVICES,
+  MAX_TAG,
+  MAX_TAGS,
   type NewService,
 } from "./services.ts";
-import { validSchedule, validTarget } from "./service_changes.ts";
+import { uniqueTags, validSchedule, validTarget } from "./service_changes.ts";
 import { listWindows } from "./maintenance.ts";
 import { type ServiceView, serviceView } from "./service_state.ts";
 import { codeHash, hookEntries, pushHash } from "./hooks.ts";
@@ -75,11 +78,32 @@ const textOf = (v: unknown) => typeof v === "string" ? v : "";
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** The description with the tags in front (this service has no tags of its own yet). */
-function whatOf(desc: string, tags: string[]): string {
-  const text = [tags.length > 0 ? `[${tags.join(" ")}]` : "", desc.replace(/\s+/g, " ").trim()]
-    .filter((s) => s !== "").join(" ");
-  return cutChars(text, 160);
+/** A description within this service's one line of 160 characters. */
+function whatOf(desc: string, notes: string[]): string {
+  const line = desc.replace(/\s+/g, " ").trim();
+  const cut = cutChars(line, 160);
+  if (cut !== line) notes.push("description cut to 160 characters");
+  return cut;
+}
+
+/**
+ * Tags as this service keeps them: one word each (inner spaces become "-"), at most MAX_TAG
+ * characters, no repeats, at most MAX_TAGS; what had to change is noted.
+ */
+function tagsOf(raw: string[], notes: string[]): string[] {
+  const words = raw.map((t) => t.trim()).filter((t) => t !== "").map((t) => {
+    // deno-lint-ignore no-control-regex
+    const word = t.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, "-");
+    if (word !== t) notes.push(`tag "${cutChars(t, MAX_TAG)}" became "${cutChars(word, MAX_TAG)}"`);
+    return word;
+  });
+  const cut = words.map((w) => cutChars(w, MAX_TAG));
+  if (cut.some((w, i) => w !== words[i])) notes.push(`tags cut to ${MAX_TAG} characters`);
+  const unique = uniqueTags(cut);
+  if (unique.length > MAX_TAGS) {
+    notes.push(`${unique.length - MAX_TAGS} tags past ${MAX_TAGS} dropped`);
+  }
+  return unique.slice(0, MAX_TAGS);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -89,18 +113,10 @@ function healthchecksItem(c: Record<string, unknown>, i: number): PlannedService
   const notes: string[] = [];
   const slug = typeof c.slug === "string" && HC_SLUG_RE.test(c.slug) ? c.slug : undefined;
   const name = nameOf(c.name, slug ?? `check ${i + 1}`, notes);
-  const tags = textOf(c.tags).split(" ").filter((t) => t !== "");
   const input: NewService = {
-    name,
-    what: whatOf(textOf(c.desc), tags),
-    group: "Jobs",
-    place: null,
-    interval: 1440,
-    alerts: true,
-    kind: "webhook",
-    check: "webhook:",
-    hint: null,
-    channels: [],
+    ...hcHeartbeat(name, []),
+    what: whatOf(textOf(c.desc), notes),
+    tags: tagsOf(textOf(c.tags).split(" "), notes),
   };
   if (slug !== undefined) input.slug = slug;
   // The UUID is kept (its /ping address then only changes its base); a read-only key's
@@ -126,9 +142,12 @@ function healthchecksItem(c: Record<string, unknown>, i: number): PlannedService
   } else {
     const timeout = typeof c.timeout === "number" && c.timeout > 0 ? c.timeout : 86_400;
     input.interval = intervalOf(timeout, notes);
-    notes.push(`grace ${period(grace)} not kept: a fixed interval's grace is one interval`);
+    input.interval_grace = Math.min(GRACE_MAX, Math.max(GRACE_MIN, Math.ceil(grace / 60)));
+    if (input.interval_grace * 60 !== grace) {
+      notes.push(`grace ${period(grace)} became ${period(input.interval_grace * 60)}`);
+    }
   }
-  if (c.manual_resume === true) notes.push("manual_resume not kept");
+  if (typeof c.manual_resume === "boolean") input.manual_resume = c.manual_resume;
   if (textOf(c.channels) !== "") notes.push("integrations not kept: choose channels here");
   if (c.status === "paused") notes.push("was paused: imported running");
   return { from: textOf(c.name) || slug || `check ${i + 1}`, input, notes };
@@ -149,7 +168,8 @@ function kumaItem(m: Record<string, unknown>, i: number): PlannedService | strin
   const retries = typeof m.maxretries === "number" ? m.maxretries : 0;
   const input: NewService = {
     name,
-    what: whatOf(textOf(m.description), tags),
+    what: whatOf(textOf(m.description), notes),
+    tags: tagsOf(tags, notes),
     group: "Public",
     place: null,
     interval: intervalOf(seconds, notes),

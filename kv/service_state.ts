@@ -81,8 +81,9 @@ export interface Service {
   /** Free tags (no spaces), in the order given. */
   tags?: string[];
   /**
-   * Healthchecks' `manual_resume`: a paused heartbeat stays paused when pinged (true; the
-   * only behaviour of a paused heartbeat made here) or resumes at its next ping (false).
+   * Healthchecks' `manual_resume`: a paused heartbeat stays paused when pinged (true; absent
+   * reads true) or its next success or failure resumes it (false; kv/services.ts
+   * `resumeByPing`).
    */
   manual_resume?: boolean;
   /** The certificate last seen by a tls check and the last expiry mark alerted for it. */

@@ -5,7 +5,7 @@ import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid } from "../lib/errors.ts";
 import type { Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
-import { type Atomic, atomic, transact } from "./_atomic.ts";
+import { type Atomic, atomic, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { getManyEntries } from "./_batch.ts";
 import { counted } from "./alert_rules.ts";
 import { claimId } from "./ids.ts";
@@ -30,7 +30,7 @@ import {
   slugHash,
   slugRefs,
 } from "./hooks.ts";
-import { dropPingKey, newPingKey, type PingKey, pingKeyEntry, putPingKey } from "./ping_keys.ts";
+import { newPingKey, type PingKey, pingKeyEntry, putPingKey } from "./ping_keys.ts";
 import { hcSlug } from "../lib/text.ts";
 import { addDuration, emptyDay, eraseHistory, recordChange } from "./history.ts";
 import { dropServiceInto, windowsEntry } from "./maintenance.ts";
@@ -43,7 +43,6 @@ import { dropServiceInto, windowsEntry } from "./maintenance.ts";
  *   ["services", account_id, id]    -> Service
  *   ["services_by_id", id]          -> account id
  *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
- *   ["services_by_uuid", uuid]      -> {account, id}: a heartbeat's Healthchecks UUID (`code`)
  * The runner's due entry of each service is kv/service_due.ts's key (`putDue`; `Service.due`
  * names it); claiming a check moves it to the lease's end (kv/service_lease.ts).
  * Heartbeat keys and beats live in kv/hooks.ts. Every index and counter is written in the
@@ -65,6 +64,9 @@ export const INTERVALS = [5, 15, 60, 240, 1440] as const;
 /** Consecutive failed checks before a checked service turns warn or off (default 1). */
 export const THRESHOLDS = [1, 2, 3, 4, 5] as const;
 export const MAX_SERVICES = 30;
+/** Most tags a service has, and the longest tag. */
+export const MAX_TAGS = 20;
+export const MAX_TAG = 50;
 
 export type { Service, ServiceView, State } from "./service_state.ts";
 export {
@@ -83,7 +85,6 @@ const serviceKey = (account: number, id: number) => ["services", account, id] as
 const badgeKey = (token: string) => ["service_badges", token] as const;
 const byIdKey = (id: number) => ["services_by_id", id] as const;
 const countKey = (account: number) => ["service_count", account] as const;
-const uuidKey = (uuid: string) => ["services_by_uuid", uuid] as const;
 
 /**
  * Minutes after a start signal when the runner first looks (the nudge the ping leaves): the
@@ -99,6 +100,7 @@ const hookRef = (s: Service): HookRef => ({
   name: s.name,
   grace: startLook(s),
   ...(s.methods === "POST" ? { post: true as const } : {}),
+  ...(s.paused_at != null && s.manual_resume === false ? { resume: true as const } : {}),
 });
 
 /** The hashes of a heartbeat's own keys: its hook key, its UUID and its push token. */
@@ -118,7 +120,7 @@ async function readSlugs(kv: Deno.Kv, account: number, slugs: string[]): Promise
   const pk = await pingKeyEntry(kv, account);
   const entries: SlugSpots["entries"] = new Map();
   if (!pk.value) return { pk, entries };
-  const unique = [...new Set(slugs)];
+  const unique = [...new Set(slugs)].filter((slug) => slug !== "");
   const hashes = unique.map((slug) => slugHash(pk.value!.hash, slug));
   const got = await hookEntries(kv, hashes);
   unique.forEach((slug, i) => entries.set(slug, { hash: hashes[i], entry: got[i] }));
@@ -166,35 +168,20 @@ export function serviceIdEntries(kv: Deno.Kv, ids: number[]): Promise<Deno.KvEnt
   return getManyEntries<number>(kv, ids.map(byIdKey));
 }
 
-/** The account's service with this Healthchecks uuid, or null (another account's too). */
+/**
+ * The account's service with this Healthchecks uuid, or null (another account's too). The
+ * UUID's one index is its hook entry (kv/hooks.ts `codeHash`), which its pings read too.
+ */
 export async function serviceByUuid(
   kv: Deno.Kv,
   account: number,
   uuid: string,
 ): Promise<Service | null> {
-  const ref = (await kv.get<{ account: number; id: number }>(uuidKey(uuid))).value;
-  if (!ref || ref.account !== account) return null;
-  return (await getService(kv, account, ref.id)).value;
-}
-
-/**
- * Gives every heartbeat made before Healthchecks' ids a UUID and its index (a migration; safe
- * to run again: a service that has one is left as it is).
- */
-export async function giveUuids(kv: Deno.Kv): Promise<void> {
-  for await (const e of kv.list<Service>({ prefix: ["services"] })) {
-    if (e.value.code || e.value.kind !== "webhook") continue;
-    await transact(async () => {
-      const entry = await kv.get<Service>(e.key);
-      const s = entry.value;
-      if (!s || s.code) return { op: null, result: 0 };
-      const uuid = crypto.randomUUID();
-      const op = atomic(kv).check(entry).check({ key: uuidKey(uuid), versionstamp: null })
-        .set(e.key, { ...s, code: uuid })
-        .set(uuidKey(uuid), { account: s.account, id: s.id });
-      return { op, result: 0 };
-    });
-  }
+  const [entry] = await hookEntries(kv, [codeHash(uuid)]);
+  const ref = entry.value;
+  if (!ref || ref.all || ref.account !== account) return null;
+  const s = (await getService(kv, account, ref.id)).value;
+  return s?.code === uuid.toLowerCase() ? s : null;
 }
 
 /** A heartbeat's signals (null for a checked kind). */
@@ -257,6 +244,20 @@ export interface NewService {
   manual_resume?: boolean;
 }
 
+/** A heartbeat as Healthchecks makes a check: a period of a day, in the group Jobs. */
+export const hcHeartbeat = (name: string, channels: number[]): NewService => ({
+  name,
+  what: "",
+  group: "Jobs",
+  place: null,
+  interval: 1440,
+  alerts: true,
+  kind: "webhook",
+  check: "webhook:",
+  hint: null,
+  channels,
+});
+
 const tooMany = () =>
   conflict(`at most ${MAX_SERVICES} services per account; remove one first`, {
     max: MAX_SERVICES,
@@ -315,7 +316,8 @@ async function storeServices(
       code: hb ? (code ?? crypto.randomUUID()).toLowerCase() : undefined,
     };
   });
-  const slugs = prepared.flatMap((p) => p.slug !== undefined ? [p.slug] : []);
+  // An empty slug (Healthchecks' v3 check made without one) has no address, so no entry.
+  const slugs = prepared.flatMap((p) => p.slug ? [p.slug] : []);
   const made = await transact(async () => {
     const count = await kv.get<Deno.KvU64>(countKey(account));
     if (Number(count.value?.value ?? 0n) + news.length > MAX_SERVICES) tooMany();
@@ -350,10 +352,6 @@ async function storeServices(
       // The first result counts as any other (threshold, certificate), without alerts.
       const s = p.first ? counted(base, p.first, now).service : base;
       id.apply(op).set(serviceKey(account, s.id), s).set(byIdKey(s.id), account);
-      if (s.code) {
-        op.check({ key: uuidKey(s.code), versionstamp: null })
-          .set(uuidKey(s.code), { account, id: s.id });
-      }
       putDue(op, due, s.id, account);
       // A UUID or push token kept from another service (an import) must name no other check.
       for (const h of ownHashes(s)) {
@@ -428,9 +426,9 @@ export async function patchService(
   account: number,
   id: number,
   patch: ServicePatch,
+  now = deps.clock.now(),
 ): Promise<Service | null> {
   const { kv } = deps;
-  const now = deps.clock.now();
   const out = await transact(async () => {
     const entry = await getService(kv, account, id);
     if (!entry.value) return { op: null, result: null };
@@ -483,7 +481,7 @@ export async function rotatePingKey(deps: Deps, account: number): Promise<string
     const bySlug = new Map<string, HookRef[]>();
     for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
       const s = e.value;
-      if (s.slug === undefined) continue;
+      if (!s.slug) continue;
       op.check(e);
       bySlug.set(s.slug, [...bySlug.get(s.slug) ?? [], hookRef(s)]);
       if (pk.value) dropHookRef(op, slugHash(pk.value.hash, s.slug));
@@ -610,7 +608,6 @@ function removeInto(
   op.check(count)
     .delete(serviceKey(s.account, s.id))
     .delete(byIdKey(s.id));
-  if (s.code) op.delete(uuidKey(s.code));
   dropDue(op, s.due, s.id);
   if (s.badge) op.delete(badgeKey(s.badge));
   if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
@@ -658,8 +655,26 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
 }
 
 /**
- * Gives every heartbeat made before Healthchecks' addresses a UUID and a slug, with the
- * UUID's hook entry (a migration step; again is harmless: a heartbeat with one is skipped).
+ * Healthchecks' `manual_resume: false`: a success or failure ping resumes a paused heartbeat.
+ * The resume is dated a millisecond before the ping, so the ping is the first signal judged
+ * after it (a failure turns it off, a success up). False when there was nothing to resume
+ * (resumed meanwhile, or the setting changed): the ping is then recorded as it comes.
+ */
+export async function resumeByPing(deps: Deps, account: number, id: number): Promise<boolean> {
+  const s = (await getService(deps.kv, account, id)).value;
+  if (!s || s.paused_at == null || s.manual_resume !== false) {
+    forgetHooks(deps.kv);
+    return false;
+  }
+  await patchService(deps, account, id, { paused: false }, deps.clock.now() - 1);
+  forgetHooks(deps.kv);
+  return true;
+}
+
+/**
+ * Gives every heartbeat made before Healthchecks' addresses a UUID (unless it has one), a slug
+ * and the UUID's hook entry, its one index (a migration step; again is harmless: a heartbeat
+ * with a slug is skipped). A UUID whose entry names another service is replaced by a new one.
  */
 export async function giveCodes(kv: Deno.Kv): Promise<void> {
   for await (const e of kv.list<Service>({ prefix: ["services"] })) {
@@ -667,14 +682,24 @@ export async function giveCodes(kv: Deno.Kv): Promise<void> {
     await transact(async () => {
       const entry = await getService(kv, e.value.account, e.value.id);
       const old = entry.value;
-      // The UUID comes from the step before (`giveUuids`, with its index).
-      if (!old || old.slug !== undefined || !old.code) return { op: null, result: null };
-      const s: Service = { ...old, slug: hcSlug(old.name) };
-      const op = putService(atomic(kv).check(entry), s);
-      putHookRef(hookFreeInto(op, codeHash(s.code!)), codeHash(s.code!), hookRef(s));
+      if (!old || old.slug !== undefined) return { op: null, result: null };
+      let code = old.code ?? crypto.randomUUID();
+      let [taken] = await hookEntries(kv, [codeHash(code)]);
+      if (taken.value && taken.value.id !== old.id) {
+        code = crypto.randomUUID();
+        [taken] = await hookEntries(kv, [codeHash(code)]);
+      }
+      const s: Service = { ...old, code, slug: hcSlug(old.name) };
+      const op = putService(atomic(kv).check(entry).check(taken), s);
+      putHookRef(op, codeHash(code), hookRef(s));
       return { op, result: null };
     });
   }
+}
+
+/** Removes the UUID index of an earlier layout (a migration step): the hook entry is the one. */
+export async function dropUuidIndex(kv: Deno.Kv): Promise<void> {
+  await deleteKeys(kv, keysOf(kv, { prefix: ["services_by_uuid"] }));
 }
 
 /** Removes every service of an account (erasure); answers how many. */
@@ -686,10 +711,6 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
     await eraseHistory(kv, account, e.value.id);
     await eraseEvents(kv, account, e.value.id);
   }
-  await transact(async () => {
-    const pk = await pingKeyEntry(kv, account);
-    return { op: dropPingKey(atomic(kv).check(pk), account, pk.value), result: null };
-  });
   forgetHooks(kv);
   return n;
 }

@@ -245,6 +245,26 @@ export function aroundCommits(
 }
 
 /**
+ * Whether an operation answers in another product's own form (Healthchecks' plain-text ping
+ * answers, Uptime Kuma's `{ok, msg}`), not `{error}`: api/compat_docs.ts tags them so.
+ */
+export const foreignAnswers = (op: { tags?: string[] }) =>
+  (op.tags ?? []).some((t) => t === "healthchecks-pings" || t === "uptime-kuma");
+
+/** A service of the account as GET /api/me/services lists it. */
+export const serviceItem = async (t: TestApp, token: string, id: number) =>
+  (await t.req("GET", "/api/me/services", { token })).body.items.find((x: { id: number }) =>
+    x.id === id
+  );
+
+/** A service's kept events, newest first (GET /api/me/services/<id>/events). */
+export async function serviceEvents(t: TestApp, token: string, id: number) {
+  const r = await t.req("GET", `/api/me/services/${id}/events`, { token });
+  if (r.status !== 200) throw new Error(`events of service ${id}: ${r.status} ${r.text}`);
+  return r.body.items;
+}
+
+/**
  * Runs `fn`, which breaks something on purpose, with the operator log captured instead of
  * printed: every warning or error line it writes must match one of `expected`, and each of
  * `expected` must be met, so a green run prints no alarming line and an unexpected one fails.

@@ -260,7 +260,7 @@ async function signInWith(
 
 /**
  * A client of the server's JSON API with a bearer token: `api(method, path, body?)` answers
- * the parsed body, and throws unless the answer is 200.
+ * the parsed body, and throws unless the answer is 200 (or 201, a creation).
  */
 export function bearerApi(base: string, token: string) {
   return async (method: string, path: string, body?: unknown) => {
@@ -270,7 +270,9 @@ export function bearerApi(base: string, token: string) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const json = await r.json();
-    if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
+    if (r.status !== 200 && r.status !== 201) {
+      throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
+    }
     return json;
   };
 }

@@ -7,31 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { bearerApi, type RealServer, startFreshServer } from "./_real_server.ts";
-
-/** Runs a shell script with PING_URL and PING_ENDPOINT put in, as the docs mean them. */
-async function sh(script: string, vars: Record<string, string>, path: string) {
-  let text = script;
-  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(k, v);
-  const out = await new Deno.Command("sh", {
-    args: ["-c", text],
-    env: { PATH: path },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
-
-/** A PATH with `uuidgen` (not installed here) and the system's curl and sh. */
-async function toolPath(): Promise<{ path: string; dir: string }> {
-  const dir = await Deno.makeTempDir({ prefix: "hc_tools_" });
-  await Deno.writeTextFile(`${dir}/uuidgen`, "#!/bin/sh\ncat /proc/sys/kernel/random/uuid\n");
-  await Deno.chmod(`${dir}/uuidgen`, 0o755);
-  return { path: `${dir}:/usr/local/bin:/usr/bin:/bin`, dir };
-}
+import { sh } from "./_sh.ts";
 
 async function heartbeat(s: RealServer, api: ReturnType<typeof bearerApi>, name: string) {
   const made = await api("POST", "/api/me/services", { name, check: "webhook:", interval: 60 });
@@ -44,7 +20,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     await using s = await startFreshServer();
-    const { path, dir } = await toolPath();
+    const dir = await Deno.makeTempDir({ prefix: "hc_logs_" });
     try {
       const token = await s.signIn("ops@example.org");
       const api = bearerApi(s.base, token);
@@ -55,10 +31,10 @@ Deno.test({
 
       // bash.md: the plain and the silent ping.
       const a = await heartbeat(s, api, "Plain");
-      let r = await sh("curl -m 10 --retry 5 PING_URL", { PING_URL: a.url }, path);
+      let r = await sh("curl -m 10 --retry 5 PING_URL", { PING_URL: a.url });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, "OK");
-      r = await sh("curl -fsS -m 10 --retry 5 -o /dev/null PING_URL", { PING_URL: a.url }, path);
+      r = await sh("curl -fsS -m 10 --retry 5 -o /dev/null PING_URL", { PING_URL: a.url });
       assert.equal(r.code, 0, r.stderr);
       assert.equal((await events(a.id)).length, 2);
       assert.equal((await state(a.id)).state, "ok");
@@ -77,7 +53,6 @@ sleep 1
 # send the success ping, use the same rid parameter:
 curl -fsS -m 10 --retry 5 PING_URL?rid=$RID`,
         { PING_URL: b.url },
-        path,
       );
       assert.equal(r.code, 0, r.stderr);
       const timed = await events(b.id);
@@ -91,7 +66,6 @@ curl -fsS -m 10 --retry 5 PING_URL?rid=$RID`,
         `m=$(echo "Congratulations, all renewals succeeded" 2>&1)
 curl -fsS -m 10 --retry 5 --data-raw "$m" PING_URL`,
         { PING_URL: c.url },
-        path,
       );
       assert.equal(r.code, 0, r.stderr);
       assert.equal((await events(c.id))[0].body, "Congratulations, all renewals succeeded");
@@ -99,7 +73,6 @@ curl -fsS -m 10 --retry 5 --data-raw "$m" PING_URL`,
         `m=$(sh -c 'echo "renewal failed" >&2; exit 1' 2>&1)
 curl -fsS -m 10 --retry 5 --data-raw "$m" PING_URL/$?`,
         { PING_URL: c.url },
-        path,
       );
       assert.equal(r.code, 0, r.stderr);
       let ev = (await events(c.id))[0];
@@ -108,11 +81,11 @@ curl -fsS -m 10 --retry 5 --data-raw "$m" PING_URL/$?`,
       assert.equal(ev.body, "renewal failed");
       assert.equal((await state(c.id)).state, "off");
       // signaling_failures.md
-      r = await sh("curl --retry 3 PING_URL/fail", { PING_URL: c.url }, path);
+      r = await sh("curl --retry 3 PING_URL/fail", { PING_URL: c.url });
       assert.equal(r.stdout, "OK");
-      r = await sh("curl --retry 3 PING_URL/1", { PING_URL: c.url }, path);
+      r = await sh("curl --retry 3 PING_URL/1", { PING_URL: c.url });
       assert.equal(r.stdout, "OK");
-      r = await sh("true\ncurl --retry 3 PING_URL/$?", { PING_URL: c.url }, path);
+      r = await sh("true\ncurl --retry 3 PING_URL/$?", { PING_URL: c.url });
       assert.equal(r.stdout, "OK");
       assert.equal((await state(c.id)).state, "ok", "exit status 0 is a success");
       // attaching_logs.md: a file as the body, the last bytes of a long output.
@@ -121,7 +94,6 @@ curl -fsS -m 10 --retry 5 --data-raw "$m" PING_URL/$?`,
       r = await sh(
         `curl -fsS -m 10 --retry 5 --data-binary @${log} PING_URL/$?`,
         { PING_URL: c.url },
-        path,
       );
       assert.equal(r.code, 0, r.stderr);
       ev = (await events(c.id))[0];
@@ -138,7 +110,6 @@ CODE=$?
 curl -fsS -m 10 --retry 5 -o /dev/null --data-raw "$OUT" "PING_URL/$CODE?rid=$RID"
 curl -fsS -m 10 --retry 5 -o /dev/null --data-raw "wrapper done" "PING_URL/log?rid=$RID"`,
         { PING_URL: d.url },
-        path,
       );
       assert.equal(r.code, 0, r.stderr);
       const wrapped = await events(d.id);
@@ -160,11 +131,34 @@ curl -fsS -m 10 --retry 5 -o /dev/null --data-raw "wrapper done" "PING_URL/log?r
       await res.body?.cancel();
       r = await sh("curl -sS -o /dev/null -w '%{http_code}' -X PUT PING_URL", {
         PING_URL: d.url,
-      }, path);
+      });
       assert.equal(r.stdout, "405");
-      r = await sh("curl -sS -I PING_URL", { PING_URL: d.url }, path);
+      r = await sh("curl -sS -I PING_URL", { PING_URL: d.url });
       assert.match(r.stdout, /^HTTP\/1\.1 200/);
       assert.match(r.stdout, /access-control-allow-origin: \*/i);
+
+      // Uptime Kuma's push URL, as a Kuma push monitor shows it (curl, GET and POST).
+      const k = await heartbeat(s, api, "Kuma push");
+      const push = new URL(
+        (await api("POST", `/api/me/services/${k.id}/push`)).push_url,
+      ).pathname;
+      const PUSH_URL = `${s.base}${push}`;
+      r = await sh('curl -fsS "PUSH_URL?status=up&msg=OK&ping="', { PUSH_URL });
+      assert.deepEqual(JSON.parse(r.stdout), { ok: true });
+      r = await sh('curl -fsS -X POST "PUSH_URL?status=down&msg=disk%20full&ping=12.5"', {
+        PUSH_URL,
+      });
+      assert.deepEqual(JSON.parse(r.stdout), { ok: true });
+      const pushed = await events(k.id);
+      assert.deepEqual(pushed.map((e: { kind: string }) => e.kind), ["fail", "success"]);
+      assert.equal(pushed[0].status, "disk full");
+      assert.equal((await state(k.id)).state, "off");
+      r = await sh("curl -sS -w ' %{http_code}' PUSH_URL", {
+        PUSH_URL: `${s.base}/api/push/${"x".repeat(32)}`,
+      });
+      assert.equal(r.stdout, '{"ok":false,"msg":"Monitor not found or not active."} 404');
+      r = await sh("curl -sS -o /dev/null -w '%{http_code}' -X DELETE PUSH_URL", { PUSH_URL });
+      assert.equal(r.stdout, "405");
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

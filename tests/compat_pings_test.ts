@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { fakeResolver, type TestApp, testApp } from "./_helpers.ts";
+import {
+  fakeResolver,
+  serviceEvents as events,
+  serviceItem as item,
+  type TestApp,
+  testApp,
+} from "./_helpers.ts";
 
 /**
  * Healthchecks' pinging API (/ping/<uuid>, /ping/<ping key>/<slug>) and Uptime Kuma's push
@@ -15,16 +21,6 @@ async function heartbeat(t: TestApp, token: string, body: Record<string, unknown
   assert.equal(r.status, 200, r.text);
   return r.body.item as { id: number; uuid: string; slug: string; methods: string };
 }
-
-const item = async (t: TestApp, token: string, id: number) =>
-  (await t.req("GET", "/api/me/services", { token })).body.items.find((x: { id: number }) =>
-    x.id === id
-  );
-const events = async (t: TestApp, token: string, id: number) => {
-  const r = await t.req("GET", `/api/me/services/${id}/events`, { token });
-  assert.equal(r.status, 200, r.text);
-  return r.body.items;
-};
 
 const RID = "3f2a9c4e-0d6b-4f53-9d2e-6a1c2b7e8f90";
 
@@ -348,7 +344,7 @@ Deno.test("import: a Healthchecks project keeps UUIDs and slugs; the plan first,
   }]);
   const [fs, db, rotate] = dry.body.create;
   assert.equal(fs.interval, 60);
-  assert.ok(fs.notes.some((n: string) => /grace 10 min not kept/.test(n)), fs.notes.join());
+  assert.deepEqual(fs.notes, ["integrations not kept: choose channels here"]);
   assert.equal(db.schedule, "15 5 * * *");
   assert.equal(rotate.interval, 240);
   assert.ok(rotate.notes.includes("period 2 h became 4 h"), rotate.notes.join());
@@ -361,7 +357,10 @@ Deno.test("import: a Healthchecks project keeps UUIDs and slugs; the plan first,
   const byName = Object.fromEntries(items.map((s: { name: string }) => [s.name, s]));
   assert.equal(byName["Filesystem Backup"].uuid, "31365bce-8da9-4729-8ff3-aaa71d56b712");
   assert.equal(byName["Filesystem Backup"].slug, "filesystem-backup");
-  assert.equal(byName["Filesystem Backup"].what, "[backup fs] Runs incremental backup every hour");
+  assert.equal(byName["Filesystem Backup"].what, "Runs incremental backup every hour");
+  assert.deepEqual(byName["Filesystem Backup"].tags, ["backup", "fs"]);
+  assert.equal(byName["Filesystem Backup"].grace, 10, "Healthchecks' grace of 600 s is kept");
+  assert.deepEqual(byName["Database Backup"].tags, ["production", "db"]);
   assert.equal(byName["Database Backup"].schedule, "15 5 * * *");
   assert.equal(byName["Database Backup"].grace, 20);
   assert.equal(byName["Log rotate"].methods, "POST");
@@ -408,7 +407,8 @@ Deno.test("import: an Uptime Kuma backup: http, keyword, port and push; what can
   const site = items.find((s: { name: string }) => s.name === "Website");
   assert.equal(site.threshold, 3, "two retries: the third failed check alerts");
   assert.equal(site.interval, 5);
-  assert.equal(site.what, "[prod]");
+  assert.equal(site.what, "");
+  assert.deepEqual(site.tags, ["prod"]);
   // The push monitor's address works with the base changed.
   const push = await t.req(
     "GET",
@@ -437,4 +437,47 @@ Deno.test("import: the account's limit holds: past 30 services the rest cannot b
     "over the limit of 30 services",
   ]);
   assert.equal((await t.req("GET", "/api/me/services", { token })).body.items.length, 30);
+});
+
+Deno.test("import: tags become the service's tags (one word each, at most 20), not its description", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ops" });
+  const many = Array.from({ length: 22 }, (_, i) => `t${i}`).join(" ");
+  const checks = [
+    { name: "Plain", tags: "nightly  prod nightly", desc: "Backs up\nthe wiki", timeout: 3600 },
+    { name: "Many", tags: many, timeout: 3600 },
+    { name: "Long", tags: "x".repeat(60), timeout: 3600 },
+  ];
+  const r = await t.req("POST", "/api/me/import", { token, body: { data: { checks } } });
+  assert.equal(r.status, 200, r.text);
+  const items = (await t.req("GET", "/api/me/services", { token })).body.items;
+  const byName = Object.fromEntries(items.map((s: { name: string }) => [s.name, s]));
+  assert.deepEqual(byName.Plain.tags, ["nightly", "prod"]);
+  assert.equal(byName.Plain.what, "Backs up the wiki");
+  assert.equal(byName.Many.tags.length, 20);
+  const NO_UUID = "no UUID in the export (a read-only key): a new one is made";
+  assert.deepEqual(r.body.create[1].notes, ["2 tags past 20 dropped", NO_UUID]);
+  assert.deepEqual(byName.Long.tags, ["x".repeat(50)]);
+  assert.deepEqual(r.body.create[2].notes, ["tags cut to 50 characters", NO_UUID]);
+  // Kuma's tag names may hold spaces: one word each here.
+  const kuma = {
+    version: "1.23.0",
+    notificationList: [],
+    monitorList: [{
+      id: 1,
+      name: "Nightly push",
+      type: "push",
+      interval: 86400,
+      maxretries: 0,
+      pushToken: "Ab3v9QeLm2Tz8Rb1Nw4Pd7Hs6Jf0Ac5Y",
+      active: true,
+      tags: [{ id: 1, monitor_id: 1, tag_id: 1, value: "", name: "home lab", color: "#059669" }],
+    }],
+  };
+  const k = await t.req("POST", "/api/me/import", { token, body: { data: kuma } });
+  assert.equal(k.status, 200, k.text);
+  assert.deepEqual(k.body.create[0].notes, ['tag "home lab" became "home-lab"']);
+  const push = (await t.req("GET", "/api/me/services", { token })).body.items
+    .find((s: { name: string }) => s.name === "Nightly push");
+  assert.deepEqual(push.tags, ["home-lab"]);
 });

@@ -42,10 +42,11 @@ const EXPORTED_IN: Record<string, string> = {
   invites_by_address: "invitations_received (index)",
   services: "services",
   services_by_id: "services (index)",
-  services_by_uuid: "services (uuid)",
   api_keys: "api_keys",
   api_key_hashes: "api_keys (the key, hashed)",
   api_key_count: "api_keys (count)",
+  ping_key: "ping_key",
+  ping_keys: "ping_key (the key, hashed)",
   service_count: "services (count)",
   service_due: "services (schedule index)",
   hooks: "services (heartbeat key, stored as a hash)",
@@ -207,10 +208,19 @@ Deno.test("data rights: the export holds every KV record about the account; eras
     ok(
       await t.req("POST", "/api/v3/checks/", {
         headers: { "X-Api-Key": apiKey.body.key },
-        raw: JSON.stringify({ name: "Gobbledygook job", tags: "nightly", grace: 120 }),
+        raw: JSON.stringify({
+          name: "Gobbledygook job",
+          slug: "gobbledygook-job",
+          tags: "nightly",
+          grace: 120,
+        }),
       }),
       201,
     );
+    // A ping key for Healthchecks' slug addresses, and a ping by slug through it.
+    const pingKey = await t.req("POST", "/api/me/ping-key", { token });
+    ok(pingKey);
+    ok(await t.req("POST", `/ping/${pingKey.body.ping_key}/gobbledygook-job`));
     // A maintenance window over her services' group.
     ok(
       await t.req("POST", "/api/me/maintenance", {
@@ -286,6 +296,14 @@ Deno.test("data rights: the export holds every KV record about the account; eras
       assert.deepEqual(Object.keys(dev).sort(), ["created", "expires", "id", "last_used", "via"]);
     }
     assert.equal(d.sign_in.last, new Date(t.clock.now()).toISOString());
+    // Keys: that each exists, never the key itself.
+    assert.deepEqual(d.ping_key, { exists: true, created: new Date(t.clock.now()).toISOString() });
+    assert.ok(!r.text.includes(pingKey.body.ping_key), "the ping key is not repeated");
+    assert.deepEqual(
+      d.api_keys.map((k: { name: string; exists: boolean }) => [k.name, k.exists]),
+      [["Cronjobs", true]],
+    );
+    assert.ok(!r.text.includes(apiKey.body.key), "the API key is not repeated");
     assert.deepEqual(
       d.invitations_received.map((i: { inviter: { name: string }; message: string }) => [
         i.inviter.name,
@@ -399,6 +417,9 @@ Deno.test("data rights: the export holds every KV record about the account; eras
         "alert_grouping",
         "followers",
         "follow_tokens",
+        "ping_key",
+        "ping_keys",
+        "api_keys",
       ]
     ) {
       assert.ok(prefixes.has(p), `scan found ${p}`);

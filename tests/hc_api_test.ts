@@ -522,3 +522,105 @@ Deno.test("pages: API keys made (shown once after the redirect) and revoked; tag
   assert.equal(listed.body.checks[0].timeout, 86400);
   assert.equal(listed.body.checks[0].grace, 86400);
 });
+
+Deno.test("manual_resume: false resumes a paused check at its next success or failure; true ignores pings", async () => {
+  await using t = await testApp();
+  const { token, rw } = await keys(t, "mr@example.org");
+  const make = async (name: string, manual?: boolean) => {
+    const r = await hc(t, "POST", "/api/v3/checks/", rw, {
+      name,
+      slug: name.toLowerCase(),
+      timeout: 3600,
+      ...(manual === undefined ? {} : { manual_resume: manual }),
+    });
+    ok(r, 201);
+    ok(await hc(t, "POST", `/api/v3/checks/${r.body.uuid}/pause`, rw, ""));
+    return r.body.uuid as string;
+  };
+  const status = async (uuid: string) =>
+    (await hc(t, "GET", `/api/v3/checks/${uuid}`, rw)).body.status;
+  const ping = async (path: string) => assert.equal((await t.req("POST", path)).text, "OK");
+
+  // The default, false: a start or a log leaves it paused; a success resumes it, up.
+  const auto = await make("Auto");
+  t.clock.advance(MINUTE);
+  await ping(`/ping/${auto}/start`);
+  await ping(`/ping/${auto}/log`);
+  assert.equal(await status(auto), "paused");
+  await ping(`/ping/${auto}`);
+  assert.equal(await status(auto), "up");
+  const item = (await t.req("GET", "/api/me/services", { token })).body.items
+    .find((s: { uuid: string }) => s.uuid === auto);
+  assert.equal(item.paused, false);
+  // A failure resumes it too, down; through any of its addresses (here its slug).
+  const failing = await make("Failing", false);
+  const key = (await t.req("POST", "/api/me/ping-key", { token })).body.ping_key;
+  await ping(`/ping/${key}/failing/fail`);
+  assert.equal(await status(failing), "down");
+
+  // true: pings are recorded, the check stays paused until resumed.
+  const manual = await make("Manual", true);
+  await ping(`/ping/${manual}`);
+  await ping(`/ping/${manual}/1`);
+  assert.equal(await status(manual), "paused");
+  const pings = (await hc(t, "GET", `/api/v3/checks/${manual}/pings/`, rw)).body.pings;
+  assert.equal(pings.length, 2);
+  // Changed to false while paused: the next success resumes it.
+  ok(await hc(t, "POST", `/api/v3/checks/${manual}`, rw, { manual_resume: false }));
+  t.clock.advance(MINUTE);
+  await ping(`/ping/${manual}`);
+  assert.equal(await status(manual), "up");
+
+  // A heartbeat made here (no such setting) stays paused, as before.
+  const native = (await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Native", check: "webhook:", interval: 60 },
+  })).body.item;
+  ok(await t.req("PATCH", `/api/me/services/${native.id}`, { token, body: { paused: true } }));
+  await ping(`/ping/${native.uuid}`);
+  assert.equal(await status(native.uuid), "paused");
+  assert.equal((await hc(t, "GET", `/api/v3/checks/${native.uuid}`, rw)).body.manual_resume, true);
+});
+
+Deno.test("slug and methods: v3 takes the slug as given, v1 and v2 make it from the name; ?slug=, unique slug", async () => {
+  await using t = await testApp();
+  const { token, rw } = await keys(t, "slug@example.org");
+  const made = await hc(t, "POST", "/api/v3/checks/", rw, {
+    name: "Nightly DB",
+    slug: "nightly-db",
+    methods: "POST",
+  });
+  ok(made, 201);
+  assert.equal(made.body.slug, "nightly-db");
+  assert.equal(made.body.methods, "POST");
+  const bare = await hc(t, "POST", "/api/v3/checks/", rw, { name: "Bare" });
+  assert.equal(bare.body.slug, "", "v3 makes no slug");
+  const v1 = await hc(t, "POST", "/api/v1/checks/", rw, { name: "Log Rotate" });
+  assert.equal(v1.body.slug, "log-rotate", "v1 makes it from the name");
+  const bySlug = await hc(t, "GET", "/api/v3/checks/?slug=nightly-db", rw);
+  assert.deepEqual(bySlug.body.checks.map((c: { name: string }) => c.name), ["Nightly DB"]);
+  assert.deepEqual((await hc(t, "GET", "/api/v3/checks/?slug=none", rw)).body.checks, []);
+  // unique: ["slug"] finds it: updated, 200.
+  const again = await hc(t, "POST", "/api/v3/checks/", rw, {
+    slug: "nightly-db",
+    grace: 120,
+    unique: ["slug"],
+  });
+  ok(again, 200);
+  assert.equal(again.body.uuid, made.body.uuid);
+  assert.equal(again.body.grace, 120);
+  // Its slug address answers under the new slug after an update, and its methods hold.
+  const renamed = await hc(t, "POST", `/api/v3/checks/${made.body.uuid}`, rw, {
+    slug: "db-nightly",
+    methods: "",
+  });
+  ok(renamed);
+  assert.equal(renamed.body.slug, "db-nightly");
+  assert.equal(renamed.body.methods, "");
+  const key = (await t.req("POST", "/api/me/ping-key", { token })).body.ping_key;
+  assert.equal((await t.req("GET", `/ping/${key}/db-nightly`)).text, "OK");
+  assert.equal((await t.req("GET", `/ping/${key}/nightly-db`)).status, 404);
+  const item = (await t.req("GET", "/api/me/services", { token })).body.items
+    .find((s: { uuid: string }) => s.uuid === made.body.uuid);
+  assert.deepEqual([item.slug, item.methods], ["db-nightly", ""]);
+});

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { countMigrations, MIGRATIONS, runMigrations } from "../kv/migrations.ts";
+import { codeHash } from "../kv/hooks.ts";
+import { type Service, serviceByUuid } from "../kv/services.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
 Deno.test("migrations: ordered steps recorded once; running again changes nothing", async () => {
@@ -107,4 +109,50 @@ Deno.test("migrations: step 3 fills the search dictionary and drops words beyond
   for await (const e of t.kv.list({ prefix: ["search", "journal"] })) left.push(String(e.key[2]));
   assert.equal(left.length, 300, "the first 300 words stay indexed");
   assert.ok(!left.includes("w299") && !left.includes("w349"));
+});
+
+Deno.test("migrations 4 to 6: heartbeats from before get a UUID, a slug and one UUID index", async () => {
+  await using t = await testApp();
+  const { token, account } = await t.account("ops@example.org", { name: "Ops" });
+  const made = async (name: string) =>
+    (await t.req("POST", "/api/me/services", {
+      token,
+      body: { name, check: "webhook:", interval: 60 },
+    })).body.item;
+  const [before, halfway] = [await made("Nightly Backup"), await made("Log rotate")];
+  const key = (id: number) => ["services", account.id, id];
+  const codeKey = (uuid: string) => ["hooks", codeHash(uuid)];
+  // "Nightly Backup" as before step 4: no UUID, no slug, no UUID entry. "Log rotate" as after
+  // the first form of step 4: its UUID in the old index, no slug, no UUID entry.
+  for (const [item, keepCode] of [[before, false], [halfway, true]] as const) {
+    const { code: _c, slug: _s, ...old } = (await t.kv.get<Service>(key(item.id))).value!;
+    await t.kv.set(key(item.id), keepCode ? { ...old, code: item.uuid } : old);
+    await t.kv.delete(codeKey(item.uuid));
+  }
+  await t.kv.set(["services_by_uuid", halfway.uuid], { account: account.id, id: halfway.id });
+  for (const n of [4, 5, 6]) await t.kv.delete(["migrations", n]);
+
+  assert.equal(await runMigrations(t.kv, t.clock.now()), MIGRATIONS.length);
+  const a = (await t.kv.get<Service>(key(before.id))).value!;
+  const b = (await t.kv.get<Service>(key(halfway.id))).value!;
+  assert.match(a.code!, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.notEqual(a.code, before.uuid, "a new UUID");
+  assert.equal(b.code, halfway.uuid, "the UUID given before is kept");
+  assert.deepEqual([a.slug, b.slug], ["nightly-backup", "log-rotate"]);
+  for (const s of [a, b]) {
+    assert.equal((await serviceByUuid(t.kv, account.id, s.code!))?.id, s.id);
+    const ping = await t.req("POST", `/ping/${s.code}`);
+    assert.equal(ping.text, "OK");
+  }
+  const other = await t.account("other@example.org", { name: "Other" });
+  assert.equal(await serviceByUuid(t.kv, other.account.id, a.code!), null);
+  assert.equal((await Array.fromAsync(t.kv.list({ prefix: ["services_by_uuid"] }))).length, 0);
+  // Again: nothing changes.
+  const dump = await dumpKv(t.kv);
+  for (const n of [4, 5, 6]) await t.kv.delete(["migrations", n]);
+  await runMigrations(t.kv, t.clock.now());
+  assert.equal(
+    (await dumpKv(t.kv)).replace(/"migrations",[^\n]*/g, ""),
+    dump.replace(/"migrations",[^\n]*/g, ""),
+  );
 });

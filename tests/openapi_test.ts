@@ -45,6 +45,28 @@ Deno.test("openapi: every route with its method, named components, refs that res
     .map((x) => `${x.method} ${x.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`);
   assert.ok(routes.length > 50);
   for (const r of routes) assert.ok(listed.has(r), r);
+  // The ping addresses of other products, answered before any route: described all the same.
+  for (
+    const path of [
+      "/ping/{uuid}",
+      "/ping/{uuid_or_ping_key}/{signal_or_slug}",
+      "/ping/{ping_key}/{slug}/{signal}",
+      "/api/push/{token}",
+    ]
+  ) {
+    for (const m of ["HEAD", "GET", "POST"]) assert.ok(listed.has(`${m} ${path}`), `${m} ${path}`);
+  }
+  const bySlug = doc.paths["/ping/{ping_key}/{slug}/{signal}"].get;
+  assert.deepEqual(Object.keys(bySlug.responses).sort(), [
+    "200",
+    "201",
+    "400",
+    "404",
+    "405",
+    "409",
+    "429",
+  ]);
+  assert.equal(bySlug.responses["200"].content["text/plain"].schema.type, "string");
 
   const schemas = doc.components.schemas;
   for (const name of ["Error", "Device", "Module", "File", "Proposal"]) {

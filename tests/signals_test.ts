@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
 import { handleQueued } from "../jobs/queue.ts";
 import { MINUTE } from "../lib/clock.ts";
-import { dumpKv, T0, type TestApp, testApp } from "./_helpers.ts";
+import {
+  dumpKv,
+  serviceEvents as events,
+  serviceItem as item,
+  T0,
+  type TestApp,
+  testApp,
+} from "./_helpers.ts";
 
 /** Heartbeat signals as Healthchecks speaks them: start, fail, exit codes, log, rid, body. */
 
@@ -14,16 +21,6 @@ async function heartbeat(t: TestApp, token: string, body: Record<string, unknown
   assert.equal(r.status, 200, r.text);
   return { id: r.body.item.id as number, path: new URL(r.body.hook_url).pathname };
 }
-
-const item = async (t: TestApp, token: string, id: number) =>
-  (await t.req("GET", "/api/me/services", { token })).body.items.find((x: { id: number }) =>
-    x.id === id
-  );
-const events = async (t: TestApp, token: string, id: number) => {
-  const r = await t.req("GET", `/api/me/services/${id}/events`, { token });
-  assert.equal(r.status, 200, r.text);
-  return r.body.items;
-};
 
 const RID = "3f2a9c4e-0d6b-4f53-9d2e-6a1c2b7e8f90";
 
