@@ -102,7 +102,9 @@ async function lighthouse(url: string, signedIn: boolean): Promise<Omit<Result, 
     "run",
     "-A",
     // Its own lock (bench/lighthouse.lock): 146 packages no test needs, kept out of
-    // deno.dev.lock, which every test run resolves.
+    // deno.dev.lock, which every test run resolves. Without the project's deno.json, so the
+    // lock holds Lighthouse alone and a new import of the project leaves it as it is.
+    "--no-config",
     "--lock=bench/lighthouse.lock",
     "--frozen",
     LIGHTHOUSE,
