@@ -235,11 +235,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.use("*", measured);
   // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
   // (Hono's compress: text types only, a known length under 1 KB, HEAD and 206 left alone; it adds
-  // Vary and weakens an ETag).
-  app.use("*", compress());
-  // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
-  // (Hono's compress: text types only, a known length under 1 KB, HEAD and 206 left alone; it adds
-  // Vary and weakens an ETag). The pings above answer before it: a few bytes, the hottest path.
+  // Vary and weakens an ETag). Pings answer with their length and pass it as they are.
   app.use("*", compress());
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
