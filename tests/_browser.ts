@@ -46,10 +46,25 @@ const LAX = new Set([
   "--single-process",
 ]);
 
+/**
+ * The package's software GL (SwiftShader behind ANGLE, in the browser process) drew every
+ * frame of every open tab in the browser process: about half of its CPU in these tests. Plain
+ * software compositing draws the same pages (layout, styles and colours are the renderer's)
+ * for a fraction of it.
+ */
+const SOFTWARE_GL = new Set([
+  "--use-gl",
+  "--use-angle",
+  "--enable-unsafe-swiftshader",
+  "--in-process-gpu",
+  "--ignore-gpu-blocklist",
+]);
+
 export async function launchBrowser(): Promise<Browser> {
+  const args = chromium.args.filter((a) => !LAX.has(a) && !SOFTWARE_GL.has(a.split("=")[0]));
   return await puppeteer.launch({
     executablePath: await chromium.executablePath(),
-    args: chromium.args.filter((a) => !LAX.has(a)),
+    args: [...args, "--disable-gpu"],
     headless: true,
     defaultViewport: { width: 1280, height: 900 },
   });
@@ -334,8 +349,23 @@ export async function fieldError(page: Page, label: string): Promise<string> {
 
 // ---- checks every page should pass ---------------------------------------------------------
 
-/** axe-core on the page as it is: fails on any serious or critical violation. */
+/**
+ * axe-core on the page as it is: fails on any serious or critical violation. A state of the
+ * page axe already found clean (same address, width, colour scheme and markup) is not checked
+ * again: openUrl and then assertGoodAtBoth on the same page, say.
+ */
 export async function assertAccessible(page: Page): Promise<void> {
+  const state = await page.evaluate(() => {
+    const g: Dom = globalThis;
+    const html: string = g.document.documentElement.outerHTML;
+    let hash = 0;
+    for (let i = 0; i < html.length; i++) hash = (hash * 31 + html.charCodeAt(i)) | 0;
+    const dark = g.matchMedia("(prefers-color-scheme: dark)").matches;
+    return [g.location.href, g.innerWidth, dark, html.length, hash].join(" ");
+  });
+  const clean = cleanStates.get(page) ?? new Set<string>();
+  cleanStates.set(page, clean);
+  if (clean.has(state)) return;
   const injected = await page.evaluate(() => "axe" in globalThis);
   // Through the debugging protocol, so the page's CSP (no inline script) is not in the way.
   if (!injected) await page.evaluate(axe.source);
@@ -353,7 +383,11 @@ export async function assertAccessible(page: Page): Promise<void> {
     v.impact === "serious" || v.impact === "critical"
   );
   assert.deepEqual(bad, [], `accessibility problems on ${page.url()}`);
+  clean.add(state);
 }
+
+/** Per page, the states assertAccessible found clean. */
+const cleanStates = new WeakMap<Page, Set<string>>();
 
 /** At 375 px wide the page scrolls only down, never sideways. */
 export async function assertFitsPhone(page: Page): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  assertAccessible,
   assertGoodPage,
   BROWSER_TEST,
   clickByText,
@@ -16,6 +17,9 @@ import {
   openUrl,
   startWeb,
 } from "./_browser.ts";
+
+// deno-lint-ignore no-explicit-any
+type Dom = any;
 
 Deno.test({
   name: "browser: sign in from the mailed link, see the account, sign out",
@@ -73,6 +77,28 @@ Deno.test({
       await other.goto(`${web.base}/no/such/page`);
       assert.equal(await heading(other), "Page not found");
       await assertGoodPage(other);
+    });
+
+    await t.step("the page checks fail on a page that breaks them", async () => {
+      // A state found clean is not checked twice; a changed one is checked again.
+      await page.goto(`${web.base}/sign-in`);
+      await assertAccessible(page);
+      await page.evaluate(() => {
+        const document: Dom = (globalThis as Dom).document;
+        document.querySelector("main").insertAdjacentHTML("beforeend", "<button></button>");
+      });
+      await assert.rejects(() => assertAccessible(page), /button-name/);
+      await page.goto(`${web.base}/sign-in`);
+      await page.evaluate(() => {
+        const document: Dom = (globalThis as Dom).document;
+        const faint = document.createElement("p");
+        faint.textContent = "Faint words";
+        // Set through the DOM: the page's CSP refuses style attributes in markup.
+        faint.style.color = "#eee";
+        faint.style.background = "#fff";
+        document.querySelector("main").append(faint);
+      });
+      await assert.rejects(() => assertAccessible(page), /color-contrast/);
     });
   },
 });
