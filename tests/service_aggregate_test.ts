@@ -1,7 +1,8 @@
 /**
  * The watched service's invariant (kv/service.ts's header), driven at random (fast-check): random
- * sequences of what changes a service (create, edit, pause, resume, badge and key rotations,
- * delete, erasure, pings, the runner's claims and looks, a failure's queued look) on an in-memory
+ * sequences of what changes a service (create; a new interval, schedule or name; pause, resume,
+ * badge and key rotations, delete, erasure; pings and a flood of them, a manual check, the
+ * runner's claims and looks, a failure's queued look) on an in-memory
  * KV, and after each step: the records are the services alive, each account's count is its
  * records, every record has its id entry and its regular due entry (the one its `due` names),
  * and every other due entry is a nudge a ping of that heartbeat left; once the runner has passed
@@ -11,7 +12,10 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { runDueChecks } from "../jobs/checks.ts";
 import { handleQueued } from "../jobs/queue.ts";
-import { beat, PLAIN, type SignalKind } from "../kv/hooks.ts";
+import { beat, EVENTS_KEPT, PLAIN, type SignalKind } from "../kv/hooks.ts";
+import { validSchedule } from "../kv/service_changes.ts";
+import { recordResult } from "../kv/service_results.ts";
+import type { CheckState } from "../lib/checks/mod.ts";
 import { countServices, dueKey, serviceEntries, serviceIdEntries } from "../kv/service.ts";
 import {
   createService,
@@ -30,31 +34,42 @@ import { testApp } from "./_helpers.ts";
 type T = Awaited<ReturnType<typeof testApp>>;
 
 const pick = fc.nat({ max: 1_000 });
+/** A weighted step: creations and pings come often, so most steps find a service to act on. */
+const often = <S>(weight: number, arbitrary: fc.Arbitrary<S>) => ({ weight, arbitrary });
 const step = fc.oneof(
-  fc.record({
-    op: fc.constant("create" as const),
-    beat: fc.boolean(),
-    account: fc.nat({ max: 1 }),
-  }),
+  often(5, fc.record({ op: fc.constant("create" as const), beat: fc.boolean(), account: pick })),
   fc.record({
     op: fc.constant("interval" as const),
     pick,
     interval: fc.constantFrom(...INTERVALS),
   }),
   fc.record({ op: fc.constant("rename" as const), pick }),
+  fc.record({ op: fc.constant("schedule" as const), pick, hourly: fc.boolean() }),
+  fc.record({
+    op: fc.constant("manual" as const),
+    pick,
+    state: fc.constantFrom<CheckState>("ok", "off"),
+  }),
   fc.record({ op: fc.constant("pause" as const), pick, paused: fc.boolean() }),
   fc.record({ op: fc.constant("badge" as const), pick }),
   fc.record({ op: fc.constant("rotate" as const), pick }),
   fc.record({ op: fc.constant("delete" as const), pick }),
-  fc.record({ op: fc.constant("erase" as const), account: fc.nat({ max: 1 }) }),
-  fc.record({
-    op: fc.constant("ping" as const),
-    pick,
-    kind: fc.constantFrom<SignalKind>("success", "start", "fail"),
-  }),
+  fc.record({ op: fc.constant("erase" as const), account: pick }),
+  often(
+    4,
+    fc.record({
+      op: fc.constant("ping" as const),
+      pick,
+      kind: fc.constantFrom<SignalKind>("success", "start", "fail"),
+    }),
+  ),
+  fc.record({ op: fc.constant("flood" as const), pick }),
   fc.record({ op: fc.constant("queued" as const), pick }),
-  fc.record({ op: fc.constant("run" as const) }),
-  fc.record({ op: fc.constant("wait" as const), minutes: fc.integer({ min: 0, max: 90 }) }),
+  often(2, fc.record({ op: fc.constant("run" as const) })),
+  often(
+    2,
+    fc.record({ op: fc.constant("wait" as const), minutes: fc.integer({ min: 0, max: 90 }) }),
+  ),
 );
 type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
 
@@ -63,8 +78,12 @@ interface Model {
   accounts: number[];
   live: Map<number, { account: number; beat: boolean; key: string | null }>;
   removed: Set<number>;
-  /** Per heartbeat: its failures' minutes, its starts' times, the looks its failures asked for. */
+  /**
+   * Per heartbeat: its failures' minutes, its starts' times, the minutes it was pinged in (a
+   * flood's nudge), the looks its failures asked for.
+   */
   fails: Map<number, Set<number>>;
+  pinged: Map<number, Set<number>>;
   starts: Map<number, number[]>;
   looks: Map<number, { account: number; id: number; due: number }[]>;
 }
@@ -91,7 +110,18 @@ const heartbeat = (name: string): NewService => ({
 /** A nudge a ping of heartbeat `id` may have left at `at` (kv/hooks.ts). */
 const nudged = (m: Model, id: number, at: number) =>
   m.fails.get(id)?.has(at) === true ||
-  (at % MINUTE === 0 && (m.starts.get(id) ?? []).some((s) => at > s));
+  (at % MINUTE === 0 && (m.starts.get(id) ?? []).some((s) => at > s)) ||
+  m.pinged.get(id)?.has(at - 1) === true;
+
+/** Pings heartbeat `id` by its key, as its hook address would; answers the ping's time. */
+async function ping(t: T, m: Model, id: number, key: string, kind: SignalKind): Promise<number> {
+  const at = t.clock.now();
+  const said = await beat(t.deps, key, "", { ...PLAIN, kind });
+  assert.ok(typeof said === "object", `a ping of a live heartbeat is recorded: ${said}`);
+  const minute = Math.floor(at / MINUTE) * MINUTE;
+  m.pinged.set(id, (m.pinged.get(id) ?? new Set()).add(minute));
+  return at;
+}
 
 async function apply(t: T, m: Model, s: Step): Promise<void> {
   const ids = [...m.live.keys()];
@@ -103,7 +133,7 @@ async function apply(t: T, m: Model, s: Step): Promise<void> {
   };
   switch (s.op) {
     case "create": {
-      const account = m.accounts[s.account];
+      const account = m.accounts[s.account % 2];
       if (await countServices(t.kv, account) >= 25) return;
       const n = m.live.size + m.removed.size;
       const made = await createService(
@@ -122,6 +152,19 @@ async function apply(t: T, m: Model, s: Step): Promise<void> {
     case "rename":
       if (svc) await patchService(t.deps, svc.account, id!, { name: `Renamed ${id}` });
       return;
+    case "schedule":
+      // A new schedule (or none again) moves the due entry to now.
+      if (svc?.beat) {
+        const schedule = s.hourly ? validSchedule("webhook", "0 * * * *", "UTC", 30) : null;
+        await patchService(t.deps, svc.account, id!, { schedule });
+      }
+      return;
+    case "manual":
+      // A manual check records its result and keeps the schedule.
+      if (svc && !svc.beat) {
+        await recordResult(t.deps, svc.account, id!, { state: s.state, status: "", ms: 3 }, null);
+      }
+      return;
     case "pause":
       if (svc?.beat) await patchService(t.deps, svc.account, id!, { paused: s.paused });
       return;
@@ -138,16 +181,14 @@ async function apply(t: T, m: Model, s: Step): Promise<void> {
       }
       return;
     case "erase": {
-      const account = m.accounts[s.account];
+      const account = m.accounts[s.account % 2];
       await eraseServices(t.deps, account);
       for (const [id, v] of m.live) if (v.account === account) gone(id);
       return;
     }
     case "ping": {
       if (!svc?.beat) return;
-      const at = t.clock.now();
-      const said = await beat(t.deps, svc.key!, "", { ...PLAIN, kind: s.kind });
-      assert.ok(typeof said === "object", `a ping of a live heartbeat is recorded: ${said}`);
+      const at = await ping(t, m, id!, svc.key!, s.kind);
       if (s.kind === "start") m.starts.set(id!, [...m.starts.get(id!) ?? [], at]);
       if (s.kind === "fail") {
         const due = Math.floor(at / MINUTE) * MINUTE;
@@ -156,6 +197,14 @@ async function apply(t: T, m: Model, s: Step): Promise<void> {
       }
       return;
     }
+    case "flood":
+      // Enough events for a nudge, so the runner trims them within the minute.
+      if (svc?.beat) {
+        await Promise.all(
+          Array.from({ length: 2 * EVENTS_KEPT }, () => ping(t, m, id!, svc.key!, "log")),
+        );
+      }
+      return;
     case "queued": {
       // The KV queue's delivery of a failure's look, as main.ts's listener would: its nudge is
       // gone after it, claimed by it or by the runner before.
@@ -221,7 +270,7 @@ async function holds(t: T, m: Model, why: string): Promise<void> {
 
 Deno.test("service aggregate: one regular due entry per service, nudges only from pings, counts exact", async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
+    fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
       await using t = await testApp();
       const a = await t.account("a@example.org");
       const b = await t.account("b@example.org");
@@ -230,6 +279,7 @@ Deno.test("service aggregate: one regular due entry per service, nudges only fro
         live: new Map(),
         removed: new Set(),
         fails: new Map(),
+        pinged: new Map(),
         starts: new Map(),
         looks: new Map(),
       };
