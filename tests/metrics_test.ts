@@ -37,15 +37,21 @@ Deno.test("metrics: requests by route and status, latency, heartbeats, mail queu
     const before = await scrape();
     const health = 'catalogue_http_requests_total{method="GET",route="/api/healthz",status="200"}';
     const unknown = 'catalogue_heartbeats_total{outcome="unknown_key"}';
+    // A ping the hooks area's front takes and one its routes answer: both counted by route.
+    const hook = 'catalogue_http_requests_total{method="GET",route="/api/hooks/:key",status="404"}';
+    const refused = 'catalogue_heartbeats_total{outcome="refused"}';
     await t.req("GET", "/api/healthz");
     await t.req("GET", "/api/healthz");
     await t.req("GET", `/api/hooks/${"x".repeat(43)}`);
+    await t.req("HEAD", `/api/hooks/${"x".repeat(43)}`);
     t.mail.failWith = new Error("relay down");
     await t.req("POST", "/api/verify/request", { body: { email: "q@example.org", age_ok: true } });
     t.clock.advance(90_000);
     const after = await scrape();
     assert.equal(sample(after, health) - sample(before, health), 2);
     assert.equal(sample(after, unknown) - sample(before, unknown), 1);
+    assert.equal(sample(after, hook) - sample(before, hook), 1);
+    assert.equal(sample(after, refused) - sample(before, refused), 1);
     const bucket =
       'catalogue_http_request_duration_seconds_bucket{method="GET",route="/api/healthz",le="+Inf"}';
     assert.equal(sample(after, bucket) - sample(before, bucket), 2);
