@@ -65,3 +65,34 @@ Deno.test("metrics: requests by route and status, latency, heartbeats, mail queu
       assert.match(l, /^[a-z_]+(\{[^}]*\})? -?[0-9.e+-]+$/, l);
     }
   }));
+
+Deno.test("metrics: an upload is in progress while its body is received", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("up@example.org");
+  const scrape = async () => (await t.req("GET", "/metrics", { from: "127.0.0.1" })).text;
+  let send!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (send = c) });
+  const answer = t.app.request("/api/me/files", {
+    method: "PUT",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-length": "4",
+      "x-file-name": "notes.txt",
+      "content-type": "application/octet-stream",
+    },
+    body,
+    duplex: "half",
+  } as RequestInit, { remoteAddr: { hostname: "192.0.2.1" } });
+  send.enqueue(new TextEncoder().encode("ab"));
+  // The upload has begun and waits for the rest of its body.
+  let during = 0;
+  for (let i = 0; i < 50 && during === 0; i++) {
+    during = sample(await scrape(), "catalogue_uploads_in_progress");
+    if (during === 0) await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(during, 1);
+  send.enqueue(new TextEncoder().encode("cd"));
+  send.close();
+  assert.equal((await answer).status, 201);
+  assert.equal(sample(await scrape(), "catalogue_uploads_in_progress"), 0);
+});
