@@ -1,26 +1,32 @@
 /**
- * The watched service's invariant (kv/service.ts's header), driven at random (fast-check): random
- * sequences of what changes a service (create; a new interval, schedule or name; pause, resume,
- * badge and key rotations, delete, erasure; pings and a flood of them, a manual check, the
- * runner's claims and looks, a failure's queued look) on an in-memory
- * KV, and after each step: the records are the services alive, each account's count is its
- * records, every record has its id entry and its regular due entry (the one its `due` names),
- * and every other due entry is a nudge a ping of that heartbeat left; once the runner has passed
- * them, a removed service has none.
+ * The watched service's invariant (kv/service.ts's header), driven at random (fast-check):
+ * sequences of what changes a service (create, import; a new interval, schedule or name; pause,
+ * resume, badge and key rotations, delete, erasure; pings and a flood of them, a manual check,
+ * the runner's claims and looks, a failure's queued look) on an in-memory KV, and after each
+ * step: the records are the services alive, each account's count is its records, every record
+ * has its id entry and its regular due entry (the one its `due` names), and every other due
+ * entry is a nudge a ping of that heartbeat left; once the runner has passed them, none is due
+ * and a removed service has none.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { runDueChecks } from "../jobs/checks.ts";
 import { handleQueued } from "../jobs/queue.ts";
 import { beat, EVENTS_KEPT, PLAIN, type SignalKind } from "../kv/hooks.ts";
+import {
+  countServices,
+  dueKey,
+  getService,
+  serviceEntries,
+  serviceIdEntries,
+} from "../kv/service.ts";
 import { validSchedule } from "../kv/service_changes.ts";
 import { recordResult } from "../kv/service_results.ts";
-import type { CheckState } from "../lib/checks/mod.ts";
-import { countServices, dueKey, serviceEntries, serviceIdEntries } from "../kv/service.ts";
 import {
   createService,
   deleteService,
   eraseServices,
+  importServices,
   INTERVALS,
   type NewService,
   patchService,
@@ -28,6 +34,7 @@ import {
   rotateHook,
   type Service,
 } from "../kv/services.ts";
+import type { CheckState } from "../lib/checks/mod.ts";
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { testApp } from "./_helpers.ts";
 
@@ -42,6 +49,11 @@ const step = fc.oneof(
     op: fc.constant("interval" as const),
     pick,
     interval: fc.constantFrom(...INTERVALS),
+  }),
+  fc.record({
+    op: fc.constant("import" as const),
+    n: fc.integer({ min: 1, max: 3 }),
+    account: pick,
   }),
   fc.record({ op: fc.constant("rename" as const), pick }),
   fc.record({ op: fc.constant("schedule" as const), pick, hourly: fc.boolean() }),
@@ -146,6 +158,17 @@ async function apply(t: T, m: Model, s: Step): Promise<void> {
       m.live.set(service.id, { account, beat: s.beat, key });
       return;
     }
+    case "import": {
+      // Several at once, in one atomic; checked kinds only (an import answers no key to ping by).
+      const account = m.accounts[s.account % 2];
+      if (await countServices(t.kv, account) + s.n > 25) return;
+      const n = m.live.size + m.removed.size;
+      const names = Array.from({ length: s.n }, (_, i) => checked(`Imported ${n + i}`));
+      for (const made of await importServices(t.deps, account, names)) {
+        m.live.set(made.id, { account, beat: false, key: null });
+      }
+      return;
+    }
     case "interval":
       if (svc) await patchService(t.deps, svc.account, id!, { interval: s.interval });
       return;
@@ -212,8 +235,12 @@ async function apply(t: T, m: Model, s: Step): Promise<void> {
       if (!look) return;
       await handleQueued(t.deps, { look });
       const left = await t.kv.get(dueKey(look.due, look.id));
-      const s = left.versionstamp ? (await serviceEntry(t, look.account, look.id)) : null;
-      assert.ok(left.versionstamp === null || s?.due === look.due, "a queued look takes its nudge");
+      const held = (await getService(t.kv, look.account, look.id)).value;
+      // Still there only as the regular entry of the look's service, due in that minute again.
+      assert.ok(
+        left.versionstamp === null || held?.due === look.due,
+        "a queued look takes its nudge",
+      );
       return;
     }
     case "run":
@@ -223,11 +250,6 @@ async function apply(t: T, m: Model, s: Step): Promise<void> {
       t.clock.advance(s.minutes * MINUTE);
       return;
   }
-}
-
-async function serviceEntry(t: T, account: number, id: number): Promise<Service | null> {
-  for await (const e of serviceEntries(t.kv, account)) if (e.value.id === id) return e.value;
-  return null;
 }
 
 /** The invariant of kv/service.ts, checked against the KV as it is now. */
