@@ -3,29 +3,13 @@
 // flight, round-robin, from 5 000 addresses (X-Forwarded-For, TRUST_PROXY). Run with
 // `--v8-flags=--prof` for a V8 tick profile.
 import { testApp } from "../tests/_helpers.ts";
-import { createService, type NewService } from "../kv/services.ts";
+import { seedHooks } from "./heartbeat.ts";
 import { configureLog, type Level } from "../lib/log.ts";
 configureLog((Deno.env.get("LVL") ?? "info") as Level);
 
 const dir = await Deno.makeTempDir();
+const keys = Object.keys(await seedHooks(`${dir}/kv.sqlite3`));
 await using t = await testApp({ kvPath: `${dir}/kv.sqlite3`, config: { trustProxy: true } });
-const heartbeat: NewService = {
-  name: "Bench",
-  what: "",
-  group: "Jobs",
-  place: null,
-  interval: 5,
-  alerts: false,
-  kind: "webhook",
-  check: "webhook:",
-  hint: null,
-};
-const keys: string[] = [];
-let owner = 0;
-for (let i = 0; i < 1000; i++) {
-  if (i % 30 === 0) owner = (await t.account(`bench${i}@example.org`)).account.id;
-  keys.push((await createService(t.deps, owner, heartbeat, null))!.key!);
-}
 /** This process's CPU time (user + system) in ms, from /proc. */
 function cpuMs(): number {
   const f = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ");
