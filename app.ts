@@ -4,7 +4,7 @@ import { compress } from "hono/compress";
 import { TrieRouter } from "hono/router/trie-router";
 import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./http/errors.ts";
-import type { AppEnv } from "./http/router.ts";
+import type { AppEnv, Taken } from "./http/router.ts";
 import type { DocConfig } from "./http/openapi.ts";
 import { healthz } from "./api/healthz.ts";
 import { errorKind, log, logRequest } from "./lib/log.ts";
@@ -20,6 +20,12 @@ interface Area {
    */
   under: readonly string[];
   load(): Promise<(deps: Deps) => Hono<AppEnv>>;
+  /**
+   * The area's hottest requests (the heartbeats), taken ahead of the app-wide middleware: what
+   * it takes it answers (counted, timed and logged as every request); what it does not (null)
+   * goes on to the middleware and the area's routes, which answer it the same way.
+   */
+  front?(): Promise<(deps: Deps) => (c: Context<AppEnv>) => Taken | null>;
 }
 
 /**
@@ -64,12 +70,16 @@ export const AREAS = {
     ["/api/me/modules/*", "/api/modules/*", "/api/points", "/api/catalogue"],
     () => import("./api/catalogue.ts").then((m) => m.catalogueRoutes),
   ),
-  hooks: api(["/api/hooks/*"], () => import("./api/hooks.ts").then((m) => m.hookRoutes)),
+  hooks: {
+    ...api(["/api/hooks/*"], () => import("./api/hooks.ts").then((m) => m.hookRoutes)),
+    front: () => import("./api/hooks.ts").then((m) => m.hookFront),
+  },
   // Healthchecks' and Uptime Kuma's ping addresses, answered as those products answer them.
   compat_pings: {
     mount: "/",
     under: ["/ping/*", "/api/push/*"],
     load: () => import("./api/compat_pings.ts").then((m) => m.compatPingRoutes),
+    front: () => import("./api/compat_pings.ts").then((m) => m.compatRoute),
   },
   status: api(
     ["/api/me/status-page/*", "/api/me/services/*", "/api/status/*", "/api/badges/*"],
@@ -268,16 +278,19 @@ export function createApp(deps: Deps): Hono<AppEnv> {
  * The lazy mount of one area: its middleware, on the area's prefixes and before everything
  * else, imports the area on the first request under them (concurrent requests share the
  * import), mounts it with `app.route` and routes the request again, now to the area's own
- * routes and middleware; once mounted it only passes requests on. A failed import answers 503
- * and is forgotten, so the next request tries again.
+ * routes and middleware; once mounted it offers the request to the area's front, if it has
+ * one, and passes on what the front does not take. A failed import answers 503 and is
+ * forgotten, so the next request tries again.
  */
 function lazyMount(app: Hono<AppEnv>, deps: Deps, name: AreaName) {
   const area: Area = AREAS[name];
   let mounted = false;
+  let front: ((c: Context<AppEnv>) => Taken | null) | undefined;
   let loading: Promise<void> | null = null;
   const mount = () =>
-    loading ??= area.load().then((make) => {
+    loading ??= Promise.all([area.load(), area.front?.()]).then(([make, makeFront]) => {
       app.route(area.mount, make(deps));
+      front = makeFront?.(deps);
       mounted = true;
       areasOf.get(app)!.built.push(name);
     }, (err) => {
@@ -288,9 +301,22 @@ function lazyMount(app: Hono<AppEnv>, deps: Deps, name: AreaName) {
       });
     });
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
-    if (mounted) return await next();
-    await mount();
-    return await app.fetch(c.req.raw, c.env);
+    if (!mounted) {
+      await mount();
+      return await app.fetch(c.req.raw, c.env);
+    }
+    const taken = front?.(c);
+    if (!taken) return await next();
+    const t0 = performance.now();
+    const stats = requestStarted(c.req.method, taken.route);
+    let status = 500;
+    try {
+      const res = await taken.answer;
+      status = res.status;
+      return res;
+    } finally {
+      requestDone(stats, c.req.method, taken.route, status, t0);
+    }
   };
   return { mount, middleware };
 }
@@ -303,14 +329,25 @@ const measured: MiddlewareHandler<AppEnv> = async (c, next) => {
   try {
     await next();
   } finally {
-    const seconds = (performance.now() - t0) / 1000;
-    requestEnded(stats, c.res.status, seconds);
-    // The route pattern, never the raw path: a path can hold a hook key or a token.
-    logRequest(c.req.method, route, c.res.status, Math.round(seconds * 10_000) / 10);
+    requestDone(stats, c.req.method, route, c.res.status, t0);
   }
   // Set on the finished response itself: c.header() after next() copies the whole Response.
   setHeader(c, "X-Content-Type-Options", "nosniff");
 };
+
+/** Counts, times and logs a finished request by its route pattern. */
+function requestDone(
+  stats: ReturnType<typeof requestStarted>,
+  method: string,
+  route: string,
+  status: number,
+  t0: number,
+): void {
+  const seconds = (performance.now() - t0) / 1000;
+  requestEnded(stats, status, seconds);
+  // The route pattern, never the raw path: a path can hold a hook key or a token.
+  logRequest(method, route, status, Math.round(seconds * 10_000) / 10);
+}
 
 /**
  * Pages and static files: security headers, the cross-site check, the layout, the web

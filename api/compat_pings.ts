@@ -17,16 +17,8 @@ import { BodyReadError } from "../http/body.ts";
 import { logBug } from "../http/errors.ts";
 import { clientOrigin } from "../http/guards.ts";
 import { Hono } from "hono";
-import type { AppEnv, Ctx } from "../http/router.ts";
-import {
-  cutText,
-  readChunks,
-  resumeWith,
-  sized,
-  STATUS_MAX,
-  type TakenPing,
-  UUID_RE,
-} from "./hooks.ts";
+import type { AppEnv, Ctx, Taken } from "../http/router.ts";
+import { cutText, readChunks, resumeWith, sized, STATUS_MAX, UUID_RE } from "./hooks.ts";
 
 /**
  * Other products' ping addresses, answered as those products answer them, through the same
@@ -119,7 +111,7 @@ export function compatPingRoutes(deps: Deps) {
  * answer carries the route pattern, for a bug's log line.
  */
 export function compatRoute(deps: Deps) {
-  return (c: Ctx): TakenPing | null => {
+  return (c: Ctx): Taken | null => {
     const req = c.req.raw;
     const url = req.url;
     const q = url.indexOf("?");

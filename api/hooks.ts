@@ -13,7 +13,7 @@ import { errorAnswer, fail, logBug } from "../http/errors.ts";
 import { BodyReadError, JSON_BODY_LIMIT } from "../http/body.ts";
 import { count } from "../lib/metrics.ts";
 import { cutChars } from "../lib/text.ts";
-import { createRoute, type Ctx, errors, json, router } from "../http/router.ts";
+import { createRoute, type Ctx, errors, json, router, type Taken } from "../http/router.ts";
 import { clientOrigin } from "../http/guards.ts";
 
 /** Status texts longer than this are cut, not refused: a beat should never be lost to it. */
@@ -189,16 +189,10 @@ function signalOf(segment: string | undefined): Pick<Signal, "kind" | "code"> {
  */
 export function hookRoutes(deps: Deps) {
   const app = router();
-  // The hottest request: a well-formed ping is answered before the routes' validators
-  // (`pingRoute`); any other goes on to the routes below, which answer it the same way.
-  const take = pingRoute(deps, JSON_BODY_LIMIT);
+  // What the area's front (`hookFront`) did not take: counted as it counts its own.
   app.use("/hooks/*", async (c, next) => {
-    const taken = take(c);
-    if (taken) c.res = await taken.answer;
-    else await next();
-    if (SUCCESS_PING.test(c.req.path)) {
-      count("catalogue_heartbeats_total", OUTCOMES[c.res.status] ?? 'outcome="refused"');
-    }
+    await next();
+    if (SUCCESS_PING.test(c.req.path)) countSuccessPing(c.res.status);
   });
   const routes = [
     {
@@ -256,6 +250,18 @@ export function hookRoutes(deps: Deps) {
   return app;
 }
 
+/** Counts a success ping (one without a signal) by its outcome. */
+function countSuccessPing(status: number): void {
+  count("catalogue_heartbeats_total", OUTCOMES[status] ?? 'outcome="refused"');
+}
+
+/**
+ * The hooks area's front (app.ts): a well-formed ping is answered ahead of the app-wide
+ * middleware and the routes' validators; any other goes on to the routes, which answer it the
+ * same way.
+ */
+export const hookFront = (deps: Deps) => pingRoute(deps, JSON_BODY_LIMIT);
+
 /** A success ping's path (no signal): the pings counted by outcome. */
 const SUCCESS_PING = /^\/api\/hooks\/[^/]+$/;
 const OUTCOMES: Record<number, string> = {
@@ -278,8 +284,8 @@ const ANSWER_HEADERS = { ...JSON_HEADERS, "cache-control": "no-store" };
 const enc = new TextEncoder();
 
 /**
- * An answer of a few bytes with its length: the app's compression leaves an answer under 1 KB
- * of known length as it is, so the hottest path spends nothing on it.
+ * An answer of a few bytes with its length (a front's answer passes no app-wide middleware,
+ * and the app's compression leaves an answer under 1 KB of known length as it is anyway).
  */
 export function sized(text: string, status: number, headers: Record<string, string>): Response {
   const body = enc.encode(text);
@@ -289,14 +295,8 @@ export function sized(text: string, status: number, headers: Record<string, stri
   });
 }
 
-/** A ping `pingRoute` takes: the route pattern it stands for, and its answer. */
-export interface TakenPing {
-  route: string;
-  answer: Promise<Response>;
-}
-
 /**
- * The heartbeat's hot path, the hooks area's middleware before its routes: the same `ping`,
+ * The heartbeat's hot path, the hooks area's front (`hookFront`): the same `ping`,
  * the same answers and errors as the routes, without the route layer's validators, for
  * the requests whose form it can tell at a glance (GET or POST, a well-formed key and signal,
  * `status` and `rid` at most once each, a body with a length within `bodyLimit`). Anything
@@ -304,7 +304,7 @@ export interface TakenPing {
  * times and logs a taken ping as any request.
  */
 export function pingRoute(deps: Deps, bodyLimit: number) {
-  return (c: Ctx): TakenPing | null => {
+  return (c: Ctx): Taken | null => {
     const req = c.req.raw;
     if (req.method !== "GET" && req.method !== "POST") return null;
     const url = req.url;
@@ -360,6 +360,13 @@ export function pingRoute(deps: Deps, bodyLimit: number) {
         return sized('{"error":"internal error"}', 500, JSON_HEADERS);
       },
     );
-    return { route, answer };
+    if (m[2] !== undefined) return { route, answer };
+    return {
+      route,
+      answer: answer.then((res) => {
+        countSuccessPing(res.status);
+        return res;
+      }),
+    };
   };
 }

@@ -41,17 +41,20 @@ async function main(args: string[]): Promise<number> {
         `${r.updated} updated, ${r.unchanged} unchanged`,
     );
     return 0;
-  } catch (err) {
-    if (err instanceof ImportError) {
-      console.error(`import refused: ${err.message}`);
-      return 1;
-    }
-    throw err;
   } finally {
     kv.close();
   }
 }
 
-if (import.meta.main) {
-  await runCommand(main, (err) => err instanceof ConfigError ? err.message : err);
-}
+/**
+ * What a command that loads modules says of a failure: a bad configuration or a refused import
+ * in plain words (`<verb> refused: ...`), anything else as thrown.
+ */
+export const explainImport = (verb: string) => (err: unknown) =>
+  err instanceof ConfigError
+    ? err.message
+    : err instanceof ImportError
+    ? `${verb} refused: ${err.message}`
+    : err;
+
+if (import.meta.main) await runCommand(main, explainImport("import"));

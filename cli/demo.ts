@@ -1,10 +1,11 @@
 import { atomic, transact } from "../kv/_atomic.ts";
 import { findAccountByEmail, prepareAccount } from "../kv/accounts.ts";
-import { importCatalogue, ImportError } from "../kv/catalogue_io.ts";
+import { importCatalogue } from "../kv/catalogue_io.ts";
+import { explainImport } from "./catalogue.ts";
 import { openKv } from "../kv/_atomic.ts";
 import { trailAppend } from "../kv/trail.ts";
 import { systemClock } from "../lib/clock.ts";
-import { ConfigError, envRecord, loadConfig } from "../lib/config.ts";
+import { envRecord, loadConfig } from "../lib/config.ts";
 import { runCommand } from "./_run.ts";
 
 /**
@@ -57,18 +58,10 @@ async function main(): Promise<number> {
       ].join("\n"),
     );
     return 0;
-  } catch (err) {
-    if (err instanceof ImportError) {
-      console.error(`demo refused: ${err.message}`);
-      return 1;
-    }
-    throw err;
   } finally {
     kv.close();
   }
 }
 
 // Run as a command only: importing the module (a test, the layout check) runs nothing.
-if (import.meta.main) {
-  await runCommand(main, (err) => err instanceof ConfigError ? err.message : err);
-}
+if (import.meta.main) await runCommand(main, explainImport("demo"));

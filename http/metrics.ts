@@ -3,11 +3,8 @@ import { atomicStats } from "../kv/_atomic.ts";
 import { outboxStats } from "../kv/outbox.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
-import { type Gauge, inFlight, render } from "../lib/metrics.ts";
+import { type Gauge, render, uploadsInProgress } from "../lib/metrics.ts";
 import type { AppEnv } from "./router.ts";
-
-/** Routes whose requests stream a body into KV: in flight, they are uploads in progress. */
-const UPLOAD_ROUTES = [["PUT", "/api/me/files"], ["POST", "/api/me/avatar"]] as const;
 
 /**
  * GET /metrics: Prometheus text. Open to a scraper that sends `Authorization: Bearer
@@ -35,7 +32,7 @@ export function metricsRoute(deps: Deps) {
       {
         name: "catalogue_uploads_in_progress",
         help: "File and avatar uploads being received",
-        value: UPLOAD_ROUTES.reduce((n, [m, r]) => n + inFlight(m, r), 0),
+        value: uploadsInProgress(),
       },
       {
         name: "catalogue_kv_commit_retries_total",

@@ -12,6 +12,7 @@ import { validator } from "hono/validator";
 import { mergePath } from "hono/utils/url";
 import { z } from "zod";
 import { JSON_BODY_LIMIT, limitBody } from "./body.ts";
+import { receivingUpload } from "../lib/metrics.ts";
 
 type Schema = z.ZodType;
 type Content = Record<string, { schema?: unknown }>;
@@ -28,7 +29,7 @@ export type RouteConfig = {
   hide?: boolean;
   /**
    * The largest body the route takes (JSON_BODY_LIMIT unless given); "own": it reads raw
-   * bytes and caps its own stream (uploads).
+   * bytes and caps its own stream (uploads, counted as such by GET /metrics).
    */
   bodyLimit?: number | "own";
   // deno-lint-ignore no-explicit-any
@@ -161,9 +162,12 @@ function validators<E extends Env>(route: RouteConfig, hook: Hook<E>): Middlewar
 /** The default limit, made once: most routes take it. */
 let defaultLimit: MiddlewareHandler | null = null;
 
+/** A route that reads its own body: an upload, counted while it is received (GET /metrics). */
+const upload: MiddlewareHandler = (_c, next) => receivingUpload(next);
+
 /** The route's body limit, first in its chain: before its guards, as before any reading. */
 function bodyLimitOf(route: RouteConfig): MiddlewareHandler[] {
-  if (route.bodyLimit === "own") return [];
+  if (route.bodyLimit === "own") return [upload];
   if (route.bodyLimit === undefined) return [defaultLimit ??= limitBody(JSON_BODY_LIMIT)];
   return [limitBody(route.bodyLimit)];
 }

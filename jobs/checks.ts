@@ -1,5 +1,5 @@
 import { getAccount, isOwner } from "../kv/accounts.ts";
-import { claimDue, type DueItem, listDue } from "../kv/service_lease.ts";
+import { claimDue, type DueItem, listDue } from "../kv/service.ts";
 import { sendDueGroups } from "../kv/grouped_alerts.ts";
 import { recordResult, reviewHeartbeat } from "../kv/service_results.ts";
 import { MINUTE } from "../lib/clock.ts";

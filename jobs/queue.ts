@@ -1,5 +1,4 @@
-import { claimNudge } from "../kv/service_lease.ts";
-import { lookAsked } from "../kv/service_due.ts";
+import { claimNudge, lookAsked } from "../kv/service.ts";
 import { reviewHeartbeat } from "../kv/service_results.ts";
 import type { Deps } from "../lib/deps.ts";
 import { log } from "../lib/log.ts";

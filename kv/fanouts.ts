@@ -4,7 +4,7 @@ import { type Atomic, atomic, commit } from "./_atomic.ts";
 
 /**
  * What a status page's followers are to be told, queued in the atomic of the change it
- * reports (an off/back alert in kv/services.ts, a note in kv/status_notes.ts), so none is
+ * reports (an off/back alert in kv/service_results.ts, a note in kv/status_notes.ts), so none is
  * lost when the process stops between the change and the mails. kv/followers.ts turns a
  * queued item into one mail per follower, a batch per atomic, moving `cursor` along. Key
  * layout:

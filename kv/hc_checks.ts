@@ -23,7 +23,7 @@ import {
 } from "./services.ts";
 import { addService, editService, type ServiceChange } from "./service_changes.ts";
 import { serviceHistory } from "./windows.ts";
-import type { Pulse } from "./hooks.ts";
+import type { Pulse } from "./service_state.ts";
 
 /**
  * Healthchecks' Management API (v1, v2, v3) read over the watched services: its checks are

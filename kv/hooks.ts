@@ -14,7 +14,8 @@ import {
 } from "./_atomic.ts";
 import { getManyEntries } from "./_batch.ts";
 import { addUses, rateKey, RULES } from "./rate_limit.ts";
-import { askLook, putDue } from "./service_due.ts";
+import { askLook, nudge } from "./service.ts";
+import type { Beat, Pulse, Start } from "./service_state.ts";
 
 /**
  * Heartbeat hooks, the hottest path of the service. Key layout:
@@ -24,13 +25,14 @@ import { askLook, putDue } from "./service_due.ts";
  *   ["beat_fails", account_id, service]  -> {at, status}, the last failure signal
  *   ["service_events", account_id, service, at_ms, nonce] -> HookEvent (the last 100 are
  *                                      kept: the runner trims them at each look)
- * A ping's batch also writes keys other modules own, through their mutators: a nudge in the
- * runner's due index (kv/service_due.ts `putDue`, set blind) for a start (at its grace's end),
- * a failure (now) or a service that wrote NUDGE_EVERY events in this process since its last, so
- * the runner looks, and trims, in time; for a failure a KV queue message (kv/service_due.ts
- * `askLook`), which the process that listens (jobs/queue.ts) takes at once, so a failure's alert
- * is on its way within seconds of the ping; the heartbeat rate counts (kv/rate_limit.ts
- * `addUses`). Success pings write nothing more.
+ * A ping's batch also writes keys other modules own, through their mutators: a nudge, an
+ * early due entry of the service (kv/service.ts `nudge`, set blind; the aggregate's header
+ * says what a nudge may be), for a start (at its grace's end), a failure (now) or a service
+ * that wrote NUDGE_EVERY events in this process since its last, so the runner looks, and
+ * trims, in time; for a failure a KV queue message (kv/service.ts `askLook`), which the
+ * process that listens (jobs/queue.ts) takes at once, so a failure's alert is on its way
+ * within seconds of the ping; the heartbeat rate counts (kv/rate_limit.ts `addUses`). Success
+ * pings write nothing more.
  *
  * A ping is one lookup and one write, and it is answered only once the write is durable.
  * Two things keep that cheap:
@@ -73,23 +75,6 @@ export interface HookRef {
    * Pings by such a slug are refused ("ambiguous slug"); the services' own keys still work.
    */
   all?: HookRef[];
-}
-
-export interface Beat {
-  at: number;
-  status: string;
-}
-
-export interface Start {
-  at: number;
-  rid: string | null;
-}
-
-/** What a heartbeat's hook heard last: success, start and failure signals. */
-export interface Pulse {
-  beat: Beat | null;
-  start: Start | null;
-  failed: Beat | null;
 }
 
 const KINDS = ["success", "start", "fail", "log"] as const;
@@ -524,11 +509,11 @@ async function commitBatch(
         op.set(startKey(account, id), { at, rid: p.signal.rid } satisfies Start);
         // The runner looks when the run's grace ends.
         const end = Math.ceil((at + (grace ?? 60) * MINUTE + 1) / MINUTE) * MINUTE;
-        putDue(op, end, id, account);
+        nudge(op, end, id, account);
       } else if (p.signal.kind === "fail") {
         op.set(failKey(account, id), p.beat);
         const due = Math.floor(at / MINUTE) * MINUTE;
-        putDue(op, due, id, account);
+        nudge(op, due, id, account);
         // A failure is known now: the look it asks for runs within seconds, not at the
         // next minute (jobs/queue.ts); the nudge stays for the runner should it not.
         askLook(op, { account, id, due });
@@ -602,7 +587,7 @@ function nudgeFloods(op: Atomic, st: HookState, live: QueuedPing[]): Map<number,
     if (before + 1 >= NUDGE_EVERY) {
       // A millisecond past the minute: never the entry a failure's queued look claims (the
       // minute itself), so the runner's look, which trims, takes this one.
-      putDue(op, Math.floor(p.beat.at / MINUTE) * MINUTE + 1, id, account);
+      nudge(op, Math.floor(p.beat.at / MINUTE) * MINUTE + 1, id, account);
       counts.set(id, -1);
     } else counts.set(id, before + 1);
   }

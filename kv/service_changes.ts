@@ -29,7 +29,8 @@ import { parseCheck, resolveTarget, type Target, TargetError } from "../lib/targ
  * The rules of adding, changing and checking a watched service, as POST/PATCH
  * /api/me/services and the services pages both apply them: the target allowed for this
  * account, the schedule of a heartbeat, the account's own channels, the service limit and the
- * manual-check limit. Holds no KV keys: storage is kv/services.ts.
+ * manual-check limit. Holds no KV keys: kv/services.ts stores the changes, through the
+ * aggregate kv/service.ts.
  */
 
 /** A new service as the API's `NewService` schema gives it (http/services_inputs.ts). */

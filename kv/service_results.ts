@@ -5,8 +5,9 @@
  * (mail, channel posts, the status page followers' mail); they are sent after the commit, one
  * alert after the other. The off and back alerts of a service sharing its place (or group)
  * with another are routed through kv/alert_groups.ts in the same atomic: the first off of an
- * outage goes at once, follow-ups wait in the place's group, which kv/grouped_alerts.ts sends. The rules are kv/alert_rules.ts's. Holds no keys: the
- * record is written with kv/services.ts `putService`, the due index with kv/service_due.ts.
+ * outage goes at once, follow-ups wait in the place's group, which kv/grouped_alerts.ts sends.
+ * The rules are kv/alert_rules.ts's. Holds no keys: the record, with its next due time, is
+ * written with the aggregate's `saveService` (kv/service.ts), which moves the due entry.
  */
 import { DAY, HOUR, iso, MINUTE, readable } from "../lib/clock.ts";
 import type { CheckResult } from "../lib/checks/mod.ts";
@@ -26,10 +27,9 @@ import {
 import { queueFanout } from "./fanouts.ts";
 import { runFanout } from "./followers.ts";
 import { addDuration, readDay, recordChange } from "./history.ts";
-import { getPulse, type Pulse, trimEvents } from "./hooks.ts";
+import { getPulse, trimEvents } from "./hooks.ts";
 import { listWindows, maintenanceUntil } from "./maintenance.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
-import { moveDue } from "./service_due.ts";
 import {
   beatLimits,
   firstLook,
@@ -38,13 +38,14 @@ import {
   minuteAfter,
   openFailure,
   openRun,
+  type Pulse,
   runGrace,
   runsNote,
   type Service,
   type State,
   type Verdict,
 } from "./service_state.ts";
-import { getService, putService } from "./services.ts";
+import { getService, saveService } from "./service.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
 /** What one alert queued in a look's atomic, sent after the commit. */
@@ -194,14 +195,13 @@ export async function recordResult(
       s.due = nextDue(old);
       // A held alert: a look right after the window ends.
       if (marks.held && quiet !== null) s.due = Math.min(s.due, minuteAfter(quiet));
-      moveDue(op, old.due, s.due, id, account);
     }
     addDuration(op, day, result.ms, now, result.state);
     if (s.seen !== old.seen) {
       s.since = now;
       recordChange(op, account, id, now, { state: s.seen, status: s.last!.status });
     }
-    putService(op, s);
+    saveService(op, old, s);
     const expiry = next.expiry !== null && s.alerts && s.cert ? next.expiry : null;
     const said: AlertNotice[] = alert ? [{ event: alert, text: s.last!.status, as: s }] : [];
     // Follow-ups of an outage at its place wait for the others (kv/alert_groups.ts).
@@ -367,10 +367,10 @@ export async function reviewHeartbeat(
     // The next missing run may reach the threshold; a paused one waits for its resume.
     if (v.nextMiss !== null && state !== "off") s.due = Math.min(s.due, minuteAfter(v.nextMiss));
     if (v.paused) s.due = floorMinute(now) + DAY;
-    const op = moveDue(atomic(kv).check(entry), old.due, s.due, old.id, old.account);
+    const op = atomic(kv).check(entry);
     const status = heartbeatStatus(old, v, runEnd, now);
     recordLook(op, old, s, v, blip, runEnd, status, now);
-    putService(op, s);
+    saveService(op, old, s);
     // The alerts of this look, in order: a missed failure's off and back, or the change now.
     const said: AlertNotice[] = blip
       ? [

@@ -2,16 +2,33 @@
  * A watched service's record and its state machine, without storage: the record type, when a
  * heartbeat turns warn and off, what its pulse says (its runs judged against the threshold and
  * the minimum duration, a pause), and the view the API and the pages show. Pure functions of
- * their inputs (kv/services.ts stores records and records results with them). Holds no keys.
+ * their inputs (kv/service.ts stores records, kv/service_results.ts records looks with them).
+ * The signals a heartbeat's hook heard (`Pulse`) are kv/hooks.ts's values. Holds no keys.
  */
 import { iso, isoOrNull, MINUTE, readable } from "../lib/clock.ts";
 import type { CheckState } from "../lib/checks/mod.ts";
 import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
-import type { Beat, Pulse } from "./hooks.ts";
 import { maintenanceUntil, type Window } from "./maintenance.ts";
 
 export type State = CheckState | "wait";
+
+export interface Beat {
+  at: number;
+  status: string;
+}
+
+export interface Start {
+  at: number;
+  rid: string | null;
+}
+
+/** What a heartbeat's hook heard last: success, start and failure signals. */
+export interface Pulse {
+  beat: Beat | null;
+  start: Start | null;
+  failed: Beat | null;
+}
 
 export interface Service {
   id: number;

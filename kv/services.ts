@@ -6,11 +6,20 @@ import { conflict, invalid } from "../lib/errors.ts";
 import type { Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
 import { type Atomic, atomic, deleteKeys, keysOf, transact } from "./_atomic.ts";
-import { getManyEntries } from "./_batch.ts";
 import { counted } from "./alert_rules.ts";
-import { claimId } from "./ids.ts";
-import { dropDue, moveDue, putDue } from "./service_due.ts";
-import { firstLook, floorMinute, runGrace, type Service } from "./service_state.ts";
+import {
+  addService,
+  claimServiceId,
+  countAdded,
+  countEntry,
+  countOf,
+  dropService,
+  getService,
+  saveService,
+  serviceEntries,
+  serviceWithCount,
+} from "./service.ts";
+import { firstLook, floorMinute, type Pulse, runGrace, type Service } from "./service_state.ts";
 import { deleteChannel } from "./channels.ts";
 import {
   codeHash,
@@ -23,7 +32,6 @@ import {
   hookFreeInto,
   type HookRef,
   listPulses,
-  type Pulse,
   pushHash,
   putHookRef,
   putSlugRefs,
@@ -36,17 +44,14 @@ import { addDuration, emptyDay, eraseHistory, recordChange } from "./history.ts"
 import { dropServiceInto, windowsEntry } from "./maintenance.ts";
 
 /**
- * Watched services: the records, their indexes and counter, badges and hook keys (create,
- * change, rotate, delete, erase). What a look finds is recorded by kv/service_results.ts and
- * the runner's lease is kv/service_lease.ts; both write the record through `putService`.
- * Key layout:
- *   ["services", account_id, id]    -> Service
- *   ["services_by_id", id]          -> account id
- *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
- * The runner's due entry of each service is kv/service_due.ts's key (`putDue`; `Service.due`
- * names it); claiming a check moves it to the lease's end (kv/service_lease.ts).
- * Heartbeat keys and beats live in kv/hooks.ts. Every index and counter is written in the
- * atomic of its record.
+ * Watched services as their owner changes them: create, change, pause, rotate a key, delete,
+ * erase, with their badges and hook keys. Key layout:
+ *   ["service_badges", token]       -> {account, id}, a service's public badge address
+ * The record, its id entry, the account's count and the runner's due entry are the aggregate's,
+ * kv/service.ts: each change here adds its mutators (`addService`, `saveService`,
+ * `dropService`) to the atomic that also writes the hook entries (kv/hooks.ts `putHookRef`),
+ * slug entries and maintenance windows the change touches. What a look finds is recorded by
+ * kv/service_results.ts, through the same `saveService`.
  */
 
 export const GROUPS = ["Public", "LAN and tailnet", "Data", "Jobs"] as const;
@@ -81,10 +86,9 @@ export {
   serviceView,
 } from "./service_state.ts";
 
-const serviceKey = (account: number, id: number) => ["services", account, id] as const;
+export { countServices, getService, serviceIdEntries } from "./service.ts";
+
 const badgeKey = (token: string) => ["service_badges", token] as const;
-const byIdKey = (id: number) => ["services_by_id", id] as const;
-const countKey = (account: number) => ["service_count", account] as const;
 
 /**
  * Minutes after a start signal when the runner first looks (the nudge the ping leaves): the
@@ -151,23 +155,6 @@ function moveSlugInto(
   }
 }
 
-/** Adds a changed record of an existing service to an atomic (its indexes stay as they are). */
-export function putService(op: Atomic, s: Service): Atomic {
-  return op.set(serviceKey(s.account, s.id), s);
-}
-
-export async function getService(kv: Deno.Kv, account: number, id: number) {
-  return await kv.get<Service>(serviceKey(account, id));
-}
-
-/**
- * The id index entries (id -> account) of services, to check in another module's atomic that
- * they are still there and still the account's: only a creation or a removal writes them.
- */
-export function serviceIdEntries(kv: Deno.Kv, ids: number[]): Promise<Deno.KvEntryMaybe<number>[]> {
-  return getManyEntries<number>(kv, ids.map(byIdKey));
-}
-
 /**
  * The account's service with this Healthchecks uuid, or null (another account's too). The
  * UUID's one index is its hook entry (kv/hooks.ts `codeHash`), which its pings read too.
@@ -197,7 +184,7 @@ export async function listServices(
 ): Promise<{ service: Service; beat: Pulse | null }[]> {
   const pulses = await listPulses(kv, account);
   const out = [];
-  for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
+  for await (const e of serviceEntries(kv, account)) {
     out.push({ service: e.value, beat: pulses.get(e.value.id) ?? null });
   }
   return out;
@@ -206,14 +193,10 @@ export async function listServices(
 /** Every service of every account (team listing). */
 export async function listAllServices(kv: Deno.Kv) {
   const out: { service: Service; beat: Pulse | null }[] = [];
-  for await (const e of kv.list<Service>({ prefix: ["services"] })) {
+  for await (const e of serviceEntries(kv)) {
     out.push({ service: e.value, beat: await getBeat(kv, e.value) });
   }
   return out;
-}
-
-export async function countServices(kv: Deno.Kv, account: number): Promise<number> {
-  return Number((await kv.get<Deno.KvU64>(countKey(account))).value?.value ?? 0n);
 }
 
 export interface NewService {
@@ -319,16 +302,16 @@ async function storeServices(
   // An empty slug (Healthchecks' v3 check made without one) has no address, so no entry.
   const slugs = prepared.flatMap((p) => p.slug ? [p.slug] : []);
   const made = await transact(async () => {
-    const count = await kv.get<Deno.KvU64>(countKey(account));
-    if (Number(count.value?.value ?? 0n) + news.length > MAX_SERVICES) tooMany();
+    const count = await countEntry(kv, account);
+    if (countOf(count) + news.length > MAX_SERVICES) tooMany();
     const spots = slugs.length > 0 ? await readSlugs(kv, account, slugs) : null;
     const refs = new Map<string, HookRef[]>();
     for (const [slug, { entry }] of spots?.entries ?? []) refs.set(slug, slugRefs(entry.value));
     if (slugFree && (refs.get(slugs[0])?.length ?? 0) > 0) return { op: null, result: null };
-    const op = atomic(kv).check(count).sum(countKey(account), BigInt(news.length));
+    const op = countAdded(atomic(kv), count, account, news.length);
     const out: { service: Service; key: string | null }[] = [];
     for (const p of prepared) {
-      const id = await claimId(kv, "service", byIdKey);
+      const id = await claimServiceId(kv);
       // Checked at creation: next at its interval. Not checked (past the manual-check limit,
       // or imported): at the next minute's run. A heartbeat: before its first beat could turn off.
       const due = p.hb
@@ -351,8 +334,7 @@ async function storeServices(
       };
       // The first result counts as any other (threshold, certificate), without alerts.
       const s = p.first ? counted(base, p.first, now).service : base;
-      id.apply(op).set(serviceKey(account, s.id), s).set(byIdKey(s.id), account);
-      putDue(op, due, s.id, account);
+      addService(id.apply(op), s);
       // A UUID or push token kept from another service (an import) must name no other check.
       for (const h of ownHashes(s)) {
         if (h !== p.hash) hookFreeInto(op, h);
@@ -418,7 +400,6 @@ function pauseInto(op: Atomic, old: Service, s: Service, paused: boolean, now: n
     Object.assign(s, { paused_at: null, resumed: now, looked: now, streak: 0 });
     Object.assign(s, { judged: { beat: now, fail: now }, due: floorMinute(now) });
   }
-  moveDue(op, old.due, s.due, s.id, s.account);
 }
 
 export async function patchService(
@@ -444,14 +425,12 @@ export async function patchService(
       // The next look comes one new interval after the last one, or now if that is past.
       const base = old.last?.checked ?? old.created;
       s.due = Math.max(floorMinute(now), floorMinute(base) + s.interval * MINUTE);
-      moveDue(op, old.due, s.due, id, account);
     } else if (
       patch.schedule !== undefined &&
       JSON.stringify(patch.schedule) !== JSON.stringify(old.schedule)
     ) {
       // A new schedule changes when the heartbeat is late: the runner looks again now.
       s.due = floorMinute(now);
-      moveDue(op, old.due, s.due, id, account);
     }
     const ref = hookRef(s);
     const refChanged = JSON.stringify(ref) !== JSON.stringify(hookRef(old));
@@ -460,7 +439,7 @@ export async function patchService(
       const spots = await readSlugs(kv, account, [old.slug ?? s.slug, s.slug]);
       moveSlugInto(op, spots, id, old.slug ?? null, s.slug, ref);
     }
-    op.set(serviceKey(account, id), s);
+    saveService(op, old, s);
     return { op, result: s };
   });
   if (out?.hook) forgetHooks(kv);
@@ -476,10 +455,10 @@ export async function rotatePingKey(deps: Deps, account: number): Promise<string
   const made = newPingKey();
   await transact(async () => {
     const pk = await pingKeyEntry(kv, account);
-    const count = await kv.get<Deno.KvU64>(countKey(account));
+    const count = await countEntry(kv, account);
     const op = atomic(kv).check(pk, count);
     const bySlug = new Map<string, HookRef[]>();
-    for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
+    for await (const e of serviceEntries(kv, account)) {
       const s = e.value;
       if (!s.slug) continue;
       op.check(e);
@@ -528,8 +507,7 @@ export async function rotateBadge(deps: Deps, account: number, id: number): Prom
     const entry = await getService(kv, account, id);
     const s = entry.value;
     if (!s) return { op: null, result: null };
-    const op = atomic(kv).check(entry)
-      .set(serviceKey(account, id), { ...s, badge: token })
+    const op = saveService(atomic(kv).check(entry), s, { ...s, badge: token })
       .set(badgeKey(token), { account, id });
     if (s.badge) op.delete(badgeKey(s.badge));
     return { op, result: token };
@@ -554,8 +532,7 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
     const s = entry.value;
     if (!s) return { op: null, result: false };
     if (s.kind !== "webhook") invalid("only a heartbeat service has a hook address to rotate");
-    const op = atomic(kv).check(entry)
-      .set(serviceKey(account, id), { ...s, hook: hash });
+    const op = saveService(atomic(kv).check(entry), s, { ...s, hook: hash });
     putHookRef(op, hash, hookRef(s));
     if (s.hook) dropHookRef(op, s.hook);
     return { op, result: true };
@@ -577,7 +554,7 @@ export async function rotatePush(deps: Deps, account: number, id: number): Promi
     const s = entry.value;
     if (!s) return { op: null, result: false };
     if (s.kind !== "webhook") invalid("only a heartbeat has a push address");
-    const op = atomic(kv).check(entry).set(serviceKey(account, id), { ...s, push: hash });
+    const op = saveService(atomic(kv).check(entry), s, { ...s, push: hash });
     putHookRef(hookFreeInto(op, hash), hash, hookRef(s));
     if (s.push) dropHookRef(op, s.push);
     return { op, result: true };
@@ -604,14 +581,8 @@ function removeInto(
   count: Deno.KvEntryMaybe<Deno.KvU64>,
   spots: SlugSpots | null,
 ): Atomic {
-  const left = Number(count.value?.value ?? 1n) - 1;
-  op.check(count)
-    .delete(serviceKey(s.account, s.id))
-    .delete(byIdKey(s.id));
-  dropDue(op, s.due, s.id);
+  dropService(op, s, count);
   if (s.badge) op.delete(badgeKey(s.badge));
-  if (left > 0) op.set(countKey(s.account), new Deno.KvU64(BigInt(left)));
-  else op.delete(countKey(s.account));
   if (s.kind === "webhook") dropPulse(op, s.account, s.id);
   for (const h of ownHashes(s)) dropHookRef(op, h);
   if (spots) moveSlugInto(op, spots, s.id, s.slug!, null, null);
@@ -634,10 +605,7 @@ async function removeWithWindows(
 /** Removes one service with its indexes and counter (removeWithWindows); false: it is gone. */
 async function removeService(kv: Deno.Kv, account: number, id: number): Promise<boolean> {
   return await transact(async () => {
-    const [entry, count] = await kv.getMany<[Service, Deno.KvU64]>([
-      serviceKey(account, id),
-      countKey(account),
-    ]);
+    const [entry, count] = await serviceWithCount(kv, account, id);
     if (!entry.value) return { op: null, result: false };
     return { op: await removeWithWindows(kv, entry, count), result: true };
   });
@@ -677,7 +645,7 @@ export async function resumeByPing(deps: Deps, account: number, id: number): Pro
  * with a slug is skipped). A UUID whose entry names another service is replaced by a new one.
  */
 export async function giveCodes(kv: Deno.Kv): Promise<void> {
-  for await (const e of kv.list<Service>({ prefix: ["services"] })) {
+  for await (const e of serviceEntries(kv)) {
     if (e.value.kind !== "webhook" || e.value.slug !== undefined) continue;
     await transact(async () => {
       const entry = await getService(kv, e.value.account, e.value.id);
@@ -690,7 +658,7 @@ export async function giveCodes(kv: Deno.Kv): Promise<void> {
         [taken] = await hookEntries(kv, [codeHash(code)]);
       }
       const s: Service = { ...old, code, slug: hcSlug(old.name) };
-      const op = putService(atomic(kv).check(entry).check(taken), s);
+      const op = saveService(atomic(kv).check(entry).check(taken), old, s);
       putHookRef(op, codeHash(code), hookRef(s));
       return { op, result: null };
     });
@@ -706,7 +674,7 @@ export async function dropUuidIndex(kv: Deno.Kv): Promise<void> {
 export async function eraseServices(deps: Deps, account: number): Promise<number> {
   const { kv } = deps;
   let n = 0;
-  for await (const e of kv.list<Service>({ prefix: ["services", account] })) {
+  for await (const e of serviceEntries(kv, account)) {
     if (await removeService(kv, account, e.value.id)) n++;
     await eraseHistory(kv, account, e.value.id);
     await eraseEvents(kv, account, e.value.id);

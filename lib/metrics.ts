@@ -45,10 +45,20 @@ export function requestEnded(s: RouteStats, status: number, seconds: number): vo
   s.hist[BUCKETS.length + 1] += seconds;
 }
 
-/** Requests under way on a method and route pattern (uploads: those on the upload routes). */
-export function inFlight(method: string, route: string): number {
-  return routes.get(`${method} ${route}`)?.inFlight ?? 0;
+let uploads = 0;
+
+/** Counts an upload (a request whose route reads its own body) while it is received. */
+export async function receivingUpload(next: () => Promise<void>): Promise<void> {
+  uploads++;
+  try {
+    await next();
+  } finally {
+    uploads--;
+  }
 }
+
+/** Uploads being received now. */
+export const uploadsInProgress = (): number => uploads;
 
 /** Adds to a labelled counter, e.g. count("checks_total", 'kind="http",outcome="ok"'). */
 export function count(name: string, labels = "", n = 1): void {

@@ -390,7 +390,7 @@ Deno.test("layout: one writer per key prefix: no module writes a key another mod
   for (
     const [file, name] of [
       ["kv/accounts.ts", "accountKey"],
-      ["kv/service_due.ts", "dueKey"],
+      ["kv/service.ts", "dueKey"],
       ["kv/hooks.ts", "hookKey"],
       ["kv/rate_limit.ts", "rateKey"],
       ["kv/rate_limit.ts", "countersOf"],

@@ -37,15 +37,21 @@ Deno.test("metrics: requests by route and status, latency, heartbeats, mail queu
     const before = await scrape();
     const health = 'catalogue_http_requests_total{method="GET",route="/api/healthz",status="200"}';
     const unknown = 'catalogue_heartbeats_total{outcome="unknown_key"}';
+    // A ping the hooks area's front takes and one its routes answer: both counted by route.
+    const hook = 'catalogue_http_requests_total{method="GET",route="/api/hooks/:key",status="404"}';
+    const refused = 'catalogue_heartbeats_total{outcome="refused"}';
     await t.req("GET", "/api/healthz");
     await t.req("GET", "/api/healthz");
     await t.req("GET", `/api/hooks/${"x".repeat(43)}`);
+    await t.req("HEAD", `/api/hooks/${"x".repeat(43)}`);
     t.mail.failWith = new Error("relay down");
     await t.req("POST", "/api/verify/request", { body: { email: "q@example.org", age_ok: true } });
     t.clock.advance(90_000);
     const after = await scrape();
     assert.equal(sample(after, health) - sample(before, health), 2);
     assert.equal(sample(after, unknown) - sample(before, unknown), 1);
+    assert.equal(sample(after, hook) - sample(before, hook), 1);
+    assert.equal(sample(after, refused) - sample(before, refused), 1);
     const bucket =
       'catalogue_http_request_duration_seconds_bucket{method="GET",route="/api/healthz",le="+Inf"}';
     assert.equal(sample(after, bucket) - sample(before, bucket), 2);
@@ -59,3 +65,34 @@ Deno.test("metrics: requests by route and status, latency, heartbeats, mail queu
       assert.match(l, /^[a-z_]+(\{[^}]*\})? -?[0-9.e+-]+$/, l);
     }
   }));
+
+Deno.test("metrics: an upload is in progress while its body is received", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("up@example.org");
+  const scrape = async () => (await t.req("GET", "/metrics", { from: "127.0.0.1" })).text;
+  let send!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (send = c) });
+  const answer = t.app.request("/api/me/files", {
+    method: "PUT",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-length": "4",
+      "x-file-name": "notes.txt",
+      "content-type": "application/octet-stream",
+    },
+    body,
+    duplex: "half",
+  } as RequestInit, { remoteAddr: { hostname: "192.0.2.1" } });
+  send.enqueue(new TextEncoder().encode("ab"));
+  // The upload has begun and waits for the rest of its body.
+  let during = 0;
+  for (let i = 0; i < 50 && during === 0; i++) {
+    during = sample(await scrape(), "catalogue_uploads_in_progress");
+    if (during === 0) await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(during, 1);
+  send.enqueue(new TextEncoder().encode("cd"));
+  send.close();
+  assert.equal((await answer).status, 201);
+  assert.equal(sample(await scrape(), "catalogue_uploads_in_progress"), 0);
+});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
-import { LEASE_MS } from "../kv/service_lease.ts";
+import { LEASE_MS } from "../kv/service.ts";
 import { atomic, openKv } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { render } from "../lib/metrics.ts";

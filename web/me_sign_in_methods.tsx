@@ -15,7 +15,7 @@ import type { Deps } from "../lib/deps.ts";
 import { invalid } from "../lib/errors.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { MeNav, Purpose, when } from "./_me.tsx";
+import { MeNav, PostButton, Purpose, when } from "./_me.tsx";
 import { passkeyAssets } from "./_passkey_assets.ts";
 import { answerOptions, flowCookie } from "./_sign_in_flow.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
@@ -89,24 +89,18 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
                   <td data-label="Added">{when(i.created)}</td>
                   <td data-label="Last used">{when(i.last_used)}</td>
                   <td data-label="Action">
-                    <form
-                      method="post"
+                    <PostButton
                       action={`/me/sign-in-methods/${i.provider}/${i.hash}/remove`}
-                      class="inline"
-                      data-confirm={`Stop signing in with this ${
+                      kind="secondary"
+                      confirm={`Stop signing in with this ${
                         providerName(deps, i.provider)
                       } account?`}
+                      label={`Remove ${providerName(deps, i.provider)}${
+                        i.email ? ` (${i.email})` : ""
+                      }`}
                     >
-                      <button
-                        type="submit"
-                        class="secondary"
-                        aria-label={`Remove ${providerName(deps, i.provider)}${
-                          i.email ? ` (${i.email})` : ""
-                        }`}
-                      >
-                        Remove
-                      </button>
-                    </form>
+                      Remove
+                    </PostButton>
                   </td>
                 </tr>
               ))}
@@ -151,16 +145,14 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
                   <td data-label="Added">{when(p.created)}</td>
                   <td data-label="Last used">{when(p.last_used)}</td>
                   <td data-label="Action">
-                    <form
-                      method="post"
+                    <PostButton
                       action={`/me/passkeys/${p.hash}/remove`}
-                      class="inline"
-                      data-confirm={`Remove the passkey ${p.name}?`}
+                      kind="secondary"
+                      confirm={`Remove the passkey ${p.name}?`}
+                      label={`Remove ${p.name}`}
                     >
-                      <button type="submit" class="secondary" aria-label={`Remove ${p.name}`}>
-                        Remove
-                      </button>
-                    </form>
+                      Remove
+                    </PostButton>
                   </td>
                 </tr>
               ))}
