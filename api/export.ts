@@ -1,6 +1,4 @@
 import { z } from "zod";
-import { eraseAccount } from "../kv/erasure.ts";
-import { exportAccount } from "../kv/export.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { errors, json, router } from "../http/router.ts";
@@ -17,6 +15,13 @@ const Erased = z.object({
   deleted: z.number().int(),
 }).meta({ id: "Erased" });
 
+/**
+ * Export and erasure walk every data area (kv/parts/): imported by the first export or erasure,
+ * not with the area, which every `/api/me` request mounts (DELETE /api/me is here).
+ */
+const exporting = () => import("../kv/export.ts");
+const erasing = () => import("../kv/erasure.ts");
+
 export function exportRoutes(deps: Deps) {
   const app = router();
   const { bearer } = guarded(deps);
@@ -31,7 +36,7 @@ export function exportRoutes(deps: Deps) {
     }),
     async (c) => {
       const a = c.get("account");
-      const data = await exportAccount(deps, a);
+      const data = await (await exporting()).exportAccount(deps, a);
       c.header("Content-Disposition", `attachment; filename="account-${a.id}-export.json"`);
       c.header("Cache-Control", "no-store");
       return c.json(data, 200);
@@ -73,7 +78,7 @@ export function exportRoutes(deps: Deps) {
       if (both !== undefined) {
         fail(400, `keep: proposal ${both} is in both keep and remove`, { field: "keep" });
       }
-      const counts = await eraseAccount(deps, c.get("account"), { keep, remove });
+      const counts = await (await erasing()).eraseAccount(deps, c.get("account"), { keep, remove });
       return c.json({ ok: true as const, ...counts }, 200);
     },
   );
