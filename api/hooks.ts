@@ -349,24 +349,23 @@ export function pingRoute(deps: Deps, bodyLimit: number) {
       whole: length,
       address: clientOrigin(deps, c),
     };
-    const answer = ping(deps, input).then(
-      (a) => sized(JSON.stringify(a), 200, ANSWER_HEADERS),
-      (err) => {
-        const e = errorAnswer(err);
-        if (e) {
-          return sized(JSON.stringify(e.body), e.status, { ...JSON_HEADERS, ...e.headers });
-        }
-        logBug(req.method, route, err);
-        return sized('{"error":"internal error"}', 500, JSON_HEADERS);
-      },
-    );
-    if (m[2] !== undefined) return { route, answer };
-    return {
-      route,
-      answer: answer.then((res) => {
-        countSuccessPing(res.status);
-        return res;
-      }),
+    // A success ping (no signal) is counted by its outcome, as the area's routes count theirs.
+    const answered = (res: Response) => {
+      if (m[2] === undefined) countSuccessPing(res.status);
+      return res;
     };
+    const answer = ping(deps, input).then(
+      (a) => answered(sized(JSON.stringify(a), 200, ANSWER_HEADERS)),
+      (err) => answered(failureAnswer(req.method, route, err)),
+    );
+    return { route, answer };
   };
+}
+
+/** A refused or failed ping's answer: the error's status and words, or 500 for a bug. */
+function failureAnswer(method: string, route: string, err: Error): Response {
+  const e = errorAnswer(err);
+  if (e) return sized(JSON.stringify(e.body), e.status, { ...JSON_HEADERS, ...e.headers });
+  logBug(method, route, err);
+  return sized('{"error":"internal error"}', 500, JSON_HEADERS);
 }
