@@ -3,6 +3,7 @@
  * daily uptime bars, its beat bar and sparkline, its response-time chart and a status badge. Pure functions of their
  * figures; every text is escaped.
  */
+import type { Bucket } from "./history.ts";
 
 const esc = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -215,14 +216,8 @@ export interface Tick {
   kind: "hour" | "day";
 }
 
-/** One stretch of the response-time chart (lib/history.ts `buckets`). */
-export interface ChartBucket {
-  from: number;
-  to: number;
-  checks: number;
-  failed: number;
-  median_ms: number | null;
-  p95_ms: number | null;
+/** One stretch of the response-time chart (lib/history.ts `buckets`) with its words. */
+export interface ChartBucket extends Bucket {
   /** Its words on hover: when, the figures. */
   label: string;
 }
