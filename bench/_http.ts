@@ -10,8 +10,7 @@ import { type Account, prepareAccount } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
 import type { ServerProcess } from "../tests/_server.ts";
-
-const TICK_MS = 10; // USER_HZ is 100 on Linux: /proc times are in 1/100 s.
+import { cpuTicks, TICK_MS } from "./_cpu.ts";
 
 export interface Run {
   rps: number;
@@ -19,13 +18,6 @@ export interface Run {
   cpuUs: number;
   requests: number;
   errors: number;
-}
-
-export async function cpuTicks(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  // Fields after the command name (which may hold spaces) start at field 3.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]); // utime, stime
 }
 
 export async function rssMiB(pid: number): Promise<number> {

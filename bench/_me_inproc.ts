@@ -1,17 +1,13 @@
 // In-process cost of GET /api/me through the app (no HTTP), for A/B work on the request path.
 import { testApp } from "../tests/_helpers.ts";
 import { configureLog, type Level } from "../lib/log.ts";
+import { cpuMs } from "./_cpu.ts";
 configureLog((Deno.env.get("LVL") ?? "info") as Level);
 // KV_FILE=1: a KV file as a self-hosted server has; else the in-memory KV.
 const dir = Deno.env.get("KV_FILE") ? await Deno.makeTempDir() : null;
 await using t = await testApp(dir ? { kvPath: `${dir}/kv.sqlite3` } : {});
 const { token } = await t.account("me@example.org");
 const env = { remoteAddr: { hostname: "127.0.0.1" } };
-/** This process's CPU time (user + system) in ms, from /proc: steadier than wall time here. */
-function cpuMs(): number {
-  const f = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
 const run = async (n: number) => {
   const t0 = cpuMs();
   for (let i = 0; i < n; i++) {

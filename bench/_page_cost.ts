@@ -6,14 +6,10 @@
  * scripts of /static/ it links to).
  */
 import { asset } from "../web/_static.ts";
+import { cpuMs } from "./_cpu.ts";
 
 /** Answers one request in-process; throws unless it answered 200. */
 export type Once = (path: string) => Promise<Response>;
-
-function cpuMs(): number {
-  const f = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
 
 /** CPU µs per request of `n` requests to `path`. */
 async function run(once: Once, path: string, n: number): Promise<number> {

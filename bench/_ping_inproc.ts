@@ -5,16 +5,12 @@
 import { testApp } from "../tests/_helpers.ts";
 import { seedHooks } from "./heartbeat.ts";
 import { configureLog, type Level } from "../lib/log.ts";
+import { cpuMs } from "./_cpu.ts";
 configureLog((Deno.env.get("LVL") ?? "info") as Level);
 
 const dir = await Deno.makeTempDir();
 const keys = Object.keys(await seedHooks(`${dir}/kv.sqlite3`));
 await using t = await testApp({ kvPath: `${dir}/kv.sqlite3`, config: { trustProxy: true } });
-/** This process's CPU time (user + system) in ms, from /proc. */
-function cpuMs(): number {
-  const f = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
 const env = { remoteAddr: { hostname: "127.0.0.1" } };
 const body = '{"status":"ok"}';
 let next = 0;
