@@ -126,11 +126,14 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
     return { mailMs, postMs };
   };
 
-  /** What `arriving` answers once it has arrived from the next minutely run. */
+  /**
+   * What `arriving` answers once it has arrived from the next minutely run: one run, then each
+   * alert waits for as long as its promise allows (`alerted`), not for the harness's few seconds
+   * after a run, which a loaded machine's relay and receivers can pass.
+   */
   const afterOneRun = async <T>(arriving: Promise<T>): Promise<T> => {
-    let arrived = false;
-    arriving.then(() => arrived = true, () => arrived = true);
-    await clock.runJobsUntil("the alerts", () => arrived);
+    arriving.catch(() => {}); // handled below, once the run is done
+    await clock.runJobs();
     return await arriving;
   };
 
