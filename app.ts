@@ -405,10 +405,13 @@ function methodsFor(app: Hono<AppEnv>, path: string): string[] {
 function routePattern(c: Context<AppEnv>): string {
   const matched = c.req.matchedRoutes;
   for (let i = matched.length - 1; i >= 0; i--) {
-    if (matched[i].method !== "ALL") return matched[i].path;
+    if (matched[i].method !== "ALL") return matched[i].path.replace(CONSTRAINT, "$1");
   }
   return "unmatched";
 }
+
+/** A parameter's pattern in a route (`:id{[0-9]{1,15}}`): the metrics and logs say `:id`. */
+const CONSTRAINT = /(:\w+)\{.*?\}(?=\/|$)/g;
 
 /**
  * Paths that are not pages: the JSON API, the metrics, and Healthchecks' ping addresses

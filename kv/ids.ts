@@ -43,10 +43,14 @@ const RANDOM_BITS = 1024;
 
 const last = new Map<IdKind, number>();
 
+/** The id drawn at `now` with the random part `r` (0 to 1023), before the process's order. */
+export function drawnId(now: number, r: number): number {
+  return Math.max(0, now - ID_EPOCH) * RANDOM_BITS + r;
+}
+
 /** The next id of a kind in this process: time-based, above `floor` and the last one. */
 export function nextId(kind: IdKind, floor: number, now = Date.now()): number {
-  const drawn = Math.max(0, now - ID_EPOCH) * RANDOM_BITS +
-    Math.floor(Math.random() * RANDOM_BITS);
+  const drawn = drawnId(now, Math.floor(Math.random() * RANDOM_BITS));
   const id = Math.max(drawn, floor + 1, (last.get(kind) ?? 0) + 1);
   last.set(kind, id);
   return id;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { addEntry } from "../kv/journal.ts";
-import { claimId, ID_EPOCH, nextId } from "../kv/ids.ts";
+import { claimId, drawnId, ID_EPOCH, nextId } from "../kv/ids.ts";
 import { aroundCommits, testApp } from "./_helpers.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
 
@@ -15,9 +15,10 @@ Deno.test("ids: time-based, strictly increasing in a process, above the floor, 1
   assert.ok(last >= (now - ID_EPOCH) * 1024);
   // A floor from KV (a process whose clock is behind) keeps ids above every one given.
   assert.equal(nextId("journal", last + 1_000_000, now), last + 1_000_001);
-  // 15 digits (the id pattern of paths) until 2055.
-  assert.ok(nextId("proposal", 0, Date.UTC(2055, 0, 1)) < 1e15);
-  assert.ok(Number.isSafeInteger(nextId("file", 0, Date.UTC(2100, 0, 1))));
+  // 15 digits (the id pattern of paths) until 2055. Drawn, not taken: a taken id would raise
+  // this process's order of its kind to 2100 for every test after this one.
+  assert.ok(drawnId(Date.UTC(2055, 0, 1), 1023) < 1e15);
+  assert.ok(Number.isSafeInteger(drawnId(Date.UTC(2100, 0, 1), 1023)));
 });
 
 Deno.test("ids: an id already in use fails the commit, so it is never given twice", async () => {

@@ -44,6 +44,8 @@ Deno.test("metrics: requests by route and status, latency, heartbeats, mail queu
     await t.req("GET", "/api/healthz");
     await t.req("GET", `/api/hooks/${"x".repeat(43)}`);
     await t.req("HEAD", `/api/hooks/${"x".repeat(43)}`);
+    // A route whose parameter has a pattern is labelled by the parameter's name alone.
+    await t.req("GET", "/me/services/1/hook");
     t.mail.failWith = new Error("relay down");
     await t.req("POST", "/api/verify/request", { body: { email: "q@example.org", age_ok: true } });
     t.clock.advance(90_000);
@@ -59,6 +61,7 @@ Deno.test("metrics: requests by route and status, latency, heartbeats, mail queu
     assert.equal(sample(after, "catalogue_mail_queue_oldest_seconds"), 90);
     assert.ok(sample(after, 'catalogue_mail_total{outcome="failed"}') >= 1);
     assert.equal(sample(after, "catalogue_uploads_in_progress"), 0);
+    assert.match(after, /route="\/me\/services\/:id\/hook"/);
     // No raw path and nothing the client sent appears as a label.
     assert.ok(!after.includes("xxxx") && !after.includes("q@example.org"));
     for (const l of after.split("\n").filter((l) => l && !l.startsWith("#"))) {
