@@ -1,0 +1,3 @@
+import { importUnits } from "./_units.ts";
+
+await importUnits(0);
