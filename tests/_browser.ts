@@ -18,6 +18,7 @@ import assert from "node:assert/strict";
 import {
   axe,
   type Browser,
+  type BrowserContext,
   type CDPSession,
   chromium,
   type ElementHandle,
@@ -74,16 +75,75 @@ const ONE_FRAME_HOST = "--disable-features=RenderDocument";
  */
 const NO_ZYGOTE = "--no-zygote";
 
+/**
+ * Pages here live for a few seconds, and axe (half a megabyte of script) is loaded anew in each
+ * checked document: V8's optimising compilers (Maglev, TurboFan) compiled it again every time,
+ * on threads of their own, for runs too short to gain from it. The interpreter and the baseline
+ * compiler run the same code: a checked page costs half the CPU.
+ */
+const SHORT_LIVED_JS = "--js-flags=--no-opt --no-maglev";
+
+const VIEWPORT = { width: 1280, height: 900 };
+
 export async function launchBrowser(): Promise<Browser> {
   const args = chromium.args.filter((a) =>
     !LAX.has(a) && !SOFTWARE_GL.has(a.split("=")[0]) && a !== NO_ZYGOTE
   );
   return await puppeteer.launch({
     executablePath: await chromium.executablePath(),
-    args: [...args, "--disable-gpu", ONE_FRAME_HOST],
+    args: [...args, "--disable-gpu", ONE_FRAME_HOST, SHORT_LIVED_JS],
     headless: true,
-    defaultViewport: { width: 1280, height: 900 },
+    defaultViewport: VIEWPORT,
   });
+}
+
+/**
+ * Where tests/_with_chromium.ts's browser listens, when the test files run under it (`deno task
+ * test`): they share it, each in browser contexts of its own, instead of starting one each
+ * (about 1.4 s of CPU and 0.7 s a file).
+ */
+export const SHARED_BROWSER = "BROWSER_WS";
+
+/** The browser of one test file: the shared one if there is one, else its own. */
+interface FileBrowser {
+  browser: Browser;
+  /** A new browser context (cookie jar), closed with the rest when the file is done. */
+  context(): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+async function fileBrowser(): Promise<FileBrowser> {
+  const endpoint = Deno.env.get(SHARED_BROWSER);
+  if (!endpoint) {
+    const browser = await launchBrowser();
+    return { browser, context: () => browser.createBrowserContext(), close: () => browser.close() };
+  }
+  // Only this file's contexts: the other files' pages are not this connection's business.
+  const ours = new Set<BrowserContext>();
+  const browser = await puppeteer.connect({
+    browserWSEndpoint: endpoint,
+    defaultViewport: VIEWPORT,
+    targetFilter: (target) => {
+      if (target.type() === "browser") return true;
+      try {
+        return ours.has(target.browserContext());
+      } catch {
+        return false;
+      }
+    },
+  });
+  return {
+    browser,
+    async context() {
+      const context = await browser.createBrowserContext();
+      ours.add(context);
+      return context;
+    },
+    async close() {
+      for (const context of ours) await context.close().catch(() => {});
+      await browser.disconnect();
+    },
+  };
 }
 
 export interface Web extends AsyncDisposable {
@@ -116,9 +176,9 @@ export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
     await sink[Symbol.asyncDispose]();
     throw err;
   }
-  let browser: Browser;
+  let files: FileBrowser;
   try {
-    browser = await launchBrowser();
+    files = await fileBrowser();
   } catch (err) {
     await server[Symbol.asyncDispose]();
     await sink[Symbol.asyncDispose]();
@@ -128,10 +188,10 @@ export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
   const web: Web = {
     server,
     sink,
-    browser,
+    browser: files.browser,
     base,
     async page() {
-      const context = await browser.createBrowserContext();
+      const context = await files.context();
       const page = await context.newPage();
       await watch(page);
       return page;
@@ -178,7 +238,7 @@ export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
       assert.equal(new URL(page.url()).pathname, "/me");
     },
     async [Symbol.asyncDispose]() {
-      await browser.close().catch(() => {});
+      await files.close().catch(() => {});
       await server[Symbol.asyncDispose]();
       await sink[Symbol.asyncDispose]();
     },
@@ -306,13 +366,19 @@ async function controlId(page: Page, label: string): Promise<string> {
   return id;
 }
 
-/** Types into the field labelled `label`, replacing what it held. */
+/**
+ * Enters `value` in the field labelled `label`, replacing what it held: focused, then the text
+ * put in as a paste or an input method does (one `input` event; the field's own limits apply).
+ * Key by key cost a protocol round trip and a renderer task per key, and no page here listens to
+ * the keys of a form field.
+ */
 export async function fillByLabel(page: Page, label: string, value: string): Promise<void> {
   const sel = byId(await controlId(page, label));
   await page.$eval(sel, (el: Dom) => {
     el.value = "";
+    el.focus();
   });
-  if (value) await page.type(sel, value);
+  if (value) await page.keyboard.sendCharacter(value);
 }
 
 /** Ticks (or clears) the checkbox labelled `label`. */

@@ -11,6 +11,7 @@ export { default as autocannon } from "npm:autocannon@^8.0.0";
 export { default as chromium } from "npm:@sparticuz/chromium@^153.0.0";
 export {
   type Browser,
+  type BrowserContext,
   type CDPSession,
   default as puppeteer,
   type ElementHandle,

@@ -1,3 +1,0 @@
-import { importUnits } from "./_units.ts";
-
-await importUnits(1);
