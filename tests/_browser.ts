@@ -106,7 +106,6 @@ export const SHARED_BROWSER = "BROWSER_WS";
 
 /** The browser of one test file: the shared one if there is one, else its own. */
 interface FileBrowser {
-  browser: Browser;
   /** A new browser context (cookie jar), closed with the rest when the file is done. */
   context(): Promise<BrowserContext>;
   close(): Promise<void>;
@@ -116,7 +115,7 @@ async function fileBrowser(): Promise<FileBrowser> {
   const endpoint = Deno.env.get(SHARED_BROWSER);
   if (!endpoint) {
     const browser = await launchBrowser();
-    return { browser, context: () => browser.createBrowserContext(), close: () => browser.close() };
+    return { context: () => browser.createBrowserContext(), close: () => browser.close() };
   }
   // Only this file's contexts: the other files' pages are not this connection's business.
   const ours = new Set<BrowserContext>();
@@ -133,7 +132,6 @@ async function fileBrowser(): Promise<FileBrowser> {
     },
   });
   return {
-    browser,
     async context() {
       const context = await browser.createBrowserContext();
       ours.add(context);
@@ -149,7 +147,6 @@ async function fileBrowser(): Promise<FileBrowser> {
 export interface Web extends AsyncDisposable {
   server: RealServer;
   sink: Sink;
-  browser: Browser;
   base: string;
   /** A new page (tab) with its own cookie jar, recording console errors and CSP reports. */
   page(): Promise<Page>;
@@ -188,7 +185,6 @@ export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
   const web: Web = {
     server,
     sink,
-    browser: files.browser,
     base,
     async page() {
       const context = await files.context();
@@ -466,7 +462,7 @@ interface Violation {
  * impact and each of its checks'). assertAccessible fails on serious and critical ones only, so
  * running these would only cost time.
  */
-export const MILD_RULES: readonly string[] = (() => {
+const MILD_RULES: readonly string[] = (() => {
   const rank: Record<string, number> = { minor: 1, moderate: 2, serious: 3, critical: 4 };
   const audit: Dom = axe._audit;
   if (!audit?.rules?.length) throw new Error("axe-core no longer exposes its rules' metadata");

@@ -1,13 +1,14 @@
 /**
  * How `deno task test` runs the test files: all but the end-to-end ones in `GROUPS` workers
- * (tests/_group_*.ts), each importing a share of the files, instead of a worker per file. Deno's test runtime spends
- * about 0.3 s of CPU and 80 MB on every worker before its first test (it sets up a 10-million-entry
- * array for `Deno.bench`), and every worker loads the helpers again (the SMTP sink and puppeteer
- * alone take a second): for 129 files that was a third of the suite's CPU. Three workers keep two
- * cores busy while one of them waits on a server or a browser; a fourth only added contention.
- * The end-to-end files keep a worker each, started alongside (the task's `DENO_JOBS` is `GROUPS`
- * and two more): they mostly wait, and grouped, a wait of theirs held up every file after them.
- * Any file still runs alone with `deno test -A tests/that_test.ts`.
+ * (tests/_group_*.ts), each importing a share of the files, instead of a worker per file.
+ * Deno's test runtime spends about 0.3 s of CPU and 80 MB on every worker before its first test
+ * (it sets up a 10-million-entry array for `Deno.bench`), and every worker loads the helpers
+ * again (the SMTP sink and puppeteer alone take a second): for 129 files that was a third of the
+ * suite's CPU. Three workers keep two cores busy while one of them waits on a server or a
+ * browser; a fourth only added contention. The end-to-end files keep a worker each, started
+ * alongside (the task's `DENO_JOBS` is `GROUPS` and two more): they mostly wait, and grouped, a
+ * wait of theirs held up every file after them. Any file still runs alone with
+ * `deno test -A --lock=deno.dev.lock tests/that_test.ts`.
  *
  * Sharing a worker means sharing module state: a test that changes a process-wide value
  * (lib/log.ts's sink, kv/ids.ts's order) puts it back, as tests/ids_test.ts does.
