@@ -289,6 +289,11 @@ export function assertNoProblems(page: Page): void {
 }
 
 // ---- finding things as a person does ------------------------------------------------------
+//
+// Each helper asks the page once (one `page.evaluate`) and acts with the mouse and keyboard as a
+// person would. Puppeteer's element handles and selector queries cost several protocol round
+// trips each (a handle moved between worlds, a point found by quads, a scroll checked by an
+// observer): a third of what Chromium spent outside page loads and axe.
 
 const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 
@@ -310,56 +315,146 @@ export async function byText(page: Page, text: string): Promise<ElementHandle> {
   }, norm(text));
   const el = handle.asElement() as ElementHandle | null;
   if (!el) {
-    const seen = await page.$$eval(
-      "a[href], button",
-      (els: Dom[]) => els.map((e) => e.innerText.trim()).filter(Boolean),
+    throw new Error(
+      `no link or button "${text}" on ${page.url()}; there are: ${await linkTexts(page)}`,
     );
-    throw new Error(`no link or button "${text}" on ${page.url()}; there are: ${seen.join(" | ")}`);
   }
   return el;
 }
 
+/** The texts of the page's links and buttons, for a message that one was not found. */
+async function linkTexts(page: Page): Promise<string> {
+  const seen = await page.evaluate(() =>
+    [...(globalThis as Dom).document.querySelectorAll("a[href], button")]
+      .map((e: Dom) => e.innerText.trim() as string).filter(Boolean)
+  );
+  return seen.join(" | ");
+}
+
+/** A point to click on: in the viewport, within the element's first box. */
+interface Point {
+  x: number;
+  y: number;
+}
+
 /**
- * Clicks the link or button with this text. By default waits for the page it leads to
- * (links, form buttons); `{navigates: false}` for buttons that act in place.
+ * Clicks the link or button with this text (found as byText finds it) where a person would: in
+ * the middle of its first box, scrolled into view if it is not. By default waits for the page it
+ * leads to (links, form buttons); `{navigates: false}` for buttons that act in place.
  */
 export async function clickByText(
   page: Page,
   text: string,
   opts: { navigates?: boolean } = {},
 ): Promise<void> {
-  const el = await byText(page, text);
-  if (opts.navigates === false) return await el.click();
-  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), el.click()]);
-}
-
-/** A selector for an element id, whatever characters it holds. */
-const byId = (id: string) => `[id=${JSON.stringify(id)}]`;
-
-/** The id of the form control labelled exactly `label` (its <label for>, or aria-label). */
-async function controlId(page: Page, label: string): Promise<string> {
-  const id = await page.evaluate((wanted: string) => {
-    const document: Dom = (globalThis as Dom).document;
+  const at = await page.evaluate((wanted: string): Point | null => {
+    const g: Dom = globalThis;
     const norm = (s: string) => s.replace(/\s+/g, " ").trim();
-    for (const l of document.querySelectorAll("label")) {
-      if (norm(l.innerText) === wanted) {
-        const c = l.control;
-        if (c) {
-          if (!c.id) c.id = `control-${Math.random().toString(36).slice(2)}`;
-          return c.id;
-        }
+    const candidates: Dom[] = g.document.querySelectorAll(
+      "a[href], button, input[type=submit], input[type=button], [role=button], summary",
+    );
+    for (const el of candidates) {
+      const text = el.tagName === "INPUT" ? el.value : el.innerText;
+      const label = el.getAttribute("aria-label");
+      const visible = el.offsetParent !== null || el.getClientRects().length > 0;
+      if (!visible || (norm(text ?? "") !== wanted && norm(label ?? "") !== wanted)) continue;
+      const box = () => [...el.getClientRects()].find((r: Dom) => r.width > 0 && r.height > 0);
+      const r = box();
+      if (!r || r.top < 0 || r.left < 0 || r.bottom > g.innerHeight || r.right > g.innerWidth) {
+        el.scrollIntoView({ block: "center", inline: "center" });
       }
-    }
-    for (const c of document.querySelectorAll("[aria-label]")) {
-      if (norm(c.getAttribute("aria-label") ?? "") === wanted && c.id) return c.id;
+      const b = box() ?? el.getBoundingClientRect();
+      return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
     }
     return null;
-  }, norm(label));
-  if (!id) {
-    const seen = await page.$$eval("label", (ls: Dom[]) => ls.map((l) => l.innerText.trim()));
-    throw new Error(`no field labelled "${label}" on ${page.url()}; labels: ${seen.join(" | ")}`);
+  }, norm(text));
+  if (!at) {
+    throw new Error(
+      `no link or button "${text}" on ${page.url()}; there are: ${await linkTexts(page)}`,
+    );
   }
-  return id;
+  if (opts.navigates === false) return await page.mouse.click(at.x, at.y);
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.mouse.click(at.x, at.y)]);
+}
+
+/** What a helper does to the form control labelled so, in the page (`onControl`). */
+type ControlAction =
+  | { do: "clear" }
+  | { do: "point"; checked: boolean }
+  | { do: "select"; option: string }
+  | { do: "error" }
+  | { do: "id" };
+
+/** What the page answered: the action's result, or why there was none. */
+type ControlAnswer =
+  | { result: string | Point | null }
+  | { labels: string[] }
+  | { noOption: true };
+
+/**
+ * Finds the form control labelled exactly `label` (by its <label>, or the aria-label of a field)
+ * and does `action` to it, in the page:
+ * - "clear" empties and focuses it, for typing;
+ * - "point" answers where to click to make a checkbox `checked` (null when it already is);
+ * - "select" picks the option with this visible text, with the events a person's choice fires;
+ * - "error" answers the message beside it (an element of class "error" it is described by);
+ * - "id" answers its id, giving it one if it has none.
+ */
+async function onControl(page: Page, label: string, action: ControlAction) {
+  const answer = await page.evaluate(
+    (wanted: string, action: ControlAction): ControlAnswer => {
+      const g: Dom = globalThis;
+      const document: Dom = g.document;
+      const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+      const labels: Dom[] = [...document.querySelectorAll("label")];
+      let c: Dom = labels.find((l) => norm(l.innerText) === wanted && l.control)?.control;
+      c ??= [...document.querySelectorAll("[aria-label]")].find((e: Dom) =>
+        e.id && norm(e.getAttribute("aria-label") ?? "") === wanted
+      );
+      if (!c) return { labels: labels.map((l) => l.innerText.trim()) };
+      switch (action.do) {
+        case "clear":
+          c.value = "";
+          c.focus();
+          return { result: null };
+        case "point": {
+          if (c.checked === action.checked) return { result: null };
+          c.scrollIntoView({ block: "center", inline: "center" });
+          const b = c.getBoundingClientRect();
+          return { result: { x: b.left + b.width / 2, y: b.top + b.height / 2 } };
+        }
+        case "select": {
+          const o = [...c.options].find((o: Dom) => o.text.trim() === action.option);
+          if (!o) return { noOption: true };
+          for (const each of c.options) each.selected = each === o;
+          c.dispatchEvent(new g.Event("input", { bubbles: true }));
+          c.dispatchEvent(new g.Event("change", { bubbles: true }));
+          return { result: null };
+        }
+        case "error": {
+          const ids: string[] = (c.getAttribute("aria-describedby") ?? "").split(/\s+/);
+          const err = ids.map((i) => document.getElementById(i)).find((e: Dom) =>
+            e?.classList.contains("error")
+          );
+          return { result: err ? (err.innerText.trim() as string) : "" };
+        }
+        case "id":
+          if (!c.id) c.id = `control-${Math.random().toString(36).slice(2)}`;
+          return { result: c.id as string };
+      }
+    },
+    norm(label),
+    action,
+  );
+  if ("labels" in answer) {
+    throw new Error(
+      `no field labelled "${label}" on ${page.url()}; labels: ${answer.labels.join(" | ")}`,
+    );
+  }
+  if ("noOption" in answer) {
+    throw new Error(`no option "${(action as { option: string }).option}" in "${label}"`);
+  }
+  return answer.result;
 }
 
 /**
@@ -369,60 +464,52 @@ async function controlId(page: Page, label: string): Promise<string> {
  * the keys of a form field.
  */
 export async function fillByLabel(page: Page, label: string, value: string): Promise<void> {
-  const sel = byId(await controlId(page, label));
-  await page.$eval(sel, (el: Dom) => {
-    el.value = "";
-    el.focus();
-  });
+  await onControl(page, label, { do: "clear" });
   if (value) await page.keyboard.sendCharacter(value);
 }
 
-/** Ticks (or clears) the checkbox labelled `label`. */
+/** Ticks (or clears) the checkbox labelled `label`, with a click on it. */
 export async function checkByLabel(page: Page, label: string, on = true): Promise<void> {
-  const sel = byId(await controlId(page, label));
-  const now = await page.$eval(sel, (el: Dom) => el.checked as boolean);
-  if (now !== on) await page.click(sel);
+  const at = await onControl(page, label, { do: "point", checked: on }) as Point | null;
+  if (at) await page.mouse.click(at.x, at.y);
 }
 
 /** Picks the option with this visible text in the select labelled `label`. */
 export async function selectByLabel(page: Page, label: string, option: string): Promise<void> {
-  const sel = byId(await controlId(page, label));
-  const value = await page.$eval(sel, (el: Dom, text: string) => {
-    const o = [...el.options].find((o: Dom) => o.text.trim() === text);
-    return o ? (o.value as string) : null;
-  }, option);
-  if (value === null) throw new Error(`no option "${option}" in "${label}"`);
-  await page.select(sel, value);
+  await onControl(page, label, { do: "select", option });
 }
 
 /** Chooses a file for the file field labelled `label`. */
 export async function uploadByLabel(page: Page, label: string, path: string): Promise<void> {
-  const el = await page.$(byId(await controlId(page, label)));
+  const id = await onControl(page, label, { do: "id" }) as string;
+  const el = await page.$(`[id=${JSON.stringify(id)}]`);
   // deno-lint-ignore no-explicit-any
   await (el as ElementHandle<any>).uploadFile(path);
 }
 
+/** The text of the first element matching `selector`; fails when there is none. */
+async function textOf(page: Page, selector: string, trim: boolean): Promise<string> {
+  const text = await page.evaluate((selector: string) => {
+    const el: Dom = (globalThis as Dom).document.querySelector(selector);
+    return el ? (el.innerText as string) : null;
+  }, selector);
+  if (text === null) throw new Error(`no ${selector} on ${page.url()}`);
+  return trim ? text.trim() : text;
+}
+
 /** The page's first heading. */
 export async function heading(page: Page): Promise<string> {
-  return await page.$eval("h1", (h: Dom) => h.innerText.trim() as string);
+  return await textOf(page, "h1", true);
 }
 
 /** The visible text of the main content. */
 export async function mainText(page: Page): Promise<string> {
-  return await page.$eval("main", (m: Dom) => m.innerText as string);
+  return await textOf(page, "main", false);
 }
 
 /** The message shown beside the field labelled `label` (empty when none). */
 export async function fieldError(page: Page, label: string): Promise<string> {
-  const id = await controlId(page, label);
-  return await page.$eval(byId(id), (el: Dom) => {
-    const document: Dom = (globalThis as Dom).document;
-    const ids: string[] = (el.getAttribute("aria-describedby") ?? "").split(/\s+/);
-    const err = ids.map((i) => document.getElementById(i)).find((e: Dom) =>
-      e?.classList.contains("error")
-    );
-    return err ? (err.innerText.trim() as string) : "";
-  });
+  return await onControl(page, label, { do: "error" }) as string;
 }
 
 // ---- checks every page should pass ---------------------------------------------------------
@@ -454,7 +541,8 @@ interface Violation {
   id: string;
   impact: string;
   help: string;
-  targets: string[];
+  /** The markup of up to three of the elements it found. */
+  nodes: string[];
 }
 
 /**
@@ -531,12 +619,15 @@ const AXE_IN_PAGE = String(async (key: string, source: string | null, mild: stri
     (0, eval)(code);
   }
   const rules = Object.fromEntries(mild.map((id) => [id, { enabled: false }]));
-  const r = await g.axe.run(g.document, { resultTypes: ["violations"], rules });
+  // No CSS selector for each element found: axe's search for a short unique one took a tenth of
+  // the check. A violation names its elements by their markup.
+  const options = { resultTypes: ["violations"], rules, selectors: false };
+  const r = await g.axe.run(g.document, options);
   return r.violations.map((v: Dom) => ({
     id: v.id as string,
     impact: v.impact as string,
     help: v.help as string,
-    targets: v.nodes.slice(0, 3).map((n: Dom) => String(n.target)),
+    nodes: v.nodes.slice(0, 3).map((n: Dom) => String(n.html).slice(0, 200)),
   }));
 });
 
@@ -545,19 +636,32 @@ const axeSessions = new WeakMap<Page, CDPSession>();
 /** Per page, the states assertAccessible found clean. */
 const cleanStates = new WeakMap<Page, Set<string>>();
 
+/** A phone's viewport: the narrowest layout the pages are made for. */
+const PHONE = { width: 375, height: 800 };
+
+/** Runs `fn` with the page at a phone's width, then puts its viewport back. */
+async function atPhoneWidth(page: Page, fn: () => Promise<void>): Promise<void> {
+  const before = page.viewport() ?? VIEWPORT;
+  await page.setViewport(PHONE);
+  try {
+    await fn();
+  } finally {
+    await page.setViewport(before);
+  }
+}
+
+/** The page, at the width it has now, scrolls only down. */
+async function assertNoSidewaysScroll(page: Page): Promise<void> {
+  const { scroll, client } = await page.evaluate(() => {
+    const root: Dom = (globalThis as Dom).document.documentElement;
+    return { scroll: root.scrollWidth as number, client: root.clientWidth as number };
+  });
+  assert.ok(scroll <= client, `${page.url()} is ${scroll} px wide at ${client} px`);
+}
+
 /** At 375 px wide the page scrolls only down, never sideways. */
 export async function assertFitsPhone(page: Page): Promise<void> {
-  const before = page.viewport();
-  await page.setViewport({ width: 375, height: 800 });
-  try {
-    const { scroll, client } = await page.evaluate(() => {
-      const root: Dom = (globalThis as Dom).document.documentElement;
-      return { scroll: root.scrollWidth as number, client: root.clientWidth as number };
-    });
-    assert.ok(scroll <= client, `${page.url()} is ${scroll} px wide at 375 px`);
-  } finally {
-    if (before) await page.setViewport(before);
-  }
+  await atPhoneWidth(page, () => assertNoSidewaysScroll(page));
 }
 
 /** Every check of a finished page: no errors or CSP reports, accessible, fits a phone. */
@@ -567,15 +671,14 @@ export async function assertGoodPage(page: Page): Promise<void> {
   await assertFitsPhone(page);
 }
 
-/** assertGoodPage at 1280 px, and axe once more at 375 px (the layout changes there). */
+/** assertGoodPage, with axe once more at 375 px (the layout changes there). */
 export async function assertGoodAtBoth(page: Page): Promise<void> {
-  await assertGoodPage(page);
-  await page.setViewport({ width: 375, height: 800 });
-  try {
+  assertNoProblems(page);
+  await assertAccessible(page);
+  await atPhoneWidth(page, async () => {
+    await assertNoSidewaysScroll(page);
     await assertAccessible(page);
-  } finally {
-    await page.setViewport({ width: 1280, height: 900 });
-  }
+  });
 }
 
 /** Follows the link or button with `text`; the page it opens has `title` as heading and is good. */

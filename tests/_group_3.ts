@@ -1,0 +1,3 @@
+import { importGroup } from "./_groups.ts";
+
+await importGroup(3);
