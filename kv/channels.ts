@@ -26,7 +26,7 @@ import { eventOf, linesOf } from "../lib/channels/_format.ts";
 import { channelBrokenMail } from "../mail/channels.ts";
 import { getAccount, isOwner } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { CLAIM_MS, deliver, deliveryId, enqueueMail, waitsBehind } from "./outbox.ts";
+import { CLAIM_MS, deliver, deliveryId, enqueueMail, nextInLine, waitsBehind } from "./outbox.ts";
 import { type Atomic, atomic, commit, deleteKeys, keysOf } from "./_atomic.ts";
 import { getManyEntries } from "./_batch.ts";
 
@@ -661,6 +661,11 @@ async function deliverOne(deps: Deps, id: string): Promise<SendResult> {
       r,
       !r.ok && !test && attempts >= MAX_ATTEMPTS ? attempts : null,
     );
+  }
+  if (r.ok && post.thread) {
+    const queued = await queuedPosts(kv);
+    const next = nextInLine(queued, post, (q) => q.channel === post.channel, clock.now());
+    if (next) await deliverOne(deps, next.id);
   }
   return r;
 }

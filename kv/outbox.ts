@@ -69,6 +69,27 @@ export function waitsBehind<T extends { id: string; thread?: number[] }>(
 }
 
 /**
+ * The delivery next in line after `sent` (just delivered): the earliest one due to the same place
+ * about one of its services. A back queued while its off was being sent waited behind it; handed
+ * on now, it follows the off at once instead of at the next minutely run.
+ */
+export function nextInLine<T extends { id: string; thread?: number[]; next: number }>(
+  queued: Iterable<T>,
+  sent: T,
+  samePlace: (q: T) => boolean,
+  now: number,
+): T | undefined {
+  let first: T | undefined;
+  if (!sent.thread?.length) return first;
+  for (const q of queued) {
+    if (q.id <= sent.id || q.next > now || !samePlace(q)) continue;
+    if (!q.thread?.some((t) => sent.thread!.includes(t))) continue;
+    if (!first || q.id < first.id) first = q;
+  }
+  return first;
+}
+
+/**
  * Adds a mail to the caller's atomic; answers its id for `deliver` after the commit. An
  * alert's mail names its services in `thread`.
  */
@@ -157,28 +178,42 @@ async function deliverOne(deps: Deps, id: string, tally: Delivered): Promise<boo
       tally.retried++;
       log("info", "mail sent after retry", { mail: id, attempt: mail.attempts + 1 });
     }
-    return true;
   } catch (err) {
-    const attempts = mail.attempts + 1;
-    const backoff = Math.min(2 ** attempts * MINUTE, 6 * 60 * MINUTE);
-    tally.failed++;
-    count("catalogue_mail_total", 'outcome="failed"');
-    // The relay's reason, addresses cut out; the address and the text stay out of the logs.
-    log("warn", "mail delivery failed", {
-      mail: id,
-      attempt: attempts,
-      reason: relayReason(err),
-      retry_in_s: backoff / 1000,
-    });
-    // Only over this claim: a mail dropped meanwhile (an unfollow, an erasure) stays dropped.
-    const ours = { key: entry.key, versionstamp: got.versionstamp };
-    await commit(
-      atomic(kv).check(ours).set(entry.key, { ...mail, attempts, next: clock.now() + backoff }, {
-        expireIn: MAX_AGE,
-      }),
-    );
+    await failed(deps, { key: entry.key, versionstamp: got.versionstamp }, mail, err, tally);
     return false;
   }
+  if (mail.thread) {
+    const queued = await queuedMails(kv);
+    const next = nextInLine(queued, mail, (q) => q.to === mail.to, clock.now());
+    if (next) await deliverOne(deps, next.id, tally);
+  }
+  return true;
+}
+
+/** A send that failed: the mail waits for its next attempt, later each time. */
+async function failed(
+  deps: Deps,
+  claimed: { key: Deno.KvKey; versionstamp: string },
+  mail: QueuedMail,
+  err: unknown,
+  tally: Delivered,
+): Promise<void> {
+  const attempts = mail.attempts + 1;
+  const backoff = Math.min(2 ** attempts * MINUTE, 6 * 60 * MINUTE);
+  tally.failed++;
+  count("catalogue_mail_total", 'outcome="failed"');
+  // The relay's reason, addresses cut out; the address and the text stay out of the logs.
+  log("warn", "mail delivery failed", {
+    mail: mail.id,
+    attempt: attempts,
+    reason: relayReason(err),
+    retry_in_s: backoff / 1000,
+  });
+  // Only over this claim: a mail dropped meanwhile (an unfollow, an erasure) stays dropped.
+  const next = { ...mail, attempts, next: deps.clock.now() + backoff };
+  await commit(
+    atomic(deps.kv).check(claimed).set(claimed.key, next, { expireIn: MAX_AGE }),
+  );
 }
 
 /** Job: delivers every queued mail that is due; answers what became of them. */

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
 import { outboxJob } from "../jobs/outbox.ts";
-import { getChannel, MAX_ATTEMPTS } from "../kv/channels.ts";
+import { deliverPosts, enqueuePosts, getChannel, MAX_ATTEMPTS } from "../kv/channels.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, expectLog } from "./_helpers.ts";
 import {
@@ -9,6 +10,7 @@ import {
   AT,
   BACK,
   EXPIRY,
+  type Got,
   GROUPED,
   LINK,
   OFF,
@@ -504,3 +506,37 @@ Deno.test("kinds: a heartbeat's real off and back pair on PagerDuty and Opsgenie
     );
     assert.ok(!(await dumpKv(r.t.kv)).includes('["channel_incidents"'), "the outage closed");
   }));
+
+Deno.test("kinds: a back queued while its off is being posted follows it at once, not at the next run", async () => {
+  await using r = await receiver();
+  const { token } = await r.t.account("ops@example.org");
+  const ch = await addChannel(r.t, token, {
+    name: "Hook",
+    url: "https://hooks.example.org/alerts",
+  });
+  // A receiver that holds the off until the back's own delivery has found it being posted.
+  let release = () => {};
+  const held = new Promise<void>((res) => release = res);
+  let posting = () => {};
+  const started = new Promise<void>((res) => posting = res);
+  const answer = (g: Got) => {
+    if (JSON.parse(g.body).event !== "off") return Response.json({ ok: true });
+    posting();
+    return held.then(() => Response.json({ ok: true }));
+  };
+  r.answer = answer as unknown as (g: Got) => Response;
+  const queue = async (payload: typeof OFF) => {
+    const op = atomic(r.t.kv);
+    const ids = enqueuePosts(op, [ch], payload, r.t.clock.now(), [7]);
+    await commit(op);
+    return ids;
+  };
+  const off = deliverPosts(r.t.deps, await queue(OFF));
+  await started;
+  const [back] = await deliverPosts(r.t.deps, await queue(BACK));
+  assert.deepEqual(back, { ok: false, status: "waits for an earlier alert" });
+  release();
+  assert.equal((await off)[0].ok, true);
+  assert.deepEqual(r.got.map((g) => JSON.parse(g.body).event), ["off", "back"]);
+  assert.ok(!(await dumpKv(r.t.kv)).includes('["channel_outbox"'), "nothing left for the job");
+});

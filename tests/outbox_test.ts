@@ -207,3 +207,35 @@ Deno.test("outbox: one person's mails go out in the order they were queued, othe
   // The other person's mail did not wait behind the held one.
   assert.equal(t.mail.sent[0].subject, "other");
 });
+
+Deno.test("outbox: a back queued while its off is being sent follows it at once, not at the next run", async () => {
+  await using t = await testApp();
+  // A relay that holds the off until the back's own delivery has found it being sent.
+  const send = t.mail.send;
+  let release = () => {};
+  const held = new Promise<void>((r) => release = r);
+  let sending = () => {};
+  const started = new Promise<void>((r) => sending = r);
+  t.mail.send = async (mail) => {
+    if (mail.subject === "off") {
+      sending();
+      await held;
+    }
+    await send(mail);
+  };
+  t.clock.set(1000);
+  const queue = async (subject: string) => {
+    const op = atomic(t.kv);
+    const id = enqueueMail(op, { to: "ops@b.org", subject, text: "t" }, 1000, [7]);
+    await commit(op);
+    return id;
+  };
+  const off = deliver(t.deps, [await queue("off")]);
+  await started;
+  const back = await deliver(t.deps, [await queue("back")]);
+  assert.deepEqual(back, { sent: 0, failed: 0, retried: 0 }, "the back waits behind its off");
+  release();
+  assert.equal((await off).sent, 2, "the off's delivery sent the back after it");
+  assert.deepEqual(t.mail.sent.map((m) => m.subject), ["off", "back"]);
+  assert.deepEqual(await queued(t), [], "nothing left for the retry job");
+});
