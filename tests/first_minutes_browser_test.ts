@@ -92,7 +92,7 @@ Deno.test({
               /Not uploaded/.test(
                 (globalThis as Dom).document.querySelector("[data-upload-status]").textContent,
               ),
-            { timeout: 10_000 },
+            { polling: "mutation", timeout: 10_000 },
           );
           const status = await page.$eval(
             "[data-upload-status]",

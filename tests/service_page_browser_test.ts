@@ -136,7 +136,7 @@ Deno.test({
       await page.waitForFunction(
         () =>
           (globalThis as Dom).document.querySelector(".facts .state")?.innerText.trim() === "Down",
-        { timeout: 20_000 },
+        { polling: "mutation", timeout: 20_000 },
       );
       assert.equal(await page.evaluate(() => (globalThis as Dom).stillHere), true, "no reload");
       const text = await mainText(page);
@@ -149,7 +149,7 @@ Deno.test({
       await page.waitForFunction(
         () =>
           (globalThis as Dom).document.querySelector(".facts .state")?.innerText.trim() === "Up",
-        { timeout: 20_000 },
+        { polling: "mutation", timeout: 20_000 },
       );
       assert.match(await mainText(page), /Down for 1 min, from /);
       await other.close();

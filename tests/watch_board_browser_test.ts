@@ -120,7 +120,7 @@ Deno.test({
           const row = rows.find((r: Dom) => r.querySelector("h2").innerText === "Nightly backup");
           return row?.querySelector(".state").innerText.trim() === "Down";
         },
-        { timeout: 20_000 },
+        { polling: "mutation", timeout: 20_000 },
       );
       assert.equal(await page.evaluate(() => (globalThis as Dom).stillHere), true, "no reload");
       assert.match(await mainText(page), /2 Down/);
@@ -185,7 +185,7 @@ Deno.test({
         () =>
           (globalThis as Dom).document.querySelector(".banner")?.innerText.trim() ===
             "1 of 2 services is down",
-        { timeout: 20_000 },
+        { polling: "mutation", timeout: 20_000 },
       );
       assert.equal(await visitor.evaluate(() => (globalThis as Dom).stillHere), true);
       await ping(printer);
@@ -193,7 +193,7 @@ Deno.test({
         () =>
           (globalThis as Dom).document.querySelector(".banner")?.innerText.trim() ===
             "All services are up",
-        { timeout: 20_000 },
+        { polling: "mutation", timeout: 20_000 },
       );
       await visitor.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
       await assertAccessible(visitor);
