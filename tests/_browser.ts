@@ -297,44 +297,53 @@ export function assertNoProblems(page: Page): void {
 
 const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 
-/** The first visible link or button whose text (or accessible label) is exactly `text`. */
-export async function byText(page: Page, text: string): Promise<ElementHandle> {
-  const handle = await page.evaluateHandle((wanted: string) => {
-    const document: Dom = (globalThis as Dom).document;
-    const norm = (s: string) => s.replace(/\s+/g, " ").trim();
-    const candidates: Dom[] = document.querySelectorAll(
-      "a[href], button, input[type=submit], input[type=button], [role=button], summary",
-    );
-    for (const el of candidates) {
-      const text = el.tagName === "INPUT" ? el.value : el.innerText;
-      const label = el.getAttribute("aria-label");
-      const visible = el.offsetParent !== null || el.getClientRects().length > 0;
-      if (visible && (norm(text ?? "") === wanted || norm(label ?? "") === wanted)) return el;
-    }
-    return null;
-  }, norm(text));
-  const el = handle.asElement() as ElementHandle | null;
-  if (!el) {
-    throw new Error(
-      `no link or button "${text}" on ${page.url()}; there are: ${await linkTexts(page)}`,
-    );
-  }
-  return el;
-}
-
-/** The texts of the page's links and buttons, for a message that one was not found. */
-async function linkTexts(page: Page): Promise<string> {
-  const seen = await page.evaluate(() =>
-    [...(globalThis as Dom).document.querySelectorAll("a[href], button")]
-      .map((e: Dom) => e.innerText.trim() as string).filter(Boolean)
-  );
-  return seen.join(" | ");
-}
-
 /** A point to click on: in the viewport, within the element's first box. */
 interface Point {
   x: number;
   y: number;
+}
+
+/**
+ * Where the first visible link or button whose text (or accessible label) is exactly `text` is,
+ * scrolled into view if it is not (`scroll`); fails naming the page's links and buttons.
+ */
+async function pointOf(page: Page, text: string, scroll: boolean): Promise<Point> {
+  const at = await page.evaluate(
+    (wanted: string, scroll: boolean): Point | null => {
+      const g: Dom = globalThis;
+      const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+      const candidates: Dom[] = g.document.querySelectorAll(
+        "a[href], button, input[type=submit], input[type=button], [role=button], summary",
+      );
+      for (const el of candidates) {
+        const text = el.tagName === "INPUT" ? el.value : el.innerText;
+        const label = el.getAttribute("aria-label");
+        const visible = el.offsetParent !== null || el.getClientRects().length > 0;
+        if (!visible || (norm(text ?? "") !== wanted && norm(label ?? "") !== wanted)) continue;
+        const box = () => [...el.getClientRects()].find((r: Dom) => r.width > 0 && r.height > 0);
+        const r = box();
+        const outside = !r || r.top < 0 || r.left < 0 || r.bottom > g.innerHeight ||
+          r.right > g.innerWidth;
+        if (scroll && outside) el.scrollIntoView({ block: "center", inline: "center" });
+        const b = box() ?? el.getBoundingClientRect();
+        return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
+      }
+      return null;
+    },
+    norm(text),
+    scroll,
+  );
+  if (at) return at;
+  const seen = await page.evaluate(() =>
+    [...(globalThis as Dom).document.querySelectorAll("a[href], button")]
+      .map((e: Dom) => e.innerText.trim() as string).filter(Boolean)
+  );
+  throw new Error(`no link or button "${text}" on ${page.url()}; there are: ${seen.join(" | ")}`);
+}
+
+/** Fails unless a visible link or button whose text (or accessible label) is `text` is shown. */
+export async function byText(page: Page, text: string): Promise<void> {
+  await pointOf(page, text, false);
 }
 
 /**
@@ -347,32 +356,7 @@ export async function clickByText(
   text: string,
   opts: { navigates?: boolean } = {},
 ): Promise<void> {
-  const at = await page.evaluate((wanted: string): Point | null => {
-    const g: Dom = globalThis;
-    const norm = (s: string) => s.replace(/\s+/g, " ").trim();
-    const candidates: Dom[] = g.document.querySelectorAll(
-      "a[href], button, input[type=submit], input[type=button], [role=button], summary",
-    );
-    for (const el of candidates) {
-      const text = el.tagName === "INPUT" ? el.value : el.innerText;
-      const label = el.getAttribute("aria-label");
-      const visible = el.offsetParent !== null || el.getClientRects().length > 0;
-      if (!visible || (norm(text ?? "") !== wanted && norm(label ?? "") !== wanted)) continue;
-      const box = () => [...el.getClientRects()].find((r: Dom) => r.width > 0 && r.height > 0);
-      const r = box();
-      if (!r || r.top < 0 || r.left < 0 || r.bottom > g.innerHeight || r.right > g.innerWidth) {
-        el.scrollIntoView({ block: "center", inline: "center" });
-      }
-      const b = box() ?? el.getBoundingClientRect();
-      return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
-    }
-    return null;
-  }, norm(text));
-  if (!at) {
-    throw new Error(
-      `no link or button "${text}" on ${page.url()}; there are: ${await linkTexts(page)}`,
-    );
-  }
+  const at = await pointOf(page, text, true);
   if (opts.navigates === false) return await page.mouse.click(at.x, at.y);
   await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.mouse.click(at.x, at.y)]);
 }
