@@ -61,11 +61,13 @@ export function waitsBehind<T extends { id: string; thread?: number[] }>(
   d: T,
   samePlace: (q: T) => boolean,
 ): boolean {
-  if (!d.thread?.length) return false;
-  for (const q of queued) {
-    if (q.id < d.id && samePlace(q) && q.thread?.some((t) => d.thread!.includes(t))) return true;
-  }
+  for (const q of queued) if (q.id < d.id && samePlace(q) && shareService(q, d)) return true;
   return false;
+}
+
+/** Whether two deliveries are about one service (alerts name theirs in `thread`). */
+function shareService(a: { thread?: number[] }, b: { thread?: number[] }): boolean {
+  return !!a.thread?.some((t) => b.thread?.includes(t));
 }
 
 /**
@@ -80,10 +82,8 @@ export function nextInLine<T extends { id: string; thread?: number[]; next: numb
   now: number,
 ): T | undefined {
   let first: T | undefined;
-  if (!sent.thread?.length) return first;
   for (const q of queued) {
-    if (q.id <= sent.id || q.next > now || !samePlace(q)) continue;
-    if (!q.thread?.some((t) => sent.thread!.includes(t))) continue;
+    if (q.id <= sent.id || q.next > now || !samePlace(q) || !shareService(q, sent)) continue;
     if (!first || q.id < first.id) first = q;
   }
   return first;

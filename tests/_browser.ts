@@ -5,7 +5,9 @@
  * used as a person would: links, buttons and fields are found by their visible text and
  * labels; axe-core checks each page for serious or critical accessibility problems.
  *
- * One browser and one server per test file (starting them costs seconds):
+ * One server per test file, and one browser: the run's own under `deno task test`
+ * (tests/_with_chromium.ts), each file in browser contexts of its own; else the file's
+ * (starting either costs seconds):
  *
  *   Deno.test({ name: "...", ...BROWSER_TEST, fn: async (t) => {
  *     await using web = await startWeb();

@@ -515,14 +515,12 @@ Deno.test("kinds: a back queued while its off is being posted follows it at once
     url: "https://hooks.example.org/alerts",
   });
   // A receiver that holds the off until the back's own delivery has found it being posted.
-  let release = () => {};
-  const held = new Promise<void>((res) => release = res);
-  let posting = () => {};
-  const started = new Promise<void>((res) => posting = res);
+  const held = Promise.withResolvers<void>();
+  const posting = Promise.withResolvers<void>();
   const answer = (g: Got) => {
     if (JSON.parse(g.body).event !== "off") return Response.json({ ok: true });
-    posting();
-    return held.then(() => Response.json({ ok: true }));
+    posting.resolve();
+    return held.promise.then(() => Response.json({ ok: true }));
   };
   r.answer = answer as unknown as (g: Got) => Response;
   const queue = async (payload: typeof OFF) => {
@@ -532,10 +530,10 @@ Deno.test("kinds: a back queued while its off is being posted follows it at once
     return ids;
   };
   const off = deliverPosts(r.t.deps, await queue(OFF));
-  await started;
+  await posting.promise;
   const [back] = await deliverPosts(r.t.deps, await queue(BACK));
   assert.deepEqual(back, { ok: false, status: "waits for an earlier alert" });
-  release();
+  held.resolve();
   assert.equal((await off)[0].ok, true);
   assert.deepEqual(r.got.map((g) => JSON.parse(g.body).event), ["off", "back"]);
   assert.ok(!(await dumpKv(r.t.kv)).includes('["channel_outbox"'), "nothing left for the job");

@@ -212,14 +212,12 @@ Deno.test("outbox: a back queued while its off is being sent follows it at once,
   await using t = await testApp();
   // A relay that holds the off until the back's own delivery has found it being sent.
   const send = t.mail.send;
-  let release = () => {};
-  const held = new Promise<void>((r) => release = r);
-  let sending = () => {};
-  const started = new Promise<void>((r) => sending = r);
+  const held = Promise.withResolvers<void>();
+  const sending = Promise.withResolvers<void>();
   t.mail.send = async (mail) => {
     if (mail.subject === "off") {
-      sending();
-      await held;
+      sending.resolve();
+      await held.promise;
     }
     await send(mail);
   };
@@ -231,10 +229,10 @@ Deno.test("outbox: a back queued while its off is being sent follows it at once,
     return id;
   };
   const off = deliver(t.deps, [await queue("off")]);
-  await started;
+  await sending.promise;
   const back = await deliver(t.deps, [await queue("back")]);
   assert.deepEqual(back, { sent: 0, failed: 0, retried: 0 }, "the back waits behind its off");
-  release();
+  held.resolve();
   assert.equal((await off).sent, 2, "the off's delivery sent the back after it");
   assert.deepEqual(t.mail.sent.map((m) => m.subject), ["off", "back"]);
   assert.deepEqual(await queued(t), [], "nothing left for the retry job");
