@@ -485,22 +485,39 @@ export async function pingBody(deps: Deps, s: Service, n: number): Promise<strin
   return e.body;
 }
 
-/** State changes as Healthchecks' flips (up 1, down or paused 0), newest first. */
+/**
+ * State changes as Healthchecks' flips (up 1, down or paused 0), newest first. A resumed check
+ * is `new` there until its next success (hcStatus), and `new` reads 0: here the look after the
+ * last resume counts it up at once, so that change reads 0 and the up flip is the first success
+ * since the resume (among the kept events).
+ */
 export async function listFlips(
   deps: Deps,
   s: Service,
   filter: { start?: number; end?: number; seconds?: number },
 ) {
   const now = deps.clock.now();
-  const h = await serviceHistory(deps.kv, s, now);
+  const [h, events] = await Promise.all([
+    serviceHistory(deps.kv, s, now),
+    s.resumed === undefined ? [] : listEvents(deps.kv, s.account, s.id),
+  ]);
+  const resumed = s.resumed ?? Infinity;
+  const successes = events.filter((e) => e.kind === "success" && e.at >= resumed);
+  const firstPing = successes.length > 0 ? successes[successes.length - 1].at : null;
   const flips: { at: number; up: number }[] = [];
   let last: number | null = null;
-  for (const c of h.changes) {
+  const add = (at: number, up: number) => {
+    if (up === last) return;
+    last = up;
+    flips.push({ at, up });
+  };
+  for (const [i, c] of h.changes.entries()) {
     if (c.state === "warn" && last === 1) continue;
     const up = c.state === "ok" || c.state === "warn" ? 1 : 0;
-    if (up === last) continue;
-    last = up;
-    flips.push({ at: c.at, up });
+    if (up === 1 && c.at >= resumed && (firstPing === null || firstPing > c.at)) {
+      add(c.at, 0);
+      if (firstPing !== null && firstPing < (h.changes[i + 1]?.at ?? Infinity)) add(firstPing, 1);
+    } else add(c.at, up);
   }
   return flips.filter((f) => {
     if (filter.start !== undefined && f.at < filter.start * 1000) return false;

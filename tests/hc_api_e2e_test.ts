@@ -148,7 +148,8 @@ Deno.test({
         uuidVars,
       ),
     ).flips;
-    // The pause is a flip at once (0); the runner records "up" at its next look (a minute).
+    // The pause is a flip at once (0); resumed, the check reads `new` (0) until its next success,
+    // whenever the runner looks.
     assert.equal(flips[0].up, 0);
     assert.match(flips[0].timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
     const channels = JSON.parse(

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { HOUR, MINUTE } from "../lib/clock.ts";
 import { fakeResolver, type Res, type TestApp, testApp } from "./_helpers.ts";
 import { uniqueKey } from "../kv/hc_checks.ts";
+import { MINUTELY, runJobs } from "../jobs/mod.ts";
 
 /** Healthchecks' Management API (api/hc.ts) and its keys (/api/me/api-keys), app-level. */
 
@@ -385,6 +386,17 @@ Deno.test("pause, resume (409 when not paused), pings, body, flips, delete, CORS
   const resumed = await hc(t, "POST", `/api/v3/checks/${uuid}/resume`, rw);
   ok(resumed);
   assert.notEqual(resumed.body.status, "paused");
+  // The look after the resume counts the check up at once; Healthchecks reads it `new` (0)
+  // until its next success, which is the up flip.
+  await runJobs(t.deps, MINUTELY);
+  const newestFlip = async () =>
+    (await hc(t, "GET", `/api/v3/checks/${uuid}/flips/`, ro)).body.flips[0];
+  assert.equal((await newestFlip()).up, 0);
+  assert.equal((await hc(t, "GET", `/api/v3/checks/${uuid}`, rw)).body.status, "new");
+  t.clock.advance(90_000);
+  ok(await t.req("POST", hook));
+  const at = new Date(t.clock.now()).toISOString().slice(0, 19) + "+00:00";
+  assert.deepEqual(await newestFlip(), { timestamp: at, up: 1 });
 
   const flips = await hc(t, "GET", `/api/v3/checks/${uuid}/flips/`, ro);
   ok(flips);
