@@ -43,8 +43,8 @@ export interface Got {
 export interface Receiver extends AsyncDisposable {
   t: TestApp;
   got: Got[];
-  /** What the receiver answers next (default 200 with `{"ok":true}`). */
-  answer: (g: Got) => Response;
+  /** What the receiver answers next (default 200 with `{"ok":true}`); it may answer later. */
+  answer: (g: Got) => Response | Promise<Response>;
   /** The JSON body of the request `i` back from the last (-1: the last). */
   json(i?: number): unknown;
   /** The form body of a request, as an object. */

@@ -517,12 +517,11 @@ Deno.test("kinds: a back queued while its off is being posted follows it at once
   // A receiver that holds the off until the back's own delivery has found it being posted.
   const held = Promise.withResolvers<void>();
   const posting = Promise.withResolvers<void>();
-  const answer = (g: Got) => {
+  r.answer = (g: Got) => {
     if (JSON.parse(g.body).event !== "off") return Response.json({ ok: true });
     posting.resolve();
     return held.promise.then(() => Response.json({ ok: true }));
   };
-  r.answer = answer as unknown as (g: Got) => Response;
   const queue = async (payload: typeof OFF) => {
     const op = atomic(r.t.kv);
     const ids = enqueuePosts(op, [ch], payload, r.t.clock.now(), [7]);
