@@ -45,8 +45,11 @@ import type { Beat, Pulse, Start } from "./service_state.ts";
  *   looked up again before the batch is retried. The old key therefore stops at once
  *   everywhere, and other accounts' hook changes never touch a ping.
  * The heartbeat rate limit counts per address in process (seeded from KV once per window
- * and address by a read the first ping does not wait for) and adds its counts to KV in the
- * same batch. Events are trimmed by the runner's look, never on the ping's path nor in a look
+ * and address by a read the first ping does not wait for) and adds its counts to KV with the
+ * pings' batches: at once in a quiet process, and under steady traffic at most RATE_WRITE_MS
+ * after they were counted (one write per address then, not one per batch: hashed addresses
+ * are spread over the whole file, and a write to each cost more than the ping's own), on
+ * SIGTERM at once (`flushBeats`). Events are trimmed by the runner's look, never on the ping's path nor in a look
  * a failure asked for through the queue: a service that wrote NUDGE_EVERY events in this
  * process since its last nudge gets one in its batch (a blind set, a millisecond past the
  * minute so no queued look takes it), so a flood is trimmed within a minute. With several
@@ -181,6 +184,19 @@ export const HOOK_KEY_RE = /^[A-Za-z0-9_-]{43}$/;
 const MAX_HOOKS = 90;
 /** Pings per atomic at most (each adds no more than one beat write). */
 const MAX_BATCH = 400;
+/** Mutations per atomic at most: Deno KV refuses a commit of more than 1 000. */
+const MAX_MUTATIONS = 1000;
+/**
+ * The writes a signal kind adds to its batch once per hook, beside its event: its pulse key,
+ * then a start's nudge, a failure's nudge and queued look (`commitBatch`).
+ */
+const KIND_WRITES: Record<SignalKind, number> = { success: 1, start: 2, fail: 3, log: 0 };
+/**
+ * How long the per-address counts wait in process, under steady traffic, before a batch adds
+ * them to KV: one write per address in that time instead of one per batch. A quiet process
+ * (no write in that time) writes a ping's count with the ping itself.
+ */
+const RATE_WRITE_MS = 10_000;
 const CACHE_MAX = 100_000;
 /**
  * Addresses counted in process per window at most: past it the counts start again from KV
@@ -205,13 +221,23 @@ interface QueuedPing {
   reject: (err: unknown) => void;
 }
 
+interface RateSum {
+  key: Deno.KvKey;
+  n: bigint;
+}
+
 interface HookState {
   cache: Map<string, Cached>;
   queue: QueuedPing[];
   committing: boolean;
   rateWindow: number;
   rate: Map<string, { count: number; key: Deno.KvKey; id: string }>;
-  sums: Map<string, { key: Deno.KvKey; n: bigint }>;
+  /** Counts not in KV yet, by window and address hash (a slot's `id`). */
+  sums: Map<string, RateSum>;
+  /** When the last batch left no count behind (`performance.now()`); -Infinity: never. */
+  ratesWritten: number;
+  /** Every count goes with the next batches, due or not (`flushBeats`). */
+  ratesNow: boolean;
   /** Events written per service in this process since its last nudge, by service id. */
   written: Map<number, number>;
 }
@@ -228,6 +254,8 @@ function stateOf(kv: Deno.Kv): HookState {
       rateWindow: 0,
       rate: new Map(),
       sums: new Map(),
+      ratesWritten: -Infinity,
+      ratesNow: false,
       written: new Map(),
     };
     states.set(kv, st);
@@ -389,12 +417,21 @@ export async function beatByHash(
 export async function flushBeats(kv: Deno.Kv, maxMs = 5_000): Promise<void> {
   const st = states.get(kv);
   const until = performance.now() + maxMs;
+  if (st) st.ratesNow = true;
   while (st && (st.committing || st.queue.length > 0 || st.sums.size > 0)) {
     if (performance.now() > until) return;
     flushSoon(kv);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** Whether the counts waiting in process go with the next batch. */
+const ratesDue = (st: HookState) =>
+  st.sums.size > 0 &&
+  (st.ratesNow || performance.now() - st.ratesWritten >= RATE_WRITE_MS);
+
+/** Whether a commit has anything to write: pings, or counts that are due. */
+const workWaiting = (st: HookState) => st.queue.length > 0 || ratesDue(st);
 
 /** Starts a commit unless one is under way; that one's loop takes what queued meanwhile. */
 function flushSoon(kv: Deno.Kv) {
@@ -404,28 +441,55 @@ function flushSoon(kv: Deno.Kv) {
   queueMicrotask(() => {
     drain(kv, st).finally(() => {
       st.committing = false;
-      if (st.queue.length > 0 || st.sums.size > 0) flushSoon(kv);
+      if (workWaiting(st)) flushSoon(kv);
     });
   });
 }
 
-/** Takes the next batch off the queue: at most MAX_BATCH pings of at most MAX_HOOKS hooks. */
-function takeBatch(st: HookState): QueuedPing[] {
-  const hashes = new Set<string>();
+/**
+ * Takes the next batch off the queue: at most MAX_BATCH pings of at most MAX_HOOKS hooks, and
+ * no more writes than an atomic takes. Answers the batch and the writes it makes at most.
+ */
+function takeBatch(st: HookState): { batch: QueuedPing[]; writes: number } {
+  // By hook: the signal kinds seen, one bit each (their writes are made once per hook).
+  const kinds = new Map<string, number>();
   let n = 0;
   let bytes = 0;
+  let writes = 0;
   for (; n < st.queue.length && n < MAX_BATCH; n++) {
     const p = st.queue[n];
     // An event's value: its body (UTF-16 length bounds its UTF-8 bytes by 3x) and fields.
     bytes += p.signal.body.length * 3 + p.beat.status.length * 3 + 200;
     if (n > 0 && bytes > MAX_BATCH_BYTES) break;
-    const h = p.hash;
-    if (!hashes.has(h)) {
-      if (hashes.size >= MAX_HOOKS) break;
-      hashes.add(h);
-    }
+    const seen = kinds.get(p.hash);
+    if (seen === undefined && kinds.size >= MAX_HOOKS) break;
+    const bit = 1 << KINDS.indexOf(p.signal.kind);
+    // The event; the kind's writes the first time; a flood's nudge once per hook.
+    const more = 1 + ((seen ?? 0) & bit ? 0 : KIND_WRITES[p.signal.kind]) +
+      (seen === undefined ? 1 : 0);
+    if (writes + more > MAX_MUTATIONS) break;
+    writes += more;
+    kinds.set(p.hash, (seen ?? 0) | bit);
   }
-  return st.queue.splice(0, n);
+  return { batch: st.queue.splice(0, n), writes };
+}
+
+/**
+ * Takes at most `room` of the counts waiting in process, oldest first; once none is left
+ * behind, the next ones wait RATE_WRITE_MS.
+ */
+function takeSums(st: HookState, room: number): RateSum[] {
+  const taken: RateSum[] = [];
+  for (const [id, sum] of st.sums) {
+    if (taken.length >= room) break;
+    taken.push(sum);
+    st.sums.delete(id);
+  }
+  if (st.sums.size === 0) {
+    st.ratesWritten = performance.now();
+    st.ratesNow = false;
+  }
+  return taken;
 }
 
 /**
@@ -469,10 +533,11 @@ function shownEvent(key: Deno.KvKey, e: StoredEvent): HookEvent {
 }
 
 async function drain(kv: Deno.Kv, st: HookState): Promise<void> {
-  while (st.queue.length > 0 || st.sums.size > 0) {
-    const batch = takeBatch(st);
-    const sums = [...st.sums.values()];
-    st.sums.clear();
+  while (workWaiting(st)) {
+    const { batch, writes } = takeBatch(st);
+    // Counts fill the room the pings leave; a failed commit loses them (the limit itself
+    // counts in process).
+    const sums = ratesDue(st) ? takeSums(st, MAX_MUTATIONS - writes) : [];
     try {
       await commitBatch(kv, st, batch, sums);
     } catch (err) {
@@ -485,7 +550,7 @@ async function commitBatch(
   kv: Deno.Kv,
   st: HookState,
   batch: QueuedPing[],
-  sums: { key: Deno.KvKey; n: bigint }[],
+  sums: RateSum[],
 ): Promise<void> {
   let live = batch;
   const started = Date.now();

@@ -121,7 +121,7 @@ export function countInto(op: Atomic, counter: Deno.KvEntryMaybe<Deno.KvU64>): A
 
 /**
  * Adds `n` uses to the counter at `key` (a `rateKey`) unchecked: the heartbeat path counts in
- * memory and writes its sums in its batch's atomic (kv/hooks.ts).
+ * memory and writes its sums with its ping batches (kv/hooks.ts).
  */
 export function addUses(op: Atomic, key: Deno.KvKey, n: bigint): Atomic {
   return op.sum(key, n);

@@ -4,6 +4,7 @@ import { pingRoute } from "../api/hooks.ts";
 import { JSON_BODY_LIMIT } from "../http/body.ts";
 import type { Ctx } from "../http/router.ts";
 import { atomic, openKv } from "../kv/_atomic.ts";
+import { flushBeats } from "../kv/hooks.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { aroundCommits, dumpKv, type Res, testApp } from "./_helpers.ts";
 
@@ -231,6 +232,52 @@ Deno.test("hooks: concurrent pings share commits and each is durable when answer
     assert.equal(s.state, "ok");
     assert.match(s.status, new RegExp(`^${i}-[012]$`));
   }
+});
+
+/** The heartbeat counts of every address in KV, summed. */
+async function countedInKv(kv: Deno.Kv): Promise<number> {
+  let n = 0;
+  for await (const e of kv.list<Deno.KvU64>({ prefix: ["rate"] })) {
+    if (e.key[2] === "heartbeat") n += Number(e.value.value);
+  }
+  return n;
+}
+
+Deno.test("hooks: a quiet process writes a ping's count with it; steady traffic writes counts together", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hb = await heartbeat(t, token);
+  assert.equal((await t.req("GET", hb.path, { from: "203.0.113.9" })).status, 200);
+  assert.equal(await countedInKv(t.kv), 1, "the first ping's count is in KV when it is answered");
+  for (let i = 0; i < 4; i++) {
+    assert.equal((await t.req("GET", hb.path, { from: "203.0.113.9" })).status, 200);
+  }
+  assert.equal(await countedInKv(t.kv), 1, "the next seconds' counts wait in process");
+  await flushBeats(t.kv);
+  assert.equal(await countedInKv(t.kv), 5, "SIGTERM's flush writes them");
+  // Counted in process all along: the limit itself never waited for KV.
+  for (let i = 0; i < 595; i++) await t.req("GET", hb.path, { from: "203.0.113.9" });
+  assert.equal((await t.req("GET", hb.path, { from: "203.0.113.9" })).status, 429);
+});
+
+Deno.test("hooks: a batch of every signal of 90 hooks from 360 addresses stays within an atomic's writes", async () => {
+  await using t = await testApp();
+  const hooks = [];
+  for (let a = 0; a < 3; a++) {
+    const { token } = await t.account(`cron${a}@example.org`, { name: "Cron" });
+    for (let i = 0; i < 30; i++) hooks.push(await heartbeat(t, token));
+  }
+  // Every hook in this process's cache, so the signals below queue together.
+  for (const h of hooks) assert.equal((await t.req("GET", h.path)).status, 200);
+  let from = 0;
+  const answers = await Promise.all(
+    hooks.flatMap((h) =>
+      ["", "/start", "/fail", "/log"].map((signal) =>
+        t.req("GET", `${h.path}${signal}`, { from: `198.51.100.${from++ % 250}` })
+      )
+    ),
+  );
+  assert.deepEqual(answers.filter((a) => a.status !== 200).map((a) => a.text), []);
 });
 
 Deno.test("hooks: a rotation by another process stops the old key in this one", async () => {
