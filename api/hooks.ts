@@ -281,18 +281,13 @@ const JSON_HEADERS = {
 };
 const ANSWER_HEADERS = { ...JSON_HEADERS, "cache-control": "no-store" };
 
-const enc = new TextEncoder();
-
 /**
- * An answer of a few bytes with its length (a front's answer passes no app-wide middleware,
- * and the app's compression leaves an answer under 1 KB of known length as it is anyway).
+ * An answer of a few bytes, sent with its length (a front's answer passes no app-wide
+ * middleware, and the app's compression leaves an answer under 1 KB of known length as it is
+ * anyway).
  */
 export function sized(text: string, status: number, headers: Record<string, string>): Response {
-  const body = enc.encode(text);
-  return new Response(body, {
-    status,
-    headers: { ...headers, "content-length": String(body.length) },
-  });
+  return new Response(text, { status, headers });
 }
 
 /**
