@@ -21,6 +21,12 @@ Deno.test("compression: pages, JSON and static files when accepted, never pings"
   assert.match(html, /^<!DOCTYPE html>/);
   assert.ok(zipped.length < html.length / 2, `${zipped.length} of ${html.length} bytes`);
 
+  // Vary is set once, also when this request did not ask for compression (a cache may hold
+  // the answer for one that does).
+  const me = await get("/api/me", { authorization: `Bearer ${token}` });
+  assert.equal(me.headers.get("vary"), "Accept-Encoding");
+  assert.equal(me.headers.get("content-encoding"), null);
+  await me.body?.cancel();
   const plain = await get("/");
   assert.equal(plain.headers.get("content-encoding"), null, "not without Accept-Encoding");
   assert.match(await plain.text(), /^<!DOCTYPE html>/);
