@@ -165,9 +165,13 @@ let defaultLimit: MiddlewareHandler | null = null;
 /** A route that reads its own body: an upload, counted while it is received (GET /metrics). */
 const upload: MiddlewareHandler = (_c, next) => receivingUpload(next);
 
-/** The route's body limit, first in its chain: before its guards, as before any reading. */
+/**
+ * The route's body limit, first in its chain: before its guards, as before any reading. A GET
+ * route reads no body (a body sent with one is never read), so it has none.
+ */
 function bodyLimitOf(route: RouteConfig): MiddlewareHandler[] {
   if (route.bodyLimit === "own") return [upload];
+  if (route.method === "get" && route.bodyLimit === undefined) return [];
   if (route.bodyLimit === undefined) return [defaultLimit ??= limitBody(JSON_BODY_LIMIT)];
   return [limitBody(route.bodyLimit)];
 }
