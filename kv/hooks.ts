@@ -49,12 +49,13 @@ import type { Beat, Pulse, Start } from "./service_state.ts";
  * pings' batches: at once in a quiet process, and under steady traffic at most RATE_WRITE_MS
  * after they were counted (one write per address then, not one per batch: hashed addresses
  * are spread over the whole file, and a write to each cost more than the ping's own), on
- * SIGTERM at once (`flushBeats`). Events are trimmed by the runner's look, never on the ping's path nor in a look
- * a failure asked for through the queue: a service that wrote NUDGE_EVERY events in this
- * process since its last nudge gets one in its batch (a blind set, a millisecond past the
- * minute so no queued look takes it), so a flood is trimmed within a minute. With several
- * server processes each seeds from KV when it first sees an address, so the limit may be passed
- * by what other processes counted after that (documented in docs/api.md).
+ * SIGTERM at once (`flushBeats`). Events are trimmed by the runner's look, never on the
+ * ping's path nor in a look a failure asked for through the queue: a service that wrote
+ * NUDGE_EVERY events in this process since its last nudge gets one in its batch (a blind set,
+ * a millisecond past the minute so no queued look takes it), so a flood is trimmed within a
+ * minute. With several server processes each seeds from KV when it first sees an address, so
+ * the limit may be passed by what other processes counted after that (documented in
+ * docs/api.md).
  */
 
 export interface HookRef {
@@ -200,8 +201,8 @@ const RATE_WRITE_MS = 10_000;
 const CACHE_MAX = 100_000;
 /**
  * Addresses counted in process per window at most: past it the counts start again from KV
- * (each slot's count is in KV once its batch committed, and a new slot reads it back), so
- * a flood of addresses cannot grow the process.
+ * (each slot's count is in KV within RATE_WRITE_MS, and a new slot reads it back: what was
+ * not written yet is not seen), so a flood of addresses cannot grow the process.
  */
 const RATE_SLOTS_MAX = 20_000;
 
