@@ -246,8 +246,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
   // (Hono's compress: text types only, a known length under 1 KB, HEAD and 206 left alone; it adds
   // Vary and weakens an ETag). Pings answer with their length and pass it as they are.
-  app.use("*", compress());
-  app.use("*", varyOnEncoding);
+  app.use("*", compression());
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
   app.get("/metrics", async (c) => {
@@ -339,13 +338,21 @@ const measured: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * Vary: Accept-Encoding, set in place on an answer Hono's compress may compress, before
- * compress looks at it (the next middleware out). Compress sets it with `c.header()`, which
- * after `next()` copies the whole answer into a new Response: a tenth of the CPU of a small
- * JSON answer such as `GET /api/me`. Compress's own conditions, in its order.
+ * Hono's compress, with `Vary: Accept-Encoding` set in place on the answer before compress
+ * looks at it. Compress sets it with `c.header()`, which after `next()` copies the whole answer
+ * into a new Response: a tenth of the CPU of a small JSON answer such as `GET /api/me`.
  */
-const varyOnEncoding: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await next();
+function compression(): MiddlewareHandler<AppEnv> {
+  const compressing = compress();
+  return (c, next) =>
+    compressing(c, async () => {
+      await next();
+      varyOnEncoding(c);
+    });
+}
+
+/** Sets Vary on an answer compress may compress: compress's own conditions, in its order. */
+function varyOnEncoding(c: Context<AppEnv>): void {
   const h = c.res.headers;
   const length = h.get("Content-Length");
   if (
@@ -357,7 +364,7 @@ const varyOnEncoding: MiddlewareHandler<AppEnv> = async (c, next) => {
   const vary = h.get("Vary");
   if (vary === "*" || (vary && VARY_ENCODING.test(vary))) return;
   setHeader(c, "Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
-};
+}
 /** Compress's default: an answer of a known length under this is sent as it is. */
 const COMPRESS_THRESHOLD = 1024;
 const NO_TRANSFORM = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
