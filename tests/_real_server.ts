@@ -354,7 +354,20 @@ export async function withClockedServer(
       BASE_URL: "http://127.0.0.1",
       ...clock.env,
     });
-    await fn({ token, clock, sink, server });
+    try {
+      await fn({ token, clock, sink, server });
+    } catch (err) {
+      // What the server said last (its lines hold no address, key or text, lib/log.ts): the
+      // why of a failure that only a loaded machine shows, named in the failure itself.
+      const said = `${server.stdout.text}${server.stderr.text}`.split("\n")
+        .filter((l) => l !== "" && !l.includes('"msg":"request"')).slice(-30).join("\n");
+      throw new Error(
+        `${err instanceof Error ? err.message : err}\nthe server's last lines:\n${said}`,
+        {
+          cause: err,
+        },
+      );
+    }
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
