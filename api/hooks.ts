@@ -282,9 +282,8 @@ const JSON_HEADERS = {
 const ANSWER_HEADERS = { ...JSON_HEADERS, "cache-control": "no-store" };
 
 /**
- * An answer of a few bytes, sent with its length (a front's answer passes no app-wide
- * middleware, and the app's compression leaves an answer under 1 KB of known length as it is
- * anyway).
+ * An answer of a few bytes; Deno sends its length. A front's answer passes no app-wide
+ * middleware, so it goes out uncompressed: at this size compression would gain nothing.
  */
 export function sized(text: string, status: number, headers: Record<string, string>): Response {
   return new Response(text, { status, headers });
