@@ -1,9 +1,7 @@
 import { DAY } from "../lib/clock.ts";
 import { constantTimeEqual, randomToken, sha256hex } from "../lib/crypto.ts";
-import { forbidden, gone } from "../lib/errors.ts";
-import { type Atomic, atomic, commit, transact } from "./_atomic.ts";
-import { type Account, getAccount, putAccount } from "./accounts.ts";
-import { trailAppend } from "./trail.ts";
+import { gone } from "../lib/errors.ts";
+import { type Atomic, atomic, commit } from "./_atomic.ts";
 
 /**
  * The first owner of a self-hosted server. A new KV gets an open claim; the server prints a
@@ -11,7 +9,8 @@ import { trailAppend } from "./trail.ts";
  * PocketBase's first admin), so nobody has to find `deno task roles` before the first page
  * that needs an owner. Only the token's SHA-256 is stored. Key layout:
  *   ["owner_claim"] -> OwnerClaim   (one key; absent once an owner exists)
- * It is read once at each start, never on a request path but the claim page's.
+ * It is read once at each start, never on a request path but the claim page's. The module
+ * imports nothing of the accounts: a start loads only this (kv/roles.ts makes the owner).
  */
 
 export interface OwnerClaim {
@@ -54,37 +53,18 @@ export async function ownerClaimValid(kv: Deno.Kv, token: string, now: number): 
 }
 
 /**
- * Makes the signed-in account the owner with the printed token, once: the account gains the
- * role, the claim is closed and the trail records it, in one atomic checked on both keys.
+ * The open claim, checked against a token, for the atomic that makes its opener the owner
+ * (kv/roles.ts `claimOwnership`): its entry, to check, or the reason it does not open.
  */
-export async function claimOwnership(
+export async function openClaim(
   kv: Deno.Kv,
-  accountId: number,
   token: string,
   now: number,
-): Promise<Account> {
-  return await transact<Account>(async () => {
-    const [claim, found] = await Promise.all([
-      kv.get<OwnerClaim>(claimKey),
-      getAccount(kv, accountId),
-    ]);
-    if (found.value === null) forbidden("sign in first");
-    if (claim.value === null) gone("this server already has an owner; the link is used up");
-    if (claim.value.expires <= now || !constantTimeEqual(claim.value.hash, sha256hex(token))) {
-      gone("this link is expired or was replaced by a newer one; restart the server for a new one");
-    }
-    const roles = found.value.roles.includes("owner")
-      ? found.value.roles
-      : [...found.value.roles, "owner" as const];
-    const account: Account = { ...found.value, roles };
-    const op = closeOwnerClaim(putAccount(atomic(kv).check(claim, found), account));
-    const trail = await trailAppend(kv, [{
-      actor: `account:${accountId}`,
-      action: "role.grant",
-      subject: `account:${accountId}`,
-      fields: ["owner"],
-    }], now);
-    trail.apply(op);
-    return { op, result: account };
-  });
+): Promise<Deno.KvEntryMaybe<OwnerClaim>> {
+  const claim = await kv.get<OwnerClaim>(claimKey);
+  if (claim.value === null) gone("this server already has an owner; the link is used up");
+  if (claim.value.expires <= now || !constantTimeEqual(claim.value.hash, sha256hex(token))) {
+    gone("this link is expired or was replaced by a newer one; restart the server for a new one");
+  }
+  return claim;
 }

@@ -3,16 +3,19 @@ import {
   type Account,
   eachAccount,
   findAccountByEmail,
+  getAccount,
   prepareAccount,
   putAccount,
   type Role,
   ROLES,
 } from "./accounts.ts";
-import { closeOwnerClaim } from "./owner_claim.ts";
+import { closeOwnerClaim, openClaim } from "./owner_claim.ts";
+import { forbidden } from "../lib/errors.ts";
 import { trailAppend } from "./trail.ts";
 
 /**
- * Role changes by the owner's local command (cli/roles.ts). Roles live on the account record
+ * Role changes by the owner's local command (cli/roles.ts), and the first owner by the link a
+ * self-hosted server prints (kv/owner_claim.ts). Roles live on the account record
  * (kv/accounts.ts); no keys of their own. Each change commits the account and its one trail
  * line (actor "owner") together, with a check on the account, so a change made meanwhile by
  * the server (a rename, an approval) is re-read rather than overwritten.
@@ -105,4 +108,34 @@ export async function listRoleHolders(kv: Deno.Kv): Promise<Account[]> {
 
 function sortRoles(roles: Role[]): Role[] {
   return ROLES.filter((r) => roles.includes(r));
+}
+
+/**
+ * Makes the signed-in account the owner with the printed token, once: the account gains the
+ * role, the claim is closed and the trail records it, in one atomic checked on both keys.
+ */
+export async function claimOwnership(
+  kv: Deno.Kv,
+  accountId: number,
+  token: string,
+  now: number,
+): Promise<Account> {
+  return await transact<Account>(async () => {
+    const found = await getAccount(kv, accountId);
+    if (found.value === null) forbidden("sign in first");
+    const claim = await openClaim(kv, token, now);
+    const roles = found.value.roles.includes("owner")
+      ? found.value.roles
+      : [...found.value.roles, "owner" as const];
+    const account: Account = { ...found.value, roles };
+    const op = closeOwnerClaim(putAccount(atomic(kv).check(claim, found), account));
+    const trail = await trailAppend(kv, [{
+      actor: `account:${accountId}`,
+      action: "role.grant",
+      subject: `account:${accountId}`,
+      fields: ["owner"],
+    }], now);
+    trail.apply(op);
+    return { op, result: account };
+  });
 }

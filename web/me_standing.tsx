@@ -6,7 +6,8 @@
 import { standingOf } from "../kv/accounts.ts";
 import { type Application, applyFor, latestApplication } from "../kv/applications.ts";
 import { type Invite, inviteAddress, invitesBy } from "../kv/invites.ts";
-import { claimOwnership, ownerClaimValid } from "../kv/owner_claim.ts";
+import { ownerClaimValid } from "../kv/owner_claim.ts";
+import { claimOwnership } from "../kv/roles.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ApplyBody, InviteBody, OwnerClaimBody } from "../http/account_inputs.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm, TextArea } from "./_form.tsx";
