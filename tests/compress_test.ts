@@ -1,6 +1,7 @@
 /**
  * Answers go out compressed when the client accepts it: pages, JSON and static files, with
- * Vary: Accept-Encoding; not without Accept-Encoding, not for HEAD, not for a ping.
+ * Vary: Accept-Encoding; not without Accept-Encoding, not for HEAD, not for a ping, not when
+ * shorter than 1 KB.
  */
 import assert from "node:assert/strict";
 import { gunzipSync } from "node:zlib";
@@ -27,6 +28,22 @@ Deno.test("compression: pages, JSON and static files when accepted, never pings"
   assert.equal(me.headers.get("vary"), "Accept-Encoding");
   assert.equal(me.headers.get("content-encoding"), null);
   await me.body?.cancel();
+  // A short answer goes out as it is, with its length, also to a client that accepts gzip: under
+  // compress's threshold (1 KB) gzip makes it no smaller, and would send it chunked.
+  const short = await get("/api/me", {
+    authorization: `Bearer ${token}`,
+    "accept-encoding": "gzip, deflate, br",
+  });
+  assert.equal(short.status, 200);
+  assert.equal(short.headers.get("content-encoding"), null);
+  assert.equal(short.headers.get("vary"), "Accept-Encoding");
+  const shortBody = new Uint8Array(await short.arrayBuffer());
+  assert.equal(short.headers.get("content-length"), String(shortBody.length));
+  assert.equal(JSON.parse(new TextDecoder().decode(shortBody)).name, "Zoe");
+  const robots = await get("/robots.txt", { "accept-encoding": "gzip" });
+  assert.equal(robots.headers.get("content-encoding"), null, "a short page as it is");
+  assert.match(await robots.text(), /User-agent/i);
+
   const plain = await get("/");
   assert.equal(plain.headers.get("content-encoding"), null, "not without Accept-Encoding");
   assert.match(await plain.text(), /^<!DOCTYPE html>/);
