@@ -254,18 +254,14 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     return await (await metrics)(c);
   });
   app.use("*", pageMiddleware(deps));
-  app.use("*", methodNotAllowed(app));
 
   let doc: object | null = null;
   app.get("/api/openapi.json", async (c) => c.json(doc ??= await openApiDocument(deps)));
   // Asked first and most often by machines: answered without loading an area.
   app.get("/api/healthz", healthz(deps));
 
-  app.notFound((c) =>
-    isPage(c.req.path)
-      ? pageLayer().then((m) => m.errorPage(c, 404, m.NOT_FOUND))
-      : c.json({ error: "not found" }, 404)
-  );
+  // No route answers this method here: 405 with Allow when routes answer the path with others.
+  app.notFound((c) => methodNotAllowed(app, c) ?? notFound(c));
   app.onError((err, c) =>
     isPage(c.req.path)
       ? pageLayer().then((m) => m.answerPageError(err, c), () => unavailablePage(c))
@@ -468,24 +464,31 @@ function pageMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** The answer when no route answers the path at all. */
+function notFound(c: Context<AppEnv>): Response | Promise<Response> {
+  return isPage(c.req.path)
+    ? pageLayer().then((m) => m.errorPage(c, 404, m.NOT_FOUND))
+    : c.json({ error: "not found" }, 404);
+}
+
 /**
  * A path some route answers, asked with another method, answers 405 with Allow: the methods of
- * the mounted routes of that path (the areas under it were mounted by this request).
+ * the mounted routes of that path (the areas under it were mounted by this request). Null when
+ * no route answers the path.
  */
-function methodNotAllowed(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    await next();
-    if (c.res.status !== 404 || c.error) return;
-    // A trailing slash names the same resource here (/api/me/ as /api/me), as it always has.
-    const path = c.req.path.length > 1 ? c.req.path.replace(/\/$/, "") : c.req.path;
-    const allowed = methodsFor(app, path);
-    if (allowed.length === 0 || allowed.includes(c.req.method)) return;
-    c.header("Allow", allowed.join(", "));
-    const message = `method ${c.req.method} not allowed here`;
-    c.res = isPage(c.req.path)
-      ? await (await pageLayer()).errorPage(c, 405, message)
-      : c.json({ error: message }, 405);
-  };
+function methodNotAllowed(
+  app: Hono<AppEnv>,
+  c: Context<AppEnv>,
+): Response | Promise<Response> | null {
+  // A trailing slash names the same resource here (/api/me/ as /api/me), as it always has.
+  const path = c.req.path.length > 1 ? c.req.path.replace(/\/$/, "") : c.req.path;
+  const allowed = methodsFor(app, path);
+  if (allowed.length === 0 || allowed.includes(c.req.method)) return null;
+  c.header("Allow", allowed.join(", "));
+  const message = `method ${c.req.method} not allowed here`;
+  return isPage(c.req.path)
+    ? pageLayer().then((m) => m.errorPage(c, 405, message))
+    : c.json({ error: message }, 405);
 }
 
 const methodTables = new WeakMap<Hono<AppEnv>, { size: number; table: TrieRouter<string> }>();
