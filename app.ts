@@ -236,12 +236,15 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ router: new TrieRouter() });
   const mounts = new Map<AreaName, () => Promise<void>>();
   areasOf.set(app, { built: [], mounts });
-  // First of all: a request under an area not mounted yet mounts it, then is routed again.
+  // First of all: a request under a prefix whose areas are not all mounted yet mounts them, then
+  // is routed again. One middleware per prefix, whatever the number of areas under it.
+  const under = new Map<string, LazyArea[]>();
   for (const name of Object.keys(AREAS) as AreaName[]) {
-    const lazy = lazyMount(app, deps, name);
-    mounts.set(name, lazy.mount);
-    for (const prefix of AREAS[name].under) app.use(prefix, lazy.middleware);
+    const area = lazyArea(app, deps, name);
+    mounts.set(name, area.mount);
+    for (const prefix of AREAS[name].under) under.set(prefix, [...under.get(prefix) ?? [], area]);
   }
+  for (const [prefix, areas] of under) app.use(prefix, lazyMount(app, areas));
   app.use("*", measured);
   // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
   // (Hono's compress: text types only, a known length under 1 KB, HEAD and 206 left alone; it adds
@@ -270,39 +273,63 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   return app;
 }
 
+/** One area of AREAS as the lazy mounts see it. */
+interface LazyArea {
+  /** Imports, builds and mounts the area, once (concurrent calls share the import). */
+  mount(): Promise<void>;
+  mounted(): boolean;
+  /** The area's front, once mounted: what it takes it answers, else null. */
+  front(c: Context<AppEnv>): Taken | null;
+}
+
 /**
- * The lazy mount of one area: its middleware, on the area's prefixes and before everything
- * else, imports the area on the first request under them (concurrent requests share the
- * import), mounts it with `app.route` and routes the request again, now to the area's own
- * routes and middleware; once mounted it offers the request to the area's front, if it has
- * one, and passes on what the front does not take. A failed import answers 503 and is
- * forgotten, so the next request tries again.
+ * An area imported, built and mounted with `app.route` on its first `mount`. A failed import
+ * answers 503 and is forgotten, so the next request tries again.
  */
-function lazyMount(app: Hono<AppEnv>, deps: Deps, name: AreaName) {
+function lazyArea(app: Hono<AppEnv>, deps: Deps, name: AreaName): LazyArea {
   const area: Area = AREAS[name];
   let mounted = false;
   let front: ((c: Context<AppEnv>) => Taken | null) | undefined;
   let loading: Promise<void> | null = null;
-  const mount = () =>
-    loading ??= Promise.all([area.load(), area.front?.()]).then(([make, makeFront]) => {
-      app.route(area.mount, make(deps));
-      front = makeFront?.(deps);
-      mounted = true;
-      areasOf.get(app)!.built.push(name);
-    }, (err) => {
-      loading = null;
-      log("error", "route area failed to load", { area: name, error: errorKind(err) });
-      throw new ApiError(503, "this part of the service is not available; try again later", {}, {
-        "Retry-After": "5",
-      });
-    });
-  // Not async: once mounted, most requests pass straight on (a promise less each).
-  const middleware: MiddlewareHandler<AppEnv> = (c, next) => {
-    if (!mounted) return mount().then(() => app.fetch(c.req.raw, c.env));
-    const taken = front?.(c);
-    return taken ? answerTaken(c, taken) : next();
+  return {
+    mount: () =>
+      loading ??= Promise.all([area.load(), area.front?.()]).then(([make, makeFront]) => {
+        app.route(area.mount, make(deps));
+        front = makeFront?.(deps);
+        mounted = true;
+        areasOf.get(app)!.built.push(name);
+      }, (err) => {
+        loading = null;
+        log("error", "route area failed to load", { area: name, error: errorKind(err) });
+        throw new ApiError(503, "this part of the service is not available; try again later", {}, {
+          "Retry-After": "5",
+        });
+      }),
+    mounted: () => mounted,
+    front: (c) => front?.(c) ?? null,
   };
-  return { mount, middleware };
+}
+
+/**
+ * The lazy mount of one prefix, before everything else: the first request under it mounts the
+ * areas under it that are not mounted yet, in the table's order, and is routed again, now to the
+ * areas' own routes and middleware. After that it offers each request to the fronts of those
+ * areas that have one, and passes on what none takes.
+ */
+function lazyMount(app: Hono<AppEnv>, areas: LazyArea[]): MiddlewareHandler<AppEnv> {
+  let ready = false;
+  // Not async: once mounted, most requests pass straight on (a promise less each).
+  return (c, next) => {
+    if (!ready && !(ready = areas.every((a) => a.mounted()))) {
+      return areas.reduce((before, a) => before.then(a.mount), Promise.resolve())
+        .then(() => app.fetch(c.req.raw, c.env));
+    }
+    for (const area of areas) {
+      const taken = area.front(c);
+      if (taken) return answerTaken(c, taken);
+    }
+    return next();
+  };
 }
 
 /** Answers a request an area's front took: counted, timed and logged as every request. */
@@ -513,7 +540,10 @@ function methodsFor(app: Hono<AppEnv>, path: string): string[] {
 function routePattern(c: Context<AppEnv>): string {
   const matched = c.req.matchedRoutes;
   for (let i = matched.length - 1; i >= 0; i--) {
-    if (matched[i].method !== "ALL") return matched[i].path.replace(CONSTRAINT, "$1");
+    if (matched[i].method !== "ALL") {
+      const path = matched[i].path;
+      return path.includes("{") ? path.replace(CONSTRAINT, "$1") : path;
+    }
   }
   return "unmatched";
 }
