@@ -7,7 +7,7 @@
  * Then runs the other areas' bench scripts that exist; each prints its own table.
  *
  * Options (environment): BENCH_SECONDS (per run, default 5), BENCH_CONNECTIONS (default 10),
- * BENCH_ROUNDS (turns of bare and service per endpoint, default 5), BENCH_OTHERS=0 (skip the
+ * BENCH_ROUNDS (turns of bare and service per endpoint, default 9), BENCH_OTHERS=0 (skip the
  * other areas' scripts).
  * Linux only (/proc). Exit 1 when a target is missed.
  */
@@ -30,7 +30,7 @@ const OTHER_BENCHES = [
 ];
 
 /** Rounds of load per endpoint, bare and service taking turns; ratios are per-round medians. */
-const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 9);
 
 /**
  * The targets: `/api/me` CPU against its naive floor (bench/_me_floor.ts: the session and the
@@ -193,14 +193,16 @@ async function main(): Promise<number> {
       rss.app = await rssMiB(a.pid);
       for (const [path, auth] of [["/api/healthz", undefined], ["/api/me", token]] as const) {
         // Turns (bare, service, bare, service, ...): a busy moment of the machine weighs on both.
+        // The order turns round each time, so that none is always measured first or right after
+        // another's load (and its log lines, which this process reads).
         const turns: { bare: Run; app: Run; naive?: Run }[] = [];
         for (let i = 0; i < ROUNDS; i++) {
           const headers: Record<string, string> = auth ? { authorization: `Bearer ${auth}` } : {};
-          turns.push({
-            bare: await loadRun(b, path, headers, SECONDS, CONNECTIONS),
-            naive: auth ? await loadRun(n, path, headers, SECONDS, CONNECTIONS) : undefined,
-            app: await loadRun(a, path, headers, SECONDS, CONNECTIONS),
-          });
+          const run = (s: typeof a) => loadRun(s, path, headers, SECONDS, CONNECTIONS);
+          const servers = auth ? [b, n, a] : [b, a];
+          const runs = new Map<typeof a, Run>();
+          for (const s of i % 2 ? servers.toReversed() : servers) runs.set(s, await run(s));
+          turns.push({ bare: runs.get(b)!, naive: runs.get(n), app: runs.get(a)! });
         }
         if (auth) {
           meNaive = {
