@@ -9,6 +9,7 @@ import type { DocConfig } from "./http/openapi.ts";
 import { healthz } from "./api/healthz.ts";
 import { errorKind, log, logRequest } from "./lib/log.ts";
 import { requestEnded, requestStarted } from "./lib/metrics.ts";
+import { joinBytes } from "./lib/bytes.ts";
 
 /** A route area: a file of api/ or web/ whose routes hang under `mount`. */
 interface Area {
@@ -426,7 +427,7 @@ async function lengthWhenShort(c: Context<AppEnv>): Promise<void> {
     size += value.length;
   }
   const body = short
-    ? (chunks.length === 1 ? chunks[0] : joined(chunks, size))
+    ? (chunks.length === 1 ? chunks[0] : joinBytes(chunks, size))
     : new ReadableStream<Uint8Array>({
       start(controller) {
         for (const chunk of chunks) controller.enqueue(chunk);
@@ -443,16 +444,6 @@ async function lengthWhenShort(c: Context<AppEnv>): Promise<void> {
   // Unset first: Hono's setter would otherwise copy the new answer once more, into a stream.
   c.res = undefined;
   c.res = answer;
-}
-
-function joined(chunks: Uint8Array<ArrayBuffer>[], size: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
 
 /** Compress's default: an answer of a known length under this is sent as it is. */

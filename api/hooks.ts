@@ -15,6 +15,7 @@ import { count } from "../lib/metrics.ts";
 import { cutChars } from "../lib/text.ts";
 import { createRoute, type Ctx, errors, json, router, type Taken } from "../http/router.ts";
 import { clientOrigin } from "../http/guards.ts";
+import { joinBytes } from "../lib/bytes.ts";
 
 /** Status texts longer than this are cut, not refused: a beat should never be lost to it. */
 export const STATUS_MAX = 120;
@@ -67,15 +68,7 @@ export async function readChunks(stream: ReadableStream<Uint8Array>, max: number
   // lock costs more than the read, and nothing reads the stream after this.)
   if (n >= max) reader.cancel().catch(() => {});
   if (parts.length === 1 && n <= max) return parts[0];
-  const all = new Uint8Array(Math.min(n, max));
-  let off = 0;
-  for (const p of parts) {
-    const take = p.subarray(0, all.length - off);
-    all.set(take, off);
-    off += take.length;
-    if (off >= all.length) break;
-  }
-  return all;
+  return joinBytes(parts, Math.min(n, max));
 }
 
 /** Text of the first `max` bytes; a character cut at the limit decodes to U+FFFD: dropped. */

@@ -18,6 +18,7 @@ import { guarded } from "../http/guards.ts";
 import { SANDBOX_INLINE } from "../lib/file_kinds.ts";
 import { ProfileSchema } from "../http/schemas.ts";
 import { avatarUrl } from "../kv/accounts.ts";
+import { joinBytes } from "../lib/bytes.ts";
 
 const ProfileAnswer = z.object({
   ok: z.literal(true),
@@ -79,13 +80,7 @@ async function readCapped(req: Request, max: number): Promise<Uint8Array> {
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return joinBytes(chunks, size);
 }
 
 const ProfileAnswerPublic = z.object({ ok: z.literal(true), profile: PublicProfile });
