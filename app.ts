@@ -378,9 +378,11 @@ function compression(): MiddlewareHandler<AppEnv> {
       await next();
       if (!mayCompress(c)) return;
       varyOnEncoding(c);
+      // `body` last: its getter turns an answer's bytes into a stream, which Deno then sends as
+      // one; an answer this step does not read keeps its bytes.
       if (
         !c.res.headers.has("Content-Length") &&
-        ACCEPTS_ENCODING.test(c.req.header("Accept-Encoding") ?? "")
+        ACCEPTS_ENCODING.test(c.req.header("Accept-Encoding") ?? "") && c.res.body !== null
       ) {
         await lengthWhenShort(c);
       }
