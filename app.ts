@@ -248,8 +248,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   for (const [prefix, areas] of under) app.use(prefix, lazyMount(app, areas));
   app.use("*", measured);
   // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
-  // (Hono's compress: text types only, a known length under 1 KB, HEAD and 206 left alone; it adds
-  // Vary and weakens an ETag). Pings answer with their length and pass it as they are.
+  // (Hono's compress: text types only, an answer under 1 KB, HEAD and 206 left alone; it adds
+  // Vary and weakens an ETag). Pings are answered by the hooks' front, ahead of it, as they are.
   app.use("*", compression());
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
@@ -428,19 +428,17 @@ async function lengthWhenShort(c: Context<AppEnv>): Promise<void> {
     chunks.push(value);
     size += value.length;
   }
-  const body = short
-    ? (chunks.length === 1 ? chunks[0] : joinBytes(chunks, size))
-    : new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (const chunk of chunks) controller.enqueue(chunk);
-      },
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-      cancel: (reason) => reader.cancel(reason),
-    });
+  const body = short ? joinBytes(chunks, size) : new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
   const answer = new Response(body, res);
   if (short) answer.headers.set("Content-Length", String(size));
   // Unset first: Hono's setter would otherwise copy the new answer once more, into a stream.

@@ -67,7 +67,6 @@ export async function readChunks(stream: ReadableStream<Uint8Array>, max: number
   // The rest is not read. (A body read to its end needs no release: releasing a reader's
   // lock costs more than the read, and nothing reads the stream after this.)
   if (n >= max) reader.cancel().catch(() => {});
-  if (parts.length === 1 && n <= max) return parts[0];
   return joinBytes(parts, Math.min(n, max));
 }
 

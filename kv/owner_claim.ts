@@ -46,10 +46,14 @@ export function closeOwnerClaim(op: Atomic): Atomic {
   return op.delete(claimKey);
 }
 
+/** Whether the token opens this claim now: not expired, and its hash. */
+const opens = (claim: OwnerClaim, token: string, now: number) =>
+  claim.expires > now && constantTimeEqual(claim.hash, sha256hex(token));
+
 /** Whether the token opens the claim now, without using it (the confirmation page). */
 export async function ownerClaimValid(kv: Deno.Kv, token: string, now: number): Promise<boolean> {
   const claim = (await kv.get<OwnerClaim>(claimKey)).value;
-  return claim !== null && claim.expires > now && constantTimeEqual(claim.hash, sha256hex(token));
+  return claim !== null && opens(claim, token, now);
 }
 
 /**
@@ -63,7 +67,7 @@ export async function openClaim(
 ): Promise<Deno.KvEntryMaybe<OwnerClaim>> {
   const claim = await kv.get<OwnerClaim>(claimKey);
   if (claim.value === null) gone("this server already has an owner; the link is used up");
-  if (claim.value.expires <= now || !constantTimeEqual(claim.value.hash, sha256hex(token))) {
+  if (!opens(claim.value, token, now)) {
     gone("this link is expired or was replaced by a newer one; restart the server for a new one");
   }
   return claim;

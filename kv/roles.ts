@@ -17,8 +17,9 @@ import { trailAppend } from "./trail.ts";
  * Role changes by the owner's local command (cli/roles.ts), and the first owner by the link a
  * self-hosted server prints (kv/owner_claim.ts). Roles live on the account record
  * (kv/accounts.ts); no keys of their own. Each change commits the account and its one trail
- * line (actor "owner") together, with a check on the account, so a change made meanwhile by
- * the server (a rename, an approval) is re-read rather than overwritten.
+ * line (actor "owner", or the account that used the link) together, with a check on the
+ * account, so a change made meanwhile by the server (a rename, an approval) is re-read rather
+ * than overwritten.
  */
 
 export const isRole = (s: string): s is Role => (ROLES as readonly string[]).includes(s);

@@ -7,4 +7,7 @@ Deno.test("joinBytes: chunks joined in order, cut at the size asked", () => {
   assert.deepEqual([...joinBytes(chunks, 4)], [1, 2, 3, 4]);
   assert.deepEqual([...joinBytes(chunks, 2)], [1, 2]);
   assert.equal(joinBytes([], 0).length, 0);
+  const one = new Uint8Array([7, 8]);
+  assert.equal(joinBytes([one], 2), one, "a single chunk of the size as it is");
+  assert.deepEqual([...joinBytes([one], 1)], [7]);
 });
