@@ -192,13 +192,18 @@ const PROVIDER_NAMES: [ProviderId, string][] = [
   ["oidc", "OIDC"],
 ];
 
-/** An https address, or http to this machine only (a test's local provider). */
-function providerUrl(name: string, url: string): string {
+/**
+ * An https address, or http to this machine only (a test's local provider). A base address
+ * loses its final slashes (paths are appended to it); an issuer is kept exactly as written,
+ * since OpenID Connect Discovery §4.3 compares it with the provider's own character for
+ * character.
+ */
+function providerUrl(name: string, url: string, asIssuer = false): string {
   const u = new URL(url);
   if (u.protocol !== "https:" && !isLoopbackHost(u.hostname)) {
     throw new ConfigError(`invalid configuration: ${name}: must be an https:// address`);
   }
-  return url.replace(/\/+$/, "");
+  return asIssuer ? url : url.replace(/\/+$/, "");
 }
 
 /** The configured providers; a client id without its secret (or the reverse) is refused. */
@@ -229,13 +234,18 @@ function providersOf(e: Env): ProviderConfig[] {
       const issuer = providerUrl("GITLAB_URL", e.GITLAB_URL ?? "https://gitlab.com");
       out.push({ ...base, name: "GitLab", kind: "oidc", issuer });
     } else if (id === "google") {
-      const issuer = providerUrl("GOOGLE_ISSUER", e.GOOGLE_ISSUER ?? "https://accounts.google.com");
+      const issuer = providerUrl(
+        "GOOGLE_ISSUER",
+        e.GOOGLE_ISSUER ?? "https://accounts.google.com",
+        true,
+      );
       out.push({ ...base, name: "Google", kind: "oidc", issuer });
     } else if (id === "microsoft") {
       const tenant = e.MICROSOFT_TENANT ?? "common";
       const issuer = providerUrl(
         "MICROSOFT_ISSUER",
         e.MICROSOFT_ISSUER ?? `https://login.microsoftonline.com/${tenant}/v2.0`,
+        true,
       );
       out.push({ ...base, name: "Microsoft", kind: "oidc", issuer });
     } else {
@@ -249,7 +259,7 @@ function providersOf(e: Env): ProviderConfig[] {
         ...base,
         name: e.OIDC_NAME.trim(),
         kind: "oidc",
-        issuer: providerUrl("OIDC_ISSUER", e.OIDC_ISSUER),
+        issuer: providerUrl("OIDC_ISSUER", e.OIDC_ISSUER, true),
       });
     }
   }

@@ -14,6 +14,7 @@ import * as oauth from "oauth4webapi";
 import type { ProviderConfig } from "./config.ts";
 import { canonicalEmail } from "./email.ts";
 import { isLoopbackHost } from "./config.ts";
+import { log } from "./log.ts";
 
 /** What went wrong with a provider sign-in, each with its own page sentence. */
 export type ProblemReason =
@@ -22,6 +23,7 @@ export type ProblemReason =
   | "expired"
   | "down"
   | "refused"
+  | "client"
   | "unverified"
   | "conflict"
   | "taken";
@@ -83,9 +85,13 @@ async function serverOf(p: ProviderConfig): Promise<oauth.AuthorizationServer> {
       token_endpoint: `${p.webUrl}/login/oauth/access_token`,
     };
   }
+  // Discovery §4.1: the document is at the issuer with any final slash taken off, plus
+  // `/.well-known/openid-configuration`; §4.3: its `issuer` must then be the issuer exactly as
+  // written (Authentik's ends in a slash, Keycloak's and Entra ID's do not).
   const issuer = new URL(p.issuer);
-  const res = await reach(() =>
-    oauth.discoveryRequest(issuer, { algorithm: "oidc", ...httpOptions(p.issuer) })
+  const res = await reach(
+    () => oauth.discoveryRequest(issuer, { algorithm: "oidc", ...httpOptions(p.issuer) }),
+    p,
   );
   const multiTenant = p.id === "microsoft" && /\/(common|organizations|consumers)\//.test(p.issuer);
   try {
@@ -103,20 +109,103 @@ async function serverOf(p: ProviderConfig): Promise<oauth.AuthorizationServer> {
     return as;
   } catch (err) {
     if (err instanceof SignInProblem) throw err;
+    const cause = (err as { cause?: { attribute?: unknown; body?: { issuer?: unknown } } }).cause;
+    const attribute = cause?.attribute;
+    const body = cause?.body;
+    log("warn", "sign-in provider discovery failed", {
+      provider: p.id,
+      why: attribute === "issuer"
+        ? "the document's issuer is not the configured issuer exactly"
+        : oneLine((err as Error).message),
+      configured: p.issuer,
+      theirs: attribute === "issuer" && typeof body?.issuer === "string"
+        ? oneLine(body.issuer)
+        : undefined,
+    });
     throw new SignInProblem("down", "the provider's configuration could not be read");
   }
 }
 
+/**
+ * How this server proves itself at the token endpoint (RFC 6749 §2.3.1, OpenID Connect
+ * Discovery's `token_endpoint_auth_methods_supported`, whose default is
+ * `client_secret_basic`): HTTP Basic when offered, the body form only when it alone is.
+ * GitHub documents the body form.
+ */
+function clientAuthOf(p: ProviderConfig, as: oauth.AuthorizationServer): oauth.ClientAuth {
+  if (p.kind === "github") return oauth.ClientSecretPost(p.clientSecret);
+  const offered = as.token_endpoint_auth_methods_supported;
+  const onlyPost = Array.isArray(offered) && !offered.includes("client_secret_basic") &&
+    offered.includes("client_secret_post");
+  return onlyPost
+    ? oauth.ClientSecretPost(p.clientSecret)
+    : oauth.ClientSecretBasic(p.clientSecret);
+}
+
+/** A provider's words, safe for a log line: one line, bounded. */
+const oneLine = (text: string) => text.replace(/[\p{Cc}\p{Cf}]+/gu, " ").slice(0, 300);
+
+/** The OAuth error codes that mean this server's client id or secret is not accepted. */
+const CLIENT_ERRORS = new Set([
+  "invalid_client",
+  "unauthorized_client",
+  "incorrect_client_credentials",
+]);
+
+/**
+ * A refusal at the token endpoint: the provider's `error` and `error_description` go to the
+ * owner's log (never the code, the verifier or the secret); a refused client is its own
+ * problem, so the page can say which setting to check.
+ */
+async function tokenRefusal(p: ProviderConfig, err: unknown): Promise<SignInProblem | null> {
+  let error: unknown;
+  let description: unknown;
+  let status: number | undefined;
+  if (err instanceof oauth.ResponseBodyError) {
+    ({ error, error_description: description, status } = err);
+  } else if (err instanceof oauth.WWWAuthenticateChallengeError) {
+    status = err.status;
+    const said = err.cause.find((c) => c.parameters.error)?.parameters;
+    error = said?.error;
+    description = said?.error_description;
+    if (error === undefined) {
+      const body = await err.response.json().catch(() => null) as Record<string, unknown> | null;
+      error = body?.error;
+      description = body?.error_description;
+    }
+  } else if (err instanceof oauth.OperationProcessingError) {
+    // GitHub answers its errors with 200 and an `error` in the body.
+    const body = (err.cause as { body?: Record<string, unknown> } | undefined)?.body;
+    if (typeof body?.error !== "string") return null;
+    ({ error, error_description: description } = body);
+    status = 200;
+  } else return null;
+  log("warn", "sign-in provider refused the token request", {
+    provider: p.id,
+    status,
+    error: typeof error === "string" ? oneLine(error) : undefined,
+    error_description: typeof description === "string" ? oneLine(description) : undefined,
+  });
+  return typeof error === "string" && CLIENT_ERRORS.has(error)
+    ? new SignInProblem("client", "the provider refused this server's client id or secret")
+    : null;
+}
+
 /** A request to the provider; an unreachable provider or a 5xx is "down". */
-async function reach(send: () => Promise<Response>): Promise<Response> {
+async function reach(send: () => Promise<Response>, p: ProviderConfig): Promise<Response> {
   let res: Response;
   try {
     res = await send();
-  } catch {
+  } catch (err) {
+    log("warn", "sign-in provider did not answer", {
+      provider: p.id,
+      why: oneLine(err instanceof Error ? err.message : String(err)),
+    });
     throw new SignInProblem("down", "the provider did not answer");
   }
   if (res.status >= 500) {
     await res.body?.cancel();
+    log("warn", "sign-in provider answered with an error", { provider: p.id, status: res.status });
     throw new SignInProblem("down", "the provider answered with an error");
   }
   return res;
@@ -177,7 +266,7 @@ export async function finishAuthorization(
     }
     throw new SignInProblem("state", "the answer does not belong to this browser's sign-in");
   }
-  const auth = oauth.ClientSecretPost(p.clientSecret);
+  const auth = clientAuthOf(p, as);
   const res = await reach(() =>
     oauth.authorizationCodeGrantRequest(
       as,
@@ -187,8 +276,7 @@ export async function finishAuthorization(
       redirectUri,
       req.verifier,
       httpOptions(as.token_endpoint!),
-    )
-  );
+    ), p);
   let tokens: oauth.TokenEndpointResponse;
   try {
     tokens = await oauth.processAuthorizationCodeResponse(as, client, res, {
@@ -200,16 +288,20 @@ export async function finishAuthorization(
     }
   } catch (err) {
     if (err instanceof SignInProblem) throw err;
+    const refusal = await tokenRefusal(p, err);
+    if (refusal) throw refusal;
     // A used or unknown code, a token that fails its checks: the provider's word is not taken.
     throw new SignInProblem("refused", "the provider's answer could not be verified");
   }
-  if (p.kind === "github") return await gitHubProfile(p.apiUrl, tokens.access_token);
+  if (p.kind === "github") return await gitHubProfile(p, p.apiUrl, tokens.access_token);
   const claims = oauth.getValidatedIdTokenClaims(tokens)! as Record<string, unknown>;
   if (claims.email !== undefined || !as.userinfo_endpoint) return profileOf(claims);
   // Providers that keep the address out of the ID token (OpenID Core 5.4) give it at
   // userinfo, for the same subject.
-  const info = await reach(() =>
-    oauth.userInfoRequest(as, client, tokens.access_token, httpOptions(as.userinfo_endpoint!))
+  const info = await reach(
+    () =>
+      oauth.userInfoRequest(as, client, tokens.access_token, httpOptions(as.userinfo_endpoint!)),
+    p,
   );
   try {
     const more = await oauth.processUserInfoResponse(as, client, String(claims.sub), info);
@@ -244,7 +336,11 @@ function cleanName(name: string): string {
 }
 
 /** GitHub's person and addresses (docs: GET /user, GET /user/emails). */
-async function gitHubProfile(apiUrl: string, token: string): Promise<ProviderProfile> {
+async function gitHubProfile(
+  p: ProviderConfig,
+  apiUrl: string,
+  token: string,
+): Promise<ProviderProfile> {
   const headers = {
     authorization: `Bearer ${token}`,
     accept: "application/vnd.github+json",
@@ -252,8 +348,9 @@ async function gitHubProfile(apiUrl: string, token: string): Promise<ProviderPro
     "user-agent": "catalogue-sign-in",
   };
   const get = async (path: string) => {
-    const res = await reach(() =>
-      fetch(`${apiUrl}${path}`, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) })
+    const res = await reach(
+      () => fetch(`${apiUrl}${path}`, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) }),
+      p,
     );
     if (!res.ok) {
       await res.body?.cancel();

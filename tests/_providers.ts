@@ -27,10 +27,22 @@ export interface OpenIdProvider extends AsyncDisposable {
   down: boolean;
 }
 
+/**
+ * How a test's provider differs from oidc-provider's defaults: `authMethods`, the client
+ * authentications its token endpoint takes and its discovery offers
+ * (`token_endpoint_auth_methods_supported`); `path`, where it is mounted, its issuer ending
+ * in it exactly (Authentik's `/application/o/<app>/`, with the final slash).
+ */
+export interface ProviderShape {
+  authMethods?: string[];
+  path?: string;
+}
+
 /** A real OpenID provider on 127.0.0.1 for one client (`redirectUris` exact). */
 export async function openIdProvider(
   redirectUris: string[],
   people: Record<string, Person>,
+  shape: ProviderShape = {},
 ): Promise<OpenIdProvider> {
   const clientId = "catalogue-test";
   const clientSecret = "a-client-secret-for-tests-only-0123456789";
@@ -42,6 +54,18 @@ export async function openIdProvider(
       res.statusCode = 503;
       res.end("down");
       return;
+    }
+    if (shape.path) {
+      // Mounted under the path, as Express mounts it: oidc-provider reads `originalUrl`.
+      const mount = shape.path.replace(/\/$/, "");
+      if (!req.url?.startsWith(`${mount}/`)) {
+        res.statusCode = 404;
+        res.end("not here");
+        return;
+      }
+      // deno-lint-ignore no-explicit-any
+      (req as any).originalUrl = req.url;
+      req.url = req.url.slice(mount.length);
     }
     // The development login pages import a web font from another origin: not in tests.
     const end = res.end.bind(res);
@@ -64,15 +88,17 @@ export async function openIdProvider(
   });
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", () => ok()));
   const port = (server.address() as { port: number }).port;
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = `http://127.0.0.1:${port}${shape.path ?? ""}`;
   const OidcProvider = await loadOidcProvider();
   const provider = new OidcProvider(issuer, {
+    ...(shape.authMethods ? { clientAuthMethods: shape.authMethods } : {}),
     clients: [{
       client_id: clientId,
       client_secret: clientSecret,
       redirect_uris: redirectUris,
       response_types: ["code"],
       grant_types: ["authorization_code"],
+      ...(shape.authMethods ? { token_endpoint_auth_method: shape.authMethods[0] } : {}),
     }],
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     // deno-lint-ignore no-explicit-any

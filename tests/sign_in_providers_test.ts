@@ -10,8 +10,16 @@ import { identitiesOf } from "../kv/identities.ts";
 import { listSessions } from "../kv/sessions.ts";
 import { loadConfig } from "../lib/config.ts";
 import { MINUTE } from "../lib/clock.ts";
-import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
-import { browse, gitHubLike, type GitHubUser, openIdProvider, type Person } from "./_providers.ts";
+import { dumpKv, expectLog, type TestApp, testApp } from "./_helpers.ts";
+import {
+  browse,
+  gitHubLike,
+  type GitHubUser,
+  openIdProvider,
+  type Person,
+  type ProviderShape,
+} from "./_providers.ts";
+import { captureLog } from "../lib/log.ts";
 
 const BASE = "http://test.local";
 
@@ -23,8 +31,8 @@ const PEOPLE: Record<string, Person> = {
   erin: { sub: "erin", email: "erin@elsewhere.example", email_verified: true, name: "Erin" },
 };
 
-async function setUp() {
-  const op = await openIdProvider([`${BASE}/sign-in/callback/oidc`], PEOPLE);
+async function setUp(shape: ProviderShape = {}, oidc: { issuer?: string; secret?: string } = {}) {
+  const op = await openIdProvider([`${BASE}/sign-in/callback/oidc`], PEOPLE, shape);
   const gh = gitHubLike({
     id: 4242,
     login: "octo",
@@ -33,9 +41,9 @@ async function setUp() {
   });
   const config = loadConfig({
     BASE_URL: BASE,
-    OIDC_ISSUER: op.issuer,
+    OIDC_ISSUER: oidc.issuer ?? op.issuer,
     OIDC_CLIENT_ID: op.clientId,
-    OIDC_CLIENT_SECRET: op.clientSecret,
+    OIDC_CLIENT_SECRET: oidc.secret ?? op.clientSecret,
     OIDC_NAME: "Example ID",
     GITHUB_CLIENT_ID: gh.clientId,
     GITHUB_CLIENT_SECRET: gh.clientSecret,
@@ -111,6 +119,88 @@ Deno.test("OpenID provider: a new verified person gets a new account and a devic
   assert.equal(new URL(again.url).pathname, "/me");
   assert.equal((await listSessions(s.app.kv, acc.value.id)).length, 2);
   assert.equal(s.app.mail.sent.filter((m) => m.to === "alice@example.org").length, 1);
+});
+
+Deno.test("OpenID provider: one that takes client_secret_basic only signs in", async () => {
+  await using s = await setUp({ authMethods: ["client_secret_basic"] });
+  const discovery = await (await fetch(`${s.op.issuer}/.well-known/openid-configuration`)).json();
+  assert.deepEqual(discovery.token_endpoint_auth_methods_supported, ["client_secret_basic"]);
+  const b = client(s.app);
+  const done = await consentAs(b, await startOidc(b), "alice");
+  assert.equal(new URL(done.url).pathname, "/me");
+  await done.res.body?.cancel();
+  assert.ok(await findAccountByEmail(s.app.kv, "alice@example.org"));
+});
+
+Deno.test("OpenID provider: one that takes client_secret_post only gets the body form", async () => {
+  await using s = await setUp({ authMethods: ["client_secret_post"] });
+  const b = client(s.app);
+  const done = await consentAs(b, await startOidc(b), "alice");
+  assert.equal(new URL(done.url).pathname, "/me");
+  await done.res.body?.cancel();
+});
+
+Deno.test("OpenID provider: an Authentik-style issuer, a path with its final slash, signs in", async () => {
+  await using s = await setUp({ path: "/application/o/catalogue/" });
+  assert.match(s.op.issuer, /\/application\/o\/catalogue\/$/);
+  const b = client(s.app);
+  const done = await consentAs(b, await startOidc(b), "alice");
+  assert.equal(new URL(done.url).pathname, "/me");
+  await done.res.body?.cancel();
+  assert.ok(await findAccountByEmail(s.app.kv, "alice@example.org"));
+});
+
+Deno.test("OpenID provider: an issuer written otherwise than the provider's is refused, and the log says why", async () => {
+  const lines: string[] = [];
+  const restore = captureLog((line) => lines.push(line));
+  try {
+    const op = await openIdProvider([`${BASE}/sign-in/callback/oidc`], PEOPLE, {
+      path: "/application/o/catalogue/",
+    });
+    await using _op = op;
+    await using s = await setUp({}, { issuer: op.issuer.replace(/\/$/, "") });
+    const b = client(s.app);
+    const page = await b.go(`${BASE}/sign-in/with/oidc`);
+    assert.equal(page.res.status, 502);
+    assert.match(await textOf(page), /href="\/sign-in">Mail me a sign-in link instead/);
+    const line = lines.map((l) => JSON.parse(l)).find((l) =>
+      l.msg === "sign-in provider discovery failed"
+    );
+    assert.ok(line, lines.join("\n"));
+    assert.equal(line.theirs, op.issuer);
+    assert.equal(line.configured, op.issuer.replace(/\/$/, ""));
+  } finally {
+    restore();
+  }
+});
+
+Deno.test("OpenID provider: a refused client secret is named on the page and in the log, never the secret", async () => {
+  const lines: string[] = [];
+  const restore = captureLog((line) => lines.push(line));
+  try {
+    await using s = await setUp({ authMethods: ["client_secret_basic"] }, {
+      secret: "not-the-secret-the-provider-knows-0123",
+    });
+    const b = client(s.app);
+    const done = await consentAs(b, await startOidc(b), "alice");
+    assert.equal(done.res.status, 502);
+    const html = await textOf(done);
+    assert.match(html, /Example ID refused this server&#39;s client id or secret/);
+    assert.match(html, /OIDC_CLIENT_SECRET/);
+    assert.match(html, /href="\/sign-in">Mail me a sign-in link instead/);
+    const line = lines.map((l) => JSON.parse(l)).find((l) =>
+      l.msg === "sign-in provider refused the token request"
+    );
+    assert.ok(line, lines.join("\n"));
+    assert.equal(line.provider, "oidc");
+    assert.equal(line.status, 401);
+    assert.equal(line.error, "invalid_client");
+    assert.equal(typeof line.error_description, "string");
+    assert.doesNotMatch(lines.join("\n"), /not-the-secret|a-client-secret-for-tests/);
+    assert.equal(await findAccountByEmail(s.app.kv, "alice@example.org"), null);
+  } finally {
+    restore();
+  }
 });
 
 Deno.test("OpenID provider: a verified address joins its account; an unverified one never does", async (t) => {
@@ -229,7 +319,10 @@ Deno.test("OpenID provider: every failure ends on a page that says what happened
     ).searchParams.get("state")!;
     const replay = new URL(callback);
     replay.searchParams.set("state", flowState);
-    const refused = await b.go(replay.href);
+    const refused = await expectLog(
+      [/"provider":"oidc","status":400,"error":"invalid_grant"/],
+      () => b.go(replay.href),
+    );
     assert.equal(refused.res.status, 400);
     assert.match(await textOf(refused), /did not confirm who you are/);
   });
@@ -247,7 +340,10 @@ Deno.test("OpenID provider: every failure ends on a page that says what happened
     s.op.down = true;
     try {
       const b = client(s.app);
-      const done = await b.go(`${BASE}/sign-in/with/oidc`);
+      const done = await expectLog(
+        [/"sign-in provider answered with an error","provider":"oidc","status":503/],
+        () => b.go(`${BASE}/sign-in/with/oidc`),
+      );
       assert.equal(done.res.status, 502);
       assert.match(await textOf(done), /Example ID did not answer/);
     } finally {
@@ -293,7 +389,11 @@ Deno.test("sign-in methods: link a provider, sign in with it, unlink it; export 
   c.jarOf("test.local").set("session", ann.token);
   const taken = await consentAs(c, await startOidc(c, "/me/sign-in-methods/add/oidc"), "erin");
   assert.equal(taken.res.status, 409);
-  assert.match(await textOf(taken), /already signs in to another account here/);
+  const takenPage = await textOf(taken);
+  assert.match(takenPage, /already signs in to another account here/);
+  // The way back, and the way into the account that has it: a mailed link.
+  assert.match(takenPage, /href="\/me\/sign-in-methods">Back to your sign-in methods/);
+  assert.match(takenPage, /href="\/sign-in">Mail me a sign-in link instead/);
 
   // Export lists it (no token), erasure removes it.
   const exported = await s.app.req("GET", "/api/me/export", { token: me.token });
@@ -370,7 +470,10 @@ Deno.test("GitHub: a verified primary address signs in; the token is not kept", 
     const authorize = first.headers.get("location")!;
     const state = new URL(authorize).searchParams.get("state")!;
     const used = s.gh.codes[0];
-    const res = await b.go(`${BASE}/sign-in/callback/github?code=${used}&state=${state}`);
+    const res = await expectLog(
+      [/"provider":"github","status":200,"error":"bad_verification_code"/],
+      () => b.go(`${BASE}/sign-in/callback/github?code=${used}&state=${state}`),
+    );
     assert.equal(res.res.status, 400);
     assert.match(await textOf(res), /GitHub did not confirm who you are/);
   });
@@ -406,7 +509,10 @@ Deno.test("GitHub: a verified primary address signs in; the token is not kept", 
     s.gh.user = GH_USER;
     try {
       const b = client(s.app);
-      const done = await b.go(`${BASE}/sign-in/with/github`);
+      const done = await expectLog(
+        [/"sign-in provider answered with an error","provider":"github","status":503/],
+        () => b.go(`${BASE}/sign-in/with/github`),
+      );
       assert.equal(done.res.status, 502);
       assert.match(await textOf(done), /GitHub did not answer/);
     } finally {

@@ -42,12 +42,13 @@ const STATUS: Record<ProblemReason, number> = {
   expired: 410,
   down: 502,
   refused: 400,
+  client: 502,
   unverified: 400,
   conflict: 409,
   taken: 409,
 };
 
-function sentenceOf(reason: ProblemReason, name: string): string {
+function sentenceOf(reason: ProblemReason, name: string, id: string): string {
   switch (reason) {
     case "denied":
       return `You declined at ${name}, so you are not signed in with it.`;
@@ -61,6 +62,8 @@ function sentenceOf(reason: ProblemReason, name: string): string {
       return `${name} did not answer, or answered with an error. Try again in a few minutes.`;
     case "refused":
       return `${name} did not confirm who you are, so you are not signed in.`;
+    case "client":
+      return `${name} refused this server's client id or secret, so nobody can sign in with it until the owner checks ${id.toUpperCase()}_CLIENT_ID and ${id.toUpperCase()}_CLIENT_SECRET.`;
     case "unverified":
       return `${name} has not verified an e-mail address of yours, so no account here can be opened with it. Verify your address at ${name}, or sign in with a mailed link.`;
     case "conflict":
@@ -93,21 +96,29 @@ function problemPage(
               <a href="/me/sign-in-methods">Back to your sign-in methods</a>
             </li>
           )
-          : (
-            <li>
-              <a href="/sign-in">Mail me a sign-in link instead</a>
-            </li>
-          )}
+          : null}
+        <li>
+          <a href="/sign-in">Mail me a sign-in link instead</a>
+        </li>
       </ul>
     </>,
     { title: "Sign-in did not work", noindex: true },
   );
 }
 
-/** A failure as its page; errors that are not the person's or the provider's go on up. */
-export function answerProblem(c: WebCtx, err: unknown, name: string, linking: boolean) {
+/**
+ * A failure as its page; errors that are not the person's or the provider's go on up. `id`
+ * names the provider's settings (`OIDC_CLIENT_SECRET`) when the provider refuses the client.
+ */
+export function answerProblem(
+  c: WebCtx,
+  err: unknown,
+  name: string,
+  linking: boolean,
+  id = "",
+) {
   if (err instanceof SignInProblem) {
-    return problemPage(c, STATUS[err.reason], sentenceOf(err.reason, name), linking);
+    return problemPage(c, STATUS[err.reason], sentenceOf(err.reason, name, id), linking);
   }
   const status = statusOf(err);
   if (status === 429) {

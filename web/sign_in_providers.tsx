@@ -55,7 +55,7 @@ async function startProvider(deps: Deps, c: WebCtx, linking: boolean) {
     c.header("Cache-Control", "no-store");
     return c.redirect(url, 303);
   } catch (err) {
-    return answerProblem(c, err, p.name, linking);
+    return answerProblem(c, err, p.name, linking, p.id);
   }
 }
 
@@ -87,7 +87,7 @@ async function getCallback(deps: Deps, c: WebCtx) {
     await enterSession(deps, c, done);
     return seeOther(c, safeNext(flow.next));
   } catch (err) {
-    return answerProblem(c, err, p.name, linking);
+    return answerProblem(c, err, p.name, linking, p.id);
   }
 }
 
