@@ -67,7 +67,8 @@ async function queueGroup(
         id: l.id,
         name: l.name,
         kind: l.kind,
-        state: l.state,
+        // A service's state in the API's words (ok, warn, off, wait): a back is ok again.
+        state: l.state === "off" ? "off" : "ok",
         status: l.status,
       })),
       group: { name: g.label, total: g.total },

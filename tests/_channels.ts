@@ -142,7 +142,7 @@ export const GROUPED: AlertPayload = {
   service: null,
   services: [
     { ...backup, state: "off", status: "timed out" },
-    { id: 9, name: "NAS", kind: "url", state: "back", status: "HTTP 200" },
+    { id: 9, name: "NAS", kind: "url", state: "ok", status: "HTTP 200" },
   ],
   group: { name: "LAN", total: 3 },
   at: AT,

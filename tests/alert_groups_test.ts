@@ -133,6 +133,12 @@ Deno.test("alert groups: the first off goes at once, the two after it as one fol
       ["off", "LAN: 2 more services off"],
       ["back", "LAN: 3 of 4 services back"],
     ]);
+    // Each service's state in the API's words (ok, warn, off, wait), as a lone back says it.
+    assert.deepEqual(posts()[2].services!.map((s) => [s.name, s.state]).sort(), [
+      ["NAS", "ok"],
+      ["Printer", "ok"],
+      ["Router", "ok"],
+    ]);
     // Nothing is left pending.
     assert.doesNotMatch(await dumpKv(t.kv), /alert_group/);
   });

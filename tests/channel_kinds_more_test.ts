@@ -69,7 +69,7 @@ Deno.test("kinds: Teams posts one Adaptive Card through a Workflows webhook", as
     r.json(),
     card([
       heading('🔴 Watched service "Backup" is off', "attention"),
-      { type: "TextBlock", text: "tar: disk full <&>", wrap: true },
+      { type: "TextBlock", text: "tar: disk full \\<&\\>", wrap: true },
       {
         type: "FactSet",
         facts: [{ title: "State", value: "🔴 Off" }, { title: "At", value: AT }],
@@ -131,7 +131,7 @@ Deno.test("kinds: Google Chat cards share the outage's thread", async () => {
   const off = r.json() as { thread: { threadKey: string }; cardsV2: { cardId: string }[] };
   assert.match(off.thread.threadKey, /^service-7-/);
   assert.deepEqual(off, {
-    text: '🔴 Watched service "Backup" is off',
+    fallbackText: '🔴 Watched service "Backup" is off',
     cardsV2: [{
       cardId: off.cardsV2[0].cardId,
       card: {
@@ -176,8 +176,8 @@ Deno.test("kinds: Google Chat cards share the outage's thread", async () => {
     subtitle: "🔁 Still off",
   });
   await send(r.t, ch, EXPIRY);
-  const exp = r.json() as { text: string; cardsV2: { card: { header: unknown } }[] };
-  assert.equal(exp.text, '⚠️ Certificate of "Shop" expires soon');
+  const exp = r.json() as { fallbackText: string; cardsV2: { card: { header: unknown } }[] };
+  assert.equal(exp.fallbackText, '⚠️ Certificate of "Shop" expires soon');
   assert.deepEqual(exp.cardsV2[0].card.header, {
     title: 'Certificate of "Shop" expires soon',
     subtitle: "⚠️ Certificate expires soon",
@@ -198,7 +198,7 @@ Deno.test("kinds: Mattermost and Rocket.Chat take Slack's attachments", async ()
     color: "#cf222e",
     title: 'Watched service "Backup" is off',
     title_link: LINK,
-    text: "tar: disk full <&\\>",
+    text: "tar: disk full \\<&\\>",
     fields: [
       { short: true, title: "State", value: "🔴 Off" },
       { short: true, title: "At", value: AT },
@@ -260,7 +260,7 @@ Deno.test("kinds: Zulip posts a form as its bot, the service's topic pairing off
     type: "stream",
     to: "ops",
     topic: "Backup",
-    content: `🔴 **[Watched service "Backup" is off](${LINK})**\ntar: disk full <&\\>`,
+    content: `🔴 **[Watched service "Backup" is off](${LINK})**\ntar: disk full \\<&\\>`,
   });
   await send(r.t, ch, BACK);
   assert.equal(r.form().topic, "Backup", "the same topic");
@@ -307,6 +307,7 @@ Deno.test("kinds: Matrix PUTs an m.notice per post id; the back replies to its o
       format: "org.matrix.custom.html",
       formatted_body: `🔴 <b><a href="${LINK}">Watched service &quot;Backup&quot; is off</a></b>` +
         "<br>tar: disk full &lt;&amp;&gt;",
+      "m.mentions": {},
     });
     r.answer = () => Response.json({ event_id: "$back-event" });
     await send(r.t, ch, BACK);
@@ -329,6 +330,7 @@ Deno.test("kinds: Matrix PUTs an m.notice per post id; the back replies to its o
       format: "org.matrix.custom.html",
       formatted_body: `🔁 <b><a href="${LINK}">Watched service &quot;Backup&quot; is still ` +
         "off</a></b><br>tar: disk full &lt;&amp;&gt;",
+      "m.mentions": {},
       "m.relates_to": { "m.in_reply_to": { event_id: "$second-off" } },
     });
     await send(r.t, ch, EXPIRY);

@@ -47,15 +47,23 @@ Deno.test("kinds: Slack sends Block Kit in an attachment coloured by state", asy
   assert.equal(g.path, "/services/T000/B000/XXXXSECRET");
   assert.equal(g.headers.get("content-type"), "application/json");
   const title = 'Watched service "Backup" is off';
+  const plain = (text: string) => ({ type: "plain_text", text, emoji: true });
+  const open = (url: string) => ({
+    type: "button",
+    text: { type: "plain_text", text: "Open the service" },
+    url,
+  });
   assert.deepEqual(r.json(), {
     text: `🔴 ${title}`,
+    mrkdwn: false,
     attachments: [{
       color: "#cf222e",
       fallback: `🔴 ${title}`,
       blocks: [
         {
           type: "section",
-          text: { type: "mrkdwn", text: `*<${LINK}|${title}>*\ntar: disk full &lt;&amp;&gt;` },
+          text: plain(`${title}\ntar: disk full &lt;&amp;&gt;`),
+          accessory: open(LINK),
         },
         { type: "context", elements: [{ type: "mrkdwn", text: `🔴 Off · ${AT}` }] },
       ],
@@ -72,11 +80,11 @@ Deno.test("kinds: Slack sends Block Kit in an attachment coloured by state", asy
   assert.deepEqual((r.json() as { attachments: { blocks: unknown[] }[] }).attachments[0].blocks, [
     {
       type: "section",
-      text: {
-        type: "mrkdwn",
-        text: `*<http://test.local/me/services/8|Certificate of "Shop" expires soon>*\n` +
+      text: plain(
+        'Certificate of "Shop" expires soon\n' +
           "The certificate expires 2026-03-09T00:00:00.000Z (within 7 days).",
-      },
+      ),
+      accessory: open("http://test.local/me/services/8"),
     },
     {
       type: "context",
@@ -86,19 +94,18 @@ Deno.test("kinds: Slack sends Block Kit in an attachment coloured by state", asy
   await send(r.t, ch, GROUPED);
   assert.deepEqual(r.json(), {
     text: "🔴 2 of 3 services at LAN changed",
+    mrkdwn: false,
     attachments: [{
       color: "#cf222e",
       fallback: "🔴 2 of 3 services at LAN changed",
       blocks: [
         {
           type: "section",
-          text: {
-            type: "mrkdwn",
-            text: "*<http://test.local/me/services|2 of 3 services at LAN changed>*",
-          },
+          text: plain("2 of 3 services at LAN changed"),
+          accessory: open("http://test.local/me/services"),
         },
-        { type: "section", text: { type: "mrkdwn", text: "🔴 *Backup*: Off\ntimed out" } },
-        { type: "section", text: { type: "mrkdwn", text: "✅ *NAS*: Back\nHTTP 200" } },
+        { type: "section", text: plain("🔴 Backup: Off\ntimed out") },
+        { type: "section", text: plain("✅ NAS: Back\nHTTP 200") },
         { type: "context", elements: [{ type: "mrkdwn", text: `🔴 Off · ${AT}` }] },
       ],
     }],
@@ -123,7 +130,7 @@ Deno.test("kinds: Discord sends one embed, its colour by state, no mentions", as
     embeds: [{
       title: 'Watched service "Backup" is off',
       url: LINK,
-      description: "tar: disk full <&\\>",
+      description: "tar: disk full \\<&\\>",
       color: 0xcf222e,
       timestamp: AT,
       fields: [{ name: "State", value: "🔴 Off", inline: true }],

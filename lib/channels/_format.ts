@@ -110,16 +110,47 @@ export const bodyText = (a: Alert) => a.services ? serviceLines(a).join("\n") : 
 export const clip = (s: string, max: number) =>
   s.length <= max ? s : s.slice(0, Math.max(0, max - 1)) + "…";
 
+/**
+ * A name or a title as one line: a line break or another control character in it would
+ * start a Markdown heading, list or quote on the provider's side, so it becomes a space.
+ */
+export const oneLine = (s: string) => s.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").trim();
+
+/** The alert with its names and title on one line each (what a chat or push kind is given). */
+export const namesOnOneLine = (a: Alert): Alert => ({
+  ...a,
+  title: oneLine(a.title),
+  service: a.service && { ...a.service, name: oneLine(a.service.name) },
+  ...(a.services ? { services: a.services.map((s) => ({ ...s, name: oneLine(s.name) })) } : {}),
+  ...(a.group ? { group: { ...a.group, name: oneLine(a.group.name) } } : {}),
+});
+
 /** HTML text (Telegram, Matrix, Google Chat's text paragraphs, Pushover's html=1). */
 export const html = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-/** Slack's mrkdwn: only &, < and > are control characters there. */
+/**
+ * Slack's text: `&`, `<` and `>` are its control characters (`<!channel>`, `<@U123>`,
+ * `<url|text>`), replaced by their entities as Slack's formatting reference says. Slack
+ * documents no escape for `*`, `_` or `~`: a person's text goes in `plain_text` objects,
+ * and the top-level `text` goes with `mrkdwn: false`.
+ */
 export const slackText = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-/** Markdown (Discord, Rocket.Chat, Zulip, Mattermost): every markup character escaped. */
-export const markdown = (s: string) => s.replace(/([\\`*_~|>#\[\]()!-])/g, "\\$1");
+/**
+ * Markdown (Discord, Teams' Adaptive Cards, Mattermost, Rocket.Chat, Zulip): every markup
+ * character escaped with a backslash, CommonMark's escape, which each of them reads; `<`
+ * too (Discord's `<@id>` and `<t:...>`, HTML in Mattermost and Rocket.Chat).
+ */
+export const markdown = (s: string) => s.replace(/([\\`*_~|<>#\[\]()!+-])/g, "\\$1");
+
+/**
+ * Mattermost's, Rocket.Chat's and Zulip's mentions (`@channel`, `@all`, `@here`, `@**all**`,
+ * a person's `@name`) are read from the words of a message, and none documents an escape
+ * for them: a zero-width space after each `@` keeps what is shown and mentions nobody.
+ */
+export const noMentions = (s: string) => s.replace(/@(?=[\p{L}\p{N}_*])/gu, "@\u200b");
 
 export const json = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   ({

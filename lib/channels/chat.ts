@@ -18,6 +18,7 @@ import {
   type KindSpec,
   linesOf,
   markdown,
+  noMentions,
   slackText,
   SOURCE,
   under,
@@ -36,8 +37,9 @@ const webhookField = (help: string) => ({
   max: 2000,
 });
 
+/** Teams' facts of an alert; FactSet values are Markdown there, so the group's is escaped. */
 const facts = (a: Alert) => [
-  ...(a.group ? [{ title: "Group", value: a.group.name }] : []),
+  ...(a.group ? [{ title: "Group", value: markdown(a.group.name) }] : []),
   { title: "State", value: `${ICON[a.event]} ${WORD[a.event]}` },
   { title: "At", value: a.at },
 ];
@@ -56,41 +58,34 @@ export const slack: KindSpec = {
   target: "url",
   hint: (v) => origin(v.url),
   format: (a, v) => {
-    const lines = linesOf(a);
-    const blocks: unknown[] = [
-      {
+    // A person's words (names, statuses) only in plain_text objects, escaped: never formatted,
+    // never a mention; our own words in mrkdwn.
+    const plain = (text: string) => ({ type: "plain_text", text: slackText(text), emoji: true });
+    const open = {
+      type: "button",
+      text: { type: "plain_text", text: "Open the service" },
+      url: a.link,
+    };
+    const blocks: unknown[] = [{
+      type: "section",
+      text: plain(a.services ? a.title : `${a.title}\n${clip(a.text, 2000)}`),
+      accessory: open,
+    }];
+    for (const s of a.services ? linesOf(a).slice(0, 40) : []) {
+      const e = eventOf(a, s);
+      blocks.push({
         type: "section",
-        text: {
-          type: "mrkdwn",
-          text: `*<${a.link}|${slackText(a.title)}>*\n${slackText(clip(a.text, 2000))}`,
-        },
-      },
-    ];
-    if (a.services) {
-      blocks[0] = {
-        type: "section",
-        text: { type: "mrkdwn", text: `*<${a.link}|${slackText(a.title)}>*` },
-      };
-      for (const s of lines.slice(0, 40)) {
-        const e = eventOf(a, s);
-        blocks.push({
-          type: "section",
-          text: {
-            type: "mrkdwn",
-            text: `${ICON[e]} *${slackText(s.name)}*: ${WORD[e]}\n${
-              slackText(clip(s.status, 300))
-            }`,
-          },
-        });
-      }
+        text: plain(`${ICON[e]} ${s.name}: ${WORD[e]}\n${clip(s.status, 300)}`),
+      });
     }
     blocks.push({
       type: "context",
       elements: [{ type: "mrkdwn", text: `${ICON[a.event]} ${WORD[a.event]} · ${a.at}` }],
     });
     return [json(v.url, {
-      text: headline(a),
-      attachments: [{ color: COLOR[a.event], fallback: headline(a), blocks }],
+      text: slackText(headline(a)),
+      mrkdwn: false,
+      attachments: [{ color: COLOR[a.event], fallback: slackText(headline(a)), blocks }],
     })];
   },
 };
@@ -109,16 +104,16 @@ export const discord: KindSpec = {
   target: "url",
   hint: (v) => origin(v.url),
   format: (a, v) => [json(v.url, {
-    content: clip(headline(a), 2000),
+    content: clip(`${ICON[a.event]} ${markdown(a.title)}`, 2000),
     embeds: [{
-      title: clip(a.title, 256),
+      title: clip(markdown(a.title), 256),
       url: a.link,
       description: clip(markdown(a.services ? "" : a.text), 4096) || undefined,
       color: parseInt(COLOR[a.event].slice(1), 16),
       timestamp: a.at,
       fields: a.services
         ? linesOf(a).slice(0, 25).map((s) => ({
-          name: clip(s.name, 256),
+          name: clip(markdown(s.name), 256),
           value: clip(`${ICON[eventOf(a, s)]} ${WORD[eventOf(a, s)]}: ${markdown(s.status)}`, 1024),
           inline: false,
         }))
@@ -148,7 +143,7 @@ export const teams: KindSpec = {
     const body: unknown[] = [
       {
         type: "TextBlock",
-        text: headline(a),
+        text: `${ICON[a.event]} ${markdown(a.title)}`,
         weight: "bolder",
         size: "medium",
         wrap: true,
@@ -160,11 +155,11 @@ export const teams: KindSpec = {
       body.push({
         type: "FactSet",
         facts: linesOf(a).map((s) => ({
-          title: s.name,
-          value: `${ICON[eventOf(a, s)]} ${WORD[eventOf(a, s)]}: ${s.status}`,
+          title: markdown(s.name),
+          value: `${ICON[eventOf(a, s)]} ${WORD[eventOf(a, s)]}: ${markdown(s.status)}`,
         })),
       });
-    } else body.push({ type: "TextBlock", text: a.text, wrap: true });
+    } else body.push({ type: "TextBlock", text: markdown(a.text), wrap: true });
     body.push({ type: "FactSet", facts: facts(a) });
     return [json(v.url, {
       type: "message",
@@ -214,8 +209,10 @@ export const googleChat: KindSpec = {
         buttons: [{ text: "Open the service", onClick: { openLink: { url: a.link } } }],
       },
     });
+    // No top-level `text`: its Chat syntax reads `<users/all>` and `*bold*` and documents no
+    // escape. `fallbackText` is plain (notifications); the card's texts are escaped HTML.
     return [json(url.href, {
-      text: headline(a),
+      fallbackText: headline(a),
       cardsV2: [{
         cardId: ctx.id,
         card: {
@@ -232,19 +229,23 @@ export const googleChat: KindSpec = {
 const threadOf = (a: Alert, ctx: FormatContext) =>
   a.group ? `group-${a.group.name}` : ctx.pair(a.service?.id ?? null);
 
+/** Mattermost's and Rocket.Chat's message text: Markdown, escaped, mentioning nobody. */
+const chatHeadline = (a: Alert) => `${ICON[a.event]} ${noMentions(markdown(a.title))}`;
+
 /** Slack's older attachments, which Mattermost and Rocket.Chat read. */
 function attachment(a: Alert) {
+  const md = (s: string) => noMentions(markdown(s));
   return {
-    fallback: headline(a),
+    fallback: noMentions(headline(a)),
     color: COLOR[a.event],
-    title: a.title,
+    title: noMentions(a.title),
     title_link: a.link,
-    text: markdown(a.services ? "" : a.text),
+    text: md(a.services ? "" : a.text),
     fields: [
       ...linesOf(a).filter(() => a.services).map((s) => ({
         short: false,
-        title: s.name,
-        value: `${ICON[eventOf(a, s)]} ${WORD[eventOf(a, s)]}: ${markdown(s.status)}`,
+        title: noMentions(s.name),
+        value: `${ICON[eventOf(a, s)]} ${WORD[eventOf(a, s)]}: ${md(s.status)}`,
       })),
       { short: true, title: "State", value: `${ICON[a.event]} ${WORD[a.event]}` },
       { short: true, title: "At", value: a.at },
@@ -268,7 +269,7 @@ export const mattermost: KindSpec = {
   format: (
     a,
     v,
-  ) => [json(v.url, { username: SOURCE, text: headline(a), attachments: [attachment(a)] })],
+  ) => [json(v.url, { username: SOURCE, text: chatHeadline(a), attachments: [attachment(a)] })],
 };
 
 export const rocketChat: KindSpec = {
@@ -287,7 +288,7 @@ export const rocketChat: KindSpec = {
   format: (
     a,
     v,
-  ) => [json(v.url, { alias: SOURCE, text: headline(a), attachments: [attachment(a)] })],
+  ) => [json(v.url, { alias: SOURCE, text: chatHeadline(a), attachments: [attachment(a)] })],
 };
 
 /** Zulip: a stream message through a bot; the topic (the service's name by default) pairs an
@@ -341,14 +342,13 @@ export const zulip: KindSpec = {
   selfHosted: true,
   format: (a, v: Values) => {
     const topic = v.topic || (a.group?.name ?? a.service?.name ?? "Test alerts");
+    const md = (s: string) => noMentions(markdown(s));
     const lines = a.services
       ? linesOf(a).map((s) =>
-        `* ${ICON[eventOf(a, s)]} **${markdown(s.name)}**: ${WORD[eventOf(a, s)]} (${
-          markdown(s.status)
-        })`
+        `* ${ICON[eventOf(a, s)]} **${md(s.name)}**: ${WORD[eventOf(a, s)]} (${md(s.status)})`
       )
-      : [markdown(a.text)];
-    const content = [`${ICON[a.event]} **[${markdown(a.title)}](${a.link})**`, ...lines].join("\n");
+      : [md(a.text)];
+    const content = [`${ICON[a.event]} **[${md(a.title)}](${a.link})**`, ...lines].join("\n");
     const auth = btoa(
       String.fromCodePoint(...new TextEncoder().encode(`${v.bot_email}:${v.api_key}`)),
     );

@@ -5,7 +5,13 @@
  * answer in plain words. kv/channels.ts stores channels and sends what these format.
  */
 import { parseUrlTarget, TargetError } from "../targets.ts";
-import { answerJson, type KindSpec, type Provider, type Values } from "./_format.ts";
+import {
+  answerJson,
+  type KindSpec,
+  namesOnOneLine,
+  type Provider,
+  type Values,
+} from "./_format.ts";
 import { discord, googleChat, mattermost, rocketChat, slack, teams, zulip } from "./chat.ts";
 import { opsgenie, pagerduty } from "./incidents.ts";
 import { gotify, matrix, ntfy, pushover, telegram } from "./push.ts";
@@ -22,6 +28,15 @@ export type {
   ServiceLine,
   Values,
 } from "./_format.ts";
+
+/**
+ * A kind whose messages a person reads: it is given names and titles on one line. The
+ * webhook's JSON body carries them as they are.
+ */
+const readByPeople = (spec: KindSpec): KindSpec =>
+  spec === webhook
+    ? spec
+    : { ...spec, format: (a, v, ctx) => spec.format(namesOnOneLine(a), v, ctx) };
 
 /** Every kind, in the order the channels page offers them. */
 export const KIND_LIST: readonly KindSpec[] = [
@@ -40,7 +55,7 @@ export const KIND_LIST: readonly KindSpec[] = [
   pagerduty,
   opsgenie,
   webhook,
-];
+].map(readByPeople);
 
 export const KINDS: Record<string, KindSpec> = Object.fromEntries(
   KIND_LIST.map((k) => [k.kind, k]),

@@ -24,15 +24,25 @@ import {
 
 const origin = (url: string) => URL.canParse(url) ? new URL(url).origin : "";
 
-/** The alert as HTML: headline in bold, linked; the reason or each service on its own line. */
-function htmlText(a: Alert): string {
+/**
+ * The alert as HTML: headline in bold, linked; the reason or each service on its own line.
+ * At most `max` characters, cut between lines and inside a text before it is escaped, never
+ * through a tag or an entity (Telegram refuses a message whose HTML does not parse).
+ */
+function htmlText(a: Alert, max: number): string {
   const lines = a.services
     ? linesOf(a).map((s) =>
-      `${ICON[eventOf(a, s)]} <b>${html(s.name)}</b>: ${WORD[eventOf(a, s)]} (${html(s.status)})`
+      `${ICON[eventOf(a, s)]} <b>${html(clip(s.name, 100))}</b>: ${WORD[eventOf(a, s)]} (${
+        html(clip(s.status, 300))
+      })`
     )
-    : [html(a.text)];
-  return [`${ICON[a.event]} <b><a href="${html(a.link)}">${html(a.title)}</a></b>`, ...lines]
-    .join("\n");
+    : [html(clip(a.text, Math.floor(max / 2)))];
+  let out = `${ICON[a.event]} <b><a href="${html(a.link)}">${html(clip(a.title, 200))}</a></b>`;
+  for (const line of lines) {
+    if (out.length + line.length + 3 > max) return `${out}\n…`;
+    out += `\n${line}`;
+  }
+  return out;
 }
 
 const plainText = (a: Alert) => `${headline(a)}\n${bodyText(a)}\n${a.link}`;
@@ -82,7 +92,7 @@ export const telegram: KindSpec = {
     return [json(`${ctx.origin("telegram")}/bot${v.bot_token}/sendMessage`, {
       chat_id: /^-?\d+$/.test(v.chat_id) ? Number(v.chat_id) : v.chat_id,
       ...(v.topic_id ? { message_thread_id: Number(v.topic_id) } : {}),
-      text: clip(htmlText(a), 4000),
+      text: htmlText(a, 4000),
       parse_mode: "HTML",
       link_preview_options: { is_disabled: true },
       ...(reply && a.event !== "off"
@@ -139,7 +149,10 @@ export const matrix: KindSpec = {
         msgtype: "m.notice",
         body: plainText(a),
         format: "org.matrix.custom.html",
-        formatted_body: htmlText(a).replace(/\n/g, "<br>"),
+        formatted_body: htmlText(a, 30000).replace(/\n/g, "<br>"),
+        // Intentional mentions (Matrix 1.7): an event with `m.mentions` mentions only whom it
+        // names, here nobody, so "@room" in a service's name notifies no one.
+        "m.mentions": {},
         ...(reply ? { "m.relates_to": { "m.in_reply_to": { event_id: reply } } } : {}),
       }, { Authorization: `Bearer ${v.access_token}` }),
       method: "PUT",
@@ -294,7 +307,7 @@ export const pushover: KindSpec = {
     user: v.user_key,
     ...(v.device ? { device: v.device } : {}),
     title: clip(`${ICON[a.event]} ${a.title}`, 250),
-    message: clip(htmlText(a), 1024),
+    message: htmlText(a, 1024),
     html: "1",
     priority: PUSHOVER_PRIORITY[a.event],
     url: a.link,
