@@ -25,7 +25,16 @@ const Planned = z.object({
   name: z.string(),
   kind: z.string(),
   check: z.string(),
-  interval: z.number().int(),
+  interval: z.number().int().meta({
+    description: "Minutes, one of SPEC.md's intervals (a checked kind is checked at it, every " +
+      "5 minutes at most)",
+  }),
+  period_seconds: z.number().int().nullable().meta({
+    description: "Heartbeats on a period: the exact period kept, in seconds",
+  }),
+  grace_seconds: z.number().int().nullable().meta({
+    description: "Heartbeats from Healthchecks: the exact grace kept, in seconds",
+  }),
   schedule: z.string().nullable(),
   slug: z.string().nullable(),
   notes: z.array(z.string()).meta({ description: "What changed on the way" }),
@@ -47,6 +56,10 @@ export function planView(plan: ImportPlan) {
       kind: p.input.kind,
       check: p.input.kind === "webhook" ? "webhook:" : p.input.check,
       interval: p.input.interval,
+      period_seconds: p.input.kind === "webhook" && !p.input.schedule
+        ? p.input.period ?? p.input.interval * 60
+        : null,
+      grace_seconds: p.input.kind === "webhook" ? p.input.grace_s ?? null : null,
       schedule: p.input.schedule?.cron ?? null,
       slug: p.input.slug ?? null,
       notes: p.notes,

@@ -63,6 +63,15 @@ const ServiceSchema = z.object({
     description: "Minutes after a scheduled time before a missing run is off; without a " +
       "schedule, a grace set through the Healthchecks API (null: one interval)",
   }),
+  period_seconds: z.number().int().nullable().meta({
+    description: "Heartbeats on the interval: the exact period in seconds (60 to 31536000), " +
+      "which judging uses; interval then holds the SPEC.md value nearest below it. Null for " +
+      "checked kinds and schedules",
+  }),
+  grace_seconds: z.number().int().nullable().meta({
+    description: "Heartbeats: the exact grace in seconds after a missed time before off (the " +
+      "schedule's grace, or past the period; one period unless set); null for checked kinds",
+  }),
   channels: z.array(z.number().int()).meta({
     description: "Webhook channels alerted besides mail (GET /api/me/channels)",
   }),

@@ -31,6 +31,16 @@ const grace = z.number().int().min(GRACE_MIN).max(GRACE_MAX).meta({
   description: "Minutes after a scheduled time before a missing run turns the heartbeat off " +
     "(default 60); only with a schedule",
 });
+const periodSeconds = z.number().int().min(60).max(31536000).meta({
+  description: "Heartbeats on the interval: the exact period in seconds, 60 s to 365 days (as " +
+    "Healthchecks' timeout); interval then reads the SPEC.md value nearest below it",
+  example: 600,
+});
+const graceSeconds = z.number().int().min(60).max(31536000).meta({
+  description: "Heartbeats: the exact grace in seconds, 60 s to 365 days (as Healthchecks' " +
+    "grace): after a scheduled time, or past the period, before a missing run is off",
+  example: 3600,
+});
 const channels = z.array(z.number().int().positive()).max(10).meta({
   description: "Ids of the account's webhook channels to alert besides mail",
 });
@@ -94,6 +104,8 @@ export const CreateBody = z.object({
   // No defaults here: given without a schedule they answer 400 (kv/service_changes.ts).
   tz: tz.optional(),
   grace: grace.optional(),
+  period_seconds: periodSeconds.optional(),
+  grace_seconds: graceSeconds.optional(),
   channels: channels.default([]),
   remind: remind.default(null),
   min_duration: minDuration.optional(),
@@ -116,6 +128,8 @@ export const PatchBody = z.object({
   schedule: schedule.optional(),
   tz: tz.optional(),
   grace: grace.optional(),
+  period_seconds: periodSeconds.optional(),
+  grace_seconds: graceSeconds.optional(),
   channels: channels.optional(),
   remind: remind.optional(),
   min_duration: minDuration.optional(),

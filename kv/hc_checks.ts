@@ -4,7 +4,7 @@ import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { DomainError, forbidden, invalid, notFound } from "../lib/errors.ts";
 import { withDurations } from "../lib/runs.ts";
-import { cronError, GRACE_MAX, validTimeZone } from "../lib/schedule.ts";
+import { cronError, validTimeZone } from "../lib/schedule.ts";
 import { hcSlug } from "../lib/text.ts";
 import type { Account } from "./accounts.ts";
 import { listChannels } from "./channels.ts";
@@ -13,10 +13,10 @@ import {
   beatLimits,
   deleteService,
   getBeat,
-  INTERVALS,
   judgeBeat,
   listServices,
   openRun,
+  periodMs,
   runGrace,
   type Service,
   serviceByUuid,
@@ -88,7 +88,7 @@ const hcTags = (s: Service) => (s.tags ?? []).join(" ");
 const tagList = (tags: string) => tags.split(" ").map((t) => t.trim()).filter((t) => t !== "");
 
 /** The grace in seconds: the schedule's, or the interval's (one interval unless set). */
-const graceSeconds = (s: Service) => runGrace(s) * 60;
+const graceSeconds = (s: Service) => Math.round(runGrace(s));
 
 const isHeartbeat = (s: Service) => s.kind === "webhook" && !!s.code;
 
@@ -97,7 +97,7 @@ function hcStatus(s: Service, pulse: Pulse | null, now: number, v: HcVersion) {
   const verdict = judgeBeat(pulse, s, now);
   if (verdict.paused) return { status: "paused", verdict, run: null };
   const run = openRun(verdict.pulse);
-  const overdue = run && now >= run.at + runGrace(s) * MINUTE;
+  const overdue = run && now >= run.at + runGrace(s) * 1000;
   if (overdue || verdict.state === "off") return { status: "down", verdict, run };
   if (run && v === 1) return { status: "started", verdict, run };
   // A run under way before any success: still new there, as the state here waits for one;
@@ -178,7 +178,7 @@ export function checkDict(
     dict.schedule = s.schedule.cron;
     dict.tz = s.schedule.tz;
   } else {
-    dict.timeout = s.interval * 60;
+    dict.timeout = Math.round(periodMs(s) / 1000);
   }
   return dict;
 }
@@ -237,22 +237,6 @@ export async function checkOf(deps: Deps, caller: HcCaller, s: Service) {
   return checkDict(deps, s, beat, events, caller);
 }
 
-/** Minutes of a Healthchecks grace in seconds (rounded up), within what a schedule allows. */
-function graceMinutes(seconds: number): number {
-  const m = Math.ceil(seconds / 60);
-  if (m > GRACE_MAX) badSpec(`grace is too large (at most ${GRACE_MAX * 60} here)`);
-  return m;
-}
-
-/** The interval (minutes) of a Healthchecks timeout: one of this service's intervals. */
-function intervalOf(timeout: number): number {
-  const m = timeout / 60;
-  if (!(INTERVALS as readonly number[]).includes(m)) {
-    badSpec(`timeout must be one of ${INTERVALS.map((i) => i * 60).join(", ")} here`);
-  }
-  return m;
-}
-
 /** A cron schedule and zone checked as Healthchecks checks them. */
 function checkSchedule(schedule: string, tz: string): void {
   if (schedule.trim().split(/\s+/).length !== 5 || schedule.includes("\n")) {
@@ -299,22 +283,22 @@ function timingChange(spec: HcSpec, cur: Service | null): Partial<ServiceChange>
   if (spec.schedule !== undefined) {
     const tz = spec.tz ?? cur?.schedule?.tz ?? "UTC";
     checkSchedule(spec.schedule, tz);
-    return { schedule: spec.schedule, tz, grace: graceMinutes(graceNow()) };
+    return { schedule: spec.schedule, tz, grace_seconds: graceNow() };
   }
   if (spec.timeout !== undefined || !cur) {
     return {
       ...(cur?.schedule ? { schedule: null } : {}),
-      interval: intervalOf(spec.timeout ?? DEFAULT_TIMEOUT),
-      interval_grace: graceMinutes(graceNow()),
+      period_seconds: spec.timeout ?? (cur ? Math.round(periodMs(cur) / 1000) : DEFAULT_TIMEOUT),
+      grace_seconds: graceNow(),
     };
   }
   if (cur.schedule) {
     const out: Partial<ServiceChange> = {};
     if (spec.tz !== undefined) out.tz = spec.tz;
-    if (spec.grace !== undefined) out.grace = graceMinutes(spec.grace);
+    if (spec.grace !== undefined) out.grace_seconds = spec.grace;
     return out;
   }
-  return spec.grace !== undefined ? { interval_grace: graceMinutes(spec.grace) } : {};
+  return spec.grace !== undefined ? { grace_seconds: spec.grace } : {};
 }
 
 /** The first check matching every field of `unique`, or null (Healthchecks' `_lookup`). */
@@ -326,7 +310,9 @@ async function lookup(deps: Deps, account: number, spec: HcSpec): Promise<Servic
     if (unique.includes("name") && hcName(s) !== spec.name) continue;
     if (unique.includes("slug") && (s.slug ?? "") !== spec.slug) continue;
     if (unique.includes("tags") && hcTags(s) !== tagList(spec.tags!).join(" ")) continue;
-    if (unique.includes("timeout") && (s.schedule || s.interval * 60 !== spec.timeout)) continue;
+    if (unique.includes("timeout") && (s.schedule || periodMs(s) !== spec.timeout! * 1000)) {
+      continue;
+    }
     if (unique.includes("grace") && graceSeconds(s) !== spec.grace) continue;
     return s;
   }
@@ -393,15 +379,15 @@ export async function createCheck(
         check: "webhook:",
         what: change.what ?? "",
         group: "Jobs",
-        interval: change.interval ?? 60,
+        interval: 60,
         alerts: true,
         threshold: 1,
         schedule: change.schedule ?? null,
         tz: change.schedule ? change.tz : undefined,
-        grace: change.schedule ? change.grace : undefined,
+        ...(change.period_seconds !== undefined ? { period_seconds: change.period_seconds } : {}),
+        grace_seconds: change.grace_seconds,
         channels: change.channels ?? [],
         tags: change.tags ?? [],
-        interval_grace: change.schedule ? null : change.interval_grace,
         manual_resume: change.manual_resume ?? false,
         code: uuid,
         slug: change.slug,

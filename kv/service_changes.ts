@@ -11,8 +11,11 @@ import {
   hcHeartbeat,
   MAX_SERVICES,
   patchService,
+  graceMinutes,
+  periodFields,
   runGrace,
   type Service,
+  spanText,
   type ServicePatch,
   type ServiceView,
   serviceView,
@@ -60,6 +63,10 @@ export interface NewServiceInput {
   tags?: string[];
   /** Heartbeats on the interval: minutes past it before off (Healthchecks' grace). */
   interval_grace?: number | null;
+  /** Heartbeats on the interval: the exact period in seconds (`interval` then follows it). */
+  period_seconds?: number;
+  /** Heartbeats: the exact grace in seconds (the schedule's or the interval's). */
+  grace_seconds?: number;
   /** Heartbeats: stays paused when pinged (true), or its next end resumes it (false). */
   manual_resume?: boolean;
   /** Its Healthchecks id, when the caller chose it (else a new one). */
@@ -67,10 +74,12 @@ export interface NewServiceInput {
 }
 
 /** A change as the API's `ServicePatch` schema gives it; kind and target never change. */
-export interface ServiceChange extends Omit<ServicePatch, "schedule"> {
+export interface ServiceChange extends Omit<ServicePatch, "schedule" | "period" | "grace_s"> {
   schedule?: string | null;
   tz?: string;
   grace?: number;
+  period_seconds?: number;
+  grace_seconds?: number;
   check?: unknown;
   kind?: unknown;
   target?: unknown;
@@ -166,13 +175,47 @@ function runOptions(
   if (paused !== undefined && !hb) {
     invalid("paused: only a heartbeat can be paused; set alerts to false instead", "paused");
   }
-  if (s.min_duration != null && s.min_duration >= runGrace(s) * 60) {
+  if (s.min_duration != null && s.min_duration >= runGrace(s)) {
     invalid(
-      `min_duration: must be shorter than the ${runGrace(s)} minutes a run may take ` +
+      `min_duration: must be shorter than the ${spanText(runGrace(s) * 1000)} a run may take ` +
         "(the schedule's grace, or the interval)",
       "min_duration",
     );
   }
+}
+
+/**
+ * The record's exact timing fields of a heartbeat's `period_seconds` and `grace_seconds`: the
+ * period with the SPEC.md interval below it, the grace in seconds with its minutes for the
+ * interval (a schedule takes the minutes itself). `invalid` naming the field for a checked
+ * kind, or a period beside a schedule.
+ */
+export function exactTiming(
+  kind: string,
+  scheduled: boolean,
+  input: { period_seconds?: number; grace_seconds?: number },
+): { interval?: number; period?: number | null; grace_s?: number; interval_grace?: number } {
+  const out: ReturnType<typeof exactTiming> = {};
+  for (const f of ["period_seconds", "grace_seconds"] as const) {
+    if (input[f] !== undefined && kind !== "webhook") {
+      invalid(`${f}: only a heartbeat has a period and a grace; a check runs every interval`, f);
+    }
+  }
+  if (input.period_seconds !== undefined) {
+    if (scheduled) {
+      invalid(
+        "period_seconds: a heartbeat on a schedule is due at its times, not after a period; " +
+          "set schedule to null for a period",
+        "period_seconds",
+      );
+    }
+    Object.assign(out, periodFields(input.period_seconds));
+  }
+  if (input.grace_seconds !== undefined) {
+    out.grace_s = input.grace_seconds;
+    if (!scheduled) out.interval_grace = graceMinutes(input.grace_seconds);
+  }
+  return out;
 }
 
 /** `slug` and `methods` belong to a heartbeat (`invalid` naming the field otherwise). */
@@ -234,8 +277,14 @@ export async function addService(
   const target = await validTarget(deps, me, input.check);
   const chans = await validChannels(deps, me.id, input.channels);
   if (input.schedule == null) scheduleParts(input.tz, input.grace);
+  const exact = exactTiming(target.kind, input.schedule != null, input);
   const sched = input.schedule != null
-    ? validSchedule(target.kind, input.schedule, input.tz ?? "UTC", input.grace ?? 60)
+    ? validSchedule(
+      target.kind,
+      input.schedule,
+      input.tz ?? "UTC",
+      exact.grace_s ? graceMinutes(exact.grace_s) : input.grace ?? 60,
+    )
     : null;
   const minDuration = input.min_duration ?? null;
   runOptions(
@@ -261,7 +310,7 @@ export async function addService(
     what: input.what,
     group: input.group,
     place: input.place ?? null,
-    interval: input.interval,
+    interval: exact.interval ?? input.interval,
     alerts: input.alerts,
     kind: target.kind,
     check: target.check,
@@ -272,7 +321,13 @@ export async function addService(
     channels: chans,
     ...(target.kind === "webhook" ? { min_duration: minDuration } : {}),
     tags: uniqueTags(input.tags ?? []),
-    ...(input.interval_grace != null ? { interval_grace: input.interval_grace } : {}),
+    ...(exact.interval_grace != null
+      ? { interval_grace: exact.interval_grace }
+      : input.interval_grace != null
+      ? { interval_grace: input.interval_grace }
+      : {}),
+    ...(exact.period != null ? { period: exact.period } : {}),
+    ...(exact.grace_s != null ? { grace_s: exact.grace_s } : {}),
     ...(input.manual_resume !== undefined ? { manual_resume: input.manual_resume } : {}),
     ...(input.code ? { code: input.code } : {}),
     ...(input.slug !== undefined ? { slug: input.slug } : {}),
@@ -304,7 +359,18 @@ export async function editService(
   id: number,
   body: ServiceChange,
 ): Promise<ServiceView> {
-  const { check: _c, kind: _k, target: _t, schedule, tz, grace, channels: chans, ...rest } = body;
+  const {
+    check: _c,
+    kind: _k,
+    target: _t,
+    schedule,
+    tz,
+    grace,
+    channels: chans,
+    period_seconds,
+    grace_seconds,
+    ...rest
+  } = body;
   const patch: ServicePatch = rest;
   if (patch.slug !== undefined || patch.methods !== undefined) {
     const cur = (await getService(deps.kv, me.id, id)).value;
@@ -328,7 +394,21 @@ export async function editService(
         grace ?? cur.schedule?.grace ?? 60,
       );
     }
+    // A grace in minutes, or a schedule cleared, leaves no exact grace behind.
+    if (grace !== undefined || cron === null) patch.grace_s = null;
   }
+  if (period_seconds !== undefined || grace_seconds !== undefined) {
+    const cur = (await getService(deps.kv, me.id, id)).value;
+    if (!cur) notFound("no such service");
+    const sched = patch.schedule !== undefined ? patch.schedule : cur.schedule ?? null;
+    const exact = exactTiming(cur.kind, sched !== null, { period_seconds, grace_seconds });
+    Object.assign(patch, exact);
+    if (sched && exact.grace_s !== undefined) {
+      patch.schedule = { ...sched, grace: graceMinutes(exact.grace_s) };
+    }
+  }
+  // SPEC.md's interval given alone means exactly that interval.
+  if (patch.interval !== undefined && period_seconds === undefined) patch.period = null;
   // A minimum duration, a pause, or a timing that a minimum must stay within.
   const timing = patch.interval !== undefined || patch.schedule !== undefined;
   if (timing || patch.min_duration !== undefined || patch.paused !== undefined) {

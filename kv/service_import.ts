@@ -8,6 +8,8 @@ import {
   MAX_TAG,
   MAX_TAGS,
   type NewService,
+  graceMinutes,
+  periodFields,
 } from "./services.ts";
 import { uniqueTags, validSchedule, validTarget } from "./service_changes.ts";
 import { listWindows } from "./maintenance.ts";
@@ -15,7 +17,6 @@ import { type ServiceView, serviceView } from "./service_state.ts";
 import { codeHash, hookEntries, pushHash } from "./hooks.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, DomainError, invalid } from "../lib/errors.ts";
-import { GRACE_MAX, GRACE_MIN } from "../lib/schedule.ts";
 import { cutChars, HC_SLUG_RE } from "../lib/text.ts";
 
 /**
@@ -45,13 +46,29 @@ export interface ImportPlan {
 export const MAX_ITEMS = 500;
 
 const MINUTES = INTERVALS as readonly number[];
+/** A heartbeat's period and grace: 60 s to 365 days, as Healthchecks takes them. */
+const PERIOD_MIN = 60;
+const PERIOD_MAX = 31_536_000;
 
-/** The allowed interval nearest above a period in seconds (the largest when over it). */
+/**
+ * A checked kind's interval for a period in seconds: the allowed interval nearest above it
+ * (the largest when over it); under 5 minutes the note names SPEC.md's floor.
+ */
 function intervalOf(seconds: number, notes: string[]): number {
   const minutes = seconds / 60;
   const fit = MINUTES.find((m) => m >= minutes) ?? MINUTES[MINUTES.length - 1];
-  if (fit !== minutes) notes.push(`period ${period(seconds)} became ${period(fit * 60)}`);
+  if (fit !== minutes) {
+    const why = minutes < MINUTES[0] ? " (checks run every 5 minutes at most)" : "";
+    notes.push(`period ${period(seconds)} became ${period(fit * 60)}${why}`);
+  }
   return fit;
+}
+
+/** A heartbeat's period in seconds, exactly within 60 s to 365 days (else noted at the edge). */
+function exactPeriod(seconds: number, what: string, notes: string[]): number {
+  const kept = Math.min(PERIOD_MAX, Math.max(PERIOD_MIN, Math.round(seconds)));
+  if (kept !== seconds) notes.push(`${what} ${period(seconds)} became ${period(kept)}`);
+  return kept;
 }
 
 /** A period as a person reads it: 90 s, 5 min, 2 h, 1 day. */
@@ -127,25 +144,27 @@ function healthchecksItem(c: Record<string, unknown>, i: number): PlannedService
   if (uuid && UUID.test(uuid)) input.code = uuid.toLowerCase();
   else notes.push("no UUID in the export (a read-only key): a new one is made");
   if (c.methods === "POST") input.methods = "POST";
-  const grace = typeof c.grace === "number" ? c.grace : 3600;
+  const grace = exactPeriod(typeof c.grace === "number" ? c.grace : 3600, "grace", notes);
+  input.grace_s = grace;
   if (typeof c.schedule === "string" && c.schedule.trim() !== "") {
     if (c.schedule.trim().split(/\s+/).length !== 5) {
       return "an OnCalendar schedule: only 5-field cron schedules are taken";
     }
-    const minutes = Math.min(GRACE_MAX, Math.max(GRACE_MIN, Math.ceil(grace / 60)));
     try {
-      input.schedule = validSchedule("webhook", c.schedule, textOf(c.tz) || "UTC", minutes);
+      input.schedule = validSchedule(
+        "webhook",
+        c.schedule,
+        textOf(c.tz) || "UTC",
+        graceMinutes(grace),
+      );
     } catch (err) {
       if (err instanceof DomainError) return err.message;
       throw err;
     }
   } else {
     const timeout = typeof c.timeout === "number" && c.timeout > 0 ? c.timeout : 86_400;
-    input.interval = intervalOf(timeout, notes);
-    input.interval_grace = Math.min(GRACE_MAX, Math.max(GRACE_MIN, Math.ceil(grace / 60)));
-    if (input.interval_grace * 60 !== grace) {
-      notes.push(`grace ${period(grace)} became ${period(input.interval_grace * 60)}`);
-    }
+    Object.assign(input, periodFields(exactPeriod(timeout, "period", notes)));
+    input.interval_grace = graceMinutes(grace);
   }
   if (typeof c.manual_resume === "boolean") input.manual_resume = c.manual_resume;
   if (textOf(c.channels) !== "") notes.push("integrations not kept: choose channels here");
@@ -172,7 +191,7 @@ function kumaItem(m: Record<string, unknown>, i: number): PlannedService | strin
     tags: tagsOf(tags, notes),
     group: "Public",
     place: null,
-    interval: intervalOf(seconds, notes),
+    interval: 60,
     alerts: true,
     kind: "webhook",
     check: "webhook:",
@@ -182,12 +201,14 @@ function kumaItem(m: Record<string, unknown>, i: number): PlannedService | strin
   };
   if (retries + 1 > 5) notes.push(`${retries} retries became 4 (5 failed checks before an alert)`);
   if (type === "push") {
+    Object.assign(input, periodFields(exactPeriod(seconds, "period", notes)));
     if (typeof m.pushToken === "string" && m.pushToken !== "") input.push = pushHash(m.pushToken);
     else notes.push("no push token in the export: make one on its page");
   } else if (KUMA_URL_TYPES.includes(type)) {
     const url = textOf(m.url);
     if (!/^https?:\/\//i.test(url)) return "no http(s) address";
     input.check = `url:${url}`;
+    input.interval = intervalOf(seconds, notes);
     if (type !== "http") {
       notes.push(`its ${type} condition is not checked: the address answering is`);
     }
@@ -197,6 +218,7 @@ function kumaItem(m: Record<string, unknown>, i: number): PlannedService | strin
   } else if (type === "port") {
     if (!textOf(m.hostname) || typeof m.port !== "number") return "no host or port";
     input.check = `tcp:${textOf(m.hostname)}:${m.port}`;
+    input.interval = intervalOf(seconds, notes);
   } else {return `a ${type || "typeless"} monitor: this service checks http(s), TCP ports, ` +
       "TLS certificates, MCP servers and heartbeats";}
   if (m.active === false || m.active === 0) notes.push("was paused: imported running");

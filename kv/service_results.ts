@@ -38,6 +38,7 @@ import {
   minuteAfter,
   openFailure,
   openRun,
+  periodMs,
   type Pulse,
   runGrace,
   runsNote,
@@ -230,7 +231,7 @@ function nextLook(
   holdUntil: number | null,
   now: number,
 ): number {
-  const i = s.interval * MINUTE;
+  const i = Math.min(periodMs(s), DAY);
   const lim = beat ? beatLimits(s, beat.at) : null;
   let due = state === "off"
     ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
@@ -350,7 +351,7 @@ export async function reviewHeartbeat(
     const pulse = v.pulse ?? { beat: null, start: null, failed: null };
     const state = v.state;
     const run = openRun(pulse);
-    const runEnd = run ? run.at + runGrace(old) * MINUTE : null;
+    const runEnd = run ? run.at + runGrace(old) * 1000 : null;
     const quiet = maintenanceUntil(windows, old, now);
     const { alert, marks } = decideAlert(old, state, quiet, now);
     const f = pulse.failed;

@@ -5,7 +5,7 @@
  * their inputs (kv/service.ts stores records, kv/service_results.ts records looks with them).
  * The signals a heartbeat's hook heard (`Pulse`) are kv/hooks.ts's values. Holds no keys.
  */
-import { iso, isoOrNull, MINUTE, readable } from "../lib/clock.ts";
+import { DAY, iso, isoOrNull, MINUTE, readable } from "../lib/clock.ts";
 import type { CheckState } from "../lib/checks/mod.ts";
 import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
@@ -92,9 +92,20 @@ export interface Service {
   schedule?: Schedule | null;
   /**
    * Heartbeats on the fixed interval: minutes past the interval before a missing run is off
-   * (Healthchecks' grace, set through its API); null/absent: one interval (SPEC.md's rule).
+   * (Healthchecks' grace, set through its API); null/absent: one period (SPEC.md's rule).
    */
   interval_grace?: number | null;
+  /**
+   * Heartbeats on the fixed interval: the exact period in seconds (60 s to 365 days, as
+   * Healthchecks' `timeout`); null/absent: `interval` minutes. `interval` then holds the SPEC.md
+   * value nearest below it (`specInterval`), for SPEC.md's readers.
+   */
+  period?: number | null;
+  /**
+   * Heartbeats: the exact grace in seconds (60 s to 365 days), which wins over the minutes of
+   * `interval_grace` and the schedule's `grace` (those then hold it rounded up to a minute).
+   */
+  grace_s?: number | null;
   /** Free tags (no spaces), in the order given. */
   tags?: string[];
   /**
@@ -130,11 +141,40 @@ export const floorMinute = (t: number) => Math.floor(t / MINUTE) * MINUTE;
 /** The first whole minute strictly after `t`: when a state that changes past `t` is seen. */
 export const minuteAfter = (t: number) => Math.ceil((t + 1) / MINUTE) * MINUTE;
 
-/** What a heartbeat's timing reads: the interval, or a schedule, and the interval's grace. */
-type Timing = Pick<Service, "interval" | "schedule" | "interval_grace">;
+/** What a heartbeat's timing reads: the interval (or exact period), or a schedule, and a grace. */
+type Timing = Pick<Service, "interval" | "schedule" | "interval_grace" | "period" | "grace_s">;
 
-/** Milliseconds past the fixed interval before a missing run is off: its grace, or one interval. */
-const intervalGrace = (s: Timing) => (s.interval_grace ?? s.interval) * MINUTE;
+/** A heartbeat's period in milliseconds: its exact period, or its interval. */
+export const periodMs = (s: Pick<Timing, "interval" | "period">) =>
+  s.period != null ? s.period * 1000 : s.interval * MINUTE;
+
+/**
+ * Milliseconds of a heartbeat's grace: the exact one, else the schedule's or the interval's
+ * minutes, else one period (SPEC.md's "off past twice the interval").
+ */
+export function graceMs(s: Timing): number {
+  if (s.grace_s != null) return s.grace_s * 1000;
+  if (s.schedule) return s.schedule.grace * MINUTE;
+  return s.interval_grace != null ? s.interval_grace * MINUTE : periodMs(s);
+}
+
+/** SPEC.md's intervals (minutes). */
+export const INTERVALS = [5, 15, 60, 240, 1440] as const;
+
+/** The SPEC.md interval (minutes) kept for an exact period: the largest not above it (5 at least). */
+export function specInterval(periodSeconds: number): number {
+  const fit = INTERVALS.filter((i) => i * 60 <= periodSeconds);
+  return fit.length ? fit[fit.length - 1] : INTERVALS[0];
+}
+
+/** A heartbeat's timing fields for a period in seconds: the SPEC.md interval and, if it differs, the period. */
+export function periodFields(seconds: number): { interval: number; period: number | null } {
+  const interval = specInterval(seconds);
+  return { interval, period: interval * 60 === seconds ? null : seconds };
+}
+
+/** A grace in seconds as the record keeps it: exact, and in whole minutes for the minutes' fields. */
+export const graceMinutes = (seconds: number) => Math.ceil(seconds / 60);
 
 /**
  * When a heartbeat that last beat at `at` turns warn and off: SPEC.md section 3 for a fixed
@@ -148,10 +188,10 @@ export function beatLimits(
 ): { warn: number; off: number } | null {
   if (s.schedule) {
     const due = nextDueAfter(s.schedule, at);
-    return due === null ? null : { warn: due, off: due + s.schedule.grace * MINUTE };
+    return due === null ? null : { warn: due, off: due + graceMs(s) };
   }
-  const i = s.interval * MINUTE;
-  return { warn: at + i, off: at + i + intervalGrace(s) };
+  const i = periodMs(s);
+  return { warn: at + i, off: at + i + graceMs(s) };
 }
 
 /** A heartbeat's state at `now`: wait before any beat, then ok, warn (late) and off. */
@@ -174,13 +214,13 @@ export function beatState(
  * could turn off, or within the minute after.
  */
 export function firstLook(s: Timing, now: number): number {
-  const regular = floorMinute(now) + s.interval * MINUTE;
+  const regular = floorMinute(now) + Math.max(MINUTE, Math.min(periodMs(s), DAY));
   const lim = beatLimits(s, now);
   return lim ? Math.min(regular, minuteAfter(lim.off)) : regular;
 }
 
-/** Minutes a started run may take before it counts as failed: the grace, or the interval. */
-export const runGrace = (s: Timing) => s.schedule?.grace ?? s.interval_grace ?? s.interval;
+/** Seconds a started run may take before it counts as failed: its grace (graceMs). */
+export const runGrace = (s: Timing) => graceMs(s) / 1000;
 
 /** The run a start signal opened and no success or failure has closed since; else null. */
 export function openRun(p: Pulse | null): Pulse["start"] {
@@ -204,6 +244,8 @@ type Judging = Pick<
   | "interval"
   | "schedule"
   | "interval_grace"
+  | "period"
+  | "grace_s"
   | "threshold"
   | "streak"
   | "judged"
@@ -265,9 +307,9 @@ export function missedRuns(
   now: number,
 ): { count: number; limit: (k: number) => number | null } {
   if (!s.schedule) {
-    // The k-th counts past at + k intervals + the grace (one interval unless set).
-    const i = s.interval * MINUTE;
-    const g = intervalGrace(s);
+    // The k-th counts past at + k periods + the grace (one period unless set).
+    const i = periodMs(s);
+    const g = graceMs(s);
     return {
       count: Math.max(0, Math.ceil((now - at - g) / i) - 1),
       limit: (k) => at + k * i + g,
@@ -279,7 +321,7 @@ export function missedRuns(
   while (limits.length < MISSES_COUNTED) {
     const due = nextDueAfter(sched, t);
     if (due === null) break;
-    limits.push(due + sched.grace * MINUTE);
+    limits.push(due + graceMs(s));
     if (limits.at(-1)! >= now) break;
     t = due;
   }
@@ -371,7 +413,7 @@ export function judgeBeat(p: Pulse | null, s: Judging, now: number): Verdict {
   const short = failure ? null : shortRun(q, s);
   const failed = Math.max(count.streak, failure || short ? 1 : 0);
   const run = openRun(q);
-  const over = run && now > run.at + runGrace(s) * MINUTE ? 1 : 0;
+  const over = run && now > run.at + graceMs(s) ? 1 : 0;
   const last = Math.max(q?.beat?.at ?? -Infinity, q?.failed?.at ?? -Infinity);
   const missed = Number.isFinite(last) ? missedRuns(s, last, now) : null;
   const runs = failed + Math.max(over, missed?.count ?? 0);
@@ -410,7 +452,7 @@ function pulseStatus(v: Verdict, s: Service, now: number): string {
   const text = f
     ? f.status || "failure signalled"
     : run
-    ? now > run.at + runGrace(s) * MINUTE
+    ? now > run.at + graceMs(s)
       ? "started, no end within the grace time"
       : "running since " + readable(run.at)
     : v.short ?? (p?.beat ? p.beat.status : "waiting for the first heartbeat");
@@ -453,6 +495,8 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number, window
     schedule: s.schedule?.cron ?? null,
     tz: s.schedule?.tz ?? null,
     grace: s.schedule?.grace ?? s.interval_grace ?? null,
+    period_seconds: hb && !s.schedule ? Math.round(periodMs(s) / 1000) : null,
+    grace_seconds: hb ? Math.round(graceMs(s) / 1000) : null,
     channels: s.channels ?? [],
     remind: s.remind ?? null,
     min_duration: s.min_duration ?? null,

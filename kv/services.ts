@@ -19,7 +19,14 @@ import {
   serviceEntries,
   serviceWithCount,
 } from "./service.ts";
-import { firstLook, floorMinute, type Pulse, runGrace, type Service } from "./service_state.ts";
+import {
+  firstLook,
+  floorMinute,
+  periodMs,
+  type Pulse,
+  runGrace,
+  type Service,
+} from "./service_state.ts";
 import { deleteChannel } from "./channels.ts";
 import {
   codeHash,
@@ -65,7 +72,6 @@ export const PLACES = [
   "cloud",
   "on site",
 ] as const;
-export const INTERVALS = [5, 15, 60, 240, 1440] as const;
 /** Consecutive failed checks before a checked service turns warn or off (default 1). */
 export const THRESHOLDS = [1, 2, 3, 4, 5] as const;
 export const MAX_SERVICES = 30;
@@ -82,8 +88,14 @@ export {
   openFailure,
   openRun,
   pulseState,
+  graceMinutes,
+  INTERVALS,
+  periodFields,
+  periodMs,
   runGrace,
   serviceView,
+  spanText,
+  specInterval,
 } from "./service_state.ts";
 
 export { countServices, getService, serviceIdEntries } from "./service.ts";
@@ -95,7 +107,7 @@ const badgeKey = (token: string) => ["service_badges", token] as const;
  * run's grace, or sooner, the minimum duration, so a run that ended too soon alerts then.
  */
 const startLook = (s: Service) =>
-  s.min_duration ? Math.min(runGrace(s), s.min_duration / 60) : runGrace(s);
+  Math.min(runGrace(s), s.min_duration || Infinity) / 60;
 
 /** What a hook key stands for (kv/hooks.ts): the service, its name and when to look at a run. */
 const hookRef = (s: Service): HookRef => ({
@@ -223,6 +235,8 @@ export interface NewService {
   /** Heartbeats: the hash of an Uptime Kuma push token to keep (an import). */
   push?: string | null;
   interval_grace?: number | null;
+  period?: number | null;
+  grace_s?: number | null;
   tags?: string[];
   manual_resume?: boolean;
 }
@@ -375,6 +389,8 @@ export interface ServicePatch {
   remind?: number | null;
   min_duration?: number | null;
   interval_grace?: number | null;
+  period?: number | null;
+  grace_s?: number | null;
   tags?: string[];
   manual_resume?: boolean;
   /** Heartbeats: pause (true) or resume (false). */
@@ -421,6 +437,13 @@ export async function patchService(
     const op = atomic(kv).check(entry);
     if (paused !== undefined && paused !== (old.paused_at != null)) {
       pauseInto(op, old, s, paused, now);
+    } else if (
+      s.kind === "webhook" &&
+      (periodMs(s) !== periodMs(old) || (s.grace_s ?? null) !== (old.grace_s ?? null) ||
+        (s.interval_grace ?? null) !== (old.interval_grace ?? null))
+    ) {
+      // A new period or grace changes when the heartbeat is late: the runner looks again now.
+      s.due = floorMinute(now);
     } else if (patch.interval !== undefined && patch.interval !== old.interval) {
       // The next look comes one new interval after the last one, or now if that is past.
       const base = old.last?.checked ?? old.created;

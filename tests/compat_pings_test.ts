@@ -346,8 +346,10 @@ Deno.test("import: a Healthchecks project keeps UUIDs and slugs; the plan first,
   assert.equal(fs.interval, 60);
   assert.deepEqual(fs.notes, ["integrations not kept: choose channels here"]);
   assert.equal(db.schedule, "15 5 * * *");
-  assert.equal(rotate.interval, 240);
-  assert.ok(rotate.notes.includes("period 2 h became 4 h"), rotate.notes.join());
+  // A period is kept exactly (SPEC.md's interval below it for its readers).
+  assert.equal(rotate.interval, 60);
+  assert.equal(rotate.period_seconds, 7200);
+  assert.ok(!rotate.notes.some((n: string) => n.startsWith("period")), rotate.notes.join());
   assert.equal((await t.req("GET", "/api/me/services", { token })).body.items.length, 0);
 
   const done = await t.req("POST", "/api/me/import", { token, body: { data: HC_EXPORT } });
