@@ -451,7 +451,7 @@ export async function listPings(deps: Deps, caller: HcCaller, s: Service) {
       n,
       scheme,
       remote_addr: null,
-      method: "",
+      method: e.method,
       ua: "",
       rid: e.rid,
       body_url: e.body ? `${base}/${n}/body` : null,

@@ -15,7 +15,7 @@ import {
 import { getManyEntries } from "./_batch.ts";
 import { addUses, rateKey, RULES } from "./rate_limit.ts";
 import { askLook, nudge } from "./service.ts";
-import type { Beat, Pulse, Start } from "./service_state.ts";
+import { type Beat, openRun, type Pulse, type Start } from "./service_state.ts";
 
 /**
  * Heartbeat hooks, the hottest path of the service. Key layout:
@@ -101,6 +101,8 @@ export interface Signal {
 export interface HookEvent extends Signal {
   at: number;
   status: string;
+  /** The request's method (GET, POST, HEAD); "" for events kept from before it was recorded. */
+  method: string;
 }
 
 export const BODY_MAX = 10 * 1024;
@@ -217,6 +219,7 @@ interface QueuedPing {
   hash: string;
   beat: Beat;
   signal: Signal;
+  method: string;
   /** The hook's ref once durable; null: the key is gone; "ambiguous": now a shared slug. */
   resolve: (ref: HookRef | null | "ambiguous") => void;
   reject: (err: unknown) => void;
@@ -404,7 +407,7 @@ export async function beatByHash(
   }
   const at = deps.clock.now();
   const ref = await new Promise<HookRef | null | "ambiguous">((resolve, reject) => {
-    st.queue.push({ hook, hash, beat: { at, status }, signal, resolve, reject });
+    st.queue.push({ hook, hash, beat: { at, status }, signal, method, resolve, reject });
     flushSoon(deps.kv);
   });
   if (ref === "ambiguous") return ref;
@@ -508,8 +511,8 @@ const eventNonce = () => processBase + (nonce++ % 2 ** 32);
  */
 type StoredEvent = Partial<HookEvent> & { kind: SignalKind };
 
-function storedEvent(signal: Signal, status: string): StoredEvent {
-  const e: StoredEvent = { kind: signal.kind };
+function storedEvent(signal: Signal, status: string, method: string): StoredEvent {
+  const e: StoredEvent = { kind: signal.kind, method };
   if (signal.code !== null) e.code = signal.code;
   if (signal.rid !== null) e.rid = signal.rid;
   if (signal.body !== "") e.body = signal.body;
@@ -530,6 +533,7 @@ function shownEvent(key: Deno.KvKey, e: StoredEvent): HookEvent {
     at: e.at ?? (key[3] as number),
     status: e.status ?? "",
     ms: e.ms ?? null,
+    method: e.method ?? "",
   };
 }
 
@@ -567,12 +571,14 @@ async function commitBatch(
       last.set(p.hook.ref.id * 4 + KINDS.indexOf(p.signal.kind), p);
     }
     for (const [hash, h] of checked) op.check({ key: hookKey(hash), versionstamp: h.stamp });
+    const paired = await pairRuns(kv, op, live);
     for (const p of last.values()) {
       const { account, id, grace } = p.hook.ref;
       const at = p.beat.at;
-      if (p.signal.kind === "success") op.set(beatKey(account, id), p.beat);
-      else if (p.signal.kind === "start") {
-        op.set(startKey(account, id), { at, rid: p.signal.rid } satisfies Start);
+      if (p.signal.kind === "success") {
+        op.set(beatKey(account, id), p.signal.rid ? { ...p.beat, rid: p.signal.rid } : p.beat);
+      } else if (p.signal.kind === "start") {
+        if (!paired.has(id)) op.set(startKey(account, id), { at, rid: p.signal.rid } satisfies Start);
         // The runner looks when the run's grace ends.
         const end = Math.ceil((at + (grace ?? 60) * MINUTE + 1) / MINUTE) * MINUTE;
         nudge(op, end, id, account);
@@ -587,7 +593,10 @@ async function commitBatch(
     }
     for (const p of live) {
       const { account, id } = p.hook.ref;
-      op.set(eventKey(account, id, p.beat.at, eventNonce()), storedEvent(p.signal, p.beat.status));
+      op.set(
+        eventKey(account, id, p.beat.at, eventNonce()),
+        storedEvent(p.signal, p.beat.status, p.method),
+      );
     }
     const counted = nudgeFloods(op, st, live);
     for (const s of sums) addUses(op, s.key, s.n);
@@ -607,6 +616,56 @@ async function commitBatch(
     live = await revalidate(kv, st, live, [...checked.keys()]);
     if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
   }
+}
+
+/**
+ * Runs ended by a success with a run id, paired as Healthchecks pairs them (its `Check.ping`):
+ * a start opens the run of its id (the one open run), a failure or a success without an id
+ * ends it, a success ends it only if its id is the run's. A success without an id and a
+ * failure need no read (`openRun` pairs them by time); a success with one reads the service's
+ * pulse in this atomic (checked) and writes its start again, `ended` when a signal ended it.
+ * Answers the services whose start it wrote.
+ */
+const pulseOf = (beat: Deno.KvEntryMaybe<Beat>, failed: Deno.KvEntryMaybe<Beat>) => ({
+  beat: beat.value,
+  failed: failed.value,
+});
+
+async function pairRuns(kv: Deno.Kv, op: Atomic, live: QueuedPing[]): Promise<Set<number>> {
+  const done = new Set<number>();
+  const withRid = live.filter((p) => p.signal.kind === "success" && p.signal.rid !== null);
+  if (withRid.length === 0) return done;
+  const services = new Map(withRid.map((p) => [p.hook.ref.id, p.hook.ref.account]));
+  for (const [id, account] of services) {
+    const [beat, start, failed] = await kv.getMany<[Beat, Start, Beat]>([
+      beatKey(account, id),
+      startKey(account, id),
+      failKey(account, id),
+    ]);
+    op.check(beat, start, failed);
+    let run = start.value;
+    let changed = false;
+    if (run && run.ended === undefined && !openRun({ ...pulseOf(beat, failed), start: run })) {
+      // Ended by time (a plain success or a failure since): said so before this batch's
+      // success with an id takes the last success's place.
+      run = { ...run, ended: Math.max(beat.value?.at ?? 0, failed.value?.at ?? 0) };
+      changed = true;
+    }
+    for (const p of live) {
+      if (p.hook.ref.id !== id) continue;
+      const { kind, rid } = p.signal;
+      const ends = kind === "fail" || (kind === "success" && (!rid || rid === run?.rid));
+      if (kind === "start") run = { at: p.beat.at, rid };
+      else if (run && run.ended === undefined && ends) run = { ...run, ended: p.beat.at };
+      else continue;
+      changed = true;
+    }
+    if (changed && run) {
+      op.set(startKey(account, id), run);
+      done.add(id);
+    }
+  }
+  return done;
 }
 
 /**

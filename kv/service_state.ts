@@ -16,11 +16,18 @@ export type State = CheckState | "wait";
 export interface Beat {
   at: number;
   status: string;
+  /** A success's run id, when it had one (it then ends only the run of that id). */
+  rid?: string;
 }
 
 export interface Start {
   at: number;
   rid: string | null;
+  /**
+   * When a success with a run id ended this run (kv/hooks.ts pairs them as Healthchecks does:
+   * an end with another id leaves it open); absent: see `openRun`.
+   */
+  ended?: number;
 }
 
 /** What a heartbeat's hook heard last: success, start and failure signals. */
@@ -222,11 +229,15 @@ export function firstLook(s: Timing, now: number): number {
 /** Seconds a started run may take before it counts as failed: its grace (graceMs). */
 export const runGrace = (s: Timing) => graceMs(s) / 1000;
 
-/** The run a start signal opened and no success or failure has closed since; else null. */
+/**
+ * The run a start signal opened and nothing has closed since; else null. As Healthchecks pairs
+ * them: any failure closes it, and a success without a run id; a success with a run id closes
+ * only the run of that id (kv/hooks.ts marks it `ended`), so another run's end leaves it open.
+ */
 export function openRun(p: Pulse | null): Pulse["start"] {
   const start = p?.start;
-  if (!start) return null;
-  if (p.beat && p.beat.at >= start.at) return null;
+  if (!start || start.ended !== undefined) return null;
+  if (p.beat && p.beat.at >= start.at && p.beat.rid === undefined) return null;
   if (p.failed && p.failed.at >= start.at) return null;
   return start;
 }
