@@ -20,8 +20,10 @@ const name = oneLine(80).min(2);
 const what = multiLine(160);
 const place = z.enum(PLACES).nullable();
 const schedule = z.string().max(MAX_CRON).nullable().meta({
-  description: "Heartbeats only: a 5-field cron expression (Healthchecks' semantics: due at " +
-    "each scheduled time, off after the grace time); null: the fixed interval",
+  description: "Heartbeats only: a 5-field cron expression, or a systemd OnCalendar " +
+    "expression (one or more, one a line, as Healthchecks takes them: `Mon..Fri 09:00`, " +
+    "`*-*-1/7 15:00 Europe/Riga`) (Healthchecks' semantics: due at each scheduled time, off " +
+    "after the grace time); null: the fixed interval",
   example: "0 3 * * *",
 });
 const tz = z.string().max(64).meta({

@@ -237,16 +237,12 @@ export async function checkOf(deps: Deps, caller: HcCaller, s: Service) {
   return checkDict(deps, s, beat, events, caller);
 }
 
-/** A cron schedule and zone checked as Healthchecks checks them. */
+/** A cron or OnCalendar schedule and its zone checked as Healthchecks checks them. */
 function checkSchedule(schedule: string, tz: string): void {
-  if (schedule.trim().split(/\s+/).length !== 5 || schedule.includes("\n")) {
-    badSpec(
-      "schedule is not a valid cron expression (OnCalendar expressions are not " +
-        "supported here)",
-    );
-  }
   if (!validTimeZone(tz)) badSpec("tz is not a valid timezone");
-  if (cronError(schedule, tz)) badSpec("schedule is not a valid cron or OnCalendar expression");
+  if (cronError(schedule, tz, true)) {
+    badSpec("schedule is not a valid cron or OnCalendar expression");
+  }
 }
 
 /** `channels`: "*" all, "" none, else ids or names separated by commas. */

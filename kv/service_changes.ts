@@ -26,6 +26,7 @@ import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, DomainError, invalid, notFound } from "../lib/errors.ts";
 import { cronError, type Schedule, validTimeZone } from "../lib/schedule.ts";
+import { isCronLine } from "../lib/oncalendar.ts";
 import { parseCheck, resolveTarget, type Target, TargetError } from "../lib/targets.ts";
 
 /**
@@ -122,7 +123,7 @@ export function fieldProblems(
     const tz = typeof input.tz === "string" ? input.tz : "UTC";
     const knownZone = validTimeZone(tz);
     if (!knownZone) out.tz = "not a known IANA time zone";
-    const why = cronError(input.schedule, knownZone ? tz : "UTC");
+    const why = cronError(input.schedule, knownZone ? tz : "UTC", true);
     if (why) out.schedule = why;
   }
   return out;
@@ -134,9 +135,13 @@ export function validSchedule(kind: string, cron: string, tz: string, grace: num
     invalid("schedule: only a heartbeat (webhook:) has a schedule", "schedule");
   }
   if (!validTimeZone(tz)) invalid("tz: not a known IANA time zone", "tz");
-  const why = cronError(cron, tz);
+  const why = cronError(cron, tz, true);
   if (why) invalid(`schedule: ${why}`, "schedule");
-  return { cron: cron.trim().replace(/\s+/g, " "), tz, grace };
+  // A cron line's fields one space apart; OnCalendar's lines each trimmed, kept apart.
+  const kept = isCronLine(cron)
+    ? cron.trim().replace(/\s+/g, " ")
+    : cron.trim().split("\n").map((l) => l.trim().replace(/\s+/g, " ")).join("\n");
+  return { cron: kept, tz, grace };
 }
 
 /** `tz` or `grace` given without a schedule: `invalid` naming the first of them. */

@@ -147,9 +147,6 @@ function healthchecksItem(c: Record<string, unknown>, i: number): PlannedService
   const grace = exactPeriod(typeof c.grace === "number" ? c.grace : 3600, "grace", notes);
   input.grace_s = grace;
   if (typeof c.schedule === "string" && c.schedule.trim() !== "") {
-    if (c.schedule.trim().split(/\s+/).length !== 5) {
-      return "an OnCalendar schedule: only 5-field cron schedules are taken";
-    }
     try {
       input.schedule = validSchedule(
         "webhook",

@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import { isCronLine, nextOnCalendar, OnCalendarError, parseOnCalendar } from "./oncalendar.ts";
 
 /**
  * Cron schedules of heartbeats, with Healthchecks' semantics: a run is due at each
@@ -7,7 +8,9 @@ import { Cron } from "croner";
  * week combine with OR as in classic cron); times are computed in the schedule's IANA time
  * zone, so a daylight-saving change moves them as a crontab on a machine in that zone would
  * (croner runs a fixed time that falls into a gap at the first valid time after it, and a
- * fixed time that occurs twice once).
+ * fixed time that occurs twice once). A schedule that is not one line of five fields is a systemd
+ * OnCalendar expression (one or more, one a line), as Healthchecks tells them apart, evaluated
+ * by lib/oncalendar.ts.
  */
 
 export interface Schedule {
@@ -20,6 +23,8 @@ export interface Schedule {
 export const MAX_CRON = 100;
 export const GRACE_MIN = 1;
 export const GRACE_MAX = 7 * 24 * 60;
+/** Healthchecks' limit of a schedule, cron or OnCalendar. */
+export const MAX_SCHEDULE = 100;
 
 const cache = new Map<string, Cron>();
 
@@ -47,11 +52,29 @@ export function validTimeZone(tz: string): boolean {
 
 const EXAMPLE = "for example 0 2 * * 0 is 02:00 every Sunday";
 
-/** Why a cron expression is refused, in plain words; null when it is valid. */
-export function cronError(cron: string, tz = "UTC"): string | null {
+/** Why an OnCalendar schedule is refused, in plain words; null when it is valid. */
+function onCalendarError(s: string, tz: string): string | null {
+  try {
+    parseOnCalendar(s);
+  } catch (err) {
+    if (!(err instanceof OnCalendarError)) throw err;
+    return `not a cron line of five fields, nor an OnCalendar expression (${
+      err.message.toLowerCase()
+    }); for example 0 2 * * 0, or Sun 02:00`;
+  }
+  if (nextOnCalendar(s, tz, Date.UTC(2000, 0, 1)) === null) return "never comes due";
+  return null;
+}
+
+/**
+ * Why a schedule is refused, in plain words; null when it is valid. `onCalendar`: a schedule
+ * that is not a cron line is read as OnCalendar (heartbeats); else it must be a cron line.
+ */
+export function cronError(cron: string, tz = "UTC", onCalendar = false): string | null {
   const s = cron.trim();
   if (s.length === 0) return "must not be empty";
   if (s.length > MAX_CRON) return `at most ${MAX_CRON} characters`;
+  if (onCalendar && !isCronLine(s)) return onCalendarError(s, tz);
   if (s.split(/\s+/).length !== 5) {
     return `write five fields: minute, hour, day, month and weekday; ${EXAMPLE}`;
   }
@@ -70,6 +93,7 @@ export function cronError(cron: string, tz = "UTC"): string | null {
 
 /** The first scheduled time strictly after `after` (ms), or null if none. */
 export function nextDueAfter(s: Pick<Schedule, "cron" | "tz">, after: number): number | null {
+  if (!isCronLine(s.cron)) return nextOnCalendar(s.cron, s.tz, after);
   const next = cronOf(s.cron.trim(), s.tz).nextRun(new Date(after));
   return next ? next.getTime() : null;
 }

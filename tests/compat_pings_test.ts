@@ -336,13 +336,12 @@ Deno.test("import: a Healthchecks project keeps UUIDs and slugs; the plan first,
   assert.deepEqual(dry.body.create.map((p: { name: string }) => p.name), [
     "Filesystem Backup",
     "Database Backup",
+    "Weekly report",
     "Log rotate",
   ]);
-  assert.deepEqual(dry.body.cannot, [{
-    from: "Weekly report",
-    why: "an OnCalendar schedule: only 5-field cron schedules are taken",
-  }]);
-  const [fs, db, rotate] = dry.body.create;
+  assert.deepEqual(dry.body.cannot, []);
+  const [fs, db, weekly, rotate] = dry.body.create;
+  assert.equal(weekly.schedule, "Mon *-*-* 08:00:00", "an OnCalendar schedule comes over");
   assert.equal(fs.interval, 60);
   assert.deepEqual(fs.notes, ["integrations not kept: choose channels here"]);
   assert.equal(db.schedule, "15 5 * * *");
@@ -354,7 +353,7 @@ Deno.test("import: a Healthchecks project keeps UUIDs and slugs; the plan first,
 
   const done = await t.req("POST", "/api/me/import", { token, body: { data: HC_EXPORT } });
   assert.equal(done.status, 200, done.text);
-  assert.equal(done.body.created.length, 3);
+  assert.equal(done.body.created.length, 4);
   const items = (await t.req("GET", "/api/me/services", { token })).body.items;
   const byName = Object.fromEntries(items.map((s: { name: string }) => [s.name, s]));
   assert.equal(byName["Filesystem Backup"].uuid, "31365bce-8da9-4729-8ff3-aaa71d56b712");
@@ -373,7 +372,7 @@ Deno.test("import: a Healthchecks project keeps UUIDs and slugs; the plan first,
   const again = await t.req("POST", "/api/me/import", { token, body: { data: HC_EXPORT } });
   assert.equal(again.status, 409);
   assert.equal(again.body.error, "nothing to import");
-  assert.equal((await t.req("GET", "/api/me/services", { token })).body.items.length, 3);
+  assert.equal((await t.req("GET", "/api/me/services", { token })).body.items.length, 4);
   // Not an export: 400 naming data, nothing stored.
   for (const data of [[], { checks: "x" }, "text", { monitors: [] }]) {
     const bad = await t.req("POST", "/api/me/import", { token, body: { data } });

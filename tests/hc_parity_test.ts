@@ -209,3 +209,51 @@ Deno.test("pings record their method: GET, POST and HEAD as Healthchecks lists t
   const other = (await hc(t, "GET", `/api/v3/checks/${native.body.item.uuid}/pings/`, rw)).body;
   assert.deepEqual(other.pings.map((p: { method: string }) => p.method), ["GET"]);
 });
+
+Deno.test("OnCalendar schedules (test_create_check.py): taken with tz and grace, judged at their times", async () => {
+  await using t = await testApp();
+  const { token, rw } = await rwKey(t, "o@example.org");
+  const r = await hc(t, "POST", "/api/v3/checks/", rw, {
+    schedule: "12:34",
+    tz: "Europe/Riga",
+    grace: 60,
+  });
+  ok(r, 201);
+  assert.equal(r.body.schedule, "12:34");
+  assert.equal(r.body.tz, "Europe/Riga");
+  assert.equal(r.body.grace, 60);
+  assert.ok(!("timeout" in r.body));
+  const bad = await hc(t, "POST", "/api/v3/checks/", rw, {
+    schedule: "12:34\nsurprise",
+    tz: "Europe/Riga",
+    grace: 60,
+  });
+  assert.equal(bad.status, 400);
+  assert.deepEqual(bad.body, {
+    error: "json validation error: schedule is not a valid cron or OnCalendar expression",
+  });
+  // Several lines, each its own time; the check is late past the next of them.
+  const two = await hc(t, "POST", "/api/v3/checks/", rw, {
+    name: "Twice",
+    schedule: "Mon..Fri 09:00\nSat,Sun 12:00",
+    tz: "UTC",
+    grace: 300,
+  });
+  ok(two, 201);
+  assert.equal(two.body.schedule, "Mon..Fri 09:00\nSat,Sun 12:00");
+  // T0 is Monday 2026-03-02 09:00 UTC: a ping now is due again Tuesday 09:00.
+  ok(await t.req("GET", `/ping/${two.body.uuid}`));
+  const got = await hc(t, "GET", `/api/v3/checks/${two.body.uuid}`, rw);
+  assert.equal(got.body.next_ping, "2026-03-03T09:00:00+00:00");
+  t.clock.advance(24 * 3600_000 + 60_000);
+  assert.equal((await hc(t, "GET", `/api/v3/checks/${two.body.uuid}`, rw)).body.status, "grace");
+  t.clock.advance(5 * 60_000);
+  assert.equal((await hc(t, "GET", `/api/v3/checks/${two.body.uuid}`, rw)).body.status, "down");
+  // The native API takes the same schedule and shows it.
+  const native = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Timer", check: "webhook:", schedule: "Sun *-*-* 02:00", tz: "Europe/Berlin" },
+  });
+  ok(native);
+  assert.equal(native.body.item.schedule, "Sun *-*-* 02:00");
+});
