@@ -1,6 +1,5 @@
 import { sha1 } from "@noble/hashes/legacy.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { DomainError, forbidden, invalid, notFound } from "../lib/errors.ts";
 import { withDurations } from "../lib/runs.ts";

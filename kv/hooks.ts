@@ -578,7 +578,9 @@ async function commitBatch(
       if (p.signal.kind === "success") {
         op.set(beatKey(account, id), p.signal.rid ? { ...p.beat, rid: p.signal.rid } : p.beat);
       } else if (p.signal.kind === "start") {
-        if (!paired.has(id)) op.set(startKey(account, id), { at, rid: p.signal.rid } satisfies Start);
+        if (!paired.has(id)) {
+          op.set(startKey(account, id), { at, rid: p.signal.rid } satisfies Start);
+        }
         // The runner looks when the run's grace ends.
         const end = Math.ceil((at + (grace ?? 60) * MINUTE + 1) / MINUTE) * MINUTE;
         nudge(op, end, id, account);

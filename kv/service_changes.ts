@@ -8,17 +8,17 @@ import {
   createService,
   getBeat,
   getService,
+  graceMinutes,
   hcHeartbeat,
   MAX_SERVICES,
   patchService,
-  graceMinutes,
   periodFields,
   runGrace,
   type Service,
-  spanText,
   type ServicePatch,
   type ServiceView,
   serviceView,
+  spanText,
 } from "./services.ts";
 import { recordResult } from "./service_results.ts";
 import { listWindows } from "./maintenance.ts";

@@ -1,6 +1,7 @@
 import type { Account } from "./accounts.ts";
 import {
   countServices,
+  graceMinutes,
   hcHeartbeat,
   importServices,
   INTERVALS,
@@ -8,7 +9,6 @@ import {
   MAX_TAG,
   MAX_TAGS,
   type NewService,
-  graceMinutes,
   periodFields,
 } from "./services.ts";
 import { uniqueTags, validSchedule, validTarget } from "./service_changes.ts";

@@ -84,14 +84,14 @@ export {
   beatLimits,
   beatState,
   firstLook,
+  graceMinutes,
+  INTERVALS,
   judgeBeat,
   openFailure,
   openRun,
-  pulseState,
-  graceMinutes,
-  INTERVALS,
   periodFields,
   periodMs,
+  pulseState,
   runGrace,
   serviceView,
   spanText,
@@ -106,8 +106,7 @@ const badgeKey = (token: string) => ["service_badges", token] as const;
  * Minutes after a start signal when the runner first looks (the nudge the ping leaves): the
  * run's grace, or sooner, the minimum duration, so a run that ended too soon alerts then.
  */
-const startLook = (s: Service) =>
-  Math.min(runGrace(s), s.min_duration || Infinity) / 60;
+const startLook = (s: Service) => Math.min(runGrace(s), s.min_duration || Infinity) / 60;
 
 /** What a hook key stands for (kv/hooks.ts): the service, its name and when to look at a run. */
 const hookRef = (s: Service): HookRef => ({

@@ -58,9 +58,7 @@ function onCalendarError(s: string, tz: string): string | null {
     parseOnCalendar(s);
   } catch (err) {
     if (!(err instanceof OnCalendarError)) throw err;
-    return `not a cron line of five fields, nor an OnCalendar expression (${
-      err.message.toLowerCase()
-    }); for example 0 2 * * 0, or Sun 02:00`;
+    return `not a cron line of five fields, nor an OnCalendar expression (${err.message.toLowerCase()}); for example 0 2 * * 0, or Sun 02:00`;
   }
   if (nextOnCalendar(s, tz, Date.UTC(2000, 0, 1)) === null) return "never comes due";
   return null;
