@@ -1,18 +1,16 @@
 import { z } from "zod";
 import { isOwner } from "../kv/accounts.ts";
 import { groupingOf, setGrouping } from "../kv/alert_groups.ts";
-import {
-  channelView,
-  createChannel,
-  getChannel,
-  listChannels,
-  MAX_CHANNELS,
-  SIGNATURE_HEADER,
-  testChannel,
-} from "../kv/channels.ts";
+import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER, testChannel } from "../kv/channels.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { KIND_LIST, KIND_NAMES } from "../lib/channels/mod.ts";
-import { removeChannel } from "../kv/services.ts";
+import {
+  addChannel,
+  applyChannel,
+  changeChannel,
+  channelsInUse,
+  removeChannel,
+} from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
 import { body, errors, idParam, json, router } from "../http/router.ts";
 import { fail } from "../http/errors.ts";
@@ -36,10 +34,22 @@ const ChannelSchema = z.object({
     description: "failing: the last delivery failed; broken: an alert failed every retry (a " +
       "delivered alert or test clears it)",
   }),
+  for_new_services: z.boolean().meta({
+    description: "A new service created without naming channels gets this one (and the add " +
+      "form ticks it). Default true",
+  }),
+  services: z.number().int().meta({
+    description: "How many of the account's services alert this channel",
+  }),
   last_error: z.object({ at: z.string(), error: z.string() }).nullable(),
   broken_since: z.string().nullable(),
   created: z.string(),
 }).meta({ id: "Channel" });
+
+const ForNew = z.boolean().meta({
+  description: "Use for new services: a service created without naming channels gets it " +
+    "(default true)",
+});
 
 /** Every kind's fields, each an optional string here; kv/channels.ts checks them by kind. */
 const FIELD_DOCS = new Map<string, string>();
@@ -62,6 +72,11 @@ const NewChannel = z.object({
       "slack://, gchat://, mmosts://, ntfys://, gotifys://, matrixs://, pover://, " +
       "pagerduty://, opsgenie://, jsons://)",
     example: "tgram://123456789:AAE-token/-1001234567890",
+  }),
+  for_new_services: ForNew.optional(),
+  apply_to_all: z.boolean().optional().meta({
+    description: "Also add it to every service the account has now (default false; " +
+      "POST /api/me/channels/<id>/apply does it later)",
   }),
   ...Object.fromEntries(
     [...FIELD_DOCS].map(([name, description]) => [
@@ -88,6 +103,8 @@ const KindSchema = z.object({
 }).meta({ id: "ChannelKind" });
 
 const Params = z.object({ id: idParam });
+
+const ChannelChange = z.object({ for_new_services: ForNew }).meta({ id: "ChannelChange" });
 
 /** Webhook alert channels of the caller (kv/channels.ts). */
 
@@ -175,7 +192,7 @@ export function channelRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const items = (await listChannels(deps.kv, c.get("account").id)).map(channelView);
+      const { items } = await channelsInUse(deps.kv, c.get("account").id);
       return c.json({ items, max: MAX_CHANNELS }, 200);
     },
   );
@@ -204,10 +221,60 @@ export function channelRoutes(deps: Deps) {
     async (c) => {
       const me = c.get("account");
       const input = c.req.valid("json");
-      const ch = await createChannel(deps, me.id, input, isOwner(me));
+      const ch = await addChannel(deps, me.id, input, isOwner(me));
       c.header("Cache-Control", "no-store");
       const secret = ch.shownSecret ? { secret: ch.shownSecret } : {};
-      return c.json({ ok: true as const, item: channelView(ch), ...secret }, 200);
+      return c.json({ ok: true as const, item: ch.item, ...secret }, 200);
+    },
+  );
+
+  app.openapi(
+    bearer({
+      method: "patch",
+      path: "/me/channels/{id}",
+      tags: ["services"],
+      summary: 'Turn a channel\'s "use for new services" on or off',
+      description: "Changes no existing service (POST .../apply adds it to all of them).",
+      request: { params: Params, ...body(ChannelChange) },
+      responses: {
+        200: json(z.object({ ok: z.literal(true), item: ChannelSchema })),
+        ...errors(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const { id } = c.req.valid("param");
+      const item = await changeChannel(deps, me.id, id, c.req.valid("json"));
+      if (!item) fail(404, "no such channel");
+      return c.json({ ok: true as const, item }, 200);
+    },
+  );
+
+  app.openapi(
+    bearer({
+      method: "post",
+      path: "/me/channels/{id}/apply",
+      tags: ["services"],
+      summary: "Apply a channel to all the caller's services",
+      description: "Every service that does not alert this channel yet gets it, besides its " +
+        'other channels (Healthchecks\' "Assign this integration to all existing checks", ' +
+        'Uptime Kuma\'s "Apply on all existing monitors"). Answers how many services alert ' +
+        "it now and how many were added.",
+      request: { params: Params },
+      responses: {
+        200: json(z.object({
+          ok: z.literal(true),
+          services: z.number().int(),
+          added: z.number().int(),
+        })),
+        ...errors(401, 404),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const done = await applyChannel(deps, c.get("account").id, id);
+      if (!done) fail(404, "no such channel");
+      return c.json({ ok: true as const, ...done }, 200);
     },
   );
 

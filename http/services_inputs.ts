@@ -44,7 +44,10 @@ const graceSeconds = z.number().int().min(60).max(31536000).meta({
   example: 3600,
 });
 const channels = z.array(z.number().int().positive()).max(10).meta({
-  description: "Ids of the account's webhook channels to alert besides mail",
+  description: "Ids of the account's alert channels to alert besides mail (GET " +
+    "/api/me/channels); [] none. Omitted on create: the channels marked " +
+    "for_new_services (the account's first channel is, and each one added after unless " +
+    "unticked)",
 });
 const remind = z.number().int().min(1).max(24).nullable().meta({
   description: "Hours between reminders (mail and channels) while the service stays off after " +
@@ -108,7 +111,7 @@ export const CreateBody = z.object({
   grace: grace.optional(),
   period_seconds: periodSeconds.optional(),
   grace_seconds: graceSeconds.optional(),
-  channels: channels.default([]),
+  channels: channels.optional(),
   remind: remind.default(null),
   min_duration: minDuration.optional(),
   slug: slug.optional(),

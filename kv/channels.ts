@@ -27,7 +27,7 @@ import { channelBrokenMail } from "../mail/channels.ts";
 import { getAccount, isOwner } from "./accounts.ts";
 import { claimId } from "./ids.ts";
 import { CLAIM_MS, deliver, deliveryId, enqueueMail, nextInLine, waitsBehind } from "./outbox.ts";
-import { type Atomic, atomic, commit, deleteKeys, keysOf } from "./_atomic.ts";
+import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { getManyEntries } from "./_batch.ts";
 
 /**
@@ -84,6 +84,8 @@ export interface Channel {
   failure?: { at: number; error: string } | null;
   /** Since when it is marked broken (a post failed every try); null/absent: not broken. */
   broken?: number | null;
+  /** Ticked for a new service that names no channels (absent: true, as at creation). */
+  for_new?: boolean;
   created: number;
   /** Records from before kinds: a webhook's address and signing secret, in the clear. */
   url?: string;
@@ -125,6 +127,9 @@ export const kindOf = (c: Channel): KindSpec => KINDS[c.kind ?? "webhook"] ?? KI
 export const stateOf = (c: Channel): "ok" | "failing" | "broken" =>
   c.broken ? "broken" : c.failure ? "failing" : "ok";
 
+/** Whether a new service that names no channels gets this one. */
+export const forNew = (c: Pick<Channel, "for_new">) => c.for_new !== false;
+
 /** What the API and the pages show: the settings, each secret as "set", the health. */
 export const channelView = (c: Channel) => {
   const spec = kindOf(c);
@@ -137,6 +142,7 @@ export const channelView = (c: Channel) => {
     settings: { ...(c.settings ?? {}) },
     secrets: Object.fromEntries(secretFields(spec).map((f) => [f, "set" as const])),
     state: stateOf(c),
+    for_new_services: forNew(c),
     last_error: c.failure ? { at: iso(c.failure.at), error: c.failure.error } : null,
     broken_since: c.broken ? iso(c.broken) : null,
     created: iso(c.created),
@@ -153,6 +159,40 @@ export async function listChannels(kv: Deno.Kv, account: number): Promise<Channe
 
 export async function getChannel(kv: Deno.Kv, account: number, id: number) {
   return (await kv.get<Channel>(channelKey(account, id))).value;
+}
+
+/** The channel's entry, for an atomic that must fail if the channel goes meanwhile. */
+export const channelEntry = (kv: Deno.Kv, account: number, id: number) =>
+  kv.get<Channel>(channelKey(account, id));
+
+/** The account's channels as the add-service form offers them, ticked for new services or not. */
+export async function channelChoices(kv: Deno.Kv, account: number) {
+  return (await listChannels(kv, account)).map((c) => ({
+    id: c.id,
+    name: c.name,
+    kind: kindOf(c).kind,
+    for_new_services: forNew(c),
+  }));
+}
+
+/** The ids of the channels a new service gets when it names none ("use for new services"). */
+export async function defaultChannels(kv: Deno.Kv, account: number): Promise<number[]> {
+  return (await listChannels(kv, account)).filter(forNew).map((c) => c.id);
+}
+
+/** Turns "use for new services" on or off; null: no such channel. */
+export async function setForNew(
+  deps: Deps,
+  account: number,
+  id: number,
+  on: boolean,
+): Promise<Channel | null> {
+  return await transact(async () => {
+    const entry = await deps.kv.get<Channel>(channelKey(account, id));
+    if (!entry.value) return { op: null, result: null };
+    const next: Channel = { ...entry.value, for_new: on };
+    return { op: atomic(deps.kv).check(entry).set(entry.key, next), result: next };
+  });
 }
 
 /**
@@ -195,6 +235,8 @@ export interface NewChannel {
   name: string;
   /** Absent: the generic webhook (`url`), as before kinds. */
   kind?: string;
+  /** "Use for new services" (absent: true). */
+  for_new_services?: boolean;
   /** An Apprise-style URL (`tgram://token/chat`, ...) standing for `kind` and its fields. */
   apprise?: string;
   [field: string]: unknown;
@@ -250,6 +292,7 @@ export async function createChannel(
     hint: spec.hint(values),
     failure: null,
     broken: null,
+    for_new: input.for_new_services ?? true,
     created: deps.clock.now(),
   };
   const res = await commit(id.apply(atomic(deps.kv)).set(channelKey(account, channel.id), channel));

@@ -1,6 +1,6 @@
 import type { Account } from "./accounts.ts";
 import { isOwner } from "./accounts.ts";
-import { channelsOf, listChannels } from "./channels.ts";
+import { channelsOf, defaultChannels, listChannels } from "./channels.ts";
 import { accountOfPingKey } from "./ping_keys.ts";
 import { countUse, RULES, spendUse } from "./rate_limit.ts";
 import {
@@ -52,7 +52,8 @@ export interface NewServiceInput {
   tz?: string;
   /** Only with a schedule (default 60). */
   grace?: number;
-  channels: number[];
+  /** Absent: the account's channels ticked "use for new services". */
+  channels?: number[];
   remind?: number | null;
   /** Heartbeats: seconds a run (start to success) takes at least; null: no minimum. */
   min_duration?: number | null;
@@ -270,7 +271,8 @@ export const uniqueTags = (tags: string[]) => [...new Set(tags)];
 export const hookUrl = (deps: Deps, key: string) => `${deps.config.baseUrl}/api/hooks/${key}`;
 
 /**
- * Watches a new service for the account: checks the target and schedule, the per-account
+ * Watches a new service for the account: checks the target and schedule, the channels (none
+ * named: those ticked "use for new services"), the per-account
  * limit, runs the first check (a checked kind, within the manual-check limit) and stores it.
  * The hook address comes only here, once.
  */
@@ -280,7 +282,9 @@ export async function addService(
   input: NewServiceInput,
 ): Promise<{ item: ServiceView; hook_url: string | null }> {
   const target = await validTarget(deps, me, input.check);
-  const chans = await validChannels(deps, me.id, input.channels);
+  const chans = input.channels === undefined
+    ? await defaultChannels(deps.kv, me.id)
+    : await validChannels(deps, me.id, input.channels);
   if (input.schedule == null) scheduleParts(input.tz, input.grace);
   const exact = exactTiming(target.kind, input.schedule != null, input);
   const sched = input.schedule != null

@@ -27,7 +27,16 @@ import {
   runGrace,
   type Service,
 } from "./service_state.ts";
-import { deleteChannel } from "./channels.ts";
+import {
+  type Channel,
+  channelEntry,
+  channelView,
+  createChannel,
+  deleteChannel,
+  listChannels,
+  type NewChannel,
+  setForNew,
+} from "./channels.ts";
 import {
   codeHash,
   dropHookRef,
@@ -703,4 +712,96 @@ export async function eraseServices(deps: Deps, account: number): Promise<number
   }
   forgetHooks(kv);
   return n;
+}
+
+/** A channel as its owner's list shows it: its view and how many services it alerts. */
+export type ChannelInUse = ReturnType<typeof channelView> & { services: number };
+
+const inUse = (c: Channel, services: number): ChannelInUse => ({ ...channelView(c), services });
+
+/**
+ * The account's channels, each with the number of its services that alert it (counted from
+ * the service records, so always what the records say), and how many services there are.
+ */
+export async function channelsInUse(
+  kv: Deno.Kv,
+  account: number,
+): Promise<{ items: ChannelInUse[]; services: number }> {
+  const [{ used, services }, channels] = await Promise.all([
+    useCounts(kv, account),
+    listChannels(kv, account),
+  ]);
+  return { items: channels.map((c) => inUse(c, used.get(c.id) ?? 0)), services };
+}
+
+/** How many services alert each channel of the account, and how many services it has. */
+async function useCounts(kv: Deno.Kv, account: number) {
+  const used = new Map<number, number>();
+  let services = 0;
+  for await (const { value } of serviceEntries(kv, account)) {
+    services++;
+    for (const id of new Set(value.channels ?? [])) used.set(id, (used.get(id) ?? 0) + 1);
+  }
+  return { used, services };
+}
+
+/** Turns a channel's "use for new services" on or off (PATCH); null: no such channel. */
+export async function changeChannel(
+  deps: Deps,
+  account: number,
+  id: number,
+  change: { for_new_services: boolean },
+): Promise<ChannelInUse | null> {
+  const ch = await setForNew(deps, account, id, change.for_new_services);
+  return ch ? inUse(ch, (await useCounts(deps.kv, account)).used.get(id) ?? 0) : null;
+}
+
+/**
+ * "Apply to all my services": adds the channel to every service of the account that does not
+ * alert it yet, each in an atomic that checks the service and the channel (a channel removed
+ * meanwhile is added to none after). Answers how many services alert it now and how many were
+ * added; null: no such channel.
+ */
+export async function applyChannel(
+  deps: Deps,
+  account: number,
+  channel: number,
+): Promise<{ services: number; added: number } | null> {
+  const { kv } = deps;
+  if (!(await channelEntry(kv, account, channel)).value) return null;
+  let services = 0;
+  let added = 0;
+  for (const { service } of await listServices(kv, account)) {
+    const outcome = await transact(async () => {
+      const entry = await getService(kv, account, service.id);
+      const old = entry.value;
+      if (!old) return { op: null, result: "gone" as const };
+      if (old.channels?.includes(channel)) return { op: null, result: "had" as const };
+      const ch = await channelEntry(kv, account, channel);
+      if (!ch.value) return { op: null, result: "no channel" as const };
+      const s: Service = { ...old, channels: [...old.channels ?? [], channel] };
+      return { op: saveService(atomic(kv).check(entry, ch), old, s), result: "added" as const };
+    });
+    if (outcome === "no channel") return null;
+    if (outcome === "added") added++;
+    if (outcome !== "gone") services++;
+  }
+  return { services, added };
+}
+
+/**
+ * Adds a channel (kv/channels.ts `createChannel`) and, with `apply_to_all`, applies it to every
+ * service of the account at once ("Apply on all existing monitors"). Answers the channel as the
+ * list shows it, and a webhook's signing secret, shown only here.
+ */
+export async function addChannel(
+  deps: Deps,
+  account: number,
+  input: NewChannel & { apply_to_all?: boolean },
+  allowPrivate: boolean,
+): Promise<{ item: ChannelInUse; shownSecret: string | null }> {
+  const { apply_to_all: all, ...fields } = input;
+  const made = await createChannel(deps, account, fields, allowPrivate);
+  const applied = all ? await applyChannel(deps, account, made.id) : null;
+  return { item: inUse(made, applied?.services ?? 0), shownSecret: made.shownSecret };
 }

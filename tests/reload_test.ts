@@ -251,6 +251,22 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit(`/me/services/${tcp}`, `/me/services/${tcp}/channels`, {
     channel: String(ch),
   }, { route: "/me/services/:id/channels" });
+  // The other channel, now off that service, applied to all again; "use for new services" off.
+  const phone = channels[1].id;
+  await me.submit("/me/channels", `/me/channels/${phone}/apply`, {}, {
+    route: "/me/channels/:id/apply",
+  });
+  await me.submit("/me/channels", `/me/channels/${phone}/for-new`, {}, {
+    route: "/me/channels/:id/for-new",
+  });
+  const after = await listOf(t, "/api/me/channels", olga.token) as unknown as {
+    id: number;
+    services: number;
+    for_new_services: boolean;
+  }[];
+  const applied = after.find((c) => c.id === phone)!;
+  assert.equal(applied.for_new_services, false);
+  assert.equal(applied.services, (await listOf(t, "/api/me/services", olga.token)).length);
   // No receiver answers here (the test app's connector refuses): the failed test is logged.
   await expectLog(
     [/"msg":"channel delivery failed"/],

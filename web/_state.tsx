@@ -39,3 +39,23 @@ export function StateBadge(props: { state: string }) {
     </span>
   );
 }
+
+/** A bell struck through, on the same grid. */
+const UNHEARD_ICON = "M4.5 11V7.5a3.5 3.5 0 0 1 7 0V11l1 1.5h-9zM6.5 14.5h3M2 2l12 12";
+
+/**
+ * The flag of a service nobody hears about: its alerts are off, which stops the mail and every
+ * channel alike (docs/api.md), so no one is told when it goes off. One small element, in words,
+ * icon and colour; null when someone is told.
+ */
+export function NobodyTold(props: { alerts: boolean }) {
+  if (props.alerts) return null;
+  return (
+    <span class="tag state state-warn unheard">
+      <svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+        <path d={UNHEARD_ICON} />
+      </svg>
+      Nobody is told when this goes off
+    </span>
+  );
+}

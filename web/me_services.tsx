@@ -26,6 +26,8 @@ import {
   THRESHOLDS,
 } from "../kv/services.ts";
 import { shownState } from "../kv/service_state.ts";
+import { channelChoices } from "../kv/channels.ts";
+import { KINDS as CHANNEL_KINDS } from "../lib/channels/mod.ts";
 import { KINDS } from "../lib/targets.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
@@ -39,6 +41,7 @@ import {
 import { CreateBody, PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import {
+  Checkbox,
   checked,
   emptyView,
   ErrorSummary,
@@ -286,8 +289,51 @@ function KindChooser() {
   );
 }
 
+type Choices = Awaited<ReturnType<typeof channelChoices>>;
+
+/** The form's name of a channel's box. */
+const channelBox = (id: number) => `channel_${id}`;
+
+/** The channels ticked on the add form as the API's `channels`; absent if the form had none. */
+function channelsInput(f: Record<string, string>): { channels?: number[] } {
+  if (f.channels_listed !== "1") return {};
+  const ids = Object.keys(f).flatMap((k) => {
+    const m = /^channel_([1-9][0-9]{0,14})$/.exec(k);
+    return m && checked(f[k]) ? [Number(m[1])] : [];
+  });
+  return { channels: ids };
+}
+
+/** The account's channels on the add form, those marked for new services ticked. */
+function ChannelChoices({ view, choices }: { view: FormView; choices: Choices }) {
+  if (!choices.length) {
+    return (
+      <p class="hint">
+        Alerts go by mail. <a href="/me/channels">Add an alert channel</a>{" "}
+        to be told in a chat, on your phone or in an on-call tool as well.
+      </p>
+    );
+  }
+  return (
+    <fieldset>
+      <legend>Alert channels besides mail</legend>
+      <p class="hint">
+        Ticked: the channels marked for new services (<a href="/me/channels">Alert channels</a>).
+      </p>
+      <input type="hidden" name="channels_listed" value="1" />
+      {choices.map((ch) => (
+        <Checkbox
+          name={channelBox(ch.id)}
+          label={`${ch.name} (${CHANNEL_KINDS[ch.kind]?.label ?? ch.kind})`}
+          view={view}
+        />
+      ))}
+    </fieldset>
+  );
+}
+
 /** Step two: the form of the chosen kind, posted to /me/services. */
-function AddForm(props: { view: FormView; kind: typeof KINDS[number] }) {
+function AddForm(props: { view: FormView; kind: typeof KINDS[number]; choices: Choices }) {
   const { view, kind } = props;
   const choice = KIND_CHOICES[kind];
   const labels = choice.check ? { ...LABELS, check: choice.check[0] } : LABELS;
@@ -302,6 +348,7 @@ function AddForm(props: { view: FormView; kind: typeof KINDS[number] }) {
       </p>
       {choice.check ? <F.Field name="check" hint={choice.check[1]} required /> : null}
       <CommonFields view={view} kind={kind} />
+      <ChannelChoices view={view} choices={props.choices} />
       <button type="submit">Add service</button>
     </form>
   );
@@ -512,8 +559,12 @@ async function getMeServices(deps: Deps, c: WebCtx) {
 }
 
 /** The add page: the kind first, then its form (`?kind=`), or the form again with messages. */
-function addPage(c: WebCtx, kind: string | undefined, view?: FormView) {
+async function addPage(deps: Deps, c: WebCtx, kind: string | undefined, view?: FormView) {
   const me = requireAccount(c);
+  const choices = isKind(kind) ? await channelChoices(deps.kv, me.id) : [];
+  const ticked = Object.fromEntries(
+    choices.filter((ch) => ch.for_new_services).map((ch) => [channelBox(ch.id), "on"]),
+  );
   return (
     <>
       <MeNav here="/me/services" viewer={me} />
@@ -522,6 +573,7 @@ function addPage(c: WebCtx, kind: string | undefined, view?: FormView) {
         ? (
           <AddForm
             kind={kind}
+            choices={choices}
             view={view ??
               emptyView({
                 kind,
@@ -529,6 +581,7 @@ function addPage(c: WebCtx, kind: string | undefined, view?: FormView) {
                 threshold: "1",
                 alerts: "on",
                 ...KIND_DEFAULTS[kind],
+                ...ticked,
               })}
           />
         )
@@ -541,8 +594,11 @@ function addPage(c: WebCtx, kind: string | undefined, view?: FormView) {
   );
 }
 
-function getMeServicesNew(c: WebCtx) {
-  return c.render(addPage(c, c.req.query("kind")), { title: "Add a service", noindex: true });
+async function getMeServicesNew(deps: Deps, c: WebCtx) {
+  return c.render(await addPage(deps, c, c.req.query("kind")), {
+    title: "Add a service",
+    noindex: true,
+  });
 }
 
 async function postMeServices(deps: Deps, c: WebCtx) {
@@ -553,6 +609,7 @@ async function postMeServices(deps: Deps, c: WebCtx) {
     fieldOf: tagsField,
     input: (f) => ({
       ...commonInput(f),
+      ...channelsInput(f),
       check: f.kind === "webhook" ? "webhook:" : `${f.kind ?? ""}:${(f.check ?? "").trim()}`,
     }),
     act: async (input) => {
@@ -563,7 +620,7 @@ async function postMeServices(deps: Deps, c: WebCtx) {
       await keepHook(deps, c, r.item.id, { url: r.hook_url, made: "added" });
       return `/me/services/${r.item.id}/hook`;
     },
-    show: (view) => addPage(c, isKind(view.values.kind) ? view.values.kind : "url", view),
+    show: (view) => addPage(deps, c, isKind(view.values.kind) ? view.values.kind : "url", view),
     page: { title: "Add a service" },
   });
 }
@@ -912,7 +969,7 @@ export function servicePages(deps: Deps) {
 
   app.post("/me/services", (c) => postMeServices(deps, c));
 
-  app.get("/me/services/new", (c) => getMeServicesNew(c));
+  app.get("/me/services/new", (c) => getMeServicesNew(deps, c));
 
   app.get("/me/services/:id{[0-9]{1,15}}", (c) => getMeServicesId(deps, c));
 

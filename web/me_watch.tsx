@@ -6,19 +6,20 @@
  */
 import { isOwner } from "../kv/accounts.ts";
 import { groupingOf, setGrouping } from "../kv/alert_groups.ts";
-import {
-  type ChannelView,
-  channelView,
-  createChannel,
-  getChannel,
-  listChannels,
-  MAX_CHANNELS,
-  SIGNATURE_HEADER,
-  testChannel,
-} from "../kv/channels.ts";
+import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER, testChannel } from "../kv/channels.ts";
 import { type FieldSpec, KIND_LIST, KINDS, type KindSpec } from "../lib/channels/mod.ts";
 import { RULES } from "../kv/rate_limit.ts";
-import { listServices, removeChannel, rotateBadge, type Service } from "../kv/services.ts";
+import {
+  addChannel,
+  applyChannel,
+  changeChannel,
+  type ChannelInUse,
+  channelsInUse,
+  listServices,
+  removeChannel,
+  rotateBadge,
+  type Service,
+} from "../kv/services.ts";
 import { getStatusPage, MAX_NOTE, saveStatusPage, type StatusPage } from "../kv/status_page.ts";
 import {
   deleteNote,
@@ -39,6 +40,7 @@ import { z } from "zod";
 import { oneLine } from "../http/text.ts";
 import {
   Checkbox,
+  checked,
   emptyView,
   ErrorSummary,
   Field,
@@ -78,8 +80,11 @@ async function postMeServicesIdBadge(deps: Deps, c: WebCtx) {
   return seeOther(c, `/me/services/${id}`);
 }
 
-/** What the last add or test of a session left to show on the channels page (kv/flash.ts). */
-type Shown = { name: string; secret: string | null } | { tested: string; ok: boolean };
+/** What the last add, test or apply of a session left to show on the channels page (kv/flash.ts). */
+type Shown =
+  | { name: string; secret: string | null; services?: number }
+  | { tested: string; ok: boolean }
+  | { applied: string; services: number; added: number };
 const CHANNEL_FLASH = "channels";
 
 const STATE_WORDS = {
@@ -92,10 +97,10 @@ const channelsPage = async (
   deps: Deps,
   c: WebCtx,
   shown?: Shown,
-  appriseView: FormView = emptyView(),
+  appriseView: FormView = emptyView(USE_DEFAULTS),
 ) => {
   const me = requireAccount(c);
-  const items = (await listChannels(deps.kv, me.id)).map(channelView);
+  const { items, services } = await channelsInUse(deps.kv, me.id);
   const grouping = await groupingOf(deps.kv, me.id);
   return (
     <>
@@ -103,10 +108,12 @@ const channelsPage = async (
       <h1>Alert channels</h1>
       <p>
         Besides mail, alerts can go where you already look: a chat, your phone, an on-call tool, or
-        a signed webhook. Choose the channels on each service's page.
+        a signed webhook. A channel marked for new services is ticked on the form of every service
+        you add; "Apply to all my services" adds it to the ones you have. Each service's page
+        chooses its own.
       </p>
       <ShownOnce shown={shown} />
-      <ChannelList items={items} />
+      <ChannelList items={items} services={services} />
       <h2>Add a channel</h2>
       {items.length >= MAX_CHANNELS
         ? <p>You have {MAX_CHANNELS} channels, the most there can be: remove one first.</p>
@@ -120,7 +127,7 @@ const channelsPage = async (
             ))}
           </ul>
         )}
-      {items.length < MAX_CHANNELS ? <AppriseForm view={appriseView} /> : null}
+      {items.length < MAX_CHANNELS ? <AppriseForm view={appriseView} services={services} /> : null}
       <GroupingSwitch grouping={grouping} saved={c.req.query("saved") === "grouping"} />
       <p>
         <a href="/me/services">All services</a> · <a href="/me/status-page">Status page</a>
@@ -164,8 +171,42 @@ function GroupingSwitch({ grouping, saved }: { grouping: boolean; saved: boolean
 
 const APPRISE_LABELS = { name: "Name of the new channel", apprise: "Apprise URL" };
 
+/** What a new channel is used for, ticked unless the form came back without them. */
+const USE_DEFAULTS = { for_new_services: "on", apply_to_all: "on" };
+
+/** The form's two choices of a new channel: new services, and the ones there are now. */
+const useInput = (form: Record<string, string>) => ({
+  for_new_services: checked(form.for_new_services),
+  apply_to_all: checked(form.apply_to_all),
+});
+
+/** "Use for new services" and "Also alert my N services", on every add form. */
+function UseFields({ view, services }: { view: FormView; services: number }) {
+  return (
+    <fieldset>
+      <legend>Which services alert it</legend>
+      <Checkbox
+        name="for_new_services"
+        label="Use for new services"
+        hint="Ticked on the form of every service you add from now on."
+        view={view}
+      />
+      {services
+        ? (
+          <Checkbox
+            name="apply_to_all"
+            label={`Also alert my ${services} existing service${services === 1 ? "" : "s"}`}
+            hint="Adds it to each of them, besides the channels they already alert."
+            view={view}
+          />
+        )
+        : null}
+    </fieldset>
+  );
+}
+
 /** One more way in: an Apprise-style URL standing for a kind and its fields. */
-function AppriseForm({ view }: { view: FormView }) {
+function AppriseForm({ view, services }: { view: FormView; services: number }) {
   return (
     <>
       <h3 id="apprise">Or from an Apprise URL</h3>
@@ -181,6 +222,7 @@ function AppriseForm({ view }: { view: FormView }) {
           autocomplete="off"
           hint="As Apprise writes them: tgram://bot_token/chat_id, discord://id/token, slack://A/B/C, ntfys://host/topic, pover://user_key@app_token, pagerduty://integration_key@api_key, ... (docs/api.md)"
         />
+        <UseFields view={view} services={services} />
         <button type="submit">Add from Apprise URL</button>
       </form>
     </>
@@ -188,8 +230,14 @@ function AppriseForm({ view }: { view: FormView }) {
 }
 
 /** The form of one kind: the channel's name, then the kind's own fields with their help. */
-const newChannelPage = (c: WebCtx, spec: KindSpec, view: FormView = emptyView()) => {
+const newChannelPage = async (
+  deps: Deps,
+  c: WebCtx,
+  spec: KindSpec,
+  view: FormView = emptyView(USE_DEFAULTS),
+) => {
   const me = requireAccount(c);
+  const { services } = await channelsInUse(deps.kv, me.id);
   const labels = Object.fromEntries([
     ["name", "Channel name"],
     ...spec.fields.map((f) => [f.name, f.label]),
@@ -203,6 +251,7 @@ const newChannelPage = (c: WebCtx, spec: KindSpec, view: FormView = emptyView())
         <ErrorSummary view={view} labels={labels} />
         <Field name="name" label="Channel name" view={view} maxlength={80} required />
         {spec.fields.map((f) => <KindField f={f} view={view} />)}
+        <UseFields view={view} services={services} />
         <p class="hint">
           Tokens, keys and addresses marked secret are stored encrypted and never shown again.
         </p>
@@ -241,6 +290,15 @@ function KindField({ f, view }: { f: FieldSpec; view: FormView }) {
 /** The new channel's signing secret, or the test's result, once after the redirect. */
 function ShownOnce({ shown }: { shown?: Shown }) {
   if (!shown) return null;
+  if ("applied" in shown) {
+    return (
+      <p class="notice" role="status">
+        <U>{shown.applied}</U> now alerts {shown.services} service{shown.services === 1 ? "" : "s"}
+        {" "}
+        ({shown.added ? `added to ${shown.added}` : "it alerted them all already"}).
+      </p>
+    );
+  }
   if ("tested" in shown) {
     return (
       <p class="notice" role="status">
@@ -252,8 +310,9 @@ function ShownOnce({ shown }: { shown?: Shown }) {
     ? (
       <div class="notice" role="status">
         <p>
-          Channel <U>{shown.name}</U>{" "}
-          added. Its signing secret is shown on this page for 15 minutes and never again: the
+          Channel <U>{shown.name}</U> added{shown.services
+            ? ` and alerts your ${shown.services} service${shown.services === 1 ? "" : "s"}`
+            : ""}. Its signing secret is shown on this page for 15 minutes and never again: the
           receiver checks the <code>{SIGNATURE_HEADER}</code>{" "}
           header (sha256=HMAC-SHA256 of the body with this secret).
         </p>
@@ -266,12 +325,23 @@ function ShownOnce({ shown }: { shown?: Shown }) {
     )
     : (
       <p class="notice" role="status">
-        Channel <U>{shown.name}</U> added. Send a test alert to see that it arrives.
+        Channel <U>{shown.name}</U> added{shown.services
+          ? ` and alerts your ${shown.services} service${shown.services === 1 ? "" : "s"}`
+          : ""}. Send a test alert to see that it arrives.
       </p>
     );
 }
 
-function ChannelList({ items }: { items: ChannelView[] }) {
+/** How many services alert a channel, in words, with a warning when none does. */
+function UsePart({ ch, services }: { ch: ChannelInUse; services: number }) {
+  if (services === 0) return <span class="hint">No services yet</span>;
+  if (ch.services === 0) {
+    return <span class="tag channel-failing">⚠️ No service alerts it</span>;
+  }
+  return <>{ch.services === services ? "All" : ch.services} of {services}</>;
+}
+
+function ChannelList({ items, services }: { items: ChannelInUse[]; services: number }) {
   return items.length
     ? (
       <table class="stack">
@@ -281,6 +351,8 @@ function ChannelList({ items }: { items: ChannelView[] }) {
             <th scope="col">Name</th>
             <th scope="col">Kind</th>
             <th scope="col">State</th>
+            <th scope="col">Services</th>
+            <th scope="col">New services</th>
             <th scope="col">Added</th>
             <th scope="col">Actions</th>
           </tr>
@@ -308,8 +380,28 @@ function ChannelList({ items }: { items: ChannelView[] }) {
                   )
                   : null}
               </td>
+              <td data-label="Services">
+                <UsePart ch={ch} services={services} />
+              </td>
+              <td data-label="New services">
+                <ForNewSwitch ch={ch} />
+              </td>
               <td data-label="Added">{when(Date.parse(ch.created))}</td>
               <td data-label="Actions">
+                {ch.services < services
+                  ? (
+                    <>
+                      <PostButton
+                        action={`/me/channels/${ch.id}/apply`}
+                        kind="secondary"
+                        label={`Apply ${ch.name} to all my services`}
+                      >
+                        Apply to all my services
+                      </PostButton>
+                      {" "}
+                    </>
+                  )
+                  : null}
                 <PostButton
                   action={`/me/channels/${ch.id}/test`}
                   kind="secondary"
@@ -332,6 +424,28 @@ function ChannelList({ items }: { items: ChannelView[] }) {
       </table>
     )
     : <p>No channels yet.</p>;
+}
+
+/** Whether new services get the channel, and the button that turns it the other way. */
+function ForNewSwitch({ ch }: { ch: ChannelInUse }) {
+  const on = ch.for_new_services;
+  return (
+    <>
+      {on ? "✓ Ticked for new services" : "Not ticked for new services"}
+      <form method="post" action={`/me/channels/${ch.id}/for-new`} class="inline">
+        <input type="hidden" name="for_new_services" value={on ? "" : "on"} />
+        <button
+          type="submit"
+          class="secondary"
+          aria-label={on
+            ? `Stop using ${ch.name} for new services`
+            : `Use ${ch.name} for new services`}
+        >
+          {on ? "Stop using for new services" : "Use for new services"}
+        </button>
+      </form>
+    </>
+  );
 }
 
 // What the last add or test of this session left to show (kv/flash.ts): the answer is a 303
@@ -366,9 +480,9 @@ async function postMeChannelsApprise(deps: Deps, c: WebCtx) {
   let made: Shown | null = null;
   const res = await submitForm(c, {
     schema: AppriseChannel,
-    act: async (input) => {
-      const ch = await createChannel(deps, me.id, input, isOwner(me));
-      made = { name: ch.name, secret: ch.shownSecret };
+    act: async (input, form) => {
+      const ch = await addChannel(deps, me.id, { ...input, ...useInput(form) }, isOwner(me));
+      made = { name: ch.item.name, secret: ch.shownSecret, services: ch.item.services };
       return "/me/channels";
     },
     show: (view) => channelsPage(deps, c, undefined, view),
@@ -377,9 +491,9 @@ async function postMeChannelsApprise(deps: Deps, c: WebCtx) {
   return made ? await showOnChannels(deps, c, made) : res;
 }
 
-function getMeChannelsNew(c: WebCtx) {
+async function getMeChannelsNew(deps: Deps, c: WebCtx) {
   const spec = kindParam(c);
-  return c.render(newChannelPage(c, spec), {
+  return c.render(await newChannelPage(deps, c, spec), {
     title: `Add a ${spec.label} channel`,
     noindex: true,
   });
@@ -392,16 +506,16 @@ async function postMeChannelsNew(deps: Deps, c: WebCtx) {
   const res = await submitForm(c, {
     schema: NewChannel,
     act: async (input, form) => {
-      const ch = await createChannel(
+      const ch = await addChannel(
         deps,
         me.id,
-        { ...form, ...input, kind: spec.kind },
+        { ...form, ...input, kind: spec.kind, ...useInput(form) },
         isOwner(me),
       );
-      made = { name: ch.name, secret: ch.shownSecret };
+      made = { name: ch.item.name, secret: ch.shownSecret, services: ch.item.services };
       return "/me/channels";
     },
-    show: (view) => newChannelPage(c, spec, view),
+    show: (view) => newChannelPage(deps, c, spec, view),
     page: { title: `Add a ${spec.label} channel` },
   });
   // The secret is shown after the redirect, from this session's flash.
@@ -422,6 +536,25 @@ async function postMeChannelsIdTest(deps: Deps, c: WebCtx) {
   await limit(deps, RULES.manualCheck, me.id);
   const r = await testChannel(deps, ch);
   return await showOnChannels(deps, c, { tested: r.status, ok: r.ok });
+}
+
+async function postMeChannelsIdApply(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const ch = await getChannel(deps.kv, me.id, idOf(c));
+  if (!ch) fail(404, "no such channel");
+  const done = await applyChannel(deps, me.id, ch.id);
+  if (!done) fail(404, "no such channel");
+  return await showOnChannels(deps, c, { applied: ch.name, ...done });
+}
+
+async function postMeChannelsIdForNew(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const form = await readForm(c);
+  const on = checked(form.for_new_services);
+  if (!await changeChannel(deps, me.id, idOf(c), { for_new_services: on })) {
+    fail(404, "no such channel");
+  }
+  return seeOther(c, "/me/channels");
 }
 
 async function postMeChannelsIdDelete(deps: Deps, c: WebCtx) {
@@ -661,12 +794,16 @@ export function watchPages(deps: Deps) {
 
   app.get("/me/channels", (c) => getMeChannels(deps, c));
 
-  app.get("/me/channels/new/:kind{[a-z_]{1,20}}", (c) => getMeChannelsNew(c));
+  app.get("/me/channels/new/:kind{[a-z_]{1,20}}", (c) => getMeChannelsNew(deps, c));
   app.post("/me/channels/new/:kind{[a-z_]{1,20}}", (c) => postMeChannelsNew(deps, c));
   app.post("/me/channels/grouping", (c) => postMeChannelsGrouping(deps, c));
   app.post("/me/channels/apprise", (c) => postMeChannelsApprise(deps, c));
 
   app.post("/me/channels/:id{[0-9]{1,15}}/test", (c) => postMeChannelsIdTest(deps, c));
+
+  app.post("/me/channels/:id{[0-9]{1,15}}/apply", (c) => postMeChannelsIdApply(deps, c));
+
+  app.post("/me/channels/:id{[0-9]{1,15}}/for-new", (c) => postMeChannelsIdForNew(deps, c));
 
   app.post("/me/channels/:id{[0-9]{1,15}}/delete", (c) => postMeChannelsIdDelete(deps, c));
 

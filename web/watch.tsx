@@ -20,7 +20,7 @@ import type { Deps } from "../lib/deps.ts";
 import { beatBar, percentText, sparkline } from "../lib/svg.ts";
 import { U } from "./_layout.tsx";
 import { Ago, when } from "./_me.tsx";
-import { STATE_TEXT, StateBadge } from "./_state.tsx";
+import { NobodyTold, STATE_TEXT, StateBadge } from "./_state.tsx";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
 import { liveAnswer } from "./_live.ts";
 
@@ -77,6 +77,7 @@ function Row({ row, now }: { row: BoardRow; now: number }) {
             )
             : null}
         </p>
+        <NobodyTold alerts={v.alerts} />
       </div>
       <div class="svc-beats">
         {row.results.length
