@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { dumpKv, fakeResolver, type Res, type TestApp, testApp } from "./_helpers.ts";
+import { dumpKv, fakeResolver, type Res, testApp } from "./_helpers.ts";
 
 /**
  * Which services a channel alerts (issue 44): "use for new services" (on for the first channel
