@@ -34,7 +34,8 @@ import { getManyEntries } from "./_batch.ts";
  * Alert channels: where an account's alerts go besides mail (Slack, Telegram, PagerDuty, a
  * signed webhook, ...: lib/channels/ formats each kind's requests). Key layout:
  *   ["channels", account_id, id]   -> Channel {id, account, name, kind, settings, sealed, hint,
- *                                     failure, broken, created}
+ *                                     failure, broken, for_new, created}; `for_new`: a new
+ *                                     service naming no channels gets it (absent: true)
  *   ["channel_outbox", id]         -> QueuedPost, kept until delivered or given up (expires
  *                                     after 8 days)
  *   ["channel_incidents", account_id, channel_id, service_id]
