@@ -306,14 +306,14 @@ Deno.test("pages: the add form ticks the default channels; unticked means none; 
   assert.match(rowOf(list.text, "Pager"), /<td data-label="Services">1 of 3<\/td>/);
   assert.match(rowOf(list.text, "Pager"), /✓ Ticked for new services/);
   assert.match(rowOf(list.text, "Scratch"), /Not ticked for new services/);
-  assert.match(list.text, /aria-label="Apply Pager to all my services"/);
+  assert.match(list.text, /aria-label="Apply to all my services: Pager"/);
   const applied = await t.req("POST", `/me/channels/${pager.id}/apply`, form([], cookie));
   assert.equal(applied.status, 303);
   assert.equal(applied.headers.get("location"), "/me/channels?shown=1");
   const after = await page("/me/channels?shown=1");
   assert.match(after.text, /Pager<\/bdi>\s*now alerts 3 services\s*\(added to 2\)\./);
   assert.match(rowOf(after.text, "Pager"), /<td data-label="Services">All of 3<\/td>/);
-  assert.doesNotMatch(after.text, /aria-label="Apply Pager to all my services"/);
+  assert.doesNotMatch(after.text, /aria-label="Apply to all my services: Pager"/);
   // Unticked on the page: new services leave it out.
   const off = await t.req("POST", `/me/channels/${pager.id}/for-new`, form([], cookie));
   assert.equal(off.status, 303);
@@ -322,7 +322,7 @@ Deno.test("pages: the add form ticks the default channels; unticked means none; 
   // A channel nobody uses says so in words.
   const unused = await channel("Spare", { for_new_services: false });
   assert.ok(unused.id);
-  assert.match(rowOf((await page("/me/channels")).text, "Spare"), /⚠️ No service alerts it/);
+  assert.match(rowOf((await page("/me/channels")).text, "Spare"), /⚠️ None of 4/);
 
   // A channel's add form offers both choices, ticked; unticked, neither happens.
   const newForm = await page("/me/channels/new/webhook");

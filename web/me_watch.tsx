@@ -335,9 +335,7 @@ function ShownOnce({ shown }: { shown?: Shown }) {
 /** How many services alert a channel, in words, with a warning when none does. */
 function UsePart({ ch, services }: { ch: ChannelInUse; services: number }) {
   if (services === 0) return <span class="hint">No services yet</span>;
-  if (ch.services === 0) {
-    return <span class="tag channel-failing">⚠️ No service alerts it</span>;
-  }
+  if (ch.services === 0) return <span class="tag state state-warn">⚠️ None of {services}</span>;
   return <>{ch.services === services ? "All" : ch.services} of {services}</>;
 }
 
@@ -394,7 +392,7 @@ function ChannelList({ items, services }: { items: ChannelInUse[]; services: num
                       <PostButton
                         action={`/me/channels/${ch.id}/apply`}
                         kind="secondary"
-                        label={`Apply ${ch.name} to all my services`}
+                        label={`Apply to all my services: ${ch.name}`}
                       >
                         Apply to all my services
                       </PostButton>
@@ -429,19 +427,18 @@ function ChannelList({ items, services }: { items: ChannelInUse[]; services: num
 /** Whether new services get the channel, and the button that turns it the other way. */
 function ForNewSwitch({ ch }: { ch: ChannelInUse }) {
   const on = ch.for_new_services;
+  const words = on ? "Stop using for new services" : "Use for new services";
   return (
     <>
-      {on ? "✓ Ticked for new services" : "Not ticked for new services"}
-      <form method="post" action={`/me/channels/${ch.id}/for-new`} class="inline">
+      <span>{on ? "✓ Ticked for new services" : "Not ticked for new services"}</span>
+      <form method="post" action={`/me/channels/${ch.id}/for-new`}>
         <input type="hidden" name="for_new_services" value={on ? "" : "on"} />
         <button
           type="submit"
           class="secondary"
-          aria-label={on
-            ? `Stop using ${ch.name} for new services`
-            : `Use ${ch.name} for new services`}
+          aria-label={`${words}: ${ch.name}`}
         >
-          {on ? "Stop using for new services" : "Use for new services"}
+          {words}
         </button>
       </form>
     </>
