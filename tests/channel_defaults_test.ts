@@ -181,7 +181,8 @@ Deno.test("Healthchecks API keeps its meaning of channels: none unless named, * 
   const fromImport = items.filter((s) =>
     !["Native", "bare", "all", "none", "named"].includes(s.name)
   );
-  assert.equal(fromImport.length, 3);
+  assert.equal(fromImport.length, imported.body.created.length);
+  assert.ok(fromImport.length >= 3);
   for (const s of fromImport) assert.deepEqual(s.channels, [], s.name);
 });
 
