@@ -38,6 +38,8 @@ const BY_UUID = new RegExp(`^/ping/(${UUID})(?:/(start|fail|log|[0-9]+)?)?$`);
 /** Django's `<slug:ping_key>/<slug:slug>`, then start, fail, log or `<int:exitstatus>`. */
 const BY_SLUG = /^\/ping\/([-a-zA-Z0-9_]+)\/([-a-zA-Z0-9_]+)(?:\/(start|fail|log|[0-9]+))?$/;
 const PUSH = /^\/api\/push\/([^/]+)$/;
+/** The slug `?create=1` may make a check with. */
+const HC_NEW_SLUG_RE = /^[a-z0-9_-]{1,100}$/;
 const ORIGIN = /^https?:\/\/[^/]*$/;
 
 const TEXT = { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" };
@@ -199,6 +201,8 @@ async function hcPing(
   const hash = slugHash(keyHash, slug);
   const done = await record(hash);
   if (done !== "unknown" || param(url, q, "create") !== "1") return hcAnswer(done, false);
+  // A check's slug is Healthchecks' `[a-z0-9-_]`, at most 100 characters (its Spec's rule).
+  if (!HC_NEW_SLUG_RE.test(slug)) return text("invalid url format", 400);
   // Auto-provisioning: loaded only here, it brings the rules of adding a service.
   const { provisionCheck } = await import("../kv/service_changes.ts");
   const made = await provisionCheck(deps, keyHash, slug);

@@ -128,7 +128,9 @@ async function authorize(
     }
   }
   const header = c.req.header("x-api-key");
-  const key = header ?? ("api_key" in body ? String(body.api_key) : "");
+  // Only a string is a key: Healthchecks reads `str(api_key)`, so an array or a number is
+  // never 32 characters there ("missing api key"), while JavaScript's String(["k"]) is "k".
+  const key = header ?? (typeof body.api_key === "string" ? body.api_key : "");
   if (key.length !== API_KEY_LENGTH) fail(401, "missing api key");
   const holder = await findApiKey(deps.kv, key);
   if (!holder || (mode === "write" && holder.readonly)) fail(401, "wrong api key");

@@ -253,7 +253,7 @@ export async function provisionCheck(
     const made = await createService(
       deps,
       account,
-      { ...hcHeartbeat(slug, channels), slug },
+      { ...hcHeartbeat(slugName(slug), channels), slug },
       null,
       true,
     );
@@ -263,6 +263,12 @@ export async function provisionCheck(
     throw err;
   }
 }
+
+/**
+ * The name of a check `?create=1` makes: its slug, as Healthchecks names it, within a name's
+ * 2 to 80 characters (a one-character slug is "check x").
+ */
+export const slugName = (slug: string) => slug.length < 2 ? `check ${slug}` : slug.slice(0, 80);
 
 /** Tags without repeats, in the order first given. */
 export const uniqueTags = (tags: string[]) => [...new Set(tags)];

@@ -255,6 +255,8 @@ export async function planImport(deps: Deps, me: Account, data: unknown): Promis
     cannot: [],
   };
   let free = MAX_SERVICES - await countServices(deps.kv, me.id);
+  // A UUID or push token names one service: a second item naming it is not made.
+  const named = new Set<string>();
   for (const [i, item] of items.entries()) {
     if (!isObject(item)) {
       plan.cannot.push({ from: `item ${i + 1}`, why: "not an object" });
@@ -263,7 +265,16 @@ export async function planImport(deps: Deps, me: Account, data: unknown): Promis
     const made = isHc ? healthchecksItem(item, i) : kumaItem(item, i);
     const from = typeof made === "string" ? textOf(item.name) || `item ${i + 1}` : made.from;
     let why = typeof made === "string" ? made : null;
-    if (typeof made !== "string" && await taken(deps.kv, made.input)) {
+    const ids = typeof made === "string"
+      ? []
+      : [made.input.code, made.input.push].filter((id): id is string => typeof id === "string");
+    if (why === null && ids.some((id) => named.has(id))) {
+      why = isHc
+        ? "its UUID is an earlier check's of this export"
+        : "its push token is an earlier monitor's of this export";
+    }
+    ids.forEach((id) => named.add(id));
+    if (why === null && typeof made !== "string" && await taken(deps.kv, made.input)) {
       why = made.input.code && !made.input.push
         ? "its UUID is a check here already"
         : "its UUID or push token is a service here already";

@@ -321,11 +321,26 @@ async function storeServices(
       code: hb ? (code ?? crypto.randomUUID()).toLowerCase() : undefined,
     };
   });
+  const kept = news.flatMap(({ input }) => [
+    ...(input.code ? [codeHash(input.code.toLowerCase())] : []),
+    ...(input.push ? [input.push] : []),
+  ]);
+  if (new Set(kept).size !== kept.length) {
+    conflict("one UUID or push token is named twice: each names one service");
+  }
   // An empty slug (Healthchecks' v3 check made without one) has no address, so no entry.
   const slugs = prepared.flatMap((p) => p.slug ? [p.slug] : []);
   const made = await transact(async () => {
     const count = await countEntry(kv, account);
     if (countOf(count) + news.length > MAX_SERVICES) tooMany();
+    // A kept UUID or push token (an import) taken since it was planned, by another import
+    // of this account or another's: a plain refusal, not a retry until the budget is spent.
+    if (kept.length > 0 && (await hookEntries(kv, kept)).some((e) => e.value !== null)) {
+      conflict(
+        "a check with one of these UUIDs or push tokens was added here meanwhile (another " +
+          "import at the same time?): nothing was imported; import again to see what is left",
+      );
+    }
     const spots = slugs.length > 0 ? await readSlugs(kv, account, slugs) : null;
     const refs = new Map<string, HookRef[]>();
     for (const [slug, { entry }] of spots?.entries ?? []) refs.set(slug, slugRefs(entry.value));
