@@ -149,16 +149,23 @@ function minutely(deps: Deps) {
 /** The minutely run in progress or last finished: a cron's run and a test's step never overlap. */
 let minutelyRun: Promise<void> = Promise.resolve();
 function runMinutely(deps: Deps): Promise<void> {
-  minutelyRun = minutelyRun.then(() => runJobs(deps, minutely(deps)));
+  // Watched (jobs/watchdog.ts): the run's pulse (this monitor's own downtime) and WATCHDOG_URL.
+  minutelyRun = minutelyRun.then(async () => {
+    const { watchedRun } = await import("./jobs/watchdog.ts");
+    await watchedRun(deps, () => runJobs(deps, minutely(deps)));
+  });
   return minutelyRun;
 }
 
 // Deno Deploy wants cron jobs registered at the top level of the main module.
 Deno.cron("minutely jobs", "* * * * *", async () => runMinutely(await ready));
-Deno.cron("daily jobs", DAILY_CRON, async () => runJobs(await ready, DAILY));
+Deno.cron("daily jobs", DAILY_CRON, async () => void await runJobs(await ready, DAILY));
 
 const deps = await ready;
 lastMinutely = deps.clock.now();
+// A start ends the stretch no process ran (kv/monitor.ts): its gap ends now, not at the
+// first minutely run, which may come a minute later.
+import("./jobs/watchdog.ts").then((m) => m.pulse(deps));
 // The KV queue: looks a failure ping asked for, within seconds (jobs/queue.ts).
 deps.kv.listenQueue(async (msg) => {
   const { handleQueued } = await import("./jobs/queue.ts");

@@ -140,6 +140,9 @@ const DaySchema = z.object({
   maintenance_s: z.number().int().meta({
     description: "Seconds in a maintenance window: left out of uptime and down_s",
   }),
+  monitor_down_s: z.number().int().meta({
+    description: "Seconds this monitor itself was not running: no data, left out of uptime",
+  }),
   checks: z.number().int(),
   median_ms: z.number().int().nullable(),
   p95_ms: z.number().int().nullable(),
@@ -296,6 +299,9 @@ export function servicesRoutes(deps: Deps) {
             state: z.enum(["ok", "warn", "off", "wait"]),
             status: z.string(),
           })),
+          monitor_down: z.array(z.object({ from: z.string(), to: z.string() })).meta({
+            description: "When this monitor itself was not running: no data (neither up nor down)",
+          }),
         })),
         ...errors(401, 404),
       },
@@ -310,6 +316,7 @@ export function servicesRoutes(deps: Deps) {
         uptime: h.uptime.all,
         days: h.days,
         changes: h.changes.map((x) => ({ ...x, at: iso(x.at) })),
+        monitor_down: h.gaps.map(([from, to]) => ({ from: iso(from), to: iso(to) })),
       }, 200);
     },
   );

@@ -60,9 +60,10 @@ export const DAILY: Job[] = [
 
 /**
  * Runs jobs side by side: a long check sweep must not hold back mail retries or clean-ups, and
- * one failing job does not stop the others.
+ * one failing job does not stop the others. Answers whether every job succeeded.
  */
-export async function runJobs(deps: Deps, jobs: Job[]): Promise<void> {
+export async function runJobs(deps: Deps, jobs: Job[]): Promise<boolean> {
+  let failed = 0;
   await Promise.all(jobs.map(async (job) => {
     const t0 = performance.now();
     try {
@@ -74,6 +75,7 @@ export async function runJobs(deps: Deps, jobs: Job[]): Promise<void> {
         ...tally(result),
       });
     } catch (err) {
+      failed++;
       count("catalogue_job_runs_total", `job="${job.name}",outcome="failed"`);
       log("error", "job failed", {
         job: job.name,
@@ -82,6 +84,7 @@ export async function runJobs(deps: Deps, jobs: Job[]): Promise<void> {
       });
     }
   }));
+  return failed === 0;
 }
 
 /** A job's answer as log fields: its counts only (a number, or an object of numbers). */

@@ -5,9 +5,8 @@ import { randomToken } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid } from "../lib/errors.ts";
 import { log } from "../lib/log.ts";
-import { inNetworks } from "../lib/networks.ts";
+import { outboundTarget } from "../lib/outbound.ts";
 import { seal, sealingKey, unseal } from "../lib/secrets.ts";
-import { privateReason, resolveTarget } from "../lib/targets.ts";
 import {
   type Alert,
   checkValues,
@@ -197,40 +196,16 @@ export async function setForNew(
 }
 
 /**
- * Whether sending to this host may go on: every address public, or the owner's, or (for a
- * self-hosted kind) inside the networks the server names. http only to those networks.
+ * Whether sending to this host may go on (lib/outbound.ts): a self-hosted kind may reach the
+ * networks the server names.
  */
-async function checkTarget(
-  deps: Deps,
-  spec: KindSpec,
-  url: URL,
-  allowPrivate: boolean,
-): Promise<{ ok: true; address: string } | { ok: false; error: string; refused: boolean }> {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const r = await resolveTarget(deps.resolver, host, true);
-  if (!r.ok) return r;
-  const nets = spec.selfHosted ? deps.config.channelNetworks : [];
-  const inside = r.addresses.every((a) => inNetworks(nets, a));
-  if (url.protocol === "http:" && !inside) {
-    return {
-      ok: false,
-      error: "http is only for a server on a network this server allows (CHANNEL_NETWORKS); " +
-        "use https",
-      refused: true,
-    };
-  }
-  if (!allowPrivate && !inside) {
-    const why = r.addresses.map(privateReason).find((w) => w !== null);
-    if (why) {
-      return {
-        ok: false,
-        error: `the target is a private address (${why}); only the server's owner may send there`,
-        refused: true,
-      };
-    }
-  }
-  return { ok: true, address: r.address };
-}
+const checkTarget = (deps: Deps, spec: KindSpec, url: URL, allowPrivate: boolean) =>
+  outboundTarget(
+    deps.resolver,
+    url,
+    spec.selfHosted ? deps.config.channelNetworks : [],
+    allowPrivate,
+  );
 
 export interface NewChannel {
   name: string;

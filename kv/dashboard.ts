@@ -8,6 +8,7 @@
 import { DAY } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { uptimeBetween } from "../lib/history.ts";
+import { listGaps } from "./monitor.ts";
 import { fingerprint } from "../lib/text.ts";
 import { listEvents } from "./hooks.ts";
 import { readChanges, recentResults } from "./history.ts";
@@ -142,6 +143,7 @@ async function boardRow(
   view: ServiceView,
   shown: ShownState,
   windows: Window[],
+  gaps: [number, number][],
   now: number,
 ): Promise<BoardRow> {
   const [history, results] = await Promise.all([
@@ -149,7 +151,7 @@ async function boardRow(
     lastResults(deps, s, now),
   ]);
   const quiet = quietSpans(windows, s, now - 30 * DAY, now);
-  const span = (from: number) => uptimeBetween({ ...history, from, to: now, quiet });
+  const span = (from: number) => uptimeBetween({ ...history, from, to: now, quiet, gaps });
   const last = view.kind === "webhook" ? view.beat : view.checked;
   return {
     view,
@@ -169,9 +171,11 @@ export async function watchBoard(deps: Deps, account: number, f: BoardFilter): P
   const found = list.filter((x) => matches(x.view, x.shown, f));
   const pages = Math.max(1, Math.ceil(found.length / BOARD_PAGE));
   const page = Math.min(Math.max(1, f.page ?? 1), pages);
+  // The monitor's own downtime is the same for every row: read once.
+  const gaps = await listGaps(deps.kv, now - 30 * DAY, now);
   const rows = await Promise.all(
     found.slice((page - 1) * BOARD_PAGE, page * BOARD_PAGE)
-      .map((x) => boardRow(deps, x.service, x.view, x.shown, windows, now)),
+      .map((x) => boardRow(deps, x.service, x.view, x.shown, windows, gaps, now)),
   );
   const sorted = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => !!x))].sort();
   return {

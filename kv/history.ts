@@ -8,6 +8,7 @@ import {
 } from "../lib/history.ts";
 import { type Atomic, deleteKeys, keysOf } from "./_atomic.ts";
 import { getManyEntries } from "./_batch.ts";
+import { listGaps } from "./monitor.ts";
 
 /**
  * A watched service's history: its state changes and its check durations, kept 90 days.
@@ -171,6 +172,8 @@ export interface History {
   uptime: { day: number | null; week: number | null; month: number | null; all: number | null };
   /** The state in force before the first change listed (null if unknown). */
   before: HistState | null;
+  /** When this monitor was down within the days read (kv/monitor.ts): no data. */
+  gaps: [number, number][];
 }
 
 /** The last KEEP_DAYS days of a service: figures per day and every change, oldest first. */
@@ -183,7 +186,10 @@ export async function readHistory(
   quiet: [number, number][] = [],
 ): Promise<History> {
   const from = Math.floor(now / DAY) * DAY - (days - 1) * DAY;
-  const { before, changes } = await changesSince(kv, account, id, from, now);
+  const [{ before, changes }, gaps] = await Promise.all([
+    changesSince(kv, account, id, from, now),
+    listGaps(kv, from, now),
+  ]);
   const durations = new Map<string, number[]>();
   for await (
     const e of kv.list<{ ms: number[] }>({
@@ -198,10 +204,11 @@ export async function readHistory(
     before,
     durations,
     quiet,
+    gaps,
   });
   const timed = changes.map((c): Change => ({ at: c.at, state: c.state }));
   const span = (start: number) =>
-    uptimeBetween({ changes: timed, before, from: start, to: now, quiet });
+    uptimeBetween({ changes: timed, before, from: start, to: now, quiet, gaps });
   return {
     days: figures,
     changes,
@@ -212,6 +219,7 @@ export async function readHistory(
       all: span(from),
     },
     before,
+    gaps,
   };
 }
 

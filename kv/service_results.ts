@@ -29,6 +29,7 @@ import { runFanout } from "./followers.ts";
 import { addDuration, readDay, recordChange } from "./history.ts";
 import { getPulse, trimEvents } from "./hooks.ts";
 import { listWindows, maintenanceUntil } from "./maintenance.ts";
+import { gapAt } from "./monitor.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import {
   beatLimits,
@@ -263,6 +264,19 @@ function heartbeatStatus(s: Service, v: Verdict, runEnd: number | null, now: num
   return (pulse?.beat ? `last heartbeat ${readable(pulse.beat.at)}` : "no heartbeat") + note;
 }
 
+/**
+ * What an off alert adds when the heartbeat's deadline fell while this monitor was not
+ * running (kv/monitor.ts): a ping sent then reached nobody, so it is judged now, once.
+ */
+async function downNote(kv: Deno.Kv, offAt: number): Promise<string> {
+  const gap = await gapAt(kv, offAt);
+  return gap
+    ? `; its deadline passed while this monitor was down (${readable(gap.from)} to ${
+      readable(gap.to)
+    }), so a ping sent then was not received: judged now that the monitor runs again`
+    : "";
+}
+
 /** When a heartbeat turned `state`, as far as its signals tell. */
 function changedAt(s: Service, v: Verdict, state: State, runEnd: number | null, now: number) {
   const pulse = v.pulse;
@@ -369,7 +383,8 @@ export async function reviewHeartbeat(
     if (v.nextMiss !== null && state !== "off") s.due = Math.min(s.due, minuteAfter(v.nextMiss));
     if (v.paused) s.due = floorMinute(now) + DAY;
     const op = atomic(kv).check(entry);
-    const status = heartbeatStatus(old, v, runEnd, now);
+    let status = heartbeatStatus(old, v, runEnd, now);
+    if (alert === "off") status += await downNote(kv, changedAt(old, v, state, runEnd, now));
     recordLook(op, old, s, v, blip, runEnd, status, now);
     saveService(op, old, s);
     // The alerts of this look, in order: a missed failure's off and back, or the change now.

@@ -75,6 +75,7 @@ const envSchema = z.object({
     (v) => v === undefined || Array.isArray(parseNetworks(v)),
   ),
   TEST_PROVIDER_ORIGIN: optionalUrl(["http:", "https:"]),
+  WATCHDOG_URL: optionalUrl(["http:", "https:"]),
   ...providerEnv,
 });
 
@@ -93,6 +94,7 @@ const ENV_RULES: Record<string, string> = {
   SECRETS_KEY: "must be at least 32 characters (openssl rand -base64 32 makes one)",
   CHANNEL_NETWORKS: "must be networks separated by commas, as 192.168.1.0/24, fd00::/8",
   TEST_PROVIDER_ORIGIN: "must be an http:// or https:// address",
+  WATCHDOG_URL: "must be an http:// or https:// address (a Healthchecks check's ping URL)",
   GITHUB_URL: "must be an http:// or https:// address",
   GITHUB_API_URL: "must be an http:// or https:// address",
   GITLAB_URL: "must be an http:// or https:// address",
@@ -168,6 +170,11 @@ export interface Config {
    * production.
    */
   providerOrigin?: string;
+  /**
+   * An outside dead-man check the minutely run pings (WATCHDOG_URL: `/start`, then the address
+   * itself or `/fail`, as Healthchecks reads them; jobs/watchdog.ts).
+   */
+  watchdogUrl?: string;
   /** The sign-in providers that are configured, in the order the sign-in page shows them. */
   providers: ProviderConfig[];
 }
@@ -312,6 +319,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         : DEVELOPMENT_SECRETS_KEY),
     channelNetworks: e.CHANNEL_NETWORKS ? parseNetworks(e.CHANNEL_NETWORKS) as Network[] : [],
     providerOrigin: e.TEST_PROVIDER_ORIGIN?.replace(/\/+$/, ""),
+    watchdogUrl: e.WATCHDOG_URL?.replace(/\/+$/, ""),
     providers: providersOf(e),
   };
 }

@@ -1,11 +1,14 @@
 import { DAY, isoDate, MINUTE } from "./clock.ts";
+import { merged } from "./maintenance.ts";
 
 /**
  * Figures of a watched service's history, as pure functions of its state changes and check
  * durations: uptime per UTC day and the median and 95th percentile duration per day.
  * Up is ok or warn (the service answered or beat), down is off; time in `wait` (no result
  * yet) counts for neither, so a day with no known state has no uptime (null). Neither does
- * time in a maintenance window (`quiet`): it is counted apart, as `maintenance_s`.
+ * time in a maintenance window (`quiet`): it is counted apart, as `maintenance_s`; nor time
+ * when this monitor itself was not running (`gaps`, kv/monitor.ts): "no data (monitor down)",
+ * counted apart as `monitor_down_s`, neither up nor down.
  */
 
 export type HistState = "ok" | "warn" | "off" | "wait";
@@ -24,6 +27,8 @@ export interface DayFigures {
   down_s: number;
   /** Seconds of the day in a maintenance window (left out of uptime). */
   maintenance_s: number;
+  /** Seconds of the day this monitor was not running: no data, left out of uptime. */
+  monitor_down_s: number;
   /** Checks recorded that day (checked kinds). */
   checks: number;
   median_ms: number | null;
@@ -54,9 +59,13 @@ export function dailyFigures(opts: {
   durations?: Map<string, number[]>;
   /** Maintenance stretches [start, end), merged and sorted (lib/maintenance.ts). */
   quiet?: [number, number][];
+  /** Stretches this monitor was down, sorted (kv/monitor.ts). */
+  gaps?: [number, number][];
 }): DayFigures[] {
   const { now, days, changes } = opts;
+  const gaps = opts.gaps ?? [];
   const quiet = opts.quiet ?? [];
+  const unknown = unmeasured(quiet, gaps);
   const first = dayStart(now) - (days - 1) * DAY;
   const out: DayFigures[] = [];
   let state: HistState | null = opts.before;
@@ -70,7 +79,7 @@ export function dailyFigures(opts: {
     let t = from;
     const add = (until: number) => {
       if (until <= t) return;
-      const counted = until - t - overlap(quiet, t, until);
+      const counted = until - t - overlap(unknown, t, until);
       if (state === "ok" || state === "warn") up += counted;
       else if (state === "off") down += counted;
       t = until;
@@ -87,6 +96,7 @@ export function dailyFigures(opts: {
       uptime: known > 0 ? up / known : null,
       down_s: Math.round(down / 1000),
       maintenance_s: Math.round(overlap(quiet, from, Math.max(from, to)) / 1000),
+      monitor_down_s: Math.round(overlap(gaps, from, Math.max(from, to)) / 1000),
       checks: ms.length,
       median_ms: percentile(ms, 50),
       p95_ms: percentile(ms, 95),
@@ -94,6 +104,10 @@ export function dailyFigures(opts: {
   }
   return out;
 }
+
+/** What is not measured: maintenance and the monitor's own downtime, merged. */
+export const unmeasured = (quiet: [number, number][], gaps: [number, number][]) =>
+  gaps.length ? merged([...quiet, ...gaps]) : quiet;
 
 /** Milliseconds of [a, b) that merged `spans` cover. */
 export function overlap(spans: [number, number][], a: number, b: number): number {
@@ -112,15 +126,19 @@ export function overlap(spans: [number, number][], a: number, b: number): number
  */
 export const MIN_MEASURED_MS = 15 * MINUTE;
 
-/** Milliseconds up and down within [from, to), maintenance (`quiet`) left out. */
+/**
+ * Milliseconds up and down within [from, to), maintenance (`quiet`) and the monitor's own
+ * downtime (`gaps`) left out.
+ */
 export function upAndDown(opts: {
   changes: Change[];
   before: HistState | null;
   from: number;
   to: number;
   quiet?: [number, number][];
+  gaps?: [number, number][];
 }): { up: number; down: number } {
-  const quiet = opts.quiet ?? [];
+  const quiet = unmeasured(opts.quiet ?? [], opts.gaps ?? []);
   let state = opts.before;
   let t = opts.from;
   let up = 0;

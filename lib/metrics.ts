@@ -87,6 +87,8 @@ const HELP: Record<string, string> = {
   catalogue_mail_total: "Mail delivery attempts, by outcome",
   catalogue_job_runs_total: "Job runs, by job and outcome",
   catalogue_queued_looks_total: "Looks asked for through the KV queue, by outcome",
+  catalogue_watchdog_pings_total:
+    "Pings of the outside watchdog (WATCHDOG_URL), by signal and outcome",
 };
 
 /** The whole exposition: this process's counters plus the gauges read at scrape time. */

@@ -28,6 +28,8 @@ export interface BarDay {
   uptime: number | null;
   down_s?: number;
   maintenance_s?: number;
+  /** Seconds this monitor itself was down: no data (kv/monitor.ts). */
+  monitor_down_s?: number;
 }
 
 /** Minutes and hours as people read them: "12 min", "3 h 5 min". */
@@ -64,7 +66,9 @@ export function dayText(d: BarDay): string {
     ? `down ${minutesText(down)} (${percentText(d.uptime)} up)`
     : `up all day (${percentText(d.uptime)})`;
   const m = d.maintenance_s ?? 0;
-  return m > 0 ? `${up}, ${Math.round(m / 360) / 10} h maintenance` : up;
+  const gone = d.monitor_down_s ?? 0;
+  const said = m > 0 ? `${up}, ${Math.round(m / 360) / 10} h maintenance` : up;
+  return gone > 0 ? `${said}, no data (monitor down) ${minutesText(gone)}` : said;
 }
 
 /** One bar per day (oldest left), each with a title for its date and what it was. */

@@ -10,6 +10,7 @@ export const STATE_TEXT: Record<string, string> = {
   wait: "Waiting",
   maintenance: "Maintenance",
   paused: "Paused",
+  nodata: "No data (monitor down)",
 };
 
 /** Each state's icon on a 16 px grid, drawn in the text's colour. */
@@ -20,6 +21,7 @@ const ICONS: Record<string, string> = {
   wait: "M8 3a5 5 0 1 1 0 10a5 5 0 1 1 0-10M8 5.5v3l2 1.5",
   maintenance: "M10.5 2.5a3 3 0 0 0-3.6 3.9L2.5 10.8l2.7 2.7 4.4-4.4a3 3 0 0 0 3.9-3.6l-2 2-2-2z",
   paused: "M5.5 3v10M10.5 3v10",
+  nodata: "M3 8h10",
 };
 
 export function StateIcon(props: { state: string }) {

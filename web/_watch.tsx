@@ -253,14 +253,40 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView, ra
           {raw(uptimeBars(h.days))}
           <figcaption class="hint">
             Green: never down that day; yellow: down for less than an hour; red: down for an hour or
-            more; blue: all day in maintenance; grey: no data.
+            more; blue: all day in maintenance; grey: no data (not watched yet, or this monitor was
+            down).
           </figcaption>
         </figure>
       </section>
+      {h.gaps.length ? <MonitorDownPart gaps={h.gaps} now={now} /> : null}
       {hb
         ? <EventsPart events={events} now={now} />
         : <ChangesPart changes={h.changes} now={now} />}
     </>
+  );
+}
+
+/**
+ * When this monitor itself was not running (kv/monitor.ts), newest first: no data then,
+ * neither up nor down.
+ */
+function MonitorDownPart(props: { gaps: [number, number][]; now: number }) {
+  const shown = props.gaps.slice(-20).reverse();
+  return (
+    <section aria-labelledby="monitor-down" class="panel">
+      <h2 id="monitor-down">No data (monitor down)</h2>
+      <p class="hint">
+        This monitor was not running then: no checks, no pings received. Those times count neither
+        as up nor as down.
+      </p>
+      <ul class="events">
+        {shown.map(([from, to]) => (
+          <li>
+            <StateBadge state="nodata" /> <At at={from} /> to <At at={to} /> ({spanText(to - from)})
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
