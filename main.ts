@@ -150,9 +150,11 @@ function minutely(deps: Deps) {
 let minutelyRun: Promise<void> = Promise.resolve();
 function runMinutely(deps: Deps): Promise<void> {
   // Watched (jobs/watchdog.ts): the run's pulse (this monitor's own downtime) and WATCHDOG_URL.
+  // The jobs start at once, as ever: the watch goes beside them, never before them.
   minutelyRun = minutelyRun.then(async () => {
+    const jobs = runJobs(deps, minutely(deps));
     const { watchedRun } = await import("./jobs/watchdog.ts");
-    await watchedRun(deps, () => runJobs(deps, minutely(deps)));
+    await watchedRun(deps, jobs);
   });
   return minutelyRun;
 }

@@ -95,13 +95,11 @@ export async function pulse(deps: Deps): Promise<void> {
 }
 
 /**
- * The minutely run watched: its pulse before the jobs (a heartbeat the jobs judge finds the
- * gap its deadline fell in), `/start` sent beside them and the outcome after them.
+ * The minutely run watched, beside its jobs (which have started): its pulse and `/start`, then
+ * the outcome once the jobs are done. A heartbeat the jobs judge before the pulse lands still
+ * finds the stretch its deadline fell in (kv/monitor.ts `gapAt` reads the last pulse too).
  */
-export async function watchedRun(deps: Deps, run: () => Promise<boolean>): Promise<void> {
-  await pulse(deps);
-  const started = pingWatchdog(deps, "start");
-  const ok = await run();
-  await started;
+export async function watchedRun(deps: Deps, jobs: Promise<boolean>): Promise<void> {
+  const [, , ok] = await Promise.all([pulse(deps), pingWatchdog(deps, "start"), jobs]);
   await pingWatchdog(deps, ok ? "success" : "fail");
 }

@@ -65,8 +65,12 @@ export async function listGaps(kv: Deno.Kv, from: number, to: number): Promise<[
   return out;
 }
 
-/** The gap holding `at`, or null. */
-export async function gapAt(kv: Deno.Kv, at: number): Promise<Gap | null> {
+/**
+ * The gap holding `at`, or null: a stored one, or the stretch since the last pulse when that
+ * is more than GAP_MS before `now` (a look right after a return may come before the return's
+ * pulse stores it).
+ */
+export async function gapAt(kv: Deno.Kv, at: number, now: number): Promise<Gap | null> {
   for await (
     const e of kv.list<{ to: number }>({ start: gapKey(0), end: gapKey(at + 1) }, {
       reverse: true,
@@ -74,7 +78,10 @@ export async function gapAt(kv: Deno.Kv, at: number): Promise<Gap | null> {
     })
   ) {
     const from = e.key[1] as number;
-    return e.value.to > at ? { from, to: e.value.to } : null;
+    if (e.value.to > at) return { from, to: e.value.to };
   }
-  return null;
+  const last = (await kv.get<{ at: number }>(PULSE_KEY)).value?.at ?? null;
+  return last !== null && last <= at && now - last > GAP_MS && at < now
+    ? { from: last, to: now }
+    : null;
 }

@@ -268,8 +268,8 @@ function heartbeatStatus(s: Service, v: Verdict, runEnd: number | null, now: num
  * What an off alert adds when the heartbeat's deadline fell while this monitor was not
  * running (kv/monitor.ts): a ping sent then reached nobody, so it is judged now, once.
  */
-async function downNote(kv: Deno.Kv, offAt: number): Promise<string> {
-  const gap = await gapAt(kv, offAt);
+async function downNote(kv: Deno.Kv, offAt: number, now: number): Promise<string> {
+  const gap = await gapAt(kv, offAt, now);
   return gap
     ? `; its deadline passed while this monitor was down (${readable(gap.from)} to ${
       readable(gap.to)
@@ -384,7 +384,9 @@ export async function reviewHeartbeat(
     if (v.paused) s.due = floorMinute(now) + DAY;
     const op = atomic(kv).check(entry);
     let status = heartbeatStatus(old, v, runEnd, now);
-    if (alert === "off") status += await downNote(kv, changedAt(old, v, state, runEnd, now));
+    if (alert === "off") {
+      status += await downNote(kv, changedAt(old, v, state, runEnd, now), now);
+    }
     recordLook(op, old, s, v, blip, runEnd, status, now);
     saveService(op, old, s);
     // The alerts of this look, in order: a missed failure's off and back, or the change now.

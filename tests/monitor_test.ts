@@ -28,8 +28,15 @@ Deno.test("monitor: a pulse after more than three minutes stores the stretch bet
     from + 10 * MINUTE,
   ]]);
   assert.deepEqual(await listGaps(t.kv, from + 21 * MINUTE, from + HOUR), []);
-  assert.deepEqual(await gapAt(t.kv, from + MINUTE), { from, to: from + 20 * MINUTE });
-  assert.equal(await gapAt(t.kv, from + 20 * MINUTE), null);
+  const now = from + 21 * MINUTE;
+  assert.deepEqual(await gapAt(t.kv, from + MINUTE, now), { from, to: from + 20 * MINUTE });
+  assert.equal(await gapAt(t.kv, from + 20 * MINUTE, now), null);
+  // A look after a return, before its pulse: the stretch since the last pulse.
+  const later = from + 20 * MINUTE + 10 * MINUTE;
+  assert.deepEqual(await gapAt(t.kv, later - MINUTE, later), {
+    from: from + 20 * MINUTE,
+    to: later,
+  });
 });
 
 Deno.test("monitor: a gap is neither up nor down, and counted apart", () => {
