@@ -94,6 +94,10 @@ export const AREAS = {
     ["/api/me/maintenance/*"],
     () => import("./api/maintenance.ts").then((m) => m.maintenanceRoutes),
   ),
+  reports: api(
+    ["/api/me/reports/*"],
+    () => import("./api/reports.ts").then((m) => m.reportRoutes),
+  ),
   api_keys: api(
     ["/api/me/api-keys/*"],
     () => import("./api/api_keys.ts").then((m) => m.apiKeyRoutes),
@@ -189,6 +193,10 @@ export const AREAS = {
   web_maintenance: page(
     ["/me/maintenance/*"],
     () => import("./web/me_maintenance.tsx").then((m) => m.maintenancePages),
+  ),
+  web_reports: page(
+    ["/me/reports/*"],
+    () => import("./web/me_reports.tsx").then((m) => m.reportPages),
   ),
   web_watch_board: page(
     ["/watch/*"],

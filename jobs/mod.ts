@@ -56,6 +56,7 @@ export function dailyPassed(prev: number, now: number): boolean {
 export const DAILY: Job[] = [
   job("dormant-notices", () => import("./dormant.ts"), (m) => m.dormantJob),
   job("expire-requests", () => import("./expire_requests.ts"), (m) => m.expireRequestsJob),
+  job("monthly-reports", () => import("./monthly_reports.ts"), (m) => m.monthlyReportsJob),
 ];
 
 /**

@@ -140,6 +140,40 @@ export async function readChanges(
   return { before, changes: changes.map(({ at, state }) => ({ at, state })) };
 }
 
+/** The change in force at `from` (if still kept), then every change in [from, to). */
+export async function changesBetween(
+  kv: Deno.Kv,
+  account: number,
+  id: number,
+  from: number,
+  to: number,
+): Promise<{ before: HistState | null; changes: Change[] }> {
+  const { before, changes } = await changesSince(kv, account, id, from, to - 1);
+  return { before, changes: changes.map(({ at, state }) => ({ at, state })) };
+}
+
+/** How many checks were recorded in [from, to) (checked kinds). */
+export async function countChecks(
+  kv: Deno.Kv,
+  account: number,
+  id: number,
+  from: number,
+  to: number,
+): Promise<number> {
+  let n = 0;
+  for await (
+    const e of kv.list<StoredDay>({
+      start: dayKey(account, id, isoDate(from)),
+      end: [...dayKey(account, id, isoDate(to - 1)), ""],
+    })
+  ) {
+    const day = e.value;
+    if (day.at?.length === day.ms.length) n += day.at.filter((t) => t >= from && t < to).length;
+    else n += day.ms.length;
+  }
+  return n;
+}
+
 /** The change in force at `from` (if still kept), then every change from `from` to `now`. */
 async function changesSince(
   kv: Deno.Kv,

@@ -10,6 +10,7 @@ import { alertsPart } from "./parts/alerts.ts";
 import { signInMethodsPart } from "./parts/sign_in_methods.ts";
 import { apiKeysPart } from "./parts/api_keys.ts";
 import { pingKeysPart } from "./parts/ping_keys.ts";
+import { reportsPart } from "./parts/reports.ts";
 
 /**
  * Each area of the service that holds data about an account says here what it exports,
@@ -28,6 +29,7 @@ export const accountParts: AccountPart[] = [
   pingKeysPart,
   statusPart,
   maintenancePart,
+  reportsPart,
   alertsPart,
   apiKeysPart,
   filesPart,

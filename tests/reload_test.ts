@@ -331,6 +331,12 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit("/me/maintenance", `/me/maintenance/${window}/delete`, {}, {
     route: "/me/maintenance/:id/delete",
   });
+  // The monthly report mail (issue 47): on, then off, once each whatever the reloads.
+  await me.submit("/me/reports", "/me/reports/mail/on");
+  assert.deepEqual((await t.req("GET", "/api/me/reports/mail", { token: olga.token })).body, {
+    monthly: true,
+  });
+  await me.submit("/me/reports", "/me/reports/mail/off");
   await me.submit(`/me/services/${tcp}`, `/me/services/${tcp}/delete`, {}, {
     route: "/me/services/:id/delete",
   });

@@ -524,8 +524,9 @@ const listPage = async (deps: Deps, c: WebCtx) => {
       </p>
       <p>
         <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a> ·{" "}
-        <a href="/me/maintenance">Maintenance windows</a> · <a href="/me/api-keys">API keys</a> ·
+        <a href="/me/maintenance">Maintenance windows</a> · <a href="/me/reports">Uptime report</a>
         {" "}
+        · <a href="/me/api-keys">API keys</a> ·{" "}
         <a href="/me/services/import">Import from Healthchecks or Uptime Kuma</a> ·{" "}
         <a href="/me/ping-key">Ping key</a>
       </p>
@@ -783,6 +784,9 @@ function ServiceActions({ s }: { s: ServiceView }) {
         )}
         <li>
           <a href="/me/maintenance" class="button secondary">Plan maintenance</a>
+        </li>
+        <li>
+          <a href={`/me/reports?service=${s.id}`} class="button secondary">Uptime report</a>
         </li>
         {hb
           ? (

@@ -272,6 +272,9 @@ async function getWatch(deps: Deps, c: WebCtx) {
           <a href="/me/maintenance">Maintenance windows</a>
         </li>
         <li>
+          <a href="/me/reports">Uptime reports</a>
+        </li>
+        <li>
           <a href="/me/channels">Alert channels</a>
         </li>
       </ul>

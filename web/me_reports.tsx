@@ -1,0 +1,308 @@
+/**
+ * Uptime reports (/me/reports): what it covers (the whole account, the status page, one
+ * service) and when (a month, or a range of days), asked with a GET form so a report has an
+ * address to keep, print or mail; the report as a page that prints on A4 and Letter alike
+ * (site.css `@media print`), as CSV (/me/reports/csv, the same query), and the monthly mail
+ * turned on or off. The same domain functions as /api/me/reports (kv/reports.ts).
+ */
+import { reportAsk, ReportQuery } from "../http/report_inputs.ts";
+import { getAccount } from "../kv/accounts.ts";
+import {
+  outageWords,
+  type Report,
+  reportCsv,
+  reportMailWanted,
+  setReportMail,
+  uptimeReport,
+} from "../kv/reports.ts";
+import { listServices } from "../kv/services.ts";
+import { getStatusPage } from "../kv/status_settings.ts";
+import { iso, isoDate } from "../lib/clock.ts";
+import type { Deps } from "../lib/deps.ts";
+import { DomainError } from "../lib/errors.ts";
+import { durationText, uptimeText } from "../lib/report.ts";
+import { fields, type FormView } from "./_form.tsx";
+import { U } from "./_layout.tsx";
+import { MeNav, PostButton, when } from "./_me.tsx";
+import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+
+const LABELS: Record<string, string> = {
+  what: "What it covers",
+  month: "Month",
+  from: "From (day)",
+  to: "To (day, included)",
+};
+
+/** The page's query as ReportQuery's: the form's `what` names a service or the status page. */
+function queryOf(q: Record<string, string>, pageSlug: string | null) {
+  const what = q.what ?? "";
+  const service = q.service ?? (what.startsWith("s-") ? what.slice(2) : undefined);
+  const page = q.page ?? (what === "page" && pageSlug ? pageSlug : undefined);
+  // With days given, the month field the form keeps filled is not asked for.
+  const days = !!(q.from?.trim() || q.to?.trim());
+  return {
+    service: service || undefined,
+    page: page || undefined,
+    month: days && q.what !== undefined ? undefined : q.month || undefined,
+    from: q.from || undefined,
+    to: q.to || undefined,
+  };
+}
+
+/** The canonical query of a report: what the CSV link and the mail name. */
+function searchOf(q: ReturnType<typeof queryOf>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v) p.set(k, v);
+  const s = p.toString();
+  return s ? `?${s}` : "";
+}
+
+async function reportPage(deps: Deps, c: WebCtx) {
+  const me = requireAccount(c);
+  const acc = (await getAccount(deps.kv, me.id)).value ?? me;
+  const raw = c.req.query();
+  const [services, statusPage, mailed] = await Promise.all([
+    listServices(deps.kv, me.id),
+    getStatusPage(deps.kv, me.id),
+    reportMailWanted(deps.kv, me.id),
+  ]);
+  const slug = statusPage ? acc.slug : null;
+  const q = queryOf(raw, slug);
+  const what = q.service ? `s-${q.service}` : q.page ? "page" : "";
+  const now = deps.clock.now();
+  const view: FormView = {
+    values: { ...q, what, month: q.month ?? (q.from || q.to ? "" : isoDate(now).slice(0, 7)) },
+    errors: {},
+  };
+  let report: Report | null = null;
+  let status: 200 | 400 | 404 = 200;
+  const parsed = ReportQuery.safeParse(q);
+  if (!parsed.success) {
+    view.error = "The report's address is not one this page makes: choose again below.";
+    status = 400;
+  } else {
+    try {
+      report = await uptimeReport(deps, me.id, reportAsk(parsed.data));
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      const field = typeof err.extra.field === "string" ? err.extra.field : null;
+      if (field) view.errors[field] = err.message.replace(/^[a-z_]+: /, "");
+      else view.error = err.message;
+      status = err.kind === "not_found" ? 404 : 400;
+    }
+  }
+  const options: [string, string][] = [
+    ["", "All services"],
+    ...(statusPage
+      ? [["page", `The status page (${statusPage.title || "Status"})`] as [string, string]]
+      : []),
+    ...services.map((x): [string, string] => [`s-${x.service.id}`, x.service.name]),
+  ];
+  const search = searchOf(q);
+  return {
+    status,
+    body: (
+      <>
+        <div class="noprint">
+          <MeNav here="/me/services" viewer={me} />
+        </div>
+        <h1>Uptime report</h1>
+        <AskForm view={view} options={options} />
+        {report ? <ReportPart r={report} /> : null}
+        {report
+          ? (
+            <p class="noprint">
+              <a href={`/me/reports/csv${search}`} download>Download as CSV</a>{" "}
+              · To print or keep as PDF, use the browser's Print (it fits A4 and Letter).
+            </p>
+          )
+          : null}
+        <section aria-labelledby="monthly" class="panel noprint">
+          <h2 id="monthly">Monthly by mail</h2>
+          <p>
+            {mailed
+              ? "On: the report of all services for the month before comes by mail on the first day of each month."
+              : "Off: ask for the report of all services for the month before, by mail on the first day of each month."}
+          </p>
+          <PostButton action={`/me/reports/mail${mailed ? "/off" : "/on"}`} kind="secondary">
+            {mailed ? "Stop the monthly mail" : "Mail it to me monthly"}
+          </PostButton>
+        </section>
+        <p class="noprint">
+          <a href="/me/services">All services</a> ·{" "}
+          <a href="/me/maintenance">Maintenance windows</a>
+        </p>
+      </>
+    ),
+  };
+}
+
+function AskForm({ view, options }: { view: FormView; options: [string, string][] }) {
+  const F = fields(view, LABELS);
+  return (
+    <form method="get" action="/me/reports" class="noprint report-ask" novalidate>
+      <F.Summary />
+      <F.Select name="what" options={options} />
+      <F.Field name="month" type="month" hint="YYYY-MM, in UTC" />
+      <fieldset>
+        <legend>Or a range of days (UTC)</legend>
+        <F.Field name="from" type="date" />
+        <F.Field name="to" type="date" />
+      </fieldset>
+      <button type="submit">Show the report</button>
+    </form>
+  );
+}
+
+const sec = (s: number) => (s > 0 ? durationText(s) : "none");
+
+function ReportPart({ r }: { r: Report }) {
+  const t = r.totals;
+  return (
+    <article class="report" aria-labelledby="report-title">
+      <h2 id="report-title">
+        <U>{r.title}</U>: {r.period}
+      </h2>
+      <p>
+        From <time datetime={iso(r.from)}>{when(r.from)}</time> to{" "}
+        <time datetime={iso(r.to)}>{when(r.to)}</time> (UTC). Made {when(r.created)}.
+      </p>
+      <p class="report-rule">
+        <strong>How uptime is counted.</strong> {r.rule}
+      </p>
+      <dl class="svc-figures" aria-label="Totals">
+        <div>
+          <dt>Uptime</dt>
+          <dd>{uptimeText(t.uptime)}</dd>
+        </div>
+        <div>
+          <dt>Outages</dt>
+          <dd>{t.outages}</dd>
+        </div>
+        <div>
+          <dt>Longest outage</dt>
+          <dd>{sec(t.longest_outage_s)}</dd>
+        </div>
+        <div>
+          <dt>Checks and runs</dt>
+          <dd>{t.checks}</dd>
+        </div>
+      </dl>
+      {r.rows.length
+        ? (
+          <table class="stack report-table">
+            <caption>Each service over the period</caption>
+            <thead>
+              <tr>
+                <th scope="col">Service</th>
+                <th scope="col">Uptime</th>
+                <th scope="col">Down</th>
+                <th scope="col">Unreachable (dependency)</th>
+                <th scope="col">Maintenance</th>
+                <th scope="col">No data</th>
+                <th scope="col">Outages</th>
+                <th scope="col">Longest</th>
+                <th scope="col">Checks or runs</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.rows.map((x) => (
+                <tr>
+                  <th scope="row" data-label="Service">
+                    <U>{x.name}</U>
+                    {x.depends_on.length
+                      ? (
+                        <span class="hint">
+                          {" "}(depends on <U>{x.depends_on.join(", ")}</U>)
+                        </span>
+                      )
+                      : null}
+                  </th>
+                  <td data-label="Uptime">{uptimeText(x.uptime)}</td>
+                  <td data-label="Down">{sec(x.down_s)}</td>
+                  <td data-label="Unreachable (dependency)">{sec(x.unreachable_s)}</td>
+                  <td data-label="Maintenance">{sec(x.maintenance_s)}</td>
+                  <td data-label="No data">
+                    {sec(x.no_data_s + x.monitor_down_s)}
+                    {x.monitor_down_s
+                      ? <span class="hint">(monitor down {durationText(x.monitor_down_s)})</span>
+                      : null}
+                  </td>
+                  <td data-label="Outages">{x.outages.length}</td>
+                  <td data-label="Longest">{sec(x.longest_outage_s)}</td>
+                  <td data-label="Checks or runs">
+                    {x.checks_partial ? `at least ${x.checks}` : x.checks}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+        : <p>No services in this report.</p>}
+      {r.rows.filter((x) => x.outages.length).map((x) => (
+        <section class="report-outages" aria-label={`Outages of ${x.name}`}>
+          <h3>
+            Outages of <U>{x.name}</U>
+          </h3>
+          <table class="stack">
+            <thead>
+              <tr>
+                <th scope="col">From</th>
+                <th scope="col">To</th>
+                <th scope="col">Lasted</th>
+                <th scope="col">Counted as</th>
+              </tr>
+            </thead>
+            <tbody>
+              {x.outages.map((o) => (
+                <tr>
+                  <td data-label="From">
+                    <time datetime={iso(o.from)}>{when(o.from)}</time>
+                  </td>
+                  <td data-label="To">
+                    {o.to === null ? "still off" : <time datetime={iso(o.to)}>{when(o.to)}</time>}
+                  </td>
+                  <td data-label="Lasted">{durationText(o.duration_s)}</td>
+                  <td data-label="Counted as">
+                    {o.explained ? outageWords(o) : `down ${durationText(o.down_s)}`}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ))}
+    </article>
+  );
+}
+
+export function reportPages(deps: Deps) {
+  const app = webRouter();
+
+  app.get("/me/reports", async (c) => {
+    const { status, body } = await reportPage(deps, c);
+    c.status(status);
+    return c.render(body, { title: "Uptime report", noindex: true });
+  });
+
+  app.get("/me/reports/csv", async (c) => {
+    const me = requireAccount(c);
+    const statusPage = await getStatusPage(deps.kv, me.id);
+    const q = queryOf(c.req.query(), statusPage ? me.slug : null);
+    const parsed = ReportQuery.parse(q);
+    const r = await uptimeReport(deps, me.id, reportAsk(parsed));
+    c.header("Content-Type", "text/csv; charset=utf-8");
+    c.header("Content-Disposition", `attachment; filename="uptime-${isoDate(r.from)}.csv"`);
+    return c.body(reportCsv(r), 200);
+  });
+
+  for (const on of [true, false]) {
+    app.post(`/me/reports/mail/${on ? "on" : "off"}`, async (c) => {
+      const me = requireAccount(c);
+      await setReportMail(deps, me.id, on);
+      return seeOther(c, "/me/reports");
+    });
+  }
+
+  return app;
+}
