@@ -75,6 +75,10 @@ const ServiceSchema = z.object({
   channels: z.array(z.number().int()).meta({
     description: "Webhook channels alerted besides mail (GET /api/me/channels)",
   }),
+  depends_on: z.array(z.number().int()).meta({
+    description: "Services it depends on: while one is off, its own off alerts fold into that " +
+      "one's and it reads unreachable",
+  }),
   min_duration: z.number().int().nullable().meta({
     description: "Heartbeats: seconds a run takes at least (a shorter one failed); null: none",
   }),

@@ -43,6 +43,11 @@ const graceSeconds = z.number().int().min(60).max(31536000).meta({
     "grace): after a scheduled time, or past the period, before a missing run is off",
   example: 3600,
 });
+const dependsOn = z.array(z.number().int().positive()).max(10).meta({
+  description: "Ids of the account's services this one depends on (the NAS on the LAN router): " +
+    "while one of them is off, this one's off alerts fold into its and it reads unreachable; " +
+    "never a cycle",
+});
 const channels = z.array(z.number().int().positive()).max(10).meta({
   description: "Ids of the account's alert channels to alert besides mail (GET " +
     "/api/me/channels); [] none. Omitted on create: the channels marked " +
@@ -112,6 +117,7 @@ export const CreateBody = z.object({
   period_seconds: periodSeconds.optional(),
   grace_seconds: graceSeconds.optional(),
   channels: channels.optional(),
+  depends_on: dependsOn.default([]),
   remind: remind.default(null),
   min_duration: minDuration.optional(),
   slug: slug.optional(),
@@ -136,6 +142,7 @@ export const PatchBody = z.object({
   period_seconds: periodSeconds.optional(),
   grace_seconds: graceSeconds.optional(),
   channels: channels.optional(),
+  depends_on: dependsOn.optional(),
   remind: remind.optional(),
   min_duration: minDuration.optional(),
   slug: slug.optional(),

@@ -13,15 +13,31 @@ import { fingerprint } from "../lib/text.ts";
 import { listEvents } from "./hooks.ts";
 import { readChanges, recentResults } from "./history.ts";
 import { listWindows, quietSpans, type Window } from "./maintenance.ts";
-import { listServices, type Service, type ServiceView, serviceView } from "./services.ts";
+import {
+  getBeat,
+  getService,
+  listServices,
+  type Service,
+  type ServiceView,
+  serviceView,
+} from "./services.ts";
 import { shownState } from "./service_state.ts";
+import { unreachableVia } from "./dependencies.ts";
 
 /** Rows on one page of the dashboard: 300 services are six pages. */
 export const BOARD_PAGE = 50;
 /** Results in a row's beat bar. */
 export const BEATS = 50;
 
-export const SHOWN_STATES = ["ok", "warn", "off", "wait", "maintenance", "paused"] as const;
+export const SHOWN_STATES = [
+  "ok",
+  "warn",
+  "off",
+  "unreachable",
+  "wait",
+  "maintenance",
+  "paused",
+] as const;
 export type ShownState = typeof SHOWN_STATES[number];
 
 export interface BoardFilter {
@@ -47,6 +63,8 @@ export interface BoardResult {
 export interface BoardRow {
   view: ServiceView;
   shown: ShownState;
+  /** Unreachable: the services it depends on that are off (kv/dependencies.ts). */
+  via: string[];
   results: BoardResult[];
   uptime: { day: number | null; month: number | null };
   /** The last check or beat (ms), or null. */
@@ -86,9 +104,16 @@ function matches(v: ServiceView, shown: ShownState, f: BoardFilter): boolean {
 /** The account's services as shown, oldest first. */
 async function shownServices(deps: Deps, account: number, now: number) {
   const windows = await listWindows(deps.kv, account);
-  const list = (await listServices(deps.kv, account)).map(({ service, beat }) => {
-    const view = serviceView(service, beat, now, windows);
-    return { service, view, shown: shownState(view) as ShownState };
+  const views = (await listServices(deps.kv, account)).map(({ service, beat }) => ({
+    service,
+    view: serviceView(service, beat, now, windows),
+  }));
+  // Off behind a service it depends on that is off: unreachable, not down.
+  const behind = unreachableVia(views.map((x) => x.view));
+  const list = views.map(({ service, view }) => {
+    const own = shownState(view) as ShownState;
+    const via = own === "off" ? behind.get(view.id) ?? [] : [];
+    return { service, view, via, shown: via.length ? "unreachable" as const : own };
   });
   return { windows, list };
 }
@@ -142,6 +167,7 @@ async function boardRow(
   s: Service,
   view: ServiceView,
   shown: ShownState,
+  via: string[],
   windows: Window[],
   gaps: [number, number][],
   now: number,
@@ -156,10 +182,33 @@ async function boardRow(
   return {
     view,
     shown,
+    via,
     results: results.slice(-BEATS),
     uptime: { day: span(now - DAY), month: span(now - 30 * DAY) },
     last: last ? Date.parse(last) : null,
   };
+}
+
+/**
+ * The names of the services `s` depends on that are off now, when it is off itself (one
+ * service's page): "unreachable (<those> off)".
+ */
+export async function parentsOff(
+  deps: Deps,
+  s: Service,
+  now: number,
+  windows: Window[],
+): Promise<string[]> {
+  const ids = s.depends_on ?? [];
+  if (!ids.length) return [];
+  const own = serviceView(s, s.kind === "webhook" ? await getBeat(deps.kv, s) : null, now, windows);
+  if (own.state !== "off") return [];
+  const parents = (await Promise.all(ids.map((id) => getService(deps.kv, s.account, id))))
+    .map((e) => e.value).filter((p): p is Service => p !== null);
+  const views = await Promise.all(
+    parents.map(async (p) => serviceView(p, await getBeat(deps.kv, p), now, windows)),
+  );
+  return views.filter((v) => v.state === "off").map((v) => v.name);
 }
 
 /** The dashboard of an account: counts, the filter's matches and one page of rows. */
@@ -175,7 +224,7 @@ export async function watchBoard(deps: Deps, account: number, f: BoardFilter): P
   const gaps = await listGaps(deps.kv, now - 30 * DAY, now);
   const rows = await Promise.all(
     found.slice((page - 1) * BOARD_PAGE, page * BOARD_PAGE)
-      .map((x) => boardRow(deps, x.service, x.view, x.shown, windows, gaps, now)),
+      .map((x) => boardRow(deps, x.service, x.view, x.shown, x.via, windows, gaps, now)),
   );
   const sorted = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => !!x))].sort();
   return {

@@ -10,6 +10,8 @@ import {
   getService,
   graceMinutes,
   hcHeartbeat,
+  listServiceEntries,
+  listServices,
   MAX_SERVICES,
   patchService,
   periodFields,
@@ -21,6 +23,7 @@ import {
   spanText,
 } from "./services.ts";
 import { recordResult } from "./service_results.ts";
+import { checkDependencies } from "./dependencies.ts";
 import { listWindows } from "./maintenance.ts";
 import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -54,6 +57,8 @@ export interface NewServiceInput {
   grace?: number;
   /** Absent: the account's channels ticked "use for new services". */
   channels?: number[];
+  /** Services of the account it depends on (kv/dependencies.ts). */
+  depends_on?: number[];
   remind?: number | null;
   /** Heartbeats: seconds a run (start to success) takes at least; null: no minimum. */
   min_duration?: number | null;
@@ -291,6 +296,9 @@ export async function addService(
   const chans = input.channels === undefined
     ? await defaultChannels(deps.kv, me.id)
     : await validChannels(deps, me.id, input.channels);
+  const parents = input.depends_on?.length
+    ? checkDependencies(await serviceNodes(deps, me.id), null, input.depends_on)
+    : [];
   if (input.schedule == null) scheduleParts(input.tz, input.grace);
   const exact = exactTiming(target.kind, input.schedule != null, input);
   const sched = input.schedule != null
@@ -334,6 +342,7 @@ export async function addService(
     remind: input.remind ?? null,
     schedule: sched,
     channels: chans,
+    ...(parents.length ? { depends_on: parents } : {}),
     ...(target.kind === "webhook" ? { min_duration: minDuration } : {}),
     tags: uniqueTags(input.tags ?? []),
     ...(exact.interval_grace != null
@@ -367,6 +376,13 @@ export async function checkServiceNow(deps: Deps, me: Account, id: number): Prom
   return serviceView(saved, null, deps.clock.now(), await listWindows(deps.kv, me.id));
 }
 
+/** The account's service entries, read to be checked in a change's atomic. */
+const serviceEntriesOf = (deps: Deps, account: number) => listServiceEntries(deps.kv, account);
+
+/** The account's services as the dependency rules read them. */
+const serviceNodes = async (deps: Deps, account: number) =>
+  (await listServices(deps.kv, account)).map((x) => x.service);
+
 /** Changes a service: its channels must be the account's, a schedule only a heartbeat's. */
 export async function editService(
   deps: Deps,
@@ -387,6 +403,15 @@ export async function editService(
     ...rest
   } = body;
   const patch: ServicePatch = rest;
+  // The services read for the cycle check are checked in the change's atomic: two changes
+  // made at once cannot close a cycle between them.
+  let guard: Deno.KvEntryMaybe<unknown>[] = [];
+  if (patch.depends_on !== undefined) {
+    const nodes = await serviceEntriesOf(deps, me.id);
+    if (!nodes.some((e) => e.value.id === id)) notFound("no such service");
+    patch.depends_on = checkDependencies(nodes.map((e) => e.value), id, patch.depends_on);
+    guard = nodes;
+  }
   if (patch.slug !== undefined || patch.methods !== undefined) {
     const cur = (await getService(deps.kv, me.id, id)).value;
     if (!cur) notFound("no such service");
@@ -431,7 +456,7 @@ export async function editService(
     if (!cur) notFound("no such service");
     runOptions({ ...cur, ...patch } as Service, patch.paused);
   }
-  const s = await patchService(deps, me.id, id, patch);
+  const s = await patchService(deps, me.id, id, patch, deps.clock.now(), guard);
   if (!s) notFound("no such service");
   const windows = await listWindows(deps.kv, me.id);
   return serviceView(s, await getBeat(deps.kv, s), deps.clock.now(), windows);

@@ -95,6 +95,8 @@ export interface Service {
   badge?: string;
   /** Alert channels (kv/channels.ts ids) alerted besides mail. */
   channels?: number[];
+  /** Services of the account it depends on (kv/dependencies.ts): its outage may be theirs. */
+  depends_on?: number[];
   /** Heartbeats: a cron schedule instead of the fixed interval (null/absent: the interval). */
   schedule?: Schedule | null;
   /**
@@ -509,6 +511,7 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number, window
     period_seconds: hb && !s.schedule ? Math.round(periodMs(s) / 1000) : null,
     grace_seconds: hb ? Math.round(graceMs(s) / 1000) : null,
     channels: s.channels ?? [],
+    depends_on: s.depends_on ?? [],
     remind: s.remind ?? null,
     min_duration: s.min_duration ?? null,
     paused: s.paused_at != null,

@@ -198,6 +198,16 @@ export async function getBeat(kv: Deno.Kv, s: Service): Promise<Pulse | null> {
 }
 
 /** The account's services, oldest first, with their heartbeat signals. */
+/** The account's service entries (with their versionstamps, to check in an atomic). */
+export async function listServiceEntries(
+  kv: Deno.Kv,
+  account: number,
+): Promise<Deno.KvEntry<Service>[]> {
+  const out: Deno.KvEntry<Service>[] = [];
+  for await (const e of serviceEntries(kv, account)) out.push(e);
+  return out;
+}
+
 export async function listServices(
   kv: Deno.Kv,
   account: number,
@@ -233,6 +243,7 @@ export interface NewService {
   threshold?: number;
   schedule?: Schedule | null;
   channels?: number[];
+  depends_on?: number[];
   remind?: number | null;
   min_duration?: number | null;
   /** Heartbeats: a Healthchecks UUID to keep (an import); absent: a new one. */
@@ -409,6 +420,7 @@ export interface ServicePatch {
   threshold?: number;
   schedule?: Schedule | null;
   channels?: number[];
+  depends_on?: number[];
   remind?: number | null;
   min_duration?: number | null;
   interval_grace?: number | null;
@@ -441,15 +453,23 @@ function pauseInto(op: Atomic, old: Service, s: Service, paused: boolean, now: n
   }
 }
 
+/**
+ * Changes a service. `guard`: entries the change was decided on (the account's services a
+ * dependency change read), checked in its atomic; a change among them fails it.
+ */
 export async function patchService(
   deps: Deps,
   account: number,
   id: number,
   patch: ServicePatch,
   now = deps.clock.now(),
+  guard: Deno.KvEntryMaybe<unknown>[] = [],
 ): Promise<Service | null> {
   const { kv } = deps;
+  let attempt = 0;
   const out = await transact(async () => {
+    // A retry means the guarded entries changed: the caller decides again on fresh reads.
+    if (attempt++ > 0 && guard.length) conflict("the services changed meanwhile; try again");
     const entry = await getService(kv, account, id);
     if (!entry.value) return { op: null, result: null };
     const old = entry.value;
@@ -457,7 +477,9 @@ export async function patchService(
     const s: Service = { ...old, ...fields };
     if (methods === "POST") s.methods = "POST";
     else if (methods === "") delete s.methods;
+    if (s.depends_on?.length === 0) delete s.depends_on;
     const op = atomic(kv).check(entry);
+    for (const g of guard) if (g.key[2] !== id) op.check(g);
     if (paused !== undefined && paused !== (old.paused_at != null)) {
       pauseInto(op, old, s, paused, now);
     } else if (
@@ -664,8 +686,19 @@ export async function deleteService(deps: Deps, account: number, id: number): Pr
   if (done) {
     await eraseHistory(kv, account, id);
     await eraseEvents(kv, account, id);
+    await dropDependency(deps, account, id);
   }
   return done;
+}
+
+/** Takes a removed service off the dependencies of every service that named it. */
+async function dropDependency(deps: Deps, account: number, id: number): Promise<void> {
+  for (const { service } of await listServices(deps.kv, account)) {
+    if (!service.depends_on?.includes(id)) continue;
+    await patchService(deps, account, service.id, {
+      depends_on: service.depends_on.filter((p) => p !== id),
+    });
+  }
 }
 
 /**

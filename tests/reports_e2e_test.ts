@@ -3,7 +3,8 @@
  * last month's history of two services into the server's KV file (as another process on the
  * same file would), plans a maintenance window in it through the API, and reads the report as
  * JSON, as the page a person prints and as CSV: every figure is the one the written history
- * gives by the rule the report states (maintenance left out, the rest up or down).
+ * gives by the rule the report states (maintenance left out, the NAS's time off while the
+ * router it depends on was off counted apart as unreachable, the rest up or down).
  */
 import assert from "node:assert/strict";
 import { atomic, commit, openKv } from "../kv/_atomic.ts";
@@ -35,6 +36,7 @@ Deno.test({
       name: "NAS",
       check: "webhook:",
       interval: 60,
+      depends_on: [router.id],
     })).item;
     const month = previousMonth(Date.now());
     const [from, to] = monthRange(month)!;
@@ -74,12 +76,17 @@ Deno.test({
     assert.match(r.rule, /maintenance window is left out/);
     const row = (name: string) => r.services.find((s: { name: string }) => s.name === name);
     const nasRow = row("NAS");
+    // Maintenance left out; the hour the router was off too is unreachable, not its own.
     assert.equal(nasRow.maintenance_s, 2 * 3600);
-    assert.equal(nasRow.down_s, 2 * 3600 + 90 * 60);
-    assert.equal(nasRow.up_s, total - 2 * 3600 - nasRow.down_s);
+    assert.equal(nasRow.unreachable_s, 3600);
+    assert.equal(nasRow.down_s, 2 * 3600 + 30 * 60);
+    assert.equal(nasRow.up_s, total - 2 * 3600 - 3600 - nasRow.down_s);
+    assert.deepEqual(nasRow.depends_on, ["LAN router"]);
     assert.equal(nasRow.outages.length, 2);
     assert.equal(nasRow.outages[0].duration_s, 4 * 3600);
     assert.equal(nasRow.outages[0].down_s, 2 * 3600);
+    assert.equal(nasRow.outages[1].duration_s, 90 * 60);
+    assert.equal(nasRow.outages[1].down_s, 30 * 60);
     assert.equal(nasRow.longest_outage_s, 2 * 3600);
     const nasUptime = nasRow.up_s / (nasRow.up_s + nasRow.down_s);
     assert.equal(nasRow.uptime, nasUptime);
@@ -98,7 +105,8 @@ Deno.test({
     const pct = `${(Math.floor(nasUptime * 100_000) / 1000).toFixed(3).replace(/\.?0+$/, "")} %`;
     assert.ok(html.includes(pct), `the NAS's uptime ${pct} on the page`);
     assert.match(html, /Outages of <bdi>NAS<\/bdi>|Outages of NAS/);
-    assert.match(html, /3 h 30 min/, "the NAS's downtime");
+    assert.match(html, /2 h 30 min/, "the NAS's downtime");
+    assert.match(html, /depends on <bdi>LAN router<\/bdi>/);
     assert.match(html, /@media print|site\.css/);
 
     // The CSV: one line per service, then the outages.
@@ -112,8 +120,12 @@ Deno.test({
     const cell = (name: string) => nasLine[head.indexOf(name)];
     assert.equal(Number(cell("down_s")), nasRow.down_s);
     assert.equal(Number(cell("maintenance_s")), 2 * 3600);
+    assert.equal(Number(cell("unreachable_s")), 3600);
     assert.equal(Number(cell("outages")), 2);
     assert.equal(cell("uptime_percent"), (Math.floor(nasUptime * 1_000_000) / 10_000).toFixed(4));
-    assert.ok(lines.some((l) => l.startsWith("NAS,") && l.endsWith(",maintenance") === false));
+    const outageLines = lines.filter((l) => /^NAS,\d{4}-/.test(l));
+    assert.equal(outageLines.length, 2);
+    assert.match(outageLines[0], /,14400,7200,$/);
+    assert.match(outageLines[1], /,5400,1800,$/);
   },
 });

@@ -7,6 +7,7 @@ export const STATE_TEXT: Record<string, string> = {
   ok: "Up",
   warn: "Warning",
   off: "Down",
+  unreachable: "Unreachable",
   wait: "Waiting",
   maintenance: "Maintenance",
   paused: "Paused",
@@ -22,6 +23,7 @@ const ICONS: Record<string, string> = {
   maintenance: "M10.5 2.5a3 3 0 0 0-3.6 3.9L2.5 10.8l2.7 2.7 4.4-4.4a3 3 0 0 0 3.9-3.6l-2 2-2-2z",
   paused: "M5.5 3v10M10.5 3v10",
   nodata: "M3 8h10",
+  unreachable: "M6.5 9.5l-2 2a2 2 0 0 1-3-3l2-2M9.5 6.5l2-2a2 2 0 0 1 3 3l-2 2M6 4V2M10 14v-2",
 };
 
 export function StateIcon(props: { state: string }) {

@@ -8,7 +8,8 @@
  */
 import type { Child } from "hono/jsx";
 import { z } from "zod";
-import { boardVersion } from "../kv/dashboard.ts";
+import { boardVersion, parentsOff } from "../kv/dashboard.ts";
+import { unreachableWords } from "../kv/dependencies.ts";
 import { isOwner } from "../kv/accounts.ts";
 import {
   deleteService,
@@ -76,6 +77,7 @@ const LABELS = {
   remind: "Remind while off",
   min_duration: "Shortest run (seconds)",
   tags: "Tags",
+  depends_on: "Depends on",
 };
 
 const REMIND_OPTIONS: [string, string][] = [
@@ -698,7 +700,35 @@ const serviceValues = (s: ServiceView) =>
     grace: s.schedule === null || s.grace === null ? "" : String(s.grace),
     min_duration: s.min_duration === null ? "" : String(s.min_duration),
     tags: s.tags.join(" "),
+    ...Object.fromEntries(s.depends_on.map((id) => [`d-${id}`, "on"])),
   });
+
+/**
+ * The services this one depends on, one checkbox each (the other services of the account):
+ * while one of them is off, this one's off alerts fold into its and it reads unreachable.
+ */
+function DependsFields(props: { view: FormView; others: { id: number; name: string }[] }) {
+  const { view, others } = props;
+  const F = fields(view, LABELS);
+  const error = view.errors.depends_on;
+  return (
+    <fieldset
+      id="f-depends_on"
+      aria-describedby={error ? "f-depends_on-error" : "f-depends_on-hint"}
+    >
+      <legend>{LABELS.depends_on}</legend>
+      <p class="hint" id="f-depends_on-hint">
+        While a service it depends on is off (the LAN router for the NAS), this one's own off alert
+        waits and goes into that one's, and it reads unreachable rather than down.
+      </p>
+      {error ? <p class="error" id="f-depends_on-error">{error}</p> : null}
+      <input type="hidden" name="had_depends" value="1" />
+      {others.length
+        ? others.map((o) => <F.Checkbox name={`d-${o.id}`} label={o.name} />)
+        : <p>No other services yet.</p>}
+    </fieldset>
+  );
+}
 
 /** A term and its description, shown only when there is something to say. */
 const Fact = ({ term, value }: { term: string; value: unknown }) =>
@@ -712,12 +742,13 @@ const Fact = ({ term, value }: { term: string; value: unknown }) =>
     : null;
 
 /** What the service is and how it is doing. */
-function ServiceFacts({ s, now }: { s: ServiceView; now: number }) {
+function ServiceFacts({ s, now, via }: { s: ServiceView; now: number; via: string[] }) {
   return (
     <dl class="facts">
       <dt>State</dt>
       <dd>
-        <StateBadge state={shownState(s)} />
+        <StateBadge state={via.length ? "unreachable" : shownState(s)} />
+        {via.length ? <U>{` ${unreachableWords(via)}`}</U> : null}
       </dd>
       <Fact
         term="Last result"
@@ -827,6 +858,9 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
   const s = serviceView(found, await getBeat(deps.kv, found), now, windows);
   const v = view ?? serviceValues(s);
   const range = RangeQuery.parse(c.req.query("range"));
+  const all = (await listServices(deps.kv, me.id)).map((x) => x.service);
+  const others = all.filter((x) => x.id !== s.id).map((x) => ({ id: x.id, name: x.name }));
+  const via = await parentsOff(deps, found, now, windows);
   return (
     <>
       <MeNav here="/me/services" viewer={me} />
@@ -848,7 +882,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
         data-version={await boardVersion(deps, me.id, s.id)}
       >
         <div id="service-now" data-live-part="">
-          <ServiceFacts s={s} now={now} />
+          <ServiceFacts s={s} now={now} via={via} />
           {await watchSection(deps, found, s, range)}
         </div>
       </div>
@@ -871,6 +905,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
         <form method="post" action={`/me/services/${s.id}`} novalidate>
           <ErrorSummary view={v} labels={LABELS} />
           <CommonFields view={v} kind={s.kind} />
+          <DependsFields view={v} others={others} />
           {s.schedule ? <input type="hidden" name="had_schedule" value="1" /> : null}
           {s.min_duration !== null ? <input type="hidden" name="had_min" value="1" /> : null}
           <button type="submit">Save changes</button>
@@ -910,6 +945,10 @@ async function getMeServicesId(deps: Deps, c: WebCtx) {
   });
 }
 
+/** The ticked services of the dependency fieldset (`d-<id>`). */
+const dependsInput = (f: Record<string, string>) =>
+  Object.keys(f).filter((k) => /^d-\d+$/.test(k) && f[k] === "on").map((k) => Number(k.slice(2)));
+
 async function postMeServicesId(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   const id = serviceId(c);
@@ -918,7 +957,10 @@ async function postMeServicesId(deps: Deps, c: WebCtx) {
     also: fieldProblems,
     fieldOf: tagsField,
     input: (f) => {
-      const common = commonInput(f);
+      const common = {
+        ...commonInput(f),
+        ...(f.had_depends === "1" ? { depends_on: dependsInput(f) } : {}),
+      };
       if (given(f.schedule) !== undefined) return common;
       // An emptied schedule field goes back to the interval; the time zone and grace shown
       // with the schedule the service had go with it.

@@ -21,6 +21,7 @@ import { beatBar, percentText, sparkline } from "../lib/svg.ts";
 import { U } from "./_layout.tsx";
 import { Ago, when } from "./_me.tsx";
 import { NobodyTold, STATE_TEXT, StateBadge } from "./_state.tsx";
+import { unreachableWords } from "../kv/dependencies.ts";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
 import { liveAnswer } from "./_live.ts";
 
@@ -66,6 +67,13 @@ function Row({ row, now }: { row: BoardRow; now: number }) {
             <U>{v.name}</U>
           </a>
         </h2>
+        {row.via.length
+          ? (
+            <p class="meta">
+              <U>{unreachableWords(row.via)}</U>
+            </p>
+          )
+          : null}
         <p class="meta">
           {KIND_WORDS[v.kind] ?? v.kind} · <U>{v.group}</U>
           {v.place
@@ -124,6 +132,7 @@ const STATE_FILTER_WORDS: Record<string, string> = {
   ok: "Up",
   warn: "Warning",
   off: "Down",
+  unreachable: "Unreachable",
   wait: "Waiting",
   maintenance: "Maintenance",
   paused: "Paused",

@@ -1,0 +1,85 @@
+import { invalid } from "../lib/errors.ts";
+import type { Service } from "./service_state.ts";
+
+/**
+ * Dependencies between an account's services ("the NAS depends on the LAN router"): the rules
+ * of choosing them (the account's own services, at most MAX_DEPENDS, never a cycle), and what
+ * they do to what is shown: a service that is off while a service it depends on is off reads
+ * "unreachable (<parent> off)", not down, and its downtime is counted apart (lib/report.ts).
+ * Holds no keys: the ids live on the record (`depends_on`), written by kv/services.ts.
+ */
+
+export const MAX_DEPENDS = 10;
+
+type Node = Pick<Service, "id" | "name"> & { depends_on?: number[] };
+
+/**
+ * Checks the services `id` (null: a new one, which nothing depends on yet) would depend on,
+ * among the account's `all`; answers them without repeats, or refuses in a plain sentence
+ * naming `depends_on`.
+ */
+export function checkDependencies(all: Node[], id: number | null, wanted: number[]): number[] {
+  const ids = [...new Set(wanted)];
+  if (ids.length > MAX_DEPENDS) {
+    invalid(`depends_on: at most ${MAX_DEPENDS} services`, "depends_on");
+  }
+  const byId = new Map(all.map((s) => [s.id, s]));
+  for (const p of ids) {
+    if (p === id) invalid("depends_on: a service cannot depend on itself", "depends_on");
+    if (!byId.has(p)) invalid(`depends_on: ${p} is not one of your services`, "depends_on");
+  }
+  if (id === null) return ids;
+  // A cycle: `id` reachable again from one of the services it would depend on.
+  const self = byId.get(id)?.name ?? "this service";
+  for (const p of ids) {
+    const path = pathTo(byId, p, id);
+    if (path) {
+      const through = path.slice(1, -1).map((x) => `"${x}"`);
+      invalid(
+        `depends_on: "${byId.get(p)!.name}" already depends on "${self}"` +
+          (through.length ? ` (through ${through.join(", ")})` : "") +
+          ", and a service cannot depend on itself, even through others",
+        "depends_on",
+      );
+    }
+  }
+  return ids;
+}
+
+/** The names from `from` to `to` along dependencies, or null when `to` is not reached. */
+function pathTo(byId: Map<number, Node>, from: number, to: number): string[] | null {
+  const seen = new Set<number>();
+  const walk = (at: number): string[] | null => {
+    if (seen.has(at)) return null;
+    seen.add(at);
+    const node = byId.get(at);
+    if (!node) return null;
+    for (const next of node.depends_on ?? []) {
+      if (next === to) return [node.name, byId.get(to)?.name ?? ""];
+      const rest = walk(next);
+      if (rest) return [node.name, ...rest];
+    }
+    return null;
+  };
+  return walk(from);
+}
+
+/**
+ * For each service that is off while one it depends on is off: the names of those parents.
+ * `states` holds each service's state as judged now (its view's).
+ */
+export function unreachableVia(
+  list: (Node & { state: string })[],
+): Map<number, string[]> {
+  const byId = new Map(list.map((s) => [s.id, s]));
+  const out = new Map<number, string[]>();
+  for (const s of list) {
+    if (s.state !== "off") continue;
+    const off = (s.depends_on ?? []).map((p) => byId.get(p)).filter((p) => p?.state === "off");
+    if (off.length) out.set(s.id, off.map((p) => p!.name));
+  }
+  return out;
+}
+
+/** "unreachable (LAN router off)": what a service behind an off parent reads. */
+export const unreachableWords = (parents: string[]) => `unreachable (${parents.join(", ")} off)`;
