@@ -154,6 +154,14 @@ function AskForm({ view, options }: { view: FormView; options: [string, string][
   );
 }
 
+/** " (depends on LAN router)" after a service's name. */
+const DependsOn = ({ names }: { names: string[] }) => (
+  <span class="hint">
+    {` (depends on `}
+    <U>{names.join(", ")}</U>)
+  </span>
+);
+
 const sec = (s: number) => (s > 0 ? durationText(s) : "none");
 
 function ReportPart({ r }: { r: Report }) {
@@ -210,13 +218,7 @@ function ReportPart({ r }: { r: Report }) {
                 <tr>
                   <th scope="row" data-label="Service">
                     <U>{x.name}</U>
-                    {x.depends_on.length
-                      ? (
-                        <span class="hint">
-                          {" "}(depends on <U>{x.depends_on.join(", ")}</U>)
-                        </span>
-                      )
-                      : null}
+                    {x.depends_on.length ? <DependsOn names={x.depends_on} /> : null}
                   </th>
                   <td data-label="Uptime">{uptimeText(x.uptime)}</td>
                   <td data-label="Down">{sec(x.down_s)}</td>
