@@ -23,6 +23,7 @@ import { RULES } from "../kv/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../http/errors.ts";
+import { LEARNING_SHAPE } from "../lib/learning.ts";
 import { body, createRoute, type Ctx, errors, idParam, json, router } from "../http/router.ts";
 import { actorRef, guarded, optionalToken } from "../http/guards.ts";
 
@@ -49,6 +50,9 @@ export const ModuleSchema = z.object({
   contributors: z.array(Contributor),
   points: z.number().int(),
   published: z.boolean(),
+  ...LEARNING_SHAPE,
+  licence_url: z.string().nullable()
+    .meta({ description: "the licence's Creative Commons deed; null: none stated or not open" }),
 }).meta({ id: "Module" });
 
 const slugParam = z.string().regex(SLUG_RE).meta({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LEARNING_SHAPE } from "../lib/learning.ts";
 import { ProposalBody, ProposalPatch } from "../http/catalogue_inputs.ts";
 import { createMiddleware } from "hono/factory";
 import { isTeam } from "../kv/accounts.ts";
@@ -51,6 +52,9 @@ const ProposalItem = z.object({
   summary: z.string(),
   files: z.array(z.object({ label: z.string(), url: z.string() })),
   attribution: z.string(),
+  who: z.string(),
+  ...LEARNING_SHAPE,
+  licence_url: z.string().nullable(),
   created: z.string(),
   updated: z.string(),
   confirmed: z.string().nullable(),

@@ -6,6 +6,7 @@ import { emailSchema } from "../lib/email.ts";
 import { ChainSchema, MAX_RECORDS, RecordSchema } from "../lib/record_chain.ts";
 import { honeypotField } from "./guards.ts";
 import { chars, multiLine, oneLine } from "./text.ts";
+import { LEARNING_SHAPE } from "../lib/learning.ts";
 
 /**
  * The request schemas of the catalogue's forms, validated by the API's routes
@@ -19,6 +20,11 @@ const httpsUrl = z.string().trim().max(500).refine((v) => {
   const u = new URL(v);
   return u.protocol === "https:" && !u.username && !u.password;
 }, { message: "must be an https:// link without credentials" });
+
+/** The metadata fields, each optional (left out: unchanged, or nothing stated). */
+export const learningPatch = Object.fromEntries(
+  Object.entries(LEARNING_SHAPE).map(([k, v]) => [k, v.optional()]),
+) as { [K in keyof typeof LEARNING_SHAPE]: z.ZodOptional<(typeof LEARNING_SHAPE)[K]> };
 
 export const ProposalBody = z.object({
   name: oneLine(120).min(2),
@@ -34,6 +40,9 @@ export const ProposalBody = z.object({
     url: httpsUrl,
   })).max(10).nullish().transform((v) => v ?? []),
   attribution: z.enum(["keep", "remove"]).nullish().transform((v) => v ?? "keep"),
+  who: oneLine(LIMITS.who).nullish().transform((v) => v ?? "")
+    .meta({ description: "who the module is for, in words (the module's `who`)" }),
+  ...learningPatch,
   website: honeypotField,
 }).meta({ id: "ProposalForm" });
 
@@ -88,4 +97,5 @@ export const ModulePatch = z.object({
     .meta({ description: "empty string (or null) clears" }),
   facts: FactsSchema.optional().meta({ description: "[label, value] pairs" }),
   gets: GetsSchema.optional().meta({ description: "lines of text" }),
+  ...learningPatch,
 }).meta({ id: "ModulePatch" });

@@ -16,6 +16,7 @@ import {
 } from "./modules.ts";
 import { candidates, matchesAll } from "./search_index.ts";
 import { type Atomic } from "./_atomic.ts";
+import { type Learning, learningOf } from "../lib/learning.ts";
 
 /**
  * What other areas need from the catalogue: search and public profiles (accounts) and
@@ -96,6 +97,8 @@ export interface PublishInput {
   contributors: number[];
   /** The proposal this module was published from. */
   proposal: number;
+  /** Its licence and educational metadata, as the proposal stated them. */
+  learning?: Partial<Learning>;
 }
 
 /** True when no module (published or not) has this slug. */
@@ -134,6 +137,7 @@ export async function publishModule(
       facts: cleanFacts(input.facts).slice(0, LIMITS.facts)
         .map(([l, v]) => [l.slice(0, LIMITS.factLabel), v.slice(0, LIMITS.factValue)]),
       gets: cleanGets(input.gets).slice(0, LIMITS.gets).map((g) => g.slice(0, LIMITS.getsLine)),
+      ...learningOf(input.learning ?? {}),
     },
     input.contributors,
     true,

@@ -1,5 +1,12 @@
 import { z } from "zod";
 import { canonicalEmail } from "../lib/email.ts";
+import {
+  type Learning,
+  LEARNING_SHAPE,
+  learningOf,
+  learningProblem,
+  noLearning,
+} from "../lib/learning.ts";
 import { findAccountByEmail, getAccounts } from "./accounts.ts";
 import { catalogueChanged, type DocDeps } from "./catalogue_doc.ts";
 import {
@@ -16,7 +23,10 @@ import {
 /**
  * The owner's import and export of the catalogue (CONTRACT.md: `deno task catalogue`):
  *   {"modules": [{slug, title, who, lede, about, note, meta, state, track, area, by, facts,
- *                 gets, published, contributors: [<address>, ...]}]}
+ *                 gets, published, contributors: [<address>, ...], licence, audience, level,
+ *                 subject, language, type, accessibility, age_min, age_max, duration,
+ *                 group_min, group_max}]}
+ * (the metadata fields added to CONTRACT.md's form; docs/catalogue-file.md)
  * The whole file is checked first (fields, duplicate slugs, every contributor address
  * belongs to an account); any fault changes nothing. Then each module is written in its own
  * atomic (created, or updated in place when its slug exists), with its trail lines.
@@ -46,6 +56,15 @@ const FileModule = z.object({
     .refine((g) => g.length <= LIMITS.gets, { message: `at most ${LIMITS.gets} lines` }),
   published: z.boolean().default(false),
   contributors: z.array(z.string()).max(50).default([]),
+  // Licence and metadata: a field left out is "not stated" (a licence is never assumed).
+  ...Object.fromEntries(
+    Object.entries(LEARNING_SHAPE).map((
+      [k, v],
+    ) => [k, (v as z.ZodType).default(noLearning()[k as keyof Learning] as never)]),
+  ) as { [K in keyof typeof LEARNING_SHAPE]: z.ZodDefault<(typeof LEARNING_SHAPE)[K]> },
+}).superRefine((m, ctx) => {
+  const problem = learningProblem(learningOf(m));
+  if (problem) ctx.addIssue({ code: "custom", path: [problem.field], message: problem.message });
 });
 
 export const CatalogueFile = z.object({ modules: z.array(FileModule).max(20_000) });
@@ -128,6 +147,7 @@ export async function exportCatalogue(kv: Deno.Kv) {
       by: m.by,
       facts: m.facts,
       gets: m.gets,
+      ...learningOf(m),
       published: m.published,
       contributors: m.contributors.flatMap((id) => emails.has(id) ? [emails.get(id)!] : []),
     })),

@@ -1,6 +1,7 @@
 import { findAccountByEmail } from "./accounts.ts";
 import { isSlugFree, type PublishInput } from "./catalogue_api.ts";
 import type { Proposal } from "./proposals.ts";
+import { learningOf } from "../lib/learning.ts";
 
 /**
  * The publication gate: checks a proposal must pass before the owner may publish it. Each
@@ -116,7 +117,7 @@ export function publishInputOf(p: Proposal, accountId: number): PublishInput {
   return {
     slug: slugFor(p),
     title: p.title.trim(),
-    who: "",
+    who: p.who ?? "",
     lede: ledeOf(p.summary),
     about: p.summary.trim(),
     area: p.area,
@@ -129,5 +130,6 @@ export function publishInputOf(p: Proposal, accountId: number): PublishInput {
     gets: [],
     contributors: [accountId],
     proposal: p.id,
+    learning: learningOf(p.learning ?? {}),
   };
 }

@@ -25,7 +25,14 @@ export const MIGRATIONS: Migration[] = [
   { name: "heartbeats get a Healthchecks UUID", run: heartbeatCodes },
   { name: "heartbeats: a UUID and a slug as Healthchecks checks", run: heartbeatCodes },
   { name: "heartbeats: the UUID's hook entry is its one index", run: dropUuidIndex },
+  { name: "modules: a licence (not stated) and educational metadata", run: giveLearning },
 ];
+
+/** Gives every module the metadata fields, nothing stated (kv/modules.ts `giveLearning`). */
+async function giveLearning(kv: Deno.Kv): Promise<void> {
+  const { giveLearning } = await import("./modules.ts");
+  await giveLearning(kv);
+}
 
 /** Gives every heartbeat a UUID, a slug and the UUID's hook entry (kv/services.ts `giveCodes`). */
 async function heartbeatCodes(kv: Deno.Kv): Promise<void> {

@@ -5,6 +5,14 @@ import { invalid, notFound } from "../lib/errors.ts";
 import { indexChange } from "./search_index.ts";
 import { trailAppend, type TrailEntry } from "./trail.ts";
 import { getManyValues } from "./_batch.ts";
+import {
+  labelOf,
+  type Learning,
+  LEARNING_FIELDS,
+  learningOf,
+  learningProblem,
+  licenceOf,
+} from "../lib/learning.ts";
 
 /**
  * Modules of the catalogue, addressed by slug. Key layout:
@@ -42,7 +50,9 @@ export const LIMITS = {
 /** Slugs: lower-case letters, digits and inner hyphens, at most 80 characters. */
 export const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$/;
 
-export interface Module {
+/** A module: its texts, and its educational metadata (lib/learning.ts; migration 7 gave the
+ * modules from before it "nothing stated", licence null included). */
+export interface Module extends Learning {
   slug: string;
   title: string;
   who: string;
@@ -79,6 +89,7 @@ export const EDITABLE = [
   "meta",
   "facts",
   "gets",
+  ...LEARNING_FIELDS,
 ] as const;
 export type Editable = typeof EDITABLE[number];
 export type ModulePatch = Partial<Pick<Module, Editable>>;
@@ -101,6 +112,23 @@ export function cleanGets(gets: readonly string[]): string[] {
 
 /** The text the search index holds for a module: null when it is not published. */
 export function searchText(m: Module | null): string | null {
+  if (!m || !m.published) return null;
+  return [
+    m.title,
+    m.lede,
+    m.about,
+    m.who,
+    m.by,
+    m.track,
+    m.area,
+    ...m.facts.flat(),
+    ...m.gets,
+    ...m.subject.map((s) => labelOf("subject", s)),
+  ].join("\n");
+}
+
+/** The search text of a module before its metadata was searched (migration 7 moves the index). */
+export function searchTextBefore(m: Module | null): string | null {
   if (!m || !m.published) return null;
   return [m.title, m.lede, m.about, m.who, m.by].join("\n");
 }
@@ -190,6 +218,8 @@ export function moduleView(m: Module, names: Map<number, string>, points: number
     contributors: contributorsView(m, names),
     points,
     published: m.published,
+    ...learningOf(m),
+    licence_url: licenceOf(m.licence)?.url ?? null,
   };
 }
 
@@ -226,6 +256,8 @@ export async function patchModule(
     const entry = await getModule(kv, slug);
     if (!entry.value) return { op: null, result: { ok: false, reason: "missing" } };
     const { next, changed } = applyPatch(entry.value, patch);
+    const problem = learningProblem(next);
+    if (problem) invalid(problem.message, problem.field);
     if (changed.length === 0) {
       return { op: null, result: { ok: true, module: entry.value, changed } };
     }
@@ -307,10 +339,18 @@ export async function changeContributor(
 }
 
 /** Every field of a module that the owner's import or a publication sets. */
-export type ModuleInput = Omit<
-  Module,
-  "contributors" | "published" | "published_at" | "proposal" | "created" | "updated"
->;
+export type ModuleInput =
+  & Omit<
+    Module,
+    | "contributors"
+    | "published"
+    | "published_at"
+    | "proposal"
+    | "created"
+    | "updated"
+    | keyof Learning
+  >
+  & Partial<Learning>;
 
 /**
  * Creates a module or overwrites an existing one (import and publication): content,
@@ -329,6 +369,7 @@ export async function putModule(
     const old = entry.value;
     const base: Module = old && opts.keepContent ? old : {
       ...input,
+      ...learningOf(input),
       contributors: [],
       published: false,
       published_at: null,
@@ -429,4 +470,23 @@ export async function setModuleField(
 /** Drops a stale contributor index key (the module no longer names the account). */
 export async function dropContributorIndex(kv: Deno.Kv, account: number, slug: string) {
   await commit(atomic(kv).delete(["modules_by_account", account, slug]));
+}
+
+/**
+ * Migration step (kv/migrations.ts): every module gets the metadata fields, nothing stated
+ * (licence null: "licence not stated", never a licence it was not given), and its search
+ * entries move from the old text (title, lede, about, who, by) to `searchText`.
+ */
+export async function giveLearning(kv: Deno.Kv): Promise<void> {
+  for await (const e of eachModule(kv)) {
+    await transact(async () => {
+      const entry = await getModule(kv, e.key[1] as string);
+      const m = entry.value as Module | null;
+      if (!m || m.licence !== undefined) return { op: null, result: 0 };
+      const next: Module = { ...m, ...learningOf(m) };
+      const op = atomic(kv).check(entry).set(entry.key, next);
+      indexChange(op, "module", m.slug, searchTextBefore(m), searchText(next));
+      return { op, result: 0 };
+    });
+  }
 }

@@ -1,4 +1,5 @@
 import type { Deps } from "../lib/deps.ts";
+import { type Learning, learningOf, learningProblem } from "../lib/learning.ts";
 import { conflict, forbidden, invalid, notFound } from "../lib/errors.ts";
 import { originSubject } from "../lib/ip.ts";
 import {
@@ -43,7 +44,7 @@ import { RULES, spendUse } from "./rate_limit.ts";
 
 export const MIN_REASON = 3;
 
-export interface ProposalForm extends ProposalInput {
+export interface ProposalForm extends Omit<ProposalInput, "learning">, Partial<Learning> {
   trail: string;
   records?: ChainRecord[] | null;
   chain?: Chain | null;
@@ -63,6 +64,9 @@ export async function submitProposal(
 ): Promise<Proposal> {
   const records = form.records ?? [];
   const chain = form.chain ?? null;
+  const learning = learningOf(form);
+  const problem = learningProblem(learning);
+  if (problem) invalid(problem.message, problem.field);
   if (JSON.stringify([records, chain]).length > MAX_RECORDS_JSON) {
     invalid(`records: records and chain over ${MAX_RECORDS_JSON} characters of JSON`, "records");
   }
@@ -84,6 +88,8 @@ export async function submitProposal(
       summary: form.summary,
       files: form.files,
       attribution: form.attribution,
+      who: form.who,
+      learning,
     },
     {
       trail: form.trail,

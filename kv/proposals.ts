@@ -11,6 +11,7 @@ import { addressHash } from "./links.ts";
 import { trailAppend } from "./trail.ts";
 import { proposalTeamNotice } from "../mail/proposals.ts";
 import { getManyValues } from "./_batch.ts";
+import { type Learning, learningOf, licenceOf } from "../lib/learning.ts";
 
 /**
  * Proposals of work sent through the public contribution form. Key layout:
@@ -79,6 +80,10 @@ export interface Proposal {
   summary: string;
   files: FileLink[];
   attribution: "keep" | "remove";
+  /** Who the module is for, in words; "" on proposals from before it was asked. */
+  who: string;
+  /** Licence and educational metadata (lib/learning.ts); nothing stated on older proposals. */
+  learning: Learning;
   created: number;
   updated: number;
   /** When the address was confirmed; null while received. */
@@ -103,7 +108,7 @@ export interface ProposalData {
 
 export type ProposalInput = Pick<
   Proposal,
-  "name" | "email" | "title" | "area" | "summary" | "files" | "attribution"
+  "name" | "email" | "title" | "area" | "summary" | "files" | "attribution" | "who" | "learning"
 >;
 
 const pKey = (id: number) => ["proposals", id] as const;
@@ -517,6 +522,9 @@ export function proposalView(baseUrl: string, p: Proposal, team = false) {
     summary: p.summary,
     files: p.files.map((f) => ({ ...f })),
     attribution: p.attribution,
+    who: p.who ?? "",
+    ...learningOf(p.learning ?? {}),
+    licence_url: licenceOf(p.learning?.licence ?? null)?.url ?? null,
     created: iso(p.created),
     updated: iso(p.updated),
     confirmed: isoOrNull(p.confirmed),

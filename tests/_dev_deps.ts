@@ -40,3 +40,6 @@ export async function loadOidcProvider() {
   // deno-lint-ignore no-import-prefix
   return (await import("npm:oidc-provider@^9.5.0")).default;
 }
+// JSON-LD expansion (the AMB records) and a W3C DOM parser for XML (Atom feeds, OAI-PMH).
+export { default as jsonld } from "npm:jsonld@^9.0.0";
+export { DOMParser } from "npm:@xmldom/xmldom@^0.9.12";

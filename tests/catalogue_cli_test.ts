@@ -44,6 +44,18 @@ const file = (contributors: string[], over: Record<string, unknown> = {}) => ({
     gets: ["A species chart"],
     published: true,
     contributors,
+    licence: "CC-BY-4.0",
+    audience: ["teacher"],
+    level: ["level_1"],
+    subject: ["s1001"],
+    language: ["en"],
+    type: ["lesson_plan", "worksheet"],
+    accessibility: [],
+    age_min: 8,
+    age_max: 11,
+    duration: 90,
+    group_min: null,
+    group_max: 30,
     ...over,
   }],
 });
@@ -122,6 +134,9 @@ Deno.test("catalogue import: field rules, duplicate slugs, and round trip", asyn
     [{ modules: [{ slug: "ok", title: "Fine", state: "done" }] }, /modules\[0\]\.state/],
     [{ modules: [{ slug: "ok", title: "Fine", gets: Array(9).fill("x") }] }, /gets/],
     [{ modules: [{ slug: "ok", title: "Fine" }, { slug: "ok", title: "Again" }] }, /twice/],
+    [{ modules: [{ slug: "ok", title: "Fine", licence: "CC-BY-5.0" }] }, /modules\[0\]\.licence/],
+    [{ modules: [{ slug: "ok", title: "Fine", subject: ["biology"] }] }, /modules\[0\]\.subject/],
+    [{ modules: [{ slug: "ok", title: "Fine", age_min: 12, age_max: 8 }] }, /age_max/],
   ];
   for (const [data, re] of bad) {
     await assert.rejects(importCatalogue(t.deps, data), re);
@@ -136,6 +151,13 @@ Deno.test("catalogue import: field rules, duplicate slugs, and round trip", asyn
   assert.equal((await verifyTrail(t.kv)).lines, lines);
   const pub = await t.req("GET", "/api/catalogue");
   assert.equal(pub.body.modules[0].note, null);
+  assert.equal(pub.body.modules[0].licence, "CC-BY-4.0");
+  assert.equal(pub.body.modules[0].licence_url, "https://creativecommons.org/licenses/by/4.0/");
+  // A module of a file without the metadata states none of it: no licence is assumed.
+  await importCatalogue(t.deps, { modules: [{ slug: "bare", title: "Bare module" }] });
+  const bare = (await getModule(t.kv, "bare")).value!;
+  assert.equal(bare.licence, null);
+  assert.deepEqual([bare.language, bare.subject, bare.duration], [[], [], null]);
 });
 
 Deno.test("example catalogue: every module imports with the example accounts", async () => {

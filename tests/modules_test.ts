@@ -74,6 +74,20 @@ Deno.test("modules: one module has every field; 403 for a non-contributor, 404 u
     contributors: [{ id: grete.account.id, name: "Grete Olsen" }],
     points: 0,
     published: true,
+    // Nothing stated: the licence is not assumed.
+    licence: null,
+    licence_url: null,
+    audience: [],
+    level: [],
+    subject: [],
+    language: [],
+    type: [],
+    accessibility: [],
+    age_min: null,
+    age_max: null,
+    duration: null,
+    group_min: null,
+    group_max: null,
   });
   const denied = await t.req("GET", "/api/me/modules/pond-life", { token: other.token });
   assert.equal(denied.status, 403);

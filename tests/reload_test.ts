@@ -150,6 +150,7 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
     email: p.email,
     title: p.title,
     summary: p.summary,
+    licence: "CC0-1.0",
     file_label_0: "Notes",
     file_url_0: "https://example.org/notes.pdf",
   });

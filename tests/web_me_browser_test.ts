@@ -327,6 +327,11 @@ Deno.test({
             "Summary",
             `${title}: a module of four outdoor sessions along the river, with notes.`,
           );
+          await selectByLabel(
+            page,
+            "Licence",
+            "CC BY-SA 4.0: name the author, share changes alike",
+          );
           await clickByText(page, "Send the proposal");
         }
         await openUrl(page, `${web.base}/me/work`, "Modules and proposals");

@@ -58,10 +58,15 @@ Deno.test("module page: at the module's url with every field, contributors and J
   assert.match(page.text, /Sign in to give a point/);
   const ld = page.text.match(/<script type="application\/ld\+json">([^<]*)<\/script>/)![1];
   const data = JSON.parse(ld);
-  assert.equal(data["@type"], "LearningResource");
+  assert.deepEqual(data.type, ["LearningResource"]);
   assert.equal(data.name, mod.title);
-  assert.equal(data.url, "http://test.local/modules/pond-life");
-  assert.equal(data.author[0].url, "http://test.local/people/ann-example");
+  assert.equal(data.id, "http://test.local/modules/pond-life");
+  assert.equal(data.creator[0].id, "http://test.local/people/ann-example");
+  // The track is a keyword, never an educational level (which is a KIM concept or absent).
+  assert.equal(data.educationalLevel, undefined);
+  // No licence stated: the page says so, and the record claims none.
+  assert.match(page.text, /Licence not stated/);
+  assert.equal(data.license, undefined);
   // Unpublished or unknown: the HTML not-found page.
   assert.equal((await t.req("GET", "/modules/hidden-one")).status, 404);
   assert.equal((await t.req("GET", "/modules/nope")).status, 404);
@@ -310,6 +315,7 @@ Deno.test("proposal form: files and record trail fields, errors, 303 and the sta
       email: "ann@example.com",
       title: "Bees with records",
       summary: "About bees, with their history.",
+      licence: "CC-BY-4.0",
       chain: "0".repeat(64),
     }, JSON.stringify([record])),
   );
@@ -331,6 +337,7 @@ Deno.test("proposal form: files and record trail fields, errors, 303 and the sta
       title: "Bees in the school garden",
       area: "nature-based",
       summary: "Counting bees through a spring term.",
+      licence: "CC-BY-4.0",
       file_label_0: "Worksheet",
       file_url_0: "https://files.example/worksheet.pdf",
       trail: "Drafted in March\nTried with two classes",

@@ -111,6 +111,7 @@ Deno.test("proposal form: as many file rows as the API takes, all of them sent",
     title: "Bees in the school garden",
     area: "nature-based",
     summary: "Counting bees through a spring term.",
+    licence: "CC-BY-4.0",
   };
   for (let i = 0; i < FILE_ROWS; i++) {
     fields[`file_label_${i}`] = `Sheet ${i}`;

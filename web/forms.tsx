@@ -14,6 +14,8 @@ import { callerOf, clientOrigin } from "../http/guards.ts";
 import { ProposalBody, RequestBody } from "../http/catalogue_inputs.ts";
 import { emptyView, Field, fields, type FormView, given, readBody, submitForm } from "./_form.tsx";
 import { formLimit, viewer, type WebCtx, webRouter } from "./_web.tsx";
+import { LEARNING_LABELS, LearningFields, learningInput } from "./_learning.tsx";
+import { LICENCE_IDS } from "../lib/learning.ts";
 
 /**
  * Rows for linked files on the proposal form: as many as the API takes (SPEC.md: files up to
@@ -99,6 +101,7 @@ const PROPOSAL_LABELS: Record<string, string> = {
   records: "Records file (optional)",
   chain: "Fingerprint of the last record (optional)",
   attribution: "If you erase your account later",
+  ...LEARNING_LABELS,
   // The file rows, named as their fields are labelled.
   ...Object.fromEntries(
     Array.from({ length: FILE_ROWS }, (_, i) => [
@@ -158,6 +161,14 @@ function ProposalForm(props: { view: FormView; signedInAs?: string }) {
         <F.Field name="title" required />
         <F.Select name="area" options={AREAS.map((a) => [a, a.replace("-", " ")])} />
         <F.TextArea name="summary" required rows={8} />
+        <fieldset>
+          <legend>Licence and who it is for</legend>
+          <F.Field
+            name="who"
+            hint="For example: teachers of 8 to 12 year olds who take classes outdoors."
+          />
+          <LearningFields view={v} licenceRequired />
+        </fieldset>
         <fieldset>
           <legend>Files (links to where they are kept, https only)</legend>
           {fileError ? <p class="error">{fileError[1]}</p> : null}
@@ -255,6 +266,10 @@ const ProposalFormBody = ProposalBody.extend({
       });
     }
   }).pipe(ProposalBody.shape.records),
+  // On the form the licence must be chosen (the API takes a proposal without one: SPEC.md).
+  licence: z.enum(LICENCE_IDS, {
+    error: "Choose a licence: how others may reuse the module (CC BY if unsure)",
+  }),
 });
 
 /** The text fields of the proposal form as the API's JSON body. */
@@ -283,6 +298,8 @@ function proposalInput(f: Record<string, string>) {
     chain: given(f.chain),
     files,
     attribution: given(f.attribution),
+    who: given(f.who),
+    ...learningInput(f),
     website: given(f.website),
   };
 }
@@ -323,7 +340,14 @@ function getContribute(c: WebCtx) {
   const me = viewer(c);
   return c.render(
     <ProposalForm
-      view={emptyView({ name: me?.name, email: me?.email, area: "other", attribution: "keep" })}
+      view={emptyView({
+        name: me?.name,
+        email: me?.email,
+        area: "other",
+        attribution: "keep",
+        // The site speaks English: most proposals are in it (one untick away otherwise).
+        language_en: "on",
+      })}
       signedInAs={me?.email}
     />,
     {

@@ -37,10 +37,13 @@ import {
   submitForm,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
+import { LEARNING_LABELS, LearningFields, learningInput, learningValues } from "./_learning.tsx";
+import { learningOf } from "../lib/learning.ts";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS = {
+  ...LEARNING_LABELS,
   title: "Title",
   who: "Who it is for",
   lede: "Lede",
@@ -62,6 +65,7 @@ const moduleValues = (m: Module): FormView["values"] => ({
   meta: m.meta ?? "",
   facts: m.facts.map(([k, v]) => `${k}: ${v}`).join("\n"),
   gets: m.gets.join("\n"),
+  ...learningValues(learningOf(m)),
 });
 
 const ContributorAdd = z.object({ email: emailSchema });
@@ -258,6 +262,10 @@ const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: Form
           maxlength={FACTS_TEXT}
         />
         <F.TextArea name="gets" hint="One line each." rows={5} maxlength={10_000} />
+        <fieldset>
+          <legend>Licence and who it is for</legend>
+          <LearningFields view={v} />
+        </fieldset>
         <button type="submit">Save module</button>
       </form>
       <h2>Contributors</h2>
@@ -313,6 +321,7 @@ async function postMeWorkModulesSlug(deps: Deps, c: WebCtx) {
         return i < 0 ? [l.trim(), ""] : [l.slice(0, i).trim(), l.slice(i + 1).trim()];
       }),
       gets: f.gets ?? "",
+      ...learningInput(f),
     }),
     act: async (patch) => {
       const r = await patchModule(deps.kv, slug, patch, `account:${me.id}`, deps.clock.now());

@@ -12,6 +12,9 @@ import type { Deps } from "../lib/deps.ts";
 import { displayText } from "../lib/display.ts";
 import { fail } from "../http/errors.ts";
 import { type Catalogue, catalogue } from "./_catalogue.ts";
+import { ambRecord } from "../kv/amb.ts";
+import { learningOf } from "../lib/learning.ts";
+import { LearningRows, LicenceBadge } from "./_learning.tsx";
 import { emptyView, type FormView, Select } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
@@ -276,29 +279,27 @@ async function contributorsOf(deps: Deps, m: Module): Promise<Person[]> {
     .map((a) => ({ id: a.id, name: a.name, slug: a.slug }));
 }
 
+/** The module's AMB record (kv/amb.ts), its creators the named contributors. */
 function learningResource(deps: Deps, m: Module, people: Person[], url: string) {
-  return {
-    "@context": "https://schema.org",
-    "@type": "LearningResource",
-    "@id": url,
+  return ambRecord(m, {
     url,
-    name: m.title,
-    headline: m.title,
-    description: m.lede,
-    abstract: m.about,
-    audience: m.who ? { "@type": "Audience", audienceType: m.who } : undefined,
-    about: m.area || undefined,
-    educationalLevel: m.track || undefined,
-    creativeWorkStatus: m.state,
-    teaches: m.gets.length ? m.gets : undefined,
-    dateModified: iso(m.updated),
-    datePublished: m.published_at ? iso(m.published_at) : undefined,
-    author: people.map((p) => ({
-      "@type": "Person",
+    baseUrl: deps.config.baseUrl,
+    creators: people.map((p) => ({
       name: p.name,
       url: p.slug ? `${deps.config.baseUrl}/people/${p.slug}` : undefined,
     })),
-  };
+  });
+}
+
+/** A fact's value: an https address is a link (a proposal's files become facts). */
+function FactValue({ value }: { value: string }) {
+  return /^https:\/\/\S+$/.test(value) && URL.canParse(value)
+    ? (
+      <a href={value}>
+        <U>{value}</U>
+      </a>
+    )
+    : <U>{value}</U>;
 }
 
 function ModulePage(
@@ -313,13 +314,21 @@ function ModulePage(
       <p class="lede">
         <U>{m.lede}</U>
       </p>
+      <LicenceBadge title={m.title} by={m.by} licence={m.licence} />
       <dl>
         <dt>State</dt>
         <dd>{m.state}</dd>
-        <dt>For</dt>
-        <dd>
-          <U>{m.who}</U>
-        </dd>
+        {m.who
+          ? (
+            <>
+              <dt>For</dt>
+              <dd>
+                <U>{m.who}</U>
+              </dd>
+            </>
+          )
+          : null}
+        <LearningRows l={learningOf(m)} />
         <dt>Area</dt>
         <dd>
           <a href={`/catalogue?area=${encodeURIComponent(m.area)}`}>
@@ -362,7 +371,7 @@ function ModulePage(
               <U>{label}</U>
             </dt>
             <dd>
-              <U>{value}</U>
+              <FactValue value={value} />
             </dd>
           </>
         ))}
