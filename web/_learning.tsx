@@ -174,7 +174,7 @@ export function LicenceBadge(props: { title: string; by: string; licence: string
       {l?.url
         ? (
           <span class="hint">
-            {" "}You may reuse it under the {l.name} licence, naming it as below.
+            {` You may reuse it under the ${l.name} licence, naming it as below.`}
           </span>
         )
         : (

@@ -7,7 +7,7 @@ import { type Account, getAccount } from "../kv/accounts.ts";
 import { type Module, STATES } from "../kv/modules.ts";
 import { pointKey, togglePoint } from "../kv/points.ts";
 import { RULES } from "../kv/rate_limit.ts";
-import { iso, isoDate } from "../lib/clock.ts";
+import { isoDate } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { displayText } from "../lib/display.ts";
 import { fail } from "../http/errors.ts";
