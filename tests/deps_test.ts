@@ -26,8 +26,10 @@ Deno.test("deps: the first start downloads only the server's packages", async ()
   assert.deepEqual(dev.sort(), [
     "@redocly/openapi-core",
     "@sparticuz/chromium",
+    "@xmldom/xmldom",
     "autocannon",
     "axe-core",
+    "jsonld",
     "oidc-provider",
     "puppeteer-core",
     "smtp-server",
