@@ -239,51 +239,25 @@ Deno.test("pages: the add form ticks the default channels; unticked means none; 
     ["group", "Jobs"],
     ["alerts", "on"],
   ];
-  // Sent as shown: the ticked channel.
-  const sent = await t.req(
-    "POST",
-    "/me/services",
-    form([
-      ...base,
-      ["name", "Nightly backup"],
-      ["channels_listed", "1"],
-      [`channel_${pager.id}`, "on"],
-    ], cookie),
-  );
+  /** The add form posted with these boxes ticked (the form lists the channels). */
+  const addWith = (name: string, ticked: number[]) =>
+    t.req(
+      "POST",
+      "/me/services",
+      form([
+        ...base,
+        ["name", name],
+        ["channels_listed", "1"],
+        ...ticked.map((id): [string, string] => [`channel_${id}`, "on"]),
+      ], cookie),
+    );
+  // Sent as shown: the ticked channel. Every box unticked: none. Scratch ticked by hand: that one.
+  const sent = await addWith("Nightly backup", [pager.id]);
   assert.equal(sent.status, 303, sent.text);
-  // Every box unticked: none. Scratch ticked by hand: that one.
-  const none = await t.req(
-    "POST",
-    "/me/services",
-    form([
-      ...base,
-      ["name", "Mail only"],
-      ["channels_listed", "1"],
-    ], cookie),
-  );
-  assert.equal(none.status, 303);
-  const chosen = await t.req(
-    "POST",
-    "/me/services",
-    form([
-      ...base,
-      ["name", "Chosen"],
-      ["channels_listed", "1"],
-      [`channel_${scratch.id}`, "on"],
-    ], cookie),
-  );
-  assert.equal(chosen.status, 303);
+  assert.equal((await addWith("Mail only", [])).status, 303);
+  assert.equal((await addWith("Chosen", [scratch.id])).status, 303);
   // Wrong input: the form again, the boxes as they were sent.
-  const wrong = await t.req(
-    "POST",
-    "/me/services",
-    form([
-      ...base,
-      ["name", "x"],
-      ["channels_listed", "1"],
-      [`channel_${scratch.id}`, "on"],
-    ], cookie),
-  );
+  const wrong = await addWith("x", [scratch.id]);
   assert.equal(wrong.status, 400);
   assert.equal(box(wrong.text, "Pager \\(Webhook\\)")!.ticked, false);
   assert.equal(box(wrong.text, "Scratch \\(Webhook\\)")!.ticked, true);
