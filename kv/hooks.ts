@@ -13,7 +13,7 @@ import {
   TRANSACT_BUDGET_MS,
 } from "./_atomic.ts";
 import { getManyEntries } from "./_batch.ts";
-import { addUses, rateKey, RULES } from "./rate_limit.ts";
+import { addUses, heldUses, judge, rateKey, RULES } from "./rate_limit.ts";
 import { askLook, nudge } from "./service.ts";
 import { type Beat, openRun, type Pulse, type Start } from "./service_state.ts";
 
@@ -230,12 +230,22 @@ interface RateSum {
   n: bigint;
 }
 
+/** One address's heartbeat counts in this process: this window's, and the previous window's. */
+interface RateSlot {
+  count: number;
+  previous: number;
+  key: Deno.KvKey;
+  id: string;
+}
+
 interface HookState {
   cache: Map<string, Cached>;
   queue: QueuedPing[];
   committing: boolean;
   rateWindow: number;
-  rate: Map<string, { count: number; key: Deno.KvKey; id: string }>;
+  rate: Map<string, RateSlot>;
+  /** The previous window's slots (their counts are weighted into this window's verdicts). */
+  ratePrevious: Map<string, RateSlot>;
   /** Counts not in KV yet, by window and address hash (a slot's `id`). */
   sums: Map<string, RateSum>;
   /** When the last batch left no count behind (`performance.now()`); -Infinity: never. */
@@ -257,6 +267,7 @@ function stateOf(kv: Deno.Kv): HookState {
       committing: false,
       rateWindow: 0,
       rate: new Map(),
+      ratePrevious: new Map(),
       sums: new Map(),
       ratesWritten: -Infinity,
       ratesNow: false,
@@ -286,28 +297,39 @@ export function countHeartbeat(deps: Deps, address: string): RateVerdict {
   const now = deps.clock.now();
   const windowEnd = (Math.floor(now / rule.windowMs) + 1) * rule.windowMs;
   if (windowEnd !== st.rateWindow) {
+    // This window's slots become the previous window's (an older window's weigh nothing).
+    st.ratePrevious = st.rateWindow === windowEnd - rule.windowMs ? st.rate : new Map();
     st.rateWindow = windowEnd;
-    st.rate.clear();
+    st.rate = new Map();
   }
   let slot = st.rate.get(origin);
   if (!slot) {
-    // The key of kv/rate_limit.ts (same subject), so the sweep job and other tools agree.
-    const { key } = rateKey(rule, `${rule.name}:${origin}`, now);
+    // The keys of kv/rate_limit.ts (same subject), so the sweep job and other tools agree.
+    const { key, previous } = rateKey(rule, `${rule.name}:${origin}`, now);
     const hash = key[3] as string;
-    const fresh = { count: 0, key, id: `${windowEnd}/${hash}` };
+    const fresh: RateSlot = {
+      count: 0,
+      previous: st.ratePrevious.get(origin)?.count ?? 0,
+      key,
+      id: `${windowEnd}/${hash}`,
+    };
     slot = fresh;
     if (st.rate.size >= RATE_SLOTS_MAX) st.rate.clear();
     st.rate.set(origin, fresh);
     // What was counted before (another process, or this one before a restart) is added when
     // the read returns; the ping does not wait for it. The read goes to KV ahead of this
-    // ping's own count, so it never includes it.
-    deps.kv.get<Deno.KvU64>(key).then(
-      (seen) => fresh.count += Number(seen.value?.value ?? 0n),
-      () => {},
-    );
+    // ping's own count, so it never includes it; the previous window's KV count holds this
+    // process's once written, so the larger of the two is taken.
+    deps.kv.getMany<[Deno.KvU64, Deno.KvU64]>([key, previous]).then(([seen, before]) => {
+      fresh.count += Number(seen.value?.value ?? 0n);
+      fresh.previous = Math.max(fresh.previous, Number(before.value?.value ?? 0n));
+    }, () => {});
   }
-  if (slot.count >= rule.max) {
-    return { ok: false, retryAfter: Math.max(1, Math.ceil((windowEnd - now) / 1000)) };
+  if (heldUses(rule, now, windowEnd, slot.previous, slot.count) >= rule.max) {
+    return {
+      ok: false,
+      retryAfter: judge(rule, now, windowEnd, slot.previous, slot.count).retryAfter,
+    };
   }
   slot.count++;
   const sum = st.sums.get(slot.id);

@@ -23,6 +23,11 @@ import type { Account } from "./accounts.ts";
  * Key layout:
  *   ["passkeys", credential_hash]                            -> Passkey
  *   ["passkeys_by_account", account_id, credential_hash]     -> credential_hash
+ *   ["passkey_handles", account_id]                          -> Uint8Array (64 random bytes)
+ * The handle is the account's WebAuthn user handle (§14.6.1: random, nothing personal), made
+ * when its first passkey is offered and given to every passkey it adds after, so an
+ * authenticator holds one passkey per account here. Passkeys made before handles were random
+ * carry none and answer the handle `account:<id>`, which still signs them in.
  * Both are written and deleted together; a new passkey is written with a check that its key is
  * empty. The public key is kept (it verifies each sign-in), never a private one. Each sign-in's
  * signature counter must go up when the authenticator keeps one (a copied key shows as a counter
@@ -44,6 +49,8 @@ export interface Passkey {
   backed_up: boolean;
   created: number;
   last_used: number | null;
+  /** The user handle it was made with (base64url); absent: `account:<id>` (older passkeys). */
+  user_handle?: string;
 }
 
 export const credentialHash = (id: string) => sha256hex(`credential:${id}`).slice(0, 40);
@@ -57,8 +64,20 @@ function party(config: Config) {
   return { rpID: url.hostname, origin: url.origin, rpName: "Community catalogue" };
 }
 
-/** The WebAuthn user handle of an account: its id, nothing personal. */
-const userHandle = (account: number) => new TextEncoder().encode(`account:${account}`);
+const handleKey = (account: number) => ["passkey_handles", account] as const;
+
+/** The user handle of the passkeys made before handles were random. */
+const oldHandle = (account: number) => base64url(new TextEncoder().encode(`account:${account}`));
+
+/** The account's user handle, made (64 random bytes) the first time it is asked for. */
+async function userHandle(kv: Deno.Kv, account: number): Promise<Uint8Array<ArrayBuffer>> {
+  return await transact(async () => {
+    const held = await kv.get<Uint8Array<ArrayBuffer>>(handleKey(account));
+    if (held.value) return { op: null, result: held.value };
+    const made = crypto.getRandomValues(new Uint8Array(64));
+    return { op: atomic(kv).check(held).set(handleKey(account), made), result: made };
+  });
+}
 
 /** The passkeys of an account (with the hash that names one in a page's path), oldest first. */
 export async function passkeysOf(
@@ -90,7 +109,7 @@ export async function registrationOptions(
     rpName,
     rpID,
     userName: account.email,
-    userID: userHandle(account.id),
+    userID: await userHandle(kv, account.id),
     userDisplayName: account.name || account.email,
     attestationType: "none",
     excludeCredentials: existing.map((p) => ({ id: p.id, transports: p.transports })),
@@ -163,6 +182,7 @@ export async function addPasskey(
     backed_up: info.credentialBackedUp,
     created: now,
     last_used: null,
+    user_handle: base64url(await userHandle(kv, account)),
   };
   const hash = credentialHash(passkey.id);
   await transact(async () => {
@@ -205,7 +225,7 @@ export async function verifyPasskeyUse(
     invalid("this passkey is not known here (it may have been removed); use another way in");
   }
   const handle = response.response?.userHandle;
-  if (handle && handle !== base64url(userHandle(passkey.account))) {
+  if (handle && handle !== (passkey.user_handle ?? oldHandle(passkey.account))) {
     invalid("this passkey belongs to another account");
   }
   const { rpID, origin } = party(config);
@@ -261,6 +281,7 @@ export async function dropPasskeys(kv: Deno.Kv, account: number): Promise<void> 
       yield e.key;
       yield passkeyKey(e.value);
     }
+    yield handleKey(account);
   }
   await deleteKeys(kv, keys());
 }

@@ -1,6 +1,6 @@
 import { atomic, transact } from "./_atomic.ts";
 import { getModule } from "./modules.ts";
-import { countInto, rateKey, RULES } from "./rate_limit.ts";
+import { countInto, judgeRead, rateKey, RULES } from "./rate_limit.ts";
 
 /**
  * Points: one per account and module, given and withdrawn by a toggle. Key layout:
@@ -63,13 +63,19 @@ export async function togglePoint(
 ): Promise<ToggleResult> {
   const m = await getModule(kv, slug);
   if (!m.value?.published) return { ok: false, reason: "missing" };
-  const rate = await rateKey(RULES.points, `${RULES.points.name}:${accountId}`, now);
+  const rate = rateKey(RULES.points, `${RULES.points.name}:${accountId}`, now);
+  let retryAfter = 0;
   const r = await transact<boolean | null>(async () => {
-    const [mine, used] = await kv.getMany<[true, Deno.KvU64]>([
+    const [mine, used, before] = await kv.getMany<[true, Deno.KvU64, Deno.KvU64]>([
       pointKey(slug, accountId),
       rate.key,
+      rate.previous,
     ]);
-    if (Number(used.value?.value ?? 0n) >= RULES.points.max) return { op: null, result: null };
+    const verdict = judgeRead(RULES.points, now, used, before);
+    if (!verdict.ok) {
+      retryAfter = verdict.retryAfter;
+      return { op: null, result: null };
+    }
     const give = mine.value === null;
     const op = countInto(atomic(kv).check(mine), used);
     if (give) {
@@ -82,7 +88,7 @@ export async function togglePoint(
     op.sum(pointsVersionKey(versionShard(slug)), ONE);
     return { op, result: give };
   });
-  if (r === null) return { ok: false, reason: "limited", retryAfter: rate.retryAfter };
+  if (r === null) return { ok: false, reason: "limited", retryAfter };
   const count = await kv.get<Deno.KvU64>(countKey(slug));
   return { ok: true, points: Number(count.value?.value ?? 0n), mine: r };
 }

@@ -4,11 +4,15 @@ import { limited } from "../lib/errors.ts";
 import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 
 /**
- * Fixed-window rate limits, one mechanism for every limit of SPEC.md section 8. Key layout:
+ * Sliding-window rate limits, one mechanism for every limit of SPEC.md section 8. Key layout:
  *   ["rate", window_end_ms, rule, subject_hash] -> Deno.KvU64 count
- * The window is in the key (KV `sum` takes no expireIn), so the sweep job deletes whole
- * past windows by range. Subjects (addresses, origins, account ids) are hashed: no address
- * sits in a key.
+ * Uses are counted per fixed window (the window is in the key: KV `sum` takes no expireIn,
+ * so the sweep job deletes whole past windows by range), but judged over the window that
+ * ends now: this window's count plus the previous window's, weighted by the part of it still
+ * inside the last `windowMs` and rounded up. A limit spent at a window's end therefore stays
+ * spent after the edge and comes back one use every `windowMs / max`, as a token bucket
+ * refills; no clock hour lets twice the limit through. Subjects (addresses, origins, account
+ * ids) are hashed: no address sits in a key.
  */
 
 export interface Rule {
@@ -53,12 +57,76 @@ export interface Verdict {
   retryAfter: number;
 }
 
-/** The counter key of `subject` under `rule` at `now`, and seconds until its window ends. */
+/**
+ * The counter key of `subject` under `rule` at `now` (uses are added there), the previous
+ * window's (read to judge), and the current window's end.
+ */
 export function rateKey(rule: Rule, subject: string, now: number) {
   const windowEnd = (Math.floor(now / rule.windowMs) + 1) * rule.windowMs;
-  const retryAfter = Math.max(1, Math.ceil((windowEnd - now) / 1000));
-  const key = ["rate", windowEnd, rule.name, sha256hex(subject).slice(0, 32)];
-  return { key, retryAfter };
+  const hash = sha256hex(subject).slice(0, 32);
+  const key = ["rate", windowEnd, rule.name, hash];
+  const previous = ["rate", windowEnd - rule.windowMs, rule.name, hash];
+  return { key, previous, windowEnd };
+}
+
+/**
+ * Whether one more use passes at `now`, given the uses counted in the previous window and in
+ * this one (which ends at `windowEnd`). `count` is the window's count with this use;
+ * `retryAfter` is, for a refusal, the seconds until one more would pass with no other use
+ * meanwhile, and otherwise the seconds until this window ends.
+ */
+export function judge(
+  rule: Rule,
+  now: number,
+  windowEnd: number,
+  previous: number,
+  current: number,
+): Verdict {
+  const w = rule.windowMs;
+  const held = heldUses(rule, now, windowEnd, previous, current);
+  if (held < rule.max) {
+    return {
+      ok: true,
+      count: held + 1,
+      retryAfter: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+    };
+  }
+  // When the weighted share falls to what leaves room for one: within this window while its
+  // own count leaves room, else in the next, where this window's count is the weighted one.
+  const at = current < rule.max
+    ? windowEnd - (rule.max - current - 1) * w / previous
+    : windowEnd + w - (rule.max - 1) * w / current;
+  return { ok: false, count: held, retryAfter: Math.max(1, Math.ceil((at - now) / 1000)) };
+}
+
+/**
+ * The uses held against `rule` at `now`: this window's count and the previous window's
+ * weighted by its part still inside the last `windowMs`, rounded up (a share of a use is
+ * still a use).
+ */
+export function heldUses(
+  rule: Rule,
+  now: number,
+  windowEnd: number,
+  previous: number,
+  current: number,
+): number {
+  // The tolerance keeps float noise (2.0000000001) from counting one use more.
+  return current + Math.ceil(previous * (windowEnd - now) / rule.windowMs - 1e-9);
+}
+
+/** The two counters a use of `rule` by `subject` at `now` is judged by. */
+async function readCounters(kv: Deno.Kv, rule: Rule, subject: string, now: number) {
+  const { key, previous, windowEnd } = rateKey(rule, subject, now);
+  const [entry, before] = await kv.getMany<[Deno.KvU64, Deno.KvU64]>([key, previous]);
+  const verdict = judge(
+    rule,
+    now,
+    windowEnd,
+    Number(before.value?.value ?? 0n),
+    Number(entry.value?.value ?? 0n),
+  );
+  return { entry, verdict };
 }
 
 /** Counts one use of `rule` by `subject`; refused uses are not counted. */
@@ -68,12 +136,10 @@ export async function countSubjectUse(
   subject: string,
   now: number,
 ): Promise<Verdict> {
-  const { key, retryAfter } = await rateKey(rule, subject, now);
   return await transact<Verdict>(async () => {
-    const entry = await kv.get<Deno.KvU64>(key);
-    const count = Number(entry.value?.value ?? 0n);
-    if (count >= rule.max) return { op: null, result: { ok: false, count, retryAfter } };
-    return { op: countInto(atomic(kv), entry), result: { ok: true, count: count + 1, retryAfter } };
+    const { entry, verdict } = await readCounters(kv, rule, subject, now);
+    if (!verdict.ok) return { op: null, result: verdict };
+    return { op: countInto(atomic(kv), entry), result: verdict };
   });
 }
 
@@ -101,14 +167,33 @@ export async function spendUse(kv: Deno.Kv, rule: Rule, who: string | number, no
  * atomic, so a call is counted exactly when its write commits.
  */
 export async function rateInto(kv: Deno.Kv, rule: Rule, subject: string, now: number) {
-  const { key, retryAfter } = rateKey(rule, subject, now);
-  const entry = await kv.get<Deno.KvU64>(key);
-  if (Number(entry.value?.value ?? 0n) >= rule.max) {
-    limited(`too many requests: at most ${rule.max} an hour; try again later`, retryAfter, {
-      retry_after: retryAfter,
+  const { entry, verdict } = await readCounters(kv, rule, subject, now);
+  if (!verdict.ok) {
+    limited(`too many requests: at most ${rule.max} an hour; try again later`, verdict.retryAfter, {
+      retry_after: verdict.retryAfter,
     });
   }
   return { apply: (op: Atomic) => countInto(op, entry) };
+}
+
+/**
+ * For a write that reads its own entries: the counter (at `rateKey(...).key`) and the one
+ * before it (`previous`) as the caller read them, judged at `now` (kv/points.ts).
+ */
+export function judgeRead(
+  rule: Rule,
+  now: number,
+  counter: Deno.KvEntryMaybe<Deno.KvU64>,
+  before: Deno.KvEntryMaybe<Deno.KvU64>,
+): Verdict {
+  const windowEnd = counter.key[1] as number;
+  return judge(
+    rule,
+    now,
+    windowEnd,
+    Number(before.value?.value ?? 0n),
+    Number(counter.value?.value ?? 0n),
+  );
 }
 
 /**
@@ -127,11 +212,17 @@ export function addUses(op: Atomic, key: Deno.KvKey, n: bigint): Atomic {
   return op.sum(key, n);
 }
 
-/** Deletes every counter whose window has ended. */
+/** The longest window of any rule: a counter is read for one window after its own ends. */
+const LONGEST_WINDOW = HOUR;
+
+/** Deletes every counter no use is judged by any more (its window ended a window ago). */
 export async function sweepRateWindows(kv: Deno.Kv, now: number): Promise<number> {
   // No empty commit (deleteKeys makes none): it would still write to the KV file, every
   // minute, for nothing.
-  return await deleteKeys(kv, keysOf(kv, { start: ["rate"], end: ["rate", now] }));
+  return await deleteKeys(
+    kv,
+    keysOf(kv, { start: ["rate"], end: ["rate", now - LONGEST_WINDOW] }),
+  );
 }
 
 export interface HeldCounter {

@@ -231,7 +231,8 @@ Deno.test("contributions: 5 an hour per address and per origin, then 429", async
     from: "10.9.9.9",
   });
   assert.equal(origin.status, 429);
-  t.clock.advance(60 * MINUTE);
+  // Once the Retry-After it said has passed, one more goes through.
+  t.clock.advance(Number(over.headers.get("retry-after")) * 1000);
   const later = await t.req("POST", "/api/contributions", { body: proposal(), from: "10.0.1.1" });
   assert.equal(later.status, 201);
 });

@@ -194,10 +194,16 @@ Deno.test("hooks: 600 calls an hour per address, then 429 with Retry-After", asy
   assert.ok(answers.every((a) => a.status === 200 || a.status === 404));
   const over = await t.req("GET", hb.path, { from: "203.0.113.9" });
   assert.equal(over.status, 429);
-  assert.equal(over.headers.get("retry-after"), String(50 * 60));
+  // 600 an hour over the hour that ends now: the first comes back 6 s past the clock hour.
+  assert.equal(over.headers.get("retry-after"), String(50 * 60 + 6));
   assert.equal((await t.req("GET", hb.path, { from: "203.0.113.10" })).status, 200);
   t.clock.advance(50 * MINUTE);
+  const edge = await t.req("GET", hb.path, { from: "203.0.113.9" });
+  assert.equal(edge.status, 429, "the clock hour's edge lets no second 600 through");
+  assert.equal(edge.headers.get("retry-after"), "6");
+  t.clock.advance(6000);
   assert.equal((await t.req("GET", hb.path, { from: "203.0.113.9" })).status, 200);
+  assert.equal((await t.req("GET", hb.path, { from: "203.0.113.9" })).status, 429);
 });
 
 Deno.test("hooks: an IPv6 client counts by its /64", async () => {

@@ -18,19 +18,44 @@ Deno.test("rate limit: max uses per window, refused uses not counted, Retry-Afte
     const v = await countSubjectUse(t.kv, rule, "s", now + 1500);
     assert.equal(v.ok, false);
     assert.equal(v.count, 3);
-    assert.equal(v.retryAfter, 40 * 60 - 1); // 2398.5 s rounds up
+    // Spent: the first use comes back when it leaves the hour that ends then (3598.5 s).
+    assert.equal(v.retryAfter, 60 * 60 - 1);
   }
   // Another subject has its own count.
   assert.equal((await countSubjectUse(t.kv, rule, "other", now)).ok, true);
-  // The window ends at the full hour: the last millisecond is still in it.
+  // The counting window ends at the full hour, but the uses are judged over the hour that
+  // ends now: at the edge the three uses of :20 still count in full.
   const last = await countSubjectUse(t.kv, rule, "s", T0 + HOUR - 1);
   assert.equal(last.ok, false);
-  assert.equal(last.retryAfter, 1);
-  assert.deepEqual(await countSubjectUse(t.kv, rule, "s", T0 + HOUR), {
+  assert.equal(last.retryAfter, 20 * 60 + 1);
+  const edge = await countSubjectUse(t.kv, rule, "s", T0 + HOUR);
+  assert.deepEqual(edge, { ok: false, count: 3, retryAfter: 20 * 60 });
+  // One use comes back each third of an hour (3 an hour): at :20 past the next hour, one.
+  assert.deepEqual(await countSubjectUse(t.kv, rule, "s", T0 + HOUR + 20 * MINUTE), {
     ok: true,
-    count: 1,
-    retryAfter: 3600,
+    count: 3,
+    retryAfter: 40 * 60,
   });
+  assert.equal((await countSubjectUse(t.kv, rule, "s", T0 + HOUR + 20 * MINUTE)).ok, false);
+});
+
+Deno.test("rate limit: at a window's edge, a limit spent at its end stays spent (no twice the limit)", async () => {
+  await using t = await testApp();
+  const edge = T0 + HOUR;
+  // Three uses in the last second of a window...
+  for (let i = 0; i < 3; i++) {
+    assert.equal((await countSubjectUse(t.kv, rule, "s", edge - 1000)).ok, true);
+  }
+  // ... leave none a second after the edge, where fixed windows let three more through.
+  const after = await countSubjectUse(t.kv, rule, "s", edge + 1000);
+  assert.equal(after.ok, false);
+  assert.equal(after.retryAfter, 20 * 60 - 1);
+  let passed = 0;
+  for (let s = 1; s < 3600; s += 60) {
+    if ((await countSubjectUse(t.kv, rule, "s", edge + s * 1000)).ok) passed++;
+  }
+  // Over the hour after the edge, the limit refills as a bucket: one use each 20 minutes.
+  assert.equal(passed, 2);
 });
 
 Deno.test("rate limit: concurrent hits never pass the limit", async () => {
@@ -53,9 +78,10 @@ Deno.test("rate limit: subjects are hashed, the window end is in the key, the sw
     dump,
     new RegExp(`^\\["rate",${T0 + HOUR},"test","[0-9a-f]{32}"\\] \\{"value":"1"\\}$`, "m"),
   );
-  // Nothing ends before its window does.
+  // A counter is kept a window past its end (the next window's uses are judged by it).
   assert.equal(await sweepRateWindows(t.kv, T0 + HOUR), 0);
-  assert.equal(await sweepRateWindows(t.kv, T0 + HOUR + 1), 1);
+  assert.equal(await sweepRateWindows(t.kv, T0 + 2 * HOUR), 0);
+  assert.equal(await sweepRateWindows(t.kv, T0 + 2 * HOUR + 1), 1);
   const left = await dumpKv(t.kv);
   assert.doesNotMatch(left, new RegExp(`"rate",${T0 + HOUR},`));
   assert.match(left, new RegExp(`"rate",${T0 + 2 * HOUR},`));
@@ -92,9 +118,13 @@ Deno.test("rate limit: limit() throws 429 with Retry-After and retry_after", asy
   const err = await limit(t.deps, RULES.linkByOrigin, "192.0.2.1").then(() => null, (e) => e);
   assert.ok(err instanceof ApiError);
   assert.equal(err.status, 429);
-  assert.equal(err.headers["Retry-After"], "60");
-  assert.equal(err.extra.retry_after, 60);
+  // Five an hour, spent at :59: the next comes back a fifth of an hour after the edge.
+  assert.equal(err.headers["Retry-After"], String(13 * 60));
+  assert.equal(err.extra.retry_after, 13 * 60);
   t.clock.advance(MINUTE);
+  const edge = await limit(t.deps, RULES.linkByOrigin, "192.0.2.1").then(() => null, (e) => e);
+  assert.equal(edge?.status, 429, "the edge of the clock hour lets nothing more through");
+  t.clock.advance(12 * MINUTE);
   await limit(t.deps, RULES.linkByOrigin, "192.0.2.1");
 });
 
@@ -105,7 +135,10 @@ Deno.test("rate limit: the minutely sweep job clears ended windows", async () =>
   assert.equal((await dumpKv(t.kv)).match(/^\["rate",/gm)?.length, 3);
   await runJobs(t.deps, MINUTELY);
   assert.equal((await dumpKv(t.kv)).match(/^\["rate",/gm)?.length, 3);
-  t.clock.advance(HOUR + MINUTE); // the first run after the window ended
+  t.clock.advance(HOUR + MINUTE); // the window ended: it is still judged (the previous one)
+  await runJobs(t.deps, MINUTELY);
+  assert.equal((await dumpKv(t.kv)).match(/^\["rate",/gm)?.length, 3);
+  t.clock.advance(HOUR); // a window after its end: read by nothing
   await runJobs(t.deps, MINUTELY);
   assert.equal((await dumpKv(t.kv)).match(/^\["rate",/gm), null);
 });

@@ -9,6 +9,9 @@ export type FromApprise = { kind: string; fields: Record<string, string> } | { e
 const SCHEMES = "tgram, discord, slack, gchat, mmost(s), ntfy(s), gotify(s), matrix(s), pover, " +
   "pagerduty, opsgenie, json(s)";
 
+/** The schemes whose `user@` part is a token this service reads. */
+const TAKES_USER = new Set(["ntfy", "ntfys", "matrix", "matrixs", "pover", "pagerduty"]);
+
 /** The parts of `scheme://[user@]host/path?query`, as written (tokens keep their case). */
 export function fromApprise(raw: string): FromApprise {
   const m = raw.trim().match(/^([a-z]+):\/\/([^?#]*)(?:\?([^#]*))?$/i);
@@ -18,6 +21,15 @@ export function fromApprise(raw: string): FromApprise {
   const user = at > 0 ? decodeURIComponent(m[2].slice(0, at)) : "";
   const [host, ...path] = m[2].slice(at + 1).split("/").filter(Boolean).map(decodeURIComponent);
   if (!host) return { error: `not an Apprise URL (one of ${SCHEMES})` };
+  // A user part is a token only where the kind reads one (ntfy's token, Matrix's access token,
+  // Pushover's user key, PagerDuty's integration key); a `user:password` pair nowhere. Any
+  // other is refused, never dropped: the address it stood for would be used without it.
+  if (at > 0 && (!TAKES_USER.has(scheme) || user.includes(":"))) {
+    return {
+      error: `${scheme}:// with a user or password: credentials in the address are refused ` +
+        (TAKES_USER.has(scheme) ? "(put the token alone before the @)" : "(this kind takes none)"),
+    };
+  }
   const query = new URLSearchParams(m[3] ?? "");
   const region: Record<string, string> = query.get("region") === "eu" ? { region: "eu" } : {};
   const secure = scheme.endsWith("s") ? "https" : "http";

@@ -9,7 +9,7 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { type Alert, bodyText, type KindSpec, WORD } from "./_format.ts";
+import { type Alert, bodyText, clip, type KindSpec, WORD } from "./_format.ts";
 
 export const SIGNATURE_HEADER = "X-Signature-256";
 
@@ -57,7 +57,29 @@ export const PLACEHOLDERS = {
   $JSON: "the standard JSON body",
 } as const;
 
-/** The template with its placeholders filled in (longest names first: $STATE before $STATUS). */
+/**
+ * The most placeholders a template fills, and the longest a filled-in value may be: a body is
+ * at most the template's 4 000 characters plus 20 values (the standard body's for `$JSON`,
+ * itself bounded by a group's services), never a template that repeats `$JSON` into a post
+ * a hundred times its size.
+ */
+export const MAX_PLACEHOLDERS = 20;
+const MAX_VALUE = 2000;
+
+/** Why a body template cannot be kept, or null. */
+export const templateProblem = (template: string) =>
+  (template.match(PLACEHOLDER_RE) ?? []).length > MAX_PLACEHOLDERS
+    ? `at most ${MAX_PLACEHOLDERS} placeholders`
+    : (template.match(/\$JSON\b/g) ?? []).length > 1
+    ? "$JSON at most once"
+    : null;
+
+const PLACEHOLDER_RE = /\$(EVENT|STATE|NAME|STATUS|TITLE|LINK|AT|JSON)\b/g;
+
+/**
+ * The template with its placeholders filled in (longest names first: $STATE before $STATUS).
+ * Past MAX_PLACEHOLDERS (a template kept before the bound), the rest stay as written.
+ */
 export function fillTemplate(template: string, a: Alert, forJson: boolean): string {
   const values: Record<string, string> = {
     $EVENT: a.event,
@@ -68,11 +90,14 @@ export function fillTemplate(template: string, a: Alert, forJson: boolean): stri
     $LINK: a.link,
     $AT: a.at,
   };
-  const esc = (s: string) => forJson ? JSON.stringify(s).slice(1, -1) : s;
-  return template.replace(
-    /\$(EVENT|STATE|NAME|STATUS|TITLE|LINK|AT|JSON)\b/g,
-    (m) => m === "$JSON" ? payloadJson(a) : esc(values[m]),
-  );
+  const esc = (s: string) =>
+    forJson ? JSON.stringify(clip(s, MAX_VALUE)).slice(1, -1) : clip(s, MAX_VALUE);
+  let filled = 0;
+  let json = 0;
+  return template.replace(PLACEHOLDER_RE, (m) => {
+    if (++filled > MAX_PLACEHOLDERS || (m === "$JSON" && ++json > 1)) return m;
+    return m === "$JSON" ? payloadJson(a) : esc(values[m]);
+  });
 }
 
 export const webhook: KindSpec = {
@@ -97,6 +122,7 @@ export const webhook: KindSpec = {
       optional: true,
       type: "textarea",
       max: 4000,
+      check: templateProblem,
     },
     {
       name: "content_type",
