@@ -15,6 +15,7 @@ import { atTime, type Clock, fileClock, fileSteps, systemClock } from "./lib/clo
 import {
   ConfigError,
   envRecord,
+  kvFileRefusal,
   kvPathRefusal,
   loadConfig,
   productionRefusal,
@@ -50,7 +51,7 @@ async function configure(): Promise<Config> {
   const unsafe = productionRefusal(config, envRecord());
   if (unsafe) refuse(unsafe);
   configureLog(config.logLevel);
-  const badPath = await kvPathRefusal(envRecord());
+  const badPath = await kvPathRefusal(envRecord()) ?? await kvFileRefusal(config.kvPath, null);
   if (badPath) refuse(badPath);
   return config;
 }

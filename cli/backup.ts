@@ -1,6 +1,6 @@
 import { dumpStream } from "../kv/backup.ts";
 import { envRecord, loadConfig } from "../lib/config.ts";
-import { openRawKv, progressLine } from "./_kv.ts";
+import { openRawKv, ownerKvPath, progressLine } from "./_kv.ts";
 import { messageOf, runCommand } from "./_run.ts";
 
 /**
@@ -18,8 +18,8 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   const target = args[0] && args[0] !== "-" ? args[0] : null;
-  const config = loadConfig(envRecord());
-  const kv = await openRawKv(config.kvPath);
+  loadConfig(envRecord()); // a bad setting is refused as the server's start refuses it
+  const kv = await openRawKv(await ownerKvPath("backup", false));
   const show = progressLine("backup:");
   try {
     let total = { entries: 0, bytes: 0 };

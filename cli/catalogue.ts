@@ -2,6 +2,7 @@ import { openKv } from "../kv/_atomic.ts";
 import { exportCatalogue, importCatalogue, ImportError } from "../kv/catalogue_io.ts";
 import { systemClock } from "../lib/clock.ts";
 import { ConfigError, envRecord, loadConfig } from "../lib/config.ts";
+import { CREATE_FLAG, ownerKvPath, splitCreate } from "./_kv.ts";
 import { runCommand } from "./_run.ts";
 
 /**
@@ -11,9 +12,11 @@ import { runCommand } from "./_run.ts";
  *   deno task catalogue export               prints every module in the same form
  */
 
-const USAGE = "usage: deno task catalogue import <file.json> | export";
+const USAGE =
+  `usage: deno task catalogue import <file.json> | export  (${CREATE_FLAG}: into a new, empty KV)`;
 
-async function main(args: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
+  const { create, rest: args } = splitCreate(argv);
   const [cmd, file, ...extra] = args;
   if (!(cmd === "import" && file && extra.length === 0) && !(cmd === "export" && !file)) {
     console.error(USAGE);
@@ -29,7 +32,7 @@ async function main(args: string[]): Promise<number> {
       return 1;
     }
   }
-  const kv = await openKv(config.kvPath);
+  const kv = await openKv(await ownerKvPath("catalogue", create && cmd === "import"));
   try {
     if (cmd === "export") {
       console.log(JSON.stringify(await exportCatalogue(kv), null, 2));

@@ -10,6 +10,7 @@
  * then, and VACUUM attaches its temporary copy.
  */
 import { compact, CompactRefused } from "../kv/compact.ts";
+import { ownerKvPath } from "./_kv.ts";
 import { messageOf, runCommand } from "./_run.ts";
 
 const USAGE = `usage: deno task compact
@@ -21,7 +22,7 @@ async function main(args: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const path = Deno.env.get("KV_PATH") || "./data/kv.sqlite3";
+  const path = await ownerKvPath("compact", false);
   const r = await compact(path);
   const kib = (n: number) => `${Math.ceil(n / 1024)} KiB`;
   console.log(

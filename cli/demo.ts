@@ -6,6 +6,7 @@ import { openKv } from "../kv/_atomic.ts";
 import { trailAppend } from "../kv/trail.ts";
 import { systemClock } from "../lib/clock.ts";
 import { envRecord, loadConfig } from "../lib/config.ts";
+import { CREATE_FLAG, ownerKvPath, splitCreate } from "./_kv.ts";
 import { runCommand } from "./_run.ts";
 
 /**
@@ -17,13 +18,18 @@ import { runCommand } from "./_run.ts";
 
 const here = new URL("../data_examples/", import.meta.url);
 
-async function main(): Promise<number> {
+async function main(argv: string[]): Promise<number> {
+  const { create, rest } = splitCreate(argv);
+  if (rest.length) {
+    console.error(`usage: deno task demo [${CREATE_FLAG}]`);
+    return 2;
+  }
   const config = loadConfig(envRecord());
   const people = JSON.parse(await Deno.readTextFile(new URL("people.json", here))) as {
     accounts: { email: string; name: string }[];
   };
   const catalogue = JSON.parse(await Deno.readTextFile(new URL("catalogue.json", here)));
-  const kv = await openKv(config.kvPath);
+  const kv = await openKv(await ownerKvPath("demo", create));
   try {
     let made = 0;
     for (const p of people.accounts) {

@@ -1,6 +1,6 @@
 import { RestoreError, restoreStream } from "../kv/backup.ts";
 import { envRecord, loadConfig } from "../lib/config.ts";
-import { openRawKv, progressLine } from "./_kv.ts";
+import { CREATE_FLAG, openRawKv, ownerKvPath, progressLine, splitCreate } from "./_kv.ts";
 import { messageOf, runCommand } from "./_run.ts";
 
 /**
@@ -9,14 +9,16 @@ import { messageOf, runCommand } from "./_run.ts";
  * before starting the server on that KV.
  */
 
-const USAGE = "usage: deno task restore <file | ->";
+const USAGE =
+  `usage: deno task restore <file | -> [${CREATE_FLAG}]  (${CREATE_FLAG}: into a new KV file)`;
 
-async function main(args: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
+  const { create, rest: args } = splitCreate(argv);
   if (args.length !== 1 || args[0].startsWith("--")) {
     console.error(USAGE);
     return 2;
   }
-  const config = loadConfig(envRecord());
+  loadConfig(envRecord()); // a bad setting is refused as the server's start refuses it
   let input: ReadableStream<Uint8Array>;
   if (args[0] === "-") input = Deno.stdin.readable;
   else {
@@ -27,7 +29,7 @@ async function main(args: string[]): Promise<number> {
       return 1;
     }
   }
-  const kv = await openRawKv(config.kvPath);
+  const kv = await openRawKv(await ownerKvPath("restore", create));
   const show = progressLine("restore:");
   try {
     const done = await restoreStream(kv, input, (p) => show(p.entries, p.bytes));

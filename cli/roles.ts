@@ -6,26 +6,29 @@
  * It opens the same KV as the server (KV_PATH, default ./data/kv.sqlite3) and may run while
  * the server does: a busy file is retried (kv/_atomic.ts). Exit codes: 0 done (also when
  * nothing needed changing), 1 failure (revoke for an address without account, KV error),
- * 2 usage.
+ * 2 usage or a KV_PATH refused (cli/_kv.ts `ownerKvPath`; `--create` for a new database).
  */
 import { openKv } from "../kv/_atomic.ts";
 import { type Role, ROLES } from "../kv/accounts.ts";
 import { grantRole, isRole, listRoleHolders, revokeRole } from "../kv/roles.ts";
 import { canonicalEmail } from "../lib/email.ts";
+import { CREATE_FLAG, ownerKvPath, splitCreate } from "./_kv.ts";
 import { messageOf, runCommand } from "./_run.ts";
 
 const USAGE = `usage: deno task roles grant <email> <role>
        deno task roles revoke <email> <role>
        deno task roles list
 roles: ${ROLES.join(", ")}
-KV: KV_PATH (default ./data/kv.sqlite3), the same as the server's`;
+KV: KV_PATH (default ./data/kv.sqlite3), the same as the server's; it must exist
+    (${CREATE_FLAG} makes a new, empty one)`;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
   Deno.exit(2);
 }
 
-async function main(args: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
+  const { create, rest: args } = splitCreate(argv);
   const [command, ...rest] = args;
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
     usage("a command is required");
@@ -42,7 +45,7 @@ async function main(args: string[]): Promise<number> {
     usage(`unknown command: ${command}`);
   }
 
-  const kv = await openKv(Deno.env.get("KV_PATH") || "./data/kv.sqlite3");
+  const kv = await openKv(await ownerKvPath("roles", create));
   try {
     if (command === "list") {
       const holders = await listRoleHolders(kv);

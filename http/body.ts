@@ -32,8 +32,23 @@ export function guardBody(req: Request): Request {
     },
     cancel: (reason) => source.cancel(reason),
   });
-  return new Request(req, { body, duplex: "half" } as RequestInit);
+  return withBody(req, body);
 }
+
+/**
+ * A copy of `req` carrying `body`. Built from the address and headers, not from `req` itself:
+ * `new Request(req, ...)` follows the original's `signal`, and Deno.serve warns once per process
+ * on stderr about that signal's legacy abort behaviour (it aborts on a successful answer too).
+ * Nothing here listens to a request's signal.
+ */
+export const withBody = (req: Request, body: ReadableStream<Uint8Array>): Request =>
+  new Request(req.url, {
+    method: req.method,
+    headers: req.headers,
+    body,
+    duplex: "half",
+    redirect: req.redirect,
+  } as RequestInit);
 
 export const causedByBody = (err: unknown): boolean =>
   err instanceof BodyReadError || (err instanceof Error && err.cause instanceof BodyReadError);

@@ -129,6 +129,42 @@ export async function kvPathRefusal(
   }
 }
 
+/** The first 16 bytes of every SQLite file, which is what a Deno KV file is. */
+const SQLITE_MAGIC = "SQLite format 3\0";
+
+/**
+ * Why the KV file at `path` cannot be opened as one, or null: a file that is there but is not a
+ * KV database (a folder, an empty file, any other file) would be refused by SQLite or, empty,
+ * quietly made into a new database. `missing` says what to do when there is no file at all;
+ * null lets a missing file be created (the server's first start).
+ */
+export async function kvFileRefusal(
+  path: string | undefined,
+  missing: string | null,
+): Promise<string | null> {
+  if (!path || /^https?:/.test(path) || path === ":memory:") return null;
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    return missing && `KV_PATH: there is no KV database at ${path} (${missing})`;
+  }
+  if (!info.isFile) return `KV_PATH: ${path} is not a file (check the path)`;
+  const head = new Uint8Array(16);
+  const file = await Deno.open(path);
+  let n: number | null;
+  try {
+    n = await file.read(head);
+  } finally {
+    file.close();
+  }
+  if (n !== 16 || new TextDecoder().decode(head) !== SQLITE_MAGIC) {
+    return `KV_PATH: ${path} is not a KV database (check the path)`;
+  }
+  return null;
+}
+
 /** The key that seals channel secrets on a loopback BASE_URL without SECRETS_KEY: no secret. */
 export const DEVELOPMENT_SECRETS_KEY = "development only: set SECRETS_KEY in production";
 

@@ -113,7 +113,15 @@ Deno.test("backup: the real service round-trips through backup and restore tasks
     }
 
     const restoredPath = `${dir}/restored/kv.sqlite3`;
-    const loaded = await runTask("restore", [`${dir}/kv.dump`], { KV_PATH: restoredPath });
+    await Deno.mkdir(`${dir}/restored`);
+    // Into a new file: refused (nothing created) until --create says so.
+    const unsaid = await runTask("restore", [`${dir}/kv.dump`], { KV_PATH: restoredPath });
+    assert.equal(unsaid.code, 2);
+    assert.match(unsaid.stderr, /^restore: KV_PATH: there is no KV database at .*--create/);
+    await assert.rejects(Deno.stat(restoredPath), Deno.errors.NotFound);
+    const loaded = await runTask("restore", [`${dir}/kv.dump`, "--create"], {
+      KV_PATH: restoredPath,
+    });
     assert.equal(loaded.code, 0, loaded.stderr);
     assert.match(loaded.stderr, /restore: \d+ entries/);
     const again = await runTask("restore", [`${dir}/kv.dump`], { KV_PATH: restoredPath });

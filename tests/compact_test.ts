@@ -137,7 +137,8 @@ Deno.test("compact: a KV that is not a file is refused, naming why", async () =>
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /does not name a KV file.*platform stores the data/);
   }
+  // A path with no KV file is refused as every owner command refuses it (cli/_kv.ts).
   const r = await compact("/nonexistent/dir/kv.sqlite3");
-  assert.equal(r.code, 1);
-  assert.match(r.stderr, /no KV file at/);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /\ncompact: KV_PATH: the folder \/nonexistent\/dir does not exist/);
 });

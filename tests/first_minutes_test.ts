@@ -163,7 +163,7 @@ Deno.test("files page: a refused file lists the accepted endings, in words", asy
 Deno.test("deno task demo says what it made: published and not", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const r = await runTask("demo", [], { KV_PATH: `${dir}/kv.sqlite3` });
+    const r = await runTask("demo", ["--create"], { KV_PATH: `${dir}/kv.sqlite3` });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /- modules: 5 created, 0 updated, 0 unchanged\n/);
     assert.match(

@@ -18,6 +18,7 @@ import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
 import { DomainError, tooLarge } from "../lib/errors.ts";
 import { MAX_AVATAR_BYTES } from "../kv/avatars.ts";
 import { errorKind, log, stackFrames } from "../lib/log.ts";
+import { withBody } from "../http/body.ts";
 import { ApiError, STATUS_OF } from "../http/errors.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { AppEnv } from "../http/router.ts";
@@ -199,7 +200,7 @@ export function capBody(c: WebCtx, limit: number): void {
     },
     cancel: (reason) => reader.cancel(reason),
   });
-  c.req.raw = new Request(c.req.raw, { body: capped, duplex: "half" } as RequestInit);
+  c.req.raw = withBody(c.req.raw, capped);
 }
 
 // ---- errors -------------------------------------------------------------------------------
