@@ -35,7 +35,11 @@ Deno.test("ops: a bad variable, an unreadable KV and a busy port each exit 1 wit
     for (const kvPath of [`${dir}/not-a-db`, dir]) {
       const r = await failedStart({ KV_PATH: kvPath });
       assert.equal(r.code, 1, r.stderr);
-      assert.match(r.stderr, /^cannot start: cannot open the KV at [^\n]+\n$/, r.stderr);
+      assert.match(
+        r.stderr,
+        /^cannot start: KV_PATH: [^\n]+ is not a (KV database|file) \(check the path\)\n$/,
+        r.stderr,
+      );
     }
 
     await using first = await spawnService(`${dir}/kv.sqlite3`);
