@@ -19,10 +19,13 @@ import {
   OPEN,
   type Proposal,
   type ProposalInput,
+  type ProposalStatus,
+  PUBLISH_FROM,
   REJECT_FROM,
   setAttribution,
   statusUrl,
 } from "./proposals.ts";
+import type { Gate } from "./gate.ts";
 import { publishProposal, unpublishProposal } from "./publication.ts";
 import { issueLink } from "./sign_in.ts";
 import { RULES, spendUse } from "./rate_limit.ts";
@@ -133,6 +136,127 @@ const needReason = (reason: string) => {
   }
 };
 
+/** Who may make a move: any reviewer or the owner (or the service token), the owner, the submitter. */
+export type Mover = "team" | "owner" | "submitter";
+
+/** One move of the status table above: the rule the API and the pages both follow. */
+export interface ProposalMove {
+  /** The move's name (the pages key their words by it). */
+  name: "review" | "admit" | "reject" | "publish" | "take-back" | "withdraw";
+  to: ProposalStatus;
+  from: readonly ProposalStatus[];
+  who: Mover;
+  /** A reason of at least MIN_REASON characters is needed. */
+  reason: boolean;
+  /** The submitter is mailed (with the reason). */
+  mails: boolean;
+  /** Allowed only while the publication gate is open (kv/gate.ts). */
+  gate: boolean;
+}
+
+/** Every status move, in the workflow's order. */
+export const MOVES: readonly ProposalMove[] = [
+  {
+    name: "review",
+    to: "reviewing",
+    from: ["confirmed"],
+    who: "team",
+    reason: false,
+    mails: false,
+    gate: false,
+  },
+  {
+    name: "admit",
+    to: "admitted",
+    from: ADMIT_FROM,
+    who: "team",
+    reason: true,
+    mails: true,
+    gate: false,
+  },
+  {
+    name: "reject",
+    to: "rejected",
+    from: REJECT_FROM,
+    who: "team",
+    reason: true,
+    mails: true,
+    gate: false,
+  },
+  {
+    name: "publish",
+    to: "published",
+    from: PUBLISH_FROM,
+    who: "owner",
+    reason: false,
+    mails: true,
+    gate: true,
+  },
+  {
+    name: "take-back",
+    to: "admitted",
+    from: ["published"],
+    who: "owner",
+    reason: false,
+    mails: true,
+    gate: false,
+  },
+  {
+    name: "withdraw",
+    to: "withdrawn",
+    from: OPEN,
+    who: "submitter",
+    reason: true,
+    mails: false,
+    gate: false,
+  },
+];
+
+/**
+ * The move a change to `status` asks for: the one allowed from `current`, else the first to that
+ * status (its `from` then refuses the change with 409, after the caller's role is checked).
+ */
+export const moveFor = (status: ProposalStatus, current: ProposalStatus): ProposalMove | null =>
+  MOVES.find((m) => m.to === status && m.from.includes(current)) ??
+    MOVES.find((m) => m.to === status) ?? null;
+
+/** Why `caller` may not make `move` on `p`, as the API says it (403), or null. */
+function refusedMover(caller: Caller, p: Proposal, move: ProposalMove): string | null {
+  if (move.who === "submitter") {
+    return isSubmitter(caller, p) ? null : "only the submitter withdraws a proposal";
+  }
+  if (!isTeamCaller(caller)) return "this needs the reviewer or owner role";
+  if (move.who === "owner" && !isOwnerCaller(caller)) {
+    return move.name === "publish"
+      ? "only the owner publishes"
+      : "only the owner takes a published proposal back";
+  }
+  return null;
+}
+
+/** A move the proposal's state allows, and whether this caller may make it now. */
+export interface OfferedMove {
+  move: ProposalMove;
+  /** null: allowed; "role": someone else's to make; "gate": waits for the gate's checks. */
+  blocked: null | "role" | "gate";
+}
+
+/**
+ * The moves `p`'s state allows, in the workflow's order, each with whether `caller` may make it
+ * now: the same table and role checks `changeProposal` applies, and the gate as publication
+ * checks it, so a page offers no move the API would refuse.
+ */
+export function movesOf(caller: Caller, p: Proposal, gate: Gate): OfferedMove[] {
+  return MOVES.filter((m) => m.from.includes(p.status)).map((move) => ({
+    move,
+    blocked: refusedMover(caller, p, move) !== null
+      ? "role"
+      : move.gate && !gate.open
+      ? "gate"
+      : null,
+  }));
+}
+
 /** Changes a proposal's status or attribution, as the table above allows. */
 export async function changeProposal(
   deps: Deps,
@@ -153,31 +277,27 @@ export async function changeProposal(
     return await setAttribution(deps, id, attribution, actor);
   }
   if (status === undefined) return invalid("status: send status or attribution", "status");
-  if (status === "withdrawn") {
-    if (!submitter) forbidden("only the submitter withdraws a proposal");
-    needReason(reason);
-    return await moveStatus(deps, id, { to: "withdrawn", from: OPEN, reason, actor });
-  }
-  if (!isTeamCaller(caller)) forbidden("this needs the reviewer or owner role");
-  if (status === "published") {
-    if (!isOwnerCaller(caller)) forbidden("only the owner publishes");
-    return await publishProposal(deps, { id, actor, reason });
-  }
-  if (status === "admitted" && p.status === "published") {
-    if (!isOwnerCaller(caller)) forbidden("only the owner takes a published proposal back");
-    return await unpublishProposal(deps, { id, actor, reason });
-  }
-  if (status === "reviewing") {
-    return await moveStatus(deps, id, { to: "reviewing", from: ["confirmed"], reason, actor });
-  }
-  needReason(reason);
+  const move = moveFor(status, p.status);
+  if (!move) return invalid(`status: a proposal cannot be moved to ${status}`, "status");
+  const refused = refusedMover(caller, p, move);
+  if (refused) forbidden(refused);
+  if (move.reason) needReason(reason);
+  if (move.name === "publish") return await publishProposal(deps, { id, actor, reason });
+  if (move.name === "take-back") return await unpublishProposal(deps, { id, actor, reason });
   return await moveStatus(deps, id, {
-    to: status,
-    from: status === "admitted" ? ADMIT_FROM : REJECT_FROM,
+    to: move.to,
+    from: move.from,
     reason,
     actor,
-    mail: (next) =>
-      proposalDecisionMail(next, status, reason, statusUrl(deps.config.baseUrl, next.id)),
+    mail: move.mails
+      ? (next) =>
+        proposalDecisionMail(
+          next,
+          move.to,
+          reason,
+          statusUrl(deps.config.baseUrl, next.id),
+        )
+      : undefined,
   });
 }
 

@@ -20,7 +20,9 @@ import { type Learning, learningOf, licenceOf } from "../lib/learning.ts";
  *   ["proposals_by_address", address_hash, id]    -> true   (confirmation, export, erasure)
  *   ["proposals_by_status", status, id]           -> true   (expiry of `received`, listings)
  *   ["proposal_slugs", slug]                      -> proposal id that claimed the module slug
- * All are written and deleted in one atomic; a status change moves the status index in
+ *   ["proposal_links", id]                        -> LinkChecks: the last check of its file links
+ * All are deleted in one atomic (the link checks are written apart, when a reviewer asks,
+ * kv/proposal_links.ts); a status change moves the status index in
  * the atomic that changes the status. The record chain is verified once, when it is sent
  * (records never change afterwards), and the verdict is kept in the proposal.
  * Size: the long texts (trail, records) live apart from the proposal, and decisions are
@@ -389,9 +391,44 @@ export async function setAttribution(
   });
 }
 
+/** What a check of one file link found (kv/proposal_links.ts). */
+export interface LinkCheck {
+  url: string;
+  /** ok, warn and off as a watched service's check; refused: not checked (not public https). */
+  state: "ok" | "warn" | "off" | "refused";
+  status: string;
+  at: number;
+}
+
+export interface LinkChecks {
+  at: number;
+  links: LinkCheck[];
+}
+
+const linksKey = (id: number) => ["proposal_links", id] as const;
+
+export async function getLinkChecks(kv: Deno.Kv, id: number): Promise<LinkChecks | null> {
+  return (await kv.get<LinkChecks>(linksKey(id))).value;
+}
+
+/** Stores the last check of a proposal's links, if the proposal is still there. */
+export async function saveLinkChecks(
+  kv: Deno.Kv,
+  id: number,
+  links: LinkCheck[],
+  at: number,
+): Promise<void> {
+  await transact(async () => {
+    const entry = await getProposal(kv, id);
+    if (!entry.value) return { op: null, result: null };
+    return { op: atomic(kv).check(entry).set(linksKey(id), { at, links }), result: null };
+  });
+}
+
 /** Adds the deletion of a proposal and all its keys to `op` (`addr`: its address hash). */
 function dropKeys(op: Atomic, p: Proposal, addr: string | null): void {
-  op.delete(pKey(p.id)).delete(dataKey(p.id)).delete(statusKey(p.status, p.id));
+  op.delete(pKey(p.id)).delete(dataKey(p.id)).delete(statusKey(p.status, p.id))
+    .delete(linksKey(p.id));
   if (addr) op.delete(["proposals_by_address", addr, p.id]);
   if (p.slug) op.delete(slugClaimKey(p.slug));
 }

@@ -425,7 +425,9 @@ export async function alertBench(prefix: string, owner: string): Promise<AlertBe
     const kvPath = `${dir}/kv.sqlite3`;
     const certs = await makeCerts(["127.0.0.1"], 30);
     await Deno.writeTextFile(`${dir}/ca.pem`, certs.ca);
-    const granted = await runTask("roles", ["grant", "--create", owner, "owner"], { KV_PATH: kvPath });
+    const granted = await runTask("roles", ["grant", "--create", owner, "owner"], {
+      KV_PATH: kvPath,
+    });
     if (granted.code !== 0) throw new Error(`roles grant: ${granted.stderr}`);
     const sink = await smtpSink();
     return {

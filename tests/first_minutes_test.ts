@@ -197,7 +197,7 @@ Deno.test("newcomer words: each account page says what it is for; standing, grou
       );
     }
   }
-  assert.match(overview, /collector: you can keep a profile, a journal, files/);
+  assert.match(overview, /member: you can keep a profile, a journal, files/);
   assert.match(await get("/me/standing"), /<summary>What the standings are<\/summary>/);
   const services = await get("/me/services/new?kind=url");
   assert.match(services, /LAN and tailnet \(reached only inside your own network\)/);

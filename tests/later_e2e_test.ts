@@ -29,7 +29,9 @@ Deno.test("later e2e: retries, proposal expiry, certificate expiry, dormant noti
     // The certificate runs out 13 days after the year this test lets pass.
     const certs = await makeCerts(["127.0.0.1"], 366 + 13);
     await Deno.writeTextFile(ca, certs.ca);
-    const granted = await runTask("roles", ["grant", "--create", OWNER, "owner"], { KV_PATH: kvPath });
+    const granted = await runTask("roles", ["grant", "--create", OWNER, "owner"], {
+      KV_PATH: kvPath,
+    });
     assert.equal(granted.code, 0, granted.stderr);
     const site = localTls(certs);
     await using clock = await testClock();

@@ -21,13 +21,13 @@ const REPORTS = "reports@inbox.test";
 
 /** Each page a mail may link to, and the heading it must show to its reader. */
 const PAGES: [path: RegExp, heading: RegExp][] = [
-  [/^\/me\?verify=[A-Za-z0-9_%-]+$/, /^Sign in$/],
+  [/^\/me\?verify=[A-Za-z0-9_%-]+$/, /^(Sign in|Confirm your proposal)$/],
   [/^\/me$/, /^Your account$/],
   [/^\/me\/devices$/, /^Devices$/],
   [/^\/me\/services\/\d+$/, /^Shop front/],
   [/^\/team\/proposals\/\d+$/, /^#\d+ (River walks|Pond life)$/],
   [/^\/team\/requests$/, /^Requests$/],
-  [/^\/contribute\/status\?id=\d+(&key=[A-Za-z0-9_%-]+)?$/, /^Proposal \d+: \w+$/],
+  [/^\/contribute\/status\?id=\d+(&key=[A-Za-z0-9_%-]+)?$/, /^Proposal \d+: [\w :]+$/],
   [/^\/modules\/river-walks$/, /^River walks/],
 ];
 

@@ -384,6 +384,9 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
     status: "reviewing",
     reason: "Looking at it.",
   }, { route: "/team/proposals/:id" });
+  await me.submit(`/team/proposals/${made.body.id}`, `/team/proposals/${made.body.id}/links`, {}, {
+    route: "/team/proposals/:id/links",
+  });
   await her.submit("/me/work", `/me/work/proposals/${made.body.id}/attribution`, {
     attribution: "remove",
   }, { route: "/me/work/proposals/:id/attribution" });

@@ -273,7 +273,7 @@ Deno.test("proposal form: files and record trail fields, errors, 303 and the sta
   assert.match(form.text, /<label for="f-records">Records file \(optional\)<\/label>/);
   assert.match(form.text, /type="file"[^>]*accept="\.json,application\/json"/);
   assert.match(form.text, /enctype="multipart\/form-data"/);
-  assert.match(form.text, /Fingerprint of the last record \(optional\)/);
+  assert.match(form.text, /Check code of the last record \(optional\)/);
   assert.doesNotMatch(form.text, /Records as JSON|\{seq, at, actor|hex characters/);
   const multipart = (fields: Record<string, string>, records?: string) => {
     const fd = new FormData();

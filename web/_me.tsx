@@ -52,8 +52,15 @@ export const STANDING_WORDS: Record<string, string> = {
     "you can keep a profile, a journal, files and watched services, and give points to modules. To edit modules, apply to become a contributor.",
   contributor: "you can also edit the modules you contribute to and add contributors to them.",
   reviewer: "you also review proposals, applications and requests for the team.",
-  owner: "you run this site: everything a reviewer does, and publishing modules.",
+  owner:
+    "you run this site: everything a reviewer does, and publishing modules. You give roles with a command on the server machine (deno task roles).",
 };
+
+/**
+ * A standing as pages name it: the API's `collector` (an account with no role) is a "member"
+ * to a reader; the others keep their names.
+ */
+export const standingName = (standing: string) => standing === "collector" ? "member" : standing;
 
 /** The account pages' own navigation (and the team's, for reviewers and the owner). */
 export function MeNav(props: { here: string; viewer?: Account | null }) {

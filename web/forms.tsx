@@ -12,7 +12,16 @@ import type { Deps } from "../lib/deps.ts";
 import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
 import { callerOf, clientOrigin } from "../http/guards.ts";
 import { ProposalBody, RequestBody } from "../http/catalogue_inputs.ts";
-import { emptyView, Field, fields, type FormView, given, readBody, submitForm } from "./_form.tsx";
+import {
+  emptyView,
+  Field,
+  fields,
+  type FormView,
+  given,
+  readBody,
+  readForm,
+  submitForm,
+} from "./_form.tsx";
 import { formLimit, viewer, type WebCtx, webRouter } from "./_web.tsx";
 import { LEARNING_LABELS, LearningFields, learningInput } from "./_learning.tsx";
 import { LICENCE_IDS } from "../lib/learning.ts";
@@ -46,6 +55,30 @@ export const KIND_TEXT: Record<RequestKind, string> = {
   other: "Something else",
 };
 
+/**
+ * The request form's heading and title by the kind it was opened for: a module page's "Report a
+ * problem" and "Offer to help" links land on a form titled so.
+ */
+const REQUEST_TITLES: Partial<Record<RequestKind, [title: string, lede: string]>> = {
+  report: [
+    "Report a problem with a module",
+    "Tell the team what is wrong (a broken link, a mistake, something unclear). The team reads " +
+    "every message; your address is used only to answer you.",
+  ],
+  contribute: [
+    "Offer to help with a module",
+    "Tell the team how you would like to help. The team reads every message; your address is " +
+    "used only to answer you.",
+  ],
+};
+const REQUEST_TITLE: [string, string] = [
+  "Request a module",
+  "Ask for a module or a track, or report a problem with a module. The team reads every " +
+  "message; your address is used only to answer you.",
+];
+const requestTitle = (kind: string | undefined) =>
+  REQUEST_TITLES[kind as RequestKind] ?? REQUEST_TITLE;
+
 /** A field people do not see or fill; robots that fill every field give themselves away. */
 function Honeypot() {
   return (
@@ -66,13 +99,11 @@ function RequestForm(props: { view: FormView; modules: ModuleChoice[] }) {
   const extra = chosen && !props.modules.some(([slug]) => slug === chosen)
     ? [[chosen, chosen] as ModuleChoice]
     : [];
+  const [title, lede] = requestTitle(props.view.values.kind);
   return (
     <>
-      <h1>Request a module</h1>
-      <p>
-        Ask for a module or a track, or report a problem with a module. The team reads every
-        message; your address is used only to answer you.
-      </p>
+      <h1>{title}</h1>
+      <p>{lede}</p>
       <F.Summary />
       <form method="post" action="/request" novalidate>
         <F.Field name="name" required autocomplete="name" />
@@ -99,7 +130,7 @@ const PROPOSAL_LABELS: Record<string, string> = {
   summary: "Summary",
   trail: "Record trail (optional)",
   records: "Records file (optional)",
-  chain: "Fingerprint of the last record (optional)",
+  chain: "Check code of the last record (optional)",
   attribution: "If you erase your account later",
   ...LEARNING_LABELS,
   // The file rows, named as their fields are labelled.
@@ -188,8 +219,9 @@ function ProposalForm(props: { view: FormView; signedInAs?: string }) {
             name="records"
             type="file"
             accept=".json,application/json"
-            hint={"If a tool kept the module's history as a hash-chained log, attach the file it " +
-              "exports (JSON): the team checks that no record was changed before publishing."}
+            hint={"If a tool kept the module's history as a record trail (a log of changes that " +
+              "anyone can check), attach the file it exports (JSON): the team checks that no " +
+              "record was changed before publishing."}
           />
           {v.values.records_kept
             ? (
@@ -203,8 +235,8 @@ function ProposalForm(props: { view: FormView; signedInAs?: string }) {
             : null}
           <F.Field
             name="chain"
-            hint={"If that tool shows the hash of the last record (64 characters, 0-9 and a-f), " +
-              "paste it so the team can check that the file is whole."}
+            hint={"If that tool shows a check code for the last record (64 characters, 0-9 and " +
+              "a-f), paste it so the team can check that the file is whole."}
             maxlength={64}
           />
         </fieldset>
@@ -332,7 +364,7 @@ async function postRequest(deps: Deps, c: WebCtx) {
       return "/request/sent";
     },
     show: (view) => <RequestForm view={view} modules={modules} />,
-    page: { title: "Request a module" },
+    page: { title: requestTitle((await readForm(c)).kind)[0] },
   });
 }
 
@@ -415,9 +447,16 @@ export function formPages(deps: Deps) {
     // A module page's "report a problem" link names the module and the kind.
     const kind = REQUEST_KINDS.find((k) => k === c.req.query("kind")) ?? "module";
     const module = c.req.query("module") ?? "";
-    const view = emptyView({ kind, module: /^[a-z0-9-]{1,80}$/.test(module) ? module : "" });
+    // A signed-in person's name and address are filled in; they stay editable.
+    const me = viewer(c);
+    const view = emptyView({
+      kind,
+      module: /^[a-z0-9-]{1,80}$/.test(module) ? module : "",
+      name: me?.name,
+      email: me?.email,
+    });
     return c.render(<RequestForm view={view} modules={await moduleChoices(deps)} />, {
-      title: "Request a module",
+      title: requestTitle(kind)[0],
       canonical: "/request",
       description: "Ask for a module or a track, or report a problem.",
     });

@@ -5,7 +5,7 @@
 import { standingOf } from "../kv/accounts.ts";
 import type { Deps } from "../lib/deps.ts";
 import { U } from "./_layout.tsx";
-import { ME_PAGES, MeNav, Purpose, STANDING_WORDS } from "./_me.tsx";
+import { ME_PAGES, MeNav, Purpose, STANDING_WORDS, standingName } from "./_me.tsx";
 import { requireAccount, webRouter } from "./_web.tsx";
 
 export function mePages(_deps: Deps) {
@@ -27,7 +27,7 @@ export function mePages(_deps: Deps) {
           </dd>
           <dt>Standing</dt>
           <dd>
-            {standingOf(me.roles)}: {STANDING_WORDS[standingOf(me.roles)] ?? ""}{" "}
+            {standingName(standingOf(me.roles))}: {STANDING_WORDS[standingOf(me.roles)] ?? ""}{" "}
             <a href="/me/standing">More about standing</a>
           </dd>
         </dl>

@@ -12,7 +12,7 @@ import type { Deps } from "../lib/deps.ts";
 import { ApplyBody, InviteBody, OwnerClaimBody } from "../http/account_inputs.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm, TextArea } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { MeNav, Purpose, STANDING_WORDS, when } from "./_me.tsx";
+import { MeNav, Purpose, STANDING_WORDS, standingName, when } from "./_me.tsx";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
 
 const page = async (deps: Deps, c: WebCtx, apply: FormView, invite: FormView) => {
@@ -32,18 +32,22 @@ const page = async (deps: Deps, c: WebCtx, apply: FormView, invite: FormView) =>
       {c.req.query("owner")
         ? (
           <p class="notice" role="status">
-            You are now this server's owner: you can watch addresses on its own network and grant
-            roles to others.
+            You are now this server's owner: you can publish modules and watch addresses on the
+            server's own network. Roles are given with a command on the server machine; the team's
+            {" "}
+            <a href="/team/accounts">Accounts and roles</a> page lists each account's.
           </p>
         )
         : null}
       <p>
-        Your standing: <strong>{standing}</strong>: {STANDING_WORDS[standing] ?? ""}
+        Your standing: <strong>{standingName(standing)}</strong>: {STANDING_WORDS[standing] ?? ""}
       </p>
       <StandingsExplained />
       <h2>Contributor standing</h2>
       <LatestApplication latest={latest} />
-      {me.roles.includes("contributor") || latest?.outcome === null
+      {standing !== "collector"
+        ? <p>You have it already{standing === "contributor" ? "" : `, as ${standing}`}.</p>
+        : latest?.outcome === null
         ? null
         : <ApplyForm view={apply} />}
       <h2>Invite someone</h2>
@@ -113,12 +117,15 @@ function StandingsExplained() {
       <dl>
         {Object.entries(STANDING_WORDS).map(([name, words]) => (
           <>
-            <dt>{name}</dt>
+            <dt>{standingName(name)}</dt>
             <dd>{words.charAt(0).toUpperCase() + words.slice(1)}</dd>
           </>
         ))}
       </dl>
-      <p>Your standing follows from the roles the team gave your account.</p>
+      <p>
+        Your standing follows from your account's roles: contributor through an application the team
+        approves; reviewer and owner only from the owner's command on the server machine.
+      </p>
     </details>
   );
 }

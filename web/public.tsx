@@ -4,7 +4,7 @@
  * for search engines (/sitemap.xml, /robots.txt).
  */
 import { accountKey, getAccount, slugKey } from "../kv/accounts.ts";
-import { getProposal, keyMatches, publicStatusView } from "../kv/proposals.ts";
+import { getProposal, keyMatches, proposalsOf, publicStatusView } from "../kv/proposals.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { search } from "../kv/search.ts";
 import { isoDate } from "../lib/clock.ts";
@@ -15,7 +15,9 @@ import { clientOrigin, limit } from "../http/guards.ts";
 import { publicProfile } from "../kv/profile.ts";
 import { catalogue } from "./_catalogue.ts";
 import { U } from "./_layout.tsx";
-import { type WebCtx, webRouter } from "./_web.tsx";
+import { standingName, when } from "./_me.tsx";
+import { STATUS_WORDS } from "./_proposal.tsx";
+import { viewer, type WebCtx, webRouter } from "./_web.tsx";
 
 const SLUG = /^[a-z0-9-]{1,80}$/;
 
@@ -90,7 +92,7 @@ function ProfileFacts({ p }: { p: PublicProfile }) {
   return (
     <dl>
       <dt>Standing</dt>
-      <dd>{p.standing}</dd>
+      <dd>{standingName(p.standing)}</dd>
       <dt>Member since</dt>
       <dd>{p.since}</dd>
       <Fact term="Organisation" show={pr.org}>
@@ -278,7 +280,7 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
   const withReasons = v.history[0] !== undefined && "reason" in v.history[0];
   return c.render(
     <>
-      <h1>Proposal {v.id}: {v.status}</h1>
+      <h1>Proposal {v.id}: {STATUS_WORDS[p.status].toLowerCase()}</h1>
       {v.title !== undefined
         ? (
           <>
@@ -299,7 +301,7 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
         )
         : <p>Open the link from your mail to see the details.</p>}
       <p>
-        Sent {v.created}, last change {v.updated}.
+        Sent {when(p.created)}, last change {when(p.updated)}.
       </p>
       <table class="stack">
         <thead>
@@ -310,10 +312,10 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
           </tr>
         </thead>
         <tbody>
-          {v.history.map((h) => (
+          {v.history.map((h, i) => (
             <tr>
-              <td data-label="When">{h.at}</td>
-              <td data-label="Status">{h.status}</td>
+              <td data-label="When">{when(p.decisions[i].at)}</td>
+              <td data-label="Status">{STATUS_WORDS[h.status]}</td>
               {withReasons
                 ? (
                   <td data-label="Reason">
@@ -327,6 +329,59 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
       </table>
     </>,
     { title: `Proposal ${v.id}`, noindex: true },
+  );
+}
+
+/**
+ * Where a confirmation link lands once pressed (web/sign_in.tsx): the proposals it confirmed,
+ * by title, for the signed-in submitter only, and whether the link made their account.
+ */
+async function getContributeConfirmed(deps: Deps, c: WebCtx) {
+  c.header("Cache-Control", "no-store");
+  const me = viewer(c);
+  const ids = new Set(
+    (c.req.query("ids") ?? "").split(",").filter((s) => /^[1-9][0-9]{0,15}$/.test(s)).map(Number),
+  );
+  const mine = me ? (await proposalsOf(deps.kv, me.email)).filter((p) => ids.has(p.id)) : [];
+  if (!me || mine.length === 0) {
+    fail(404, "Nothing to show here: open the link from your mail again, or sign in.");
+  }
+  const made = c.req.query("account") === "new";
+  return c.render(
+    <>
+      <h1>{mine.length === 1 ? "Your proposal is confirmed" : "Your proposals are confirmed"}</h1>
+      {mine.map((p) => (
+        <p class="notice" role="status">
+          Your proposal ‘<U>{p.title}</U>’ is confirmed; the team has been told.{" "}
+          <a href={`/contribute/status?id=${p.id}`}>Its status page</a>
+        </p>
+      ))}
+      {made
+        ? (
+          <p>
+            Confirming it made an account for{" "}
+            <strong>
+              <U>{me.email}</U>
+            </strong>, and this browser is signed in to it: the module will be published under it,
+            and <a href="/me/work">Your work</a>{" "}
+            shows your proposals. There is no password: next time, ask for a sign-in link.
+          </p>
+        )
+        : (
+          <p>
+            You are signed in as{" "}
+            <strong>
+              <U>{me.email}</U>
+            </strong>; <a href="/me/work">Your work</a> shows your proposals.
+          </p>
+        )}
+      <ul class="actions">
+        <li>
+          <a href="/catalogue">Browse the catalogue</a>
+        </li>
+      </ul>
+    </>,
+    { title: "Proposal confirmed", noindex: true },
   );
 }
 
@@ -377,6 +432,8 @@ export function publicPages(deps: Deps) {
   // The page a proposal's status_url opens: without the mailed secret (`key`) the state and
   // dates only, never the submitter's address, name or text.
   app.get("/contribute/status", (c) => getContributeStatus(deps, c));
+
+  app.get("/contribute/confirmed", (c) => getContributeConfirmed(deps, c));
 
   app.get("/robots.txt", (c) => getRobotsTxt(deps, c));
 

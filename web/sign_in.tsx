@@ -9,6 +9,7 @@ import { z } from "zod";
 import { accountParts } from "../kv/parts.ts";
 import { findLink, LINK_LIFE } from "../kv/links.ts";
 import { RULES } from "../kv/rate_limit.ts";
+import { proposalsOf } from "../kv/proposals.ts";
 import { endSession } from "../kv/sessions.ts";
 import { completeLink, issueLink } from "../kv/sign_in.ts";
 import { signInMail } from "../mail/sign_in.ts";
@@ -252,6 +253,28 @@ async function getMe(deps: Deps, c: WebCtx, next: Next) {
     );
   }
   const link = found.entry.value;
+  if (link.purpose === "proposal") {
+    return c.render(
+      <>
+        <h1>Confirm your proposal</h1>
+        <p>
+          Confirm the proposal sent from{" "}
+          <strong>
+            <U>{link.email}</U>
+          </strong>
+          : the team is told and starts looking at it. This also signs this browser in, with a new
+          account for the address if it has none (the module is published under it).
+          {viewer(c) ? " It replaces the session this browser has now." : ""}
+        </p>
+        <form method="post" action="/me/verify">
+          <input type="hidden" name="token" value={token} />
+          <button type="submit">Confirm my proposal</button>
+        </form>
+        <p class="hint">Not you? Close this page: nothing happens without the button.</p>
+      </>,
+      { title: "Confirm your proposal", noindex: true },
+    );
+  }
   return c.render(
     <>
       <h1>Sign in</h1>
@@ -287,9 +310,21 @@ async function postMeVerify(deps: Deps, c: WebCtx) {
     throw err;
   });
   if (!done) return seeOther(c, `/me?verify=${encodeURIComponent(token)}`);
-  for (const part of accountParts) await part.afterVerify?.(deps, done.account, done.link);
+  // Any link confirms the address's proposals still waiting (CONTRACT.md): those are named on
+  // the page the person lands on.
+  const waiting = (await proposalsOf(deps.kv, done.account.email))
+    .filter((p) => p.status === "received").map((p) => p.id);
+  let confirmed = 0;
+  for (const part of accountParts) {
+    confirmed += (await part.afterVerify?.(deps, done.account, done.link))?.confirmed ?? 0;
+  }
   await enterSession(deps, c, done);
-  return seeOther(c, safeNext(takeNext(deps, c)));
+  const next = safeNext(takeNext(deps, c));
+  if (confirmed > 0 && waiting.length) {
+    const made = done.created ? "&account=new" : "";
+    return seeOther(c, `/contribute/confirmed?ids=${waiting.join(",")}${made}`);
+  }
+  return seeOther(c, next);
 }
 
 async function postSignOut(deps: Deps, c: WebCtx) {

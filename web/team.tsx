@@ -6,12 +6,36 @@
  * domain functions as the team's API routes; team mails link here.
  */
 import type { Child } from "hono/jsx";
-import { type Account, eachAccount, getAccount, isOwner, standingOf } from "../kv/accounts.ts";
+import {
+  type Account,
+  eachAccount,
+  getAccount,
+  isOwner,
+  type Role,
+  ROLES,
+  standingOf,
+} from "../kv/accounts.ts";
 import { decideApplication, listApplications } from "../kv/applications.ts";
 import { type Gate, gateOf } from "../kv/gate.ts";
 import { allInvites } from "../kv/invites.ts";
-import { changeProposal } from "../kv/proposal_changes.ts";
-import { getProposal, listProposals, type Proposal, STATUSES } from "../kv/proposals.ts";
+import {
+  changeProposal,
+  type Mover,
+  movesOf,
+  type OfferedMove,
+  type ProposalMove,
+} from "../kv/proposal_changes.ts";
+import { checkProposalLinks } from "../kv/proposal_links.ts";
+import {
+  type Decision,
+  getData,
+  getLinkChecks,
+  getProposal,
+  listProposals,
+  MAX_REASON,
+  type Proposal,
+  STATUSES,
+} from "../kv/proposals.ts";
 import { listRequests, setHandled } from "../kv/requests.ts";
 import { listAllServices, serviceView } from "../kv/services.ts";
 import { shownState } from "../kv/service_state.ts";
@@ -31,7 +55,16 @@ import {
   TextArea,
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
-import { when } from "./_me.tsx";
+import { standingName, when } from "./_me.tsx";
+import {
+  FileLinks,
+  GateChecks,
+  History,
+  ProposalFields,
+  proposalRows,
+  RecordTrail,
+  STATUS_WORDS,
+} from "./_proposal.tsx";
 import { StateBadge } from "./_state.tsx";
 import { requireTeamPage, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -110,7 +143,7 @@ async function getTeam(deps: Deps, c: WebCtx) {
                     #{p.id} <U>{p.title}</U>
                   </a>
                 </td>
-                <td data-label="Status">{p.status}</td>
+                <td data-label="Status">{STATUS_WORDS[p.status]}</td>
                 <td data-label="From">
                   <U>{p.name}</U>
                 </td>
@@ -124,139 +157,193 @@ async function getTeam(deps: Deps, c: WebCtx) {
   );
 }
 
+/** What each move does, in the words of its button and its consequence. */
+const MOVE_WORDS: Record<ProposalMove["name"], { button: string; consequence: string }> = {
+  review: {
+    button: "Start the review",
+    consequence: "The proposal is under review: it can then be admitted, rejected or published. " +
+      "The submitter is not mailed.",
+  },
+  admit: {
+    button: "Admit",
+    consequence: "The proposal is admitted and waits for the owner to publish it. The submitter " +
+      "is mailed the reason.",
+  },
+  reject: {
+    button: "Reject",
+    consequence: "The proposal is rejected and leaves the queue. The submitter is mailed the " +
+      "reason.",
+  },
+  publish: {
+    button: "Publish",
+    consequence: "The module appears in the catalogue under the submitter's name, and the " +
+      "submitter is mailed its address (with the note, if you write one).",
+  },
+  "take-back": {
+    button: "Take it back from the catalogue",
+    consequence: "The module leaves the catalogue and the proposal is admitted again. The " +
+      "submitter is mailed (with the note, if you write one).",
+  },
+  withdraw: {
+    button: "Withdraw",
+    consequence: "The submitter withdraws the proposal; it stays withdrawn.",
+  },
+};
+
+const WHO_WORDS: Record<Mover, string> = {
+  team: "any reviewer or the owner",
+  owner: "the owner only",
+  submitter: "the submitter only",
+};
+
+/** A move's reason field: required where the rule needs one, else an optional note. */
+function MoveReason(props: { move: ProposalMove; view: FormView }) {
+  const { move, view } = props;
+  const id = `reason-${move.name}`;
+  const mine = view.values.status === move.to;
+  const error = mine ? view.errors.reason ?? view.error : undefined;
+  const label = move.reason
+    ? `Reason to ${MOVE_WORDS[move.name].button.toLowerCase()} (mailed to the submitter)`
+    : `Note to the submitter (optional)`;
+  return (
+    <div class={error ? "field invalid" : "field"}>
+      <label for={id}>{label}</label>
+      {error ? <p class="error" id={`${id}-error`}>{error}</p> : null}
+      <textarea
+        id={id}
+        name="reason"
+        rows={3}
+        maxlength={MAX_REASON}
+        required={move.reason}
+        aria-invalid={error ? "true" : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+      >
+        {mine ? view.values.reason ?? "" : ""}
+      </textarea>
+    </div>
+  );
+}
+
+/** Why a move the state allows is not this person's to make now. */
+function blockedWords(o: OfferedMove, gate: Gate): string {
+  if (o.blocked === "gate") {
+    return `Not yet: the gate is closed (${gate.failed.join(", ")}); it opens when every check ` +
+      "passes.";
+  }
+  return `Only ${WHO_WORDS[o.move.who].replace(/ only$/, "")} may do this.`;
+}
+
+/** The moves the proposal's state allows, in the workflow's order (kv/proposal_changes.ts). */
+function Moves(props: { p: Proposal; offered: OfferedMove[]; gate: Gate; view: FormView }) {
+  const { p, gate, view } = props;
+  const offered = props.offered.filter((o) => o.move.who !== "submitter");
+  if (offered.length === 0) {
+    return (
+      <p>
+        {p.status === "received"
+          ? "Nothing to decide yet: the submitter has not confirmed the address."
+          : `Nothing more to decide: a proposal that is ${p.status} stays so.`}
+      </p>
+    );
+  }
+  return (
+    <ul class="moves">
+      {offered.map((o) => {
+        const words = MOVE_WORDS[o.move.name];
+        return (
+          <li>
+            <h3>{words.button}</h3>
+            <p>
+              {words.consequence} <span class="meta">Who may: {WHO_WORDS[o.move.who]}.</span>
+            </p>
+            {o.blocked
+              ? <p class="hint">{blockedWords(o, gate)}</p>
+              : (
+                <form method="post" action={`/team/proposals/${p.id}`} novalidate>
+                  <input type="hidden" name="status" value={o.move.to} />
+                  {o.move.name === "review" ? null : <MoveReason move={o.move} view={view} />}
+                  <button type="submit">{words.button}</button>
+                </form>
+              )}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** Who an actor of the trail is, in words ("account:<id>" by its name or address). */
+async function actorNames(deps: Deps, decisions: Decision[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>([
+    ["public", "the submitter, through the public form"],
+    ["service", "the team's service token"],
+    ["system", "the service itself"],
+    ["owner", "the owner's command"],
+  ]);
+  for (const d of decisions) {
+    const m = d.actor.match(/^account:(\d+)$/);
+    if (!m || names.has(d.actor)) continue;
+    const a = (await getAccount(deps.kv, Number(m[1]))).value;
+    names.set(d.actor, a ? a.name || a.email : "an erased account");
+  }
+  return names;
+}
+
 const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
   const me = requireTeamPage(c);
   const p = (await getProposal(deps.kv, idOf(c))).value;
   if (!p) fail(404, "no such proposal");
-  const gate = await gateOf(deps.kv, p);
-  const moves: [string, string][] = [
-    ["reviewing", "Start review (reviewing)"],
-    ["admitted", "Admit"],
-    ["rejected", "Reject"],
-    ...(isOwner(me) ? [["published", "Publish"] as [string, string]] : []),
-  ];
+  const [gate, data, links, names] = await Promise.all([
+    gateOf(deps.kv, p),
+    getData(deps.kv, p.id),
+    getLinkChecks(deps.kv, p.id),
+    actorNames(deps, p.decisions),
+  ]);
+  const offered = movesOf(callerOf(deps, c), p, gate);
+  const checks = new Map((links?.links ?? []).map((l) => [l.url, l]));
+  // A refused move says why above the page too (a 409 has no field to stand beside).
   return (
     <>
       <TeamNav here="/team" />
       <h1>
         #{p.id} <U>{p.title}</U>
       </h1>
-      <ProposalFacts p={p} />
+      <ErrorSummary view={view} labels={{ reason: "Reason", status: "Decision" }} />
+      <ProposalFields rows={proposalRows(p)} />
       <h2>Summary</h2>
       <p class="text">
         <U>{p.summary}</U>
       </p>
+      <h2 id="files">Files</h2>
+      <FileLinks files={p.files} checks={checks} now={deps.clock.now()} />
       {p.files.length
         ? (
-          <>
-            <h2>Files</h2>
-            <ul>
-              {p.files.map((f) => (
-                <li>
-                  <U>{JSON.stringify(f)}</U>
-                </li>
-              ))}
-            </ul>
-          </>
+          <form method="post" action={`/team/proposals/${p.id}/links`}>
+            <p class="hint">
+              The service opens each https link from its own network, public addresses only (no
+              address of a private network, none with a name and password in it), at most 10 s each,
+              and shows what it found. Nothing is fetched until a reviewer asks.
+            </p>
+            <button type="submit" class="secondary">Check the links now</button>
+          </form>
         )
         : null}
+      <h2>Record trail</h2>
+      <RecordTrail p={p} data={data} />
+      <h2>Gate</h2>
       <GateChecks gate={gate} />
-      <Decisions p={p} />
-      <h2>Change its status</h2>
-      <form method="post" action={`/team/proposals/${p.id}`} novalidate>
-        <ErrorSummary view={view} labels={{ status: "New status", reason: "Reason" }} />
-        <Select name="status" label="New status" view={view} options={moves} />
-        <TextArea
-          name="reason"
-          label="Reason"
-          hint="Needed to admit or reject; mailed to the submitter."
-          view={view}
-          rows={3}
-          maxlength={1000}
-        />
-        <button type="submit">Change status</button>
-      </form>
+      <h2>History</h2>
+      <History decisions={p.decisions} names={names} />
+      <h2>Decide</h2>
+      <p class="meta">
+        You are{" "}
+        {isOwner(me) ? "the owner" : "a reviewer"}. Only the moves this proposal's state allows are
+        listed, in the workflow's order.
+      </p>
+      <Moves p={p} offered={offered} gate={gate} view={view} />
     </>
   );
 };
-
-function ProposalFacts({ p }: { p: Proposal }) {
-  return (
-    <dl>
-      <dt>Status</dt>
-      <dd>{p.status}</dd>
-      <dt>Submitted by</dt>
-      <dd>
-        <U>{p.name}</U> {p.email
-          ? (
-            <>
-              (<U>{p.email}</U>)
-            </>
-          )
-          : null}
-      </dd>
-      <dt>Area</dt>
-      <dd>{p.area}</dd>
-      <dt>Attribution</dt>
-      <dd>{p.attribution}</dd>
-      <dt>Received</dt>
-      <dd>{when(p.created)}</dd>
-      {p.slug && p.status === "published"
-        ? (
-          <>
-            <dt>Module</dt>
-            <dd>
-              <a href={`/modules/${p.slug}`}>/modules/{p.slug}</a>
-            </dd>
-          </>
-        )
-        : null}
-    </dl>
-  );
-}
-
-/** Whether the gate is open, and each of its checks. */
-function GateChecks({ gate }: { gate: Gate }) {
-  return (
-    <>
-      <h2>Gate checks</h2>
-      <p>{gate.open ? "The gate is open: it can be published." : "The gate is closed."}</p>
-      <ul class="gate">
-        {gate.checks.map((g) => (
-          <li>
-            <strong>{g.ok ? "passed" : "failed"}</strong> {g.name}: <U>{g.detail}</U>
-          </li>
-        ))}
-      </ul>
-    </>
-  );
-}
-
-/** The proposal's decisions so far, oldest first. */
-function Decisions({ p }: { p: Proposal }) {
-  return (
-    <>
-      <h2>Decisions</h2>
-      {p.decisions.length === 0 ? <p>None yet.</p> : (
-        <ol>
-          {p.decisions.map((d) => (
-            <li>
-              {when(d.at)}: {d.from} → {d.status}
-              {d.reason
-                ? (
-                  <>
-                    {" — "}
-                    <U>{d.reason}</U>
-                  </>
-                )
-                : null}
-            </li>
-          ))}
-        </ol>
-      )}
-    </>
-  );
-}
 
 async function postTeamProposalsId(deps: Deps, c: WebCtx) {
   requireTeamPage(c);
@@ -271,6 +358,13 @@ async function postTeamProposalsId(deps: Deps, c: WebCtx) {
     show: (view) => proposalPage(deps, c, view),
     page: { title: "Proposal" },
   });
+}
+
+async function postTeamProposalLinks(deps: Deps, c: WebCtx) {
+  requireTeamPage(c);
+  const id = idOf(c);
+  await checkProposalLinks(deps, callerOf(deps, c), id);
+  return seeOther(c, `/team/proposals/${id}#files`);
 }
 
 const applicationsPage = async (deps: Deps, c: WebCtx, failed?: { id: number; view: FormView }) => {
@@ -301,7 +395,7 @@ const applicationsPage = async (deps: Deps, c: WebCtx, failed?: { id: number; vi
               <U>{name}</U>
             </h2>
             <p class="meta">
-              {when(a.created)} · {who ? standingOf(who.roles) : "erased"}
+              {when(a.created)} · {who ? standingName(standingOf(who.roles)) : "erased"}
             </p>
             <p class="text">
               <U>{a.text}</U>
@@ -417,45 +511,104 @@ async function postTeamRequestsId(deps: Deps, c: WebCtx) {
   return seeOther(c, "/team/requests");
 }
 
+/** The owner's command that grants or revokes `role` (cli/roles.ts), as it is typed. */
+const roleCommand = (verb: "grant" | "revoke", email: string, role: Role) =>
+  `deno task roles ${verb} ${email} ${role}`;
+
+/** One account's commands, each copyable: a grant for every role it lacks, a revoke for each held. */
+function RoleCommands(props: { a: Account }) {
+  const { a } = props;
+  return (
+    <details>
+      <summary>
+        Commands for <U>{a.email}</U>
+      </summary>
+      <ul class="commands">
+        {ROLES.map((role) => {
+          const verb = a.roles.includes(role) ? "revoke" : "grant";
+          const id = `cmd-${a.id}-${role}`;
+          return (
+            <li class="field">
+              <label for={id}>
+                {verb === "grant" ? "Grant" : "Revoke"} {role}
+              </label>
+              <input id={id} type="text" readonly value={roleCommand(verb, a.email, role)} />
+              <button type="button" data-copy={`#${id}`} hidden>
+                Copy: {verb} {role} for <U>{a.email}</U>
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </details>
+  );
+}
+
 async function getTeamAccounts(deps: Deps, c: WebCtx) {
-  requireTeamPage(c);
+  const me = requireTeamPage(c);
+  const owner = isOwner(me);
   const rows: Account[] = [];
   for await (const e of eachAccount(deps.kv)) rows.push(e.value);
   return render(
     c,
     "/team/accounts",
-    "Accounts",
-    <table class="stack">
-      <caption>Every account</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Address</th>
-          <th scope="col">Standing</th>
-          <th scope="col">Since</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((a) => (
+    "Accounts and roles",
+    <>
+      <p>
+        Roles are never given through this site. {owner ? "You give" : "The owner gives"} or{" "}
+        {owner ? "take" : "takes"}{" "}
+        one back with a command on the server machine, in the folder the server runs from and with
+        its KV_PATH; each change is a line in the record trail (a public log of changes that anyone
+        can check). {owner ? "Each account's exact commands are below, ready to copy." : ""}
+      </p>
+      <p>
+        <code>deno task roles grant &lt;address&gt; &lt;role&gt;</code>,{" "}
+        <code>deno task roles revoke &lt;address&gt; &lt;role&gt;</code>,{" "}
+        <code>deno task roles list</code>. Roles: {ROLES.join(", ")}.
+      </p>
+      <table class="stack">
+        <caption>Every account</caption>
+        <thead>
           <tr>
-            <td data-label="Name">
-              {a.slug && a.name
-                ? (
-                  <a href={`/people/${a.slug}`}>
-                    <U>{a.name}</U>
-                  </a>
-                )
-                : <U>{a.name || "(no name)"}</U>}
-            </td>
-            <td data-label="Address">
-              <U>{a.email}</U>
-            </td>
-            <td data-label="Standing">{standingOf(a.roles)}</td>
-            <td data-label="Since">{when(a.created)}</td>
+            <th scope="col">Name</th>
+            <th scope="col">Address</th>
+            <th scope="col">Roles</th>
+            <th scope="col">Since</th>
+            {owner ? <th scope="col">Change its roles</th> : null}
           </tr>
-        ))}
-      </tbody>
-    </table>,
+        </thead>
+        <tbody>
+          {rows.map((a) => (
+            <tr>
+              <td data-label="Name">
+                {a.slug && a.name
+                  ? (
+                    <a href={`/people/${a.slug}`}>
+                      <U>{a.name}</U>
+                    </a>
+                  )
+                  : <U>{a.name || "(no name)"}</U>}
+              </td>
+              <td data-label="Address">
+                <U>{a.email}</U>
+              </td>
+              <td data-label="Roles">
+                {a.roles.length ? a.roles.join(", ") : "none"}{" "}
+                <span class="meta">({standingName(standingOf(a.roles))})</span>
+              </td>
+              <td data-label="Since">{when(a.created)}</td>
+              {owner
+                ? (
+                  <td data-label="Change its roles">
+                    <RoleCommands a={a} />
+                  </td>
+                )
+                : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>,
   );
 }
 
@@ -612,6 +765,8 @@ export function teamPages(deps: Deps) {
   );
 
   app.post("/team/proposals/:id{[0-9]{1,15}}", (c) => postTeamProposalsId(deps, c));
+
+  app.post("/team/proposals/:id{[0-9]{1,15}}/links", (c) => postTeamProposalLinks(deps, c));
 
   // ---- applications ----
   app.get(

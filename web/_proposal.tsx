@@ -1,0 +1,344 @@
+/**
+ * A proposal as a reviewer reads it (web/team.tsx): its fields (one list of rows,
+ * `proposalRows`: a new field of a proposal is one more row there), its files as links with the
+ * state of their last check, its record trail (the lines the submitter typed and the records sent
+ * as data, with the chain's verdict in words), the gate's checks with what each means, and the
+ * history of decisions with who made each.
+ */
+import type { Child } from "hono/jsx";
+import type { Gate, GateCheck } from "../kv/gate.ts";
+import type {
+  Decision,
+  LinkCheck,
+  Proposal,
+  ProposalData,
+  ProposalStatus,
+} from "../kv/proposals.ts";
+import { U } from "./_layout.tsx";
+import { when } from "./_me.tsx";
+import { StateIcon } from "./_state.tsx";
+
+/** Each status in a reader's words. */
+export const STATUS_WORDS: Record<ProposalStatus, string> = {
+  received: "Received: waiting for the submitter to confirm the address",
+  confirmed: "Confirmed: waiting for a reviewer",
+  reviewing: "Under review",
+  admitted: "Admitted: waiting for the owner to publish it",
+  rejected: "Rejected",
+  published: "Published in the catalogue",
+  withdrawn: "Withdrawn by the submitter",
+};
+
+/** A state as colour, icon and word: ok, warn, off or wait (web/_state.tsx's icons). */
+export function Verdict(props: { state: "ok" | "warn" | "off" | "wait"; children: string }) {
+  return (
+    <span class={`tag state state-${props.state}`}>
+      <StateIcon state={props.state} />
+      {props.children}
+    </span>
+  );
+}
+
+/** One row of a proposal's fields: its label and what it holds. */
+export type FieldRow = [label: string, value: Child];
+
+/** The proposal's fields, in the order a reviewer reads them. */
+export function proposalRows(p: Proposal): FieldRow[] {
+  return [
+    ["Status", STATUS_WORDS[p.status]],
+    [
+      "Submitted by",
+      <>
+        <U>{p.name}</U>
+        {p.email
+          ? (
+            <>
+              {" "}(<a href={`mailto:${p.email}`}>
+                <U>{p.email}</U>
+              </a>)
+            </>
+          )
+          : " (account erased; the module keeps the name)"}
+      </>,
+    ],
+    ["Area", p.area.replace("-", " ")],
+    [
+      "If the submitter erases the account",
+      p.attribution === "keep" ? "the module keeps their name" : "the module leaves the catalogue",
+    ],
+    ["Received", when(p.created)],
+    ["Address confirmed", p.confirmed === null ? "not yet" : when(p.confirmed)],
+    ...(p.slug && p.status === "published"
+      ? [[
+        "Module",
+        <a href={`/modules/${encodeURIComponent(p.slug)}`}>/modules/{p.slug}</a>,
+      ] as FieldRow]
+      : []),
+  ];
+}
+
+/** A list of fields as label and value. */
+export function ProposalFields(props: { rows: FieldRow[] }) {
+  return (
+    <dl class="fields">
+      {props.rows.map(([label, value]) => (
+        <>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </>
+      ))}
+    </dl>
+  );
+}
+
+const LINK_STATE: Record<LinkCheck["state"], ["ok" | "warn" | "off", string]> = {
+  ok: ["ok", "Reachable"],
+  warn: ["warn", "Answers, with a warning"],
+  off: ["off", "Not reachable"],
+  refused: ["off", "Not checked: not a public https address"],
+};
+
+/** Whether a link may be followed from the page: a well-formed http(s) address. */
+const followable = (url: string) => /^https?:\/\//i.test(url) && URL.canParse(url);
+
+/** The files as links with their labels, and what the last check of each found. */
+export function FileLinks(
+  props: { files: Proposal["files"]; checks: Map<string, LinkCheck>; now: number },
+) {
+  if (props.files.length === 0) return <p>No files were sent.</p>;
+  return (
+    <table class="stack">
+      <caption>Files the submitter linked, checked by the service</caption>
+      <thead>
+        <tr>
+          <th scope="col">File</th>
+          <th scope="col">Address</th>
+          <th scope="col">Last check</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.files.map((f, i) => {
+          const label = f.label.trim() || `File ${i + 1}`;
+          const check = props.checks.get(f.url);
+          const [state, word] = check
+            ? LINK_STATE[check.state]
+            : ["wait" as const, "Not checked yet"];
+          return (
+            <tr>
+              <td data-label="File">
+                {followable(f.url)
+                  ? (
+                    <a href={f.url} rel="noopener noreferrer nofollow" target="_blank">
+                      <U>{label}</U>
+                    </a>
+                  )
+                  : <U>{label}</U>}
+              </td>
+              <td data-label="Address" class="url">
+                <U>{f.url}</U>
+              </td>
+              <td data-label="Last check">
+                <Verdict state={state}>{word}</Verdict>
+                {check
+                  ? (
+                    <span class="meta">
+                      {" "}
+                      <U>{check.status}</U> · {when(check.at)}
+                    </span>
+                  )
+                  : null}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+/** The lines of a Markdown trail as a reader sees them: list marks and blank lines gone. */
+const trailLines = (text: string) =>
+  text.split(/\r?\n/).map((l) => l.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "").trim())
+    .filter((l) => l !== "");
+
+/**
+ * The record trail: the steps the submitter typed, then the records sent as data, each line,
+ * with whether their chain verifies (computed when the proposal was sent; records never change).
+ */
+export function RecordTrail(props: { p: Proposal; data: ProposalData }) {
+  const { p, data } = props;
+  const lines = trailLines(data.trail);
+  const v = p.records;
+  return (
+    <>
+      <p class="hint">
+        Record trail: a log of how the module came about. Records sent as data are chained (each one
+        carries a fingerprint of the one before), so anyone can check that none was changed or left
+        out.
+      </p>
+      <h3>Steps the submitter wrote</h3>
+      {lines.length
+        ? (
+          <ol>
+            {lines.map((l) => (
+              <li>
+                <U>{l}</U>
+              </li>
+            ))}
+          </ol>
+        )
+        : <p>None written.</p>}
+      <h3>Records sent as data</h3>
+      <p>
+        {!v.sent
+          ? <Verdict state="wait">None sent</Verdict>
+          : v.ok
+          ? <Verdict state="ok">Verified</Verdict>
+          : <Verdict state="off">Does not verify</Verdict>} {v.sent
+          ? v.ok
+            ? `The ${v.count} records form an unbroken chain: none was changed or left out.`
+            : (
+              <>
+                The chain is broken: <U>{v.detail}</U>.
+              </>
+            )
+          : "Nothing to verify."}
+      </p>
+      {data.records.length
+        ? (
+          <table class="stack">
+            <caption>Records, in order</caption>
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+                <th scope="col">On</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.records.map((r) => (
+                <tr>
+                  <td data-label="Number">{r.seq}</td>
+                  <td data-label="When">
+                    <U>{readableAt(r.at)}</U>
+                  </td>
+                  <td data-label="Who">
+                    <U>{r.actor}</U>
+                  </td>
+                  <td data-label="What">
+                    <U>{r.action}</U>
+                    {r.fields?.length
+                      ? (
+                        <span class="meta">
+                          <U>{` (${r.fields.join(", ")})`}</U>
+                        </span>
+                      )
+                      : null}
+                  </td>
+                  <td data-label="On">
+                    <U>{r.subject ?? ""}</U>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+        : null}
+    </>
+  );
+}
+
+/** A record's time as a person reads it when it is one; else as it was sent. */
+function readableAt(at: string): string {
+  const ms = Date.parse(at);
+  return Number.isNaN(ms) ? at : when(ms);
+}
+
+/** What each of the gate's checks (kv/gate.ts) makes sure of. */
+export const GATE_MEANING: Record<GateCheck["name"], string> = {
+  confirmed: "The submitter opened the confirmation link: the address is theirs and an account " +
+    "holds the module.",
+  name: "There is a name to publish the module under.",
+  title: "The title fits a module's title.",
+  summary: "There is a summary, and it fits a module's page.",
+  records: "Records sent as data verify: none was changed or left out.",
+  files: "Every file link is a well-formed https address.",
+  slug: "The module's address in the catalogue is free.",
+};
+
+/** Whether the gate is open, and each of its checks with what it means. */
+export function GateChecks(props: { gate: Gate }) {
+  const { gate } = props;
+  return (
+    <>
+      <p>
+        {gate.open ? <Verdict state="ok">Open</Verdict> : <Verdict state="off">Closed</Verdict>}
+        {" "}
+        {gate.open
+          ? "Every check passes: the owner may publish it once it is admitted or under review."
+          : `It cannot be published while ${
+            gate.failed.length === 1 ? "this check fails" : "these checks fail"
+          }: ${gate.failed.join(", ")}.`}
+      </p>
+      <table class="stack">
+        <caption>The checks before publication</caption>
+        <thead>
+          <tr>
+            <th scope="col">Check</th>
+            <th scope="col">Result</th>
+            <th scope="col">What it makes sure of</th>
+          </tr>
+        </thead>
+        <tbody>
+          {gate.checks.map((g) => (
+            <tr>
+              <td data-label="Check">{g.name}</td>
+              <td data-label="Result">
+                <Verdict state={g.ok ? "ok" : "off"}>{g.ok ? "Passes" : "Fails"}</Verdict>{" "}
+                <span class="meta">
+                  <U>{g.detail}</U>
+                </span>
+              </td>
+              <td data-label="What it makes sure of">{GATE_MEANING[g.name]}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** The decisions so far, oldest first, each with who made it (`names`: actor to words). */
+export function History(props: { decisions: Decision[]; names: Map<string, string> }) {
+  return (
+    <table class="stack">
+      <caption>Every change of status, oldest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Change</th>
+          <th scope="col">By</th>
+          <th scope="col">Reason</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.decisions.map((d) => (
+          <tr>
+            <td data-label="When">{when(d.at)}</td>
+            <td data-label="Change">
+              {d.from ? `${d.from} → ${d.status}` : d.status}
+            </td>
+            <td data-label="By">
+              <U>{props.names.get(d.actor) ?? d.actor}</U>
+            </td>
+            <td data-label="Reason">
+              <U>{d.reason || "—"}</U>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
