@@ -172,9 +172,9 @@ export function RecordTrail(props: { p: Proposal; data: ProposalData }) {
   return (
     <>
       <p class="hint">
-        Record trail: a log of how the module came about. Records sent as data are chained (each one
-        carries a fingerprint of the one before), so anyone can check that none was changed or left
-        out.
+        Record trail: a public log of changes that anyone can check. Records sent as data are
+        chained (each one carries a check code of the one before), so no record can be changed or
+        left out unseen.
       </p>
       <h3>Steps the submitter wrote</h3>
       {lines.length

@@ -276,7 +276,9 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
       "No proposal has this number. Unconfirmed proposals are deleted after seven days.",
     );
   }
-  const v = publicStatusView(p, await keyMatches(p, c.req.query("key")));
+  // The mailed secret, or the submitter signed in with the proposal's address, shows details.
+  const own = Boolean(p.email) && viewer(c)?.email === p.email;
+  const v = publicStatusView(p, own || await keyMatches(p, c.req.query("key")));
   const withReasons = v.history[0] !== undefined && "reason" in v.history[0];
   return c.render(
     <>

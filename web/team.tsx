@@ -593,8 +593,7 @@ async function getTeamAccounts(deps: Deps, c: WebCtx) {
                 <U>{a.email}</U>
               </td>
               <td data-label="Roles">
-                {a.roles.length ? a.roles.join(", ") : "none"}{" "}
-                <span class="meta">({standingName(standingOf(a.roles))})</span>
+                {a.roles.length ? a.roles.join(", ") : `none (${standingName("collector")})`}
               </td>
               <td data-label="Since">{when(a.created)}</td>
               {owner
