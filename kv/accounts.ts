@@ -49,6 +49,12 @@ export interface Account {
   avatar: AvatarRef | null;
   /** Id of the latest application for contributor standing, null: none (kv/applications.ts). */
   application: number | null;
+  /**
+   * When the person confirmed being old enough for an account on the sign-in pages (the box on
+   * the form or on the link's page, web/sign_in.tsx), so the pages ask it once per account;
+   * absent until then. The API's `age_ok` is checked on every login request and not stored.
+   */
+  age_confirmed?: number;
 }
 
 export const emptyProfile = (): Profile => ({

@@ -28,6 +28,8 @@ export interface Link {
   expires: number;
   /** The invitation this link answers (purpose invite). */
   invite?: number;
+  /** Asked for on the sign-in page with the age box ticked (web/sign_in.tsx). */
+  age_confirmed?: true;
 }
 
 const linkKey = (hash: string) => ["links", hash] as const;

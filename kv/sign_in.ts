@@ -7,7 +7,13 @@ import { verifyPasskeyUse } from "./passkeys.ts";
 import { findIdentity, type Identity, putNewIdentity, touchIdentity } from "./identities.ts";
 import { type LinkMail, newSignInMail, validity } from "../mail/sign_in.ts";
 import { atomic, transact } from "./_atomic.ts";
-import { type Account, accountKey, findAccountByEmail, prepareAccount } from "./accounts.ts";
+import {
+  type Account,
+  accountKey,
+  findAccountByEmail,
+  prepareAccount,
+  putAccount,
+} from "./accounts.ts";
 import { findLink, type Link, LINK_LIFE, prepareLink } from "./links.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import { prepareSession, type Session } from "./sessions.ts";
@@ -56,6 +62,8 @@ export async function completeLink(
   deps: Deps,
   token: string,
   origin: { address: string; agent: string },
+  /** The person confirmed their age on the link's page (web/sign_in.tsx). */
+  ageOk = false,
 ): Promise<SignedIn> {
   const { kv } = deps;
   const now = deps.clock.now();
@@ -75,6 +83,7 @@ export async function completeLink(
       },
       origin,
       now,
+      ageOk || link.age_confirmed === true,
     );
     const session = await prepareSession(kv, account.id, now);
     session.apply(op);
@@ -113,9 +122,15 @@ async function joinOrCreate(
   fresh: { email: string; name: string } | null,
   origin: Origin,
   now: number,
+  /** The sign-in confirmed the person's age: recorded on an account that has none yet. */
+  ageOk = false,
 ): Promise<{ account: Account; created: boolean; mailIds: string[] }> {
   if (existing) {
     op.check(existing);
+    const account = ageOk && existing.value.age_confirmed === undefined
+      ? { ...existing.value, age_confirmed: now }
+      : existing.value;
+    if (account !== existing.value) putAccount(op, account);
     const notice = newSignInMail(
       now,
       origin.address,
@@ -123,10 +138,11 @@ async function joinOrCreate(
       `${deps.config.baseUrl}/me/devices`,
     );
     const id = enqueueMail(op, { ...notice, to: existing.value.email }, now);
-    return { account: existing.value, created: false, mailIds: [id] };
+    return { account, created: false, mailIds: [id] };
   }
   if (!fresh) throw new Error("joinOrCreate: no account and nothing to create one from");
   const made = await prepareAccount(deps.kv, fresh.email, fresh.name, now);
+  if (ageOk) made.account.age_confirmed = now;
   made.apply(op);
   const account = made.account;
   const trail = await trailAppend(deps.kv, [{

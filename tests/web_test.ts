@@ -4,6 +4,7 @@
  * The browser tests (web_browser_test.ts) drive the same pages in Chromium.
  */
 import assert from "node:assert/strict";
+import { findAccountByEmail } from "../kv/accounts.ts";
 import { listSessions } from "../kv/sessions.ts";
 import { displayText } from "../lib/display.ts";
 import { testApp } from "./_helpers.ts";
@@ -103,9 +104,6 @@ Deno.test("sign-in form: field errors beside the field, 303 when sent", async ()
   assert.match(bad.text, /aria-describedby="f-email-error"/);
   assert.match(bad.text, /<p class="error" id="f-email-error">[^<]+<\/p>/);
   assert.match(bad.text, /value="not-an-address"/);
-  const noAge = await t.req("POST", "/sign-in", post({ email: "a@example.com" }));
-  assert.equal(noAge.status, 400);
-  assert.match(noAge.text, /id="f-age_ok-error">Please confirm this to sign in\./);
   assert.equal(t.mail.sent.length, 0);
 
   const ok = await t.req("POST", "/sign-in", post({ email: "a@example.com", age_ok: "on" }));
@@ -325,4 +323,45 @@ Deno.test("the navigations follow the page and the viewer: current link, name, t
   assert.doesNotMatch(await page("/me", ada.token), /href="\/team"/);
   assert.match(await page("/me", rev.token), /href="\/team"/);
   assert.doesNotMatch(await page("/me", ada.token), /href="\/team"/);
+});
+
+Deno.test("sign-in: the age confirmation is asked once per account, on the form or the link's page", async () => {
+  await using t = await testApp();
+  const page = async (token: string) => await t.req("GET", `/me?verify=${token}`);
+  const press = async (token: string, fields: Record<string, string> = {}) =>
+    await t.req("POST", "/me/verify", post({ token, ...fields }));
+  const ask = async (fields: Record<string, string>) => {
+    const r = await t.req("POST", "/sign-in", post({ email: "kim@example.com", ...fields }));
+    assert.equal(r.status, 303, r.text);
+    return t.mail.linkToken("kim@example.com");
+  };
+
+  // Not ticked on the form (the answer is the same either way): the link's page asks it, and
+  // the link is not used until the box is ticked.
+  const first = await ask({});
+  assert.match((await page(first)).text, /id="f-age_ok"[^>]*required/);
+  const refused = await press(first);
+  assert.equal(refused.status, 400);
+  assert.match(refused.text, /id="f-age_ok-error">Please confirm this to sign in\./);
+  assert.equal((await page(first)).status, 200, "the link still works");
+  const done = await press(first, { age_ok: "on" });
+  assert.equal(done.status, 303, done.text);
+  const kim = await findAccountByEmail(t.kv, "kim@example.com");
+  assert.equal(typeof kim?.value.age_confirmed, "number");
+
+  // The next sign-in, box left empty: not asked again.
+  const second = await ask({});
+  assert.doesNotMatch((await page(second)).text, /f-age_ok/);
+  assert.equal((await press(second)).status, 303);
+
+  // Ticked on the form: the link carries it and its page does not ask.
+  const r = await t.req("POST", "/sign-in", post({ email: "lee@example.com", age_ok: "on" }));
+  assert.equal(r.status, 303);
+  const lee = t.mail.linkToken("lee@example.com");
+  assert.doesNotMatch((await page(lee)).text, /f-age_ok/);
+  assert.equal((await press(lee)).status, 303);
+  assert.equal(
+    typeof (await findAccountByEmail(t.kv, "lee@example.com"))?.value.age_confirmed,
+    "number",
+  );
 });

@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { accountParts } from "../kv/parts.ts";
-import { findLink, LINK_LIFE } from "../kv/links.ts";
+import { type Account, findAccountByEmail } from "../kv/accounts.ts";
+import { findLink, type Link, LINK_LIFE } from "../kv/links.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { proposalsOf } from "../kv/proposals.ts";
 import { endSession } from "../kv/sessions.ts";
@@ -34,10 +35,19 @@ import { U } from "./_layout.tsx";
 import { passkeyAssets } from "./_passkey_assets.ts";
 import { enterSession } from "./_sign_in_flow.tsx";
 
-/** The API's link request, with the age confirmation the API checks for sign-in links. */
-const SignInRequest = LinkRequest.extend({
-  age_ok: z.literal(true, { error: "please confirm this to sign in" }),
-});
+/**
+ * The API's link request. The age confirmation is asked once per account: ticked here, the link
+ * carries it; left empty, the link's page asks it unless the account confirmed it before
+ * (kv/accounts.ts `age_confirmed`). The API still takes `age_ok: true` with every login link request.
+ */
+const SignInRequest = LinkRequest.extend({ age_ok: z.boolean() });
+
+const AGE_LABEL = "I am old enough to have an account here";
+const AGE_HINT = "Asked once for each account: if you confirmed it before, you may leave it empty.";
+
+/** Whether the link's page must ask the age confirmation before signing in. */
+const asksAge = (link: Link, account: Account | null) =>
+  link.purpose === "login" && link.age_confirmed !== true && account?.age_confirmed === undefined;
 
 const LABELS = {
   email: "E-mail address",
@@ -123,12 +133,7 @@ function SignInForm(
             view={props.view}
           />
         )}
-        <Checkbox
-          name="age_ok"
-          label="I am old enough to have an account here"
-          view={props.view}
-          required
-        />
+        <Checkbox name="age_ok" label={AGE_LABEL} hint={AGE_HINT} view={props.view} />
         <button type="submit">Mail me a sign-in link</button>
       </form>
       <OtherWays providers={props.providers} next={props.next} />
@@ -164,10 +169,15 @@ async function postSignIn(deps: Deps, c: WebCtx) {
       age_ok: checked(f.age_ok),
       name: given(f.name),
     }),
-    act: async ({ email, name }, form) => {
+    act: async ({ email, name, age_ok }, form) => {
       await limit(deps, RULES.linkByOrigin, clientOrigin(deps, c));
       await limit(deps, RULES.linkByAddress, email);
-      await issueLink(deps, { purpose: "login", email, name }, signInMail("login"));
+      // The same answer whether or not the box was needed: the link's page asks if it is.
+      await issueLink(
+        deps,
+        { purpose: "login", email, name, ...(age_ok ? { age_confirmed: true as const } : {}) },
+        signInMail("login"),
+      );
       rememberNext(deps, c, safeNext(form.next), LINK_LIFE.login);
       return "/sign-in/sent";
     },
@@ -225,9 +235,48 @@ function SignedInAlready(props: { email: string }) {
   );
 }
 
+/** A login link's page: who signs in, the age confirmation when still needed, the button. */
+function SignInLink(
+  props: { token: string; link: Link; replaces: boolean; askAge: boolean; view: FormView },
+) {
+  return (
+    <>
+      <h1>Sign in</h1>
+      <ErrorSummary view={props.view} labels={{ age_ok: "Age confirmation" }} />
+      <p>
+        Sign in as{" "}
+        <strong>
+          <U>{props.link.email}</U>
+        </strong>
+        {props.replaces ? " (this replaces the session this browser has now)" : ""}.
+      </p>
+      <form method="post" action="/me/verify" novalidate>
+        <input type="hidden" name="token" value={props.token} />
+        {props.askAge
+          ? (
+            <Checkbox
+              name="age_ok"
+              label={AGE_LABEL}
+              hint="Asked once for this account."
+              view={props.view}
+              required
+            />
+          )
+          : null}
+        <button type="submit">Sign in on this device</button>
+      </form>
+      <p class="hint">Not you? Close this page: nothing happens without the button.</p>
+    </>
+  );
+}
+
 async function getMe(deps: Deps, c: WebCtx, next: Next) {
   const token = c.req.query("verify");
   if (token === undefined) return await next();
+  return await linkPage(deps, c, token, emptyView());
+}
+
+async function linkPage(deps: Deps, c: WebCtx, token: string, view: FormView) {
   c.header("Cache-Control", "no-store");
   const found = await findLink(deps.kv, token, deps.clock.now());
   const me = viewer(c);
@@ -275,22 +324,15 @@ async function getMe(deps: Deps, c: WebCtx, next: Next) {
       { title: "Confirm your proposal", noindex: true },
     );
   }
+  const account = (await findAccountByEmail(deps.kv, link.email))?.value ?? null;
   return c.render(
-    <>
-      <h1>Sign in</h1>
-      <p>
-        Sign in as{" "}
-        <strong>
-          <U>{link.email}</U>
-        </strong>
-        {viewer(c) ? " (this replaces the session this browser has now)" : ""}.
-      </p>
-      <form method="post" action="/me/verify">
-        <input type="hidden" name="token" value={token} />
-        <button type="submit">Sign in on this device</button>
-      </form>
-      <p class="hint">Not you? Close this page: nothing happens without the button.</p>
-    </>,
+    <SignInLink
+      token={token}
+      link={link}
+      replaces={viewer(c) !== undefined}
+      askAge={asksAge(link, account)}
+      view={view}
+    />,
     { title: "Sign in", noindex: true },
   );
 }
@@ -300,10 +342,24 @@ async function postMeVerify(deps: Deps, c: WebCtx) {
   const token = typeof form.token === "string" ? form.token : "";
   if (!token || token.length > 200) fail(400, "the link is incomplete; open it from your mail");
   const me = viewer(c);
+  // A login link that still needs the age confirmation is not used without the box ticked.
+  const ageOk = checked(form.age_ok);
+  const found = await findLink(deps.kv, token, deps.clock.now());
+  if (found && !ageOk) {
+    const link = found.entry.value;
+    const account = (await findAccountByEmail(deps.kv, link.email))?.value ?? null;
+    if (asksAge(link, account)) {
+      c.status(400);
+      return await linkPage(deps, c, token, {
+        values: {},
+        errors: { age_ok: "Please confirm this to sign in." },
+      });
+    }
+  }
   const done = await completeLink(deps, token, {
     address: clientOrigin(deps, c),
     agent: c.req.header("user-agent") ?? "",
-  }).catch((err) => {
+  }, ageOk).catch((err) => {
     // The link was used meanwhile (the button pressed twice, Back and again): a browser that
     // is signed in goes on to the page that says so.
     if (me && statusOf(err) === 410) return null;
