@@ -27,7 +27,7 @@ const PAGES: [path: RegExp, heading: RegExp][] = [
   [/^\/me\/services\/\d+$/, /^Shop front/],
   [/^\/team\/proposals\/\d+$/, /^#\d+ (River walks|Pond life)$/],
   [/^\/team\/requests$/, /^Requests$/],
-  [/^\/contribute\/status\?id=\d+(&key=[A-Za-z0-9_%-]+)?$/, /^Proposal \d+: [\w :]+$/],
+  [/^\/contribute\/status\?id=\d+(&key=[A-Za-z0-9_%-]+)?$/, /^Proposal \d+: [\w ]+$/],
   [/^\/modules\/river-walks$/, /^River walks/],
 ];
 

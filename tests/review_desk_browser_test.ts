@@ -125,7 +125,7 @@ Deno.test({
         await lookedAt(proposer);
         await clickByText(proposer, "Its status page");
         id = new URL(proposer.url()).searchParams.get("id")!;
-        assert.match(await heading(proposer), /^Proposal \d+: confirmed: waiting for a reviewer$/);
+        assert.match(await heading(proposer), /^Proposal \d+: confirmed$/);
         // Times for people, never raw ISO stamps.
         assert.doesNotMatch(await mainText(proposer), /\d{4}-\d\d-\d\dT\d\d:/);
         await lookedAt(proposer);
@@ -224,7 +224,7 @@ Deno.test({
 
       await t.step("proposer: the status page says published, with the module", async () => {
         await proposer.goto(`${web.base}/contribute/status?id=${id}`);
-        assert.match(await heading(proposer), /published in the catalogue$/);
+        assert.match(await heading(proposer), /^Proposal \d+: published$/);
         await lookedAt(proposer);
       });
     } finally {

@@ -29,6 +29,17 @@ export const STATUS_WORDS: Record<ProposalStatus, string> = {
   withdrawn: "Withdrawn by the submitter",
 };
 
+/** Each status in one or two words, for headings. */
+export const STATUS_NAMES: Record<ProposalStatus, string> = {
+  received: "received",
+  confirmed: "confirmed",
+  reviewing: "under review",
+  admitted: "admitted",
+  rejected: "rejected",
+  published: "published",
+  withdrawn: "withdrawn",
+};
+
 /** A state as colour, icon and word: ok, warn, off or wait (web/_state.tsx's icons). */
 export function Verdict(props: { state: "ok" | "warn" | "off" | "wait"; children: string }) {
   return (

@@ -16,7 +16,7 @@ import { publicProfile } from "../kv/profile.ts";
 import { catalogue } from "./_catalogue.ts";
 import { U } from "./_layout.tsx";
 import { standingName, when } from "./_me.tsx";
-import { STATUS_WORDS } from "./_proposal.tsx";
+import { STATUS_NAMES, STATUS_WORDS } from "./_proposal.tsx";
 import { viewer, type WebCtx, webRouter } from "./_web.tsx";
 
 const SLUG = /^[a-z0-9-]{1,80}$/;
@@ -282,7 +282,8 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
   const withReasons = v.history[0] !== undefined && "reason" in v.history[0];
   return c.render(
     <>
-      <h1>Proposal {v.id}: {STATUS_WORDS[p.status].toLowerCase()}</h1>
+      <h1>Proposal {v.id}: {STATUS_NAMES[p.status]}</h1>
+      <p class="lede">{STATUS_WORDS[p.status]}.</p>
       {v.title !== undefined
         ? (
           <>
