@@ -158,7 +158,7 @@ Deno.test({
           // The links are checked when asked, by the service's own rules: a private address is
           // refused without a connection.
           await clickByText(reviewer, "Check the links now");
-          assert.match(await mainText(reviewer), /Not checked: not a public https address/);
+          assert.match(await mainText(reviewer), /Refused target refused: private address/);
 
           await clickByText(reviewer, "Start the review");
           assert.equal(await heading(reviewer), `#${id} Pond dipping`);

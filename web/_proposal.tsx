@@ -106,7 +106,7 @@ const LINK_STATE: Record<LinkCheck["state"], ["ok" | "warn" | "off", string]> = 
   ok: ["ok", "Reachable"],
   warn: ["warn", "Answers, with a warning"],
   off: ["off", "Not reachable"],
-  refused: ["off", "Not checked: not a public https address"],
+  refused: ["off", "Refused"],
 };
 
 /** Whether a link may be followed from the page: a well-formed http(s) address. */
