@@ -63,6 +63,7 @@ import {
   ProposalFields,
   proposalRows,
   RecordTrail,
+  STATUS_NAMES,
   STATUS_WORDS,
 } from "./_proposal.tsx";
 import { StateBadge } from "./_state.tsx";
@@ -120,7 +121,10 @@ async function getTeam(deps: Deps, c: WebCtx) {
           name="status"
           label="Status"
           view={emptyView({ status: status ?? "" })}
-          options={[["", "Every status"], ...STATUSES.map((s) => [s, s] as [string, string])]}
+          options={[
+            ["", "Every status"],
+            ...STATUSES.map((s) => [s, STATUS_NAMES[s]] as [string, string]),
+          ]}
         />
         <button type="submit">Show</button>
       </form>
