@@ -114,7 +114,7 @@ const followable = (url: string) => /^https?:\/\//i.test(url) && URL.canParse(ur
 
 /** The files as links with their labels, and what the last check of each found. */
 export function FileLinks(
-  props: { files: Proposal["files"]; checks: Map<string, LinkCheck>; now: number },
+  props: { files: Proposal["files"]; checks: Map<string, LinkCheck> },
 ) {
   if (props.files.length === 0) return <p>No files were sent.</p>;
   return (

@@ -319,7 +319,7 @@ const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
         <U>{p.summary}</U>
       </p>
       <h2 id="files">Files</h2>
-      <FileLinks files={p.files} checks={checks} now={deps.clock.now()} />
+      <FileLinks files={p.files} checks={checks} />
       {p.files.length
         ? (
           <form method="post" action={`/team/proposals/${p.id}/links`}>
