@@ -16,6 +16,7 @@ import {
   heading,
   mainText,
   type Page,
+  selectByLabel,
   startWeb,
   uploadByLabel,
 } from "./_browser.ts";
@@ -103,6 +104,7 @@ Deno.test({
         await fillByLabel(proposer, "E-mail address", PROPOSER);
         await fillByLabel(proposer, "Title of the module", "Pond dipping");
         await fillByLabel(proposer, "Summary", "Children sample a pond and name what they find.");
+        await selectByLabel(proposer, "Licence", "CC BY 4.0: name the author");
         await fillByLabel(proposer, "File 1: label", "Worksheet");
         await fillByLabel(proposer, "File 1: link", "https://127.0.0.1:9/worksheet.pdf");
         await fillByLabel(
