@@ -10,6 +10,7 @@ import {
   findCheck,
   type HcCaller,
   type HcVersion,
+  listBadges,
   listChecks,
   listFlips,
   listHcChannels,
@@ -378,16 +379,31 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
         method: "get",
         path: p(path),
         tags,
-        summary: "Healthchecks: the project's badges (none here: each check has its badge_url)",
+        summary: "Healthchecks: the project's badges, for `*` and every tag of its checks",
+        description: "Each tag's svg, json and shields addresses (two states: up or down), and " +
+          "svg3, json3 and shields3 (three: late too), as Healthchecks lists them; under " +
+          "/api/badges/<badge key>/<signature>[/<tag>].<format>",
         request: { params: ver },
         responses: {
-          200: json(z.object({ badges: z.record(z.string(), z.unknown()) })),
+          200: json(z.object({
+            badges: z.record(
+              z.string(),
+              z.object({
+                svg: z.string(),
+                svg3: z.string(),
+                json: z.string(),
+                json3: z.string(),
+                shields: z.string(),
+                shields3: z.string(),
+              }),
+            ),
+          })),
           ...answers([401, 429]),
         },
       }),
       async (c) => {
-        await read(c);
-        return c.json({ badges: {} }, 200);
+        const { caller } = await read(c);
+        return c.json({ badges: await listBadges(deps, caller.account.id) }, 200);
       },
     );
   }

@@ -9,7 +9,8 @@ import {
 } from "../kv/status_page.ts";
 import type { Deps } from "../lib/deps.ts";
 import { badge } from "../lib/svg.ts";
-import { body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { BADGE_FORMATS, projectBadgeState } from "../kv/hc_checks.ts";
+import { body, createRoute, type Ctx, errors, idParam, json, router } from "../http/router.ts";
 import { fail } from "../http/errors.ts";
 import { clientOrigin, guarded, limit } from "../http/guards.ts";
 import { confirmFollow, followerCount, requestFollow, unfollow } from "../kv/followers.ts";
@@ -291,6 +292,83 @@ export function statusRoutes(deps: Deps) {
       c.header("Cache-Control", "no-cache, max-age=0");
       c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
       return c.body(badge(found.name, found.state), 200);
+    },
+  );
+
+  // Healthchecks' project badges (GET /api/v3/badges/ lists their addresses): `*` at
+  // <key>/<signature>.<format>, a tag at <key>/<signature>/<tag>.<format>.
+  const projectBadge = async (c: Ctx, key: string, sig: string, tag: string, fmt: string) => {
+    if (!(BADGE_FORMATS as readonly string[]).includes(fmt)) fail(404, "no such badge");
+    const found = await projectBadgeState(deps, key, sig, tag);
+    if (!found) fail(404, "no such badge");
+    c.header("Cache-Control", "no-cache, max-age=0");
+    c.header("Access-Control-Allow-Origin", "*");
+    if (fmt === "json") {
+      const { status, total, grace, down } = found;
+      return c.json({ status, total, grace, down }, 200);
+    }
+    if (fmt === "shields") {
+      const color = { up: "success", late: "important", down: "critical" }[found.status];
+      return c.json({ schemaVersion: 1, label: found.label, message: found.status, color }, 200);
+    }
+    c.header("Content-Type", "image/svg+xml; charset=utf-8");
+    c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    const state = ({ up: "ok", late: "warn", down: "off" } as const)[found.status];
+    return c.body(badge(found.label, state), 200);
+  };
+  const splitFile = (file: string) => {
+    const dot = file.lastIndexOf(".");
+    return dot > 0 ? [file.slice(0, dot), file.slice(dot + 1)] : [file, ""];
+  };
+  const badgeAnswers = {
+    200: {
+      description: "SVG, or JSON ({status, total, grace, down}; shields.io's endpoint form)",
+      content: {
+        "image/svg+xml": { schema: z.string() },
+        "application/json": { schema: z.object({}).loose() },
+      },
+    },
+    ...errors(404),
+  };
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/badges/{key}/{file}",
+      tags: ["public"],
+      summary: "Healthchecks' project badge of every check (`*`): svg, json or shields",
+      request: {
+        params: z.object({
+          key: z.string().max(40),
+          file: z.string().max(40).meta({ example: "AbCdEfGh-2.svg" }),
+        }),
+      },
+      responses: badgeAnswers,
+    }),
+    (c) => {
+      const { key, file } = c.req.valid("param");
+      const [sig, fmt] = splitFile(file);
+      return projectBadge(c, key, sig, "*", fmt);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/badges/{key}/{sig}/{file}",
+      tags: ["public"],
+      summary: "Healthchecks' project badge of a tag: svg, json or shields",
+      request: {
+        params: z.object({
+          key: z.string().max(40),
+          sig: z.string().max(20),
+          file: z.string().max(120).meta({ example: "backup.svg" }),
+        }),
+      },
+      responses: badgeAnswers,
+    }),
+    (c) => {
+      const { key, sig, file } = c.req.valid("param");
+      const [tag, fmt] = splitFile(file);
+      return projectBadge(c, key, sig, tag, fmt);
     },
   );
 

@@ -22,6 +22,7 @@ import {
 } from "./services.ts";
 import { addService, editService, type ServiceChange } from "./service_changes.ts";
 import { serviceHistory } from "./windows.ts";
+import { badgeOwner, badgeSignature, checkSignature, projectBadge } from "./project_badges.ts";
 import type { Pulse } from "./service_state.ts";
 
 /**
@@ -508,11 +509,96 @@ export async function listFlips(
   }).reverse().map((f) => ({ timestamp: hcTime(f.at), up: f.up }));
 }
 
-/** `GET /api/v<n>/channels/`: the account's channels (all webhooks here). */
+/**
+ * Each channel kind here as Healthchecks names its integration (its `TRANSPORTS` keys):
+ * PagerDuty is `pd`, Pushover `po`, Teams `msteamsw`, Google Chat `googlechat`, Rocket.Chat
+ * `rocketchat`; the others by the same name.
+ */
+export const HC_CHANNEL_KINDS: Record<string, string> = {
+  slack: "slack",
+  discord: "discord",
+  telegram: "telegram",
+  teams: "msteamsw",
+  google_chat: "googlechat",
+  mattermost: "mattermost",
+  rocket_chat: "rocketchat",
+  zulip: "zulip",
+  matrix: "matrix",
+  ntfy: "ntfy",
+  gotify: "gotify",
+  pushover: "po",
+  pagerduty: "pd",
+  opsgenie: "opsgenie",
+  webhook: "webhook",
+};
+
+/** `GET /api/v<n>/channels/`: the account's channels, each kind in Healthchecks' name. */
 export async function listHcChannels(deps: Deps, account: number) {
   return (await listChannels(deps.kv, account)).map((c) => ({
     id: String(c.id),
     name: c.name,
-    kind: c.kind ?? "webhook",
+    kind: HC_CHANNEL_KINDS[c.kind ?? "webhook"] ?? c.kind ?? "webhook",
   }));
+}
+
+/** Healthchecks' badge formats: an SVG, its JSON, and shields.io's endpoint JSON. */
+export const BADGE_FORMATS = ["svg", "json", "shields"] as const;
+export type BadgeFormat = typeof BADGE_FORMATS[number];
+
+/**
+ * `GET /api/v<n>/badges/`: for `*` and every tag of the account's checks, the six addresses
+ * Healthchecks lists (svg, json, shields; `3` the three-state ones, which show late).
+ */
+export async function listBadges(deps: Deps, account: number) {
+  const { key, secret } = await projectBadge(deps.kv, account);
+  const tags = new Set(["*"]);
+  for (const { service } of await listServices(deps.kv, account)) {
+    if (isHeartbeat(service)) { for (const t of service.tags ?? []) tags.add(t); }
+  }
+  const url = (tag: string, fmt: BadgeFormat, withLate: boolean) => {
+    const sig = badgeSignature(secret, tag, withLate);
+    const at = `${deps.config.baseUrl}/api/badges/${key}/${sig}`;
+    return tag === "*" ? `${at}.${fmt}` : `${at}/${encodeURIComponent(tag)}.${fmt}`;
+  };
+  const badges: Record<string, Record<string, string>> = {};
+  for (const tag of [...tags].sort()) {
+    badges[tag] = {
+      svg: url(tag, "svg", false),
+      svg3: url(tag, "svg", true),
+      json: url(tag, "json", false),
+      json3: url(tag, "json", true),
+      shields: url(tag, "shields", false),
+      shields3: url(tag, "shields", true),
+    };
+  }
+  return badges;
+}
+
+/**
+ * A project badge's state, as Healthchecks' `badge` view counts it: of the checks with the tag
+ * (every check for `*`), any down is down, else any late is late (three-state badges only),
+ * else up; with the totals. Null: no such key, or a signature that is not the tag's.
+ */
+export async function projectBadgeState(deps: Deps, key: string, sig: string, tag: string) {
+  const owner = await badgeOwner(deps.kv, key);
+  if (!owner) return null;
+  const withLate = checkSignature(owner.secret, tag, sig);
+  if (withLate === null) return null;
+  const now = deps.clock.now();
+  let status: "up" | "late" | "down" = "up";
+  let total = 0, grace = 0, down = 0;
+  for (const { service, beat } of await listServices(deps.kv, owner.account)) {
+    if (!isHeartbeat(service)) continue;
+    if (tag !== "*" && !(service.tags ?? []).includes(tag)) continue;
+    total++;
+    const st = hcStatus(service, beat, now, 3).status;
+    if (st === "down") {
+      down++;
+      status = "down";
+    } else if (st === "grace") {
+      grace++;
+      if (status === "up" && withLate) status = "late";
+    }
+  }
+  return { label: tag === "*" ? "Mine" : tag, status, total, grace, down };
 }

@@ -159,7 +159,14 @@ Deno.test({
     const badges = JSON.parse(
       await curl('curl --header "X-Api-Key: your-api-key" SITE_ROOT/api/v3/badges/'),
     );
-    assert.deepEqual(badges, { badges: {} });
+    // `*` and each tag of the checks ("prod www"), their addresses answering through the server.
+    assert.ok(["*", "prod", "www"].every((tag) => tag in badges.badges), JSON.stringify(badges));
+    const svg = await curl(`curl -fsS '${badges.badges.prod.svg3.replace(BASE_URL, s.base)}'`);
+    assert.match(svg, /^<svg /);
+    const shields = JSON.parse(
+      await curl(`curl -fsS '${badges.badges["*"].shields.replace(BASE_URL, s.base)}'`),
+    );
+    assert.equal(shields.schemaVersion, 1);
 
     // Delete: the check as it was; then it is gone.
     const deleted = JSON.parse(

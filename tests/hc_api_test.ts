@@ -420,7 +420,7 @@ Deno.test("pause, resume (409 when not paused), pings, body, flips, delete, CORS
   const status = await t.req("GET", "/api/v3/status/");
   ok(status);
   assert.equal(status.text, "OK");
-  assert.deepEqual((await hc(t, "GET", "/api/v3/badges/", ro)).body, { badges: {} });
+  assert.ok("*" in (await hc(t, "GET", "/api/v3/badges/", ro)).body.badges);
 
   const del = await hc(t, "DELETE", `/api/v3/checks/${uuid}`, rw);
   ok(del);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MINUTE } from "../lib/clock.ts";
-import { type Res, type TestApp, testApp } from "./_helpers.ts";
+import { fakeResolver, type Res, type TestApp, testApp } from "./_helpers.ts";
 import { MINUTELY, runJobs } from "../jobs/mod.ts";
 
 /**
@@ -256,4 +256,107 @@ Deno.test("OnCalendar schedules (test_create_check.py): taken with tz and grace,
   });
   ok(native);
   assert.equal(native.body.item.schedule, "Sun *-*-* 02:00");
+});
+
+Deno.test("project badges (test_get_badges.py): * and every tag, six addresses each, each answering its format", async () => {
+  await using t = await testApp();
+  const { rw, token } = await rwKey(t, "b@example.org");
+  const ro = (await t.req("POST", "/api/me/api-keys", {
+    token,
+    body: { name: "ro", readonly: true },
+  })).body.key;
+  const a = await hc(t, "POST", "/api/v3/checks/", rw, {
+    name: "A",
+    tags: "foo bar",
+    timeout: 3600,
+    grace: 900,
+  });
+  const b = await hc(t, "POST", "/api/v3/checks/", rw, {
+    name: "B",
+    tags: "foo",
+    timeout: 3600,
+    grace: 900,
+  });
+  const r = await hc(t, "GET", "/api/v1/badges/", rw);
+  ok(r);
+  assert.equal(r.headers.get("access-control-allow-origin"), "*");
+  assert.deepEqual(Object.keys(r.body.badges).sort(), ["*", "bar", "foo"]);
+  assert.deepEqual(Object.keys(r.body.badges.foo).sort(), [
+    "json",
+    "json3",
+    "shields",
+    "shields3",
+    "svg",
+    "svg3",
+  ]);
+  ok(await hc(t, "GET", "/api/v3/badges/", ro), 200);
+  assert.equal(
+    (await t.req("POST", "/api/v3/badges/", { headers: { "X-Api-Key": rw } })).status,
+    405,
+  );
+  const none = await t.req("GET", "/api/v3/badges/");
+  assert.equal(none.status, 401);
+  assert.deepEqual(none.body, { error: "missing api key" });
+  // The addresses stay the same from one listing to the next.
+  assert.deepEqual((await hc(t, "GET", "/api/v3/badges/", rw)).body, r.body);
+
+  const get = async (url: string) => await t.req("GET", url.replace("http://test.local", ""));
+  const foo = r.body.badges.foo;
+  // Both new: up (Healthchecks counts only down and late).
+  assert.deepEqual((await get(foo.json)).body, { status: "up", total: 2, grace: 0, down: 0 });
+  ok(await t.req("GET", `/ping/${a.body.uuid}`));
+  ok(await t.req("GET", `/ping/${b.body.uuid}`));
+  t.clock.advance(3600_000 + 60_000);
+  // Both late: the two-state badge is up, the three-state one late.
+  assert.deepEqual((await get(foo.json)).body, { status: "up", total: 2, grace: 2, down: 0 });
+  assert.deepEqual((await get(foo.json3)).body, { status: "late", total: 2, grace: 2, down: 0 });
+  assert.deepEqual((await get(foo.shields3)).body, {
+    schemaVersion: 1,
+    label: "foo",
+    message: "late",
+    color: "important",
+  });
+  ok(await t.req("GET", `/ping/${a.body.uuid}/fail`));
+  assert.deepEqual((await get(foo.json3)).body, { status: "down", total: 2, grace: 1, down: 1 });
+  assert.deepEqual((await get(r.body.badges.bar.json)).body, {
+    status: "down",
+    total: 1,
+    grace: 0,
+    down: 1,
+  });
+  const svg = await get(r.body.badges["*"].svg);
+  ok(svg);
+  assert.match(svg.headers.get("content-type")!, /^image\/svg\+xml/);
+  assert.match(svg.text, /down/);
+  // A signature of another tag, or a changed one, is no badge.
+  const forged = foo.json.replace("/foo.json", "/bar.json");
+  assert.equal((await get(forged)).status, 404);
+  assert.equal((await get(foo.json.replace(".json", ".png"))).status, 404);
+});
+
+Deno.test("channels list (test_list_channels.py): each kind named as Healthchecks names its integration", async () => {
+  const { HC_CHANNEL_KINDS } = await import("../kv/hc_checks.ts");
+  const { KIND_NAMES } = await import("../lib/channels/mod.ts");
+  assert.deepEqual(
+    Object.keys(HC_CHANNEL_KINDS).sort(),
+    [...KIND_NAMES].sort(),
+    "every kind named",
+  );
+  await using t = await testApp({ resolver: fakeResolver({ "ntfy.sh": ["93.184.216.34"] }) });
+  const { token, rw } = await rwKey(t, "c@example.org");
+  const made = await t.req("POST", "/api/me/channels", {
+    token,
+    body: { name: "Pager", kind: "pagerduty", routing_key: "R".repeat(32) },
+  });
+  assert.ok(made.status === 200 || made.status === 201, made.text);
+  const hook = await t.req("POST", "/api/me/channels", {
+    token,
+    body: { name: "Push", kind: "ntfy", url: "https://ntfy.sh/backup-alerts-x1" },
+  });
+  assert.ok(hook.status === 200 || hook.status === 201, hook.text);
+  const list = (await hc(t, "GET", "/api/v3/channels/", rw)).body.channels;
+  assert.deepEqual(list.map((c: { name: string; kind: string }) => [c.name, c.kind]), [
+    ["Pager", "pd"],
+    ["Push", "ntfy"],
+  ]);
 });

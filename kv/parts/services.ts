@@ -4,6 +4,7 @@ import { channelView, eraseChannels, listChannels, listPostsOf } from "../channe
 import { serviceHistory } from "../windows.ts";
 import { listWindows } from "../maintenance.ts";
 import { eraseStatusPage, getStatusPage } from "../status_settings.ts";
+import { eraseProjectBadge } from "../project_badges.ts";
 import { listEvents } from "../hooks.ts";
 import type { AccountPart } from "./_part.ts";
 import { countServices, eraseServices, listServices, serviceView } from "../services.ts";
@@ -66,6 +67,7 @@ export const servicesPart: AccountPart = {
     await eraseServices(deps, account.id);
     await eraseChannels(deps, account.id);
     await eraseStatusPage(deps.kv, account.id);
+    await eraseProjectBadge(deps.kv, account.id);
     return {};
   },
   async counts(deps, account) {
