@@ -23,7 +23,7 @@ import { readSnapshot } from "../lib/machine.ts";
 import { KINDS } from "../lib/targets.ts";
 import { body, errors, idParam, json, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
-import { CreateBody, PatchBody } from "../http/services_inputs.ts";
+import { CreateBody, HttpOptionsBody, PatchBody } from "../http/services_inputs.ts";
 import { addService, checkServiceNow, editService, hookUrl } from "../kv/service_changes.ts";
 
 const ServiceSchema = z.object({
@@ -98,6 +98,10 @@ const ServiceSchema = z.object({
   }),
   slug: z.string().nullable().meta({
     description: "Heartbeats: its slug (/ping/<ping key>/<slug>); not unique",
+  }),
+  http: HttpOptionsBody.nullable().meta({
+    description: "url checks: the request's options and the answer's assertions; null: a plain " +
+      "GET judged by its status",
   }),
   methods: z.enum(["", "POST"]).nullable().meta({
     description: 'Heartbeats: "POST" takes POST pings only; "" any method',

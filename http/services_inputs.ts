@@ -5,6 +5,14 @@ import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status_notes.ts";
 import { emailSchema } from "../lib/email.ts";
 import { multiLine, oneLine } from "./text.ts";
 import { HC_SLUG_RE } from "../lib/text.ts";
+import {
+  HTTP_METHODS,
+  JSON_OPERATORS,
+  MAX_BODY,
+  MAX_HEADER_VALUE,
+  MAX_KEYWORD,
+  MAX_QUERY,
+} from "../lib/checks/http_options.ts";
 
 /**
  * The request schemas of a watched service, validated by POST/PATCH /api/me/services
@@ -83,6 +91,61 @@ const methods = z.enum(["", "POST"]).meta({
 
 export { MAX_TAG, MAX_TAGS };
 
+/**
+ * An address check's options (url: only), as Uptime Kuma's http, keyword and json-query
+ * monitors have them; the rules beyond each field's form are lib/checks/http_options.ts's.
+ */
+export const HttpOptionsBody = z.object({
+  method: z.enum(HTTP_METHODS).optional().meta({ description: "The request's method (GET)" }),
+  headers: z.record(z.string().max(64), z.string().max(MAX_HEADER_VALUE)).optional().meta({
+    description: "Request headers by name, at most 20; Host, framing headers and credentials " +
+      "(Authorization, Cookie) cannot be set: the address names the host, and checks keep no " +
+      "secrets",
+    example: { Accept: "application/json" },
+  }),
+  body: z.string().max(MAX_BODY).optional().meta({
+    description: "The request's body (POST, PUT, PATCH, DELETE), up to 4000 characters",
+  }),
+  accepted: z.array(z.string().max(7)).min(1).max(10).optional().meta({
+    description: 'Accepted status codes as Kuma writes them ("200-299", "404"); another status ' +
+      "is off. Absent: 2xx and 3xx ok, 4xx warn, 5xx off",
+    example: ["200-299"],
+  }),
+  keyword: z.string().min(1).max(MAX_KEYWORD).optional().meta({
+    description: "A text the body must contain (the first 256 KB are read)",
+    example: "OK",
+  }),
+  keyword_absent: z.boolean().optional().meta({
+    description: "true: the keyword must not be in the body (Kuma's invertKeyword)",
+  }),
+  keyword_case: z.boolean().optional().meta({
+    description: "false: the keyword is found whatever its case (default true, as Kuma)",
+  }),
+  json_query: z.string().min(1).max(MAX_QUERY).optional().meta({
+    description: "A JSONata query of the body (Kuma's json-query), giving one value",
+    example: "status",
+  }),
+  json_operator: z.enum(JSON_OPERATORS).optional().meta({
+    description: "How the query's value compares with json_expected (default ==)",
+  }),
+  json_expected: z.string().max(MAX_KEYWORD).optional().meta({
+    description: "The value the query must give (compared as text; <, >, <= and >= as numbers)",
+    example: "up",
+  }),
+  max_ms: z.number().int().min(1).max(10_000).optional().meta({
+    description: "Warn when the answer takes longer than this many milliseconds",
+  }),
+  follow_redirects: z.boolean().optional().meta({
+    description: "false: a 3xx answer is the answer; default true, up to max_redirects",
+  }),
+  max_redirects: z.number().int().min(0).max(5).optional().meta({
+    description: "Redirects followed at most (0 to 5, default 5), each hop checked as the first",
+  }),
+  cert_expiry_days: z.number().int().min(1).max(365).optional().meta({
+    description: "https: warn when the certificate expires within this many days",
+  }),
+}).strict().meta({ id: "HttpCheckOptions" });
+
 /** One free tag: a word without spaces or control characters. */
 export const tag = z.string().min(1, "a tag cannot be empty").max(
   MAX_TAG,
@@ -123,6 +186,7 @@ export const CreateBody = z.object({
   slug: slug.optional(),
   methods: methods.optional(),
   tags: tags.default([]),
+  http: HttpOptionsBody.optional(),
 }).meta({ id: "NewService" });
 
 const fixed = z.unknown().refine((v) => v === undefined, {
@@ -148,6 +212,9 @@ export const PatchBody = z.object({
   slug: slug.optional(),
   methods: methods.optional(),
   tags: tags.optional(),
+  http: HttpOptionsBody.nullable().optional().meta({
+    description: "url checks: the request's options and assertions, all at once (null: none)",
+  }),
   paused: z.boolean().optional().meta({
     description: "Heartbeats only: true pauses it (no alerts, no lateness, no missing runs), " +
       "false resumes it afresh",

@@ -1,6 +1,7 @@
 import { getAccount, isOwner } from "../kv/accounts.ts";
 import { claimDue, type DueItem, listDue } from "../kv/service.ts";
 import { sendDueGroups } from "../kv/grouped_alerts.ts";
+import { skipPaused } from "../kv/services.ts";
 import { recordResult, reviewHeartbeat } from "../kv/service_results.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { runCheck } from "../lib/checks/mod.ts";
@@ -65,9 +66,19 @@ async function runOne(deps: Deps, item: DueItem, report: RunReport): Promise<boo
     report.heartbeats_reviewed++;
     return true;
   }
+  if (claimed.paused_at != null) {
+    await skipPaused(deps, claimed.account, claimed.id);
+    return true;
+  }
   // The account's standing now decides whether a private target is still allowed.
   const account = (await getAccount(deps.kv, claimed.account)).value;
-  const result = await runCheck(deps, claimed.check, account ? isOwner(account) : false);
+  const result = await runCheck(
+    deps,
+    claimed.check,
+    account ? isOwner(account) : false,
+    undefined,
+    claimed.http ?? undefined,
+  );
   await recordResult(
     deps,
     claimed.account,

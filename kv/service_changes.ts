@@ -26,6 +26,7 @@ import { recordResult } from "./service_results.ts";
 import { checkDependencies } from "./dependencies.ts";
 import { listWindows } from "./maintenance.ts";
 import { runCheck } from "../lib/checks/mod.ts";
+import { type HttpOptions, optionProblems } from "../lib/checks/http_options.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, DomainError, invalid, notFound } from "../lib/errors.ts";
 import { cronError, type Schedule, validTimeZone } from "../lib/schedule.ts";
@@ -78,6 +79,8 @@ export interface NewServiceInput {
   manual_resume?: boolean;
   /** Its Healthchecks id, when the caller chose it (else a new one). */
   code?: string;
+  /** url checks: the request's options and the answer's assertions. */
+  http?: HttpOptions;
 }
 
 /** A change as the API's `ServicePatch` schema gives it; kind and target never change. */
@@ -171,20 +174,19 @@ async function validChannels(deps: Deps, account: number, ids: number[]): Promis
 }
 
 /**
- * A heartbeat's run options checked against its kind and timing: a minimum duration or a
- * pause only for a heartbeat, and the minimum shorter than the time a run may take (its
- * grace), else every run would fail. `invalid` naming the field.
+ * A heartbeat's run options checked against its kind and timing: a minimum duration only for
+ * a heartbeat, and shorter than the time a run may take (its grace), else every run would
+ * fail. `invalid` naming the field.
  */
 function runOptions(
-  s: Pick<Service, "kind" | "interval" | "schedule" | "interval_grace" | "min_duration">,
-  paused: boolean | undefined,
+  s: Pick<
+    Service,
+    "kind" | "interval" | "schedule" | "interval_grace" | "period" | "grace_s" | "min_duration"
+  >,
 ): void {
   const hb = s.kind === "webhook";
   if (s.min_duration != null && !hb) {
     invalid("min_duration: only a heartbeat's runs have a duration", "min_duration");
-  }
-  if (paused !== undefined && !hb) {
-    invalid("paused: only a heartbeat can be paused; set alerts to false instead", "paused");
   }
   if (s.min_duration != null && s.min_duration >= runGrace(s)) {
     invalid(
@@ -227,6 +229,20 @@ export function exactTiming(
     if (!scheduled) out.interval_grace = graceMinutes(input.grace_seconds);
   }
   return out;
+}
+
+/**
+ * An address check's options, allowed for its kind and by the rules of lib/checks/http_options.ts
+ * (`invalid` naming `http.<option>` with every problem's words); empty options are none.
+ */
+export function validHttp(kind: string, http: HttpOptions): HttpOptions {
+  if (kind !== "url") {
+    invalid("http: only an address check (url:) has request options and assertions", "http");
+  }
+  const problems = optionProblems(http);
+  const first = Object.entries(problems)[0];
+  if (first) invalid(`http.${first[0]}: ${first[1]}`, `http.${first[0]}`);
+  return http;
 }
 
 /** `slug` and `methods` belong to a heartbeat (`invalid` naming the field otherwise). */
@@ -310,11 +326,15 @@ export async function addService(
     )
     : null;
   const minDuration = input.min_duration ?? null;
-  runOptions(
-    { ...input, kind: target.kind, schedule: sched, min_duration: minDuration },
-    undefined,
-  );
+  runOptions({
+    ...input,
+    ...exact,
+    kind: target.kind,
+    schedule: sched,
+    min_duration: minDuration,
+  });
   heartbeatOnly(target.kind, input);
+  const http = input.http === undefined ? undefined : validHttp(target.kind, input.http);
   // Fail fast before a check runs; the atomic of createService enforces the limit for real.
   if (await countServices(deps.kv, me.id) >= MAX_SERVICES) {
     conflict(`at most ${MAX_SERVICES} services per account; remove one first`, {
@@ -327,7 +347,7 @@ export async function addService(
   const first = target.kind === "webhook" ||
       !(await countUse(deps.kv, RULES.manualCheck, me.id, deps.clock.now())).ok
     ? null
-    : await runCheck(deps, target.check, isOwner(me));
+    : await runCheck(deps, target.check, isOwner(me), undefined, http);
   const { service, key } = (await createService(deps, me.id, {
     name: input.name,
     what: input.what,
@@ -356,6 +376,7 @@ export async function addService(
     ...(input.code ? { code: input.code } : {}),
     ...(input.slug !== undefined ? { slug: input.slug } : {}),
     ...(input.methods === "POST" ? { methods: "POST" as const } : {}),
+    ...(http && Object.keys(http).length ? { http } : {}),
   }, first))!;
   const now = deps.clock.now();
   const item = serviceView(service, null, now, await listWindows(deps.kv, me.id));
@@ -369,8 +390,9 @@ export async function checkServiceNow(deps: Deps, me: Account, id: number): Prom
   if (s.kind === "webhook") {
     invalid("a heartbeat service is not checked: it is called at its hook address");
   }
+  if (s.paused_at != null) conflict("the service is paused: resume it to check it");
   await spendUse(deps.kv, RULES.manualCheck, me.id, deps.clock.now());
-  const result = await runCheck(deps, s.check, isOwner(me));
+  const result = await runCheck(deps, s.check, isOwner(me), undefined, s.http ?? undefined);
   const saved = await recordResult(deps, me.id, id, result, null);
   if (!saved) notFound("no such service");
   return serviceView(saved, null, deps.clock.now(), await listWindows(deps.kv, me.id));
@@ -418,6 +440,11 @@ export async function editService(
     heartbeatOnly(cur.kind, patch);
   }
   if (patch.tags !== undefined) patch.tags = uniqueTags(patch.tags);
+  if (patch.http !== undefined && patch.http !== null) {
+    const cur = (await getService(deps.kv, me.id, id)).value;
+    if (!cur) notFound("no such service");
+    patch.http = validHttp(cur.kind, patch.http);
+  }
   if (chans !== undefined) patch.channels = await validChannels(deps, me.id, chans);
   if (schedule !== undefined || tz !== undefined || grace !== undefined) {
     const cur = (await getService(deps.kv, me.id, id)).value;
@@ -454,7 +481,7 @@ export async function editService(
   if (timing || patch.min_duration !== undefined || patch.paused !== undefined) {
     const cur = (await getService(deps.kv, me.id, id)).value;
     if (!cur) notFound("no such service");
-    runOptions({ ...cur, ...patch } as Service, patch.paused);
+    runOptions({ ...cur, ...patch } as Service);
   }
   const s = await patchService(deps, me.id, id, patch, deps.clock.now(), guard);
   if (!s) notFound("no such service");

@@ -18,6 +18,16 @@ import { codeHash, hookEntries, pushHash } from "./hooks.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, DomainError, invalid } from "../lib/errors.ts";
 import { cutChars, HC_SLUG_RE } from "../lib/text.ts";
+import {
+  HTTP_METHODS,
+  type HttpMethod,
+  type HttpOptions,
+  JSON_OPERATORS,
+  type JsonOperator,
+  MAX_BODY,
+  MAX_KEYWORD,
+  optionProblems,
+} from "../lib/checks/http_options.ts";
 
 /**
  * Bringing checks along: a Healthchecks project (the JSON of its `GET /api/v3/checks/`) or an
@@ -165,7 +175,10 @@ function healthchecksItem(c: Record<string, unknown>, i: number): PlannedService
   }
   if (typeof c.manual_resume === "boolean") input.manual_resume = c.manual_resume;
   if (textOf(c.channels) !== "") notes.push("integrations not kept: choose channels here");
-  if (c.status === "paused") notes.push("was paused: imported running");
+  if (c.status === "paused") {
+    input.paused = true;
+    notes.push("was paused: imported paused");
+  }
   return { from: textOf(c.name) || slug || `check ${i + 1}`, input, notes };
 }
 
@@ -206,20 +219,100 @@ function kumaItem(m: Record<string, unknown>, i: number): PlannedService | strin
     if (!/^https?:\/\//i.test(url)) return "no http(s) address";
     input.check = `url:${url}`;
     input.interval = intervalOf(seconds, notes);
-    if (type !== "http") {
-      notes.push(`its ${type} condition is not checked: the address answering is`);
-    }
-    if (textOf(m.method) && textOf(m.method).toUpperCase() !== "GET") {
-      notes.push(`checked with GET, not ${textOf(m.method).toUpperCase()}`);
-    }
+    const http = kumaHttp(m, type, notes);
+    if (http === null) return `its ${type} condition cannot be read`;
+    if (Object.keys(http).length) input.http = http;
   } else if (type === "port") {
     if (!textOf(m.hostname) || typeof m.port !== "number") return "no host or port";
     input.check = `tcp:${textOf(m.hostname)}:${m.port}`;
     input.interval = intervalOf(seconds, notes);
   } else {return `a ${type || "typeless"} monitor: this service checks http(s), TCP ports, ` +
       "TLS certificates, MCP servers and heartbeats";}
-  if (m.active === false || m.active === 0) notes.push("was paused: imported running");
+  if (m.active === false || m.active === 0) {
+    input.paused = true;
+    notes.push("was paused: imported paused");
+  }
   return { from: textOf(m.name) || `monitor ${i + 1}`, input, notes };
+}
+
+/** Kuma's `headers`: a JSON object of strings (a text in its export), or null. */
+function kumaHeaders(raw: unknown): Record<string, string> | null {
+  let v = raw;
+  if (typeof raw === "string") {
+    if (raw.trim() === "") return null;
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      return null;
+    }
+  }
+  if (!isObject(v)) return null;
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) if (typeof x === "string") out[k] = x;
+  return out;
+}
+
+/**
+ * A Kuma http, keyword or json-query monitor's request and conditions as an address check's
+ * options (lib/checks/http_options.ts), what cannot come over noted; null when its keyword or
+ * query is missing.
+ */
+function kumaHttp(m: Record<string, unknown>, type: string, notes: string[]): HttpOptions | null {
+  const o: HttpOptions = {};
+  const method = textOf(m.method).toUpperCase();
+  if (method && method !== "GET") {
+    if ((HTTP_METHODS as readonly string[]).includes(method)) o.method = method as HttpMethod;
+    else notes.push(`checked with GET, not ${method}`);
+  }
+  const headers = kumaHeaders(m.headers);
+  if (headers) {
+    for (const [name, value] of Object.entries(headers)) {
+      const why = optionProblems({ headers: { [name]: value } }).headers;
+      if (why) notes.push(`header ${name.slice(0, 40)} not kept: ${why}`);
+      else (o.headers ??= {})[name] = value;
+    }
+  }
+  if (typeof m.body === "string" && m.body !== "") {
+    if (["POST", "PUT", "PATCH", "DELETE"].includes(o.method ?? "GET")) {
+      o.body = m.body.slice(0, MAX_BODY);
+      if (m.body.length > MAX_BODY) notes.push(`body cut to ${MAX_BODY} characters`);
+    } else notes.push(`body not sent: a ${o.method ?? "GET"} request has none`);
+  }
+  const codes = Array.isArray(m.accepted_statuscodes)
+    ? m.accepted_statuscodes.filter((c): c is string => typeof c === "string")
+    : [];
+  if (codes.length && !optionProblems({ accepted: codes }).accepted) o.accepted = codes;
+  if (type === "keyword") {
+    if (typeof m.keyword !== "string" || m.keyword === "") return null;
+    o.keyword = m.keyword.slice(0, MAX_KEYWORD);
+    if (m.invertKeyword === true || m.invertKeyword === 1) o.keyword_absent = true;
+  }
+  if (type === "json-query") {
+    if (typeof m.jsonPath !== "string" || m.jsonPath === "") return null;
+    o.json_query = m.jsonPath;
+    const op = textOf(m.jsonPathOperator) || "==";
+    if ((JSON_OPERATORS as readonly string[]).includes(op)) o.json_operator = op as JsonOperator;
+    else notes.push(`comparison ${op} became ==`);
+    o.json_expected = m.expectedValue == null ? "" : String(m.expectedValue);
+    const why = optionProblems({ json_query: o.json_query, json_expected: o.json_expected })
+      .json_query;
+    if (why) return null;
+  }
+  if (typeof m.maxredirects === "number") {
+    if (m.maxredirects === 0) o.follow_redirects = false;
+    else if (m.maxredirects > 5) notes.push(`${m.maxredirects} redirects became 5 at most`);
+    else o.max_redirects = m.maxredirects;
+  }
+  if (typeof m.timeout === "number" && m.timeout > 10) {
+    notes.push(`timeout ${m.timeout} s became 10 s (every check's limit here)`);
+  }
+  if (m.expiryNotification === true || m.expiryNotification === 1) o.cert_expiry_days = 14;
+  if (m.ignoreTls === true || m.ignoreTls === 1) notes.push("TLS errors are not ignored here");
+  if (m.upsideDown === true || m.upsideDown === 1) notes.push("upside-down mode is not kept");
+  if (textOf(m.basic_auth_user) || textOf(m.authMethod) && textOf(m.authMethod) !== "null") {
+    notes.push("its credentials are not kept: checks keep no secrets");
+  }
+  return o;
 }
 
 /** Whether a kept UUID or push token names a service already (an export imported twice). */

@@ -9,6 +9,7 @@ import { DAY, iso, isoOrNull, MINUTE, readable } from "../lib/clock.ts";
 import type { CheckState } from "../lib/checks/mod.ts";
 import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
+import type { HttpOptions } from "../lib/checks/http_options.ts";
 import { maintenanceUntil, type Window } from "./maintenance.ts";
 
 export type State = CheckState | "wait";
@@ -117,6 +118,8 @@ export interface Service {
   grace_s?: number | null;
   /** Free tags (no spaces), in the order given. */
   tags?: string[];
+  /** url checks: the request's options and the answer's assertions (absent: a plain GET). */
+  http?: HttpOptions | null;
   /**
    * Healthchecks' `manual_resume`: a paused heartbeat stays paused when pinged (true; absent
    * reads true) or its next success or failure resumes it (false; kv/services.ts
@@ -495,8 +498,12 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number, window
     kind: s.kind,
     interval: s.interval,
     target_hint: s.hint,
-    state: v ? v.state : s.last?.state ?? "wait",
-    status: v ? pulseStatus(v, s, now) : s.last?.status ?? "not checked yet",
+    state: v ? v.state : s.paused_at != null ? "wait" : s.last?.state ?? "wait",
+    status: v
+      ? pulseStatus(v, s, now)
+      : s.paused_at != null
+      ? `paused since ${readable(s.paused_at)}`
+      : s.last?.status ?? "not checked yet",
     checked: hb ? null : isoOrNull(s.last?.checked),
     ms: hb ? null : s.last?.ms ?? null,
     beat: hb ? isoOrNull(pulse?.beat?.at) : null,
@@ -521,6 +528,7 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number, window
     uuid: s.code ?? null,
     slug: s.slug ?? null,
     methods: hb ? s.methods ?? "" : null,
+    http: s.kind === "url" ? s.http ?? null : null,
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;

@@ -5,6 +5,7 @@ import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid } from "../lib/errors.ts";
 import type { Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
+import type { HttpOptions } from "../lib/checks/http_options.ts";
 import { type Atomic, atomic, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { counted } from "./alert_rules.ts";
 import {
@@ -258,6 +259,9 @@ export interface NewService {
   grace_s?: number | null;
   tags?: string[];
   manual_resume?: boolean;
+  http?: HttpOptions;
+  /** Created paused (an import of a paused check or monitor). */
+  paused?: boolean;
 }
 
 /** A heartbeat as Healthchecks makes a check: a period of a day, in the group Jobs. */
@@ -321,7 +325,7 @@ async function storeServices(
   const prepared = news.map(({ input, first }) => {
     const hb = input.kind === "webhook";
     const key = hb ? randomToken(32) : null;
-    const { slug, code, ...fields } = input;
+    const { slug, code, paused, ...fields } = input;
     return {
       key,
       hash: key ? sha256hex(key) : null,
@@ -330,6 +334,7 @@ async function storeServices(
       hb,
       slug: hb ? slug ?? hcSlug(input.name) : undefined,
       code: hb ? (code ?? crypto.randomUUID()).toLowerCase() : undefined,
+      paused: paused === true,
     };
   });
   const kept = news.flatMap(({ input }) => [
@@ -377,6 +382,7 @@ async function storeServices(
         cert: null,
         seen: "wait",
         ...(p.hb ? { looked: now } : {}),
+        ...(p.paused ? { paused_at: now } : {}),
         down_mailed: false,
         due,
       };
@@ -428,6 +434,8 @@ export interface ServicePatch {
   grace_s?: number | null;
   tags?: string[];
   manual_resume?: boolean;
+  /** url checks: new options (null: none, a plain GET). */
+  http?: HttpOptions | null;
   /** Heartbeats: pause (true) or resume (false). */
   paused?: boolean;
   slug?: string;
@@ -436,10 +444,11 @@ export interface ServicePatch {
 }
 
 /**
- * A heartbeat paused or resumed, in the atomic of its record. Pausing ends its outage's
- * alerts (no back alert follows) and reads `wait` in its history, which leaves the paused
- * time out of uptime; resuming starts afresh: nothing before it is judged, a heartbeat that
- * had run is due one period after it, and the runner looks at once.
+ * A service paused or resumed, in the atomic of its record. Pausing ends its outage's alerts
+ * (no back alert follows) and reads `wait` in its history, which leaves the paused time out of
+ * uptime; a paused checked kind is not checked (jobs/checks.ts `skipPaused`). Resuming starts
+ * afresh: a heartbeat judges nothing before it (one that had run is due one period after it),
+ * a checked kind is checked at the next minute, and the runner looks at once.
  */
 function pauseInto(op: Atomic, old: Service, s: Service, paused: boolean, now: number): void {
   if (paused === (old.paused_at != null)) return;
@@ -447,10 +456,28 @@ function pauseInto(op: Atomic, old: Service, s: Service, paused: boolean, now: n
     Object.assign(s, { paused_at: now, seen: "wait", since: now, down_mailed: false });
     Object.assign(s, { held: false, streak: 0, due: floorMinute(now) + DAY });
     recordChange(op, s.account, s.id, now, { state: "wait", status: "paused" });
-  } else {
+  } else if (s.kind === "webhook") {
     Object.assign(s, { paused_at: null, resumed: now, looked: now, streak: 0 });
     Object.assign(s, { judged: { beat: now, fail: now }, due: floorMinute(now) });
+  } else {
+    // A checked kind is checked again at the next minute's run.
+    Object.assign(s, { paused_at: null, resumed: now, streak: 0, due: floorMinute(now) });
   }
+}
+
+/**
+ * A paused checked service the runner came to: it is not checked; its next look is a day on
+ * (a resume moves it to the next minute).
+ */
+export async function skipPaused(deps: Deps, account: number, id: number): Promise<void> {
+  const { kv } = deps;
+  await transact(async () => {
+    const entry = await getService(kv, account, id);
+    const s = entry.value;
+    if (!s || s.paused_at == null) return { op: null, result: null };
+    const next = { ...s, due: floorMinute(deps.clock.now()) + DAY };
+    return { op: saveService(atomic(kv).check(entry), s, next), result: null };
+  });
 }
 
 /**

@@ -367,18 +367,18 @@ Deno.test("heartbeat runs: bad input answers 400 naming the field and stores not
   assert.equal(back.status, 200);
   assert.equal(await dumpKv(t.kv), before, "nothing stored by the refused ones");
 
-  // A checked kind is neither paused nor given a minimum.
+  // A checked kind has no minimum (it may be paused: tests/http_checks_test.ts).
   const site = await t.req("POST", "/api/me/services", {
     token,
     body: { name: "Port", check: "tcp:example.org:22" },
   });
   const refused = await t.req("PATCH", `/api/me/services/${site.body.item.id}`, {
     token,
-    body: { paused: true },
+    body: { min_duration: 60 },
   });
   assert.equal(refused.status, 400);
-  assert.equal(refused.body.field, "paused");
-  assert.equal((await item(t, token, site.body.item.id)).paused, false);
+  assert.equal(refused.body.field, "min_duration");
+  assert.equal((await item(t, token, site.body.item.id)).min_duration, null);
 });
 
 Deno.test("heartbeat runs: the form takes the minimum with a plain message beside the field", async () => {

@@ -59,6 +59,7 @@ import { Ago, MeNav, PostButton, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/flash.ts";
+import { HTTP_LABELS, httpInput, HttpOptionsFieldset, httpValues } from "./_http_options.tsx";
 import { listWindows } from "../kv/maintenance.ts";
 
 const LABELS = {
@@ -76,6 +77,9 @@ const LABELS = {
   grace: "Grace minutes",
   remind: "Remind while off",
   min_duration: "Shortest run (seconds)",
+  period_seconds: "Exact period (seconds)",
+  grace_seconds: "Exact grace (seconds)",
+  ...HTTP_LABELS,
   tags: "Tags",
   depends_on: "Depends on",
 };
@@ -135,6 +139,7 @@ function CommonFields(props: { view: FormView; kind: string }) {
           hint="How often this site checks it."
         />
       )}
+      {props.kind === "url" ? <HttpOptionsFieldset view={props.view} /> : null}
       <F.Select
         name="threshold"
         options={THRESHOLDS.map(String)}
@@ -204,6 +209,16 @@ function HeartbeatTiming(props: { view: FormView }) {
         type="number"
         hint="With a schedule: minutes a run may be late before you are alerted. Empty: 60 minutes."
       />
+      <F.Field
+        name="period_seconds"
+        type="number"
+        hint="Instead of the interval above: any period from 60 seconds to 365 days, e.g. 600 for ten minutes or 604800 for a week (Healthchecks' timeout). Empty: the interval."
+      />
+      <F.Field
+        name="grace_seconds"
+        type="number"
+        hint="Seconds a run may be late before you are alerted, 60 to 31536000 (Healthchecks' grace); with a schedule it replaces the grace minutes. Empty: the grace minutes, or one period."
+      />
     </fieldset>
   );
 }
@@ -217,6 +232,9 @@ function commonInput(f: Record<string, string>) {
   const tz = given(f.tz);
   const grace = given(f.grace);
   const min = given(f.min_duration);
+  const period = given(f.period_seconds);
+  const graceSeconds = given(f.grace_seconds);
+  const http = httpInput(f);
   return {
     name: f.name ?? "",
     what: f.what ?? "",
@@ -233,6 +251,9 @@ function commonInput(f: Record<string, string>) {
     // Sent only when given (or to clear one shown): a checked kind has none.
     ...(min !== undefined ? { min_duration: Number(min) } : {}),
     ...(min === undefined && f.had_min === "1" ? { min_duration: null } : {}),
+    ...(period !== undefined ? { period_seconds: Number(period) } : {}),
+    ...(graceSeconds !== undefined ? { grace_seconds: Number(graceSeconds) } : {}),
+    ...(http !== undefined ? { http } : {}),
   };
 }
 
@@ -699,6 +720,15 @@ const serviceValues = (s: ServiceView) =>
     // A grace without a schedule (set through Healthchecks' API) is not this form's.
     grace: s.schedule === null || s.grace === null ? "" : String(s.grace),
     min_duration: s.min_duration === null ? "" : String(s.min_duration),
+    // The exact period and grace, when the interval and minutes do not say them already.
+    period_seconds: s.period_seconds !== null && s.period_seconds !== s.interval * 60
+      ? String(s.period_seconds)
+      : "",
+    grace_seconds: s.grace_seconds !== null &&
+        s.grace_seconds !== (s.schedule ? (s.grace ?? 60) * 60 : s.period_seconds)
+      ? String(s.grace_seconds)
+      : "",
+    ...httpValues(s.http),
     tags: s.tags.join(" "),
     ...Object.fromEntries(s.depends_on.map((id) => [`d-${id}`, "on"])),
   });
@@ -806,7 +836,8 @@ function ServiceActions({ s }: { s: ServiceView }) {
     <section aria-labelledby="actions" class="panel">
       <h2 id="actions">Actions</h2>
       <ul class="inline actions">
-        {hb ? <PauseButton service={s} /> : (
+        <PauseButton service={s} />
+        {hb || s.paused ? null : (
           <li>
             <PostButton action={`/me/services/${s.id}/check`} kind="secondary">
               Check now
@@ -908,6 +939,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
           <DependsFields view={v} others={others} />
           {s.schedule ? <input type="hidden" name="had_schedule" value="1" /> : null}
           {s.min_duration !== null ? <input type="hidden" name="had_min" value="1" /> : null}
+          {s.http ? <input type="hidden" name="had_http" value="1" /> : null}
           <button type="submit">Save changes</button>
         </form>
       </section>
@@ -918,18 +950,24 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
   );
 };
 
-/** Pause or resume a heartbeat: one button, what it does said beside it. */
+/** Pause or resume a service of any kind: one button, what it does said beside it. */
 function PauseButton({ service: s }: { service: ServiceView }) {
+  const hb = s.kind === "webhook";
+  const what = hb ? "heartbeat" : "checks";
   return (
     <li>
       <form method="post" action={`/me/services/${s.id}/${s.paused ? "resume" : "pause"}`}>
         <button type="submit" class="secondary" aria-describedby={`pause-${s.id}`}>
-          {s.paused ? "Resume heartbeat" : "Pause heartbeat"}
+          {s.paused ? `Resume ${what}` : `Pause ${what}`}
         </button>
         <span class="hint" id={`pause-${s.id}`}>
           {s.paused
-            ? " Watched again from now on: lateness counts from the resume."
-            : " While paused: no alerts, no lateness, no missing runs."}
+            ? hb
+              ? " Watched again from now on: lateness counts from the resume."
+              : " Checked again at once, then at its interval."
+            : hb
+            ? " While paused: no alerts, no lateness, no missing runs."
+            : " While paused: not checked, no alerts."}
         </span>
       </form>
     </li>

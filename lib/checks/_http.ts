@@ -11,7 +11,7 @@ export interface HttpRequest {
   /** The checked address to connect to (IP literal). */
   address: string;
   url: URL;
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
   headers?: Record<string, string>;
   body?: string;
   /** Read the body up to this many bytes (0: headers only). */
@@ -51,12 +51,14 @@ export async function httpRequest(
     track(conn);
   }
   try {
+    const own = Object.entries(req.headers ?? {});
+    const agent = own.some(([k]) => k.toLowerCase() === "user-agent");
     const lines = [
       `${req.method} ${url.pathname}${url.search} HTTP/1.1`,
       `Host: ${url.host}`,
-      "User-Agent: service-watch/1",
+      ...(agent ? [] : ["User-Agent: service-watch/1"]),
       "Connection: close",
-      ...Object.entries(req.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
+      ...own.map(([k, v]) => `${k}: ${v}`),
     ];
     const payload = req.body === undefined ? undefined : enc.encode(req.body);
     if (payload) lines.push(`Content-Length: ${payload.length}`);
@@ -147,7 +149,7 @@ async function readAnswer(conn: Deno.Conn, req: HttpRequest): Promise<HttpAnswer
       }
     }
     if (status >= 100 && status < 200 && status !== 101) continue;
-    if (req.bodyLimit === 0 || status === 204 || status === 304) {
+    if (req.bodyLimit === 0 || status === 204 || status === 304 || req.method === "HEAD") {
       return { status, headers, body: "" };
     }
     const body = await readBody(r, headers, req);

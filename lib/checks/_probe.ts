@@ -1,6 +1,7 @@
 import { DAY } from "../clock.ts";
 import type { Deps } from "../deps.ts";
 import type { Target } from "../targets.ts";
+import type { HttpOptions } from "./http_options.ts";
 
 /**
  * What every checker shares: the states, the probe it gets and its answer (lib/checks/mod.ts
@@ -32,6 +33,8 @@ export interface Probe {
   signal: AbortSignal;
   /** Wall-clock ms for the check's own time (the service clock may be faked). */
   now(): number;
+  /** url: the request's options and the answer's assertions (absent: a plain GET). */
+  http?: HttpOptions;
 }
 
 export type Checker = (

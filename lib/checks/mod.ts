@@ -5,6 +5,7 @@ import { mcpCheck } from "./mcp.ts";
 import { tcpCheck } from "./tcp.ts";
 import { tlsCheck } from "./tls.ts";
 import { urlCheck } from "./url.ts";
+import type { HttpOptions } from "./http_options.ts";
 import { CHECK_LIMIT_MS, type Checker, type CheckResult, type CheckState } from "./_probe.ts";
 
 /**
@@ -42,6 +43,7 @@ export async function runCheck(
   check: string,
   allowPrivate: boolean,
   timing: Timing = REAL_TIME,
+  http?: HttpOptions,
 ): Promise<CheckResult> {
   const { now, limitMs } = timing;
   const start = now();
@@ -98,6 +100,7 @@ export async function runCheck(
         },
         signal: abort.signal,
         now,
+        http,
       });
     })();
     work.catch(() => {});
