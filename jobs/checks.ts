@@ -141,3 +141,43 @@ export async function runDueChecks(
 }
 
 export const checksJob = (deps: Deps) => runDueChecks(deps);
+
+/** How often a process looks at the due index between the minutely runs (main.ts). */
+export const POLL_MS = 2_000;
+
+/** Per KV handle: a poll under way, and whether another was asked for meanwhile. */
+const polls = new WeakMap<Deno.Kv, { busy: boolean; again: boolean }>();
+
+/**
+ * The runner's pass between minutes: every POLL_MS (main.ts) and at each queued wake
+ * (jobs/queue.ts), so what comes due (a heartbeat's deadline, a run's grace end, an alert
+ * group's end) is looked at within seconds of its time, not at the next minute. One pass at a
+ * time per process; one asked for meanwhile runs once after it. Logged as the checks job when
+ * it did something.
+ */
+export async function pollDue(deps: Deps): Promise<void> {
+  let st = polls.get(deps.kv);
+  if (!st) polls.set(deps.kv, st = { busy: false, again: false });
+  if (st.busy) {
+    st.again = true;
+    return;
+  }
+  st.busy = true;
+  try {
+    do {
+      st.again = false;
+      const t0 = performance.now();
+      const report = await runDueChecks(deps);
+      if (report.ran || report.groups_sent || report.errors) {
+        log("info", "job", {
+          job: "checks",
+          polled: 1,
+          ms: Math.round(performance.now() - t0),
+          ...report,
+        });
+      }
+    } while (st.again);
+  } finally {
+    st.busy = false;
+  }
+}

@@ -1,17 +1,20 @@
-import { claimNudge, lookAsked } from "../kv/service.ts";
+import { claimNudge, lookAsked, wakeAsked } from "../kv/service.ts";
 import { reviewHeartbeat } from "../kv/service_results.ts";
 import type { Deps } from "../lib/deps.ts";
 import { log } from "../lib/log.ts";
 import { count } from "../lib/metrics.ts";
+import { pollDue } from "./checks.ts";
 
 /**
- * The KV queue's messages (main.ts listens): a look a ping asked for (an explicit failure,
- * kv/hooks.ts), taken at once with the runner's claim and done as the runner does it, so its
- * alert is on its way within seconds of the ping. A message that throws is delivered again
- * (at least once, with the backoff it was queued with); the nudge it names stays due for the
- * minutely runner until one of them claims it.
+ * The KV queue's messages (main.ts listens): a look a ping asked for (a failure, a success
+ * that changes the state, a run's grace end: kv/hooks.ts), taken with the runner's claim and
+ * done as the runner does it, so its alert is on its way within seconds of its moment; and a
+ * wake at a due time (kv/service.ts `wakeAt`), which looks at the due index as the process's
+ * own polls do. A message that throws is delivered again (at least once, with the backoff it
+ * was queued with); the nudge it names stays due for the runner until one of them claims it.
  */
 export async function handleQueued(deps: Deps, msg: unknown): Promise<void> {
+  if (wakeAsked(msg) !== null) return await pollDue(deps);
   const look = lookAsked(msg);
   if (!look) {
     log("warn", "unknown queue message");

@@ -1,14 +1,14 @@
-import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { type Atomic, atomic, commit, deleteKeys, transact } from "./_atomic.ts";
+import { wakeAt } from "./service.ts";
 import type { Service } from "./service_state.ts";
 import { GROUPS, listServices } from "./services.ts";
 
 /**
  * One outage, few alerts: the first off alert of services that share a place (or a named
- * group) goes out at once and opens a two-minute window; the off and back alerts of the
+ * group) goes out at once and opens a 30-second window (GROUP_WAIT); the off and back alerts of the
  * others that follow within it wait and go out as one follow-up ("LAN: 2 more services
- * off"), and back alerts wait two minutes for the others to come back with them (one
+ * off"), and back alerts wait as long for the others to come back with them (one
  * summary). A look that alerts (kv/service_results.ts) routes its alerts here in its own
  * atomic (`routeAlerts`): what must go at once comes back to it, what waits is added to the
  * pending group of the place; the minutely runner takes due groups (kv/grouped_alerts.ts) in
@@ -23,13 +23,17 @@ import { GROUPS, listServices } from "./services.ts";
  * keep their order.
  */
 
-/** How long a window stays open for follow-ups after the alert that opened it. */
-export const GROUP_WAIT = 2 * MINUTE;
+/**
+ * How long a window stays open for follow-ups after the alert that opened it: Prometheus
+ * Alertmanager's `group_wait`, 30 s. Its follow-up (or summary) leaves within seconds of
+ * its end: its due entry is polled every few seconds and woken through the queue.
+ */
+export const GROUP_WAIT = 30_000;
 /** The group every service has unless given another: no shared cause, so it never groups. */
 export const DEFAULT_GROUP: typeof GROUPS[number] = "Public";
 /**
- * Alerts kept per member (a service turning off and back again and again within the two
- * minutes), so a group of 30 services stays well under KV's 64 KiB per value.
+ * Alerts kept per member (a service turning off and back again and again within the 30
+ * seconds), so a group of 30 services stays well under KV's 64 KiB per value.
  */
 const MAX_SAID = 3;
 
@@ -189,7 +193,7 @@ export async function routeAlerts<A extends Routed>(
     atOnce.push(a);
   }
   g.total = Math.max(total, g.total, g.members.length);
-  if (!entry.value) op.set(dueKey(g.due, g.account, cluster), true);
+  if (!entry.value) wakeAt(op.set(dueKey(g.due, g.account, cluster), true), g.due, now);
   op.set(groupKey(g.account, cluster), g);
   return atOnce;
 }

@@ -62,16 +62,15 @@ export function counted(
 }
 
 /**
- * Off and back alerts, never repeated while a state holds. A checked service's first result
- * alerts nobody (its owner sees it on creating it). A heartbeat turns off only after its job
- * ran (a failure, a run past its grace, a success grown too old), so going off alerts from any
- * state the runner saw before, `wait` included: a first signal that is a failure, or a
- * success the runner had not looked at yet (its regular look is an interval away).
+ * Off and back alerts, never repeated while a state holds. Every off alerts once its
+ * threshold is met, whatever the state before: a check failing from its first result (the
+ * creation shows that result without a mail, so the next failing look alerts), a check
+ * imported failing, a heartbeat whose first signal is a failure. Nothing leaves a service off
+ * without an alert but alerts turned off or a maintenance window (afterMaintenance).
  */
 function alertFor(s: Service, next: State): "off" | "back" | null {
   if (!s.alerts) return null;
-  const was = s.seen === "ok" || s.seen === "warn" || (s.seen === "wait" && s.kind === "webhook");
-  if (next === "off" && was && !s.down_mailed) return "off";
+  if (next === "off" && !s.down_mailed) return "off";
   if ((next === "ok" || next === "warn") && s.down_mailed) return "back";
   return null;
 }

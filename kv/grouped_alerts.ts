@@ -1,5 +1,5 @@
 /**
- * Sends the pending alert groups whose two minutes are over (kv/alert_groups.ts), for the
+ * Sends the pending alert groups whose 30 seconds are over (kv/alert_groups.ts), for the
  * minutely runner: the alerts that waited in them (the follow-ups of an outage whose first
  * alert went at once, and the backs). One service's go out as that service's own alerts (the
  * same mail, posts and follower mail as without grouping); several services' as one mail to

@@ -75,6 +75,11 @@ export interface HookRef {
    */
   resume?: true;
   /**
+   * The service waits for its first run or is off: its next success changes its state, so it
+   * asks for a look at once, as a failure does (kv/services.ts `hookRef`).
+   */
+  look?: true;
+  /**
    * A slug's entry only, when several services share the slug in the account: all of them.
    * Pings by such a slug are refused ("ambiguous slug"); the services' own keys still work.
    */
@@ -191,9 +196,11 @@ const MAX_BATCH = 400;
 const MAX_MUTATIONS = 1000;
 /**
  * The writes a signal kind adds to its batch once per hook, beside its event: its pulse key,
- * then a start's nudge, a failure's nudge and queued look (`commitBatch`).
+ * then a start's nudge and queued look, a failure's nudge and queued look (`commitBatch`).
  */
-const KIND_WRITES: Record<SignalKind, number> = { success: 1, start: 2, fail: 3, log: 0 };
+const KIND_WRITES: Record<SignalKind, number> = { success: 1, start: 3, fail: 3, log: 0 };
+/** A success of a hook that asks for a look (`HookRef.look`) adds its nudge and queued look. */
+const LOOK_WRITES = 2;
 /**
  * How long the per-address counts wait in process, under steady traffic, before a batch adds
  * them to KV: one write per address in that time instead of one per batch. A quiet process
@@ -491,8 +498,8 @@ function takeBatch(st: HookState): { batch: QueuedPing[]; writes: number } {
     if (seen === undefined && kinds.size >= MAX_HOOKS) break;
     const bit = 1 << KINDS.indexOf(p.signal.kind);
     // The event; the kind's writes the first time; a flood's nudge once per hook.
-    const more = 1 + ((seen ?? 0) & bit ? 0 : KIND_WRITES[p.signal.kind]) +
-      (seen === undefined ? 1 : 0);
+    const kindWrites = KIND_WRITES[p.signal.kind] + (p.hook.ref.look ? LOOK_WRITES : 0);
+    const more = 1 + ((seen ?? 0) & bit ? 0 : kindWrites) + (seen === undefined ? 1 : 0);
     if (writes + more > MAX_MUTATIONS) break;
     writes += more;
     kinds.set(p.hash, (seen ?? 0) | bit);
@@ -597,21 +604,24 @@ async function commitBatch(
     for (const p of last.values()) {
       const { account, id, grace } = p.hook.ref;
       const at = p.beat.at;
-      if (p.signal.kind === "success") {
+      const kind = p.signal.kind;
+      if (kind === "success") {
         op.set(beatKey(account, id), p.signal.rid ? { ...p.beat, rid: p.signal.rid } : p.beat);
-      } else if (p.signal.kind === "start") {
+      } else if (kind === "start") {
         if (!paired.has(id)) {
           op.set(startKey(account, id), { at, rid: p.signal.rid } satisfies Start);
         }
-        // The runner looks when the run's grace ends.
-        const end = Math.ceil((at + (grace ?? 60) * MINUTE + 1) / MINUTE) * MINUTE;
+        // A look the millisecond the run's grace ends, woken then through the queue.
+        const end = Math.ceil(at + (grace ?? 60) * MINUTE) + 1;
         nudge(op, end, id, account);
-      } else if (p.signal.kind === "fail") {
-        op.set(failKey(account, id), p.beat);
+        askLook(op, { account, id, due: end }, end - at);
+      } else if (kind === "fail") op.set(failKey(account, id), p.beat);
+      if (kind === "fail" || (kind === "success" && p.hook.ref.look)) {
         const due = Math.floor(at / MINUTE) * MINUTE;
         nudge(op, due, id, account);
-        // A failure is known now: the look it asks for runs within seconds, not at the
-        // next minute (jobs/queue.ts); the nudge stays for the runner should it not.
+        // A failure, or a success that changes the state, is known now: the look it asks
+        // for runs within seconds, not at the next minute (jobs/queue.ts); the nudge stays
+        // for the runner should it not.
         askLook(op, { account, id, due });
       }
     }

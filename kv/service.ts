@@ -107,6 +107,37 @@ export function nudge(op: Atomic, due: number, id: number, account: number): Ato
   return op.set(dueKey(due, id), account);
 }
 
+/**
+ * The longest delay a queued message is given (KV allows 30 days); a due time further off is
+ * found by the runner's polls and the minutely job instead.
+ */
+const MAX_DELAY = 29 * 24 * 3_600_000;
+
+/** A wake asked for through the KV queue: the due index looked at when `wake` comes. */
+export interface WakeAsked {
+  wake: number;
+}
+
+/**
+ * Asks, in the atomic that sets a due time `at` (a look's next, an alert group's end), for the
+ * due index to be looked at then (jobs/queue.ts): a process that holds no timer (Deno Deploy
+ * stops idle ones) is woken at the time, not at the next minute. The process's own polls
+ * (jobs/checks.ts `pollDue`) find it as soon; whichever comes first claims it.
+ */
+export function wakeAt(op: Atomic, at: number, now: number): Atomic {
+  if (at - now > MAX_DELAY) return op;
+  return op.enqueue({ wake: at } satisfies WakeAsked, {
+    delay: Math.max(0, at - now),
+    backoffSchedule: LOOK_BACKOFF,
+  });
+}
+
+/** A queued message's wake time, or null for anything else. */
+export function wakeAsked(msg: unknown): number | null {
+  const wake = (msg as Partial<WakeAsked> | null)?.wake;
+  return Number.isSafeInteger(wake) ? wake! : null;
+}
+
 /** A look asked for through the KV queue: the nudge at `due` of service `id`. */
 export interface LookAsked {
   look: { account: number; id: number; due: number };
@@ -115,9 +146,15 @@ export interface LookAsked {
 /** Retries of a queued look that failed (a conflict, KV busy); the runner is there after. */
 const LOOK_BACKOFF = [1_000, 5_000, 15_000];
 
-/** Asks, in the nudge's atomic, for a look at the nudge within seconds (jobs/queue.ts). */
-export function askLook(op: Atomic, look: LookAsked["look"]): Atomic {
-  return op.enqueue({ look } satisfies LookAsked, { backoffSchedule: LOOK_BACKOFF });
+/**
+ * Asks, in the nudge's atomic, for a look at the nudge within seconds (jobs/queue.ts), or
+ * `delay` ms from now (a run's grace end).
+ */
+export function askLook(op: Atomic, look: LookAsked["look"], delay = 0): Atomic {
+  return op.enqueue({ look } satisfies LookAsked, {
+    backoffSchedule: LOOK_BACKOFF,
+    ...(delay > 0 ? { delay: Math.min(delay, MAX_DELAY) } : {}),
+  });
 }
 
 /** A queued message's look, or null for anything else. */

@@ -9,7 +9,7 @@
  * The rules are kv/alert_rules.ts's. Holds no keys: the record, with its next due time, is
  * written with the aggregate's `saveService` (kv/service.ts), which moves the due entry.
  */
-import { DAY, HOUR, iso, MINUTE, readable } from "../lib/clock.ts";
+import { iso, readable } from "../lib/clock.ts";
 import type { CheckResult } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { Mail } from "../lib/mail.ts";
@@ -33,13 +33,11 @@ import { gapAt } from "./monitor.ts";
 import { deliver, enqueueMail } from "./outbox.ts";
 import {
   beatLimits,
-  firstLook,
-  floorMinute,
   judgeBeat,
   minuteAfter,
+  nextLook,
   openFailure,
   openRun,
-  periodMs,
   type Pulse,
   runGrace,
   runsNote,
@@ -47,7 +45,8 @@ import {
   type State,
   type Verdict,
 } from "./service_state.ts";
-import { getService, saveService } from "./service.ts";
+import { getService, saveService, wakeAt } from "./service.ts";
+import { hookRefsInto } from "./services.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
 /** What one alert queued in a look's atomic, sent after the commit. */
@@ -219,33 +218,6 @@ export async function recordResult(
   return saved;
 }
 
-/**
- * The next look at a heartbeat in `state`: a minute while it is off and mailed (to notice its
- * return), else within the hour; when the last beat would turn it off; one interval when it
- * never beat; never after an open run's grace ends or a holding window closes.
- */
-function nextLook(
-  s: Service,
-  state: State,
-  beat: Pulse["beat"],
-  runEnd: number | null,
-  holdUntil: number | null,
-  now: number,
-): number {
-  const i = Math.min(periodMs(s), DAY);
-  const lim = beat ? beatLimits(s, beat.at) : null;
-  let due = state === "off"
-    ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
-    : !beat
-    ? firstLook(s, now)
-    : lim
-    ? Math.max(floorMinute(now) + MINUTE, minuteAfter(lim.off))
-    : floorMinute(now) + Math.max(i, HOUR);
-  if (runEnd !== null && state !== "off") due = Math.min(due, minuteAfter(runEnd));
-  if (holdUntil !== null) due = Math.min(due, minuteAfter(holdUntil));
-  return due;
-}
-
 const failureText = (f: NonNullable<Pulse["failed"]>) =>
   `failure signalled ${readable(f.at)}${f.status ? `: ${f.status}` : ""}`;
 
@@ -306,8 +278,22 @@ function closedFailure(old: Service, v: Verdict, quiet: number | null) {
 }
 
 /**
- * A look's changes in the history: a closed failure's off, then the state now if it changed
- * (`s.since`, never before the previous change).
+ * A success that a failure followed before this look, of a heartbeat that waited or was off:
+ * it was up meanwhile (Healthchecks' flip at that ping), so the history has it up then. Null
+ * when there is none.
+ */
+function risenBefore(old: Service, v: Verdict) {
+  const b = v.pulse?.beat ?? null;
+  const f = v.pulse?.failed ?? null;
+  const rose = b !== null && f !== null && old.looked !== undefined && b.at > old.looked &&
+    f.at > b.at && v.state === "off" && (old.seen === "wait" || old.seen === "off");
+  return rose ? b : null;
+}
+
+/**
+ * A look's changes in the history: a success that rose before a failure, a closed failure's
+ * off, then the state now if it changed (`s.since`, never before the previous change), each
+ * at the moment of its signal.
  */
 function recordLook(
   op: Atomic,
@@ -320,6 +306,11 @@ function recordLook(
   now: number,
 ) {
   let previous = old.since ?? 0;
+  const rise = risenBefore(old, v);
+  if (rise) {
+    previous = Math.min(now, Math.max(rise.at, previous + 1));
+    recordChange(op, old.account, old.id, previous, { state: "ok", status: rise.status });
+  }
   if (blip) {
     previous = Math.min(now, Math.max(blip.at, previous + 1));
     recordChange(op, old.account, old.id, previous, {
@@ -327,7 +318,7 @@ function recordLook(
       status: blip.status || "failure signalled",
     });
   }
-  if (v.state !== old.seen || blip) {
+  if (v.state !== old.seen || blip || rise) {
     s.since = Math.min(now, Math.max(changedAt(old, v, v.state, runEnd, now), previous + 1));
     recordChange(op, old.account, old.id, s.since, {
       state: v.state,
@@ -378,17 +369,17 @@ export async function reviewHeartbeat(
       streak: v.count.streak,
       judged: v.count.judged,
     };
-    s.due = nextLook(s, state, pulse.beat, runEnd, marks.held ? quiet : null, now);
-    // The next missing run may reach the threshold; a paused one waits for its resume.
-    if (v.nextMiss !== null && state !== "off") s.due = Math.min(s.due, minuteAfter(v.nextMiss));
-    if (v.paused) s.due = floorMinute(now) + DAY;
+    s.due = nextLook(s, v, runEnd, marks.held ? quiet : null, now);
     const op = atomic(kv).check(entry);
     let status = heartbeatStatus(old, v, runEnd, now);
     if (alert === "off") {
       status += await downNote(kv, changedAt(old, v, state, runEnd, now), now);
     }
     recordLook(op, old, s, v, blip, runEnd, status, now);
+    // Whether its next success asks for a look (it waits or is off now) is in its hook entries.
+    await hookRefsInto(kv, op, old, s);
     saveService(op, old, s);
+    wakeAt(op, s.due, now);
     // The alerts of this look, in order: a missed failure's off and back, or the change now.
     const said: AlertNotice[] = blip
       ? [

@@ -5,7 +5,7 @@
  * their inputs (kv/service.ts stores records, kv/service_results.ts records looks with them).
  * The signals a heartbeat's hook heard (`Pulse`) are kv/hooks.ts's values. Holds no keys.
  */
-import { DAY, iso, isoOrNull, MINUTE, readable } from "../lib/clock.ts";
+import { DAY, HOUR, iso, isoOrNull, MINUTE, readable } from "../lib/clock.ts";
 import type { CheckState } from "../lib/checks/mod.ts";
 import { nextDueAfter, type Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
@@ -228,7 +228,7 @@ export function beatState(
 export function firstLook(s: Timing, now: number): number {
   const regular = floorMinute(now) + Math.max(MINUTE, Math.min(periodMs(s), DAY));
   const lim = beatLimits(s, now);
-  return lim ? Math.min(regular, minuteAfter(lim.off)) : regular;
+  return lim ? Math.min(regular, lim.off + 1) : regular;
 }
 
 /** Seconds a started run may take before it counts as failed: its grace (graceMs). */
@@ -446,6 +446,53 @@ export function judgeBeat(p: Pulse | null, s: Judging, now: number): Verdict {
   return { state: beatState(q.beat, s, now), ...verdict };
 }
 
+/**
+ * When the runner looks at a heartbeat next, after a look that judged it `v` (`s` the record
+ * the look writes): the one place that says when a heartbeat is due. The millisecond after
+ * its state would change: the last beat turning off, the next missing run counting, an open
+ * run's grace ending, a holding window closing; a minute while it is off and alerted (for
+ * reminders; a success asks for its own look, kv/hooks.ts), else within the hour; one interval
+ * when it never beat; a day while paused. Exact, not at the next minute: the due index is
+ * looked at every few seconds (jobs/checks.ts `pollDue`) and woken at this time through the
+ * KV queue (kv/service.ts `wakeAt`), so an alert leaves within seconds of its moment. Never
+ * now or before (a look would follow a look).
+ */
+export function nextLook(
+  s: Service,
+  v: Verdict,
+  runEnd: number | null,
+  holdUntil: number | null,
+  now: number,
+): number {
+  if (v.paused) return floorMinute(now) + DAY;
+  const i = Math.min(periodMs(s), DAY);
+  const beat = v.pulse?.beat ?? null;
+  const lim = beat ? beatLimits(s, beat.at) : null;
+  const later = floorMinute(now) + MINUTE;
+  let due = v.state === "off"
+    ? floorMinute(now) + (s.down_mailed ? MINUTE : Math.min(i, HOUR))
+    : !beat
+    ? firstLook(s, now)
+    : lim
+    ? (lim.off >= now ? lim.off + 1 : later)
+    : floorMinute(now) + Math.max(i, HOUR);
+  if (runEnd !== null && v.state !== "off") due = Math.min(due, runEnd + 1);
+  if (holdUntil !== null) due = Math.min(due, minuteAfter(holdUntil));
+  // The next missing run may reach the threshold.
+  if (v.nextMiss !== null && v.state !== "off") due = Math.min(due, v.nextMiss + 1);
+  return due > now ? due : later;
+}
+
+/**
+ * A heartbeat as people see it (the pages, the APIs, the status page): judged now, but off
+ * only once a look found it off, so its alert is on its way when it reads off; until that look
+ * (seconds after the moment) a heartbeat its signals turn off reads late.
+ */
+export function shownVerdict(p: Pulse | null, s: Judging & Pick<Service, "seen">, now: number) {
+  const v = judgeBeat(p, s, now);
+  return v.state === "off" && s.seen !== "off" ? { ...v, state: "warn" as State } : v;
+}
+
 /** A heartbeat's state from its signals and its record (judgeBeat). */
 export function pulseState(p: Pulse | null, s: Judging, now: number): State {
   return judgeBeat(p, s, now).state;
@@ -488,7 +535,7 @@ export const shownState = (s: { paused: boolean; maintenance: boolean; state: St
 
 export function serviceView(s: Service, pulse: Pulse | null, now: number, windows: Window[]) {
   const hb = s.kind === "webhook";
-  const v = hb ? judgeBeat(pulse, s, now) : null;
+  const v = hb ? shownVerdict(pulse, s, now) : null;
   return {
     id: s.id,
     name: s.name,

@@ -104,6 +104,7 @@ export {
   pulseState,
   runGrace,
   serviceView,
+  shownVerdict,
   spanText,
   specInterval,
 } from "./service_state.ts";
@@ -118,7 +119,13 @@ const badgeKey = (token: string) => ["service_badges", token] as const;
  */
 const startLook = (s: Service) => Math.min(runGrace(s), s.min_duration || Infinity) / 60;
 
-/** What a hook key stands for (kv/hooks.ts): the service, its name and when to look at a run. */
+/**
+ * What a hook key stands for (kv/hooks.ts): the service, its name, when to look at a run, and
+ * whether its next success changes its state (it waits for a first run, or is off), so that
+ * success asks for a look at once: the change is in the history, and the back alert on its
+ * way, within seconds of the ping, while a success of a heartbeat that is up writes nothing
+ * more.
+ */
 const hookRef = (s: Service): HookRef => ({
   account: s.account,
   id: s.id,
@@ -126,6 +133,9 @@ const hookRef = (s: Service): HookRef => ({
   grace: startLook(s),
   ...(s.methods === "POST" ? { post: true as const } : {}),
   ...(s.paused_at != null && s.manual_resume === false ? { resume: true as const } : {}),
+  ...(s.paused_at == null && (s.seen === "wait" || s.seen === "off")
+    ? { look: true as const }
+    : {}),
 });
 
 /** The hashes of a heartbeat's own keys: its hook key, its UUID and its push token. */
@@ -527,18 +537,35 @@ export async function patchService(
       // A new schedule changes when the heartbeat is late: the runner looks again now.
       s.due = floorMinute(now);
     }
-    const ref = hookRef(s);
-    const refChanged = JSON.stringify(ref) !== JSON.stringify(hookRef(old));
-    if (s.hook && refChanged) { for (const h of ownHashes(s)) putHookRef(op, h, ref); }
-    if (s.slug !== undefined && (s.slug !== old.slug || refChanged)) {
-      const spots = await readSlugs(kv, account, [old.slug ?? s.slug, s.slug]);
-      moveSlugInto(op, spots, id, old.slug ?? null, s.slug, ref);
-    }
+    await hookRefsInto(kv, op, old, s);
     saveService(op, old, s);
     return { op, result: s };
   });
   if (out?.hook) forgetHooks(kv);
   return out;
+}
+
+/**
+ * A heartbeat's hook entries (its own keys' and its slug's) rewritten in the atomic of its
+ * changed record `s` when what they say of it changed (name, grace, methods, pause, whether a
+ * success asks for a look); read inside the caller's transact. True when they were.
+ */
+export async function hookRefsInto(
+  kv: Deno.Kv,
+  op: Atomic,
+  old: Service,
+  s: Service,
+): Promise<boolean> {
+  if (!s.hook) return false;
+  const ref = hookRef(s);
+  const refChanged = JSON.stringify(ref) !== JSON.stringify(hookRef(old));
+  if (refChanged) { for (const h of ownHashes(s)) putHookRef(op, h, ref); }
+  if (s.slug !== undefined && (s.slug !== old.slug || refChanged)) {
+    const spots = await readSlugs(kv, s.account, [old.slug ?? s.slug, s.slug]);
+    moveSlugInto(op, spots, s.id, old.slug ?? null, s.slug, ref);
+    return true;
+  }
+  return refChanged;
 }
 
 /**

@@ -6,10 +6,10 @@ import { serviceHistory, serviceMaintenance } from "./windows.ts";
 import { listWindows, maintenanceUntil, type Window } from "./maintenance.ts";
 import {
   getService,
-  judgeBeat,
   listServices,
   type Service,
   serviceByBadge,
+  shownVerdict,
   type State,
 } from "./services.ts";
 import { getPulse } from "./hooks.ts";
@@ -81,7 +81,7 @@ export interface PublicPage {
 /** A service's state now: a heartbeat's judged from its signals, a check's last result. */
 const stateOf = async (deps: Deps, s: Service, now: number): Promise<State> =>
   s.kind === "webhook"
-    ? judgeBeat(await getPulse(deps.kv, s.account, s.id), s, now).state
+    ? shownVerdict(await getPulse(deps.kv, s.account, s.id), s, now).state
     : s.last?.state ?? "wait";
 
 /** What a service shows in public: name, state, 90 daily bars, uptime, the owner's note. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
 import { openKv } from "../kv/_atomic.ts";
-import { keptAlerts } from "../kv/alert_groups.ts";
+import { GROUP_WAIT, keptAlerts } from "../kv/alert_groups.ts";
 import { sendDueGroups } from "../kv/grouped_alerts.ts";
 import { MINUTE, readable } from "../lib/clock.ts";
 import { systemConnector, systemTls } from "../lib/net.ts";
@@ -10,14 +10,16 @@ import { makeCerts, webhookReceiver } from "./_servers.ts";
 
 /**
  * One outage, few alerts (issue 24 part 1, issue 30 part 1), with the fake clock: the first
- * off alert of services sharing a place goes out at once, the offs that follow within two
- * minutes as one follow-up mail and post per channel, and the backs as one summary; a lone
+ * off alert of services sharing a place goes out at once, the offs that follow within 30
+ * seconds as one follow-up mail and post per channel, and the backs as one summary; a lone
  * failure alerts at once wherever it is; the default group never groups; the switch off gives
  * one alert per service; the followers of a status page get one grouped mail; two runners
  * send a group once.
  */
 
 const OPS = "ops@example.org";
+/** Between two looks: three of them fit in a group's window (GROUP_WAIT). */
+const STEP = GROUP_WAIT / 3;
 const FAN = "fan@example.net";
 
 interface Post {
@@ -78,23 +80,23 @@ const mailsTo = (t: TestApp, to: string) => t.mail.sent.filter((m) => m.to === t
 Deno.test("alert groups: the first off goes at once, the two after it as one follow-up, and one summary when back", async () => {
   await withReceiver(async (t, posts, url) => {
     const { hooks } = await riverside(t, url);
-    t.clock.advance(MINUTE);
+    t.clock.advance(STEP);
     await runDueChecks(t.deps);
     // Router fails: its own alert at once, as without grouping.
     await t.req("GET", `${hooks.Router.path}/fail`);
-    t.clock.advance(MINUTE);
+    t.clock.advance(STEP);
     await runDueChecks(t.deps);
     assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), ['Watched service "Router" is off']);
     assert.deepEqual(posts().map((p) => p.title), ['Watched service "Router" is off']);
-    // Two more within the two minutes: they wait for one follow-up.
+    // Two more within the 30 seconds: they wait for one follow-up.
     await t.req("GET", `${hooks.Printer.path}/fail`);
-    t.clock.advance(MINUTE);
+    t.clock.advance(STEP);
     await runDueChecks(t.deps);
     await t.req("GET", `${hooks.NAS.path}/fail`);
-    t.clock.advance(30_000);
+    t.clock.advance(STEP);
     await runDueChecks(t.deps);
     assert.equal(mailsTo(t, OPS).length, 1, "the follow-ups wait");
-    t.clock.advance(30_000);
+    t.clock.advance(GROUP_WAIT / 2);
     await runDueChecks(t.deps);
     const off = mailsTo(t, OPS);
     assert.equal(off.length, 2, off.map((m) => m.subject).join(" | "));
@@ -114,7 +116,7 @@ Deno.test("alert groups: the first off goes at once, the two after it as one fol
     ]);
     // Nothing more while they stay off.
     for (let i = 0; i < 5; i++) {
-      t.clock.advance(MINUTE);
+      t.clock.advance(STEP);
       await runDueChecks(t.deps);
     }
     assert.equal(mailsTo(t, OPS).length, 2);
@@ -122,7 +124,7 @@ Deno.test("alert groups: the first off goes at once, the two after it as one fol
     // Back together: one summary mail and one post.
     for (const name of ["Router", "Printer", "NAS"]) await t.req("GET", hooks[name].path);
     for (let i = 0; i < 4; i++) {
-      t.clock.advance(MINUTE);
+      t.clock.advance(STEP);
       await runDueChecks(t.deps);
     }
     const all = mailsTo(t, OPS);
@@ -149,14 +151,14 @@ Deno.test("alert groups: a lone failure alerts at once, alone in its place or no
     const { hooks } = await riverside(t, url);
     // Alone in its place: at once, as without grouping.
     await t.req("GET", `${hooks.Website.path}/fail`);
-    t.clock.advance(MINUTE);
+    t.clock.advance(STEP);
     await runDueChecks(t.deps);
     assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), ['Watched service "Website" is off']);
     const alone = mailsTo(t, OPS)[0].text;
 
     // Alone failing at a shared place: the same mail, at once too.
     await t.req("GET", `${hooks.Camera.path}/fail`);
-    t.clock.advance(MINUTE);
+    t.clock.advance(STEP);
     const failedAt = t.clock.now();
     await runDueChecks(t.deps);
     const mails = mailsTo(t, OPS);
@@ -177,7 +179,7 @@ Deno.test("alert groups: a lone failure alerts at once, alone in its place or no
     assert.deepEqual((posts()[1].service as { name: string }).name, "Camera");
     // No follow-up came: the window closes with nothing in it.
     for (let i = 0; i < 3; i++) {
-      t.clock.advance(MINUTE);
+      t.clock.advance(STEP);
       await runDueChecks(t.deps);
     }
     assert.equal(mailsTo(t, OPS).length, 2);
@@ -198,7 +200,7 @@ Deno.test("alert groups: the default group is no shared cause: its services aler
     assert.equal((await t.req("GET", paths.at(-1)!)).status, 200);
   }
   for (const p of paths) await t.req("GET", `${p}/fail`);
-  t.clock.advance(MINUTE);
+  t.clock.advance(STEP);
   await runDueChecks(t.deps);
   assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject).sort(), [
     'Watched service "Backup" is off',
@@ -206,7 +208,7 @@ Deno.test("alert groups: the default group is no shared cause: its services aler
     'Watched service "Mirror" is off',
   ]);
   for (const p of paths) await t.req("GET", p);
-  t.clock.advance(MINUTE);
+  t.clock.advance(STEP);
   await runDueChecks(t.deps);
   assert.equal(mailsTo(t, OPS).length, 6, "the backs at once too");
   assert.doesNotMatch(await dumpKv(t.kv), /alert_group/);
@@ -216,14 +218,14 @@ Deno.test("alert groups: a new off of a service whose back waits goes at once, a
   await using t = await testApp();
   const { hooks } = await riverside(t, null);
   await t.req("GET", `${hooks.Router.path}/fail`);
-  t.clock.advance(MINUTE);
+  t.clock.advance(STEP);
   await runDueChecks(t.deps);
   await t.req("GET", hooks.Router.path);
-  t.clock.advance(MINUTE);
+  t.clock.advance(STEP);
   await runDueChecks(t.deps);
   assert.equal(mailsTo(t, OPS).length, 1, "the back waits for the others'");
   await t.req("GET", `${hooks.Router.path}/fail`);
-  t.clock.advance(MINUTE);
+  t.clock.advance(STEP);
   await runDueChecks(t.deps);
   assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), [
     'Watched service "Router" is off',
@@ -254,7 +256,7 @@ Deno.test("alert groups: turned off, every service alerts on its own at once (AP
     assert.equal((await t.req("GET", "/api/me/alert-settings", { token })).body.grouping, false);
 
     for (const name of ["Router", "Printer", "NAS"]) await t.req("GET", `${hooks[name].path}/fail`);
-    t.clock.advance(MINUTE);
+    t.clock.advance(STEP);
     await runDueChecks(t.deps);
     assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject).sort(), [
       'Watched service "NAS" is off',
@@ -267,8 +269,8 @@ Deno.test("alert groups: turned off, every service alerts on its own at once (AP
     const on = await t.req("PATCH", "/api/me/alert-settings", { token, body: { grouping: true } });
     assert.equal(on.body.grouping, true);
     for (const name of ["Router", "Printer", "NAS"]) await t.req("GET", hooks[name].path);
-    for (let i = 0; i < 3; i++) {
-      t.clock.advance(MINUTE);
+    for (let i = 0; i < 4; i++) {
+      t.clock.advance(STEP);
       await runDueChecks(t.deps);
     }
     assert.equal(mailsTo(t, OPS).at(-1)!.subject, "LAN: 3 of 4 services back");
@@ -301,11 +303,11 @@ Deno.test("alert groups: followers get one grouped mail naming the listed servic
   // Camera off first (not on the page): at once, no follower mail. Three more at the LAN,
   // two of them on the page: one follow-up mail naming those two.
   await t.req("GET", `${hooks.Camera.path}/fail`);
-  t.clock.advance(MINUTE);
+  t.clock.advance(STEP);
   await runDueChecks(t.deps);
   for (const name of ["Router", "Printer", "NAS"]) await t.req("GET", `${hooks[name].path}/fail`);
   for (let i = 0; i < 3; i++) {
-    t.clock.advance(MINUTE);
+    t.clock.advance(STEP);
     await runDueChecks(t.deps);
   }
   const fan = mailsTo(t, FAN).slice(1);
@@ -324,8 +326,8 @@ Deno.test("alert groups: followers get one grouped mail naming the listed servic
   await t.req("GET", hooks.Camera.path);
   await t.req("GET", hooks.Router.path);
   await t.req("GET", hooks.NAS.path);
-  for (let i = 0; i < 3; i++) {
-    t.clock.advance(MINUTE);
+  for (let i = 0; i < 4; i++) {
+    t.clock.advance(STEP);
     await runDueChecks(t.deps);
   }
   assert.deepEqual(mailsTo(t, FAN).slice(2).map((m) => m.subject), [
@@ -339,12 +341,12 @@ Deno.test("alert groups: two processes on one KV file send a group once", async 
     await using t = await testApp({ kvPath: `${dir}/kv.sqlite3` });
     const { hooks } = await riverside(t, null);
     await t.req("GET", `${hooks.Router.path}/fail`);
-    t.clock.advance(MINUTE);
+    t.clock.advance(STEP);
     await runDueChecks(t.deps);
     for (const name of ["Printer", "NAS"]) await t.req("GET", `${hooks[name].path}/fail`);
-    t.clock.advance(MINUTE);
+    t.clock.advance(STEP);
     await runDueChecks(t.deps);
-    t.clock.advance(MINUTE);
+    t.clock.advance(GROUP_WAIT);
     // A second process: its own handle on the same file.
     const other = await openKv(`${dir}/kv.sqlite3`);
     try {
@@ -417,7 +419,7 @@ Deno.test("alert groups: a window over the place holds them, they alert at its e
   assert.deepEqual(mailsTo(t, OPS).slice(4).map((m) => m.subject), ["LAN: 2 of 4 services back"]);
 });
 
-Deno.test("alert groups: a service flapping within the two minutes keeps alternating alerts ending in its state", () => {
+Deno.test("alert groups: a service flapping within the 30 seconds keeps alternating alerts ending in its state", () => {
   const said = (events: string) =>
     [...events].map((e, i) => ({
       event: e === "o" ? "off" as const : "back" as const,
@@ -437,19 +439,19 @@ Deno.test("alert groups: turned off while a follow-up waits, the service's back 
   await using t = await testApp();
   const { token, hooks } = await riverside(t, null);
   await t.req("GET", `${hooks.Router.path}/fail`);
-  t.clock.advance(MINUTE);
+  t.clock.advance(STEP);
   await runDueChecks(t.deps);
   await t.req("GET", `${hooks.Printer.path}/fail`);
-  t.clock.advance(MINUTE);
+  t.clock.advance(STEP);
   await runDueChecks(t.deps);
   assert.equal(mailsTo(t, OPS).length, 1, "the follow-up waits in its group");
   const off = await t.req("PATCH", "/api/me/alert-settings", { token, body: { grouping: false } });
   assert.equal(off.status, 200, off.text);
   await t.req("GET", hooks.Printer.path);
-  t.clock.advance(30_000);
+  t.clock.advance(STEP);
   await runDueChecks(t.deps);
   assert.equal(mailsTo(t, OPS).length, 1, "the back waits behind its off");
-  t.clock.advance(30_000);
+  t.clock.advance(GROUP_WAIT / 2);
   await runDueChecks(t.deps);
   assert.deepEqual(mailsTo(t, OPS).map((m) => m.subject), [
     'Watched service "Router" is off',
@@ -458,7 +460,7 @@ Deno.test("alert groups: turned off while a follow-up waits, the service's back 
   ]);
   // Grouping off: the next failure alerts at once.
   await t.req("GET", `${hooks.NAS.path}/fail`);
-  t.clock.advance(MINUTE);
+  t.clock.advance(STEP);
   await runDueChecks(t.deps);
   assert.equal(mailsTo(t, OPS).at(-1)!.subject, 'Watched service "NAS" is off');
 });

@@ -155,9 +155,15 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
   await target.stop();
   await clock.advance(5 * 60_000 + 1_000);
   const jumped = Date.now();
-  const states = await api("GET", "/api/me/services");
+  // Off once the runner's look (every few seconds, not only at the minute) found them so.
+  let states = await api("GET", "/api/me/services");
   const stateOf = (s: { id: number }) =>
     states.items.find((x: { id: number }) => x.id === s.id).state;
+  for (const until = Date.now() + 15_000; Date.now() < until;) {
+    if ([failing, late, unended].every((s) => stateOf(s) === "off")) break;
+    await new Promise((r) => setTimeout(r, 200));
+    states = await api("GET", "/api/me/services");
+  }
   assert.equal(stateOf(failing), "off");
   assert.equal(stateOf(late), "off");
   assert.equal(stateOf(unended), "off");

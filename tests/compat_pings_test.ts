@@ -1,3 +1,4 @@
+import { runDueChecks } from "../jobs/checks.ts";
 import assert from "node:assert/strict";
 import {
   fakeResolver,
@@ -67,6 +68,7 @@ Deno.test("hc ping by uuid: OK with Healthchecks' headers; start, log, fail, exi
   ev = await events(t, token, hb.id);
   assert.equal(ev[0].kind, "fail");
   assert.equal(ev[0].code, 7);
+  await runDueChecks(t.deps); // the look the failure asked for (the KV queue's, in the server)
   const s = await item(t, token, hb.id);
   assert.equal(s.state, "off");
   assert.equal((await t.req("GET", `/ping/${hb.uuid}/fail`)).status, 200);
@@ -285,6 +287,7 @@ Deno.test("kuma push: up, down with its message, ping as response time; Kuma's a
   assert.equal(ev.kind, "fail");
   assert.equal(ev.status, "disk full");
   assert.equal(ev.ms, null);
+  await runDueChecks(t.deps); // the look the failure asked for (the KV queue's, in the server)
   const s = await item(t, token, hb.id);
   assert.equal(s.state, "off");
   assert.equal(s.status, "disk full");

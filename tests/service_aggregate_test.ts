@@ -91,8 +91,8 @@ interface Model {
   live: Map<number, { account: number; beat: boolean; key: string | null }>;
   removed: Set<number>;
   /**
-   * Per heartbeat: its failures' minutes, its starts' times, the minutes it was pinged in (a
-   * flood's nudge), the looks its failures asked for.
+   * Per heartbeat: the minutes of its failures and successes (the looks they may ask for),
+   * its starts' times, the minutes it was pinged in (a flood's nudge), the looks asked for.
    */
   fails: Map<number, Set<number>>;
   pinged: Map<number, Set<number>>;
@@ -122,7 +122,7 @@ const heartbeat = (name: string): NewService => ({
 /** A nudge a ping of heartbeat `id` may have left at `at` (kv/hooks.ts). */
 const nudged = (m: Model, id: number, at: number) =>
   m.fails.get(id)?.has(at) === true ||
-  (at % MINUTE === 0 && (m.starts.get(id) ?? []).some((s) => at > s)) ||
+  (m.starts.get(id) ?? []).some((s) => at > s) ||
   m.pinged.get(id)?.has(at - 1) === true;
 
 /** Pings heartbeat `id` by its key, as its hook address would; answers the ping's time. */
@@ -213,7 +213,9 @@ async function apply(t: T, m: Model, s: Step): Promise<void> {
       if (!svc?.beat) return;
       const at = await ping(t, m, id!, svc.key!, s.kind);
       if (s.kind === "start") m.starts.set(id!, [...m.starts.get(id!) ?? [], at]);
-      if (s.kind === "fail") {
+      // A failure asks for a look, and so does a success that may change the state (a
+      // heartbeat waiting or off: kv/services.ts `hookRef`).
+      if (s.kind === "fail" || s.kind === "success") {
         const due = Math.floor(at / MINUTE) * MINUTE;
         m.fails.set(id!, (m.fails.get(id!) ?? new Set()).add(due));
         m.looks.set(id!, [...m.looks.get(id!) ?? [], { account: svc.account, id: id!, due }]);

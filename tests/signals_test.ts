@@ -88,11 +88,12 @@ Deno.test("signals: fail and non-zero exit codes turn off at once and mail withi
   });
   assert.equal(failed.status, 200);
   const now = await item(t, token, hb.id);
-  assert.equal(now.state, "off", "off at once");
+  assert.equal(now.state, "warn", "late until the look the failure asked for");
   assert.equal(now.status, "pg_dump: connection refused");
   assert.equal(t.mail.sent.length, 0);
-  // The failure left the runner a nudge for this minute.
+  // The failure left the runner a nudge for this minute (and the KV queue a look).
   await runDueChecks(t.deps);
+  assert.equal((await item(t, token, hb.id)).state, "off", "off with its alert");
   const mail = t.mail.last("ops@example.org")!;
   assert.match(mail.subject, /"Backup" is off/);
   assert.match(mail.text, /failure signalled .*pg_dump: connection refused/);
@@ -107,6 +108,7 @@ Deno.test("signals: fail and non-zero exit codes turn off at once and mail withi
   // An exit code other than 0 is a failure too, with its code in the event.
   t.clock.advance(MINUTE);
   assert.equal((await t.req("GET", `${hb.path}/3`)).status, 200);
+  await runDueChecks(t.deps);
   assert.equal((await item(t, token, hb.id)).state, "off");
   const ev = await events(t, token, hb.id);
   assert.equal(ev[0].kind, "fail");
@@ -117,7 +119,7 @@ Deno.test("signals: fail and non-zero exit codes turn off at once and mail withi
   const h = await t.req("GET", `/api/me/services/${hb.id}/history`, { token });
   assert.deepEqual(
     h.body.changes.map((c: { state: string }) => c.state),
-    ["ok", "off", "ok"],
+    ["ok", "off", "ok", "off"],
   );
 });
 
@@ -137,10 +139,11 @@ Deno.test("signals: a start without an end within the grace turns the service of
   assert.equal((await item(t, token, hb.id)).state, "ok", "within the grace (the interval)");
   assert.equal(t.mail.sent.length, 0);
   t.clock.advance(3 * MINUTE);
+  assert.equal((await item(t, token, hb.id)).state, "warn", "late until the look");
+  await runDueChecks(t.deps);
   const s = await item(t, token, hb.id);
   assert.equal(s.state, "off", "16 minutes after the start");
   assert.equal(s.status, "started, no end within the grace time");
-  await runDueChecks(t.deps);
   assert.equal(t.mail.sent.length, 1);
   assert.match(t.mail.last("ops@example.org")!.text, /did not end within the grace time/);
 });

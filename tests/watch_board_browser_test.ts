@@ -74,6 +74,11 @@ Deno.test({
       assert.equal(await heading(page), "Watching");
       assert.deepEqual(await names(page), ["Nightly backup", "Library printer"]);
       assert.equal(await stateOf(page, "Nightly backup"), "Up");
+      // Down once the look the failure asked for has its alert on its way (within a second).
+      for (let i = 0; i < 20 && await stateOf(page, "Library printer") !== "Down"; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        await page.reload();
+      }
       assert.equal(await stateOf(page, "Library printer"), "Down");
       // Each bar names its time and result; one tab stop per bar, the newest.
       const bars = await page.$$eval(
