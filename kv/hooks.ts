@@ -27,12 +27,14 @@ import { type Beat, openRun, type Pulse, type Start } from "./service_state.ts";
  *                                      kept: the runner trims them at each look)
  * A ping's batch also writes keys other modules own, through their mutators: a nudge, an
  * early due entry of the service (kv/service.ts `nudge`, set blind; the aggregate's header
- * says what a nudge may be), for a start (at its grace's end), a failure (now) or a service
- * that wrote NUDGE_EVERY events in this process since its last, so the runner looks, and
- * trims, in time; for a failure a KV queue message (kv/service.ts `askLook`), which the
- * process that listens (jobs/queue.ts) takes at once, so a failure's alert is on its way
- * within seconds of the ping; the heartbeat rate counts (kv/rate_limit.ts `addUses`). Success
- * pings write nothing more.
+ * says what a nudge may be), for a start (at its grace's end), a failure (now), a success whose
+ * hook entry says it changes the state (`HookRef.look`: the heartbeat waits or is off; now) or
+ * a service that wrote NUDGE_EVERY events in this process since its last, so the runner looks,
+ * and trims, in time; for a start, a failure and such a success a KV queue message
+ * (kv/service.ts `askLook`, a start's delayed to its grace end), which the process that
+ * listens (jobs/queue.ts) takes then, so the change is in the history and its alert on its
+ * way within seconds; the heartbeat rate counts (kv/rate_limit.ts `addUses`). Success pings of
+ * a heartbeat that is up write nothing more.
  *
  * A ping is one lookup and one write, and it is answered only once the write is durable.
  * Two things keep that cheap:

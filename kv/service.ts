@@ -14,9 +14,10 @@
  *   deleted by `dropService` with the record.
  * - ["service_count", account] is the number of the account's records (absent at none).
  * - A heartbeat may have more due entries, nudges, which its ping batches set blind (kv/hooks.ts
- *   through `nudge`): at a start's grace end, at a failure's minute (its look also asked for
- *   through the KV queue, `askLook`, which jobs/queue.ts claims with `claimNudge`), and a
- *   millisecond past the minute of a flood of events. A nudge is an early look: its claim
+ *   through `nudge`): at a start's grace end (the millisecond after it), at the minute of a
+ *   failure or of a success that changes its state (each look also asked for through the KV
+ *   queue, `askLook`, which jobs/queue.ts claims with `claimNudge`; a start's delayed to its
+ *   grace end), and a millisecond past the minute of a flood of events. A nudge is an early look: its claim
  *   deletes it and moves the regular entry to the lease's end. A nudge at the regular entry's
  *   time is that entry and moves with it. A checked service (no hook) never has one. A
  *   removal cannot find its service's nudges (the index is by time) and leaves them: when one

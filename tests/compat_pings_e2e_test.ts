@@ -118,6 +118,10 @@ curl -fsS -m 10 --retry 5 -o /dev/null --data-raw "wrapper done" "PING_URL/log?r
       assert.equal(wrapped[1].body, "backing up\n3 files");
       assert.equal(wrapped[1].rid, wrapped[2].rid);
       assert.equal(wrapped[0].body, "wrapper done");
+      // Off once the look the failure asked for committed its alert (within a second or two).
+      for (let i = 0; i < 50 && (await state(d.id)).state !== "off"; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
       assert.equal((await state(d.id)).state, "off");
 
       // Another account's check is not found by anyone but its UUID.
