@@ -28,6 +28,13 @@ Deno.test({
         (await api("GET", `/api/me/services/${id}/events`)).items;
       const state = async (id: number) =>
         (await api("GET", "/api/me/services")).items.find((x: { id: number }) => x.id === id);
+      /** The state once the look a failure asked for committed its alert (a second or two). */
+      const offSoon = async (id: number) => {
+        for (let i = 0; i < 50 && (await state(id)).state !== "off"; i++) {
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        return (await state(id)).state;
+      };
 
       // bash.md: the plain and the silent ping.
       const a = await heartbeat(s, api, "Plain");
@@ -79,7 +86,7 @@ curl -fsS -m 10 --retry 5 --data-raw "$m" PING_URL/$?`,
       assert.equal(ev.kind, "fail");
       assert.equal(ev.code, 1);
       assert.equal(ev.body, "renewal failed");
-      assert.equal((await state(c.id)).state, "off");
+      assert.equal(await offSoon(c.id), "off");
       // signaling_failures.md
       r = await sh("curl --retry 3 PING_URL/fail", { PING_URL: c.url });
       assert.equal(r.stdout, "OK");
@@ -118,11 +125,7 @@ curl -fsS -m 10 --retry 5 -o /dev/null --data-raw "wrapper done" "PING_URL/log?r
       assert.equal(wrapped[1].body, "backing up\n3 files");
       assert.equal(wrapped[1].rid, wrapped[2].rid);
       assert.equal(wrapped[0].body, "wrapper done");
-      // Off once the look the failure asked for committed its alert (within a second or two).
-      for (let i = 0; i < 50 && (await state(d.id)).state !== "off"; i++) {
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      assert.equal((await state(d.id)).state, "off");
+      assert.equal(await offSoon(d.id), "off");
 
       // Another account's check is not found by anyone but its UUID.
       const other = bearerApi(s.base, await s.signIn("someone@example.org"));
@@ -156,7 +159,7 @@ curl -fsS -m 10 --retry 5 -o /dev/null --data-raw "wrapper done" "PING_URL/log?r
       const pushed = await events(k.id);
       assert.deepEqual(pushed.map((e: { kind: string }) => e.kind), ["fail", "success"]);
       assert.equal(pushed[0].status, "disk full");
-      assert.equal((await state(k.id)).state, "off");
+      assert.equal(await offSoon(k.id), "off");
       r = await sh("curl -sS -w ' %{http_code}' PUSH_URL", {
         PUSH_URL: `${s.base}/api/push/${"x".repeat(32)}`,
       });
