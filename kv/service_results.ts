@@ -166,6 +166,30 @@ export const alertChannels = async (deps: Deps, s: Subject, sending: boolean) =>
   sending && s.channels?.length ? await channelsOf(deps.kv, s.account, s.channels) : [];
 
 /**
+ * Where a look's alerts (decided by kv/alert_rules.ts `decideAlert`) are routed and queued, in
+ * the look's atomic `op`, for checks and heartbeats alike: the one place to extend what holds
+ * or folds an alert before it goes (an outage's follow-ups wait in its place's group,
+ * kv/alert_groups.ts `routeAlerts`); what goes at once is queued to the account's mail, each
+ * channel and the followers, in order. `channels`: the service's channels are wanted even
+ * without an alert (a certificate's expiry). Answers what was queued, to send after the
+ * commit, and the channels read.
+ */
+async function dispatchAlerts(
+  deps: Deps,
+  op: Atomic,
+  acc: Account | null,
+  s: Service,
+  said: AlertNotice[],
+  now: number,
+  channels = false,
+): Promise<{ sends: QueuedAlert[]; chans: Channel[] }> {
+  // Follow-ups of an outage at its place wait for the others (kv/alert_groups.ts).
+  const atOnce = await routeAlerts(deps.kv, op, s, said, now) as AlertNotice[];
+  const chans = await alertChannels(deps, s, atOnce.length > 0 || channels);
+  return { sends: atOnce.map((a) => queueAlert(deps, op, acc, chans, a, now)), chans };
+}
+
+/**
  * Records a check result (and, for the runner, the next due time) in one atomic with any
  * alert. `nextDue` null keeps the schedule (manual checks).
  */
@@ -205,12 +229,10 @@ export async function recordResult(
     saveService(op, old, s);
     const expiry = next.expiry !== null && s.alerts && s.cert ? next.expiry : null;
     const said: AlertNotice[] = alert ? [{ event: alert, text: s.last!.status, as: s }] : [];
-    // Follow-ups of an outage at its place wait for the others (kv/alert_groups.ts).
-    const atOnce = await routeAlerts(kv, op, s, said, now) as AlertNotice[];
-    const chans = await alertChannels(deps, s, atOnce.length > 0 || expiry !== null);
-    for (const a of atOnce) sends.push(queueAlert(deps, op, acc, chans, a, now));
+    const routed = await dispatchAlerts(deps, op, acc, s, said, now, expiry !== null);
+    sends.push(...routed.sends);
     if (expiry !== null) {
-      sends.push(queueExpiry(deps, op, acc, chans, { ...s, cert: s.cert! }, expiry, now));
+      sends.push(queueExpiry(deps, op, acc, routed.chans, { ...s, cert: s.cert! }, expiry, now));
     }
     return { op, result: s };
   });
@@ -389,9 +411,7 @@ export async function reviewHeartbeat(
       : alert
       ? [{ event: alert, text: status, as: s }]
       : [];
-    const atOnce = await routeAlerts(kv, op, s, said, now) as AlertNotice[];
-    const chans = await alertChannels(deps, s, atOnce.length > 0);
-    sends = atOnce.map((a) => queueAlert(deps, op, acc, chans, a, now));
+    sends = (await dispatchAlerts(deps, op, acc, s, said, now)).sends;
     return { op, result: null };
   });
   await sendInOrder(deps, sends);
