@@ -57,6 +57,10 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 const fromB64url = (s: string) =>
   Uint8Array.from(atob(s.replaceAll("-", "+").replaceAll("_", "/")), (c) => c.charCodeAt(0));
 
+/** The client data a browser signs over (WebAuthn §5.8.1), for this site's origin. */
+const clientDataOf = (type: string, challenge: string) =>
+  utf8(JSON.stringify({ type, challenge, origin: ORIGIN, crossOrigin: false }));
+
 /** An ECDSA signature from WebCrypto's r || s into the DER form WebAuthn carries. */
 function der(raw: Uint8Array): Uint8Array {
   const int = (b: Uint8Array) => {
@@ -100,12 +104,7 @@ async function softPasskey() {
         credId,
         cose,
       );
-      const clientData = utf8(JSON.stringify({
-        type: "webauthn.create",
-        challenge: options.challenge,
-        origin: ORIGIN,
-        crossOrigin: false,
-      }));
+      const clientData = clientDataOf("webauthn.create", options.challenge);
       return JSON.stringify({
         id: base64url(credId),
         rawId: base64url(credId),
@@ -123,12 +122,7 @@ async function softPasskey() {
     /** The browser's answer to sign-in options, naming `userHandle` as the authenticator holds it. */
     async use(challenge: string, userHandle = handle): Promise<string> {
       const authData = join(rpHash, new Uint8Array([0x05]), count());
-      const clientData = utf8(JSON.stringify({
-        type: "webauthn.get",
-        challenge,
-        origin: ORIGIN,
-        crossOrigin: false,
-      }));
+      const clientData = clientDataOf("webauthn.get", challenge);
       const signed = join(authData, await sha256(clientData));
       const sig = new Uint8Array(
         await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, keys.privateKey, signed),

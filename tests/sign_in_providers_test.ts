@@ -150,6 +150,15 @@ Deno.test("OpenID provider: an Authentik-style issuer, a path with its final sla
   assert.ok(await findAccountByEmail(s.app.kv, "alice@example.org"));
 });
 
+Deno.test("OpenID provider: a Keycloak-style issuer, a path without a final slash, signs in", async () => {
+  await using s = await setUp({ path: "/realms/catalogue" });
+  assert.match(s.op.issuer, /\/realms\/catalogue$/);
+  const b = client(s.app);
+  const done = await consentAs(b, await startOidc(b), "alice");
+  assert.equal(new URL(done.url).pathname, "/me");
+  await done.res.body?.cancel();
+});
+
 Deno.test("OpenID provider: an issuer written otherwise than the provider's is refused, and the log says why", async () => {
   const lines: string[] = [];
   const restore = captureLog((line) => lines.push(line));
