@@ -225,8 +225,10 @@ async function ownerClaimPage(deps: Deps, c: WebCtx, view: FormView) {
             <p>
               The server printed this link at its start for the person who runs it. As the owner,
               your account <U>{me.email}</U>{" "}
-              can watch addresses on the server's own network, sees the team's pages and can give
-              roles to others.
+              can watch addresses on the server's own network, sees the team's pages and publishes
+              modules. Roles are given with a command on the server machine (<code>
+                deno task roles
+              </code>), never through this site.
             </p>
             <input type="hidden" name="claim" value={token} />
             <button type="submit">Become the owner</button>
