@@ -94,6 +94,10 @@ export const AREAS = {
     ["/api/me/maintenance/*"],
     () => import("./api/maintenance.ts").then((m) => m.maintenanceRoutes),
   ),
+  incidents: api(
+    ["/api/me/incidents/*"],
+    () => import("./api/incidents.ts").then((m) => m.incidentRoutes),
+  ),
   reports: api(
     ["/api/me/reports/*"],
     () => import("./api/reports.ts").then((m) => m.reportRoutes),

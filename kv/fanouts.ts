@@ -15,6 +15,7 @@ import { type Atomic, atomic, commit } from "./_atomic.ts";
 export type FanoutEvent =
   | { kind: "service"; service: number; name: string; state: "off" | "back" }
   | { kind: "note"; note: string; text: string }
+  | { kind: "incident"; incident: number; title: string; note: string; text: string }
   | {
     kind: "group";
     label: string;

@@ -6,6 +6,7 @@ import type { Mail } from "../lib/mail.ts";
 import {
   followConfirmMail,
   followGroupMail,
+  followIncidentMail,
   followNoteMail,
   followServiceMail,
 } from "../mail/status.ts";
@@ -224,7 +225,7 @@ export async function followerCount(kv: Deno.Kv, account: number): Promise<numbe
 function toldOf(item: Fanout, page: StatusPage): Fanout["event"] | null {
   const e = item.event;
   const listed = (id: number) => page.services.some((s) => s.id === id);
-  if (e.kind === "note") return e;
+  if (e.kind === "note" || e.kind === "incident") return e;
   if (e.kind === "service") return listed(e.service) ? e : null;
   const shown = e.services.filter((s) => listed(s.service));
   if (shown.length > 1) return { ...e, services: shown };
@@ -247,6 +248,8 @@ function fanoutMail(
     ? followServiceMail(title, e.name, e.state, item.at, page, out)
     : e.kind === "group"
     ? followGroupMail(title, e.label, e.services, item.at, page, out)
+    : e.kind === "incident"
+    ? followIncidentMail(title, e.title, e.note, e.text, item.at, page, out)
     : followNoteMail(title, e.note, e.text, item.at, page, out);
   return { ...text, to };
 }

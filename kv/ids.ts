@@ -28,6 +28,7 @@ export type IdKind =
   | "proposal"
   | "channel"
   | "status_note"
+  | "incident"
   | "maintenance"
   | "api_key";
 

@@ -11,6 +11,7 @@ import { signInMethodsPart } from "./parts/sign_in_methods.ts";
 import { apiKeysPart } from "./parts/api_keys.ts";
 import { pingKeysPart } from "./parts/ping_keys.ts";
 import { reportsPart } from "./parts/reports.ts";
+import { incidentsPart } from "./parts/incidents.ts";
 
 /**
  * Each area of the service that holds data about an account says here what it exports,
@@ -30,6 +31,7 @@ export const accountParts: AccountPart[] = [
   statusPart,
   maintenancePart,
   reportsPart,
+  incidentsPart,
   alertsPart,
   apiKeysPart,
   filesPart,

@@ -68,6 +68,35 @@ export const followNoteMail = (
   ].join("\n"),
 });
 
+const INCIDENT_WORDS: Record<string, string> = {
+  investigating: "Investigating",
+  identified: "Identified",
+  monitoring: "Monitoring",
+  resolved: "Resolved",
+};
+
+/** An update of an incident on the status page (kv/incidents.ts). */
+export const followIncidentMail = (
+  title: string,
+  incident: string,
+  state: string,
+  text: string,
+  at: number,
+  pageUrl: string,
+  unfollowUrl: string,
+): MailText => {
+  const word = INCIDENT_WORDS[state] ?? "Update";
+  return {
+    subject: `${plain(title)}: ${word}: ${plain(incident)}`,
+    text: [
+      `${word} (${readable(at)}): "${plain(incident)}", on the status page "${plain(title)}".`,
+      "",
+      text,
+      ...footer(pageUrl, unfollowUrl),
+    ].join("\n"),
+  };
+};
+
 /** Several listed services went off or came back within two minutes (kv/grouped_alerts.ts). */
 export const followGroupMail = (
   title: string,
