@@ -198,6 +198,10 @@ export const AREAS = {
     ["/me/maintenance/*"],
     () => import("./web/me_maintenance.tsx").then((m) => m.maintenancePages),
   ),
+  web_incidents: page(
+    ["/me/incidents/*"],
+    () => import("./web/me_incidents.tsx").then((m) => m.incidentPages),
+  ),
   web_reports: page(
     ["/me/reports/*"],
     () => import("./web/me_reports.tsx").then((m) => m.reportPages),

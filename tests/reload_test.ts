@@ -332,6 +332,26 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit("/me/maintenance", `/me/maintenance/${window}/delete`, {}, {
     route: "/me/maintenance/:id/delete",
   });
+  // An incident (issue 47): opened, an update, deleted; one record each.
+  const opened = await me.submit("/me/incidents", "/me/incidents", {
+    title: "Switch swap overran",
+    impact: "minor",
+    state: "investigating",
+    text: "The swap takes longer than planned.",
+  }, { lands: /^\/me\/incidents\/\d+$/ });
+  const incident = opened.match(/action="\/me\/incidents\/(\d+)\/updates"/)![1];
+  assert.equal((await listOf(t, "/api/me/incidents", olga.token)).length, 1);
+  await me.submit(`/me/incidents/${incident}`, `/me/incidents/${incident}/updates`, {
+    state: "resolved",
+    text: "Done.",
+  }, { route: "/me/incidents/:id/updates" });
+  const [only] = await listOf(t, "/api/me/incidents", olga.token) as unknown as {
+    updates: unknown[];
+  }[];
+  assert.equal(only.updates.length, 2, "one update, whatever the reloads");
+  await me.submit(`/me/incidents/${incident}`, `/me/incidents/${incident}/delete`, {}, {
+    route: "/me/incidents/:id/delete",
+  });
   // The monthly report mail (issue 47): on, then off, once each whatever the reloads.
   await me.submit("/me/reports", "/me/reports/mail/on");
   assert.deepEqual((await t.req("GET", "/api/me/reports/mail", { token: olga.token })).body, {

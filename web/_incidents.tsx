@@ -1,0 +1,155 @@
+/**
+ * Incidents as people read them, on the status page and the owner's pages alike: the open ones
+ * at the top, each with its updates newest first; then the history by month, each incident with
+ * its updates, its times (in the reader's zone, web/static/site.js) and how long it lasted.
+ */
+import {
+  byMonth,
+  IMPACT_WORDS,
+  type Incident,
+  type IncidentState,
+  STATE_WORDS,
+} from "../kv/incidents.ts";
+import { durationText } from "../lib/report.ts";
+import { U } from "./_layout.tsx";
+import { At } from "./_me.tsx";
+
+const TONE: Record<IncidentState, string> = {
+  investigating: "off",
+  identified: "warn",
+  monitoring: "maintenance",
+  resolved: "ok",
+};
+
+/** An incident's state in its colour, with its word. */
+export function IncidentState({ state }: { state: IncidentState }) {
+  return <span class={`tag state state-${TONE[state]}`}>{STATE_WORDS[state]}</span>;
+}
+
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
+const monthWords = (m: string) => `${MONTHS[Number(m.slice(5, 7)) - 1]} ${m.slice(0, 4)}`;
+
+/** One incident: title, state, impact, affected services, its updates newest first. */
+export function IncidentCard(
+  props: {
+    i: Incident;
+    names: Map<number, string>;
+    level: 3 | 4;
+    link?: string;
+    /** A sentence that explains the outage (a maintenance window, a dependency). */
+    explained?: string | null;
+  },
+) {
+  const { i, names } = props;
+  const affected = i.services.map((id) => names.get(id)).filter((n): n is string => !!n);
+  const Title = props.level === 3 ? "h3" : "h4";
+  return (
+    <article class="incident" id={`incident-${i.id}`} aria-labelledby={`incident-${i.id}-title`}>
+      <Title id={`incident-${i.id}-title`}>
+        {props.link
+          ? (
+            <a href={props.link}>
+              <U>{i.title}</U>
+            </a>
+          )
+          : <U>{i.title}</U>}
+      </Title>
+      <p class="meta">
+        <IncidentState state={i.state} /> · Impact: {IMPACT_WORDS[i.impact]}
+        {affected.length
+          ? (
+            <>
+              {" · Affects "}
+              <U>{affected.join(", ")}</U>
+            </>
+          )
+          : null}
+        {" · "}
+        {i.resolved === null
+          ? (
+            <>
+              open since <At at={i.created} />
+            </>
+          )
+          : <>lasted {durationText((i.resolved - i.created) / 1000)}</>}
+      </p>
+      {props.explained ? <p class="hint">{props.explained}</p> : null}
+      <ol class="timeline" reversed>
+        {[...i.updates].reverse().map((u) => (
+          <li>
+            <p class="meta">
+              <strong>{STATE_WORDS[u.state]}</strong> · <At at={u.at} />
+            </p>
+            <p class="update-text">
+              <U>{u.text}</U>
+            </p>
+          </li>
+        ))}
+      </ol>
+    </article>
+  );
+}
+
+/** The open incidents at the top, then the history by month (newest first). */
+export function IncidentsPart(
+  props: {
+    list: Incident[];
+    names: Map<number, string>;
+    link?: (i: Incident) => string;
+    explained?: (i: Incident) => string | null;
+    none?: string;
+  },
+) {
+  const open = props.list.filter((i) => i.resolved === null);
+  const past = props.list.filter((i) => i.resolved !== null);
+  return (
+    <>
+      <section aria-labelledby="open-incidents" class="panel">
+        <h2 id="open-incidents">Open incidents</h2>
+        {open.length
+          ? open.map((i) => (
+            <IncidentCard
+              i={i}
+              names={props.names}
+              level={3}
+              link={props.link?.(i)}
+              explained={props.explained?.(i)}
+            />
+          ))
+          : <p>{props.none ?? "No open incidents."}</p>}
+      </section>
+      <section aria-labelledby="incident-history" class="panel">
+        <h2 id="incident-history">Incident history</h2>
+        {past.length
+          ? byMonth(past).map(([month, list]) => (
+            <section aria-labelledby={`month-${month}`}>
+              <h3 id={`month-${month}`}>{monthWords(month)}</h3>
+              {list.map((i) => (
+                <IncidentCard
+                  i={i}
+                  names={props.names}
+                  level={4}
+                  link={props.link?.(i)}
+                  explained={props.explained?.(i)}
+                />
+              ))}
+            </section>
+          ))
+          : <p>No past incidents in the last year.</p>}
+      </section>
+    </>
+  );
+}
