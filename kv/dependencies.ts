@@ -83,3 +83,41 @@ export function unreachableVia(
 
 /** "unreachable (LAN router off)": what a service behind an off parent reads. */
 export const unreachableWords = (parents: string[]) => `unreachable (${parents.join(", ")} off)`;
+
+/**
+ * How long a service that others depend on holds its off alert after it turns off, so the
+ * services behind it that go off with it are named in that one alert rather than alerting each
+ * ("LAN router off — 3 services behind it unreachable: …").
+ */
+export const FOLD_WAIT_MS = 30_000;
+
+type Held = Pick<Service, "id" | "name" | "seen" | "since" | "held"> & { depends_on?: number[] };
+
+/**
+ * Until when a look that finds `s` in `state` holds its off alert because of its dependencies
+ * (as a maintenance window holds one, kv/alert_rules.ts), or null: while a service it depends
+ * on is off (a minute at a time: it is looked at again), and for FOLD_WAIT_MS after it turned
+ * off when others depend on it. `all`: the account's services as stored.
+ */
+export function dependencyHold(all: Held[], s: Held, state: string, now: number): number | null {
+  if (state !== "off") return null;
+  const parents = all.filter((p) => s.depends_on?.includes(p.id) && p.seen === "off");
+  if (parents.length) return now + 60_000;
+  if (!all.some((c) => c.depends_on?.includes(s.id))) return null;
+  const offAt = s.seen === "off" ? s.since ?? now : now;
+  return now < offAt + FOLD_WAIT_MS ? offAt + FOLD_WAIT_MS : null;
+}
+
+/** The services behind `s` that are off now, as its off alert names them. */
+export function behindOff<T extends Held>(all: T[], s: Pick<Service, "id">): T[] {
+  return all.filter((c) => c.depends_on?.includes(s.id) && c.seen === "off");
+}
+
+/** "LAN router off — 3 services behind it unreachable: NAS, Printer, Camera". */
+export function foldedText(status: string, behind: { name: string }[]): string {
+  if (!behind.length) return status;
+  const n = behind.length;
+  return `${status} — ${n} service${n === 1 ? "" : "s"} behind it unreachable: ${
+    behind.map((c) => c.name).join(", ")
+  }`;
+}

@@ -45,8 +45,9 @@ import {
   type State,
   type Verdict,
 } from "./service_state.ts";
-import { getService, saveService, wakeAt } from "./service.ts";
-import { hookRefsInto } from "./services.ts";
+import { askLook, getService, nudge, saveService, wakeAt } from "./service.ts";
+import { hookRefsInto, listServices } from "./services.ts";
+import { behindOff, dependencyHold, foldedText } from "./dependencies.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
 /** What one alert queued in a look's atomic, sent after the commit. */
@@ -212,10 +213,13 @@ export async function recordResult(
     if (!old) return { op: null, result: null };
     const day = await readDay(kv, account, id, now);
     const next = counted(old, result, now);
-    const quiet = maintenanceUntil(windows, old, now);
+    const all = await dependencyView(kv, old, next.service.seen, now);
+    const quiet = maintenanceUntil(windows, old, now) ??
+      dependencyHold(all, old, next.service.seen, now);
     const { alert, marks } = decideAlert(old, next.service.seen, quiet, now);
     const s: Service = { ...next.service, ...marks };
     const op = atomic(kv).check(entry);
+    if (s.seen !== "off" && old.seen === "off") wakeBehind(op, all, s, now);
     if (nextDue) {
       s.due = nextDue(old);
       // A held alert: a look right after the window ends.
@@ -228,7 +232,8 @@ export async function recordResult(
     }
     saveService(op, old, s);
     const expiry = next.expiry !== null && s.alerts && s.cert ? next.expiry : null;
-    const said: AlertNotice[] = alert ? [{ event: alert, text: s.last!.status, as: s }] : [];
+    const text = alert === "off" ? foldedText(s.last!.status, behindOff(all, s)) : s.last!.status;
+    const said: AlertNotice[] = alert ? [{ event: alert, text, as: s }] : [];
     const routed = await dispatchAlerts(deps, op, acc, s, said, now, expiry !== null);
     sends.push(...routed.sends);
     if (expiry !== null) {
@@ -256,6 +261,38 @@ function heartbeatStatus(s: Service, v: Verdict, runEnd: number | null, now: num
   }
   if (v.short) return v.short + note;
   return (pulse?.beat ? `last heartbeat ${readable(pulse.beat.at)}` : "no heartbeat") + note;
+}
+
+/**
+ * The account's services as stored, read only when a dependency may matter: the look finds
+ * the service off, or it was off (its return wakes the services behind it).
+ */
+async function dependencyView(
+  kv: Deno.Kv,
+  s: Service,
+  state: string,
+  now: number,
+): Promise<Service[]> {
+  if (state !== "off" && s.seen !== "off") return [];
+  // A heartbeat as its signals say now: a parent's failure ping counts before its own look.
+  return (await listServices(kv, s.account)).map(({ service, beat }) =>
+    service.kind === "webhook" && service.id !== s.id
+      ? { ...service, seen: judgeBeat(beat, service, now).state }
+      : service
+  );
+}
+
+/**
+ * A service back: the heartbeats behind it still off, whose off alert it held, are looked at
+ * within seconds (a nudge and its queued look, kv/service.ts), so each alerts on its own at
+ * once; a checked one is looked at in the minute its hold ends.
+ */
+function wakeBehind(op: Atomic, all: Service[], s: Pick<Service, "id" | "account">, now: number) {
+  for (const c of behindOff(all, s)) {
+    if (c.kind !== "webhook" || !c.held) continue;
+    nudge(op, now, c.id, s.account);
+    askLook(op, { account: s.account, id: c.id, due: now });
+  }
 }
 
 /**
@@ -379,7 +416,8 @@ export async function reviewHeartbeat(
     const state = v.state;
     const run = openRun(pulse);
     const runEnd = run ? run.at + runGrace(old) * 1000 : null;
-    const quiet = maintenanceUntil(windows, old, now);
+    const all = await dependencyView(kv, old, state, now);
+    const quiet = maintenanceUntil(windows, old, now) ?? dependencyHold(all, old, state, now);
     const { alert, marks } = decideAlert(old, state, quiet, now);
     const f = pulse.failed;
     const blip = closedFailure(old, v, quiet);
@@ -396,7 +434,9 @@ export async function reviewHeartbeat(
     let status = heartbeatStatus(old, v, runEnd, now);
     if (alert === "off") {
       status += await downNote(kv, changedAt(old, v, state, runEnd, now), now);
+      status = foldedText(status, behindOff(all, old));
     }
+    if (state !== "off" && old.seen === "off") wakeBehind(op, all, old, now);
     recordLook(op, old, s, v, blip, runEnd, status, now);
     // Whether its next success asks for a look (it waits or is off now) is in its hook entries.
     await hookRefsInto(kv, op, old, s);
