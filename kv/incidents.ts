@@ -2,7 +2,8 @@ import { atomFeed, tagUri } from "../lib/atom.ts";
 import { DAY, iso, isoDate, isoOrNull, readable } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid, notFound } from "../lib/errors.ts";
-import { atomic, deleteKeys, keysOf, transact } from "./_atomic.ts";
+import { atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
+import { dropNoteInto, eachNote } from "./status_notes.ts";
 import { queueFanout } from "./fanouts.ts";
 import { runFanout } from "./followers.ts";
 import { claimId } from "./ids.ts";
@@ -266,9 +267,22 @@ export function incidentOfNote(
   };
 }
 
-/** Writes a migrated incident, in the migration's atomic. */
-export function putMigratedIncident(op: ReturnType<typeof atomic>, i: Incident, now: number) {
-  op.set(incidentKey(i.account, i.id), i, { expireIn: Math.max(DAY, i.created + KEPT_MS - now) });
+/**
+ * Today's incident notes become the first update of an incident each (a migration step): the
+ * note deleted and the incident written in one atomic, so a step cut short and run again moves
+ * the rest; nothing is mailed (the followers had the note's mail).
+ */
+export async function moveNotes(kv: Deno.Kv, now: number): Promise<number> {
+  let moved = 0;
+  for await (const e of eachNote(kv)) {
+    const i = incidentOfNote(e.value, now);
+    const key = incidentKey(i.account, i.id);
+    const op = dropNoteInto(atomic(kv), e)
+      .check({ key, versionstamp: null })
+      .set(key, i, { expireIn: Math.max(DAY, i.created + KEPT_MS - now) });
+    if ((await commit(op)).ok) moved++;
+  }
+  return moved;
 }
 
 /** A page's incidents as an Atom feed: an entry per incident, its updates newest first. */

@@ -26,7 +26,14 @@ export const MIGRATIONS: Migration[] = [
   { name: "heartbeats: a UUID and a slug as Healthchecks checks", run: heartbeatCodes },
   { name: "heartbeats: the UUID's hook entry is its one index", run: dropUuidIndex },
   { name: "modules: a licence (not stated) and educational metadata", run: giveLearning },
+  { name: "incident notes become the first update of an incident", run: notesToIncidents },
 ];
+
+/** Moves today's incident notes into incidents (kv/incidents.ts `moveNotes`). */
+async function notesToIncidents(kv: Deno.Kv): Promise<void> {
+  const { moveNotes } = await import("./incidents.ts");
+  await moveNotes(kv, Date.now());
+}
 
 /** Gives every module the metadata fields, nothing stated (kv/modules.ts `giveLearning`). */
 async function giveLearning(kv: Deno.Kv): Promise<void> {

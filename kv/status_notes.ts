@@ -1,6 +1,6 @@
 import { DAY, iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
+import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { queueFanout } from "./fanouts.ts";
 import { runFanout } from "./followers.ts";
 import { claimId } from "./ids.ts";
@@ -75,6 +75,16 @@ export async function deleteNote(kv: Deno.Kv, account: number, id: number): Prom
   if (!entry.value) return false;
   const res = await commit(atomic(kv).check(entry).delete(entry.key));
   return res.ok;
+}
+
+/** Every note of every account, oldest first per account (the move to incidents). */
+export function eachNote(kv: Deno.Kv): Deno.KvListIterator<Note> {
+  return kv.list<Note>({ prefix: ["status_notes"] });
+}
+
+/** Deletes a note in the caller's atomic, checked (kv/incidents.ts `moveNotes`). */
+export function dropNoteInto(op: Atomic, entry: Deno.KvEntry<Note>): Atomic {
+  return op.check(entry).delete(noteKey(entry.value.account, entry.value.id));
 }
 
 /** Deletes every note of the account (erasure). */

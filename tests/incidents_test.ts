@@ -4,7 +4,8 @@
  * Atom feed read by a real XML parser (namespaces, ids, dates); migrated incident notes.
  */
 import assert from "node:assert/strict";
-import { incidentFeed, incidentOfNote, listIncidents } from "../kv/incidents.ts";
+import { incidentFeed, incidentOfNote, listIncidents, moveNotes } from "../kv/incidents.ts";
+import { listNotes, postNote } from "../kv/status_notes.ts";
 import { DAY } from "../lib/clock.ts";
 import { xmlEscape } from "../lib/atom.ts";
 import { DOMParser as XmlParser } from "./_dev_deps.ts";
@@ -209,4 +210,22 @@ Deno.test("incidents: an old note becomes the first update of an incident", () =
   assert.equal(fresh.state, "investigating");
   const plainNote = incidentOfNote({ id: 9, account: 3, kind: "note", text: "FYI", at: now }, now);
   assert.equal(plainNote.updates[0].state, "monitoring");
+});
+
+Deno.test("incidents: the migration moves today's notes, once, mailing nobody", async () => {
+  await using t = await testApp();
+  const { account } = await pageWithFollower(t);
+  await postNote(t.deps, account.id, { kind: "investigating", text: "The shop is slow." });
+  t.clock.advance(60_000);
+  await postNote(t.deps, account.id, { kind: "resolved", text: "Fast again." });
+  const mailed = t.mail.sent.length;
+  assert.equal(await moveNotes(t.kv, t.clock.now()), 2);
+  assert.equal(await moveNotes(t.kv, t.clock.now()), 0, "run again: nothing left to move");
+  assert.deepEqual(await listNotes(t.kv, account.id, t.clock.now()), []);
+  const list = await listIncidents(t.kv, account.id, t.clock.now());
+  assert.deepEqual(list.map((i) => [i.title, i.state, i.updates.length]), [
+    ["Fast again.", "resolved", 1],
+    ["The shop is slow.", "investigating", 1],
+  ]);
+  assert.equal(t.mail.sent.length, mailed, "the followers had the notes' mails");
 });
