@@ -178,18 +178,23 @@ async function scopeServices(
 
 /** The services `s` depends on (issue 47, dependencies), as records. */
 function parentsOf(s: Service, all: Service[]): Service[] {
-  const ids = (s as Service & { depends_on?: number[] }).depends_on ?? [];
+  const ids = s.depends_on ?? [];
   return all.filter((x) => ids.includes(x.id));
 }
 
-/** The uptime report of `account` for what it asks. */
-export async function uptimeReport(deps: Deps, accountId: number, ask: ReportAsk): Promise<Report> {
-  const now = deps.clock.now();
-  const account = (await getAccount(deps.kv, accountId)).value;
-  if (!account) notFound("no such account");
-  const { from, to: end, period } = reportRange(ask, now);
-  const to = Math.min(end, now);
-  const { title, list, all } = await scopeServices(deps, account, ask.scope);
+/**
+ * The figures (lib/report.ts) of each of `list` over [from, to): its changes, the maintenance
+ * windows covering it, this monitor's gaps, and the off stretches of the services it depends on
+ * (among `all`, the account's).
+ */
+export async function figuresOver(
+  deps: Deps,
+  accountId: number,
+  list: Service[],
+  all: Service[],
+  from: number,
+  to: number,
+): Promise<ServiceFigures[]> {
   const [windows, gaps] = await Promise.all([
     listWindows(deps.kv, accountId),
     listGaps(deps.kv, from, to),
@@ -204,14 +209,12 @@ export async function uptimeReport(deps: Deps, accountId: number, ask: ReportAsk
     }
     return p;
   };
-  const rows = await Promise.all(list.map(async (s): Promise<ReportRow> => {
-    const parents = parentsOf(s, all);
-    const [{ changes, before }, parentOff, counted] = await Promise.all([
+  return await Promise.all(list.map(async (s) => {
+    const [{ changes, before }, parentOff] = await Promise.all([
       changesBetween(deps.kv, accountId, s.id, from, to),
-      Promise.all(parents.map(offSpansOf)).then((xs) => merged(xs.flat())),
-      countOf(deps, s, from, to),
+      Promise.all(parentsOf(s, all).map(offSpansOf)).then((xs) => merged(xs.flat())),
     ]);
-    const figures = serviceFigures({
+    return serviceFigures({
       from,
       to,
       changes,
@@ -220,16 +223,54 @@ export async function uptimeReport(deps: Deps, accountId: number, ask: ReportAsk
       gaps,
       parentOff,
     });
-    return {
-      id: s.id,
-      name: s.name,
-      kind: s.kind,
-      group: s.group,
-      ...figures,
-      ...counted,
-      depends_on: parents.map((p) => p.name),
-    };
   }));
+}
+
+/**
+ * What explains an incident's outages, in words (the status page says so), or null: the
+ * affected services' time off in it that a maintenance window or a service they depend on
+ * being down accounts for.
+ */
+export async function incidentExplained(
+  deps: Deps,
+  accountId: number,
+  incident: { services: number[]; created: number; resolved: number | null },
+  all: Service[],
+): Promise<string | null> {
+  const list = all.filter((s) => incident.services.includes(s.id));
+  if (!list.length) return null;
+  const to = incident.resolved ?? deps.clock.now();
+  const figures = await figuresOver(deps, accountId, list, all, incident.created, to);
+  const said: string[] = [];
+  list.forEach((s, i) => {
+    const f = figures[i];
+    if (f.unreachable_s > 0) {
+      const parents = parentsOf(s, all).map((p) => p.name).join(", ");
+      said.push(`${s.name} was unreachable because ${parents}, which it depends on, was down`);
+    }
+    if (f.maintenance_s > 0) said.push(`${s.name} was in a planned maintenance window`);
+  });
+  return said.length ? `${said.join("; ")}.` : null;
+}
+
+/** The uptime report of `account` for what it asks. */
+export async function uptimeReport(deps: Deps, accountId: number, ask: ReportAsk): Promise<Report> {
+  const now = deps.clock.now();
+  const account = (await getAccount(deps.kv, accountId)).value;
+  if (!account) notFound("no such account");
+  const { from, to: end, period } = reportRange(ask, now);
+  const to = Math.min(end, now);
+  const { title, list, all } = await scopeServices(deps, account, ask.scope);
+  const figures = await figuresOver(deps, accountId, list, all, from, to);
+  const rows = await Promise.all(list.map(async (s, i): Promise<ReportRow> => ({
+    id: s.id,
+    name: s.name,
+    kind: s.kind,
+    group: s.group,
+    ...figures[i],
+    ...await countOf(deps, s, from, to),
+    depends_on: parentsOf(s, all).map((p) => p.name),
+  })));
   const sum = (k: keyof ServiceFigures & `${string}_s`) => rows.reduce((n, r) => n + r[k], 0);
   const up = sum("up_s");
   const down = sum("down_s");
