@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { incidentFeed, incidentOfNote, listIncidents, moveNotes } from "../kv/incidents.ts";
 import { listNotes, postNote } from "../kv/status_notes.ts";
 import { DAY } from "../lib/clock.ts";
+import { atomic, commit } from "../kv/_atomic.ts";
+import { recordChange } from "../kv/history.ts";
 import { xmlEscape } from "../lib/atom.ts";
 import { DOMParser as XmlParser } from "./_dev_deps.ts";
 
@@ -228,4 +230,53 @@ Deno.test("incidents: the migration moves today's notes, once, mailing nobody", 
     ["The shop is slow.", "investigating", 1],
   ]);
   assert.equal(t.mail.sent.length, mailed, "the followers had the notes' mails");
+});
+
+Deno.test("incidents: an outage a maintenance window or a dependency explains says so", async () => {
+  await using t = await testApp();
+  const { account, token } = await t.account("lan@explained.test");
+  const cookie = `session=${token}`;
+  const add = async (name: string, depends_on: number[] = []) =>
+    (await t.req("POST", "/api/me/services", {
+      token,
+      body: { name, check: "webhook:", interval: 60, depends_on },
+    })).body.item.id as number;
+  const router = await add("LAN router");
+  const nas = await add("NAS", [router]);
+  const shop = await add("Shop");
+  const now = t.clock.now();
+  const win = await t.req("POST", "/api/me/maintenance", {
+    token,
+    body: {
+      name: "Shop move",
+      services: [shop],
+      groups: [],
+      places: [],
+      from: new Date(now).toISOString(),
+      to: new Date(now + 3_600_000).toISOString(),
+    },
+  });
+  assert.equal(win.status, 201, win.text);
+  const op = atomic(t.kv);
+  recordChange(op, account.id, router, now - 60_000, { state: "off", status: "missing" });
+  recordChange(op, account.id, nas, now - 60_000, { state: "off", status: "missing" });
+  recordChange(op, account.id, shop, now - 60_000, { state: "off", status: "missing" });
+  await commit(op);
+  const open = (services: number[]) =>
+    t.req("POST", "/api/me/incidents", {
+      token,
+      body: { title: "Things are off", services, text: "Looking." },
+    });
+  const a = (await open([nas])).body.item.id;
+  const b = (await open([shop])).body.item.id;
+  const c = (await open([router])).body.item.id;
+  t.clock.advance(10 * 60_000);
+  const page = async (id: number) =>
+    (await t.req("GET", `/me/incidents/${id}`, { headers: { cookie } })).text;
+  assert.match(
+    await page(a),
+    /Explained: <bdi>NAS was unreachable because LAN router, which it depends on, was down\.<\/bdi>/,
+  );
+  assert.match(await page(b), /Shop was in a planned maintenance window/);
+  assert.doesNotMatch(await page(c), /Explained:/);
 });

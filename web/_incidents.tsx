@@ -86,7 +86,13 @@ export function IncidentCard(
           )
           : <>lasted {durationText((i.resolved - i.created) / 1000)}</>}
       </p>
-      {props.explained ? <p class="hint">{props.explained}</p> : null}
+      {props.explained
+        ? (
+          <p class="notice">
+            Explained: <U>{props.explained}</U>
+          </p>
+        )
+        : null}
       <ol class="timeline" reversed>
         {[...i.updates].reverse().map((u) => (
           <li>

@@ -17,6 +17,7 @@ import {
   postIncidentUpdate,
   STATE_WORDS,
 } from "../kv/incidents.ts";
+import { incidentExplained } from "../kv/reports.ts";
 import { listServices } from "../kv/services.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
@@ -101,7 +102,8 @@ async function incidentPage(deps: Deps, c: WebCtx, view?: FormView) {
   const me = requireAccount(c);
   const i = await getIncident(deps.kv, me.id, idOf(c));
   if (!i) fail(404, "no such incident");
-  const { names } = await namesOf(deps, me.id);
+  const { list, names } = await namesOf(deps, me.id);
+  const explained = await incidentExplained(deps, me.id, i, list);
   const next = i.state === "resolved"
     ? "resolved"
     : i.state === "investigating"
@@ -120,7 +122,7 @@ async function incidentPage(deps: Deps, c: WebCtx, view?: FormView) {
       <h1>
         <U>{i.title}</U>
       </h1>
-      <IncidentCard i={i} names={names} level={3} />
+      <IncidentCard i={i} names={names} level={3} explained={explained} />
       <section aria-labelledby="post-update" class="panel">
         <h2 id="post-update">Post an update</h2>
         <form method="post" action={`/me/incidents/${i.id}/updates`} novalidate>
