@@ -51,13 +51,20 @@ export function IncidentCard(
     link?: string;
     /** A sentence that explains the outage (a maintenance window, a dependency). */
     explained?: string | null;
+    /** Its title is the page's own heading: not said again. */
+    untitled?: boolean;
   },
 ) {
   const { i, names } = props;
   const affected = i.services.map((id) => names.get(id)).filter((n): n is string => !!n);
   const Title = props.level === 3 ? "h3" : "h4";
   return (
-    <article class="incident" id={`incident-${i.id}`} aria-labelledby={`incident-${i.id}-title`}>
+    <article
+      class="incident"
+      id={`incident-${i.id}`}
+      aria-labelledby={props.untitled ? undefined : `incident-${i.id}-title`}
+      aria-label={props.untitled ? i.title : undefined}
+    >
       <Title id={`incident-${i.id}-title`}>
         {props.link
           ? (

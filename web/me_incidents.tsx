@@ -122,7 +122,7 @@ async function incidentPage(deps: Deps, c: WebCtx, view?: FormView) {
       <h1>
         <U>{i.title}</U>
       </h1>
-      <IncidentCard i={i} names={names} level={3} explained={explained} />
+      <IncidentCard i={i} names={names} level={3} explained={explained} untitled />
       <section aria-labelledby="post-update" class="panel">
         <h2 id="post-update">Post an update</h2>
         <form method="post" action={`/me/incidents/${i.id}/updates`} novalidate>
