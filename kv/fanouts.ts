@@ -15,7 +15,15 @@ import { type Atomic, atomic, commit } from "./_atomic.ts";
 export type FanoutEvent =
   | { kind: "service"; service: number; name: string; state: "off" | "back" }
   | { kind: "note"; note: string; text: string }
-  | { kind: "incident"; incident: number; title: string; note: string; text: string }
+  | {
+    kind: "incident";
+    incident: number;
+    title: string;
+    note: string;
+    text: string;
+    /** The services it affects: a page's followers hear of it when the page shows it. */
+    services: number[];
+  }
   | {
     kind: "group";
     label: string;

@@ -225,7 +225,9 @@ export async function followerCount(kv: Deno.Kv, account: number): Promise<numbe
 function toldOf(item: Fanout, page: StatusPage): Fanout["event"] | null {
   const e = item.event;
   const listed = (id: number) => page.services.some((s) => s.id === id);
-  if (e.kind === "note" || e.kind === "incident") return e;
+  if (e.kind === "note") return e;
+  // An incident shows on the pages that list a service it affects, or on all without any.
+  if (e.kind === "incident") return !e.services?.length || e.services.some(listed) ? e : null;
   if (e.kind === "service") return listed(e.service) ? e : null;
   const shown = e.services.filter((s) => listed(s.service));
   if (shown.length > 1) return { ...e, services: shown };

@@ -109,6 +109,7 @@ const told = (i: Incident, u: IncidentUpdate) => ({
   title: i.title,
   note: u.state,
   text: u.text,
+  services: i.services,
 });
 
 /**
@@ -320,4 +321,13 @@ export function incidentFeed(
       };
     }),
   });
+}
+
+/**
+ * The incidents a status page shows: those that affect a service it lists, and those that name
+ * no service (the whole account's), newest first.
+ */
+export function onPage(list: Incident[], listed: number[]): Incident[] {
+  const here = new Set(listed);
+  return list.filter((i) => i.services.length === 0 || i.services.some((id) => here.has(id)));
 }

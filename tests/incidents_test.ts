@@ -280,3 +280,19 @@ Deno.test("incidents: an outage a maintenance window or a dependency explains sa
   assert.match(await page(b), /Shop was in a planned maintenance window/);
   assert.doesNotMatch(await page(c), /Explained:/);
 });
+
+Deno.test("incidents: followers hear of those the page shows (its services, or none named)", async () => {
+  await using t = await testApp();
+  const { token } = await pageWithFollower(t);
+  const other = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Intranet", check: "webhook:", interval: 60 },
+  });
+  const before = t.mail.sent.filter((m) => m.to === FAN).length;
+  const open = (title: string, services: number[]) =>
+    t.req("POST", "/api/me/incidents", { token, body: { title, services, text: "Looking." } });
+  assert.equal((await open("Intranet slow", [other.body.item.id])).status, 201);
+  assert.equal((await open("Everything slow", [])).status, 201);
+  const got = t.mail.sent.filter((m) => m.to === FAN).slice(before).map((m) => m.subject);
+  assert.deepEqual(got, ["Riverside: Investigating: Everything slow"]);
+});
