@@ -116,53 +116,67 @@ export function IncidentCard(
   );
 }
 
-/** The open incidents at the top, then the history by month (newest first). */
-export function IncidentsPart(
-  props: {
-    list: Incident[];
-    names: Map<number, string>;
-    link?: (i: Incident) => string;
-    explained?: (i: Incident) => string | null;
-    none?: string;
-  },
-) {
+interface ListProps {
+  list: Incident[];
+  names: Map<number, string>;
+  link?: (i: Incident) => string;
+  explained?: (i: Incident) => string | null | undefined;
+}
+
+/** The open incidents, each with its updates (the top of a status page). */
+export function OpenIncidents(props: ListProps & { none?: string; heading?: string }) {
   const open = props.list.filter((i) => i.resolved === null);
+  if (!open.length && props.none === undefined) return null;
+  return (
+    <section aria-labelledby="open-incidents" class="panel open-incident">
+      <h2 id="open-incidents">{props.heading ?? "Open incidents"}</h2>
+      {open.length
+        ? open.map((i) => (
+          <IncidentCard
+            i={i}
+            names={props.names}
+            level={3}
+            link={props.link?.(i)}
+            explained={props.explained?.(i)}
+          />
+        ))
+        : <p>{props.none}</p>}
+    </section>
+  );
+}
+
+/** The resolved incidents by month, newest first, each with its updates and duration. */
+export function IncidentHistory(props: ListProps) {
   const past = props.list.filter((i) => i.resolved !== null);
   return (
+    <section aria-labelledby="incident-history" class="panel">
+      <h2 id="incident-history">Incident history</h2>
+      {past.length
+        ? byMonth(past).map(([month, list]) => (
+          <section aria-labelledby={`month-${month}`}>
+            <h3 id={`month-${month}`}>{monthWords(month)}</h3>
+            {list.map((i) => (
+              <IncidentCard
+                i={i}
+                names={props.names}
+                level={4}
+                link={props.link?.(i)}
+                explained={props.explained?.(i)}
+              />
+            ))}
+          </section>
+        ))
+        : <p>No past incidents in the last year.</p>}
+    </section>
+  );
+}
+
+/** The open incidents at the top, then the history by month (the owner's list). */
+export function IncidentsPart(props: ListProps & { none?: string }) {
+  return (
     <>
-      <section aria-labelledby="open-incidents" class="panel">
-        <h2 id="open-incidents">Open incidents</h2>
-        {open.length
-          ? open.map((i) => (
-            <IncidentCard
-              i={i}
-              names={props.names}
-              level={3}
-              link={props.link?.(i)}
-              explained={props.explained?.(i)}
-            />
-          ))
-          : <p>{props.none ?? "No open incidents."}</p>}
-      </section>
-      <section aria-labelledby="incident-history" class="panel">
-        <h2 id="incident-history">Incident history</h2>
-        {past.length
-          ? byMonth(past).map(([month, list]) => (
-            <section aria-labelledby={`month-${month}`}>
-              <h3 id={`month-${month}`}>{monthWords(month)}</h3>
-              {list.map((i) => (
-                <IncidentCard
-                  i={i}
-                  names={props.names}
-                  level={4}
-                  link={props.link?.(i)}
-                  explained={props.explained?.(i)}
-                />
-              ))}
-            </section>
-          ))
-          : <p>No past incidents in the last year.</p>}
-      </section>
+      <OpenIncidents {...props} none={props.none ?? "No open incidents."} />
+      <IncidentHistory {...props} />
     </>
   );
 }
