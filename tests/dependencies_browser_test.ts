@@ -1,0 +1,71 @@
+/**
+ * The dependency form in a real browser (issue 47, item 1): on a service's page, "Depends on"
+ * ticked by the other service's name and saved; the cycle the other way refused beside the
+ * fieldset in a plain sentence, the form kept; the dashboard reading the child unreachable behind
+ * its off parent; axe clean at 1280 px and 375 px (assertGoodAtBoth).
+ */
+import assert from "node:assert/strict";
+import {
+  assertGoodAtBoth,
+  BROWSER_TEST,
+  checkByLabel,
+  clickByText,
+  mainText,
+  openUrl,
+  startWeb,
+} from "./_browser.ts";
+import { bearerApi } from "./_real_server.ts";
+
+Deno.test({
+  name: "browser: a dependency chosen on the service's form, a cycle refused beside it",
+  ...BROWSER_TEST,
+  fn: async (t) => {
+    await using web = await startWeb();
+    const page = await web.page();
+    await page.setViewport({ width: 1280, height: 900 });
+    await web.signIn(page, "deps@example.com");
+    const cookie = (await page.cookies()).find((c) => c.name === "session")!;
+    const api = bearerApi(web.base, cookie.value);
+    const add = async (name: string) =>
+      await api("POST", "/api/me/services", { name, check: "webhook:", interval: 60 });
+    const router = await add("LAN router");
+    const nas = await add("Photo NAS");
+
+    await t.step("the NAS depends on the router, ticked by its name", async () => {
+      await openUrl(page, `${web.base}/me/services/${nas.item.id}`, "Photo NAS");
+      await checkByLabel(page, "LAN router");
+      await clickByText(page, "Save changes");
+      assert.equal(new URL(page.url()).pathname, `/me/services/${nas.item.id}`);
+      const ticked = await page.$eval(
+        `input[name="d-${router.item.id}"]`,
+        (el: { checked: boolean }) => el.checked,
+      );
+      assert.equal(ticked, true);
+      await assertGoodAtBoth(page);
+    });
+
+    await t.step("the router on the NAS: a cycle, said beside the fieldset", async () => {
+      await openUrl(page, `${web.base}/me/services/${router.item.id}`, "LAN router");
+      await checkByLabel(page, "Photo NAS");
+      await clickByText(page, "Save changes");
+      const error = await page.$eval(
+        "#f-depends_on-error",
+        (el: { textContent: string }) => el.textContent,
+      );
+      assert.match(error, /"Photo NAS" already depends on "LAN router"/);
+      // The summary at the top links to the fieldset.
+      assert.ok(await page.$('a[href="#f-depends_on"]'), "the error summary links to the field");
+      await assertGoodAtBoth(page);
+    });
+
+    await t.step("both down: the NAS unreachable behind the router", async () => {
+      for (const s of [router, nas]) {
+        const r = await fetch(`${web.base}${new URL(s.hook_url).pathname}/fail`);
+        await r.body?.cancel();
+      }
+      await openUrl(page, `${web.base}/watch`, "Watching");
+      assert.match(await mainText(page), /unreachable \(LAN router off\)/);
+      await assertGoodAtBoth(page);
+    });
+  },
+});
