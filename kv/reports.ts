@@ -1,4 +1,4 @@
-import { DAY, iso, isoDate } from "../lib/clock.ts";
+import { DAY, iso, isoDate, MONTH_NAMES } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { invalid, notFound } from "../lib/errors.ts";
 import { merged } from "../lib/maintenance.ts";
@@ -89,20 +89,6 @@ export interface Report {
 
 /** A range longer than this is refused (the history is kept 90 days). */
 export const MAX_RANGE_DAYS = KEEP_DAYS;
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
 
 /** The range asked, checked: a month, or two days in order within the history kept. */
 export function reportRange(
@@ -119,7 +105,7 @@ export function reportRange(
     const r = monthRange(ask.month);
     if (!r) invalid("month: must be a month as YYYY-MM, for example 2026-11", "month");
     [from, to] = r;
-    period = `${MONTHS[new Date(from).getUTCMonth()]} ${new Date(from).getUTCFullYear()}`;
+    period = `${MONTH_NAMES[new Date(from).getUTCMonth()]} ${new Date(from).getUTCFullYear()}`;
   } else if (ask.from !== undefined || ask.to !== undefined) {
     const f = ask.from === undefined ? null : dayAt(ask.from);
     const t = ask.to === undefined ? null : dayAt(ask.to);
@@ -134,7 +120,7 @@ export function reportRange(
     const d = new Date(now);
     from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
     to = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-    period = `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+    period = `${MONTH_NAMES[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
   }
   if ((to - from) / DAY > MAX_RANGE_DAYS + 1) {
     invalid(`to: a report covers at most ${MAX_RANGE_DAYS} days (the history kept)`, "to");

@@ -148,3 +148,23 @@ export function isoDate(ms: number): string {
 export function isoOrNull(ms: number | null | undefined): string | null {
   return ms == null ? null : iso(ms);
 }
+
+/** The months' names, January first. */
+export const MONTH_NAMES = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+] as const;
+
+/** A month "YYYY-MM" as people read it: "November 2026". */
+export const monthWords = (month: string) =>
+  `${MONTH_NAMES[Number(month.slice(5, 7)) - 1]} ${month.slice(0, 4)}`;

@@ -10,6 +10,7 @@ import {
   type IncidentState,
   STATE_WORDS,
 } from "../kv/incidents.ts";
+import { monthWords } from "../lib/clock.ts";
 import { durationText } from "../lib/report.ts";
 import { U } from "./_layout.tsx";
 import { At } from "./_me.tsx";
@@ -25,22 +26,6 @@ const TONE: Record<IncidentState, string> = {
 export function IncidentState({ state }: { state: IncidentState }) {
   return <span class={`tag state state-${TONE[state]}`}>{STATE_WORDS[state]}</span>;
 }
-
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
-const monthWords = (m: string) => `${MONTHS[Number(m.slice(5, 7)) - 1]} ${m.slice(0, 4)}`;
 
 /** One incident: title, state, impact, affected services, its updates newest first. */
 export function IncidentCard(
