@@ -172,11 +172,11 @@ export function incidentPages(deps: Deps) {
   });
 
   app.get(
-    "/me/incidents/:id",
+    "/me/incidents/:id{[0-9]{1,15}}",
     async (c) => c.render(await incidentPage(deps, c), { title: "Incident", noindex: true }),
   );
 
-  app.post("/me/incidents/:id/updates", async (c) => {
+  app.post("/me/incidents/:id{[0-9]{1,15}}/updates", async (c) => {
     const me = requireAccount(c);
     const id = idOf(c);
     return await submitForm(c, {
@@ -191,7 +191,7 @@ export function incidentPages(deps: Deps) {
     });
   });
 
-  app.post("/me/incidents/:id/delete", async (c) => {
+  app.post("/me/incidents/:id{[0-9]{1,15}}/delete", async (c) => {
     const me = requireAccount(c);
     if (!await deleteIncident(deps, me.id, idOf(c))) fail(404, "no such incident");
     return seeOther(c, "/me/incidents");
