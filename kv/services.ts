@@ -398,6 +398,9 @@ async function storeServices(
       };
       // The first result counts as any other (threshold, certificate), without alerts.
       const s = p.first ? counted(base, p.first, now).service : base;
+      // Off from its first result: the person saw it on the creation's answer, and the look
+      // of the next minute alerts, not one interval later (a day for a daily check).
+      if (s.seen === "off") s.due = floorMinute(now) + MINUTE;
       addService(id.apply(op), s);
       // A UUID or push token kept from another service (an import) must name no other check.
       for (const h of ownHashes(s)) {
