@@ -157,9 +157,19 @@ export const AREAS = {
     () => import("./web/me_sign_in_methods.tsx").then((m) => m.signInMethodPages),
   ),
   web_modules: page(
-    ["/catalogue", "/modules/*"],
+    ["/catalogue", "/modules", "/modules/*"],
     () => import("./web/modules.tsx").then((m) => m.modulePages),
   ),
+  web_feeds: page(
+    ["/feed", "/atom.xml", "/rss", "/rss.xml", "/feed.xml"],
+    () => import("./web/feeds.ts").then((m) => m.feedPages),
+  ),
+  // OAI-PMH: another protocol's XML, outside the page layer (harvesters POST without Origin).
+  oai: {
+    mount: "/",
+    under: ["/oai/*"],
+    load: () => import("./api/oai.ts").then((m) => m.oaiRoutes),
+  },
   web_status: page(["/status/*"], () => import("./web/status.tsx").then((m) => m.statusPages)),
   web_public: page(
     ["/people/*", "/search", "/contribute/*", "/robots.txt", "/sitemap.xml"],
@@ -563,7 +573,8 @@ const CONSTRAINT = /(:\w+)\{.*?\}(?=\/|$)/g;
  * (plain text; the page layer's cross-site check would refuse their POSTs).
  */
 const notPage = (path: string) =>
-  path === "/api" || path.startsWith("/api/") || path === "/metrics" || path.startsWith("/ping/");
+  path === "/api" || path.startsWith("/api/") || path === "/metrics" || path.startsWith("/ping/") ||
+  path === "/oai" || path.startsWith("/oai/");
 
 /** Paths answered with HTML pages. */
 const isPage = (path: string) => !notPage(path);

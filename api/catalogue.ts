@@ -53,6 +53,12 @@ export const ModuleSchema = z.object({
   ...LEARNING_SHAPE,
   licence_url: z.string().nullable()
     .meta({ description: "the licence's Creative Commons deed; null: none stated or not open" }),
+  materials: z.array(z.object({
+    label: z.string(),
+    url: z.string().meta({ description: "an https link, or a stored file's path" }),
+    type: z.string().nullable().meta({ description: "a file's media type; null for a link" }),
+    size: z.number().int().nullable().meta({ description: "a file's size in bytes" }),
+  })),
 }).meta({ id: "Module" });
 
 const slugParam = z.string().regex(SLUG_RE).meta({
@@ -161,7 +167,10 @@ export function catalogueRoutes(deps: Deps) {
         fail(400, `body: send at least one of ${EDITABLE.join(", ")}`, { field: "body" });
       }
       await editable(deps, c, slug);
-      const r = await patchModule(deps.kv, slug, patch, actorRef(c), deps.clock.now());
+      const r = await patchModule(deps.kv, slug, patch, actorRef(c), deps.clock.now(), {
+        account: c.get("account")?.id ?? null,
+        team: isTeamCaller(c),
+      });
       if (!r.ok) fail(404, "no such module");
       if (r.changed.length > 0) await catalogueChanged(deps);
       return c.json(

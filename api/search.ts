@@ -22,7 +22,17 @@ const SearchAnswer = z.object({
     actor_id: z.number().int(),
     name: z.string(),
   })),
-  modules: z.array(z.object({ title: z.string(), slug: z.string(), name: z.string() })),
+  modules: z.array(z.object({
+    title: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    url: z.string().meta({ example: "/modules/pond-life" }),
+    field: z.string().meta({ description: "the field the snippet comes from" }),
+    snippet: z.string().meta({ description: "up to 160 characters around the first match" }),
+  })),
+  suggestion: z.string().nullable().meta({
+    description: "the query as probably meant, when a word matched modules only with one edit",
+  }),
 }).meta({ id: "SearchAnswer" });
 
 export function searchRoutes(deps: Deps) {
@@ -45,13 +55,14 @@ export function searchRoutes(deps: Deps) {
       // The query is never logged or stored; only the origin's counter is.
       const { q } = c.req.valid("query");
       await limit(deps, RULES.search, clientOrigin(deps, c));
-      const found = await search(deps.kv, q);
+      const found = await search(deps, q);
       c.header("Cache-Control", "no-store");
       return c.json({
         ok: true as const,
         people: found.people,
         journal: found.journal.map((j) => ({ ...j, created: iso(j.created) })),
         modules: found.modules,
+        suggestion: found.suggestion,
       }, 200);
     },
   );

@@ -7,6 +7,7 @@ import { ChainSchema, MAX_RECORDS, RecordSchema } from "../lib/record_chain.ts";
 import { honeypotField } from "./guards.ts";
 import { chars, multiLine, oneLine } from "./text.ts";
 import { LEARNING_SHAPE } from "../lib/learning.ts";
+import { MAX_MATERIAL_LABEL, MAX_MATERIALS } from "../kv/materials.ts";
 
 /**
  * The request schemas of the catalogue's forms, validated by the API's routes
@@ -98,4 +99,10 @@ export const ModulePatch = z.object({
   facts: FactsSchema.optional().meta({ description: "[label, value] pairs" }),
   gets: GetsSchema.optional().meta({ description: "lines of text" }),
   ...learningPatch,
+  materials: z.array(z.object({
+    label: oneLine(MAX_MATERIAL_LABEL).nullish(),
+    url: z.string().trim().min(1).max(500),
+  })).max(MAX_MATERIALS).optional().meta({
+    description: "files (the path of one of your public files) and https links; replaces the list",
+  }),
 }).meta({ id: "ModulePatch" });

@@ -7,7 +7,7 @@ import {
   readableRange,
   termOf,
 } from "../lib/learning.ts";
-import type { Module } from "./modules.ts";
+import { changedAt, type Module } from "./modules.ts";
 
 /**
  * A published module as a learning resource for harvesters: JSON-LD in the AMB profile
@@ -72,7 +72,7 @@ export function ambRecord(
     inLanguage: l.language.length ? [...l.language] : undefined,
     dateCreated: iso(m.created),
     datePublished: m.published_at ? iso(m.published_at) : undefined,
-    dateModified: iso(Math.max(m.updated, m.published_at ?? 0)),
+    dateModified: iso(changedAt(m)),
     about: l.subject.length ? concepts("subject", l.subject) : undefined,
     learningResourceType: l.type.length ? concepts("type", l.type) : undefined,
     educationalLevel: l.level.length ? concepts("level", l.level) : undefined,

@@ -17,6 +17,7 @@ import {
 import { candidates, matchesAll } from "./search_index.ts";
 import { type Atomic } from "./_atomic.ts";
 import { type Learning, learningOf } from "../lib/learning.ts";
+import type { Material } from "./materials.ts";
 
 /**
  * What other areas need from the catalogue: search and public profiles (accounts) and
@@ -99,6 +100,8 @@ export interface PublishInput {
   proposal: number;
   /** Its licence and educational metadata, as the proposal stated them. */
   learning?: Partial<Learning>;
+  /** The proposal's files, as links. */
+  materials?: Material[];
 }
 
 /** True when no module (published or not) has this slug. */
@@ -138,6 +141,7 @@ export async function publishModule(
         .map(([l, v]) => [l.slice(0, LIMITS.factLabel), v.slice(0, LIMITS.factValue)]),
       gets: cleanGets(input.gets).slice(0, LIMITS.gets).map((g) => g.slice(0, LIMITS.getsLine)),
       ...learningOf(input.learning ?? {}),
+      materials: input.materials ?? [],
     },
     input.contributors,
     true,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { canonicalEmail } from "../lib/email.ts";
+import { isFilePath, MAX_MATERIAL_LABEL, MAX_MATERIALS } from "./materials.ts";
 import {
   type Learning,
   LEARNING_SHAPE,
@@ -56,6 +57,14 @@ const FileModule = z.object({
     .refine((g) => g.length <= LIMITS.gets, { message: `at most ${LIMITS.gets} lines` }),
   published: z.boolean().default(false),
   contributors: z.array(z.string()).max(50).default([]),
+  materials: z.array(z.object({
+    label: z.string().trim().min(1).max(MAX_MATERIAL_LABEL),
+    url: z.string().trim().max(500).refine((u) => isFilePath(u) || /^https:\/\/\S+$/.test(u), {
+      message: "an https:// link or a stored file's path",
+    }),
+    type: z.string().max(200).nullable().default(null),
+    size: z.number().int().min(0).nullable().default(null),
+  })).max(MAX_MATERIALS).default([]),
   // Licence and metadata: a field left out is "not stated" (a licence is never assumed).
   ...Object.fromEntries(
     Object.entries(LEARNING_SHAPE).map((
@@ -148,6 +157,7 @@ export async function exportCatalogue(kv: Deno.Kv) {
       facts: m.facts,
       gets: m.gets,
       ...learningOf(m),
+      materials: m.materials ?? [],
       published: m.published,
       contributors: m.contributors.flatMap((id) => emails.has(id) ? [emails.get(id)!] : []),
     })),

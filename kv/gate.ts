@@ -2,6 +2,7 @@ import { findAccountByEmail } from "./accounts.ts";
 import { isSlugFree, type PublishInput } from "./catalogue_api.ts";
 import type { Proposal } from "./proposals.ts";
 import { learningOf } from "../lib/learning.ts";
+import { MAX_MATERIAL_LABEL, MAX_MATERIALS } from "./materials.ts";
 
 /**
  * The publication gate: checks a proposal must pass before the owner may publish it. Each
@@ -123,10 +124,14 @@ export function publishInputOf(p: Proposal, accountId: number): PublishInput {
     area: p.area,
     track: "",
     by: p.name.trim(),
-    facts: p.files
-      .filter((f) => f.url.length <= 200)
-      .slice(0, 12)
-      .map((f) => [(f.label.trim() || "Link").slice(0, 60), f.url] as [string, string]),
+    // The proposal's files become the module's materials: links, listed with their kind.
+    facts: [],
+    materials: p.files.slice(0, MAX_MATERIALS).map((f) => ({
+      label: f.label.trim().slice(0, MAX_MATERIAL_LABEL) || new URL(f.url).host,
+      url: f.url,
+      type: null,
+      size: null,
+    })),
     gets: [],
     contributors: [accountId],
     proposal: p.id,

@@ -5,6 +5,7 @@ import { invalid, notFound } from "../lib/errors.ts";
 import { indexChange } from "./search_index.ts";
 import { trailAppend, type TrailEntry } from "./trail.ts";
 import { getManyValues } from "./_batch.ts";
+import { type Material, type MaterialInput, resolveMaterials } from "./materials.ts";
 import {
   labelOf,
   type Learning,
@@ -21,6 +22,9 @@ import {
  *   ["catalogue_version"]                     -> Deno.KvU64, summed in every module write (and
  *                                               in a contributor's rename, kv/catalogue_api.ts)
  *   ["search", "module", term, slug]          -> true   (kv/search_index.ts; published only)
+ *   ["catalogue_tombstones", slug]            -> Tombstone: a module taken back out of the
+ *                                               catalogue (OAI-PMH's deleted record); removed
+ *                                               when it is published again
  * Every write goes through `writeModule`, which puts the record, the contributor index,
  * the search index and the catalogue version in the caller's atomic, so none of them can
  * disagree with the record. The version is summed (never checked), so writes to different
@@ -74,6 +78,8 @@ export interface Module extends Learning {
   published_at: number | null;
   /** The proposal it was published from, when there is one. */
   proposal: number | null;
+  /** Files and links attached (kv/materials.ts); absent on modules from before them. */
+  materials?: Material[];
   created: number;
   updated: number;
 }
@@ -90,13 +96,36 @@ export const EDITABLE = [
   "facts",
   "gets",
   ...LEARNING_FIELDS,
+  "materials",
 ] as const;
 export type Editable = typeof EDITABLE[number];
-export type ModulePatch = Partial<Pick<Module, Editable>>;
+/** A change as sent: materials name their files by path (kv/materials.ts resolves them). */
+export type ModulePatch = Partial<Omit<Pick<Module, Editable>, "materials">> & {
+  materials?: MaterialInput[];
+};
 
 export const moduleKey = (slug: string) => ["modules", slug] as const;
 export const byAccountKey = (id: number, slug: string) => ["modules_by_account", id, slug] as const;
 export const VERSION_KEY = ["catalogue_version"] as const;
+export const tombstoneKey = (slug: string) => ["catalogue_tombstones", slug] as const;
+
+/** What stays of a module taken back: when, and the sets it was in (api/oai.ts). */
+export interface Tombstone {
+  slug: string;
+  at: number;
+  area: string;
+  track: string;
+}
+
+/** When a module last changed for its readers: an edit, or its (re)publication. */
+export const changedAt = (m: Module) => Math.max(m.updated, m.published_at ?? 0);
+
+/** Every module taken back and not published again. */
+export async function tombstones(kv: Deno.Kv): Promise<Tombstone[]> {
+  const out: Tombstone[] = [];
+  for await (const e of kv.list<Tombstone>({ prefix: ["catalogue_tombstones"] })) out.push(e.value);
+  return out;
+}
 
 /** Facts: trimmed, pairs with an empty side dropped. */
 export function cleanFacts(facts: readonly (readonly [string, string])[]): [string, string][] {
@@ -147,14 +176,20 @@ export function writeModule(
   op: Atomic,
   before: Module | null,
   after: Module | null,
+  now: number,
 ): Atomic {
   const slug = (after ?? before)!.slug;
+  const was = before?.published ?? false;
+  const is = after?.published ?? false;
+  if (was && !is) {
+    op.set(tombstoneKey(slug), { slug, at: now, area: before!.area, track: before!.track });
+  } else if (is && !was) op.delete(tombstoneKey(slug));
   if (after) op.set(moduleKey(slug), after);
   else op.delete(moduleKey(slug));
-  const was = new Set(before?.contributors ?? []);
-  const now = new Set(after?.contributors ?? []);
-  for (const id of was) if (!now.has(id)) op.delete(byAccountKey(id, slug));
-  for (const id of now) if (!was.has(id)) op.set(byAccountKey(id, slug), true);
+  const had = new Set(before?.contributors ?? []);
+  const has = new Set(after?.contributors ?? []);
+  for (const id of had) if (!has.has(id)) op.delete(byAccountKey(id, slug));
+  for (const id of has) if (!had.has(id)) op.set(byAccountKey(id, slug), true);
   indexChange(op, "module", slug, searchText(before), searchText(after));
   return catalogueChangedIn(op);
 }
@@ -220,19 +255,25 @@ export function moduleView(m: Module, names: Map<number, string>, points: number
     published: m.published,
     ...learningOf(m),
     licence_url: licenceOf(m.licence)?.url ?? null,
+    materials: (m.materials ?? []).map((x) => ({ ...x })),
   };
 }
 
 export type ModuleView = ReturnType<typeof moduleView>;
 
 /** Applies a patch; answers the changed field names (none: nothing to write). */
-export function applyPatch(m: Module, patch: ModulePatch): { next: Module; changed: Editable[] } {
+export function applyPatch(
+  m: Module,
+  patch: Partial<Pick<Module, Editable>>,
+): { next: Module; changed: Editable[] } {
   const next: Module = { ...m };
   const changed: Editable[] = [];
   for (const f of EDITABLE) {
     const v = patch[f];
     if (v === undefined) continue;
-    if (JSON.stringify(v) === JSON.stringify(m[f])) continue;
+    if (JSON.stringify(v) === JSON.stringify(m[f] ?? (f === "materials" ? [] : undefined))) {
+      continue;
+    }
     // deno-lint-ignore no-explicit-any
     (next as any)[f] = v;
     changed.push(f);
@@ -244,18 +285,29 @@ export type PatchResult =
   | { ok: true; module: Module; changed: Editable[] }
   | { ok: false; reason: "missing" };
 
-/** Edits a module: one trail line per changed field, `updated` stamped when anything changed. */
+/**
+ * Edits a module: one trail line per changed field, `updated` stamped when anything changed.
+ * `by`: the editing account (its own public files may be attached; the team's, any contributor's).
+ */
 export async function patchModule(
   kv: Deno.Kv,
   slug: string,
   patch: ModulePatch,
   actor: string,
   now: number,
+  by: { account: number | null; team: boolean } = { account: null, team: true },
 ): Promise<PatchResult> {
   return await transact<PatchResult>(async () => {
     const entry = await getModule(kv, slug);
     if (!entry.value) return { op: null, result: { ok: false, reason: "missing" } };
-    const { next, changed } = applyPatch(entry.value, patch);
+    const { materials, ...rest } = patch;
+    const resolved = materials === undefined ? {} : {
+      materials: await resolveMaterials(kv, materials, {
+        ...by,
+        contributors: entry.value.contributors,
+      }),
+    };
+    const { next, changed } = applyPatch(entry.value, { ...rest, ...resolved });
     const problem = learningProblem(next);
     if (problem) invalid(problem.message, problem.field);
     if (changed.length === 0) {
@@ -272,7 +324,7 @@ export async function patchModule(
       })),
       now,
     );
-    const op = trail.apply(writeModule(atomic(kv).check(entry), entry.value, next));
+    const op = trail.apply(writeModule(atomic(kv).check(entry), entry.value, next, now));
     return { op, result: { ok: true, module: next, changed } };
   });
 }
@@ -333,7 +385,7 @@ export async function changeContributor(
       subject: `module:${slug}`,
       fields: ["contributors"],
     }], now);
-    const op = trail.apply(writeModule(atomic(kv).check(entry), m, next));
+    const op = trail.apply(writeModule(atomic(kv).check(entry), m, next, now));
     return { op, result: { ok: true, module: next } };
   });
 }
@@ -406,7 +458,7 @@ export async function putModule(
       });
     }
     const trail = await trailAppend(kv, lines, now);
-    const op = trail.apply(writeModule(atomic(kv).check(entry), old, next));
+    const op = trail.apply(writeModule(atomic(kv).check(entry), old, next, now));
     return { op, result: { created: !old, changed: true, module: next } };
   });
 }
@@ -462,7 +514,7 @@ export async function setModuleField(
       line = { actor, action: "module.update", subject: `module:${slug}`, fields: ["by"] };
     }
     const trail = await trailAppend(kv, [line], now);
-    const op = trail.apply(writeModule(atomic(kv).check(entry), m, next));
+    const op = trail.apply(writeModule(atomic(kv).check(entry), m, next, now));
     return { op, result: true };
   });
 }

@@ -1,5 +1,6 @@
 import { type Account, getAccounts } from "./accounts.ts";
-import { searchModules } from "./catalogue_api.ts";
+import { type DocDeps, published } from "./catalogue_doc.ts";
+import { searchPublished } from "./module_search.ts";
 import { getEntries } from "./journal.ts";
 import { VERSION_KEY } from "./modules.ts";
 import {
@@ -87,10 +88,24 @@ async function take<T, R>(
   return out;
 }
 
+export interface ModuleHit {
+  title: string;
+  slug: string;
+  /** Who the module is by (the module's `by`). */
+  name: string;
+  url: string;
+  /** The field the snippet shows (title, lede, about, who, track, area, facts, gets, ...). */
+  field: string;
+  /** Up to 160 characters of that field around the first match. */
+  snippet: string;
+}
+
 export interface SearchAnswer {
   people: PersonHit[];
   journal: JournalHit[];
-  modules: Awaited<ReturnType<typeof searchModules>>;
+  modules: ModuleHit[];
+  /** The query as probably meant, when a word of it matched modules only through a correction. */
+  suggestion: string | null;
 }
 
 /** Answers kept per KV (per process), oldest dropped first. */
@@ -98,10 +113,14 @@ const ANSWERS_KEPT = 256;
 const kept = new WeakMap<Deno.Kv, Map<string, { sig: string; answer: SearchAnswer }>>();
 type Listings = Map<string, Deno.KvEntry<Deno.KvU64>[]>;
 
-/** The answer to a query: people, journal entries and modules, newest first (read-only). */
-export async function search(kv: Deno.Kv, q: string): Promise<SearchAnswer> {
+/**
+ * The answer to a query: people and journal entries newest first, modules best match first
+ * (kv/module_search.ts, over the published build) with a snippet each (read-only).
+ */
+export async function search(deps: DocDeps, q: string): Promise<SearchAnswer> {
+  const { kv } = deps;
   const words = queryWords(q);
-  if (words.length === 0) return { people: [], journal: [], modules: [] };
+  if (words.length === 0) return { people: [], journal: [], modules: [], suggestion: null };
   const strict = strictWords(words);
   const [versions, people, journal] = await Promise.all([
     kv.getMany<Deno.KvU64[]>([
@@ -122,12 +141,21 @@ export async function search(kv: Deno.Kv, q: string): Promise<SearchAnswer> {
   const key = words.join(" ");
   const had = answers.get(key);
   if (had?.sig === sig) return had.answer;
-  const [p, j, m] = await Promise.all([
+  const [p, j, cat] = await Promise.all([
     searchPeople(kv, words, people),
     searchJournal(kv, words, journal),
-    searchModules(kv, words, SEARCH_LIMIT),
+    published(deps),
   ]);
-  const answer = { people: p, journal: j, modules: m };
+  const found = searchPublished(cat, words.join(" "));
+  const modules = found.matches.slice(0, SEARCH_LIMIT).map((x) => ({
+    title: x.m.title,
+    slug: x.m.slug,
+    name: x.m.by,
+    url: `/modules/${x.m.slug}`,
+    field: x.field,
+    snippet: x.snippet,
+  }));
+  const answer = { people: p, journal: j, modules, suggestion: found.suggestion };
   answers.delete(key);
   if (answers.size >= ANSWERS_KEPT) answers.delete(answers.keys().next().value!);
   answers.set(key, { sig, answer });

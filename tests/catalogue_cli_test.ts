@@ -56,6 +56,7 @@ const file = (contributors: string[], over: Record<string, unknown> = {}) => ({
     duration: 90,
     group_min: null,
     group_max: 30,
+    materials: [{ label: "Key", url: "https://keys.example/pond", type: null, size: null }],
     ...over,
   }],
 });

@@ -88,6 +88,7 @@ Deno.test("modules: one module has every field; 403 for a non-contributor, 404 u
     duration: null,
     group_min: null,
     group_max: null,
+    materials: [],
   });
   const denied = await t.req("GET", "/api/me/modules/pond-life", { token: other.token });
   assert.equal(denied.status, 403);

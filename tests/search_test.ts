@@ -181,7 +181,7 @@ Deno.test("search: q must be at least 2 characters; 1200 an hour per origin", as
   assert.equal((await t.req("GET", "/api/search")).status, 400);
   assert.equal((await t.req("GET", `/api/search?q=${"x".repeat(201)}`)).status, 400);
   const none = await t.req("GET", "/api/search?q=%21%21");
-  assert.deepEqual(none.body, { ok: true, people: [], journal: [], modules: [] });
+  assert.deepEqual(none.body, { ok: true, people: [], journal: [], modules: [], suggestion: null });
   for (let i = 0; i < 1200; i++) {
     const r = await t.req("GET", "/api/search?q=ab", { from: "203.0.113.9" });
     if (r.status !== 200) assert.fail(`call ${i} answered ${r.status}`);

@@ -26,6 +26,10 @@ export interface PageProps {
   styles?: string[];
   /** Structured data (schema.org), written as a JSON-LD data block. */
   jsonLd?: object;
+  /** The Atom feed of this page's view (default: the whole catalogue's, on public pages). */
+  feed?: { href: string; title: string };
+  /** OpenGraph's type: "article" for a module, "website" otherwise. */
+  ogType?: string;
   /**
    * A page that is a small site of its own (a public status page): its own header (title, logo,
    * the owner's link) instead of the catalogue's navigation, and its title alone.
@@ -184,6 +188,28 @@ export interface LayoutProps extends PageProps {
   path: string;
 }
 
+/** The catalogue's feed link and the link preview (OpenGraph, Twitter) of a public page. */
+function Preview(props: LayoutProps) {
+  const feed = props.feed ?? { href: "/feed", title: "New and changed modules" };
+  const url = props.baseUrl + (props.canonical ?? props.path);
+  return (
+    <>
+      <link
+        rel="alternate"
+        type="application/atom+xml"
+        title={feed.title}
+        href={props.baseUrl + feed.href}
+      />
+      <meta property="og:site_name" content={SITE_NAME} />
+      <meta property="og:title" content={props.title} />
+      <meta property="og:type" content={props.ogType ?? "website"} />
+      <meta property="og:url" content={url} />
+      {props.description ? <meta property="og:description" content={props.description} /> : null}
+      <meta name="twitter:card" content="summary" />
+    </>
+  );
+}
+
 export function Layout(props: LayoutProps) {
   const { viewer } = props;
   return (
@@ -197,6 +223,7 @@ export function Layout(props: LayoutProps) {
         {props.description ? <meta name="description" content={props.description} /> : null}
         {props.noindex ? <meta name="robots" content="noindex" /> : null}
         {props.canonical ? <link rel="canonical" href={props.baseUrl + props.canonical} /> : null}
+        {props.own || props.noindex ? null : <Preview {...props} />}
         <link rel="stylesheet" href={assetUrl("site.css")} />
         {(props.styles ?? []).map((href) => <link rel="stylesheet" href={href} />)}
         <script type="module" src={assetUrl("site.js")}></script>

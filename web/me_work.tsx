@@ -39,6 +39,7 @@ import {
 import { U } from "./_layout.tsx";
 import { LEARNING_LABELS, LearningFields, learningInput, learningValues } from "./_learning.tsx";
 import { learningOf } from "../lib/learning.ts";
+import { attachableFiles, MAX_MATERIALS } from "../kv/materials.ts";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -53,6 +54,7 @@ const LABELS = {
   meta: "Meta line",
   facts: "Facts",
   gets: "What learners get",
+  materials: "Materials",
 };
 
 const moduleValues = (m: Module): FormView["values"] => ({
@@ -66,7 +68,15 @@ const moduleValues = (m: Module): FormView["values"] => ({
   facts: m.facts.map(([k, v]) => `${k}: ${v}`).join("\n"),
   gets: m.gets.join("\n"),
   ...learningValues(learningOf(m)),
+  materials: (m.materials ?? []).map((x) => `${x.label} | ${x.url}`).join("\n"),
 });
+
+/** The materials field's lines ("label | address") as the API's list. */
+const materialsInput = (text: string) =>
+  text.split(/\r?\n/).filter((l) => l.trim()).map((l) => {
+    const i = l.lastIndexOf("|");
+    return i < 0 ? { url: l.trim() } : { label: l.slice(0, i).trim(), url: l.slice(i + 1).trim() };
+  });
 
 const ContributorAdd = z.object({ email: emailSchema });
 
@@ -233,7 +243,10 @@ async function postMeWorkProposalsIdAttribution(deps: Deps, c: WebCtx) {
 const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: FormView) => {
   const me = requireAccount(c);
   const m = await editable(deps, c, c.req.param("slug")! ?? "");
-  const names = await namesOf(deps.kv, m.contributors);
+  const [names, files] = await Promise.all([
+    namesOf(deps.kv, m.contributors),
+    attachableFiles(deps.kv, me.id),
+  ]);
   const v = view ?? emptyView(moduleValues(m));
   const F = fields(v, LABELS, ModulePatch);
   const a = addView ?? emptyView();
@@ -266,6 +279,31 @@ const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: Form
           <legend>Licence and who it is for</legend>
           <LearningFields view={v} />
         </fieldset>
+        <F.TextArea
+          name="materials"
+          hint={"One a line: a label, a bar and the address (Worksheet | https://...). For one of " +
+            "your public files, its address from the list below."}
+          rows={4}
+          maxlength={MAX_MATERIALS * 640}
+        />
+        {files.length
+          ? (
+            <details>
+              <summary>Your public files ({files.length})</summary>
+              <ul>
+                {files.map((f) => (
+                  <li>
+                    <U>{f.label || f.name}</U>: <code>{f.url}</code>
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )
+          : (
+            <p class="hint">
+              To attach a file, upload it on <a href="/me/files">your files</a> and make it public.
+            </p>
+          )}
         <button type="submit">Save module</button>
       </form>
       <h2>Contributors</h2>
@@ -322,9 +360,13 @@ async function postMeWorkModulesSlug(deps: Deps, c: WebCtx) {
       }),
       gets: f.gets ?? "",
       ...learningInput(f),
+      materials: materialsInput(f.materials ?? ""),
     }),
     act: async (patch) => {
-      const r = await patchModule(deps.kv, slug, patch, `account:${me.id}`, deps.clock.now());
+      const r = await patchModule(deps.kv, slug, patch, `account:${me.id}`, deps.clock.now(), {
+        account: me.id,
+        team: isTeam(me),
+      });
       if (!r.ok) fail(404, "no such module");
       if (r.changed.length > 0) await catalogueChanged(deps);
       return `/me/work/modules/${slug}`;

@@ -1,21 +1,34 @@
 /**
- * The catalogue (/catalogue, with filters and sort) and each module's page at its `url`
- * (/modules/<slug>), with its point button for signed-in accounts and schema.org JSON-LD.
+ * The catalogue (/catalogue: keyword, facets with counts, sort) and each module's page at its
+ * `url` (/modules/<slug>), with its licence, point button, sharing and AMB JSON-LD.
  */
-import { z } from "zod";
 import { type Account, getAccount } from "../kv/accounts.ts";
-import { type Module, STATES } from "../kv/modules.ts";
+import type { Module } from "../kv/modules.ts";
 import { pointKey, togglePoint } from "../kv/points.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { isoDate } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { displayText } from "../lib/display.ts";
 import { fail } from "../http/errors.ts";
-import { type Catalogue, catalogue } from "./_catalogue.ts";
+import {
+  type Catalogue,
+  catalogue,
+  catalogueQuery,
+  type Facet,
+  FACETS,
+  feedTitle,
+  type Filter,
+  parseFilters,
+  passes,
+} from "./_catalogue.ts";
+import { ChosenFilters, countFacets, FacetPanel, NoMatch, SearchBox } from "./_facets.tsx";
+import { type ModuleMatch, searchPublished } from "../kv/module_search.ts";
+import { licenceOf, NO_LICENCE } from "../lib/learning.ts";
 import { ambRecord } from "../kv/amb.ts";
+import { type Material, readableSize, readableType } from "../kv/materials.ts";
 import { learningOf } from "../lib/learning.ts";
 import { LearningRows, LicenceBadge } from "./_learning.tsx";
-import { emptyView, type FormView, Select } from "./_form.tsx";
+import { emptyView, Select } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -26,26 +39,19 @@ const renderedPages = new WeakMap<object, { p: object; pages: Map<string, string
 const KEPT_PAGES = 200;
 
 const SORTS = {
+  relevance: "Best match",
   points: "Most points",
   updated: "Recently updated",
   title: "Title (A to Z)",
 } as const;
-
-const Filters = z.object({
-  state: z.enum(STATES).optional().catch(undefined),
-  area: z.string().max(120).optional().catch(undefined),
-  track: z.string().max(120).optional().catch(undefined),
-  sort: z.enum(["points", "updated", "title"]).catch("points"),
-  page: z.coerce.number().int().min(1).max(10_000).catch(1),
-});
 
 /** One module in a list. */
 /** What a point is, where points are counted. */
 export const POINT_WORDS =
   "A point is one signed-in person saying the module is useful; each person gives a module at most one, and can take it back.";
 
-export function ModuleCard(props: { m: Module; points: number }) {
-  const { m } = props;
+export function ModuleCard(props: { m: Module; points: number; hit?: ModuleMatch }) {
+  const { m, hit } = props;
   return (
     <li>
       <h3>
@@ -53,10 +59,21 @@ export function ModuleCard(props: { m: Module; points: number }) {
           <U>{m.title}</U>
         </a>
       </h3>
-      <p>
-        <U>{m.lede}</U>
-      </p>
+      {hit && hit.field !== "lede" && hit.field !== "title" && hit.field !== "people"
+        ? (
+          <p class="snippet">
+            <Marked text={hit.snippet} marks={hit.marks} />
+          </p>
+        )
+        : (
+          <p>
+            {hit?.field === "lede"
+              ? <Marked text={hit.snippet} marks={hit.marks} />
+              : <U>{m.lede}</U>}
+          </p>
+        )}
       <p class="meta">
+        <LicenceTag licence={m.licence} />
         <span class="tag">{m.state}</span> <U>{m.area}</U>
         {m.track
           ? (
@@ -72,10 +89,8 @@ export function ModuleCard(props: { m: Module; points: number }) {
   );
 }
 
-type Filter = z.infer<typeof Filters>;
-
 async function getCatalogue(deps: Deps, c: WebCtx) {
-  const f = Filters.parse(c.req.query());
+  const f = parseFilters(c.req.query());
   const cat = await catalogue(deps);
   // A signed-out visitor's page depends only on the catalogue, the counts and the filters:
   // it is kept per (catalogue build, counts snapshot), so a repeated view costs no rendering.
@@ -85,42 +100,77 @@ async function getCatalogue(deps: Deps, c: WebCtx) {
   const kept = anonymous ? rendered.get(key) : undefined;
   if (kept !== undefined) return c.html(kept);
   const points = (m: Module) => cat.counts.get(m.slug) ?? 0;
-  const list = filtered(cat, f, points);
+  // The keyword narrows first (ranked, with snippets); the facets count within its matches.
+  const found = f.q ? searchPublished(cat.p, f.q) : null;
+  const base = found ? found.matches.map((x) => x.m) : cat.p.modules;
+  const hits = new Map(found?.matches.map((x) => [x.m.slug, x]) ?? []);
+  const sort = f.sort ?? (f.q ? "relevance" : "points");
+  const list = ordered(base.filter((m) => passes(m, f)), sort, points, hits);
+  const counts = countFacets(cat, base, f);
   const pages = Math.max(1, Math.ceil(list.length / PAGE_SIZE));
   const page = Math.min(f.page, pages);
   const shown = list.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
-  const values = {
-    state: f.state ?? "",
-    area: f.area ?? "",
-    track: f.track ?? "",
-    sort: f.sort,
-  };
-  const link = (n: number) => {
-    const q = new URLSearchParams(Object.entries(values).filter(([, v]) => v !== ""));
-    if (n > 1) q.set("page", String(n));
-    return `/catalogue?${q}`;
+  const link = (n: number) =>
+    `/catalogue${
+      catalogueQuery(f, {
+        ...(f.sort ? { sort: f.sort } : {}),
+        ...(n > 1 ? { page: String(n) } : {}),
+      })
+    }`;
+  const countWithout = (facet: Facet | "q") => {
+    const g = { ...f, [facet]: undefined };
+    const b = g.q ? searchPublished(cat.p, g.q).matches.map((x) => x.m) : cat.p.modules;
+    return b.filter((m) => passes(m, g)).length;
   };
   const res = await c.render(
     <>
       <h1>Catalogue</h1>
       <p class="lede">
-        Every published teaching module. Filter them by state or track, sort them, and open one to
-        read it and see who made it.
+        Every published teaching module. Search it, narrow it by licence, level, subject and more,
+        and open a module to read it, see who made it and how you may reuse it.
       </p>
-      <CatalogueFilters cat={cat} view={emptyView(values)} />
-      <p role="status">
-        {list.length} module{list.length === 1 ? "" : "s"}
-        {pages > 1 ? `, page ${page} of ${pages}` : ""}
-      </p>
-      <ul class="cards">
-        {shown.map((m) => <ModuleCard m={m} points={points(m)} />)}
-      </ul>
-      <Pager page={page} pages={pages} link={link} />
+      <SearchBox f={f} />
+      {found?.suggestion
+        ? (
+          <p class="didyoumean">
+            Did you mean{" "}
+            <a href={`/catalogue${catalogueQuery({ ...f, q: found.suggestion })}`}>
+              <U>{found.suggestion}</U>
+            </a>?
+          </p>
+        )
+        : null}
+      <div class="catalogue">
+        <aside aria-label="Filters">
+          <FacetPanel f={f} counts={counts} />
+        </aside>
+        <div class="results">
+          <p role="status">
+            {list.length} module{list.length === 1 ? "" : "s"}
+            {pages > 1 ? `, page ${page} of ${pages}` : ""}
+          </p>
+          <ChosenFilters f={f} />
+          <SortForm f={f} sort={sort} />
+          {list.length === 0 ? <NoMatch f={f} countWithout={countWithout} /> : (
+            <ul class="cards">
+              {shown.map((m) => <ModuleCard m={m} points={points(m)} hit={hits.get(m.slug)} />)}
+            </ul>
+          )}
+          <Pager page={page} pages={pages} link={link} />
+          <p>
+            <a href={`/feed${catalogueQuery(f)}`}>Follow this view (Atom feed)</a>
+          </p>
+        </div>
+      </div>
     </>,
     {
-      title: "Catalogue",
-      canonical: "/catalogue",
-      description: "Every published module, with filters by state, area and track.",
+      title: f.q || FACETS.some((facet) => f[facet])
+        ? feedTitle(f).replace(/^Modules: /, "Catalogue: ")
+        : "Catalogue",
+      canonical: `/catalogue${catalogueQuery(f)}`,
+      description:
+        "Every published module: search it and filter it by licence, level, subject, language, kind, area, track and state.",
+      feed: { href: `/feed${catalogueQuery(f)}`, title: feedTitle(f) },
     },
   );
   if (!anonymous) return res;
@@ -140,52 +190,35 @@ function keptPagesOf(cat: Catalogue): Map<string, string> {
   return rendered.pages;
 }
 
-/** The modules the filters keep, in the order chosen. */
-function filtered(cat: Catalogue, f: Filter, points: (m: Module) => number): Module[] {
-  const list = cat.p.modules.filter((m) =>
-    (!f.state || m.state === f.state) && (!f.area || m.area === f.area) &&
-    (!f.track || m.track === f.track)
-  );
-  return [...list].sort((a, b) =>
-    f.sort === "title"
+/** The modules in the order chosen: relevance (the keyword's score), points, date or title. */
+function ordered(
+  list: Module[],
+  sort: string,
+  points: (m: Module) => number,
+  hits: Map<string, ModuleMatch>,
+): Module[] {
+  return list.sort((a, b) =>
+    sort === "relevance"
+      ? (hits.get(b.slug)?.score ?? 0) - (hits.get(a.slug)?.score ?? 0)
+      : sort === "title"
       ? a.title.localeCompare(b.title)
-      : f.sort === "updated"
+      : sort === "updated"
       ? b.updated - a.updated
       : points(b) - points(a) || a.title.localeCompare(b.title)
   );
 }
 
-function CatalogueFilters({ cat, view }: { cat: Catalogue; view: FormView }) {
+/** The order of the list, as a GET form that keeps the filters. */
+function SortForm({ f, sort }: { f: Filter; sort: string }) {
+  const options = Object.entries(SORTS).filter(([k]) => k !== "relevance" || f.q);
   return (
-    <form method="get" action="/catalogue" class="filters" aria-label="Filter and sort">
-      <Select
-        name="state"
-        label="State"
-        view={view}
-        options={[["", "Any state"], ...STATES.map((s) => [s, s] as [string, string])]}
-      />
-      <Select
-        name="area"
-        label="Area"
-        view={view}
-        options={[
-          ["", "Any area"],
-          ...cat.areas.map((a) => [a, displayText(a)] as [string, string]),
-        ]}
-      />
-      <Select
-        name="track"
-        label="Track"
-        view={view}
-        options={[
-          ["", "Any track"],
-          ...cat.tracks.map((t) => [t, displayText(t)] as [string, string]),
-        ]}
-      />
-      <Select name="sort" label="Sort by" view={view} options={Object.entries(SORTS)} />
-      <div class="field">
-        <button type="submit">Show</button>
-      </div>
+    <form method="get" action="/catalogue" class="sort">
+      {FACETS.filter((facet) => f[facet] !== undefined).map((facet) => (
+        <input type="hidden" name={facet} value={f[facet]} />
+      ))}
+      {f.q ? <input type="hidden" name="q" value={f.q} /> : null}
+      <Select name="sort" label="Sort by" view={emptyView({ sort })} options={options} />
+      <button type="submit" class="secondary">Sort</button>
     </form>
   );
 }
@@ -230,12 +263,13 @@ async function getModulesSlug(deps: Deps, c: WebCtx) {
   const points = cat.counts.get(m.slug) ?? 0;
   const url = `${deps.config.baseUrl}/modules/${m.slug}`;
   return c.render(
-    <ModulePage m={m} people={people} points={points} mine={mine} signedIn={!!me} />,
+    <ModulePage m={m} people={people} points={points} mine={mine} signedIn={!!me} url={url} />,
     {
       title: displayText(m.title),
       description: displayText(m.lede),
       canonical: `/modules/${m.slug}`,
       jsonLd: learningResource(deps, m, people, url),
+      ogType: "article",
     },
   );
 }
@@ -258,6 +292,10 @@ export function modulePages(deps: Deps) {
   const app = webRouter();
 
   app.get("/catalogue", (c) => getCatalogue(deps, c));
+
+  // The list of modules is the catalogue.
+  app.get("/modules", (c) => c.redirect("/catalogue", 301));
+  app.get("/modules/", (c) => c.redirect("/catalogue", 301));
 
   app.get("/modules/:slug", (c) => getModulesSlug(deps, c));
 
@@ -284,6 +322,7 @@ function learningResource(deps: Deps, m: Module, people: Person[], url: string) 
   return ambRecord(m, {
     url,
     baseUrl: deps.config.baseUrl,
+    parts: partsOf(m, deps.config.baseUrl),
     creators: people.map((p) => ({
       name: p.name,
       url: p.slug ? `${deps.config.baseUrl}/people/${p.slug}` : undefined,
@@ -303,7 +342,14 @@ function FactValue({ value }: { value: string }) {
 }
 
 function ModulePage(
-  props: { m: Module; people: Person[]; points: number; mine: boolean; signedIn: boolean },
+  props: {
+    m: Module;
+    people: Person[];
+    points: number;
+    mine: boolean;
+    signedIn: boolean;
+    url: string;
+  },
 ) {
   const { m, people } = props;
   return (
@@ -376,6 +422,7 @@ function ModulePage(
           </>
         ))}
       </dl>
+      <Materials list={m.materials ?? []} />
       <h2>About</h2>
       {m.about.split(/\n{2,}/).map((para) => (
         <p>
@@ -445,7 +492,13 @@ function ModulePage(
             </a>
           </p>
         )}
-      <p>
+      <h2>Share</h2>
+      <div class="field share">
+        <label for="page-link">Link to this module</label>
+        <input id="page-link" type="text" readonly value={props.url} />
+        <button type="button" data-copy="#page-link" hidden>Copy link</button>
+      </div>
+      <p class="noprint">
         <a href={`/request?kind=report&module=${m.slug}`}>Report a problem with this module</a>
         {" · "}
         <a href={`/request?kind=contribute&module=${m.slug}`}>Offer to help with it</a>
@@ -455,3 +508,64 @@ function ModulePage(
 }
 
 export type { WebCtx };
+
+/** A text with its matched words marked. */
+export function Marked({ text, marks }: { text: string; marks: [number, number][] }) {
+  const parts: (string | [string])[] = [];
+  let at = 0;
+  for (const [a, b] of marks) {
+    if (a < at) continue;
+    parts.push(text.slice(at, a), [text.slice(a, b)]);
+    at = b;
+  }
+  parts.push(text.slice(at));
+  return (
+    <bdi>
+      {parts.map((p) => typeof p === "string" ? p : <mark>{p[0]}</mark>)}
+    </bdi>
+  );
+}
+
+/** A module's licence in a list: its short name, or that none is stated. */
+function LicenceTag({ licence }: { licence: string | null }) {
+  const l = licenceOf(licence);
+  return (
+    <>
+      <span class={l?.url ? "tag open" : "tag"}>{l ? l.short : NO_LICENCE}</span>
+      {" "}
+    </>
+  );
+}
+
+/** A module's materials as parts of its record: absolute addresses. */
+export function partsOf(m: Module, base: string) {
+  return (m.materials ?? []).map((x) => ({
+    name: x.label,
+    url: x.url.startsWith("/") ? `${base}${x.url}` : x.url,
+    type: x.type ?? undefined,
+    size: x.size ?? undefined,
+  }));
+}
+
+/** The materials: each a link with its kind and size. */
+function Materials({ list }: { list: Material[] }) {
+  if (list.length === 0) return null;
+  return (
+    <>
+      <h2>Materials</h2>
+      <ul class="materials">
+        {list.map((x) => (
+          <li>
+            <a href={x.url}>
+              <U>{x.label}</U>
+            </a>{" "}
+            <span class="meta">
+              {readableType(x.type, x.url)}
+              {x.size !== null ? `, ${readableSize(x.size)}` : ""}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

@@ -164,7 +164,7 @@ async function getSearch(deps: Deps, c: WebCtx) {
     );
   }
   await limit(deps, RULES.search, clientOrigin(deps, c));
-  const found = await search(deps.kv, q);
+  const found = await search(deps, q);
   const slugs = await slugsOf(deps, [
     ...found.people.map((p) => p.id),
     ...found.journal.map((j) => j.actor_id),
@@ -184,6 +184,16 @@ async function getSearch(deps: Deps, c: WebCtx) {
       <h1>Search</h1>
       <SearchForm q={q} />
       <p role="status">{total} result{total === 1 ? "" : "s"}.</p>
+      {found.suggestion
+        ? (
+          <p class="didyoumean">
+            Did you mean{" "}
+            <a href={`/search?q=${encodeURIComponent(found.suggestion)}`}>
+              <U>{found.suggestion}</U>
+            </a>?
+          </p>
+        )
+        : null}
       <h2>Modules</h2>
       <FoundModules modules={found.modules} />
       <h2>People</h2>
@@ -216,6 +226,10 @@ function FoundModules({ modules }: { modules: Found["modules"] }) {
             </a>{" "}
             <span class="meta">
               by <U>{m.name}</U>
+            </span>
+            <br />
+            <span class="snippet">
+              <U>{m.snippet}</U>
             </span>
           </li>
         ))}
