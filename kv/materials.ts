@@ -28,10 +28,21 @@ export interface MaterialInput {
   url: string;
 }
 
-const FILE_PATH = /^\/api\/files\/([0-9]{1,16})\/([0-9]{1,16})\/([^/]+)$/;
+/** The account and file id of a stored file's path (`/api/files/<account>/<id>/<name>`). */
+function filePath(url: string): [number, number] | null {
+  const parts = url.split("/");
+  if (parts.length !== 6 || parts[0] !== "" || parts[1] !== "api" || parts[2] !== "files") {
+    return null;
+  }
+  const digits = (s: string) =>
+    s.length > 0 && s.length <= 16 && [...s].every((c) => c >= "0" && c <= "9");
+  return digits(parts[3]) && digits(parts[4]) && parts[5] !== ""
+    ? [Number(parts[3]), Number(parts[4])]
+    : null;
+}
 
 /** True when the address is a stored file's path. */
-export const isFilePath = (url: string) => FILE_PATH.test(url);
+export const isFilePath = (url: string) => filePath(url) !== null;
 
 /**
  * The materials as stored: each file path checked against the file (it exists, it is public,
@@ -45,7 +56,7 @@ export async function resolveMaterials(
   const out: Material[] = [];
   for (const [i, m] of input.entries()) {
     const at = `materials: entry ${i + 1}`;
-    const path = m.url.match(FILE_PATH);
+    const path = filePath(m.url);
     if (!path) {
       const u = URL.canParse(m.url) ? new URL(m.url) : null;
       if (!u || u.protocol !== "https:" || u.username || u.password) {
@@ -54,7 +65,7 @@ export async function resolveMaterials(
       out.push({ label: m.label?.trim() || u!.host, url: u!.href, type: null, size: null });
       continue;
     }
-    const [owner, id] = [Number(path[1]), Number(path[2])];
+    const [owner, id] = path;
     const f = (await getFile(kv, owner, id)).value;
     const mayUse = owner === who.account || (who.team && who.contributors.includes(owner));
     if (!f || !mayUse || fileUrl(f) !== m.url) {
