@@ -50,8 +50,11 @@ interface Index {
   postings: Map<string, Map<number, number>>;
   /** Every term, sorted (prefix ranges by binary search). */
   sorted: string[];
-  /** Terms by length (corrections look at lengths n-1..n+1 only). */
-  byLength: Map<number, string[]>;
+  /**
+   * Each term with one letter left out, to the terms it comes from (a symmetric-delete index:
+   * a correction is found by a few lookups, not by comparing every term).
+   */
+  deletes: Map<string, string[]>;
 }
 
 const indexes = new WeakMap<Published, Index>();
@@ -88,13 +91,16 @@ function indexOf(p: Published): Index {
     }
   });
   const sorted = [...postings.keys()].sort();
-  const byLength = new Map<number, string[]>();
+  const deletes = new Map<string, string[]>();
   for (const t of sorted) {
-    const l = [...t].length;
-    if (!byLength.has(l)) byLength.set(l, []);
-    byLength.get(l)!.push(t);
+    if ([...t].length < TYPO_MIN - 1) continue;
+    for (const d of oneLess(t)) {
+      const list = deletes.get(d);
+      if (!list) deletes.set(d, [t]);
+      else if (list[list.length - 1] !== t) list.push(t);
+    }
   }
-  const index = { docs, postings, sorted, byLength };
+  const index = { docs, postings, sorted, deletes };
   indexes.set(p, index);
   return index;
 }
@@ -132,13 +138,27 @@ function termsFor(ix: Index, word: string): { term: string; q: number; typo: boo
     out.push({ term, q: term === word ? EXACT : PREFIX, typo: false });
     if (out.length >= 200) break;
   }
-  const len = [...word].length;
-  if (len >= TYPO_MIN && !out.some((o) => o.q === EXACT)) {
-    for (let l = len - 1; l <= len + 1; l++) {
-      for (const term of ix.byLength.get(l) ?? []) {
-        if (term !== word && oneEdit(word, term)) out.push({ term, q: TYPO, typo: true });
-      }
+  if ([...word].length >= TYPO_MIN && !out.some((o) => o.q === EXACT)) {
+    // A term one edit away: it is the word less a letter, or the word is it less one, or both
+    // less one are the same (a letter changed, or two swapped).
+    const near = new Set<string>(ix.deletes.get(word) ?? []);
+    for (const d of oneLess(word)) {
+      if (ix.postings.has(d)) near.add(d);
+      for (const t of ix.deletes.get(d) ?? []) near.add(t);
     }
+    for (const term of near) {
+      if (term !== word && oneEdit(word, term)) out.push({ term, q: TYPO, typo: true });
+    }
+  }
+  return out;
+}
+
+/** The word with each of its letters left out in turn. */
+function oneLess(word: string): Set<string> {
+  const chars = [...word];
+  const out = new Set<string>();
+  for (let i = 0; i < chars.length; i++) {
+    out.add([...chars.slice(0, i), ...chars.slice(i + 1)].join(""));
   }
   return out;
 }
