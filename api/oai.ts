@@ -17,6 +17,7 @@ import { published } from "../kv/catalogue_doc.ts";
 import { changedAt } from "../kv/modules.ts";
 import { Hono } from "hono";
 import type { AppEnv, Ctx } from "../http/router.ts";
+import { limitBody } from "../http/body.ts";
 
 /** Records or headers in one answer of a list; the rest follows a resumption token. */
 export const PAGE = 100;
@@ -444,7 +445,8 @@ const AMB_XSD = `<?xml version="1.0" encoding="UTF-8"?>
 export function oaiRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
   app.get("/oai", (c) => handle(deps, c, argsOf(new URL(c.req.url).searchParams)));
-  app.post("/oai", async (c) => {
+  // A request is a few short arguments: a body over 64 KiB is refused before it is read.
+  app.post("/oai", limitBody(64 * 1024), async (c) => {
     const type = c.req.header("content-type") ?? "";
     const text = type.startsWith("application/x-www-form-urlencoded") ? await c.req.text() : "";
     return handle(deps, c, argsOf(new URLSearchParams(text)));

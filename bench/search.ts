@@ -1,7 +1,8 @@
 /**
  * Search benchmark: GET /api/search over HTTP against the real server (main.ts) at two sizes
- * of the same data, 1 000 journal entries by 200 people and 100 000 entries by 20 000
- * people, next to a bare Deno.serve (bench/_bare.ts), all on 127.0.0.1, taking turns.
+ * of the same data, 1 000 journal entries by 200 people and 10 modules, and 100 000 entries by
+ * 20 000 people and 1 000 modules, next to a bare Deno.serve (bench/_bare.ts), all on
+ * 127.0.0.1, taking turns.
  * The KV files are written straight to KV in the layout of kv/accounts.ts and kv/journal.ts
  * (through the search index's own `indexChange`), in batched atomics, and kept under /tmp
  * for the next run (delete them to seed again).
@@ -19,6 +20,8 @@ import { atomic, commit, openKv } from "../kv/_atomic.ts";
 import { type Account, emptyProfile, personText } from "../kv/accounts.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { indexChange } from "../kv/search_index.ts";
+import { putModule } from "../kv/modules.ts";
+import { sampleModule } from "../tests/_catalogue.ts";
 import { DAY } from "../lib/clock.ts";
 import { serverEnv, spawnListening, taskArgs } from "../tests/_server.ts";
 import { type Call, loadCalls, median, medianRun, type Run } from "./_http.ts";
@@ -119,6 +122,41 @@ async function seedKv(path: string, people: number, entries: number) {
   }
 }
 
+/**
+ * Published modules, one per hundred entries (10 and 1 000), in the words of the entries, so
+ * the module search (kv/module_search.ts: every field, ranked, corrections) answers each query
+ * too. Written once into a file seeded before they were (the journal's seed is the slow part).
+ */
+async function seedModules(path: string, entries: number) {
+  const kv = await openKv(path);
+  try {
+    const count = entries / 100;
+    if ((await kv.get(["modules", `bench-${count - 1}`])).value) return;
+    seed = 7;
+    const now = Date.now();
+    for (let i = 0; i < count; i++) {
+      await putModule(
+        kv,
+        {
+          ...sampleModule(`bench-${i}`),
+          title: `${sentence(3)}${i === count >> 1 ? " solitary" : ""}`,
+          lede: sentence(12),
+          about: sentence(60) + (i % 10 === 5 ? " centum" : ""),
+          track: pick(VOCAB.slice(0, 20)),
+          facts: [["Duration", sentence(2)]],
+          gets: [sentence(6)],
+          subject: ["s1001"],
+        },
+        [],
+        true,
+        { actor: "owner", now },
+      );
+    }
+  } finally {
+    kv.close();
+  }
+}
+
 async function kvFor(people: number, entries: number): Promise<string> {
   const path = `/tmp/bench-search-v2-${people}-${entries}.sqlite3`;
   try {
@@ -136,6 +174,7 @@ async function kvFor(people: number, entries: number): Promise<string> {
       } s`,
     );
   }
+  await seedModules(path, entries);
   return path;
 }
 
@@ -162,7 +201,7 @@ async function main(): Promise<number> {
       const r = await fetch(`${s.url}${c.path}`, { headers: { "x-forwarded-for": `10.9.9.${n}` } });
       if (r.status !== 200) throw new Error(`${c.path} answered ${r.status}`);
       const b = await r.json();
-      row.push(b.people.length + b.journal.length);
+      row.push(b.people.length + b.journal.length + b.modules.length);
     }
     hits.push(row);
   }

@@ -63,9 +63,10 @@ export async function pagePosts(deps: Deps): Promise<string[]> {
   for (const area of Object.values(AREAS)) {
     if (area.mount !== "/") continue;
     const app = (await area.load())(deps);
-    // Not pages: other products' ping addresses (api/compat_pings.ts) hang at the root too.
+    // Not pages: other products' ping addresses (api/compat_pings.ts) and the OAI-PMH
+    // address harvesters post to (api/oai.ts) hang at the root too.
     for (const r of app.routes) {
-      if (r.method === "POST" && !/^\/(api|ping)\//.test(r.path)) out.add(r.path);
+      if (r.method === "POST" && !/^\/(api|ping)\/|^\/oai$/.test(r.path)) out.add(r.path);
     }
   }
   return [...out];

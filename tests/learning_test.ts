@@ -94,6 +94,17 @@ Deno.test("metadata: a proposal's licence and metadata reach the published modul
   assert.equal(item.licence, "CC-BY-4.0");
   assert.equal(item.who, "Primary classes that work outdoors");
   assert.deepEqual(item.audience, ["teacher"]);
+  // The reviewer's page shows them among the proposal's fields.
+  const review = await t.req("GET", `/team/proposals/${id}`, {
+    headers: { cookie: `session=${owner.token}` },
+  });
+  assert.equal(review.status, 200);
+  assert.match(review.text, /<dt>Licence<\/dt><dd>CC BY 4.0: name the author<\/dd>/);
+  assert.match(
+    review.text,
+    /<dt>For<\/dt><dd><bdi>Primary classes that work outdoors<\/bdi><\/dd>/,
+  );
+  assert.match(review.text, /<dt>Level<\/dt><dd>Primary<\/dd>/);
 
   for (const status of ["reviewing", "published"]) {
     const r = await t.req("PATCH", `/api/contributions/${id}`, {

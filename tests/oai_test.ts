@@ -87,6 +87,12 @@ Deno.test("OAI-PMH: Identify, ListMetadataFormats, ListSets, GetRecord in both f
   assert.ok(text(id, "adminEmail").includes("@"));
   assert.match(text(id, "earliestDatestamp"), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
   assert.equal(one(id, "request").getAttribute("verb"), "Identify");
+  // A body far over a request's size is refused before it is read.
+  const big = await t.req("POST", "/oai", {
+    raw: "verb=Identify&x=" + "a".repeat(70 * 1024),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
+  assert.equal(big.status, 413);
   // POST takes the same arguments.
   assert.equal(
     text(await oai(t, "verb=Identify", "POST"), "repositoryName"),

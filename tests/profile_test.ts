@@ -218,6 +218,9 @@ Deno.test("public profile and search: published modules of the account come from
   }]);
   const s = await t.req("GET", "/api/search?q=pond");
   assert.deepEqual(s.body.modules, [{
+    field: "lede",
+    snippet: "Children sample a school pond four times a year.",
+    url: "/modules/pond-life",
     title: "Pond life through the seasons",
     slug: "pond-life",
     name: "Grete Olsen",

@@ -29,8 +29,6 @@ const NOT_FORMS = new Set([
   "/me/passkeys/options",
   "/sign-in/passkey",
   "/me/passkeys",
-  // OAI-PMH's POST is a harvester's request, not a form (tests/oai_test.ts sends it).
-  "/oai",
 ]);
 
 /** A browser with one cookie, walking the pages of an in-process app. */

@@ -197,9 +197,8 @@ export function LicenceBadge(props: { title: string; by: string; licence: string
   );
 }
 
-/** The metadata rows of a module page's list (only what is stated). */
-export function LearningRows(props: { l: Learning }) {
-  const { l } = props;
+/** The metadata stated, as label and words (a module page's rows, a proposal's for reviewers). */
+export function learningRows(l: Learning): [label: string, value: string][] {
   const list = (field: ListField) => l[field].map((id) => labelOf(field, id)).join(", ");
   const rows: [string, string][] = [];
   const add = (label: string, value: string | null) => {
@@ -207,8 +206,7 @@ export function LearningRows(props: { l: Learning }) {
   };
   add(LEARNING_LABELS.audience, list("audience"));
   add(LEARNING_LABELS.level, list("level"));
-  const ages = readableRange(l.age_min, l.age_max);
-  add("Ages", ages);
+  add("Ages", readableRange(l.age_min, l.age_max));
   add(LEARNING_LABELS.subject, list("subject"));
   add(LEARNING_LABELS.language, list("language"));
   add(LEARNING_LABELS.type, list("type"));
@@ -216,9 +214,20 @@ export function LearningRows(props: { l: Learning }) {
   const group = readableRange(l.group_min, l.group_max);
   add("Group size", group ? `${group} people` : null);
   add(LEARNING_LABELS.accessibility, list("accessibility"));
+  return rows;
+}
+
+/** The licence in words: its short name and what it asks, or that none is stated. */
+export function licenceWords(licence: string | null): string {
+  const l = licenceOf(licence);
+  return l ? `${l.short}: ${l.plain}` : NO_LICENCE;
+}
+
+/** The metadata rows of a module page's list (only what is stated). */
+export function LearningRows(props: { l: Learning }) {
   return (
     <>
-      {rows.map(([label, value]) => (
+      {learningRows(props.l).map(([label, value]) => (
         <>
           <dt>{label}</dt>
           <dd>{value}</dd>

@@ -17,6 +17,8 @@ import type {
 import { U } from "./_layout.tsx";
 import { when } from "./_me.tsx";
 import { StateIcon } from "./_state.tsx";
+import { learningRows, licenceWords } from "./_learning.tsx";
+import { learningOf } from "../lib/learning.ts";
 
 /** Each status in a reader's words. */
 export const STATUS_WORDS: Record<ProposalStatus, string> = {
@@ -73,6 +75,9 @@ export function proposalRows(p: Proposal): FieldRow[] {
       </>,
     ],
     ["Area", p.area.replace("-", " ")],
+    ["Licence", licenceWords(p.learning?.licence ?? null)],
+    ...(p.who ? [["For", <U>{p.who}</U>] as FieldRow] : []),
+    ...learningRows(learningOf(p.learning ?? {})),
     [
       "If the submitter erases the account",
       p.attribution === "keep" ? "the module keeps their name" : "the module leaves the catalogue",

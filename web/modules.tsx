@@ -150,6 +150,7 @@ async function getCatalogue(deps: Deps, c: WebCtx) {
             {pages > 1 ? `, page ${page} of ${pages}` : ""}
           </p>
           <ChosenFilters f={f} />
+          <h2 class="visually-hidden">Modules</h2>
           <SortForm f={f} sort={sort} />
           {list.length === 0 ? <NoMatch f={f} countWithout={countWithout} /> : (
             <ul class="cards">
