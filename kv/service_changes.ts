@@ -117,9 +117,14 @@ export async function validTarget(deps: Deps, account: Account, check: string): 
  * them together instead of one a submit. The same words as the refusals.
  */
 export function fieldProblems(
-  input: { check?: unknown; schedule?: unknown; tz?: unknown },
+  input: { check?: unknown; schedule?: unknown; tz?: unknown; http?: unknown },
 ): Record<string, string> {
   const out: Record<string, string> = {};
+  if (typeof input.http === "object" && input.http !== null) {
+    for (const [k, why] of Object.entries(optionProblems(input.http as HttpOptions))) {
+      out[`http.${k}`] = why;
+    }
+  }
   if (typeof input.check === "string") {
     try {
       parseCheck(input.check);

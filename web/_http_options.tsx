@@ -36,9 +36,98 @@ const OPERATOR_LABELS: Record<string, string> = {
   contains: "contains",
 };
 
+/** One control of the fieldset: its option, kind, help and limits. */
+interface Control {
+  name: string;
+  kind: "text" | "number" | "area" | "check" | "select";
+  hint?: string;
+  maxlength?: number;
+  options?: readonly (string | [string, string])[];
+}
+
+const CONTROLS: Control[] = [
+  {
+    name: "http.method",
+    kind: "select",
+    options: HTTP_METHODS,
+    hint: "GET unless your endpoint wants another, e.g. POST for a health query.",
+  },
+  {
+    name: "http.headers",
+    kind: "area",
+    maxlength: 4000,
+    hint: "One a line, Name: value, e.g. Accept: application/json. Host, Cookie and " +
+      "Authorization cannot be set: the address names the host, and checks keep no passwords.",
+  },
+  {
+    name: "http.body",
+    kind: "area",
+    maxlength: 4000,
+    hint: "Sent with POST, PUT, PATCH or DELETE.",
+  },
+  {
+    name: "http.accepted",
+    kind: "text",
+    maxlength: 80,
+    hint: "Codes or ranges separated by commas, as Uptime Kuma writes them, e.g. 200-299, 301. " +
+      "Any other status is down. Empty: the rule above.",
+  },
+  {
+    name: "http.keyword",
+    kind: "text",
+    maxlength: 200,
+    hint: "A text the answer must contain, e.g. OK; down when it is missing.",
+  },
+  { name: "http.keyword_absent", kind: "check" },
+  { name: "http.keyword_case", kind: "check" },
+  {
+    name: "http.json_query",
+    kind: "text",
+    maxlength: 500,
+    hint: "Instead of a keyword: a JSONata query of a JSON answer, e.g. status or " +
+      "checks[0].ok (Uptime Kuma's json-query).",
+  },
+  {
+    name: "http.json_operator",
+    kind: "select",
+    options: JSON_OPERATORS.map((o): [string, string] => [o, OPERATOR_LABELS[o]]),
+    hint: "How the query's value compares with the expected value.",
+  },
+  {
+    name: "http.json_expected",
+    kind: "text",
+    maxlength: 200,
+    hint: "e.g. up; compared as text (as numbers for above and below).",
+  },
+  {
+    name: "http.max_ms",
+    kind: "number",
+    hint: "Warn when the answer takes longer, e.g. 2000. Empty: 5000.",
+  },
+  {
+    name: "http.follow_redirects",
+    kind: "check",
+    hint: "Ticked: a 3xx answer is the answer. Otherwise up to 5 redirects are followed, each " +
+      "checked as the address is.",
+  },
+  { name: "http.max_redirects", kind: "number", hint: "0 to 5. Empty: 5." },
+  {
+    name: "http.cert_expiry_days",
+    kind: "number",
+    hint: "An https address: warn this many days before its certificate expires, e.g. 14.",
+  },
+];
+
+function ControlOf({ c, view }: { c: Control; view: FormView }) {
+  const p = { name: c.name, label: HTTP_LABELS[c.name], view, hint: c.hint };
+  if (c.kind === "check") return <Checkbox {...p} />;
+  if (c.kind === "select") return <Select {...p} options={c.options!} />;
+  if (c.kind === "area") return <TextArea {...p} rows={3} maxlength={c.maxlength} />;
+  return <Field {...p} type={c.kind} maxlength={c.maxlength} />;
+}
+
 /** The fieldset; open when any option is set or refused. */
 export function HttpOptionsFieldset({ view }: { view: FormView }) {
-  const L = (name: string) => HTTP_LABELS[name];
   const set =
     Object.keys(view.values).some((k) => k.startsWith("http.") && given(view.values[k])) ||
     Object.keys(view.errors).some((k) => k.startsWith("http"));
@@ -51,93 +140,7 @@ export function HttpOptionsFieldset({ view }: { view: FormView }) {
           Without these, the address is asked with GET: 2xx and 3xx are up, 4xx warns, 5xx is down.
           Each check runs within 10 seconds and at most every 5 minutes.
         </p>
-        <Select
-          name="http.method"
-          label={L("http.method")}
-          view={view}
-          options={HTTP_METHODS}
-          hint="GET unless your endpoint wants another, e.g. POST for a health query."
-        />
-        <TextArea
-          name="http.headers"
-          label={L("http.headers")}
-          view={view}
-          rows={3}
-          maxlength={4000}
-          hint="One a line, Name: value, e.g. Accept: application/json. Host, Cookie and Authorization cannot be set: the address names the host, and checks keep no passwords."
-        />
-        <TextArea
-          name="http.body"
-          label={L("http.body")}
-          view={view}
-          rows={3}
-          maxlength={4000}
-          hint="Sent with POST, PUT, PATCH or DELETE."
-        />
-        <Field
-          name="http.accepted"
-          label={L("http.accepted")}
-          view={view}
-          maxlength={80}
-          hint="Codes or ranges separated by commas, as Uptime Kuma writes them, e.g. 200-299, 301. Any other status is down. Empty: the rule above."
-        />
-        <Field
-          name="http.keyword"
-          label={L("http.keyword")}
-          view={view}
-          maxlength={200}
-          hint="A text the answer must contain, e.g. OK; down when it is missing."
-        />
-        <Checkbox name="http.keyword_absent" label={L("http.keyword_absent")} view={view} />
-        <Checkbox name="http.keyword_case" label={L("http.keyword_case")} view={view} />
-        <Field
-          name="http.json_query"
-          label={L("http.json_query")}
-          view={view}
-          maxlength={500}
-          hint="Instead of a keyword: a JSONata query of a JSON answer, e.g. status or checks[0].ok (Uptime Kuma's json-query)."
-        />
-        <Select
-          name="http.json_operator"
-          label={L("http.json_operator")}
-          view={view}
-          options={JSON_OPERATORS.map((o): [string, string] => [o, OPERATOR_LABELS[o]])}
-          hint="How the query's value compares with the expected value."
-        />
-        <Field
-          name="http.json_expected"
-          label={L("http.json_expected")}
-          view={view}
-          maxlength={200}
-          hint="e.g. up; compared as text (as numbers for above and below)."
-        />
-        <Field
-          name="http.max_ms"
-          label={L("http.max_ms")}
-          view={view}
-          type="number"
-          hint="Warn when the answer takes longer, e.g. 2000. Empty: 5000."
-        />
-        <Checkbox
-          name="http.follow_redirects"
-          label={L("http.follow_redirects")}
-          view={view}
-          hint="Ticked: a 3xx answer is the answer. Otherwise up to 5 redirects are followed, each checked as the address is."
-        />
-        <Field
-          name="http.max_redirects"
-          label={L("http.max_redirects")}
-          view={view}
-          type="number"
-          hint="0 to 5. Empty: 5."
-        />
-        <Field
-          name="http.cert_expiry_days"
-          label={L("http.cert_expiry_days")}
-          view={view}
-          type="number"
-          hint="An https address: warn this many days before its certificate expires, e.g. 14."
-        />
+        {CONTROLS.map((c) => <ControlOf c={c} view={view} />)}
       </fieldset>
     </details>
   );
