@@ -13,6 +13,7 @@ import {
 } from "./services.ts";
 import { uniqueTags, validSchedule, validTarget } from "./service_changes.ts";
 import { listWindows } from "./maintenance.ts";
+import { defaultChannels } from "./channels.ts";
 import { type ServiceView, serviceView } from "./service_state.ts";
 import { codeHash, hookEntries, pushHash } from "./hooks.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -174,7 +175,9 @@ function healthchecksItem(c: Record<string, unknown>, i: number): PlannedService
     input.interval_grace = graceMinutes(grace);
   }
   if (typeof c.manual_resume === "boolean") input.manual_resume = c.manual_resume;
-  if (textOf(c.channels) !== "") notes.push("integrations not kept: choose channels here");
+  if (textOf(c.channels) !== "") {
+    notes.push("integrations not kept: it alerts your channels for new services");
+  }
   if (c.status === "paused") {
     input.paused = true;
     notes.push("was paused: imported paused");
@@ -392,14 +395,22 @@ export async function planImport(deps: Deps, me: Account, data: unknown): Promis
   return plan;
 }
 
-/** Creates what a plan would, in one atomic; answers the new services' items. */
+/**
+ * Creates what a plan would, in one atomic; answers the new services' items. Each alerts the
+ * channels ticked "use for new services", as a service added by hand does.
+ */
 export async function runImport(
   deps: Deps,
   me: Account,
   plan: ImportPlan,
 ): Promise<ServiceView[]> {
   if (plan.create.length === 0) conflict("nothing to import");
-  const made = await importServices(deps, me.id, plan.create.map((p) => p.input));
+  const channels = await defaultChannels(deps.kv, me.id);
+  const made = await importServices(
+    deps,
+    me.id,
+    plan.create.map((p) => ({ ...p.input, channels })),
+  );
   const windows = await listWindows(deps.kv, me.id);
   const now = deps.clock.now();
   return made.map((s) => serviceView(s, null, now, windows));

@@ -547,6 +547,32 @@ Deno.test("kinds: a self-hosted ntfy on a network the server names; other privat
   assert.match(refused.body.error, /^url: the target is a private address/);
 });
 
+Deno.test("kinds: a plain webhook over http on a network the server names, https elsewhere", async () => {
+  const lan = { bytes: new Uint8Array([192, 168, 7, 0]), prefix: 24, text: "" };
+  const table = { "ha.lan": ["192.168.7.30"], "hooks.test": ["93.184.216.34"] };
+  await using r = await receiver({ channelNetworks: [lan] }, table);
+  const { token } = await r.t.account("ops@example.org");
+  const add = (url: string) =>
+    r.t.req("POST", "/api/me/channels", { token, body: { name: "Home", url } });
+  const home = await add("http://ha.lan:8123/api/webhook/alerts");
+  assert.equal(home.status, 200, home.text);
+  assert.equal(home.body.item.url_hint, "http://ha.lan:8123");
+  // Plain http on the internet would carry the signature and the alert in the clear.
+  const open = await add("http://hooks.test/in");
+  assert.equal(open.status, 400);
+  assert.equal(open.body.field, "url");
+  assert.match(open.body.error, /^url: http is only for a server on a network .*use https$/);
+  // Without the setting, the LAN address is refused either way.
+  await using plain = await receiver({}, table);
+  const other = await plain.t.account("x@example.org");
+  const refused = await plain.t.req("POST", "/api/me/channels", {
+    token: other.token,
+    body: { name: "Home", url: "http://ha.lan:8123/api/webhook/alerts" },
+  });
+  assert.equal(refused.status, 400);
+  assert.match(refused.body.error, /^url: http is only for a server on a network/);
+});
+
 Deno.test("kinds: Apprise URLs stand for a kind and its fields", async () => {
   const cases: [string, ReturnType<typeof fromApprise>][] = [
     [

@@ -346,7 +346,7 @@ Deno.test("import: a Healthchecks project keeps UUIDs and slugs; the plan first,
   const [fs, db, weekly, rotate] = dry.body.create;
   assert.equal(weekly.schedule, "Mon *-*-* 08:00:00", "an OnCalendar schedule comes over");
   assert.equal(fs.interval, 60);
-  assert.deepEqual(fs.notes, ["integrations not kept: choose channels here"]);
+  assert.deepEqual(fs.notes, ["integrations not kept: it alerts your channels for new services"]);
   assert.equal(db.schedule, "15 5 * * *");
   // A period is kept exactly (SPEC.md's interval below it for its readers).
   assert.equal(rotate.interval, 60);

@@ -103,12 +103,13 @@ export function fillTemplate(template: string, a: Alert, forJson: boolean): stri
 export const webhook: KindSpec = {
   kind: "webhook",
   label: "Webhook",
-  about: "A signed JSON POST to an https address of yours, or a body of your own.",
+  about: "A signed JSON POST to an address of yours, or a body of your own.",
   fields: [
     {
       name: "url",
       label: "Webhook address",
-      help: "An https address that takes a POST. Private network addresses are refused.",
+      help: "An https address that takes a POST. Plain http and private addresses only on the " +
+        "networks this server's owner allows (CHANNEL_NETWORKS).",
       secret: true,
       type: "url",
       max: 2000,
@@ -136,6 +137,8 @@ export const webhook: KindSpec = {
     },
   ],
   target: "url",
+  // A receiver at home (Home Assistant, Node-RED) often speaks plain http on the LAN.
+  selfHosted: true,
   hint: (v) => URL.canParse(v.url) ? new URL(v.url).origin : "",
   format: (a, v, ctx) => {
     const type = v.template ? v.content_type || "application/json" : "application/json";
