@@ -86,6 +86,8 @@ export interface Channel {
   broken?: number | null;
   /** Ticked for a new service that names no channels (absent: true, as at creation). */
   for_new?: boolean;
+  /** The optional secret fields left empty (absent: none, or a record from before). */
+  unset?: string[];
   created: number;
   /** Records from before kinds: a webhook's address and signing secret, in the clear. */
   url?: string;
@@ -130,7 +132,7 @@ export const stateOf = (c: Channel): "ok" | "failing" | "broken" =>
 /** Whether a new service that names no channels gets this one. */
 export const forNew = (c: Pick<Channel, "for_new">) => c.for_new !== false;
 
-/** What the API and the pages show: the settings, each secret as "set", the health. */
+/** What the API and the pages show: the settings, each secret entered as "set", the health. */
 export const channelView = (c: Channel) => {
   const spec = kindOf(c);
   const hint = c.hint ?? (c.url ? new URL(c.url).origin : "");
@@ -140,7 +142,9 @@ export const channelView = (c: Channel) => {
     kind: spec.kind,
     url_hint: hint,
     settings: { ...(c.settings ?? {}) },
-    secrets: Object.fromEntries(secretFields(spec).map((f) => [f, "set" as const])),
+    secrets: Object.fromEntries(
+      secretFields(spec).filter((f) => !c.unset?.includes(f)).map((f) => [f, "set" as const]),
+    ),
     state: stateOf(c),
     for_new_services: forNew(c),
     last_error: c.failure ? { at: iso(c.failure.at), error: c.failure.error } : null,
@@ -271,6 +275,8 @@ export async function createChannel(
     for_new: input.for_new_services ?? true,
     created: deps.clock.now(),
   };
+  const unset = secretFields(spec).filter((f) => !(f in values));
+  if (unset.length) channel.unset = unset;
   const res = await commit(id.apply(atomic(deps.kv)).set(channelKey(account, channel.id), channel));
   if (!res.ok) conflict("the channel could not be stored; try again");
   return { ...channel, shownSecret };

@@ -525,6 +525,13 @@ Deno.test("kinds: a self-hosted ntfy on a network the server names; other privat
     body: { name: "Home", kind: "ntfy", url: "https://ntfy.lan/alerts" },
   });
   assert.equal(ntfy.status, 200, ntfy.text);
+  // An optional secret left empty is not said to be set.
+  assert.deepEqual(ntfy.body.item.secrets, { url: "set" });
+  const guarded = await r.t.req("POST", "/api/me/channels", {
+    token,
+    body: { name: "Guarded", kind: "ntfy", url: "https://ntfy.lan/ops", token: "tk_0123456789" },
+  });
+  assert.deepEqual(guarded.body.item.secrets, { url: "set", token: "set" });
   // The same network is no place for a kind that is not self-hosted.
   const hook = await r.t.req("POST", "/api/me/channels", {
     token,
