@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { isOwner } from "../kv/accounts.ts";
-import { groupingOf, setGrouping } from "../kv/alert_groups.ts";
-import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER, testChannel } from "../kv/channels.ts";
+import { groupingOf, setGrouping } from "../kv/alerts/alert_groups.ts";
+import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER } from "../kv/channels.ts";
+import { testChannel } from "../kv/alerts/outbox.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { KIND_LIST, KIND_NAMES } from "../lib/channels/mod.ts";
 import {

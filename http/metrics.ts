@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { atomicStats } from "../kv/_atomic.ts";
-import { outboxStats } from "../kv/outbox.ts";
+import { outboxStats } from "../kv/alerts/outbox.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { type Gauge, render, uploadsInProgress } from "../lib/metrics.ts";
@@ -21,12 +21,12 @@ export function metricsRoute(deps: Deps) {
     const gauges: Gauge[] = [
       {
         name: "catalogue_mail_queue_depth",
-        help: "Mails waiting in the outbox",
+        help: "Deliveries waiting in the outbox (mail, channel posts, followers' mail)",
         value: queue.depth,
       },
       {
         name: "catalogue_mail_queue_oldest_seconds",
-        help: "Age of the oldest mail waiting in the outbox (0 when empty)",
+        help: "Age of the oldest delivery waiting in the outbox (0 when empty)",
         value: queue.oldestSeconds,
       },
       {

@@ -1,6 +1,6 @@
 import { getAccount, isOwner } from "../kv/accounts.ts";
 import { claimDue, type DueItem, listDue } from "../kv/service.ts";
-import { sendDueGroups } from "../kv/grouped_alerts.ts";
+import { sendDueGroups } from "../kv/alerts/grouped_alerts.ts";
 import { skipPaused } from "../kv/services.ts";
 import { recordResult, reviewHeartbeat } from "../kv/service_results.ts";
 import { MINUTE } from "../lib/clock.ts";
@@ -16,7 +16,7 @@ import { count } from "../lib/metrics.ts";
  * its minute is not started again. Work left when the minute's budget is spent stays due
  * for the next run. Heartbeats pass through the same index: the runner derives their state
  * for off/back alerts. After the checks, the alert groups whose two minutes are over go out
- * (kv/grouped_alerts.ts): their own time-ordered index, so the work follows what is due.
+ * (kv/alerts/grouped_alerts.ts): their own time-ordered index, so the work follows what is due.
  */
 
 export const POOL_SIZE = 3;

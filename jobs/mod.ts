@@ -18,8 +18,9 @@ function job<M>(name: string, load: () => Promise<M>, pick: (m: M) => Job["run"]
 
 /** Run by the minutely cron (main.ts); each job is independent of the others. */
 export const MINUTELY: Job[] = [
-  job("outbox", () => import("./outbox.ts"), (m) => m.outboxJob),
-  job("follow-mail", () => import("./follow_mail.ts"), (m) => m.followMailJob),
+  // The outbox's retries and what a dead process had claimed (kv/alerts/outbox.ts).
+  job("outbox", () => import("../kv/alerts/outbox.ts"), (m) => m.deliverDue),
+  job("seal-channels", () => import("../kv/channels.ts"), (m) => m.sealLegacyChannels),
   job("chain-trail", () => import("./chain_trail.ts"), (m) => m.chainTrailJob),
   job("sweep-rates", () => import("./sweep_rates.ts"), (m) => m.sweepRatesJob),
   job("checks", () => import("./checks.ts"), (m) => m.checksJob),
@@ -29,12 +30,12 @@ export const MINUTELY: Job[] = [
 
 /**
  * Run once by a process this long after its start (main.ts): a look or a send that a process
- * cut by dying holds its lease or claim (kv/service.ts LEASE_MS, kv/outbox.ts CLAIM_MS,
+ * cut by dying holds its lease or claim (kv/service.ts LEASE_MS, kv/alerts/outbox.ts CLAIM_MS,
  * 40 s) no longer, so what it cut resumes within a minute of the restart, not at the minutely
  * run after the claim's end.
  */
 export const RESUME_AFTER_MS = 45_000;
-const RESUMED = new Set(["outbox", "follow-mail", "checks"]);
+const RESUMED = new Set(["outbox", "checks"]);
 /** The jobs that resume what a crash cut, named apart in the logs ("checks-resume"). */
 export const RESUME: Job[] = MINUTELY.filter((j) => RESUMED.has(j.name))
   .map((j) => ({ ...j, name: `${j.name}-resume` }));

@@ -6,7 +6,7 @@ import type { Mail } from "../lib/mail.ts";
 import { atomic, commit, transact } from "./_atomic.ts";
 import { type Account, getAccount, putAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { deliver, enqueueMail } from "./outbox.ts";
+import { deliver, enqueueMail } from "./alerts/outbox.ts";
 import { trailAppend, type TrailEntry } from "./trail.ts";
 import { getManyValues } from "./_batch.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";

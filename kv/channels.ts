@@ -1,10 +1,9 @@
 import { httpRequest } from "../lib/checks/_http.ts";
 import { describeError } from "../lib/checks/mod.ts";
-import { DAY, iso, MINUTE } from "../lib/clock.ts";
+import { DAY, iso } from "../lib/clock.ts";
 import { randomToken } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid } from "../lib/errors.ts";
-import { log } from "../lib/log.ts";
 import { outboundTarget } from "../lib/outbound.ts";
 import { seal, sealingKey, unseal } from "../lib/secrets.ts";
 import {
@@ -23,11 +22,10 @@ import { fromApprise } from "../lib/channels/apprise.ts";
 import { alertOf, payloadJson, signature, SIGNATURE_HEADER } from "../lib/channels/webhook.ts";
 import { eventOf, linesOf } from "../lib/channels/_format.ts";
 import { channelBrokenMail } from "../mail/channels.ts";
-import { getAccount, isOwner } from "./accounts.ts";
+import { getAccount } from "./accounts.ts";
 import { claimId } from "./ids.ts";
-import { CLAIM_MS, deliver, deliveryId, enqueueMail, nextInLine, waitsBehind } from "./outbox.ts";
+import type { Mail } from "../lib/mail.ts";
 import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
-import { getManyEntries } from "./_batch.ts";
 
 /**
  * Alert channels: where an account's alerts go besides mail (Slack, Telegram, PagerDuty, a
@@ -35,33 +33,28 @@ import { getManyEntries } from "./_batch.ts";
  *   ["channels", account_id, id]   -> Channel {id, account, name, kind, settings, sealed, hint,
  *                                     failure, broken, for_new, created}; `for_new`: a new
  *                                     service naming no channels gets it (absent: true)
- *   ["channel_outbox", id]         -> QueuedPost, kept until delivered or given up (expires
- *                                     after 8 days)
  *   ["channel_incidents", account_id, channel_id, service_id]
  *                                  -> Incident: the outage's pairing key (PagerDuty's dedup_key,
  *                                     Opsgenie's alias, ...) and what the provider answered to
  *                                     its off; set when the off is sent, gone with its back
  *                                     (expires after 90 days)
  *   ["channels_sealed"]            -> true: no record from before kinds is left in the clear
- * A post is enqueued in the atomic of the alert it carries (as mail in kv/outbox.ts), sent
- * right after the commit and retried by the minutely outbox job with backoff (a provider's
- * Retry-After honoured); after MAX_ATTEMPTS tries it is given up, the channel marked broken and
- * its owner mailed, once. Delivery is at least once, with the post's id as `X-Webhook-Id` on
- * every attempt; a channel's posts go one after the other, and an alert's post waits while an
- * earlier post about one of its services (`thread`) to that channel is queued, so a back never
- * reaches a channel before its off. Sending resolves the address and refuses private targets as checks
- * do (lib/targets.ts; an owner may use them, and a self-hosted kind the networks the server
- * names in CHANNEL_NETWORKS), connects only to the address it validated, speaks HTTPS through
- * the injected connector and TLS, and does not follow redirects. The secret fields (tokens,
- * keys, webhook addresses, the signing secret) are sealed with SECRETS_KEY (lib/secrets.ts),
- * bound to the channel, and never shown again; records written before kinds existed hold a
- * webhook's `url` and `secret` in the clear and are sealed at start (`sealLegacyChannels`).
+ * A post to a channel is a delivery of the outbox (kv/alerts/outbox.ts queues, claims, sends
+ * through `sendPost`, retries and orders it); this module says how one post goes out and what
+ * its outcome does to the channel (`outcomeOf`: a failure noted, broken after MAX_ATTEMPTS
+ * tries with its owner mailed once, cleared by a delivery). Sending resolves the address and
+ * refuses private targets as checks do (lib/targets.ts; an owner may use them, and a
+ * self-hosted kind the networks the server names in CHANNEL_NETWORKS), connects only to the
+ * address it validated, speaks HTTPS through the injected connector and TLS, and does not
+ * follow redirects. The secret fields (tokens, keys, webhook addresses, the signing secret)
+ * are sealed with SECRETS_KEY (lib/secrets.ts), bound to the channel, and never shown again;
+ * records written before kinds existed hold a webhook's `url` and `secret` in the clear and are
+ * sealed at start (`sealLegacyChannels`).
  */
 
 export const MAX_CHANNELS = 10;
 /** Tries of one post (the first and its retries, about an hour in all) before giving up. */
 export const MAX_ATTEMPTS = 6;
-const MAX_AGE = 8 * DAY;
 const INCIDENT_AGE = 90 * DAY;
 const SEND_LIMIT_MS = 10_000;
 const ANSWER_LIMIT = 8 * 1024;
@@ -94,20 +87,6 @@ export interface Channel {
   secret?: string;
 }
 
-export interface QueuedPost {
-  id: string;
-  account: number;
-  channel: number;
-  /** The alert as the generic webhook's JSON (lib/channels/webhook.ts payloadJson). */
-  body: string;
-  event: string;
-  created: number;
-  attempts: number;
-  next: number;
-  /** The services an alert's post is about: it goes after their earlier posts to `channel`. */
-  thread?: number[];
-}
-
 interface Incident {
   key: string;
   /** The provider's id of the off message (Telegram's message_id, Matrix's event_id). */
@@ -115,11 +94,10 @@ interface Incident {
   opened: number;
 }
 
-/** What an alert says (kv/service_results.ts and kv/grouped_alerts.ts build it). */
+/** What an alert says (kv/service_results.ts and kv/alerts/grouped_alerts.ts build it). */
 export type AlertPayload = Alert;
 
 const channelKey = (account: number, id: number) => ["channels", account, id] as const;
-const postKey = (id: string) => ["channel_outbox", id] as const;
 const incidentKey = (account: number, channel: number, service: number) =>
   ["channel_incidents", account, channel, service] as const;
 const channelBound = (account: number, id: number) => `channel/${account}/${id}`;
@@ -340,56 +318,15 @@ export async function deleteChannel(deps: Deps, account: number, id: number): Pr
   return true;
 }
 
-/** The account's queued posts (export). */
-export async function listPostsOf(kv: Deno.Kv, account: number): Promise<QueuedPost[]> {
-  const out: QueuedPost[] = [];
-  for await (const e of kv.list<QueuedPost>({ prefix: ["channel_outbox"] })) {
-    if (e.value.account === account) out.push(e.value);
-  }
-  return out;
-}
-
-/** Removes every channel of an account, its queued posts and open incidents (erasure). */
+/** Removes every channel of an account and its open incidents (erasure; the outbox drops its
+ * queued posts). */
 export async function eraseChannels(deps: Deps, account: number): Promise<number> {
   let n = 0;
   for (const c of await listChannels(deps.kv, account)) {
     if (await deleteChannel(deps, account, c.id)) n++;
   }
-  for await (const e of deps.kv.list<QueuedPost>({ prefix: ["channel_outbox"] })) {
-    if (e.value.account === account) await commit(atomic(deps.kv).delete(e.key));
-  }
   await deleteKeys(deps.kv, keysOf(deps.kv, { prefix: ["channel_incidents", account] }));
   return n;
-}
-
-/**
- * Adds one post per channel to the caller's atomic; answers their ids for `deliverPosts`. An
- * alert's posts name its services in `thread`.
- */
-export function enqueuePosts(
-  op: Atomic,
-  channels: Channel[],
-  payload: AlertPayload,
-  now: number,
-  thread?: number[],
-): string[] {
-  const body = payloadJson(payload);
-  return channels.map((c) => {
-    const id = deliveryId(now);
-    const post: QueuedPost = {
-      id,
-      account: c.account,
-      channel: c.id,
-      body,
-      event: payload.event,
-      created: now,
-      attempts: 0,
-      next: now,
-    };
-    if (thread?.length) post.thread = thread;
-    op.set(postKey(id), post, { expireIn: MAX_AGE });
-    return id;
-  });
 }
 
 /** The channels of a service that still exist (ids of deleted ones are skipped). */
@@ -570,155 +507,42 @@ async function closeIncidents(
 }
 
 /**
- * Tries to deliver queued posts now (claimed first, so the retry job never sends twice): the
- * posts of one channel one after the other, in the order they were queued; channels side by
- * side. Answers each post's result, in the order of `ids`.
+ * What a post's outcome does to its channel: a success clears its failure and broken mark, a
+ * failure is noted, and one given up (`givenUp`: the tries made) marks it broken and mails its
+ * owner, once. Answers the atomic (checked against the channel) with that mail, for the outbox
+ * to add it and commit; null when nothing changes.
  */
-export async function deliverPosts(deps: Deps, ids: string[]): Promise<SendResult[]> {
-  const entries = await getManyEntries<QueuedPost>(deps.kv, ids.map(postKey));
-  const byChannel = new Map<number, number[]>();
-  entries.forEach((e, i) => {
-    const c = e.value?.channel ?? -1;
-    byChannel.set(c, [...byChannel.get(c) ?? [], i]);
-  });
-  const results: SendResult[] = ids.map(() => ({ ok: false, status: "not due" }));
-  await Promise.all([...byChannel.values()].map(async (inOrder) => {
-    inOrder.sort((a, b) => ids[a] < ids[b] ? -1 : 1);
-    for (const i of inOrder) results[i] = await deliverOne(deps, ids[i]);
-  }));
-  return results;
-}
-
-/** Every queued post (for the order of an alert's post: posts leave at once, few wait). */
-async function queuedPosts(kv: Deno.Kv): Promise<QueuedPost[]> {
-  const out: QueuedPost[] = [];
-  for await (const e of kv.list<QueuedPost>({ prefix: ["channel_outbox"] })) out.push(e.value);
-  return out;
-}
-
-/** Notes how a delivery went on the channel: a success clears its failure and broken mark. */
-async function noteOutcome(
+export async function outcomeOf(
   deps: Deps,
   channel: Channel,
   r: SendResult,
   givenUp: number | null,
-): Promise<void> {
+): Promise<{ op: Atomic; mail: Mail | null } | null> {
   const { kv, clock } = deps;
   const entry = await kv.get<Channel>(channelKey(channel.account, channel.id));
   const c = entry.value;
-  if (!c) return;
+  if (!c) return null;
+  const op = atomic(kv).check(entry);
   if (r.ok) {
-    if (!c.failure && !c.broken) return;
-    await commit(atomic(kv).check(entry).set(entry.key, { ...c, failure: null, broken: null }));
-    return;
+    if (!c.failure && !c.broken) return null;
+    return { op: op.set(entry.key, { ...c, failure: null, broken: null }), mail: null };
   }
   const now = clock.now();
   const next: Channel = { ...c, failure: { at: now, error: r.status } };
-  const op = atomic(kv).check(entry);
-  let mails: string[] = [];
+  let mail: Mail | null = null;
   if (givenUp !== null && !c.broken) {
     next.broken = now;
     const acc = (await getAccount(kv, c.account)).value;
     if (acc) {
-      const mail = channelBrokenMail(
+      const text = channelBrokenMail(
         c.name,
         kindOf(c).label,
         r.status,
         givenUp,
         `${deps.config.baseUrl}/me/channels`,
       );
-      mails = [enqueueMail(op, { ...mail, to: acc.email }, now)];
+      mail = { ...text, to: acc.email };
     }
   }
-  const done = await commit(op.set(entry.key, next));
-  if (done.ok && mails.length) await deliver(deps, mails);
-}
-
-async function deliverOne(deps: Deps, id: string): Promise<SendResult> {
-  const { kv, clock } = deps;
-  const entry = await kv.get<QueuedPost>(postKey(id));
-  const post = entry.value;
-  if (!post || post.next > clock.now()) return { ok: false, status: "not due" };
-  // Behind an earlier alert of its service to this channel: sent after it.
-  if (
-    post.thread && waitsBehind(await queuedPosts(kv), post, (q) => q.channel === post.channel)
-  ) {
-    return { ok: false, status: "waits for an earlier alert" };
-  }
-  const claimed = { ...post, next: clock.now() + CLAIM_MS };
-  const got = await commit(atomic(kv).check(entry).set(entry.key, claimed, { expireIn: MAX_AGE }));
-  if (!got.ok) return { ok: false, status: "claimed elsewhere" };
-  const channel = await getChannel(kv, post.account, post.channel);
-  if (!channel) {
-    await commit(atomic(kv).delete(entry.key));
-    return { ok: false, status: "channel removed" };
-  }
-  const account = (await getAccount(kv, post.account)).value;
-  const r = await sendPost(deps, channel, post.body, post.id, account ? isOwner(account) : false);
-  const test = post.event === "test";
-  const attempts = post.attempts + 1;
-  // A test is retried like an alert, but never marks the channel broken.
-  if (r.ok || attempts >= MAX_ATTEMPTS) {
-    await commit(atomic(kv).delete(entry.key));
-  } else {
-    const backoff = Math.min(2 ** attempts * MINUTE, 6 * 60 * MINUTE);
-    const wait = Math.max(backoff, r.retryAfter ?? 0);
-    await commit(
-      atomic(kv).set(entry.key, { ...post, attempts, next: clock.now() + wait }, {
-        expireIn: MAX_AGE,
-      }),
-    );
-  }
-  if (!r.ok) {
-    // The reason only: no address, no token in the logs.
-    log("warn", "channel delivery failed", {
-      post: id,
-      kind: kindOf(channel).kind,
-      attempt: attempts,
-      // The words and the status only: what a receiver said may name anything.
-      reason: r.status.replace(/ \(HTTP (\d+)[^)]*\)+/, " (HTTP $1)"),
-    });
-  }
-  if (!r.ok || channel.failure || channel.broken) {
-    await noteOutcome(
-      deps,
-      channel,
-      r,
-      !r.ok && !test && attempts >= MAX_ATTEMPTS ? attempts : null,
-    );
-  }
-  if (r.ok && post.thread) {
-    const queued = await queuedPosts(kv);
-    const next = nextInLine(queued, post, (q) => q.channel === post.channel, clock.now());
-    if (next) await deliverOne(deps, next.id);
-  }
-  return r;
-}
-
-/** Job: delivers every queued post that is due. */
-export async function retryPosts(deps: Deps): Promise<number> {
-  const due: string[] = [];
-  const now = deps.clock.now();
-  for await (const e of deps.kv.list<QueuedPost>({ prefix: ["channel_outbox"] })) {
-    if (e.value.next <= now) due.push(e.value.id);
-  }
-  for (let i = 0; i < due.length; i += 10) await deliverPosts(deps, due.slice(i, i + 10));
-  return due.length;
-}
-
-/** Sends a test alert to one channel now; answers how it went. */
-export async function testChannel(deps: Deps, channel: Channel): Promise<SendResult> {
-  const now = deps.clock.now();
-  const op = atomic(deps.kv);
-  const [id] = enqueuePosts(op, [channel], {
-    event: "test",
-    title: `Test alert for channel "${channel.name}"`,
-    text: "This is a test alert. Alerts of the services that use this channel come here.",
-    service: null,
-    at: iso(now),
-    link: `${deps.config.baseUrl}/me/channels`,
-  }, now);
-  await commit(op);
-  const [r] = await deliverPosts(deps, [id]);
-  return r;
+  return { op: op.set(entry.key, next), mail };
 }

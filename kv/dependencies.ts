@@ -95,7 +95,7 @@ type Held = Pick<Service, "id" | "name" | "seen" | "since" | "held"> & { depends
 
 /**
  * Until when a look that finds `s` in `state` holds its off alert because of its dependencies
- * (as a maintenance window holds one, kv/alert_rules.ts), or null: while a service it depends
+ * (as a maintenance window holds one, kv/alerts/alert_rules.ts), or null: while a service it depends
  * on is off (a minute at a time: it is looked at again), and for FOLD_WAIT_MS after it turned
  * off when others depend on it. `all`: the account's services as stored.
  */

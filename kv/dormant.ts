@@ -1,7 +1,7 @@
 import { DAY } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { type Account, eachAccount } from "./accounts.ts";
-import { deliver, enqueueMail } from "./outbox.ts";
+import { deliver, enqueueMail } from "./alerts/outbox.ts";
 import { dormantNoticeMail } from "../mail/accounts.ts";
 import { atomic, commit } from "./_atomic.ts";
 

@@ -2,7 +2,7 @@ import type { Deps } from "../lib/deps.ts";
 import { atomic, transact } from "./_atomic.ts";
 import { type Account, dropAccount, getAccount, personText } from "./accounts.ts";
 import { dropLinksTo } from "./links.ts";
-import { dropMailAbout } from "./outbox.ts";
+import { dropMailAbout } from "./alerts/outbox.ts";
 import { accountParts, type ErasureCounts, type ErasureDecisions } from "./parts.ts";
 import { droppedTerms, indexChange, pruneDictionary } from "./search_index.ts";
 import { endAllSessions } from "./sessions.ts";

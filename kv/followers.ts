@@ -13,8 +13,6 @@ import {
 import { validity } from "../mail/sign_in.ts";
 import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { type Account, accountBySlug, getAccount } from "./accounts.ts";
-import { advanceFanout, dropFanout, type Fanout, getFanout, listFanouts } from "./fanouts.ts";
-import { deliver, dropMailTo, enqueueMail } from "./outbox.ts";
 import { getStatusPage, type StatusPage } from "./status_settings.ts";
 
 /**
@@ -27,6 +25,9 @@ import { getStatusPage, type StatusPage } from "./status_settings.ts";
  *                                              unfollow link of one mail
  * A token reads "<account id>.<random>", so its record is found under the account and goes
  * with the account's erasure.
+ * The mails go through the outbox (kv/alerts/outbox.ts): what the followers are to be told is
+ * one delivery there, which it turns into one mail per follower with `followerBatch`; the
+ * flows that mail or drop mail (a request, an unfollow, an erasure) are kv/follows.ts's.
  * A follow is confirmed through the mailed link (a page with a button: a scanner opening the
  * link confirms nothing); unconfirmed ones count for nothing and are gone after 7 days (the
  * value's `expires` decides, expireIn cleans up). Only hashes of tokens are stored, so every
@@ -56,6 +57,25 @@ interface FollowToken {
   purpose: "confirm" | "unfollow";
   expires: number;
 }
+
+/** What a page's followers are told: a service's alert, a group's, a note, an incident. */
+export type FollowEvent =
+  | { kind: "service"; service: number; name: string; state: "off" | "back" }
+  | { kind: "note"; note: string; text: string }
+  | {
+    kind: "incident";
+    incident: number;
+    title: string;
+    note: string;
+    text: string;
+    /** The services it affects: a page's followers hear of it when the page shows it. */
+    services: number[];
+  }
+  | {
+    kind: "group";
+    label: string;
+    services: { service: number; name: string; state: "off" | "back" }[];
+  };
 
 const followerKey = (account: number, address: string) => ["followers", account, address] as const;
 const countKey = (account: number) => ["follower_count", account] as const;
@@ -87,49 +107,50 @@ async function publishedPage(kv: Deno.Kv, slug: string) {
 }
 
 /**
- * Asks to follow the page of `slug`: stores a pending follow and mails its confirmation
- * link. The same answer whether or not the address follows already (the form tells no one
- * who follows); an address that follows gets no mail. The caller limits the rate.
+ * Stages a request to follow the page of `slug` in a new atomic: a pending follow and the
+ * confirmation mail to add to it (kv/follows.ts `requestFollow` queues it and commits). Null
+ * when the address follows already (it gets no mail). Run inside `transact`.
  */
-export async function requestFollow(deps: Deps, slug: string, email: string): Promise<void> {
+export async function stageFollow(
+  deps: Deps,
+  slug: string,
+  email: string,
+): Promise<{ op: Atomic; mail: Mail } | null> {
   const { kv } = deps;
   const now = deps.clock.now();
   const { owner, page } = await publishedPage(kv, slug);
   const address = addressOf(email);
-  const mails = await transact(async () => {
-    const entry = await kv.get<Follower>(followerKey(owner.id, address));
-    const old = entry.value;
-    if (old?.confirmed) return { op: null, result: [] };
-    const { token, key } = newToken(owner.id);
-    const follower: Follower = {
-      email,
-      created: now,
-      confirmed: null,
-      expires: now + PENDING_LIFE,
-      confirm: key[2],
-    };
-    const expireIn = PENDING_LIFE + HOUR;
-    const op = atomic(kv).check(entry)
-      .set(followerKey(owner.id, address), follower, { expireIn })
-      .set(
-        key,
-        {
-          account: owner.id,
-          follower: address,
-          purpose: "confirm",
-          expires: now + PENDING_LIFE,
-        } satisfies FollowToken,
-        { expireIn },
-      );
-    if (old?.confirm) op.delete(tokenKey(owner.id, old.confirm));
-    const mail = followConfirmMail(
-      titleOf(page, owner),
-      confirmUrl(deps, owner.slug, token),
-      validity(PENDING_LIFE),
+  const entry = await kv.get<Follower>(followerKey(owner.id, address));
+  const old = entry.value;
+  if (old?.confirmed) return null;
+  const { token, key } = newToken(owner.id);
+  const follower: Follower = {
+    email,
+    created: now,
+    confirmed: null,
+    expires: now + PENDING_LIFE,
+    confirm: key[2],
+  };
+  const expireIn = PENDING_LIFE + HOUR;
+  const op = atomic(kv).check(entry)
+    .set(followerKey(owner.id, address), follower, { expireIn })
+    .set(
+      key,
+      {
+        account: owner.id,
+        follower: address,
+        purpose: "confirm",
+        expires: now + PENDING_LIFE,
+      } satisfies FollowToken,
+      { expireIn },
     );
-    return { op, result: [enqueueMail(op, { ...mail, to: email }, now)] };
-  });
-  if (mails.length) await deliver(deps, mails);
+  if (old?.confirm) op.delete(tokenKey(owner.id, old.confirm));
+  const mail = followConfirmMail(
+    titleOf(page, owner),
+    confirmUrl(deps, owner.slug, token),
+    validity(PENDING_LIFE),
+  );
+  return { op, mail: { ...mail, to: email } };
 }
 
 /** A live token of `purpose` and the follow it names; null when used, expired or unknown. */
@@ -181,12 +202,15 @@ export async function confirmFollow(deps: Deps, token: string): Promise<{ slug: 
 }
 
 /**
- * Ends a follow through the unfollow link of a mail: the address is deleted, and so is the
- * page's mail still queued to it (a relay down would otherwise keep the address in the outbox
- * and send it later). A link whose follow ended already answers the same (the person is not
- * following, as they asked).
+ * Ends a follow through the unfollow link of a mail: the address is deleted. A link whose
+ * follow ended already answers the same (the person is not following, as they asked).
+ * Answers the page's slug, and the address and the mark of the page's mail still queued to
+ * it, which kv/follows.ts drops (a relay down would otherwise keep the address in the outbox).
  */
-export async function unfollow(deps: Deps, token: string): Promise<{ slug: string }> {
+export async function endFollow(
+  deps: Deps,
+  token: string,
+): Promise<{ slug: string; queued: { email: string; mark: string } | null }> {
   const { kv } = deps;
   const now = deps.clock.now();
   const { account, email } = await transact(async () => {
@@ -201,8 +225,10 @@ export async function unfollow(deps: Deps, token: string): Promise<{ slug: strin
     return { op, result: { account: found.token.account, email: f?.email ?? null } };
   });
   const owner = (await getAccount(kv, account)).value;
-  if (owner && email) await dropMailTo(kv, email, `${pageUrl(deps, owner.slug)}/`);
-  return { slug: owner?.slug ?? "" };
+  return {
+    slug: owner?.slug ?? "",
+    queued: owner && email ? { email, mark: `${pageUrl(deps, owner.slug)}/` } : null,
+  };
 }
 
 /** Adds the count's decrement, checked, to `op`. */
@@ -218,12 +244,11 @@ export async function followerCount(kv: Deno.Kv, account: number): Promise<numbe
 }
 
 /**
- * What followers are told of an item: a service's alert only when the page lists it; of a
- * group of several (kv/grouped_alerts.ts), the services the page lists, one of them alone as
- * its own alert. Null: nothing for the followers.
+ * What followers are told of an event: a service's alert only when the page lists it; of a
+ * group of several (kv/alerts/grouped_alerts.ts), the services the page lists, one of them
+ * alone as its own alert. Null: nothing for the followers.
  */
-function toldOf(item: Fanout, page: StatusPage): Fanout["event"] | null {
-  const e = item.event;
+function toldOf(e: FollowEvent, page: StatusPage): FollowEvent | null {
   const listed = (id: number) => page.services.some((s) => s.id === id);
   if (e.kind === "note") return e;
   // An incident shows on the pages that list a service it affects, or on all without any.
@@ -234,11 +259,11 @@ function toldOf(item: Fanout, page: StatusPage): Fanout["event"] | null {
   return shown.length ? { kind: "service", ...shown[0] } : null;
 }
 
-/** The mail one follower gets for a queued item (as `toldOf` says it). */
-function fanoutMail(
+/** The mail one follower gets of an event (as `toldOf` says it) that happened `at`. */
+function followerMail(
   deps: Deps,
-  item: Fanout,
-  e: Fanout["event"],
+  e: FollowEvent,
+  at: number,
   title: string,
   slug: string,
   to: string,
@@ -247,109 +272,83 @@ function fanoutMail(
   const page = pageUrl(deps, slug);
   const out = unfollowUrl(deps, slug, token);
   const text = e.kind === "service"
-    ? followServiceMail(title, e.name, e.state, item.at, page, out)
+    ? followServiceMail(title, e.name, e.state, at, page, out)
     : e.kind === "group"
-    ? followGroupMail(title, e.label, e.services, item.at, page, out)
+    ? followGroupMail(title, e.label, e.services, at, page, out)
     : e.kind === "incident"
-    ? followIncidentMail(title, e.title, e.note, e.text, item.at, page, out)
-    : followNoteMail(title, e.note, e.text, item.at, page, out);
+    ? followIncidentMail(title, e.title, e.note, e.text, at, page, out)
+    : followNoteMail(title, e.note, e.text, at, page, out);
   return { ...text, to };
 }
 
 /**
- * Mails a queued item (kv/fanouts.ts) to the page's confirmed followers, BATCH per atomic,
- * each with an unfollow token of its own. Nothing when the page is not published or, for a
- * service's alert, does not list the service. Two processes running one item never mail a
- * follower twice: every batch checks the item and moves its cursor.
+ * The next batch of a page's mail about `event` (BATCH followers after `cursor`): one mail per
+ * confirmed follower, each with an unfollow token of its own added to `op`, and the cursor
+ * after it. Null when nothing is left to mail: no follower after the cursor, the page not
+ * published, or (a service's alert) the page does not list the service. The outbox adds the
+ * mails and the cursor to `op`, checked against its record, so two processes never mail a
+ * follower twice.
  */
-export async function runFanout(deps: Deps, id: string): Promise<number> {
+export async function followerBatch(
+  deps: Deps,
+  op: Atomic,
+  account: number,
+  event: FollowEvent,
+  at: number,
+  cursor: string | null,
+): Promise<{ mails: Mail[]; cursor: string } | null> {
   const { kv } = deps;
-  let mailed = 0;
-  for (;;) {
-    const now = deps.clock.now();
-    const entry = await getFanout(kv, id);
-    const item = entry.value;
-    if (!item) return mailed;
-    const owner = (await getAccount(kv, item.account)).value;
-    const page = owner ? await getStatusPage(kv, item.account) : null;
-    const told = page ? toldOf(item, page) : null;
-    const batch: Deno.KvEntry<Follower>[] = [];
-    if (owner && page?.enabled && told) {
-      const start = item.cursor
-        ? { start: [...followerKey(item.account, item.cursor), ""] as Deno.KvKey }
-        : {};
-      const iter = kv.list<Follower>(
-        { prefix: ["followers", item.account], ...start } as Deno.KvListSelector,
-        { limit: BATCH },
-      );
-      for await (const f of iter) batch.push(f);
-    }
-    const op = atomic(kv).check(entry);
-    if (!batch.length || !owner || !page || !told) {
-      const res = await commit(dropFanout(op, id));
-      if (res.ok) return mailed;
-      continue;
-    }
-    const ids: string[] = [];
-    // A service's mails to a follower keep their order, as the owner's do (kv/outbox.ts).
-    const ev = item.event;
-    const thread = ev.kind === "service"
-      ? [ev.service]
-      : ev.kind === "group"
-      ? ev.services.map((s) => s.service)
-      : undefined;
-    for (const f of batch) {
-      if (!f.value.confirmed) continue;
-      const { token, key } = newToken(item.account);
-      op.set(
-        key,
-        {
-          account: item.account,
-          follower: f.key[2] as string,
-          purpose: "unfollow",
-          expires: now + UNFOLLOW_LIFE,
-        } satisfies FollowToken,
-        { expireIn: UNFOLLOW_LIFE },
-      );
-      const mail = fanoutMail(
-        deps,
-        item,
-        told,
-        titleOf(page, owner),
-        owner.slug,
-        f.value.email,
-        token,
-      );
-      ids.push(enqueueMail(op, mail, now, thread));
-    }
-    advanceFanout(op, item, batch[batch.length - 1].key[2] as string);
-    if (!(await commit(op)).ok) continue;
-    mailed += ids.length;
-    if (ids.length) await deliver(deps, ids);
+  const now = deps.clock.now();
+  const owner = (await getAccount(kv, account)).value;
+  const page = owner ? await getStatusPage(kv, account) : null;
+  const told = page ? toldOf(event, page) : null;
+  if (!owner || !page?.enabled || !told) return null;
+  const start = cursor ? { start: [...followerKey(account, cursor), ""] as Deno.KvKey } : {};
+  const batch: Deno.KvEntry<Follower>[] = [];
+  const iter = kv.list<Follower>(
+    { prefix: ["followers", account], ...start } as Deno.KvListSelector,
+    { limit: BATCH },
+  );
+  for await (const f of iter) batch.push(f);
+  if (!batch.length) return null;
+  const mails: Mail[] = [];
+  for (const f of batch) {
+    if (!f.value.confirmed) continue;
+    const { token, key } = newToken(account);
+    op.set(
+      key,
+      {
+        account,
+        follower: f.key[2] as string,
+        purpose: "unfollow",
+        expires: now + UNFOLLOW_LIFE,
+      } satisfies FollowToken,
+      { expireIn: UNFOLLOW_LIFE },
+    );
+    mails.push(
+      followerMail(deps, told, at, titleOf(page, owner), owner.slug, f.value.email, token),
+    );
   }
-}
-
-/** Runs every queued item (the minutely job: those a process left unfinished). */
-export async function runFanouts(deps: Deps): Promise<number> {
-  let mailed = 0;
-  for (const item of await listFanouts(deps.kv)) mailed += await runFanout(deps, item.id);
-  return mailed;
+  return { mails, cursor: batch[batch.length - 1].key[2] as string };
 }
 
 /**
- * Deletes the account's followers, their count, their links and their mail still queued
- * about the page (erasure of the owner, before its slug goes): no address of theirs stays.
+ * Deletes the account's followers, their count and their links (erasure of the owner, before
+ * its slug goes); answers each address with the mark of the page's mail, for kv/follows.ts to
+ * drop what is still queued to them: no address of theirs stays.
  */
-export async function eraseFollowers(deps: Deps, owner: Account): Promise<number> {
+export async function eraseFollowers(
+  deps: Deps,
+  owner: Account,
+): Promise<{ email: string; mark: string }[]> {
   const { kv } = deps;
   const account = owner.id;
-  let n = 0;
+  const out: { email: string; mark: string }[] = [];
   for await (const e of kv.list<Follower>({ prefix: ["followers", account] })) {
-    await dropMailTo(kv, e.value.email, `${pageUrl(deps, owner.slug)}/`);
+    out.push({ email: e.value.email, mark: `${pageUrl(deps, owner.slug)}/` });
     await commit(atomic(kv).delete(e.key));
-    n++;
   }
   await commit(atomic(kv).delete(countKey(account)));
   await deleteKeys(kv, keysOf(kv, { prefix: ["follow_tokens", account] }));
-  return n;
+  return out;
 }

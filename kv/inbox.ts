@@ -1,6 +1,6 @@
 import type { Deps } from "../lib/deps.ts";
 import type { Mail } from "../lib/mail.ts";
-import { deliver, enqueueMail } from "./outbox.ts";
+import { deliver, enqueueMail } from "./alerts/outbox.ts";
 import { type Atomic } from "./_atomic.ts";
 
 /**

@@ -4,8 +4,7 @@ import type { Deps } from "../lib/deps.ts";
 import { conflict, invalid, notFound } from "../lib/errors.ts";
 import { atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 import { dropNoteInto, eachNote } from "./status_notes.ts";
-import { queueFanout } from "./fanouts.ts";
-import { runFanout } from "./followers.ts";
+import { deliver, enqueueFollowers } from "./alerts/outbox.ts";
 import { claimId } from "./ids.ts";
 import { rateInto, RULES } from "./rate_limit.ts";
 import { listServices } from "./services.ts";
@@ -137,10 +136,10 @@ export async function openIncident(deps: Deps, account: number, input: NewIncide
     };
     const op = rate.apply(claim.apply(atomic(kv)))
       .set(incidentKey(account, incident.id), incident, { expireIn: KEPT_MS });
-    const fanout = queueFanout(op, account, told(incident, update), now);
+    const fanout = enqueueFollowers(op, account, told(incident, update), now);
     return { op, result: { incident, fanout } };
   });
-  await runFanout(deps, fanout);
+  await deliver(deps, [fanout]);
   return incident;
 }
 
@@ -190,10 +189,10 @@ export async function postIncidentUpdate(
     };
     const op = rate.apply(atomic(kv).check(entry))
       .set(entry.key, incident, { expireIn: Math.max(DAY, old.created + KEPT_MS - now) });
-    const fanout = queueFanout(op, account, told(incident, update), now);
+    const fanout = enqueueFollowers(op, account, told(incident, update), now);
     return { op, result: { incident, fanout } };
   });
-  await runFanout(deps, fanout);
+  await deliver(deps, [fanout]);
   return incident;
 }
 

@@ -10,7 +10,7 @@ import {
 
 /**
  * Maintenance windows of an account: while one covering a service runs, its failures alert
- * nobody (kv/alert_rules.ts holds the off alert until the window ends), its state reads
+ * nobody (kv/alerts/alert_rules.ts holds the off alert until the window ends), its state reads
  * "maintenance" and its history leaves those stretches out of uptime. All windows of an account
  * are one record, so a change is one checked write and the runner reads them in one get.
  * Key layout:

@@ -27,7 +27,14 @@ export const MIGRATIONS: Migration[] = [
   { name: "heartbeats: the UUID's hook entry is its one index", run: dropUuidIndex },
   { name: "modules: a licence (not stated) and educational metadata", run: giveLearning },
   { name: "incident notes become the first update of an incident", run: notesToIncidents },
+  { name: "deliveries: channel posts and followers' mail join the one outbox", run: oneOutbox },
 ];
+
+/** Moves the pending posts and followers' mail into the outbox (kv/alerts/outbox.ts). */
+async function oneOutbox(kv: Deno.Kv): Promise<void> {
+  const { moveOldQueues } = await import("./alerts/outbox.ts");
+  await moveOldQueues(kv);
+}
 
 /** Moves today's incident notes into incidents (kv/incidents.ts `moveNotes`). */
 async function notesToIncidents(kv: Deno.Kv): Promise<void> {

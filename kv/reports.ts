@@ -20,7 +20,7 @@ import { changesBetween, countChecks, KEEP_DAYS } from "./history.ts";
 import { listEvents } from "./hooks.ts";
 import { listWindows, quietSpans } from "./maintenance.ts";
 import { listGaps } from "./monitor.ts";
-import { enqueueMail } from "./outbox.ts";
+import { enqueueMail } from "./alerts/outbox.ts";
 import { listServices, type Service } from "./services.ts";
 import { getStatusPage } from "./status_settings.ts";
 

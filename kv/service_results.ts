@@ -2,11 +2,11 @@
  * What the runner (and a manual check) finds at a service, recorded with its alerts: a check's
  * result (recordResult) and a heartbeat judged from its signals (reviewHeartbeat). Each look
  * is one atomic holding the record, its history, its next due time and every alert it queues
- * (mail, channel posts, the status page followers' mail); they are sent after the commit, one
- * alert after the other. The off and back alerts of a service sharing its place (or group)
- * with another are routed through kv/alert_groups.ts in the same atomic: the first off of an
- * outage goes at once, follow-ups wait in the place's group, which kv/grouped_alerts.ts sends.
- * The rules are kv/alert_rules.ts's. Holds no keys: the record, with its next due time, is
+ * (mail, channel posts, the status page followers' mail: deliveries of kv/alerts/outbox.ts);
+ * they are sent after the commit, each receiver's in order. The off and back alerts of a service sharing its place (or group)
+ * with another are routed through kv/alerts/alert_groups.ts in the same atomic: the first off of an
+ * outage goes at once, follow-ups wait in the place's group, which kv/alerts/grouped_alerts.ts sends.
+ * The rules are kv/alerts/alert_rules.ts's. Holds no keys: the record, with its next due time, is
  * written with the aggregate's `saveService` (kv/service.ts), which moves the due entry.
  */
 import { iso, readable } from "../lib/clock.ts";
@@ -15,22 +15,14 @@ import type { Deps } from "../lib/deps.ts";
 import type { Mail } from "../lib/mail.ts";
 import { type Atomic, atomic, transact } from "./_atomic.ts";
 import { type Account, getAccount } from "./accounts.ts";
-import { type Alert, counted, decideAlert } from "./alert_rules.ts";
-import { routeAlerts, type Subject } from "./alert_groups.ts";
-import {
-  type AlertPayload,
-  type Channel,
-  channelsOf,
-  deliverPosts,
-  enqueuePosts,
-} from "./channels.ts";
-import { queueFanout } from "./fanouts.ts";
-import { runFanout } from "./followers.ts";
+import { type Alert, counted, decideAlert } from "./alerts/alert_rules.ts";
+import { routeAlerts, type Subject } from "./alerts/alert_groups.ts";
+import { type AlertPayload, type Channel, channelsOf } from "./channels.ts";
 import { addDuration, readDay, recordChange } from "./history.ts";
 import { getPulse, trimEvents } from "./hooks.ts";
 import { listWindows, maintenanceUntil } from "./maintenance.ts";
 import { gapAt } from "./monitor.ts";
-import { deliver, enqueueMail } from "./outbox.ts";
+import { deliver, enqueueFollowers, enqueueMail, enqueuePosts } from "./alerts/outbox.ts";
 import {
   beatLimits,
   judgeBeat,
@@ -50,12 +42,8 @@ import { hookRefsInto, listServices } from "./services.ts";
 import { behindOff, dependencyHold, foldedText } from "./dependencies.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 
-/** What one alert queued in a look's atomic, sent after the commit. */
-export interface QueuedAlert {
-  mails: string[];
-  posts: string[];
-  fanouts: string[];
-}
+/** What one alert queued in a look's atomic (the outbox's ids), sent after the commit. */
+export type QueuedAlert = string[];
 
 /** One alert: what it says of the service, as the service reads in it (and when, if not now). */
 export interface AlertNotice {
@@ -108,24 +96,18 @@ export function queueAlert(
 ): QueuedAlert {
   const event = a.event;
   const thread = [a.as.id];
-  return {
-    mails: acc ? [enqueueMail(op, alertMail(deps, acc.email, a, now), now, thread)] : [],
-    posts: enqueuePosts(
-      op,
-      chans,
-      alertPayload(deps, a.as, event, a.text, a.at ?? now),
-      now,
-      thread,
-    ),
-    fanouts: event === "reminder" ? [] : [
-      queueFanout(op, a.as.account, {
+  return [
+    ...acc ? [enqueueMail(op, alertMail(deps, acc.email, a, now), now, thread)] : [],
+    ...enqueuePosts(op, chans, alertPayload(deps, a.as, event, a.text, a.at ?? now), now, thread),
+    ...event === "reminder" ? [] : [
+      enqueueFollowers(op, a.as.account, {
         kind: "service",
         service: a.as.id,
         name: a.as.name,
         state: event,
       }, now),
     ],
-  };
+  ];
 }
 
 /** Queues the alert of a certificate reaching an expiry mark (`days` left). */
@@ -144,22 +126,18 @@ function queueExpiry(
   const text = `The certificate expires ${readable(expires)} (within ${days} day${
     days === 1 ? "" : "s"
   }).`;
-  return {
-    mails: mail ? [enqueueMail(op, mail, now, [s.id])] : [],
-    posts: enqueuePosts(op, chans, alertPayload(deps, s, "expiry", text, now), now, [s.id]),
-    fanouts: [],
-  };
+  return [
+    ...mail ? [enqueueMail(op, mail, now, [s.id])] : [],
+    ...enqueuePosts(op, chans, alertPayload(deps, s, "expiry", text, now), now, [s.id]),
+  ];
 }
 
-/** Sends what each alert queued, one alert after the other (an off before its back). */
+/**
+ * Sends what the alerts queued: the outbox sends each receiver's in the order they were
+ * queued, so an off goes before its back everywhere.
+ */
 export async function sendInOrder(deps: Deps, sends: QueuedAlert[]): Promise<void> {
-  for (const { mails, posts, fanouts } of sends) {
-    await Promise.all([
-      mails.length ? deliver(deps, mails) : null,
-      posts.length ? deliverPosts(deps, posts) : null,
-      ...fanouts.map((id) => runFanout(deps, id)),
-    ]);
-  }
+  await deliver(deps, sends.flat());
 }
 
 /** The account's channels a service alerts, read only when something is to be sent. */
@@ -167,10 +145,10 @@ export const alertChannels = async (deps: Deps, s: Subject, sending: boolean) =>
   sending && s.channels?.length ? await channelsOf(deps.kv, s.account, s.channels) : [];
 
 /**
- * Where a look's alerts (decided by kv/alert_rules.ts `decideAlert`) are routed and queued, in
+ * Where a look's alerts (decided by kv/alerts/alert_rules.ts `decideAlert`) are routed and queued, in
  * the look's atomic `op`, for checks and heartbeats alike: the one place to extend what holds
  * or folds an alert before it goes (an outage's follow-ups wait in its place's group,
- * kv/alert_groups.ts `routeAlerts`); what goes at once is queued to the account's mail, each
+ * kv/alerts/alert_groups.ts `routeAlerts`); what goes at once is queued to the account's mail, each
  * channel and the followers, in order. `channels`: the service's channels are wanted even
  * without an alert (a certificate's expiry). Answers what was queued, to send after the
  * commit, and the channels read.
@@ -184,7 +162,7 @@ async function dispatchAlerts(
   now: number,
   channels = false,
 ): Promise<{ sends: QueuedAlert[]; chans: Channel[] }> {
-  // Follow-ups of an outage at its place wait for the others (kv/alert_groups.ts).
+  // Follow-ups of an outage at its place wait for the others (kv/alerts/alert_groups.ts).
   const atOnce = await routeAlerts(deps.kv, op, s, said, now) as AlertNotice[];
   const chans = await alertChannels(deps, s, atOnce.length > 0 || channels);
   return { sends: atOnce.map((a) => queueAlert(deps, op, acc, chans, a, now)), chans };

@@ -7,7 +7,7 @@ import type { Schedule } from "../lib/schedule.ts";
 import type { Kind } from "../lib/targets.ts";
 import type { HttpOptions } from "../lib/checks/http_options.ts";
 import { type Atomic, atomic, deleteKeys, keysOf, transact } from "./_atomic.ts";
-import { counted } from "./alert_rules.ts";
+import { counted } from "./alerts/alert_rules.ts";
 import {
   addService,
   claimServiceId,

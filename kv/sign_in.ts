@@ -15,7 +15,7 @@ import {
   putAccount,
 } from "./accounts.ts";
 import { findLink, type Link, LINK_LIFE, prepareLink } from "./links.ts";
-import { deliver, enqueueMail } from "./outbox.ts";
+import { deliver, enqueueMail } from "./alerts/outbox.ts";
 import { prepareSession, type Session } from "./sessions.ts";
 import { trailAppend } from "./trail.ts";
 

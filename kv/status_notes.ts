@@ -1,8 +1,7 @@
 import { DAY, iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
-import { queueFanout } from "./fanouts.ts";
-import { runFanout } from "./followers.ts";
+import { deliver, enqueueFollowers } from "./alerts/outbox.ts";
 import { claimId } from "./ids.ts";
 import { rateInto, RULES } from "./rate_limit.ts";
 
@@ -48,7 +47,7 @@ export async function postNote(
     const note: Note = { id: claim.id, account, kind: input.kind, text: input.text, at: now };
     const op = rate.apply(claim.apply(atomic(kv)))
       .set(noteKey(account, note.id), note, { expireIn: NOTES_KEPT_MS + DAY });
-    const fanout = queueFanout(
+    const fanout = enqueueFollowers(
       op,
       account,
       { kind: "note", note: note.kind, text: note.text },
@@ -56,7 +55,7 @@ export async function postNote(
     );
     return { op, result: { note, fanout } };
   });
-  await runFanout(deps, fanout);
+  await deliver(deps, [fanout]);
   return note;
 }
 

@@ -16,7 +16,7 @@ export interface Mail {
 /** What mail/ composes: the mail without its recipient. */
 export type MailText = Omit<Mail, "to">;
 
-/** Delivers one mail or throws; retrying is the outbox's business (kv/outbox.ts). */
+/** Delivers one mail or throws; retrying is the outbox's business (kv/alerts/outbox.ts). */
 export interface Mailer {
   send(mail: Mail): Promise<void>;
   /** Where mail goes, for logs and docs: never an address. */

@@ -89,7 +89,7 @@ export function groupCount(total: number, states: ("off" | "back")[]): string {
 
 /**
  * The follow-up of an outage: several services sharing a place (or group) went off, or came
- * back, within two minutes of each other (kv/grouped_alerts.ts). `first` names the services
+ * back, within two minutes of each other (kv/alerts/grouped_alerts.ts). `first` names the services
  * whose off alert went at once, before these: then offs alone read "2 more services off".
  */
 export const groupAlertMail = (

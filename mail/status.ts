@@ -97,7 +97,7 @@ export const followIncidentMail = (
   };
 };
 
-/** Several listed services went off or came back within two minutes (kv/grouped_alerts.ts). */
+/** Several listed services went off or came back within two minutes (kv/alerts/grouped_alerts.ts). */
 export const followGroupMail = (
   title: string,
   label: string,

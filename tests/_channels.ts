@@ -2,9 +2,10 @@
  * What the channel kind tests share: one HTTPS receiver on 127.0.0.1 standing for every
  * provider (a test CA valid for their names; the injected resolver gives each name a public
  * address and the connector takes every connection to the receiver), the alerts of each event
- * as kv/service_results.ts and kv/grouped_alerts.ts build them, and a way to send one.
+ * as kv/service_results.ts and kv/alerts/grouped_alerts.ts build them, and a way to send one.
  */
-import { type AlertPayload, type Channel, deliverPosts, enqueuePosts } from "../kv/channels.ts";
+import type { AlertPayload, Channel } from "../kv/channels.ts";
+import { enqueuePosts, sendNow } from "../kv/alerts/outbox.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
 import type { Config } from "../lib/config.ts";
 import { systemTls } from "../lib/net.ts";
@@ -154,7 +155,7 @@ export async function send(t: TestApp, ch: Channel, payload: AlertPayload) {
   const op = atomic(t.kv);
   const ids = enqueuePosts(op, [ch], payload, t.clock.now());
   await commit(op);
-  return (await deliverPosts(t.deps, ids))[0];
+  return await sendNow(t.deps, ids[0]);
 }
 
 /** Adds a channel through the API; answers its stored record. */

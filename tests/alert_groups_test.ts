@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
 import { openKv } from "../kv/_atomic.ts";
-import { GROUP_WAIT, keptAlerts } from "../kv/alert_groups.ts";
-import { sendDueGroups } from "../kv/grouped_alerts.ts";
+import { GROUP_WAIT, keptAlerts } from "../kv/alerts/alert_groups.ts";
+import { sendDueGroups } from "../kv/alerts/grouped_alerts.ts";
 import { MINUTE, readable } from "../lib/clock.ts";
 import { systemConnector, systemTls } from "../lib/net.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
-import { outboxJob } from "../jobs/outbox.ts";
-import { deliverPosts, enqueuePosts, getChannel, MAX_ATTEMPTS } from "../kv/channels.ts";
+import { getChannel, MAX_ATTEMPTS } from "../kv/channels.ts";
+import { deliverDue as outboxJob, enqueuePosts, sendNow } from "../kv/alerts/outbox.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, expectLog } from "./_helpers.ts";
@@ -431,7 +431,7 @@ Deno.test("kinds: a 429's Retry-After is waited out; a receiver failing every re
     r.t.clock.advance(6 * 60 * MINUTE);
     await outboxJob(r.t.deps);
     assert.equal(r.got.length, MAX_ATTEMPTS, "given up");
-    assert.ok(!(await dumpKv(r.t.kv)).includes('["channel_outbox"'));
+    assert.ok(!(await dumpKv(r.t.kv)).includes('["outbox"'));
     const view = (await r.t.req("GET", "/api/me/channels", { token })).body.items[0];
     assert.equal(view.state, "broken");
     assert.equal(view.last_error.error, "unknown address, chat or room (HTTP 404: no_service)");
@@ -535,12 +535,12 @@ Deno.test("kinds: a back queued while its off is being posted follows it at once
     await commit(op);
     return ids;
   };
-  const off = deliverPosts(r.t.deps, await queue(OFF));
+  const off = sendNow(r.t.deps, (await queue(OFF))[0]);
   await posting.promise;
-  const [back] = await deliverPosts(r.t.deps, await queue(BACK));
+  const back = await sendNow(r.t.deps, (await queue(BACK))[0]);
   assert.deepEqual(back, { ok: false, status: "waits for an earlier alert" });
   held.resolve();
-  assert.equal((await off)[0].ok, true);
+  assert.equal((await off).ok, true);
   assert.deepEqual(r.got.map((g) => JSON.parse(g.body).event), ["off", "back"]);
-  assert.ok(!(await dumpKv(r.t.kv)).includes('["channel_outbox"'), "nothing left for the job");
+  assert.ok(!(await dumpKv(r.t.kv)).includes('["outbox"'), "nothing left for the job");
 });

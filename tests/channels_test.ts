@@ -3,7 +3,7 @@ import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { runDueChecks } from "../jobs/checks.ts";
-import { outboxJob } from "../jobs/outbox.ts";
+import { deliverDue as outboxJob } from "../kv/alerts/outbox.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { systemTls } from "../lib/net.ts";
 import { dumpKv, expectLog, fakeResolver, testApp } from "./_helpers.ts";
@@ -119,7 +119,7 @@ Deno.test("channels: signed JSON posts, test alert, alerts on off, retries, priv
       assert.equal(off.service.state, "off");
       assert.match(off.text, /Watched service "Backup" is off/);
       assert.match(off.text, /tar: disk full/);
-      assert.ok((await dumpKv(t.kv)).includes('["channel_outbox"'), "kept for a retry");
+      assert.ok((await dumpKv(t.kv)).includes('"kind":"post"'), "kept for a retry");
       answer = 200;
       await outboxJob(t.deps);
       assert.equal(got.length, 2, "not before its backoff");
@@ -127,7 +127,7 @@ Deno.test("channels: signed JSON posts, test alert, alerts on off, retries, priv
       await outboxJob(t.deps);
       assert.equal(got.length, 3);
       assert.equal(got[2].body, got[1].body, "the same signed payload");
-      assert.ok(!(await dumpKv(t.kv)).includes('["channel_outbox"'), "delivered, gone");
+      assert.ok(!(await dumpKv(t.kv)).includes('"kind":"post"'), "delivered, gone");
 
       // DNS rebinding: the name now points into a private range; nothing is sent.
       table["hooks.test"] = ["10.1.2.3"];

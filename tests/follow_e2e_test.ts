@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { atomic, commit, openKv, transact } from "../kv/_atomic.ts";
 import { prepareAccount } from "../kv/accounts.ts";
-import { queueFanout } from "../kv/fanouts.ts";
+import { enqueueFollowers } from "../kv/alerts/outbox.ts";
 import { runMigrations } from "../kv/migrations.ts";
 import { prepareSession } from "../kv/sessions.ts";
 import { testClock } from "./_real_server.ts";
@@ -131,7 +131,7 @@ Deno.test({
       // A process that stopped after queuing a note's mail: the minutely job sends it.
       const kv = await openKv(kvPath);
       const op = atomic(kv);
-      queueFanout(
+      enqueueFollowers(
         op,
         owner.id,
         { kind: "note", note: "resolved", text: "Power is back." },
@@ -147,7 +147,7 @@ Deno.test({
       assert.equal(late.subject, "Riverside school: Resolved");
       assert.match(late.text, /Power is back\./);
       // The minutely job, or its run 45 s after the start (what a crash left, jobs/mod.ts).
-      await server.stdout.waitFor(/"job":"follow-mail(-resume)?"[^\n]*"mailed":1/, 20_000);
+      await server.stdout.waitFor(/"job":"outbox(-resume)?"[^\n]*"sent":1/, 20_000);
 
       // Unfollow from the last mail: the page has a button; the POST ends it.
       const out = link(late.text, "unfollow");

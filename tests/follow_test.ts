@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
-import { retryOutbox } from "../kv/outbox.ts";
+import { deliverDue } from "../kv/alerts/outbox.ts";
 import { systemConnector } from "../lib/net.ts";
 import { dumpKv, expectLog, type TestApp, testApp } from "./_helpers.ts";
 import { localHttp } from "./_servers.ts";
@@ -225,7 +225,7 @@ Deno.test("follow: an unfollow drops the page's mail still queued to the address
     t.mail.failWith = null;
     const sent = t.mail.sent.length;
     t.clock.advance(DAY);
-    await retryOutbox(t.deps);
+    await deliverDue(t.deps);
     assert.deepEqual(t.mail.sent.slice(sent).filter((m) => m.to === FAN), []);
   }));
 

@@ -1,10 +1,19 @@
 import assert from "node:assert/strict";
-import { deliver, enqueueMail, type QueuedMail, retryOutbox, sendMail } from "../kv/outbox.ts";
+import {
+  deliver,
+  deliverDue as retryOutbox,
+  enqueueMail,
+  type QueuedMail,
+  sendMail,
+} from "../kv/alerts/outbox.ts";
 import { dailyPassed, MINUTELY, runJobs } from "../jobs/mod.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { captureLog } from "../lib/log.ts";
-import { expectLog, type TestApp, testApp } from "./_helpers.ts";
+import { dumpKv, expectLog, type TestApp, testApp } from "./_helpers.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
+import { payloadJson } from "../kv/channels.ts";
+import { MIGRATIONS, runMigrations } from "../kv/migrations.ts";
+import { addChannel, OFF, receiver } from "./_channels.ts";
 
 async function queued(t: TestApp): Promise<QueuedMail[]> {
   const out: QueuedMail[] = [];
@@ -236,4 +245,57 @@ Deno.test("outbox: a back queued while its off is being sent follows it at once,
   assert.equal((await off).sent, 2, "the off's delivery sent the back after it");
   assert.deepEqual(t.mail.sent.map((m) => m.subject), ["off", "back"]);
   assert.deepEqual(await queued(t), [], "nothing left for the retry job");
+});
+
+Deno.test("outbox: migration 9 moves the old queues' pending posts and followers' mail in, ids kept", async () => {
+  await using r = await receiver();
+  const { token } = await r.t.account("ops@example.org");
+  const ch = await addChannel(r.t, token, { name: "Hook", url: "https://hooks.example.org/a" });
+  const at = r.t.clock.now();
+  // What a store of the three queues held: a post, a followers' item, a mail without a kind.
+  const op = atomic(r.t.kv)
+    .set(["channel_outbox", "old-post"], {
+      id: "old-post",
+      account: ch.account,
+      channel: ch.id,
+      body: payloadJson(OFF),
+      event: "off",
+      created: at,
+      attempts: 1,
+      next: at,
+      thread: [7],
+    })
+    .set(["follow_fanout", "old-fan"], {
+      id: "old-fan",
+      account: ch.account,
+      event: { kind: "note", note: "resolved", text: "Power is back." },
+      at,
+      cursor: null,
+    })
+    .set(["outbox", "old-mail"], {
+      id: "old-mail",
+      to: "a@b.org",
+      subject: "old",
+      text: "t",
+      created: at,
+      attempts: 0,
+      next: at,
+    });
+  assert.ok((await commit(op)).ok);
+  const step = MIGRATIONS.findIndex((m) => m.name.startsWith("deliveries: ")) + 1;
+  assert.equal(step, 9);
+  await r.t.kv.delete(["migrations", step]);
+  await runMigrations(r.t.kv, at);
+  const dump = await dumpKv(r.t.kv);
+  assert.doesNotMatch(dump, /"channel_outbox"|"follow_fanout"/);
+  const kinds = (await queued(r.t)).map((d) => [d.id, (d as { kind?: string }).kind]);
+  assert.deepEqual(kinds, [["old-fan", "followers"], ["old-mail", "mail"], ["old-post", "post"]]);
+  // Sent by the job as any delivery: the post with its old id as X-Webhook-Id, the mail as its
+  // Message-ID; the followers' item leaves (the page is not published: nobody to mail).
+  const out = await retryOutbox(r.t.deps);
+  assert.deepEqual([out.due, out.failed], [3, 0]);
+  assert.equal(r.got.length, 1);
+  assert.equal(r.last().headers.get("x-webhook-id"), "old-post");
+  assert.equal(r.t.mail.sent.find((m) => m.subject === "old")?.id, "old-mail");
+  assert.deepEqual(await queued(r.t), []);
 });

@@ -287,7 +287,7 @@ Deno.test("signals: a heartbeat whose first signal is a failure alerts; one neve
   assert.equal((await t.req("POST", `${hb.path}/fail`)).status, 200);
   t.clock.advance(MINUTE);
   await runDueChecks(t.deps);
-  // The first alert of an outage never waits for others (kv/alert_groups.ts).
+  // The first alert of an outage never waits for others (kv/alerts/alert_groups.ts).
   assert.equal(t.mail.sent.length, 1);
   assert.match(t.mail.last("ops@example.org")!.subject, /"Backup" is off/);
   // A start that outlives its grace with no success before it is a run that failed too.

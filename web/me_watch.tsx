@@ -5,8 +5,9 @@
  * kv/status_page.ts, kv/status_notes.ts). The public page is web/status.tsx.
  */
 import { isOwner } from "../kv/accounts.ts";
-import { groupingOf, setGrouping } from "../kv/alert_groups.ts";
-import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER, testChannel } from "../kv/channels.ts";
+import { groupingOf, setGrouping } from "../kv/alerts/alert_groups.ts";
+import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER } from "../kv/channels.ts";
+import { testChannel } from "../kv/alerts/outbox.ts";
 import { type FieldSpec, KIND_LIST, KINDS, type KindSpec } from "../lib/channels/mod.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import {
@@ -136,7 +137,7 @@ const channelsPage = async (
   );
 };
 
-/** The account's alert grouping switch (kv/alert_groups.ts), and what its last save did. */
+/** The account's alert grouping switch (kv/alerts/alert_groups.ts), and what its last save did. */
 function GroupingSwitch({ grouping, saved }: { grouping: boolean; saved: boolean }) {
   return (
     <>

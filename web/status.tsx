@@ -8,7 +8,8 @@ import { raw } from "hono/html";
 import { FollowBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
-import { confirmFollow, followLink, requestFollow, unfollow } from "../kv/followers.ts";
+import { confirmFollow, followLink } from "../kv/followers.ts";
+import { requestFollow, unfollow } from "../kv/follows.ts";
 import { RULES } from "../kv/rate_limit.ts";
 import { shownState } from "../kv/service_state.ts";
 import {

@@ -1,5 +1,5 @@
 import { iso, isoOrNull } from "../../lib/clock.ts";
-import { eraseGroups, groupingOf, listGroupsOf } from "../alert_groups.ts";
+import { eraseGroups, groupingOf, listGroupsOf } from "../alerts/alert_groups.ts";
 import type { AccountPart } from "./_part.ts";
 
 /** What alert grouping holds of an account: its switch and the alerts waiting together. */

@@ -1,6 +1,6 @@
 import { iso } from "../../lib/clock.ts";
 import { linksTo } from "../links.ts";
-import { queuedAbout } from "../outbox.ts";
+import { queuedAbout } from "../alerts/outbox.ts";
 import type { AccountPart } from "./_part.ts";
 import { countersOf, dropCounters, RULES } from "../rate_limit.ts";
 import { RECEIPTS } from "../requests.ts";

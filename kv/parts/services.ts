@@ -1,6 +1,7 @@
 import { iso } from "../../lib/clock.ts";
 import { withDurations } from "../../lib/runs.ts";
-import { channelView, eraseChannels, listChannels, listPostsOf } from "../channels.ts";
+import { channelView, eraseChannels, listChannels } from "../channels.ts";
+import { dropQueuedOf, postsOf } from "../alerts/outbox.ts";
 import { serviceHistory } from "../windows.ts";
 import { listWindows } from "../maintenance.ts";
 import { eraseStatusPage, getStatusPage } from "../status_settings.ts";
@@ -55,7 +56,7 @@ export const servicesPart: AccountPart = {
     }
     // Each secret field as "set": tokens and webhook addresses are never given out again.
     const channels = (await listChannels(deps.kv, account.id)).map(channelView);
-    const queued = (await listPostsOf(deps.kv, account.id)).map((p) => ({
+    const queued = (await postsOf(deps.kv, account.id)).map((p) => ({
       ...p,
       created: iso(p.created),
       next: iso(p.next),
@@ -66,6 +67,7 @@ export const servicesPart: AccountPart = {
   async erase(deps, account) {
     await eraseServices(deps, account.id);
     await eraseChannels(deps, account.id);
+    await dropQueuedOf(deps.kv, account.id, "post");
     await eraseStatusPage(deps.kv, account.id);
     await eraseProjectBadge(deps.kv, account.id);
     return {};

@@ -1,6 +1,6 @@
 import { iso } from "../../lib/clock.ts";
-import { eraseFanouts } from "../fanouts.ts";
-import { eraseFollowers, followerCount } from "../followers.ts";
+import { followerCount } from "../followers.ts";
+import { eraseFollowing } from "../follows.ts";
 import { eraseNotes, listNotes } from "../status_notes.ts";
 import type { AccountPart } from "./_part.ts";
 
@@ -28,9 +28,8 @@ export const statusPart: AccountPart = {
     };
   },
   async erase(deps, account) {
-    await eraseFollowers(deps, account);
+    await eraseFollowing(deps, account);
     await eraseNotes(deps.kv, account.id);
-    await eraseFanouts(deps.kv, account.id);
     return {};
   },
 };

@@ -23,7 +23,7 @@ export interface Alert {
   title: string;
   text: string;
   service: ServiceLine | null;
-  /** An alert of several services at one place (kv/grouped_alerts.ts): each of them. */
+  /** An alert of several services at one place (kv/alerts/grouped_alerts.ts): each of them. */
   services?: ServiceLine[];
   /** The place or group they share, and how many services of the account it holds. */
   group?: { name: string; total: number };

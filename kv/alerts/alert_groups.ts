@@ -1,8 +1,8 @@
-import type { Deps } from "../lib/deps.ts";
-import { type Atomic, atomic, commit, deleteKeys, transact } from "./_atomic.ts";
-import { wakeAt } from "./service.ts";
-import type { Service } from "./service_state.ts";
-import { GROUPS, listServices } from "./services.ts";
+import type { Deps } from "../../lib/deps.ts";
+import { type Atomic, atomic, commit, deleteKeys, transact } from "../_atomic.ts";
+import { wakeAt } from "../service.ts";
+import type { Service } from "../service_state.ts";
+import { GROUPS, listServices } from "../services.ts";
 
 /**
  * One outage, few alerts: the first off alert of services that share a place (or a named
@@ -11,7 +11,7 @@ import { GROUPS, listServices } from "./services.ts";
  * off"), and back alerts wait as long for the others to come back with them (one
  * summary). A look that alerts (kv/service_results.ts) routes its alerts here in its own
  * atomic (`routeAlerts`): what must go at once comes back to it, what waits is added to the
- * pending group of the place; the minutely runner takes due groups (kv/grouped_alerts.ts) in
+ * pending group of the place; the minutely runner takes due groups (kv/alerts/grouped_alerts.ts) in
  * an atomic checked against the group, so of several processes one sends it. Key layout:
  *   ["alert_groups", account_id, cluster]            -> AlertGroup: the window's alerts
  *   ["alert_group_due", due_ms, account_id, cluster] -> true: when the group is sent

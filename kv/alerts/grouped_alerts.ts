@@ -1,21 +1,20 @@
 /**
- * Sends the pending alert groups whose 30 seconds are over (kv/alert_groups.ts), for the
+ * Sends the pending alert groups whose 30 seconds are over (kv/alerts/alert_groups.ts), for the
  * minutely runner: the alerts that waited in them (the follow-ups of an outage whose first
  * alert went at once, and the backs). One service's go out as that service's own alerts (the
  * same mail, posts and follower mail as without grouping); several services' as one mail to
  * the account, one post per channel any of them alerts and one mail to each follower of the
  * status page. Holds no keys.
  */
-import { iso } from "../lib/clock.ts";
-import type { Deps } from "../lib/deps.ts";
-import { groupAlertMail } from "../mail/services.ts";
-import type { Atomic } from "./_atomic.ts";
-import { type Account, getAccount } from "./accounts.ts";
+import { iso } from "../../lib/clock.ts";
+import type { Deps } from "../../lib/deps.ts";
+import { groupAlertMail } from "../../mail/services.ts";
+import type { Atomic } from "../_atomic.ts";
+import { type Account, getAccount } from "../accounts.ts";
 import { type AlertGroup, listDueGroups, type Member, takeGroup } from "./alert_groups.ts";
-import { channelsOf, enqueuePosts } from "./channels.ts";
-import { queueFanout } from "./fanouts.ts";
-import { enqueueMail } from "./outbox.ts";
-import { alertChannels, queueAlert, type QueuedAlert, sendInOrder } from "./service_results.ts";
+import { channelsOf } from "../channels.ts";
+import { enqueueFollowers, enqueueMail, enqueuePosts } from "./outbox.ts";
+import { alertChannels, queueAlert, type QueuedAlert, sendInOrder } from "../service_results.ts";
 
 /** A member's last alert: its state is off when that is off, else back. */
 const lastOf = (m: Member) => m.said[m.said.length - 1];
@@ -78,16 +77,16 @@ async function queueGroup(
     now,
     thread,
   );
-  const fanout = queueFanout(op, g.account, {
+  const followers = enqueueFollowers(op, g.account, {
     kind: "group",
     label: g.label,
     services: lines.map((l) => ({ service: l.id, name: l.name, state: l.state })),
   }, now);
-  return {
-    mails: acc ? [enqueueMail(op, { ...mail, to: acc.email }, now, thread)] : [],
-    posts,
-    fanouts: [fanout],
-  };
+  return [
+    ...acc ? [enqueueMail(op, { ...mail, to: acc.email }, now, thread)] : [],
+    ...posts,
+    followers,
+  ];
 }
 
 /** Sends one taken group; answers the alerts it queued. */
