@@ -19,6 +19,7 @@ import { RULES } from "../kv/rate_limit.ts";
 import { deleteNote, listNotes, NOTE_KINDS, noteView, postNote } from "../kv/status_notes.ts";
 import { FollowBody, FollowToken, NoteBody, StatusLink } from "../http/services_inputs.ts";
 import { multiLine, oneLine } from "../http/text.ts";
+import { IncidentSchema } from "./incidents.ts";
 
 const State = z.enum(["ok", "warn", "off", "wait"]);
 const NoteSchema = z.object({
@@ -57,6 +58,10 @@ const PublicPageSchema = z.object({
     paused: z.boolean().meta({
       description: "A heartbeat its owner paused: state wait, no alerts",
     }),
+    unreachable_via: z.array(z.string()).meta({
+      description: "Off while these services it depends on are off: it reads unreachable " +
+        "(their names), not down; empty otherwise",
+    }),
     uptime: z.number().nullable(),
     days: z.array(z.object({
       date: z.string(),
@@ -70,6 +75,20 @@ const PublicPageSchema = z.object({
   })),
   notes: z.array(NoteSchema).meta({
     description: "Incident notes of the last 90 days, newest first",
+  }),
+  incidents: z.array(
+    IncidentSchema.omit({ services: true }).extend({
+      affected: z.array(z.string()).meta({
+        description: "The names of the page's services it affects (none: the whole page)",
+      }),
+      explained: z.string().nullable().meta({
+        description: "What explains its outages (a maintenance window, a service depended " +
+          "on being down); null: nothing",
+      }),
+    }).meta({ id: "PublicIncident" }),
+  ).meta({
+    description: "The incidents of the last year shown on the page, newest first; open ones " +
+      "have resolved null. Also as Atom at /status/<slug>/incidents.atom",
   }),
 }).meta({ id: "StatusPage" });
 const Slug = z.object({ slug: z.string().max(100) });
@@ -156,7 +175,7 @@ export function statusRoutes(deps: Deps) {
       const page = await publicStatusPage(deps, c.req.valid("param").slug);
       if (!page) fail(404, "no such status page");
       c.header("Cache-Control", "public, max-age=60");
-      const { version: _live, ...shown } = page;
+      const { version: _live, cards: _cards, ...shown } = page;
       return c.json(shown, 200);
     },
   );

@@ -5,7 +5,6 @@ import { type Account, accountBySlug, avatarUrl } from "./accounts.ts";
 import { serviceHistory, serviceMaintenance } from "./windows.ts";
 import { listWindows, maintenanceUntil, type Window } from "./maintenance.ts";
 import {
-  getService,
   listServices,
   type Service,
   serviceByBadge,
@@ -14,6 +13,9 @@ import {
 } from "./services.ts";
 import { getPulse } from "./hooks.ts";
 import { listNotes, noteView } from "./status_notes.ts";
+import { unreachableVia } from "./dependencies.ts";
+import { type Incident, incidentFeed, incidentView, listIncidents, onPage } from "./incidents.ts";
+import { incidentExplained } from "./reports.ts";
 import { getStatusPage, putStatusPage, type StatusPage } from "./status_settings.ts";
 
 export { getStatusPage, type StatusPage };
@@ -25,7 +27,7 @@ export { getStatusPage, type StatusPage };
  * `badge` token, indexed by kv/services.ts.
  * The page lives at /status/<account slug> (it follows the slug when the name changes).
  * Neither shows a target, a hook key or a status text: only the name, the state, the daily
- * bars, the uptime and the note the owner wrote. A badge token is kept as it is: it grants
+ * bars, the uptime, the note the owner wrote and the page's incidents (kv/incidents.ts). A badge token is kept as it is: it grants
  * no more than the state it shows (as a public page would), and the owner sees it on the
  * service's page; a new one replaces it.
  */
@@ -59,10 +61,19 @@ export interface PublicService {
   maintenance: boolean;
   /** A heartbeat its owner paused (state wait, no alerts). */
   paused: boolean;
+  /** Off while services it depends on are off: their names ("Unreachable (router off)"). */
+  unreachable_via: string[];
   uptime: number | null;
   days: { date: string; uptime: number | null; down_s: number; maintenance_s: number }[];
   note: string;
 }
+
+/** An incident as visitors read it: no ids of services, only the names the page lists. */
+export type PublicIncident = Omit<ReturnType<typeof incidentView>, "services"> & {
+  affected: string[];
+  /** What explains its outages (a maintenance window, a dependency); null: nothing. */
+  explained: string | null;
+};
 
 export interface PublicPage {
   title: string;
@@ -76,6 +87,10 @@ export interface PublicPage {
   version: string;
   /** Incident notes of the last 90 days, newest first. */
   notes: ReturnType<typeof noteView>[];
+  /** The incidents of the last year that show here, newest first (open ones included). */
+  incidents: PublicIncident[];
+  /** The same as records, with the listed services' names, for the page; not in the JSON. */
+  cards: { list: Incident[]; explained: Map<number, string | null>; names: Map<number, string> };
 }
 
 /** A service's state now: a heartbeat's judged from its signals, a check's last result. */
@@ -90,9 +105,10 @@ async function publicService(
   s: Service,
   note: string,
   windows: Window[],
+  state: State,
+  via: string[],
 ): Promise<PublicService> {
   const now = deps.clock.now();
-  const state = await stateOf(deps, s, now);
   const h = await serviceHistory(deps.kv, s, now, windows);
   return {
     name: s.name,
@@ -100,6 +116,7 @@ async function publicService(
     state,
     maintenance: maintenanceUntil(windows, s, now) !== null,
     paused: s.paused_at != null,
+    unreachable_via: via,
     uptime: h.uptime.all,
     days: h.days.map((d) => ({
       date: d.date,
@@ -111,19 +128,59 @@ async function publicService(
   };
 }
 
-/** The public status page of the account holding `slug`; null when there is none. */
-export async function publicStatusPage(deps: Deps, slug: string): Promise<PublicPage | null> {
+/**
+ * The states of the account's services now, and for those off behind an off service they
+ * depend on, those parents' names (kv/dependencies.ts): a service listed on a page reads
+ * unreachable even when its parent is not listed.
+ */
+async function statesNow(deps: Deps, account: number, now: number) {
+  const all = (await listServices(deps.kv, account)).map((x) => x.service);
+  const states = new Map<number, State>();
+  for (const s of all) states.set(s.id, await stateOf(deps, s, now));
+  const via = unreachableVia(all.map((s) => ({ ...s, state: states.get(s.id)! })));
+  return { all, states, via };
+}
+
+/** The published page of a slug with its owner; null when there is none. */
+async function pageOfSlug(deps: Deps, slug: string) {
   const account: Account | null = await accountBySlug(deps.kv, slug);
   if (!account) return null;
   const page = await getStatusPage(deps.kv, account.id);
   if (!page?.enabled) return null;
+  return { account, page };
+}
+
+/** The public status page of the account holding `slug`; null when there is none. */
+export async function publicStatusPage(deps: Deps, slug: string): Promise<PublicPage | null> {
+  const found = await pageOfSlug(deps, slug);
+  if (!found) return null;
+  const { account, page } = found;
+  const now = deps.clock.now();
+  const { all, states, via } = await statesNow(deps, account.id, now);
+  const byId = new Map(all.map((s) => [s.id, s]));
   const services: PublicService[] = [];
   const windows = await listWindows(deps.kv, account.id);
   for (const { id, note } of page.services) {
-    const s = (await getService(deps.kv, account.id, id)).value;
-    if (s) services.push(await publicService(deps, s, note, windows));
+    const s = byId.get(id);
+    if (!s) continue;
+    services.push(
+      await publicService(deps, s, note, windows, states.get(id)!, via.get(id) ?? []),
+    );
   }
-  const notes = (await listNotes(deps.kv, account.id, deps.clock.now())).map(noteView);
+  const notes = (await listNotes(deps.kv, account.id, now)).map(noteView);
+  const listed = page.services.map((s) => s.id);
+  const shown = onPage(await listIncidents(deps.kv, account.id, now), listed);
+  const names = new Map(
+    listed.map((id) => [id, byId.get(id)?.name]).filter((x): x is [number, string] => !!x[1]),
+  );
+  const incidents = await Promise.all(shown.map(async (i): Promise<PublicIncident> => {
+    const { services: ids, ...view } = incidentView(i);
+    return {
+      ...view,
+      affected: ids.map((id) => names.get(id)).filter((n): n is string => !!n),
+      explained: await incidentExplained(deps, account.id, i, all),
+    };
+  }));
   return {
     title: page.title || account.name,
     link: page.link || null,
@@ -131,25 +188,87 @@ export async function publicStatusPage(deps: Deps, slug: string): Promise<Public
     owner: account.name,
     services,
     notes,
-    version: versionOf(services, notes),
+    incidents,
+    cards: {
+      list: shown,
+      explained: new Map(shown.map((i, n) => [i.id, incidents[n].explained])),
+      names,
+    },
+    version: versionOf(services, notes, shown),
   };
 }
 
+/** The Atom feed of the page's incidents (lib/atom.ts); null when there is no such page. */
+export async function statusIncidentFeed(deps: Deps, slug: string): Promise<string | null> {
+  const found = await pageOfSlug(deps, slug);
+  if (!found) return null;
+  const { account, page } = found;
+  const now = deps.clock.now();
+  const listed = page.services.map((s) => s.id);
+  const all = (await listServices(deps.kv, account.id)).map((x) => x.service);
+  const names = new Map(all.filter((s) => listed.includes(s.id)).map((s) => [s.id, s.name]));
+  return incidentFeed(
+    deps,
+    onPage(await listIncidents(deps.kv, account.id, now), listed),
+    {
+      id: `${account.id}:1`,
+      title: page.title || account.name,
+      url: `${deps.config.baseUrl}/status/${slug}`,
+      owner: account.name,
+      names,
+    },
+    now,
+  );
+}
+
 const versionOf = (
-  services: Pick<PublicService, "paused" | "maintenance" | "state">[],
+  services: Pick<PublicService, "paused" | "maintenance" | "state" | "unreachable_via">[],
   notes: { id: number }[],
-) => fingerprint(`${services.map(seen).join(",")};${notes.length}:${notes[0]?.id ?? 0}`);
+  incidents: Pick<Incident, "id" | "updates">[],
+) =>
+  fingerprint(
+    `${services.map(seen).join(",")};${notes.length}:${notes[0]?.id ?? 0};${
+      incidents.map((i) => `${i.id}.${i.updates.length}`).join(",")
+    }`,
+  );
 
 /** The state a visitor sees of a listed service (kv/service_state.ts shownState's order). */
-const seen = (s: Pick<PublicService, "paused" | "maintenance" | "state">) =>
-  s.paused ? "paused" : s.maintenance ? "maintenance" : s.state;
+export const seen = (
+  s: Pick<PublicService, "paused" | "maintenance" | "state"> & { unreachable_via?: string[] },
+) =>
+  s.paused
+    ? "paused"
+    : s.maintenance
+    ? "maintenance"
+    : s.state === "off" && s.unreachable_via?.length
+    ? "unreachable"
+    : s.state;
+
+/** What a visitor reads of a listed service's state: the tone of its colour and its words. */
+export function visitorState(
+  s: Pick<PublicService, "paused" | "maintenance" | "state" | "unreachable_via">,
+): { tone: string; text: string } {
+  const tone = seen(s);
+  const text = {
+    ok: "Operational",
+    warn: "Late",
+    off: "Down",
+    wait: "No data yet",
+    maintenance: "Under maintenance",
+    paused: "Paused",
+    unreachable: `Unreachable (${s.unreachable_via.join(", ")} off)`,
+  }[tone] ?? tone;
+  return { tone, text };
+}
 
 /**
  * The page's banner: down before maintenance before late before up. Paused services are left
  * out of the counts; services with no result yet count as neither up nor down.
  */
 export function overallBanner(
-  services: Pick<PublicService, "paused" | "maintenance" | "state">[],
+  services: (Pick<PublicService, "paused" | "maintenance" | "state"> & {
+    unreachable_via?: string[];
+  })[],
 ): { tone: "ok" | "warn" | "off" | "maintenance" | "wait"; text: string } {
   const watched = services.filter((s) => !s.paused);
   const n = watched.length;
@@ -158,6 +277,9 @@ export function overallBanner(
     `${k} of ${n} service${n === 1 ? "" : "s"} ${k === 1 ? "is" : "are"} ${what}`;
   if (n === 0) return { tone: "wait", text: "No services are watched here now" };
   if (count("off")) return { tone: "off", text: of(count("off"), "down") };
+  if (count("unreachable")) {
+    return { tone: "off", text: of(count("unreachable"), "unreachable") };
+  }
   if (count("maintenance")) return { tone: "maintenance", text: "Maintenance under way" };
   if (count("warn")) return { tone: "warn", text: of(count("warn"), "late") };
   if (count("wait") === n) return { tone: "wait", text: "Waiting for the first results" };
@@ -182,24 +304,31 @@ export function openNotes(notes: PublicPage["notes"]): PublicPage["notes"] {
  * deleted: the public page's live updates poll it. Null when there is no such page.
  */
 export async function statusVersion(deps: Deps, slug: string): Promise<string | null> {
-  const account = await accountBySlug(deps.kv, slug);
-  if (!account) return null;
-  const page = await getStatusPage(deps.kv, account.id);
-  if (!page?.enabled) return null;
+  const found = await pageOfSlug(deps, slug);
+  if (!found) return null;
+  const { account, page } = found;
   const now = deps.clock.now();
   const windows = await listWindows(deps.kv, account.id);
+  const { all, states, via } = await statesNow(deps, account.id, now);
   const services = [];
   for (const { id } of page.services) {
-    const s = (await getService(deps.kv, account.id, id)).value;
+    const s = all.find((x) => x.id === id);
     if (!s) continue;
     services.push({
       paused: s.paused_at != null,
       maintenance: maintenanceUntil(windows, s, now) !== null,
-      state: await stateOf(deps, s, now),
+      state: states.get(id)!,
+      unreachable_via: via.get(id) ?? [],
     });
   }
-  return versionOf(services, await listNotes(deps.kv, account.id, now));
+  const listed = page.services.map((s) => s.id);
+  return versionOf(
+    services,
+    await listNotes(deps.kv, account.id, now),
+    onPage(await listIncidents(deps.kv, account.id, now), listed),
+  );
 }
+
 /** The badge of a token: the service's name and state now; null when unknown. */
 export async function badgeOf(
   deps: Deps,

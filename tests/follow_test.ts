@@ -333,7 +333,7 @@ Deno.test("pages: notes posted on /me/status-page, the timeline and the follow f
 
   const pub = await t.req("GET", `/status/${slug}`);
   assert.equal(pub.status, 200);
-  assert.match(pub.text, /<h2>Incidents<\/h2>/);
+  assert.match(pub.text, /<h2 id="notes-h">Notes<\/h2>/);
   assert.match(pub.text, /<strong>Investigating<\/strong>/);
   assert.match(pub.text, /Router &lt;b&gt;restarting&lt;\/b&gt;/);
 

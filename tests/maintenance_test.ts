@@ -111,7 +111,7 @@ Deno.test("maintenance: a window silences and marks; a failure lasting past its 
     const pub = await t.req("GET", `/api/status/${account.slug}`);
     assert.equal(pub.body.services[0].maintenance, true);
     assert.match((await t.req("GET", badge)).text, /Riverside LAN: maintenance/);
-    assert.match((await t.req("GET", `/status/${account.slug}`)).text, /work under way/);
+    assert.match((await t.req("GET", `/status/${account.slug}`)).text, /Under maintenance/);
     const page = await t.req("GET", `/me/services/${id}`, {
       headers: { cookie: `session=${token}` },
     });

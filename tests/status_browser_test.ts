@@ -102,8 +102,8 @@ Deno.test({
     await t.step("visitor: the timeline, the follow form, the confirmation button", async () => {
       await openUrl(visitor, `${web.base}/status/${slug}`, "Riverside school");
       const text = await mainText(visitor);
-      assert.match(text, /Maintenance work under way/);
-      assert.match(text, /Incidents/);
+      assert.match(text, /Under maintenance/);
+      assert.match(text, /Notes/);
       assert.match(text, /Investigating/);
       assert.match(text, /The printer server is not answering\./);
       await fillByLabel(visitor, "Your e-mail address", "not an address");
@@ -178,7 +178,7 @@ Deno.test({
       await byText(owner, "Resume heartbeat");
       await assertGoodAtBoth(owner);
       await openUrl(visitor, `${web.base}/status/${slug}`, "Riverside school");
-      assert.match(await mainText(visitor), /paused by its owner/);
+      assert.match(await mainText(visitor), /Library printer\s*Paused/);
       await assertGoodAtBoth(visitor);
       await clickByText(owner, "Resume heartbeat");
       await byText(owner, "Pause heartbeat");

@@ -68,8 +68,11 @@ Deno.test("status page: chosen services with state, 90 days, uptime and note; no
       "note",
       "paused",
       "state",
+      "unreachable_via",
       "uptime",
     ]);
+    assert.deepEqual(s.unreachable_via, []);
+    assert.deepEqual(page.body.incidents, []);
     assert.equal(s.name, "Public site");
     assert.equal(s.state, "ok");
     assert.equal(s.note, "Maintenance on Sunday 10:00");

@@ -224,6 +224,16 @@ export function Layout(props: LayoutProps) {
         {props.noindex ? <meta name="robots" content="noindex" /> : null}
         {props.canonical ? <link rel="canonical" href={props.baseUrl + props.canonical} /> : null}
         {props.own || props.noindex ? null : <Preview {...props} />}
+        {props.own && props.feed
+          ? (
+            <link
+              rel="alternate"
+              type="application/atom+xml"
+              title={props.feed.title}
+              href={props.baseUrl + props.feed.href}
+            />
+          )
+          : null}
         <link rel="stylesheet" href={assetUrl("site.css")} />
         {(props.styles ?? []).map((href) => <link rel="stylesheet" href={href} />)}
         <script type="module" src={assetUrl("site.js")}></script>

@@ -11,34 +11,34 @@ import { clientOrigin, limit } from "../http/guards.ts";
 import { confirmFollow, followLink } from "../kv/followers.ts";
 import { requestFollow, unfollow } from "../kv/follows.ts";
 import { RULES } from "../kv/rate_limit.ts";
-import { shownState } from "../kv/service_state.ts";
 import {
   openNotes,
   overallBanner,
   type PublicPage,
   type PublicService,
   publicStatusPage,
+  statusIncidentFeed,
   statusVersion,
+  visitorState,
 } from "../kv/status_page.ts";
 import { GROUPS } from "../kv/services.ts";
 import { liveAnswer } from "./_live.ts";
 import type { Deps } from "../lib/deps.ts";
-import { uptimeBars } from "../lib/svg.ts";
+
 import { noteWord } from "../mail/status.ts";
 import { emptyView, fields, type FormView, readForm, submitForm } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { Ago } from "./_me.tsx";
 import { seeOther, type WebCtx, webRouter } from "./_web.tsx";
-import { StateBadge, StateIcon } from "./_state.tsx";
-import { uptimeWords } from "./_watch.tsx";
-
-const WORDS = { ok: "up", warn: "late", off: "down", wait: "no data yet" } as const;
+import { StateIcon } from "./_state.tsx";
+import { percentText, uptimeBars } from "../lib/svg.ts";
+import { IncidentHistory, OpenIncidents } from "./_incidents.tsx";
 const SLUG = ":slug{[a-z0-9-]{1,100}}";
 const NOTICES: Record<string, string> = {
   sent: "If the address can receive mail, a confirmation link is on its way. Open it and " +
     "press the button to start following; it works for 7 days.",
-  followed: "You follow this page now: a mail comes when a service here goes off or comes " +
-    "back, and when a note is posted. Every mail has a link to stop.",
+  followed: "You follow this page now: a mail comes when a service here goes down or comes " +
+    "back, and at each update of an incident. Every mail has a link to stop.",
 };
 
 /** The incident notes, newest first. */
@@ -82,22 +82,18 @@ function byGroup(services: PublicService[]): [string, PublicService[]][] {
   return [...groups].sort(([a], [b]) => order(a) - order(b) || a.localeCompare(b));
 }
 
+/** A service in one or two lines: its name and state in words, uptime, the 90 days' bars. */
 function ServiceRow({ s }: { s: PublicService }) {
+  const state = visitorState(s);
   return (
-    <li class={`svc svc-${shownState(s)} status-svc`}>
-      <div>
-        <h3>
-          <U>{s.name}</U>
-        </h3>
-        <p>
-          <StateBadge state={shownState(s)} /> {s.paused
-            ? "paused by its owner: not watched for now"
-            : s.maintenance
-            ? "work under way: failures alert nobody"
-            : WORDS[s.state]}
-        </p>
-      </div>
-      <p>90-day uptime: {uptimeWords(s.uptime)}</p>
+    <li class={`svc svc-${state.tone} status-svc`}>
+      <h3>
+        <U>{s.name}</U>
+      </h3>
+      <p class={`tag state state-${state.tone}`}>
+        <StateIcon state={state.tone} />
+        <U>{state.text}</U>
+      </p>
       {s.note
         ? (
           <p class="notice">
@@ -106,26 +102,31 @@ function ServiceRow({ s }: { s: PublicService }) {
         )
         : null}
       <figure>{raw(uptimeBars(s.days))}</figure>
+      <p class="uptime">
+        90-day uptime: {s.uptime === null ? "no data yet" : percentText(s.uptime)}
+      </p>
     </li>
   );
 }
 
-/** What live.js replaces when a state changes or a note is posted. */
+/** What live.js replaces when a state changes or an incident is posted. */
 function StatusNow({ page, now }: { page: PublicPage; now: number }) {
   const banner = overallBanner(page.services);
   const open = openNotes(page.notes);
   const groups = byGroup(page.services);
   const many = groups.length > 1;
+  const { list, names, explained } = page.cards;
   return (
     <div id="status-now" data-live-part="">
       <p class={`banner state state-${banner.tone}`} role="status">
         <StateIcon state={banner.tone} />
         {banner.text}
       </p>
+      <OpenIncidents list={list} names={names} explained={(i) => explained.get(i.id)} />
       {open.length
         ? (
           <section aria-labelledby="open-h" class="open-incident">
-            <h2 id="open-h">Current incident</h2>
+            <h2 id="open-h">Latest notes</h2>
             <Timeline notes={open} now={now} />
           </section>
         )
@@ -150,10 +151,15 @@ function StatusNow({ page, now }: { page: PublicPage; now: number }) {
         less than an hour; red: down for an hour or more; blue: all day in maintenance; grey: no
         data. Uptime is the time up over the time measured.
       </p>
-      <h2>Incidents</h2>
+      <IncidentHistory list={list} names={names} explained={(i) => explained.get(i.id)} />
       {page.notes.length
-        ? <Timeline notes={page.notes} now={now} />
-        : <p>No incident notes in the last 90 days.</p>}
+        ? (
+          <section aria-labelledby="notes-h">
+            <h2 id="notes-h">Notes</h2>
+            <Timeline notes={page.notes} now={now} />
+          </section>
+        )
+        : null}
     </div>
   );
 }
@@ -173,8 +179,10 @@ const show = (deps: Deps, c: WebCtx, page: PublicPage, view: FormView = emptyVie
       </div>
       <h2 id="follow">Follow by mail</h2>
       <p>
-        Get a mail when a service on this page goes off or comes back, and when a note is posted.
-        Your address is used for nothing else; the owner sees how many follow, never who.
+        Get a mail when a service on this page goes down or comes back, and at each update of an
+        incident. Your address is used for nothing else; the owner sees how many follow, never who.
+        Or read the incidents in a feed reader:{" "}
+        <a href={`/status/${slug}/incidents.atom`}>incidents feed (Atom)</a>.
       </p>
       <form method="post" action={`/status/${slug}/follow`} novalidate>
         <F.Summary />
@@ -261,8 +269,18 @@ export function statusPages(deps: Deps) {
       description: `Service status of ${page.owner}`,
       canonical: `/status/${c.req.param("slug")!}`,
       own: ownSite(c.req.param("slug")!, page),
+      feed: { href: `/status/${c.req.param("slug")!}/incidents.atom`, title: "Incidents" },
       scripts: ["live.js"],
     });
+  });
+
+  /** The page's incidents as an Atom feed, newest first. */
+  app.get(`/status/${SLUG}/incidents.atom`, async (c) => {
+    const feed = await statusIncidentFeed(deps, c.req.param("slug")!);
+    if (feed === null) fail(404, "no such status page");
+    c.header("Content-Type", "application/atom+xml; charset=utf-8");
+    c.header("Cache-Control", "public, max-age=0, s-maxage=60, must-revalidate");
+    return c.body(feed);
   });
 
   /** The page's live stream: its version now, then at each change (web/static/live.js). */
