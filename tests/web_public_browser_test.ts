@@ -168,7 +168,7 @@ Deno.test({
       // ones show well before the last, so the count is waited for, not the first block.
       await page.goto(`${web.base}/api-reference`, { waitUntil: "load", timeout: 60_000 });
       const shown = await page.waitForFunction(
-        () => document.querySelectorAll(".opblock").length > 20,
+        'document.querySelectorAll(".opblock").length > 20',
         { timeout: 60_000 },
       ).then(() => true, () => false);
       const ops = await page.$$eval(".opblock", (o) => o.length);
