@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { BODY_MAX } from "../kv/hooks.ts";
 import type { Deps } from "../lib/deps.ts";
-import { createRoute, type Ctx, json, router } from "../http/router.ts";
-import { compatRoute } from "./compat_pings.ts";
+import { createRoute, json, router } from "../http/router.ts";
+import { compatAnswer } from "./compat_pings.ts";
 
 /**
  * The OpenAPI description of Healthchecks' and Uptime Kuma's ping addresses. app.ts mounts them
  * as their own area (api/compat_pings.ts `compatPingRoutes`, every method through
- * `compatRoute`), so these routes are never mounted: app.ts adds them to the document only.
- * Their handlers answer through the same `compatRoute`, so a description that ran would answer
+ * `compatAnswer`), so these routes are never mounted: app.ts adds them to the document only.
+ * Their handlers answer through the same `compatAnswer`, so a description that ran would answer
  * as the area does.
  * Their answers are those products' own (plain text; Kuma's `{ok, msg}`), not `{error}`: the
  * tags `healthchecks-pings` and `uptime-kuma` say so to the tests that walk the document.
@@ -90,8 +90,7 @@ const pushQuery = z.object({
 
 export function compatDocRoutes(deps: Deps) {
   const app = router();
-  const answer = compatRoute(deps);
-  const handle = (c: Ctx) => answer(c)!.answer;
+  const handle = compatAnswer(deps);
   for (const p of PATHS) {
     for (const method of ["head", "get", "post"] as const) {
       app.openapi(

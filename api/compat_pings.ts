@@ -17,8 +17,8 @@ import { BodyReadError } from "../http/body.ts";
 import { logBug } from "../http/errors.ts";
 import { clientOrigin } from "../http/guards.ts";
 import { Hono } from "hono";
-import type { AppEnv, Ctx, Taken } from "../http/router.ts";
-import { cutText, readChunks, resumeWith, sized, STATUS_MAX, UUID_RE } from "./hooks.ts";
+import type { AppEnv, Ctx } from "../http/router.ts";
+import { cutText, readChunks, resumeWith, STATUS_MAX, UUID_RE } from "./hooks.ts";
 
 /**
  * Other products' ping addresses, answered as those products answer them, through the same
@@ -40,7 +40,6 @@ const BY_SLUG = /^\/ping\/([-a-zA-Z0-9_]+)\/([-a-zA-Z0-9_]+)(?:\/(start|fail|log
 const PUSH = /^\/api\/push\/([^/]+)$/;
 /** The slug `?create=1` may make a check with. */
 const HC_NEW_SLUG_RE = /^[a-z0-9_-]{1,100}$/;
-const ORIGIN = /^https?:\/\/[^/]*$/;
 
 const TEXT = { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" };
 /** Django's `never_cache`, as Healthchecks' ping answers carry it. */
@@ -58,10 +57,11 @@ const JSON_HEADERS = {
 };
 const METHODS = "HEAD, GET, POST";
 
+/** An answer of a few bytes, with the headers those products send; Deno sends its length. */
 const text = (body: string, status: number, headers: Record<string, string> = TEXT) =>
-  sized(body, status, headers);
+  new Response(body, { status, headers });
 const kuma = (body: object, status: number, extra: Record<string, string> = {}) =>
-  sized(JSON.stringify(body), status, { ...JSON_HEADERS, ...extra });
+  new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...extra } });
 
 /** The kind and exit code of a Healthchecks signal segment; null: an exit status over 255. */
 function signalOf(segment: string | undefined): Pick<Signal, "kind" | "code"> | null {
@@ -101,24 +101,18 @@ const EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"
 
 /** The area: every request to /ping/ and /api/push/, answered as those products answer it. */
 export function compatPingRoutes(deps: Deps) {
-  const take = compatRoute(deps);
   const app = new Hono<AppEnv>();
-  const answer = async (c: Ctx) => await take(c)!.answer;
-  app.on(EVERY_METHOD, ["/ping/*", "/api/push/*"], answer);
+  app.on(EVERY_METHOD, ["/ping/*", "/api/push/*"], compatAnswer(deps));
   return app;
 }
 
-/**
- * Takes every request to /ping/ and /api/push/ and answers it; null for any other path. The
- * answer carries the route pattern, for a bug's log line.
- */
-export function compatRoute(deps: Deps) {
-  return (c: Ctx): Taken | null => {
+/** Answers a request to /ping/ or /api/push/ as those products do. */
+export function compatAnswer(deps: Deps) {
+  return (c: Ctx): Promise<Response> => {
     const req = c.req.raw;
     const url = req.url;
     const q = url.indexOf("?");
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
-    if (pathStart < 0 || !ORIGIN.test(url.slice(0, pathStart))) return null;
     const path = q < 0 ? url.slice(pathStart) : url.slice(pathStart, q);
     let route: string;
     let answer: Promise<Response>;
@@ -133,15 +127,16 @@ export function compatRoute(deps: Deps) {
       answer = byUuid || bySlug
         ? hcPing(deps, c, byUuid, bySlug, url, q)
         : Promise.resolve(text("not found", 404));
-    } else if (path.startsWith("/api/push/")) {
+    } else {
       route = "/api/push/:token";
       const m = PUSH.exec(path);
       const token = m ? decoded(m[1]) : null;
       answer = token !== null
         ? kumaPush(deps, c, token, url, q)
         : Promise.resolve(kuma({ ok: false, msg: "Monitor not found or not active." }, 404));
-    } else return null;
-    return { route, answer: answer.catch((err) => failed(err, req.method, route)) };
+    }
+    // The route pattern names the form of the address in a bug's log line.
+    return answer.catch((err) => failed(err, req.method, route));
   };
 }
 

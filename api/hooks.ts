@@ -9,11 +9,11 @@ import {
 } from "../kv/hooks.ts";
 import { roughOrigin } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
-import { errorAnswer, fail, logBug } from "../http/errors.ts";
-import { BodyReadError, JSON_BODY_LIMIT } from "../http/body.ts";
+import { fail } from "../http/errors.ts";
+import { BodyReadError } from "../http/body.ts";
 import { count } from "../lib/metrics.ts";
 import { cutChars } from "../lib/text.ts";
-import { createRoute, type Ctx, errors, json, router, type Taken } from "../http/router.ts";
+import { createRoute, type Ctx, errors, json, router } from "../http/router.ts";
 import { clientOrigin } from "../http/guards.ts";
 import { joinBytes } from "../lib/bytes.ts";
 
@@ -76,7 +76,7 @@ export const cutText = (bytes: Uint8Array, max: number) =>
     ? dec.decode(bytes.subarray(0, max)).replace(/\uFFFD$/, "")
     : dec.decode(bytes);
 
-/** What a ping says, from the routes or from `pingRoute` alike. */
+/** What a ping says. */
 interface PingInput {
   method: string;
   key: string;
@@ -88,7 +88,7 @@ interface PingInput {
   request: Request;
   /** Whether there is a body. */
   hasBody: boolean;
-  /** The body's length when known (`pingRoute`): a body within what is read is read whole. */
+  /** The body's length when known: a body within what is read is read whole. */
   whole?: number;
   address: string;
 }
@@ -181,7 +181,7 @@ function signalOf(segment: string | undefined): Pick<Signal, "kind" | "code"> {
  */
 export function hookRoutes(deps: Deps) {
   const app = router();
-  // What the area's front (`hookFront`) did not take: counted as it counts its own.
+  // A success ping (no signal) is counted by its outcome.
   app.use("/hooks/*", async (c, next) => {
     await next();
     if (SUCCESS_PING.test(c.req.path)) countSuccessPing(c.res.status);
@@ -225,6 +225,7 @@ export function hookRoutes(deps: Deps) {
     if (c.req.method === "HEAD") {
       fail(405, "send GET or POST to record a beat", {}, { Allow: "GET, POST" });
     }
+    const length = c.req.header("content-length");
     const answer = await ping(deps, {
       method: c.req.method,
       key: c.req.param("key")!,
@@ -234,6 +235,8 @@ export function hookRoutes(deps: Deps) {
       contentType: c.req.header("content-type"),
       request: c.req.raw,
       hasBody: c.req.raw.body !== null,
+      // A body whose length is known is read at once, without a reader and a promise per chunk.
+      whole: length === undefined ? undefined : Number(length),
       address: clientOrigin(deps, c),
     });
     c.header("Cache-Control", "no-store");
@@ -247,13 +250,6 @@ function countSuccessPing(status: number): void {
   count("catalogue_heartbeats_total", OUTCOMES[status] ?? 'outcome="refused"');
 }
 
-/**
- * The hooks area's front (app.ts): a well-formed ping is answered ahead of the app-wide
- * middleware and the routes' validators; any other goes on to the routes, which answer it the
- * same way.
- */
-export const hookFront = (deps: Deps) => pingRoute(deps, JSON_BODY_LIMIT);
-
 /** A success ping's path (no signal): the pings counted by outcome. */
 const SUCCESS_PING = /^\/api\/hooks\/[^/]+$/;
 const OUTCOMES: Record<number, string> = {
@@ -261,97 +257,3 @@ const OUTCOMES: Record<number, string> = {
   404: 'outcome="unknown_key"',
   429: 'outcome="limited"',
 };
-
-/** A ping's path `pingRoute` takes: a well-formed key and signal, nothing else. */
-const PING_PATH =
-  /^\/api\/hooks\/([A-Za-z0-9_-]{43})(?:\/(start|fail|log|[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5]))?$/;
-/** What comes before a ping's path in its URL: the scheme and host only. */
-const ORIGIN = /^https?:\/\/[^/]*$/;
-const JSON_HEADERS = {
-  "content-type": "application/json",
-  "x-content-type-options": "nosniff",
-};
-const ANSWER_HEADERS = { ...JSON_HEADERS, "cache-control": "no-store" };
-
-/**
- * An answer of a few bytes; Deno sends its length. A front's answer passes no app-wide
- * middleware, so it goes out uncompressed: at this size compression would gain nothing.
- */
-export function sized(text: string, status: number, headers: Record<string, string>): Response {
-  return new Response(text, { status, headers });
-}
-
-/**
- * The heartbeat's hot path, the hooks area's front (`hookFront`): the same `ping`,
- * the same answers and errors as the routes, without the route layer's validators, for
- * the requests whose form it can tell at a glance (GET or POST, a well-formed key and signal,
- * `status` and `rid` at most once each, a body with a length within `bodyLimit`). Anything
- * else gets null and goes on (`next`) to the routes, which answer it as well. The app counts,
- * times and logs a taken ping as any request.
- */
-export function pingRoute(deps: Deps, bodyLimit: number) {
-  return (c: Ctx): Taken | null => {
-    const req = c.req.raw;
-    if (req.method !== "GET" && req.method !== "POST") return null;
-    const url = req.url;
-    const q = url.indexOf("?");
-    const start = url.indexOf("/api/hooks/");
-    if (start < 0) return null;
-    const m = PING_PATH.exec(q < 0 ? url.slice(start) : url.slice(start, q));
-    if (!m || !ORIGIN.test(url.slice(0, start))) return null;
-    let status: string | undefined;
-    let rid: string | undefined;
-    if (q >= 0) {
-      const params = new URLSearchParams(url.slice(q + 1));
-      const all = params.getAll("status");
-      const rids = params.getAll("rid");
-      if (all.length > 1 || rids.length > 1) return null;
-      status = all[0];
-      rid = rids[0];
-    }
-    let length = 0;
-    if (req.method === "POST") {
-      // The length first: asking for `req.body` makes a stream, read chunk by chunk.
-      const given = req.headers.get("content-length");
-      if (given === null) {
-        if (req.body) return null;
-      } else {
-        length = Number(given);
-        if (!(length >= 0 && length <= bodyLimit)) return null;
-      }
-    }
-    const route = m[2] === undefined ? "/api/hooks/:key" : "/api/hooks/:key/:signal";
-    const input: PingInput = {
-      method: req.method,
-      key: m[1],
-      signal: m[2],
-      status,
-      rid,
-      contentType: req.headers.get("content-type") ?? undefined,
-      request: req,
-      hasBody: length > 0,
-      // The whole body, when its length says it is within what would be read of it: read at
-      // once, without a reader and a promise per chunk.
-      whole: length,
-      address: clientOrigin(deps, c),
-    };
-    // A success ping (no signal) is counted by its outcome, as the area's routes count theirs.
-    const answered = (res: Response) => {
-      if (m[2] === undefined) countSuccessPing(res.status);
-      return res;
-    };
-    const answer = ping(deps, input).then(
-      (a) => answered(sized(JSON.stringify(a), 200, ANSWER_HEADERS)),
-      (err) => answered(failureAnswer(req.method, route, err)),
-    );
-    return { route, answer };
-  };
-}
-
-/** A refused or failed ping's answer: the error's status and words, or 500 for a bug. */
-function failureAnswer(method: string, route: string, err: Error): Response {
-  const e = errorAnswer(err);
-  if (e) return sized(JSON.stringify(e.body), e.status, { ...JSON_HEADERS, ...e.headers });
-  logBug(method, route, err);
-  return sized('{"error":"internal error"}', 500, JSON_HEADERS);
-}

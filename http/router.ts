@@ -21,15 +21,6 @@ export type AppEnv = {
 
 export type Ctx = Context<AppEnv>;
 
-/**
- * A request an area's front takes ahead of the app-wide middleware (app.ts `Area.front`): the
- * route pattern it stands for (for counts and logs) and its answer.
- */
-export interface Taken {
-  route: string;
-  answer: Promise<Response>;
-}
-
 /** What a request part is called when the whole of it is at fault. */
 const WHOLE: Record<string, string> = { json: "body", query: "query", header: "headers" };
 

@@ -1,5 +1,5 @@
 /** Forms as a browser sees them: the fields a page's form sends, read from its HTML. */
-import { AREAS } from "../app.ts";
+import { ROUTE_AREAS } from "../areas.ts";
 import type { Deps } from "../lib/deps.ts";
 
 const decode = (s: string) =>
@@ -57,10 +57,10 @@ export function formsOf(html: string): { action: string; types: Record<string, s
   return out;
 }
 
-/** The path of every POST route of the pages, as their areas register them (app.ts AREAS). */
+/** The path of every POST route of the pages, as their areas register them (areas.ts). */
 export async function pagePosts(deps: Deps): Promise<string[]> {
   const out = new Set<string>();
-  for (const area of Object.values(AREAS)) {
+  for (const area of Object.values(ROUTE_AREAS)) {
     if (area.mount !== "/") continue;
     const app = (await area.load())(deps);
     // Not pages: other products' ping addresses (api/compat_pings.ts) and the OAI-PMH

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type AreaName, AREAS, builtAreas, mountEveryArea } from "../app.ts";
+import { type AreaName, builtAreas, mountEveryArea, ROUTE_AREAS } from "../areas.ts";
 import { JSON_BODY_LIMIT } from "../http/body.ts";
 import { Hono } from "hono";
 import { TrieRouter } from "hono/router/trie-router";
@@ -404,12 +404,12 @@ Deno.test("app: hostile input on every documented route never answers 500", asyn
   assert.deepEqual(failures, []);
 });
 
-/** Every route of every area of app.ts AREAS, in the table's order: [area, method, path]. */
+/** Every route of every area of areas.ts ROUTE_AREAS, in the table's order: [area, method, path]. */
 async function allRoutes(): Promise<[AreaName, string, string][]> {
   await using t = await testApp();
   const out: [AreaName, string, string][] = [];
-  for (const name of Object.keys(AREAS) as AreaName[]) {
-    const area = AREAS[name];
+  for (const name of Object.keys(ROUTE_AREAS) as AreaName[]) {
+    const area = ROUTE_AREAS[name];
     const app = new Hono().route(area.mount, (await area.load())(t.deps));
     for (const r of app.routes) out.push([name, r.method, r.path]);
   }
@@ -419,8 +419,8 @@ async function allRoutes(): Promise<[AreaName, string, string][]> {
 /** Which areas a request to this path mounts: those with a prefix over it, in the table's order. */
 function areasOver(path: string): AreaName[] {
   const table = new TrieRouter<AreaName>();
-  for (const name of Object.keys(AREAS) as AreaName[]) {
-    for (const prefix of AREAS[name].under) table.add("ALL", prefix, name);
+  for (const name of Object.keys(ROUTE_AREAS) as AreaName[]) {
+    for (const prefix of ROUTE_AREAS[name].under) table.add("ALL", prefix, name);
   }
   return table.match("ALL", path)[0].map(([name]) => name);
 }
@@ -432,16 +432,20 @@ Deno.test("app: every route of an area lies under one of its prefixes", async ()
   const outside = routes.filter(([, method, path]) => path !== "/api/healthz" && method !== "ALL")
     .filter(([name, , path]) => !areasOver(path.replace(/\/\*$/, "")).includes(name))
     .map(([name, method, path]) => `${name}: ${method} ${path}`);
-  assert.deepEqual(outside, [], "give the area a prefix over these routes in app.ts AREAS");
+  assert.deepEqual(
+    outside,
+    [],
+    "give the area a prefix over these routes in areas.ts ROUTE_AREAS",
+  );
   // Two areas answering one method and path are mounted in the table's order by every request
   // that mounts the later one (the first hands over with next()).
-  const order = Object.keys(AREAS);
+  const order = Object.keys(ROUTE_AREAS);
   for (const [name, method, path] of routes) {
     const earlier = routes.filter(([o, m, p]) =>
       order.indexOf(o) < order.indexOf(name) && m === method && p === path
     );
     for (const [other] of earlier) {
-      for (const prefix of AREAS[name].under) {
+      for (const prefix of ROUTE_AREAS[name].under) {
         assert.ok(areasOver(prefix.replace(/\/\*$/, "")).includes(other), `${name} ${prefix}`);
       }
     }
@@ -496,7 +500,7 @@ Deno.test("app: an area is built on the first request it answers, and only then"
 Deno.test("app: an area whose import fails answers 503 {error}, and the next request retries", () =>
   expectLog([/"msg":"route area failed to load"/], async () => {
     await using t = await testApp();
-    const area = AREAS.search as { load: () => Promise<unknown> };
+    const area = ROUTE_AREAS.search as { load: () => Promise<unknown> };
     const load = area.load;
     let calls = 0;
     area.load = () => {
@@ -524,7 +528,7 @@ Deno.test("app: an area whose import fails answers 503 {error}, and the next req
 Deno.test("app: /api/openapi.json answers 503 {error} while an area fails to import, then the document", () =>
   expectLog([/"msg":"route area failed to load"/], async () => {
     await using t = await testApp();
-    const area = AREAS.search as { load: () => Promise<unknown> };
+    const area = ROUTE_AREAS.search as { load: () => Promise<unknown> };
     const load = area.load;
     area.load = () => Promise.reject(new TypeError("error loading dynamically imported module"));
     try {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { mountEveryArea } from "../app.ts";
+import { mountEveryArea } from "../areas.ts";
 import { docStats } from "../http/openapi.ts";
 import { testApp } from "./_helpers.ts";
 

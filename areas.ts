@@ -1,0 +1,316 @@
+/**
+ * The route areas and their lazy mounting. Each area (a file of api/ or web/) declares its own
+ * routes; this table says only where it hangs and the prefixes it answers under, so that a
+ * process imports, builds and mounts (Hono's `app.route`) an area on the first request under one
+ * of them: it evaluates only the areas it serves (importing every area at start would cost every
+ * process its start-up time and idle memory targets: docs/performance.md). Two areas under one prefix are mounted
+ * in this order (GET /me: web/sign_in.tsx takes `?verify=` and hands the rest on to web/me.tsx).
+ * tests/app_test.ts checks that every route of an area lies under one of its prefixes.
+ */
+import type { Hono, MiddlewareHandler } from "hono";
+import { TrieRouter } from "hono/router/trie-router";
+import type { Deps } from "./lib/deps.ts";
+import { errorKind, log } from "./lib/log.ts";
+import { ApiError } from "./http/errors.ts";
+import type { AppEnv } from "./http/router.ts";
+
+interface Area {
+  /** Where its routes hang: the API areas under /api (the document lists them there), else /. */
+  mount: "/api" | "/";
+  /** The prefixes it answers under (`/x/*` is `/x` and everything below it). */
+  under: readonly string[];
+  /** Whether it answers with pages (the page layer's middleware and error pages). */
+  pages: boolean;
+  load(): Promise<(deps: Deps) => Hono<AppEnv>>;
+}
+
+/** The areas, in mounting order. */
+export const ROUTE_AREAS = {
+  // GET /api/healthz itself is answered by the app (api/healthz.ts) without loading this area.
+  health: api(["/api/audit/*"], () => import("./api/health.ts").then((m) => m.healthRoutes)),
+  sign_in: api(["/api/verify/*"], () => import("./api/sign_in.ts").then((m) => m.signInRoutes)),
+  devices: api(
+    ["/api/me/devices/*", "/api/me/token"],
+    () => import("./api/devices.ts").then((m) => m.deviceRoutes),
+  ),
+  me: api(["/api/me"], () => import("./api/me.ts").then((m) => m.meRoutes)),
+  profile: api(
+    ["/api/me", "/api/me/avatar", "/api/avatars/*", "/api/profiles/*"],
+    () => import("./api/profile.ts").then((m) => m.profileRoutes),
+  ),
+  journal: api(
+    ["/api/me/journal/*"],
+    () => import("./api/journal.ts").then((m) => m.journalRoutes),
+  ),
+  search: api(["/api/search"], () => import("./api/search.ts").then((m) => m.searchRoutes)),
+  applications: api(
+    ["/api/me/apply", "/api/applications/*"],
+    () => import("./api/applications.ts").then((m) => m.applicationRoutes),
+  ),
+  invites: api(
+    ["/api/me/invites", "/api/invites"],
+    () => import("./api/invites.ts").then((m) => m.inviteRoutes),
+  ),
+  actors: api(["/api/actors"], () => import("./api/actors.ts").then((m) => m.actorRoutes)),
+  export: api(
+    ["/api/me", "/api/me/export"],
+    () => import("./api/export.ts").then((m) => m.exportRoutes),
+  ),
+  catalogue: api(
+    ["/api/me/modules/*", "/api/modules/*", "/api/points", "/api/catalogue"],
+    () => import("./api/catalogue.ts").then((m) => m.catalogueRoutes),
+  ),
+  hooks: api(["/api/hooks/*"], () => import("./api/hooks.ts").then((m) => m.hookRoutes)),
+  // Healthchecks' and Uptime Kuma's ping addresses, answered as those products answer them.
+  compat_pings: other(
+    ["/ping/*", "/api/push/*"],
+    () => import("./api/compat_pings.ts").then((m) => m.compatPingRoutes),
+  ),
+  status: api(
+    ["/api/me/status-page/*", "/api/me/services/*", "/api/status/*", "/api/badges/*"],
+    () => import("./api/status.ts").then((m) => m.statusRoutes),
+  ),
+  channels: api(
+    ["/api/me/channels/*", "/api/me/alert-settings"],
+    () => import("./api/channels.ts").then((m) => m.channelRoutes),
+  ),
+  maintenance: api(
+    ["/api/me/maintenance/*"],
+    () => import("./api/maintenance.ts").then((m) => m.maintenanceRoutes),
+  ),
+  incidents: api(
+    ["/api/me/incidents/*"],
+    () => import("./api/incidents.ts").then((m) => m.incidentRoutes),
+  ),
+  reports: api(
+    ["/api/me/reports/*"],
+    () => import("./api/reports.ts").then((m) => m.reportRoutes),
+  ),
+  api_keys: api(
+    ["/api/me/api-keys/*"],
+    () => import("./api/api_keys.ts").then((m) => m.apiKeyRoutes),
+  ),
+  // Healthchecks' Management API: /api/v1/, /api/v2/ and /api/v3/ (its routes check the version).
+  hc: api(
+    [
+      "/api/:version/checks/*",
+      "/api/:version/channels/*",
+      "/api/:version/badges/*",
+      "/api/:version/status/*",
+    ],
+    () => import("./api/hc.ts").then((m) => m.hcRoutes),
+  ),
+  services: api(
+    ["/api/me/services/*", "/api/services"],
+    () => import("./api/services.ts").then((m) => m.servicesRoutes),
+  ),
+  ping_keys: api(
+    ["/api/me/ping-key", "/api/me/services/*"],
+    () => import("./api/ping_keys.ts").then((m) => m.pingKeyRoutes),
+  ),
+  imports: api(["/api/me/import"], () => import("./api/imports.ts").then((m) => m.importRoutes)),
+  files: api(
+    ["/api/me/files/*", "/api/files/*"],
+    () => import("./api/files.ts").then((m) => m.filesRoutes),
+  ),
+  requests: api(
+    ["/api/requests/*"],
+    () => import("./api/requests.ts").then((m) => m.requestRoutes),
+  ),
+  contributions: api(
+    ["/api/contributions/*"],
+    () => import("./api/contributions.ts").then((m) => m.contributionRoutes),
+  ),
+  // The pages (web/): routes only, under the middleware of web/_web.tsx.
+  web_static: page(["/static/*"], () => import("./web/static.ts").then((m) => m.staticRoutes)),
+  web_home: page(["/"], () => import("./web/home.tsx").then((m) => m.homePages)),
+  web_sign_in: page(
+    ["/sign-in/*", "/me", "/me/verify", "/sign-out"],
+    () => import("./web/sign_in.tsx").then((m) => m.signInPages),
+  ),
+  web_sign_in_providers: page(
+    ["/sign-in/*", "/me/sign-in-methods/*"],
+    () => import("./web/sign_in_providers.tsx").then((m) => m.providerPages),
+  ),
+  web_passkeys: page(
+    ["/sign-in/*"],
+    () => import("./web/passkeys.tsx").then((m) => m.passkeySignInPages),
+  ),
+  web_me_sign_in_methods: page(
+    ["/me/sign-in-methods/*", "/me/passkeys/*"],
+    () => import("./web/me_sign_in_methods.tsx").then((m) => m.signInMethodPages),
+  ),
+  web_modules: page(
+    ["/catalogue", "/modules", "/modules/*"],
+    () => import("./web/modules.tsx").then((m) => m.modulePages),
+  ),
+  web_feeds: page(
+    ["/feed", "/atom.xml", "/rss", "/rss.xml", "/feed.xml"],
+    () => import("./web/feeds.ts").then((m) => m.feedPages),
+  ),
+  // OAI-PMH: another protocol's XML, outside the page layer (harvesters POST without Origin).
+  oai: other(["/oai/*"], () => import("./api/oai.ts").then((m) => m.oaiRoutes)),
+  web_status: page(["/status/*"], () => import("./web/status.tsx").then((m) => m.statusPages)),
+  web_public: page(
+    ["/people/*", "/search", "/contribute/*", "/robots.txt", "/sitemap.xml"],
+    () => import("./web/public.tsx").then((m) => m.publicPages),
+  ),
+  web_forms: page(
+    ["/request/*", "/contribute/*"],
+    () => import("./web/forms.tsx").then((m) => m.formPages),
+  ),
+  web_api_reference: page(
+    ["/api-reference"],
+    () => import("./web/api_reference.tsx").then((m) => m.apiReferencePages),
+  ),
+  web_me: page(["/me"], () => import("./web/me.tsx").then((m) => m.mePages)),
+  web_me_profile: page(
+    ["/me/profile", "/me/avatar/*"],
+    () => import("./web/me_profile.tsx").then((m) => m.profilePages),
+  ),
+  web_me_journal: page(
+    ["/me/journal/*"],
+    () => import("./web/me_journal.tsx").then((m) => m.journalPages),
+  ),
+  web_me_devices: page(
+    ["/me/devices/*"],
+    () => import("./web/me_devices.tsx").then((m) => m.devicePages),
+  ),
+  web_compat: page(
+    ["/me/ping-key", "/me/services/*"],
+    () => import("./web/me_compat.tsx").then((m) => m.compatPages),
+  ),
+  web_me_services: page(
+    ["/me/services/*"],
+    () => import("./web/me_services.tsx").then((m) => m.servicePages),
+  ),
+  web_maintenance: page(
+    ["/me/maintenance/*"],
+    () => import("./web/me_maintenance.tsx").then((m) => m.maintenancePages),
+  ),
+  web_incidents: page(
+    ["/me/incidents/*"],
+    () => import("./web/me_incidents.tsx").then((m) => m.incidentPages),
+  ),
+  web_reports: page(
+    ["/me/reports/*"],
+    () => import("./web/me_reports.tsx").then((m) => m.reportPages),
+  ),
+  web_watch_board: page(
+    ["/watch/*"],
+    () => import("./web/watch.tsx").then((m) => m.watchBoardPages),
+  ),
+  web_watch: page(
+    ["/me/services/*", "/me/channels/*", "/me/status-page/*"],
+    () => import("./web/me_watch.tsx").then((m) => m.watchPages),
+  ),
+  web_api_keys: page(
+    ["/me/api-keys/*"],
+    () => import("./web/me_api_keys.tsx").then((m) => m.apiKeyPages),
+  ),
+  web_me_files: page(["/me/files/*"], () => import("./web/me_files.tsx").then((m) => m.filePages)),
+  web_me_data: page(
+    ["/me/data/*", "/erased"],
+    () => import("./web/me_data.tsx").then((m) => m.dataPages),
+  ),
+  web_me_standing: page(
+    ["/me/standing/*"],
+    () => import("./web/me_standing.tsx").then((m) => m.standingPages),
+  ),
+  web_me_work: page(["/me/work/*"], () => import("./web/me_work.tsx").then((m) => m.workPages)),
+  web_team: page(["/team/*"], () => import("./web/team.tsx").then((m) => m.teamPages)),
+} satisfies Record<string, Area>;
+
+export type AreaName = keyof typeof ROUTE_AREAS;
+
+/** A JSON area of the API, under /api. */
+function api(under: string[], load: Area["load"]): Area {
+  return { mount: "/api", under, pages: false, load };
+}
+
+/** A page area (web/). */
+function page(under: string[], load: Area["load"]): Area {
+  return { mount: "/", under, pages: true, load };
+}
+
+/** Another product's or protocol's addresses (plain text, XML, their JSON): no pages. */
+function other(under: string[], load: Area["load"]): Area {
+  return { mount: "/", under, pages: false, load };
+}
+
+/**
+ * Whether a path is answered with pages: anything outside /api, /metrics and the addresses of
+ * the areas that are no pages. The one place that tells (its 404s and errors included).
+ */
+export function isPage(path: string): boolean {
+  return !NOT_PAGES.test(path);
+}
+
+/** The first segment of every path that is not a page: /api, /metrics, and the `other` areas. */
+const NOT_PAGES = new RegExp(
+  `^/(${
+    [
+      "api",
+      "metrics",
+      ...Object.values(ROUTE_AREAS as Record<string, Area>)
+        .filter((a) => !a.pages && a.mount === "/")
+        .flatMap((a) => a.under.map((p) => p.split("/")[1])),
+    ]
+      .join("|")
+  })(/|$)`,
+);
+
+/** What an app knows of its areas: those it has mounted, and how to mount one. */
+interface Mounts {
+  built: AreaName[];
+  mount: Map<AreaName, () => Promise<void>>;
+}
+
+const mountsOf = new WeakMap<Hono<AppEnv>, Mounts>();
+
+/**
+ * The app's first middleware: a request under a prefix whose areas are not all mounted yet
+ * mounts them, in the table's order, and is routed again, now to their routes. A failed import
+ * answers 503 and is forgotten, so the next request tries again.
+ */
+export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppEnv> {
+  const table = new TrieRouter<AreaName>();
+  const mounts: Mounts = { built: [], mount: new Map() };
+  const mounted = new Set<AreaName>();
+  mountsOf.set(app, mounts);
+  for (const name of Object.keys(ROUTE_AREAS) as AreaName[]) {
+    const area: Area = ROUTE_AREAS[name];
+    for (const prefix of area.under) table.add("ALL", prefix, name);
+    let loading: Promise<void> | null = null;
+    mounts.mount.set(name, () =>
+      loading ??= area.load().then((make) => {
+        app.route(area.mount, make(deps));
+        mounted.add(name);
+        mounts.built.push(name);
+      }, (err) => {
+        loading = null;
+        log("error", "route area failed to load", { area: name, error: errorKind(err) });
+        throw new ApiError(503, "this part of the service is not available; try again later", {}, {
+          "Retry-After": "5",
+        });
+      }));
+  }
+  // Not async: a request whose areas are mounted passes straight on (a promise less each).
+  return (c, next) => {
+    const names = table.match("ALL", c.req.path)[0].map(([name]) => name)
+      .filter((name) => !mounted.has(name));
+    if (names.length === 0) return next();
+    return names.reduce((before, name) => before.then(mounts.mount.get(name)!), Promise.resolve())
+      .then(() => app.fetch(c.req.raw, c.env));
+  };
+}
+
+/** The areas an app has mounted so far, in the order it mounted them. */
+export function builtAreas(app: Hono<AppEnv>): AreaName[] {
+  return [...mountsOf.get(app)?.built ?? []];
+}
+
+/** Mounts every area now (what a request under each would do), in the table's order. */
+export async function mountEveryArea(app: Hono<AppEnv>): Promise<void> {
+  for (const mount of mountsOf.get(app)!.mount.values()) await mount();
+}
