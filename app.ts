@@ -7,10 +7,10 @@ import { answerError, ApiError } from "./http/errors.ts";
 import type { AppEnv } from "./http/router.ts";
 import type { DocConfig } from "./http/openapi.ts";
 import { isPage, lazyAreas, ROUTE_AREAS } from "./areas.ts";
-import { setHeader, shortAnswers } from "./http/compression.ts";
+import { shortAnswers } from "./http/compression.ts";
+import { measured } from "./http/measured.ts";
 import { healthz } from "./api/healthz.ts";
-import { errorKind, log, logRequest } from "./lib/log.ts";
-import { requestEnded, requestStarted } from "./lib/metrics.ts";
+import { errorKind, log } from "./lib/log.ts";
 
 /**
  * Builds the whole service over the given dependencies; nothing here touches globals. The route
@@ -50,34 +50,6 @@ export function createApp(deps: Deps): Hono<AppEnv> {
       : answerError(err, c)
   );
   return app;
-}
-
-/** Counts, times and logs every request by its route pattern; sets nosniff on every answer. */
-const measured: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const t0 = performance.now();
-  const route = routePattern(c);
-  const stats = requestStarted(c.req.method, route);
-  try {
-    await next();
-  } finally {
-    requestDone(stats, c.req.method, route, c.res.status, t0);
-  }
-  // Set on the finished response itself: c.header() after next() copies the whole Response.
-  setHeader(c, "X-Content-Type-Options", "nosniff");
-};
-
-/** Counts, times and logs a finished request by its route pattern. */
-function requestDone(
-  stats: ReturnType<typeof requestStarted>,
-  method: string,
-  route: string,
-  status: number,
-  t0: number,
-): void {
-  const seconds = (performance.now() - t0) / 1000;
-  requestEnded(stats, status, seconds);
-  // The route pattern, never the raw path: a path can hold a hook key or a token.
-  logRequest(method, route, status, Math.round(seconds * 10_000) / 10);
 }
 
 /**
@@ -140,24 +112,6 @@ function methodsFor(app: Hono<AppEnv>, path: string): string[] {
   if (found.has("GET")) found.add("HEAD");
   return [...found];
 }
-
-/**
- * The pattern of the route that answers this request (its last matched handler that is not a
- * middleware), or "unmatched"; known before the handlers run, so in-flight counts are right.
- */
-function routePattern(c: Context<AppEnv>): string {
-  const matched = c.req.matchedRoutes;
-  for (let i = matched.length - 1; i >= 0; i--) {
-    if (matched[i].method !== "ALL") {
-      const path = matched[i].path;
-      return path.includes("{") ? path.replace(CONSTRAINT, "$1") : path;
-    }
-  }
-  return "unmatched";
-}
-
-/** A parameter's pattern in a route (`:id{[0-9]{1,15}}`): the metrics and logs say `:id`. */
-const CONSTRAINT = /(:\w+)\{.*?\}(?=\/|$)/g;
 
 let pages: Promise<typeof import("./web/_web.tsx")> | null = null;
 /** The page layer (web/_web.tsx), imported once; a failed import is retried next time. */

@@ -21,6 +21,12 @@ interface Area {
   under: readonly string[];
   /** Whether it answers with pages (the page layer's middleware and error pages). */
   pages: boolean;
+  /**
+   * Its routes go ahead of the app's own middleware (the pings: the heartbeat's hot path, whose
+   * CPU a ping is measured against a floor by bench/heartbeat.ts); they count and time their
+   * requests themselves (http/measured.ts), and are compressed by nothing.
+   */
+  first?: true;
   load(): Promise<(deps: Deps) => Hono<AppEnv>>;
 }
 
@@ -60,12 +66,18 @@ export const ROUTE_AREAS = {
     ["/api/me/modules/*", "/api/modules/*", "/api/points", "/api/catalogue"],
     () => import("./api/catalogue.ts").then((m) => m.catalogueRoutes),
   ),
-  hooks: api(["/api/hooks/*"], () => import("./api/hooks.ts").then((m) => m.hookRoutes)),
+  hooks: {
+    ...api(["/api/hooks/*"], () => import("./api/hooks.ts").then((m) => m.hookRoutes)),
+    first: true,
+  },
   // Healthchecks' and Uptime Kuma's ping addresses, answered as those products answer them.
-  compat_pings: other(
-    ["/ping/*", "/api/push/*"],
-    () => import("./api/compat_pings.ts").then((m) => m.compatPingRoutes),
-  ),
+  compat_pings: {
+    ...other(
+      ["/ping/*", "/api/push/*"],
+      () => import("./api/compat_pings.ts").then((m) => m.compatPingRoutes),
+    ),
+    first: true,
+  },
   status: api(
     ["/api/me/status-page/*", "/api/me/services/*", "/api/status/*", "/api/badges/*"],
     () => import("./api/status.ts").then((m) => m.statusRoutes),
@@ -284,7 +296,9 @@ export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppE
     let loading: Promise<void> | null = null;
     mounts.mount.set(name, () =>
       loading ??= area.load().then((make) => {
+        const before = app.routes.length;
         app.route(area.mount, make(deps));
+        if (area.first) putFirst(app, before);
         mounted.add(name);
         mounts.built.push(name);
       }, (err) => {
@@ -303,6 +317,18 @@ export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppE
     return names.reduce((before, name) => before.then(mounts.mount.get(name)!), Promise.resolve())
       .then(() => app.fetch(c.req.raw, c.env));
   };
+}
+
+/**
+ * Puts the routes added since `from` right after the lazy mounts (the app's first route), ahead
+ * of the app's middleware: the router is made anew in that order, once for the area.
+ */
+function putFirst(app: Hono<AppEnv>, from: number): void {
+  const routes = [app.routes[0], ...app.routes.slice(from), ...app.routes.slice(1, from)];
+  const router = new TrieRouter<[MiddlewareHandler<AppEnv>, (typeof routes)[number]]>();
+  for (const r of routes) router.add(r.method, r.path, [r.handler as MiddlewareHandler<AppEnv>, r]);
+  app.routes = routes;
+  app.router = router as unknown as typeof app.router;
 }
 
 /** The areas an app has mounted so far, in the order it mounted them. */

@@ -16,6 +16,7 @@ import type { Deps } from "../lib/deps.ts";
 import { BodyReadError } from "../http/body.ts";
 import { logBug } from "../http/errors.ts";
 import { clientOrigin } from "../http/guards.ts";
+import { measured } from "../http/measured.ts";
 import { Hono } from "hono";
 import type { AppEnv, Ctx } from "../http/router.ts";
 import { cutText, readChunks, resumeWith, STATUS_MAX, UUID_RE } from "./hooks.ts";
@@ -102,7 +103,8 @@ const EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"
 /** The area: every request to /ping/ and /api/push/, answered as those products answer it. */
 export function compatPingRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
-  app.on(EVERY_METHOD, ["/ping/*", "/api/push/*"], compatAnswer(deps));
+  // First in the app's router (areas.ts `first`): counted, timed and logged here.
+  app.on(EVERY_METHOD, ["/ping/*", "/api/push/*"], measured, compatAnswer(deps));
   return app;
 }
 

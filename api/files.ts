@@ -117,7 +117,7 @@ export function filesRoutes(deps: Deps) {
       method: "put",
       path: "/me/files",
       // Raw bytes: the route caps its own stream.
-      bodyLimit: "own",
+      bodyLimit: "upload",
       tags: ["files"],
       summary: "Upload a file: the body is the raw bytes, streamed into storage",
       request: {

@@ -10,11 +10,12 @@ import {
 import { roughOrigin } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { BodyReadError } from "../http/body.ts";
+import { BodyReadError, JSON_BODY_LIMIT } from "../http/body.ts";
 import { count } from "../lib/metrics.ts";
 import { cutChars } from "../lib/text.ts";
 import { createRoute, type Ctx, errors, json, router } from "../http/router.ts";
 import { clientOrigin } from "../http/guards.ts";
+import { measured } from "../http/measured.ts";
 import { joinBytes } from "../lib/bytes.ts";
 
 /** Status texts longer than this are cut, not refused: a beat should never be lost to it. */
@@ -40,8 +41,10 @@ const query = z.object({
     example: "3f2a9c4e-0d6b-4f53-9d2e-6a1c2b7e8f90",
   }),
 });
+/** A signal path segment: start, fail, log, or an exit code 0 to 255. */
+const SIGNAL = /^(start|fail|log|[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])$/;
 const signalParams = params.extend({
-  signal: z.string().regex(/^(start|fail|log|[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])$/)
+  signal: z.string().regex(SIGNAL)
     .meta({ description: "start, fail, log, or an exit code 0 to 255", example: "start" }),
 });
 
@@ -107,8 +110,9 @@ async function readBody(p: PingInput, max: number): Promise<Uint8Array> {
 
 /**
  * The status text and body of a ping: `?status=` or a JSON body `{status}`; the body (any
- * type) is kept as text up to BODY_MAX bytes. A JSON body is read whole (the app's body
- * limit bounds it); any other only up to BODY_MAX.
+ * type) is kept as text up to BODY_MAX bytes. A JSON body is read whole, up to JSON_BODY_LIMIT
+ * (over it: 413); any other only up to BODY_MAX. The route reads its own body (`bodyLimit: "own"`):
+ * no stream is wrapped for a ping.
  */
 async function statusOf(p: PingInput): Promise<{ status: string; body: string }> {
   let status = p.status;
@@ -119,7 +123,8 @@ async function statusOf(p: PingInput): Promise<{ status: string; body: string }>
   if (!/json/i.test(p.contentType ?? "")) {
     body = cutText(await readBody(p, BODY_MAX), BODY_MAX);
   } else {
-    const bytes = await readBody(p, Infinity);
+    const bytes = await readBody(p, JSON_BODY_LIMIT + 1);
+    if (bytes.length > JSON_BODY_LIMIT) fail(413, `body over ${JSON_BODY_LIMIT} bytes`);
     const raw = dec.decode(bytes);
     body = bytes.length <= BODY_MAX ? raw : cutText(bytes, BODY_MAX);
     if (raw.trim() !== "") {
@@ -144,6 +149,9 @@ async function statusOf(p: PingInput): Promise<{ status: string; body: string }>
 
 /** Records one ping (GET or POST); throws ApiError for 429, 400 and an unknown key (404). */
 async function ping(deps: Deps, p: PingInput) {
+  if (p.method === "POST" && p.whole !== undefined && p.whole > JSON_BODY_LIMIT) {
+    fail(413, `body over ${JSON_BODY_LIMIT} bytes`);
+  }
   const verdict = countHeartbeat(deps, p.address);
   if (!verdict.ok) {
     fail(429, "too many heartbeats from this address: at most 600 an hour", {
@@ -181,8 +189,9 @@ function signalOf(segment: string | undefined): Pick<Signal, "kind" | "code"> {
  */
 export function hookRoutes(deps: Deps) {
   const app = router();
-  // A success ping (no signal) is counted by its outcome.
-  app.use("/hooks/*", async (c, next) => {
+  // The area's routes come first in the app's router (areas.ts `first`): counted, timed and
+  // logged here, and a success ping (no signal) counted by its outcome.
+  app.use("/hooks/*", measured, async (c, next) => {
     await next();
     if (SUCCESS_PING.test(c.req.path)) countSuccessPing(c.res.status);
   });
@@ -204,6 +213,9 @@ export function hookRoutes(deps: Deps) {
         createRoute({
           method,
           path: route.path,
+          bodyLimit: "own",
+          // Read by `handle` itself: the cost of a ping is measured against a floor.
+          validate: false,
           tags: ["services"],
           summary: route.summary,
           description: "The status comes from `?status=` or a JSON body `{status}`; a POST " +
@@ -225,17 +237,20 @@ export function hookRoutes(deps: Deps) {
     if (c.req.method === "HEAD") {
       fail(405, "send GET or POST to record a beat", {}, { Allow: "GET, POST" });
     }
+    const signal = c.req.param("signal");
+    if (signal !== undefined && !SIGNAL.test(signal)) fail(404, "not found");
     const length = c.req.header("content-length");
     const answer = await ping(deps, {
       method: c.req.method,
       key: c.req.param("key")!,
-      signal: c.req.param("signal"),
+      signal,
       status: c.req.query("status"),
       rid: c.req.query("rid"),
       contentType: c.req.header("content-type"),
       request: c.req.raw,
-      hasBody: c.req.raw.body !== null,
-      // A body whose length is known is read at once, without a reader and a promise per chunk.
+      // The length first: asking for `body` makes a stream, then read chunk by chunk. A body
+      // whose length is known is read at once, without a reader and a promise per chunk.
+      hasBody: length === undefined ? c.req.raw.body !== null : Number(length) > 0,
       whole: length === undefined ? undefined : Number(length),
       address: clientOrigin(deps, c),
     });

@@ -119,7 +119,7 @@ export function profileRoutes(deps: Deps) {
       method: "post",
       path: "/me/avatar",
       // Raw bytes: the route caps its own stream.
-      bodyLimit: "own",
+      bodyLimit: "upload",
       tags: ["account"],
       summary: "Upload a picture (raw PNG, JPEG or GIF bytes); stored at 256 x 256",
       request: { body: { required: true, ...binary("The image bytes") } },

@@ -28,10 +28,15 @@ export type RouteConfig = {
   operationId?: string;
   hide?: boolean;
   /**
-   * The largest body the route takes (JSON_BODY_LIMIT unless given); "own": it reads raw
-   * bytes and caps its own stream (uploads, counted as such by GET /metrics).
+   * false: the request's parts are described, not validated; the handler reads them itself (the
+   * pings, for their cost).
    */
-  bodyLimit?: number | "own";
+  validate?: false;
+  /**
+   * The largest body the route takes (JSON_BODY_LIMIT unless given); "own": it reads and caps
+   * its own body; "upload": so, and counted as an upload while received (GET /metrics).
+   */
+  bodyLimit?: number | "own" | "upload";
   // deno-lint-ignore no-explicit-any
   middleware?: MiddlewareHandler<any, any, any>[];
   request?: {
@@ -129,6 +134,7 @@ function check<E extends Env>(target: Target, schema: Schema, hook: Hook<E>): Mi
 /** Validators in the order the former library ran them, after the route's own middleware. */
 function validators<E extends Env>(route: RouteConfig, hook: Hook<E>): MiddlewareHandler[] {
   const list: MiddlewareHandler[] = [];
+  if (route.validate === false) return list;
   const req = route.request;
   if (req?.query) list.push(check("query", req.query, hook));
   if (req?.params) list.push(check("param", req.params, hook));
@@ -170,7 +176,8 @@ const upload: MiddlewareHandler = (_c, next) => receivingUpload(next);
  * route reads no body (a body sent with one is never read), so it has none.
  */
 function bodyLimitOf(route: RouteConfig): MiddlewareHandler[] {
-  if (route.bodyLimit === "own") return [upload];
+  if (route.bodyLimit === "upload") return [upload];
+  if (route.bodyLimit === "own") return [];
   if (route.method === "get" && route.bodyLimit === undefined) return [];
   if (route.bodyLimit === undefined) return [defaultLimit ??= limitBody(JSON_BODY_LIMIT)];
   return [limitBody(route.bodyLimit)];
