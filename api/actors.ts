@@ -10,7 +10,7 @@ import { ProfileSchema } from "../http/schemas.ts";
 import { avatarUrl } from "../kv/accounts.ts";
 
 /** Counts every actor shows, 0 when no part reports them. */
-export const ACTOR_COUNTS = [
+const ACTOR_COUNTS = [
   "contributions",
   "open_applications",
   "devices",

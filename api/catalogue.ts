@@ -31,7 +31,7 @@ const Contributor = z.object({ id: z.number().int(), name: z.string() }).meta({
   id: "Contributor",
 });
 
-export const ModuleSchema = z.object({
+const ModuleSchema = z.object({
   slug: z.string(),
   title: z.string(),
   who: z.string(),

@@ -62,7 +62,7 @@ const binary = (description: string) => ({
 });
 
 /** `where` of GET /api/me/files: which storage holds the bytes, without paths or hosts. */
-export function storageText(config: Config): string {
+function storageText(config: Config): string {
   const p = config.kvPath;
   const kv = p === undefined
     ? "the platform's Deno KV"

@@ -26,7 +26,7 @@ const Planned = z.object({
   kind: z.string(),
   check: z.string(),
   interval: z.number().int().meta({
-    description: "Minutes, one of SPEC.md's intervals (a checked kind is checked at it, every " +
+    description: "Minutes, one of The intervals of docs/api.md "Resources, times and text" (a checked kind is checked at it, every " +
       "5 minutes at most)",
   }),
   period_seconds: z.number().int().nullable().meta({
@@ -47,7 +47,7 @@ const PlanSchema = z.object({
 }).meta({ id: "ImportPlan" });
 
 /** The plan as the API and the preview page show it. */
-export function planView(plan: ImportPlan) {
+function planView(plan: ImportPlan) {
   return {
     source: plan.source,
     create: plan.create.map((p) => ({

@@ -21,7 +21,7 @@ const Entry = z.object({
   updated: z.string().nullable(),
 }).meta({ id: "JournalEntry" });
 
-export const entryView = (e: JournalEntry) => ({
+const entryView = (e: JournalEntry) => ({
   id: e.id,
   text: e.text,
   public: e.public,
@@ -30,7 +30,7 @@ export const entryView = (e: JournalEntry) => ({
 });
 
 /**
- * Answer of POST and PATCH: `{ok, item}` like every other write of SPEC.md ("answers 201 with
+ * Answer of POST and PATCH: `{ok, item}` like every other write (docs/api.md "Resources, times and text") ("answers 201 with
  * item"), with the entry's fields repeated at the top level for clients that read them there.
  */
 const EntryAnswer = Entry.extend({ ok: z.literal(true), item: Entry }).meta({

@@ -7,7 +7,7 @@ import { guarded } from "../http/guards.ts";
 import { AccountSchema, ApplicationStateSchema } from "../http/schemas.ts";
 
 /** GET /api/me adds the latest application for contributor standing (null when none). */
-export const MeSchema = AccountSchema.extend({
+const MeSchema = AccountSchema.extend({
   // The same fields, inlined in the document as before (a component reference would change it).
   application: z.object(ApplicationStateSchema.shape).nullable(),
 }).meta({ id: "Me" });

@@ -13,7 +13,7 @@ import { errors, idParam, json, router } from "../http/router.ts";
  */
 
 /** Where Healthchecks clients send pings: its `PING_ENDPOINT`. */
-export const pingEndpoint = (deps: Deps) => `${deps.config.baseUrl}/ping/`;
+const pingEndpoint = (deps: Deps) => `${deps.config.baseUrl}/ping/`;
 
 export function pingKeyRoutes(deps: Deps) {
   const app = router();

@@ -65,7 +65,7 @@ const ReportSchema = z.object({
 }).meta({ id: "UptimeReport" });
 
 /** The report as the API answers it: times as ISO strings. */
-export function reportView(r: Report) {
+function reportView(r: Report) {
   return {
     title: r.title,
     period: r.period,

@@ -6,7 +6,7 @@ import { fail } from "../http/errors.ts";
 import { body, createRoute, errors, flag, idParam, json, router } from "../http/router.ts";
 import { actorRef, guarded, honeypot } from "../http/guards.ts";
 
-export const RequestItem = z.object({
+const RequestItem = z.object({
   id: z.number().int(),
   name: z.string(),
   email: z.string(),

@@ -65,7 +65,7 @@ const ServiceSchema = z.object({
   }),
   period_seconds: z.number().int().nullable().meta({
     description: "Heartbeats on the interval: the exact period in seconds (60 to 31536000), " +
-      "which judging uses; interval then holds the SPEC.md value nearest below it. Null for " +
+      "which judging uses; interval then holds the value of the list of intervals nearest below it. Null for " +
       "checked kinds and schedules",
   }),
   grace_seconds: z.number().int().nullable().meta({

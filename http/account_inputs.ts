@@ -14,7 +14,7 @@ import { chars, INVISIBLE_MESSAGE, multiLine, oneLine, visibleText } from "./tex
  * A person's name: 2 to 120 characters after trimming, no control characters (CR/LF would
  * break the mails it is written into) and no lone surrogates (not valid text).
  */
-export const nameSchema = z.string().trim().min(2).max(120)
+const nameSchema = z.string().trim().min(2).max(120)
   .refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), {
     message: "must be plain text without control characters",
   }).refine(visibleText, { message: INVISIBLE_MESSAGE });

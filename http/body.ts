@@ -18,7 +18,7 @@ export class BodyReadError extends Error {
  * off or went away) surfaces as a BodyReadError, whichever layer reads it; without this it
  * is a network error indistinguishable from a closed database.
  */
-export function guardBody(req: Request): Request {
+function guardBody(req: Request): Request {
   const source = req.body!.getReader();
   const body = new ReadableStream<Uint8Array>({
     async pull(ctl) {

@@ -23,7 +23,7 @@ const httpsUrl = z.string().trim().max(500).refine((v) => {
 }, { message: "must be an https:// link without credentials" });
 
 /** The metadata fields, each optional (left out: unchanged, or nothing stated). */
-export const learningPatch = Object.fromEntries(
+const learningPatch = Object.fromEntries(
   Object.entries(LEARNING_SHAPE).map(([k, v]) => [k, v.optional()]),
 ) as { [K in keyof typeof LEARNING_SHAPE]: z.ZodOptional<(typeof LEARNING_SHAPE)[K]> };
 
@@ -56,7 +56,7 @@ export const ProposalPatch = z.object({
 export const RequestBody = z.object({
   name: oneLine(120).min(2),
   email: emailSchema,
-  // Any unknown text becomes other, however long: SPEC.md maps unknown values, it does not
+  // Any unknown text becomes other, however long: the interface maps unknown values, it does not
   // refuse them (the kind is never stored as sent).
   kind: z.string().nullish().transform((v): RequestKind =>
     REQUEST_KINDS.includes(v as RequestKind) ? v as RequestKind : "other"

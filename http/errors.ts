@@ -50,7 +50,7 @@ export function statusOf(err: unknown): number {
 }
 
 /** What an error answers: status, `{error, ...extra}` and headers; null for a bug (500). */
-export function errorAnswer(
+function errorAnswer(
   err: Error,
 ):
   | { status: ContentfulStatusCode; body: Record<string, unknown>; headers: Record<string, string> }

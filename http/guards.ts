@@ -67,7 +67,7 @@ export const requireTeam = (deps: Deps) =>
   });
 
 /** Any bearer token, or the team's service token (which acts as the team). */
-export const requireMember = (deps: Deps) => {
+const requireMember = (deps: Deps) => {
   const token = requireToken(deps);
   return createMiddleware<AppEnv>(async (c, next) => {
     if (hasServiceToken(deps, c)) {
@@ -146,7 +146,7 @@ export const honeypot = (
 const who = (subject: string | number) =>
   typeof subject === "string" ? originSubject(subject) : subject;
 
-/** SPEC.md section 5.6: some actions need a token signed in less than 15 minutes ago. */
+/** docs/api.md "Limits": some actions need a token signed in less than 15 minutes ago. */
 export function requireFresh(deps: Deps, c: Ctx): void {
   if (!callerOf(deps, c).fresh) fail(409, FRESH_REQUIRED, { fresh_required: true });
 }

@@ -51,8 +51,6 @@ export const HcSpec = z.object({
     "instead of the X-Api-Key header. The body is read as JSON whatever its Content-Type",
 });
 
-export type HcSpecInput = z.output<typeof HcSpec>;
-
 /** The first failure of a spec in Healthchecks' words. */
 export function specError(error: z.ZodError): string {
   return `json validation error: ${error.issues[0]?.message ?? "invalid value"}`;

@@ -68,13 +68,13 @@ type Out<R extends RouteConfig> =
   & JsonPart<R>;
 
 /** What a route handler sees: `c.req.valid(target)` typed from the route's schemas. */
-export type RouteContext<E extends Env, R extends RouteConfig> = Context<
+type RouteContext<E extends Env, R extends RouteConfig> = Context<
   E,
   string,
   { in: Record<string, never>; out: Out<R> }
 >;
 
-export type HookResult =
+type HookResult =
   | { success: true; data: unknown; target: string }
   | { success: false; error: z.ZodError; target: string };
 export type Hook<E extends Env> = (

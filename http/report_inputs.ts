@@ -20,7 +20,7 @@ export const ReportQuery = z.object({
   to: z.string().max(10).optional().meta({ description: "The last day, YYYY-MM-DD (included)" }),
 });
 
-export type ReportQueryInput = z.infer<typeof ReportQuery>;
+type ReportQueryInput = z.infer<typeof ReportQuery>;
 
 export const ReportMailBody = z.object({
   monthly: z.boolean().meta({

@@ -28,7 +28,7 @@ const WHOLE: Record<string, string> = { json: "body", query: "query", header: "h
  * Turns a failed validation into 400 `{error, field}` in plain words (http/words.ts), or 404
  * for a malformed path id.
  */
-export const validationHook: Hook<AppEnv> = (result, c) => {
+const validationHook: Hook<AppEnv> = (result, c) => {
   if (result.success) return;
   if (result.target === "param") return c.json({ error: "not found" }, 404);
   return c.json(refusal(result.error, WHOLE[result.target] ?? result.target), 400);
@@ -41,7 +41,7 @@ export function router(): OpenApiHono<AppEnv> {
   return new OpenApiHono<AppEnv>(validationHook);
 }
 
-export const ErrorSchema = z.object({ error: z.string() }).meta({ id: "Error" });
+const ErrorSchema = z.object({ error: z.string() }).meta({ id: "Error" });
 
 const described: Record<number, string> = {
   400: "Invalid input; `error` names the field",

@@ -43,7 +43,7 @@ const grace = z.number().int().min(GRACE_MIN).max(GRACE_MAX).meta({
 });
 const periodSeconds = z.number().int().min(60).max(31536000).meta({
   description: "Heartbeats on the interval: the exact period in seconds, 60 s to 365 days (as " +
-    "Healthchecks' timeout); interval then reads the SPEC.md value nearest below it",
+    "Healthchecks' timeout); interval then reads the value of the list of intervals nearest below it",
   example: 600,
 });
 const graceSeconds = z.number().int().min(60).max(31536000).meta({

@@ -127,7 +127,7 @@ const inputMissing = (issue: RawIssue) => issue.input === undefined;
 const isList = (origin: unknown) => origin === "array" || origin === "set";
 
 /** The API's words for a failed rule, read after the field's name ("remind: ..."). */
-export function apiWords(issue: RawIssue): string {
+function apiWords(issue: RawIssue): string {
   const i = issue as RawIssue & Def & { origin?: string; keys?: string[]; divisor?: number };
   const schema = i.inst as Schema | undefined;
   // `.int()`: a fraction, or a number past the safe integers.

@@ -10,7 +10,7 @@ import { errorKind, log } from "../lib/log.ts";
 import { count } from "../lib/metrics.ts";
 
 /**
- * Minutely: runs the due checks (SPEC.md section 8: at most three at a time). Due services
+ * Minutely: runs the due checks (docs/api.md "Limits": at most three at a time). Due services
  * come from the ["service_due"] index, earliest first; each is claimed with a KV lease
  * right before it runs, so several processes on one KV run it once, and one that overruns
  * its minute is not started again. Work left when the minute's budget is spent stays due
@@ -19,9 +19,9 @@ import { count } from "../lib/metrics.ts";
  * (kv/alerts/grouped_alerts.ts): their own time-ordered index, so the work follows what is due.
  */
 
-export const POOL_SIZE = 3;
+const POOL_SIZE = 3;
 /** Stop claiming new checks after this, so one run ends within its minute. */
-export const BUDGET_MS = 45_000;
+const BUDGET_MS = 45_000;
 const MAX_LISTED = 10_000;
 
 interface Pool {
@@ -95,7 +95,7 @@ async function runOne(deps: Deps, item: DueItem, report: RunReport): Promise<boo
  * What a run did: due items, those run, heartbeats looked at, checks by resulting state (and
  * `groups_sent`, alert groups sent, when there were any).
  */
-export interface RunReport {
+interface RunReport {
   due: number;
   ran: number;
   heartbeats_reviewed: number;

@@ -1,5 +1,5 @@
 import { expireRequests } from "../kv/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 
-/** Daily: removes requests older than 180 days (SPEC.md section 8). */
+/** Daily: removes requests older than 180 days (docs/api.md "Limits"). */
 export const expireRequestsJob = (deps: Deps) => expireRequests(deps);

@@ -19,7 +19,7 @@ import { outboundTarget } from "../lib/outbound.ts";
 
 const PING_LIMIT_MS = 10_000;
 
-export type WatchdogSignal = "start" | "success" | "fail";
+type WatchdogSignal = "start" | "success" | "fail";
 
 /** The address of a signal: Healthchecks' `/start` and `/fail` after the ping URL. */
 export function watchdogAddress(base: string, signal: WatchdogSignal): string {

@@ -31,7 +31,7 @@ export async function getManyValues<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise
 }
 
 /** Keys deleted per atomic: KV takes at most 1000 mutations in one. */
-export const DELETE_CHUNK = 500;
+const DELETE_CHUNK = 500;
 
 /**
  * Deletes `keys` in atomics of DELETE_CHUNK, each made by `newOp` and committed by `write`

@@ -68,7 +68,7 @@ export const emptyProfile = (): Profile => ({
   langs: [],
 });
 
-/** The actor resource of SPEC.md section 2 (http/schemas.ts ActorSchema). */
+/** The actor resource of docs/api.md "Resources, times and text" (http/schemas.ts ActorSchema). */
 export function actorView(a: Account) {
   return {
     id: a.id,
@@ -84,7 +84,7 @@ export function actorView(a: Account) {
 export const avatarUrl = (a: Account) =>
   a.avatar ? `/api/avatars/${a.id}?v=${a.avatar.etag.slice(0, 12)}` : null;
 
-/** The account resource of SPEC.md section 2 (http/schemas.ts AccountSchema). */
+/** The account resource of docs/api.md "Resources, times and text" (http/schemas.ts AccountSchema). */
 export function accountView(a: Account) {
   return {
     ...actorView(a),
@@ -96,7 +96,7 @@ export function accountView(a: Account) {
 }
 
 export const accountKey = (id: number) => ["accounts", id] as const;
-export const emailKey = (email: string) => ["accounts_by_email", email] as const;
+const emailKey = (email: string) => ["accounts_by_email", email] as const;
 export const slugKey = (slug: string) => ["accounts_by_slug", slug] as const;
 
 /**
@@ -193,7 +193,7 @@ export async function freeSlug(kv: Deno.Kv, name: string, ownId?: number): Promi
   }
 }
 
-export interface NewAccount {
+interface NewAccount {
   account: Account;
   apply(op: Atomic): Atomic;
 }

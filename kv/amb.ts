@@ -16,11 +16,11 @@ import { changedAt, type Module } from "./modules.ts";
  * Holds no KV keys.
  */
 
-export const AMB_CONTEXT = "https://w3id.org/kim/amb/context.jsonld";
+const AMB_CONTEXT = "https://w3id.org/kim/amb/context.jsonld";
 /** Who publishes every module: the catalogue itself. */
 export const PUBLISHER_NAME = "Community catalogue";
 
-export interface Creator {
+interface Creator {
   name: string;
   /** The public profile's address, when the person has one. */
   url?: string;
@@ -105,5 +105,3 @@ export function ambRecord(
       : undefined,
   };
 }
-
-export type AmbRecord = ReturnType<typeof ambRecord>;

@@ -22,7 +22,7 @@ export const MAX_API_KEYS = 10;
 export const API_KEY_LENGTH = 32;
 
 /** Calls to the management API per account: Healthchecks documents 100 a minute. */
-export const API_CALLS: Rule = { name: "hc_api", max: 100, windowMs: MINUTE };
+const API_CALLS: Rule = { name: "hc_api", max: 100, windowMs: MINUTE };
 
 export interface ApiKey {
   id: number;
@@ -33,7 +33,7 @@ export interface ApiKey {
   hash: string;
 }
 
-export interface KeyHolder {
+interface KeyHolder {
   account: number;
   id: number;
   readonly: boolean;
@@ -66,7 +66,7 @@ export const apiKeyView = (k: ApiKey) => ({
   created: iso(k.created),
   prefix: k.readonly ? "hcr_" : "hcw_",
 });
-export type ApiKeyView = ReturnType<typeof apiKeyView>;
+type ApiKeyView = ReturnType<typeof apiKeyView>;
 
 export async function listApiKeys(kv: Deno.Kv, account: number): Promise<ApiKey[]> {
   const out: ApiKey[] = [];

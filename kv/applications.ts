@@ -145,7 +145,7 @@ export async function listApplications(kv: Deno.Kv, all: boolean): Promise<Appli
   return (await getApps(kv, ids)).sort((a, b) => a.id - b.id);
 }
 
-export interface Decided {
+interface Decided {
   application: Application;
   account: Account;
   mailId: string;

@@ -11,7 +11,7 @@ import { type Account, type AvatarRef, getAccount, putAccount } from "./accounts
  * previous picture are deleted in the same atomic that writes the new one.
  */
 
-export const AVATAR_SIZE = 256;
+const AVATAR_SIZE = 256;
 /** Uploads above this answer 413 before anything is read past it. */
 export const MAX_AVATAR_BYTES = 10 * 1024 * 1024;
 /** Declared pictures above this many pixels are refused before decoding. */
@@ -94,7 +94,7 @@ function gifFirstFrame(b: Uint8Array, dv: DataView): { width: number; height: nu
   return null;
 }
 
-export interface Prepared {
+interface Prepared {
   bytes: Uint8Array;
   type: string;
 }

@@ -14,7 +14,7 @@ import { atomic, commit } from "./_atomic.ts";
  * and the `expireIn` of entries written with one (they are restored without it).
  */
 
-export const FORMAT = "catalogue-kv-dump";
+const FORMAT = "catalogue-kv-dump";
 const VERSION = 1;
 const u64 = {
   KvU64: (v: unknown) => v instanceof Deno.KvU64 && v.value.toString(),
@@ -23,7 +23,7 @@ const fromU64 = {
   KvU64: (s: string) => new Deno.KvU64(BigInt(s)),
 };
 
-export interface Progress {
+interface Progress {
   entries: number;
   bytes: number;
 }
@@ -91,7 +91,7 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
 }
 
 /** True when `kv` holds no entry at all. */
-export async function isEmpty(kv: Deno.Kv): Promise<boolean> {
+async function isEmpty(kv: Deno.Kv): Promise<boolean> {
   for await (const _ of kv.list({ prefix: [] }, { limit: 1 })) return false;
   return true;
 }

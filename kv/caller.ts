@@ -11,11 +11,11 @@ export interface Caller {
   account: Account | null;
   /** Acting for the team: by the service token, or by a reviewer's or owner's account. */
   team: "service" | "account" | null;
-  /** The sign-in is younger than FRESH_AGE (SPEC.md section 5.6). */
+  /** The sign-in is younger than FRESH_AGE (docs/api.md "Limits", "Token"). */
   fresh: boolean;
 }
 
-/** A sign-in younger than this is "fresh" (SPEC.md section 5). */
+/** A sign-in younger than this is "fresh" (docs/api.md "Limits", "Token"). */
 export const FRESH_AGE = 15 * MINUTE;
 
 export const FRESH_REQUIRED =

@@ -32,7 +32,7 @@ export interface ModuleHit {
   name: string;
 }
 
-export interface ProfileModule {
+interface ProfileModule {
   title: string;
   slug: string;
   /** Date `YYYY-MM-DD` the module was published. */

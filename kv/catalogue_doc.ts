@@ -77,7 +77,7 @@ export async function published(deps: DocDeps): Promise<Published> {
 }
 
 /** The catalogue document's view of a module: the module resource without points. */
-export function catalogueEntry(m: Module, names: Map<number, string>) {
+function catalogueEntry(m: Module, names: Map<number, string>) {
   const { points: _p, published: _pub, ...rest } = moduleView(m, names, 0);
   return rest;
 }
@@ -121,7 +121,7 @@ export function catalogueChanged(deps: DocDeps): Promise<void> {
   });
 }
 
-export async function writeCatalogueFile(deps: DocDeps, path: string): Promise<void> {
+async function writeCatalogueFile(deps: DocDeps, path: string): Promise<void> {
   const text = await catalogueJson(deps);
   const dir = path.replace(/[\\/][^\\/]*$/, "");
   if (dir && dir !== path) await Deno.mkdir(dir, { recursive: true });

@@ -76,11 +76,11 @@ const FileModule = z.object({
   if (problem) ctx.addIssue({ code: "custom", path: [problem.field], message: problem.message });
 });
 
-export const CatalogueFile = z.object({ modules: z.array(FileModule).max(20_000) });
+const CatalogueFile = z.object({ modules: z.array(FileModule).max(20_000) });
 
 export class ImportError extends Error {}
 
-export interface ImportResult {
+interface ImportResult {
   created: number;
   updated: number;
   /** Modules whose slug existed with the same content: nothing was written for them. */

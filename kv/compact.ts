@@ -13,7 +13,7 @@ import { DatabaseSync } from "node:sqlite";
  * Owns no keys.
  */
 
-export interface CompactReport {
+interface CompactReport {
   /** Bytes of the file and its -wal before and after. */
   before: number;
   after: number;
@@ -35,7 +35,7 @@ async function sizeOf(path: string): Promise<number> {
 
 const filesSize = async (path: string) => (await sizeOf(path)) + (await sizeOf(`${path}-wal`));
 
-export async function compactKvFile(path: string | undefined): Promise<CompactReport> {
+async function compactKvFile(path: string | undefined): Promise<CompactReport> {
   if (!path || path === ":memory:" || /^https?:/.test(path)) {
     throw new CompactRefused(
       "KV_PATH does not name a KV file: on Deno Deploy or KV Connect the platform stores the " +

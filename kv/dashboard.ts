@@ -25,9 +25,9 @@ import { shownState } from "./service_state.ts";
 import { unreachableVia } from "./dependencies.ts";
 
 /** Rows on one page of the dashboard: 300 services are six pages. */
-export const BOARD_PAGE = 50;
+const BOARD_PAGE = 50;
 /** Results in a row's beat bar. */
-export const BEATS = 50;
+const BEATS = 50;
 
 export const SHOWN_STATES = [
   "ok",
@@ -38,9 +38,9 @@ export const SHOWN_STATES = [
   "maintenance",
   "paused",
 ] as const;
-export type ShownState = typeof SHOWN_STATES[number];
+type ShownState = typeof SHOWN_STATES[number];
 
-export interface BoardFilter {
+interface BoardFilter {
   state?: ShownState;
   group?: string;
   place?: string;
@@ -152,7 +152,7 @@ async function signalResults(deps: Deps, s: Service): Promise<BoardResult[]> {
 }
 
 /** A service's last results (checks of the last 24 hours, or signals), oldest first. */
-export async function lastResults(deps: Deps, s: Service, now: number): Promise<BoardResult[]> {
+async function lastResults(deps: Deps, s: Service, now: number): Promise<BoardResult[]> {
   if (s.kind === "webhook") return await signalResults(deps, s);
   return (await recentResults(deps.kv, s.account, s.id, now)).map((r) => ({
     at: r.at,

@@ -9,7 +9,7 @@ import type { Service } from "./service_state.ts";
  * Holds no keys: the ids live on the record (`depends_on`), written by kv/services.ts.
  */
 
-export const MAX_DEPENDS = 10;
+const MAX_DEPENDS = 10;
 
 type Node = Pick<Service, "id" | "name"> & { depends_on?: number[] };
 
@@ -89,7 +89,7 @@ export const unreachableWords = (parents: string[]) => `unreachable (${parents.j
  * services behind it that go off with it are named in that one alert rather than alerting each
  * ("LAN router off — 3 services behind it unreachable: …").
  */
-export const FOLD_WAIT_MS = 30_000;
+const FOLD_WAIT_MS = 30_000;
 
 type Held = Pick<Service, "id" | "name" | "seen" | "since" | "held"> & { depends_on?: number[] };
 

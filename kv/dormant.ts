@@ -16,7 +16,7 @@ import { atomic, commit } from "./_atomic.ts";
 /** No sign-in for this long makes an account dormant. */
 export const DORMANT_AFTER = 365 * DAY;
 
-export interface Seen {
+interface Seen {
   at: number;
   notice: number | null;
 }

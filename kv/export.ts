@@ -8,10 +8,10 @@ import { trailLinesOf } from "./trail.ts";
 
 /**
  * The data export (GET /api/me/export). Owns no keys: each area's part gives its sections
- * and describes them for the header. Sections SPEC.md names are present even when the area
+ * and describes them for the header. Sections the interface names are present even when the area
  * holding them has nothing (or is not built yet), as empty lists.
  */
-export const EXPORT_SECTIONS = [
+const EXPORT_SECTIONS = [
   "journal",
   "applications",
   "proposals",

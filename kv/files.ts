@@ -30,7 +30,7 @@ import { claimId } from "./ids.ts";
 
 export const QUOTA = 419430400;
 export const MAX_FILE = 52428800;
-export const MAX_FILES = 200;
+const MAX_FILES = 200;
 /** Characters of a file's title (label). */
 export const MAX_LABEL = 60;
 /** Bytes per chunk: values must stay under 64 KiB. */
@@ -57,12 +57,12 @@ export interface StoredFile {
   chunk: number;
 }
 
-export interface Usage {
+interface Usage {
   bytes: number;
   files: number;
 }
 
-export interface UploadRecord {
+interface UploadRecord {
   state: "uploading" | "removing";
   /** Past this, the sweep removes the chunks and releases the reservation. */
   deadline: number;
@@ -72,7 +72,7 @@ export interface UploadRecord {
   written: number;
 }
 
-export const fileKey = (account: number, id: number) => ["files", account, id] as const;
+const fileKey = (account: number, id: number) => ["files", account, id] as const;
 const chunkKey = (account: number, id: number, n: number) =>
   ["file_chunks", account, id, n] as const;
 const usageKey = (account: number) => ["file_usage", account] as const;
@@ -84,7 +84,7 @@ const noUsage = (): Usage => ({ bytes: 0, files: 0 });
 export const fileUrl = (f: StoredFile) =>
   `/api/files/${f.account}/${f.id}/${encodeURIComponent(f.name)}`;
 
-/** The File resource of SPEC.md section 2. */
+/** The File resource of docs/api.md "Resources, times and text". */
 export function fileItem(f: StoredFile) {
   return {
     id: f.id,
@@ -114,7 +114,7 @@ export async function listFiles(kv: Deno.Kv, account: number): Promise<StoredFil
   return out.sort((a, b) => b.id - a.id);
 }
 
-export type Reservation =
+type Reservation =
   | { ok: true; id: number; usage: Usage }
   | { ok: false; reason: "count" | "quota"; usage: Usage };
 
@@ -155,7 +155,7 @@ export async function reserveUpload(
   });
 }
 
-export type WriteOutcome =
+type WriteOutcome =
   | { ok: true; sha256: string }
   | { ok: false; reason: "short" | "long" | "aborted" | "stalled" };
 
@@ -308,7 +308,7 @@ export async function writeUpload(
 }
 
 /** Turns a finished upload into a stored file; false when it was swept meanwhile. */
-export async function completeUpload(
+async function completeUpload(
   kv: Deno.Kv,
   file: StoredFile,
 ): Promise<boolean> {
@@ -455,7 +455,7 @@ export async function deleteFile(
 }
 
 /** Changes what PATCH may change; null when there is no such file. */
-export async function updateFile(
+async function updateFile(
   kv: Deno.Kv,
   account: number,
   id: number,
@@ -471,7 +471,7 @@ export async function updateFile(
 }
 
 /** An upload as sent: its bytes, and its name and title as text (null: not decodable). */
-export interface UploadSent {
+interface UploadSent {
   size: number;
   name: string;
   label: string | null;
@@ -516,7 +516,7 @@ export function checkUpload(sent: UploadSent) {
 }
 
 /** What a file's owner may change (PATCH of the API, the files page's forms). */
-export interface FileChange {
+interface FileChange {
   public?: boolean;
   label?: string;
   name?: string;

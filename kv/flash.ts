@@ -14,7 +14,7 @@ import { atomic, commit } from "./_atomic.ts";
  * read it. Expiry is in the value; expireIn cleans up.
  */
 
-export const FLASH_LIFE = 15 * MINUTE;
+const FLASH_LIFE = 15 * MINUTE;
 
 interface StoredFlash extends Sealed {
   expires: number;

@@ -35,12 +35,12 @@ import { getStatusPage, type StatusPage } from "./status_settings.ts";
  * holds no address). The address is in no log line and leaves with the unfollow.
  */
 
-export const PENDING_LIFE = 7 * DAY;
+const PENDING_LIFE = 7 * DAY;
 const UNFOLLOW_LIFE = 180 * DAY;
 /** Followers mailed per atomic: a mail and a token each. */
 const BATCH = 25;
 
-export interface Follower {
+interface Follower {
   email: string;
   created: number;
   /** When the link was confirmed; null while pending. */
@@ -90,7 +90,7 @@ function newToken(account: number) {
 const addressOf = (email: string) => sha256hex(`follow:${email}`).slice(0, 40);
 
 const pageUrl = (deps: Deps, slug: string) => `${deps.config.baseUrl}/status/${slug}`;
-export const confirmUrl = (deps: Deps, slug: string, token: string) =>
+const confirmUrl = (deps: Deps, slug: string, token: string) =>
   `${pageUrl(deps, slug)}/confirm?token=${encodeURIComponent(token)}`;
 export const unfollowUrl = (deps: Deps, slug: string, token: string) =>
   `${pageUrl(deps, slug)}/unfollow?token=${encodeURIComponent(token)}`;

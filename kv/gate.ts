@@ -19,7 +19,7 @@ import { MAX_MATERIAL_LABEL, MAX_MATERIALS } from "./materials.ts";
  *              proposal's own module, when it was published before)
  */
 
-export const GATE_CHECKS = [
+const GATE_CHECKS = [
   "confirmed",
   "name",
   "title",
@@ -42,7 +42,7 @@ export interface Gate {
 }
 
 /** Module slug from a title: accents folded, lower-case, words joined by "-", at most 60. */
-export function moduleSlug(title: string): string {
+function moduleSlug(title: string): string {
   return title.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase()
     .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60).replace(/-+$/, "");
 }
@@ -51,7 +51,7 @@ export function moduleSlug(title: string): string {
  * The slug the proposal publishes under: its own module's, or one derived from the title
  * (`proposal-<id>` when the title has no Latin letter or digit to make one from).
  */
-export const slugFor = (p: Proposal) => p.slug ?? (moduleSlug(p.title) || `proposal-${p.id}`);
+const slugFor = (p: Proposal) => p.slug ?? (moduleSlug(p.title) || `proposal-${p.id}`);
 
 const httpsLink = (url: string) => {
   if (!URL.canParse(url)) return false;
@@ -107,7 +107,7 @@ export async function gateOf(kv: Deno.Kv, p: Proposal): Promise<Gate> {
 }
 
 /** First paragraph of the summary, cut at a word to at most 300 characters. */
-export function ledeOf(summary: string): string {
+function ledeOf(summary: string): string {
   const first = summary.trim().split(/\n\s*\n/)[0].replace(/\s+/g, " ").trim();
   if (first.length <= 300) return first;
   return first.slice(0, 299).replace(/\s+\S*$/, "") + "…";

@@ -66,7 +66,7 @@ const DEFAULT_GRACE = 3600;
 const badSpec = (what: string): never => invalid(`json validation error: ${what}`);
 
 /** Healthchecks' time form: ISO 8601 in UTC, seconds, `+00:00`. */
-export const hcTime = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "+00:00";
+const hcTime = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "+00:00";
 
 /** Healthchecks' ping `date`: Python's isoformat, with microseconds unless they are 0. */
 const pingDate = (ms: number) =>
@@ -111,7 +111,7 @@ function hcStatus(s: Service, pulse: Pulse | null, now: number, v: HcVersion) {
 type Events = Awaited<ReturnType<typeof listEvents>>;
 
 /** A check as Healthchecks' `Check.to_dict` answers it, for a read-write or read-only key. */
-export function checkDict(
+function checkDict(
   deps: Deps,
   s: Service,
   pulse: Pulse | null,
@@ -543,7 +543,7 @@ export async function listHcChannels(deps: Deps, account: number) {
 
 /** Healthchecks' badge formats: an SVG, its JSON, and shields.io's endpoint JSON. */
 export const BADGE_FORMATS = ["svg", "json", "shields"] as const;
-export type BadgeFormat = typeof BADGE_FORMATS[number];
+type BadgeFormat = typeof BADGE_FORMATS[number];
 
 /**
  * `GET /api/v<n>/badges/`: for `*` and every tag of the account's checks, the six addresses

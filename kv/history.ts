@@ -33,7 +33,7 @@ interface StoredDay {
   st?: string;
 }
 
-export interface StoredChange {
+interface StoredChange {
   state: HistState;
   status: string;
 }
@@ -96,7 +96,7 @@ export function addDuration(
 }
 
 /** One check as the dashboard and the service's chart show it. */
-export interface RecentResult {
+interface RecentResult {
   at: number;
   state: CheckResultState;
   ms: number;

@@ -105,7 +105,7 @@ export interface Signal {
   ms?: number | null;
 }
 
-export interface HookEvent extends Signal {
+interface HookEvent extends Signal {
   at: number;
   status: string;
   /** The request's method (GET, POST, HEAD); "" for events kept from before it was recorded. */
@@ -124,9 +124,9 @@ const NUDGE_EVERY = 2 * EVENTS_KEPT;
 const MAX_BATCH_BYTES = 600 * 1024;
 
 export const hookKey = (hash: string) => ["hooks", hash] as const;
-export const beatKey = (account: number, id: number) => ["beats", account, id] as const;
-export const startKey = (account: number, id: number) => ["beat_starts", account, id] as const;
-export const failKey = (account: number, id: number) => ["beat_fails", account, id] as const;
+const beatKey = (account: number, id: number) => ["beats", account, id] as const;
+const startKey = (account: number, id: number) => ["beat_starts", account, id] as const;
+const failKey = (account: number, id: number) => ["beat_fails", account, id] as const;
 
 /** A hook key's record (by the key's hash), in the caller's atomic: this module writes ["hooks"]. */
 export function putHookRef(op: Atomic, hash: string, ref: HookRef): Atomic {
@@ -179,17 +179,8 @@ const MINUTE = 60_000;
 
 export const PLAIN: Signal = { kind: "success", code: null, rid: null, body: "", origin: "" };
 
-/** The last heartbeat of each of an account's services, by service id. */
-export async function beatsOf(kv: Deno.Kv, account: number): Promise<Map<number, Beat>> {
-  const beats = new Map<number, Beat>();
-  for await (const e of kv.list<Beat>({ prefix: ["beats", account] })) {
-    beats.set(e.key[2] as number, e.value);
-  }
-  return beats;
-}
-
 /** Keys are 32 random bytes in base64url (256 bits). */
-export const HOOK_KEY_RE = /^[A-Za-z0-9_-]{43}$/;
+const HOOK_KEY_RE = /^[A-Za-z0-9_-]{43}$/;
 /** Distinct hooks per atomic: one check each, and KV allows 100 checks per atomic. */
 const MAX_HOOKS = 90;
 /** Pings per atomic at most (each adds no more than one beat write). */
@@ -295,9 +286,9 @@ export function forgetHooks(kv: Deno.Kv): void {
   states.get(kv)?.cache.clear();
 }
 
-export type RateVerdict = { ok: true } | { ok: false; retryAfter: number };
+type RateVerdict = { ok: true } | { ok: false; retryAfter: number };
 
-/** Counts one heartbeat call from an address (SPEC.md section 8: 600 an hour). */
+/** Counts one heartbeat call from an address (docs/api.md "Limits": 600 an hour). */
 export function countHeartbeat(deps: Deps, address: string): RateVerdict {
   // An IPv6 client counts by its /64, as for every per-origin limit (one host holds a /64).
   const origin = originSubject(address);
@@ -370,7 +361,7 @@ async function lookup(kv: Deno.Kv, st: HookState, hash: string): Promise<Cached 
  * addresses) or recorded as an ignored ping that changes nothing (Healthchecks' and Uptime
  * Kuma's addresses, as Healthchecks does).
  */
-export type OtherMethods = "refuse" | "ignore";
+type OtherMethods = "refuse" | "ignore";
 
 /** A recorded signal, or why none was: no such key, a shared slug, a POST-only service. */
 export type BeatOutcome =

@@ -23,7 +23,7 @@ export interface Identity {
   last_used: number;
 }
 
-export const subjectHash = (subject: string) => sha256hex(`subject:${subject}`).slice(0, 40);
+const subjectHash = (subject: string) => sha256hex(`subject:${subject}`).slice(0, 40);
 
 const identityKey = (provider: string, hash: string) => ["identities", provider, hash] as const;
 const byAccountKey = (account: number, provider: string, hash: string) =>

@@ -16,7 +16,7 @@
  * out ids above every one given before: ids are never reused.
  */
 import { type Atomic } from "./_atomic.ts";
-export type IdKind =
+type IdKind =
   | "account"
   | "session"
   | "journal"

@@ -20,7 +20,7 @@ import { getManyValues } from "./_batch.ts";
  * it creates the account and marks the invitation accepted (kv/parts/accounts.ts).
  */
 
-export const INVITE_LIFE = 7 * DAY;
+const INVITE_LIFE = 7 * DAY;
 
 export interface Invite {
   id: number;
@@ -39,7 +39,7 @@ const inviteKey = (id: number) => ["invites", id] as const;
 const byInviterKey = (account: number, id: number) => ["invites_by_inviter", account, id] as const;
 const byAddressKey = (hash: string, id: number) => ["invites_by_address", hash, id] as const;
 
-export async function createInvite(
+async function createInvite(
   kv: Deno.Kv,
   inviter: number,
   email: string,

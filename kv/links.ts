@@ -10,7 +10,7 @@ import { type Atomic, atomic, commit } from "./_atomic.ts";
  * A new link for the same address and purpose replaces the live one, in one atomic.
  */
 
-export type LinkPurpose = "login" | "address" | "proposal" | "invite";
+type LinkPurpose = "login" | "address" | "proposal" | "invite";
 
 export const LINK_LIFE: Record<LinkPurpose, number> = {
   login: 20 * MINUTE,
@@ -38,7 +38,7 @@ export function addressHash(email: string): string {
   return sha256hex(`address:${email}`).slice(0, 40);
 }
 
-export interface NewLink {
+interface NewLink {
   token: string;
   link: Link;
   apply(op: Atomic): Atomic;
@@ -66,7 +66,7 @@ export async function prepareLink(
   };
 }
 
-export interface FoundLink {
+interface FoundLink {
   entry: Deno.KvEntry<Link>;
   hash: string;
   /** Deletes the link and its index (when it still points here). */

@@ -30,7 +30,7 @@ const FIELDS = [
   ["facts", 1.2],
   ["about", 1],
 ] as const;
-export type SearchField = typeof FIELDS[number][0];
+type SearchField = typeof FIELDS[number][0];
 
 const EXACT = 1;
 const PREFIX = 0.7;
@@ -173,7 +173,7 @@ export interface ModuleMatch {
   marks: [number, number][];
 }
 
-export interface ModuleSearch {
+interface ModuleSearch {
   matches: ModuleMatch[];
   /** The query as it was probably meant, when a word matched only through a correction. */
   suggestion: string | null;

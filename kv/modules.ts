@@ -32,7 +32,7 @@ import {
  */
 
 export const STATES = ["idea", "development", "finished"] as const;
-export type ModuleState = typeof STATES[number];
+type ModuleState = typeof STATES[number];
 
 export const LIMITS = {
   title: [3, 120],
@@ -98,19 +98,19 @@ export const EDITABLE = [
   ...LEARNING_FIELDS,
   "materials",
 ] as const;
-export type Editable = typeof EDITABLE[number];
+type Editable = typeof EDITABLE[number];
 /** A change as sent: materials name their files by path (kv/materials.ts resolves them). */
 export type ModulePatch = Partial<Omit<Pick<Module, Editable>, "materials">> & {
   materials?: MaterialInput[];
 };
 
-export const moduleKey = (slug: string) => ["modules", slug] as const;
+const moduleKey = (slug: string) => ["modules", slug] as const;
 export const byAccountKey = (id: number, slug: string) => ["modules_by_account", id, slug] as const;
 export const VERSION_KEY = ["catalogue_version"] as const;
-export const tombstoneKey = (slug: string) => ["catalogue_tombstones", slug] as const;
+const tombstoneKey = (slug: string) => ["catalogue_tombstones", slug] as const;
 
 /** What stays of a module taken back: when, and the sets it was in (api/oai.ts). */
-export interface Tombstone {
+interface Tombstone {
   slug: string;
   at: number;
   area: string;
@@ -157,7 +157,7 @@ export function searchText(m: Module | null): string | null {
 }
 
 /** The search text of a module before its metadata was searched (migration 7 moves the index). */
-export function searchTextBefore(m: Module | null): string | null {
+function searchTextBefore(m: Module | null): string | null {
   if (!m || !m.published) return null;
   return [m.title, m.lede, m.about, m.who, m.by].join("\n");
 }
@@ -172,7 +172,7 @@ export async function getModule(kv: Deno.Kv, slug: string) {
 }
 
 /** Adds to `op` the record change and everything kept in step with it. */
-export function writeModule(
+function writeModule(
   op: Atomic,
   before: Module | null,
   after: Module | null,
@@ -232,7 +232,7 @@ export async function namesOf(kv: Deno.Kv, ids: Iterable<number>): Promise<Map<n
 export const contributorsView = (m: Module, names: Map<number, string>) =>
   m.contributors.map((id) => ({ id, name: names.get(id) ?? "" }));
 
-/** The module resource of SPEC.md section 2. */
+/** The module resource of docs/api.md "Resources, times and text". */
 export function moduleView(m: Module, names: Map<number, string>, points: number) {
   return {
     slug: m.slug,
@@ -259,10 +259,8 @@ export function moduleView(m: Module, names: Map<number, string>, points: number
   };
 }
 
-export type ModuleView = ReturnType<typeof moduleView>;
-
 /** Applies a patch; answers the changed field names (none: nothing to write). */
-export function applyPatch(
+function applyPatch(
   m: Module,
   patch: Partial<Pick<Module, Editable>>,
 ): { next: Module; changed: Editable[] } {
@@ -281,7 +279,7 @@ export function applyPatch(
   return { next, changed };
 }
 
-export type PatchResult =
+type PatchResult =
   | { ok: true; module: Module; changed: Editable[] }
   | { ok: false; reason: "missing" };
 
@@ -329,7 +327,7 @@ export async function patchModule(
   });
 }
 
-export type ContributorResult =
+type ContributorResult =
   | { ok: true; module: Module }
   | { ok: false; reason: "missing" | "last" | "absent" };
 

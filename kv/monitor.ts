@@ -27,7 +27,7 @@ const EXPIRE = 91 * DAY;
 const PULSE_KEY = ["monitor_pulse"] as const;
 const gapKey = (from: number) => ["monitor_gaps", from] as const;
 
-export interface Gap {
+interface Gap {
   from: number;
   to: number;
 }

@@ -13,7 +13,7 @@ import { type Atomic, atomic, commit } from "./_atomic.ts";
  * imports nothing of the accounts: a start loads only this (kv/roles.ts makes the owner).
  */
 
-export interface OwnerClaim {
+interface OwnerClaim {
   hash: string;
   expires: number;
 }

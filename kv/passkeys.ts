@@ -34,7 +34,7 @@ import type { Account } from "./accounts.ts";
  * going back), and user verification is required.
  */
 
-export const MAX_PASSKEYS = 20;
+const MAX_PASSKEYS = 20;
 
 export interface Passkey {
   /** The credential id (base64url), as the browser names it. */
@@ -202,7 +202,7 @@ export async function addPasskey(
 }
 
 /** A sign-in's passkey, verified: the write that records its use goes in the caller's atomic. */
-export interface VerifiedUse {
+interface VerifiedUse {
   entry: Deno.KvEntry<Passkey>;
   apply(op: Atomic): Atomic;
 }

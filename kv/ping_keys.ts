@@ -52,7 +52,7 @@ export function putPingKey(
 }
 
 /** Removes the account's key (erasure), in the caller's atomic. */
-export function dropPingKey(op: Atomic, account: number, old: PingKey | null): Atomic {
+function dropPingKey(op: Atomic, account: number, old: PingKey | null): Atomic {
   if (old) op.delete(byHashKey(old.hash));
   return op.delete(ownKey(account));
 }

@@ -24,7 +24,7 @@ import { countInto, judgeRead, rateKey, RULES } from "./rate_limit.ts";
  */
 
 export const pointKey = (slug: string, id: number) => ["points", slug, id] as const;
-export const mineKey = (id: number, slug: string) => ["points_by_account", id, slug] as const;
+const mineKey = (id: number, slug: string) => ["points_by_account", id, slug] as const;
 export const countKey = (slug: string) => ["point_counts", slug] as const;
 /** Version shards; each only ever grows, so their sum orders the snapshots. */
 const VERSION_SHARDS = 8; // one getMany reads them all with the old key (it takes 10 at most)
@@ -45,7 +45,7 @@ export function versionShard(slug: string): number {
 const ONE = 1n;
 const MINUS_ONE = (1n << 64n) - 1n;
 
-export type ToggleResult =
+type ToggleResult =
   | { ok: true; points: number; mine: boolean }
   | { ok: false; reason: "missing" }
   | { ok: false; reason: "limited"; retryAfter: number };

@@ -113,7 +113,7 @@ export async function updateProfile(
 }
 
 /** At most this many public journal entries are shown on a profile, newest first. */
-export const PROFILE_JOURNAL = 100;
+const PROFILE_JOURNAL = 100;
 
 /** An account's public profile (GET /api/people/... and the /people/<slug> page). */
 export async function publicProfile(deps: Deps, a: Account) {

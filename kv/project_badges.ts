@@ -23,7 +23,7 @@ interface BadgeRecord {
 const recordKey = (account: number) => ["project_badge", account] as const;
 const byKey = (key: string) => ["project_badges", key] as const;
 
-export const PROJECT_BADGE_RE = /^[A-Za-z0-9_-]{22}$/;
+const PROJECT_BADGE_RE = /^[A-Za-z0-9_-]{22}$/;
 
 /** The account's badge record, made (once, in an atomic) when it has none. */
 export async function projectBadge(kv: Deno.Kv, account: number): Promise<BadgeRecord> {

@@ -45,7 +45,7 @@ import { RULES, spendUse } from "./rate_limit.ts";
  *   attribution submitter, fresh sign-in     any                           -       -
  */
 
-export const MIN_REASON = 3;
+const MIN_REASON = 3;
 
 export interface ProposalForm extends Omit<ProposalInput, "learning">, Partial<Learning> {
   trail: string;
@@ -120,7 +120,7 @@ export interface ProposalChange {
 }
 
 /** The submitter: signed in with the proposal's address (never through the service token). */
-export const isSubmitter = (c: Caller, p: Proposal) =>
+const isSubmitter = (c: Caller, p: Proposal) =>
   Boolean(c.account && p.email && c.account.email === p.email && c.team !== "service");
 
 /** The proposal for a caller who may see it: team or submitter; anyone else not found. */
@@ -216,7 +216,7 @@ export const MOVES: readonly ProposalMove[] = [
  * The move a change to `status` asks for: the one allowed from `current`, else the first to that
  * status (its `from` then refuses the change with 409, after the caller's role is checked).
  */
-export const moveFor = (status: ProposalStatus, current: ProposalStatus): ProposalMove | null =>
+const moveFor = (status: ProposalStatus, current: ProposalStatus): ProposalMove | null =>
   MOVES.find((m) => m.to === status && m.from.includes(current)) ??
     MOVES.find((m) => m.to === status) ?? null;
 

@@ -55,9 +55,9 @@ export const REJECT_FROM: readonly ProposalStatus[] = ["confirmed", "reviewing"]
 export const PUBLISH_FROM: readonly ProposalStatus[] = ["admitted", "reviewing"];
 
 /** A received proposal whose link is not opened within this time is deleted. */
-export const CONFIRM_WINDOW = 7 * DAY;
+const CONFIRM_WINDOW = 7 * DAY;
 
-export interface FileLink {
+interface FileLink {
   label: string;
   url: string;
 }
@@ -217,7 +217,7 @@ export async function createProposal(
   return { proposal, key };
 }
 
-export async function proposalIdsOf(kv: Deno.Kv, email: string): Promise<number[]> {
+async function proposalIdsOf(kv: Deno.Kv, email: string): Promise<number[]> {
   const addr = await addressHash(email);
   const ids: number[] = [];
   for await (const e of kv.list({ prefix: ["proposals_by_address", addr] })) {
@@ -311,7 +311,7 @@ const ACTION: Record<ProposalStatus, string> = {
   withdrawn: "proposal.withdraw",
 };
 
-export interface Move {
+interface Move {
   to: ProposalStatus;
   /** States the move is allowed from; any other answers 409. */
   from: readonly ProposalStatus[];
@@ -400,7 +400,7 @@ export interface LinkCheck {
   at: number;
 }
 
-export interface LinkChecks {
+interface LinkChecks {
   at: number;
   links: LinkCheck[];
 }

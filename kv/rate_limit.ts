@@ -4,7 +4,7 @@ import { limited } from "../lib/errors.ts";
 import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_atomic.ts";
 
 /**
- * Sliding-window rate limits, one mechanism for every limit of SPEC.md section 8. Key layout:
+ * Sliding-window rate limits, one mechanism for every limit of docs/api.md "Limits". Key layout:
  *   ["rate", window_end_ms, rule, subject_hash] -> Deno.KvU64 count
  * Uses are counted per fixed window (the window is in the key: KV `sum` takes no expireIn,
  * so the sweep job deletes whole past windows by range), but judged over the window that
@@ -34,14 +34,14 @@ export const RULES = {
   upload: hourly("upload", 60),
   proposalByAddress: hourly("proposal_address", 5),
   proposalByOrigin: hourly("proposal_origin", 5),
-  // Not in SPEC.md: invitations mail strangers, so they are bounded like link requests.
+  // Not in the interface's own limits (docs/api.md "Limits"): invitations mail strangers, so they are bounded like link requests.
   invite: hourly("invite", 20),
-  // Not in SPEC.md: following a status page mails a confirmation link to the address given,
+  // Not in the interface's own limits (docs/api.md "Limits"): following a status page mails a confirmation link to the address given,
   // and each incident note mails every follower.
   followByAddress: hourly("follow_address", 3),
   followByOrigin: hourly("follow_origin", 5),
   notes: hourly("status_notes", 20),
-  // Not in SPEC.md: sign-ins through a provider or a passkey, bounded like link requests but
+  // Not in the interface's own limits (docs/api.md "Limits"): sign-ins through a provider or a passkey, bounded like link requests but
   // higher, since no mail is sent: starts per client network, sign-ins per address.
   providerByOrigin: hourly("provider_origin", 30),
   providerByAddress: hourly("provider_address", 20),
@@ -225,7 +225,7 @@ export async function sweepRateWindows(kv: Deno.Kv, now: number): Promise<number
   );
 }
 
-export interface HeldCounter {
+interface HeldCounter {
   key: Deno.KvKey;
   rule: string;
   window_end: number;

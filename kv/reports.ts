@@ -37,12 +37,12 @@ import { getStatusPage } from "./status_settings.ts";
 
 const mailKey = (account: number) => ["report_mail", account] as const;
 
-export type ReportScope =
+type ReportScope =
   | { kind: "account" }
   | { kind: "service"; id: number }
   | { kind: "page"; slug: string };
 
-export interface ReportAsk {
+interface ReportAsk {
   scope: ReportScope;
   /** "YYYY-MM"; or `from` and `to`, days "YYYY-MM-DD" (both included). */
   month?: string;
@@ -50,7 +50,7 @@ export interface ReportAsk {
   to?: string;
 }
 
-export interface ReportRow extends ServiceFigures {
+interface ReportRow extends ServiceFigures {
   id: number;
   name: string;
   kind: string;
@@ -88,10 +88,10 @@ export interface Report {
 }
 
 /** A range longer than this is refused (the history is kept 90 days). */
-export const MAX_RANGE_DAYS = KEEP_DAYS;
+const MAX_RANGE_DAYS = KEEP_DAYS;
 
 /** The range asked, checked: a month, or two days in order within the history kept. */
-export function reportRange(
+function reportRange(
   ask: ReportAsk,
   now: number,
 ): { from: number; to: number; period: string } {
@@ -173,7 +173,7 @@ function parentsOf(s: Service, all: Service[]): Service[] {
  * windows covering it, this monitor's gaps, and the off stretches of the services it depends on
  * (among `all`, the account's).
  */
-export async function figuresOver(
+async function figuresOver(
   deps: Deps,
   accountId: number,
   list: Service[],

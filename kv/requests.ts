@@ -31,18 +31,18 @@ export const REQUEST_KINDS = [
 export type RequestKind = typeof REQUEST_KINDS[number];
 
 /** Kinds that go to REPORT_INBOX (with a link to the module); the rest go to TEAM_INBOX. */
-export const REPORT_KINDS: readonly RequestKind[] = ["report", "contribute"];
+const REPORT_KINDS: readonly RequestKind[] = ["report", "contribute"];
 
-export const REQUEST_LIFE = 180 * DAY;
+const REQUEST_LIFE = 180 * DAY;
 
 /**
- * The form has no limit of its own (SPEC.md names none), so anyone could make it mail an
+ * The form has no limit of its own (the interface names none), so anyone could make it mail an
  * address over and over: past this many receipts an hour to one address, the request is still
  * stored and passed to the team, but no further receipt is sent.
  */
 export const RECEIPTS: Rule = { name: "request_receipt", max: 5, windowMs: HOUR };
 
-export interface ContactRequest {
+interface ContactRequest {
   id: number;
   name: string;
   email: string;
@@ -56,7 +56,7 @@ export interface ContactRequest {
   handled: number | null;
 }
 
-export type RequestInput = Omit<ContactRequest, "id" | "created" | "handled">;
+type RequestInput = Omit<ContactRequest, "id" | "created" | "handled">;
 
 const requestKey = (id: number) => ["requests", id] as const;
 

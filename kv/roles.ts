@@ -24,7 +24,7 @@ import { trailAppend } from "./trail.ts";
 
 export const isRole = (s: string): s is Role => (ROLES as readonly string[]).includes(s);
 
-export interface RoleChange {
+interface RoleChange {
   account: Account;
   /** False when the account already was as asked: nothing was written. */
   changed: boolean;

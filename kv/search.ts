@@ -28,9 +28,9 @@ import {
  */
 
 /** Results per kind. */
-export const SEARCH_LIMIT = 20;
+const SEARCH_LIMIT = 20;
 
-export interface PersonHit {
+interface PersonHit {
   id: number;
   name: string;
   org: string;
@@ -38,7 +38,7 @@ export interface PersonHit {
   about: string;
 }
 
-export interface JournalHit {
+interface JournalHit {
   id: number;
   text: string;
   created: number;

@@ -33,14 +33,14 @@ import { type Atomic, atomic, commit } from "./_atomic.ts";
 
 import { transact } from "./_atomic.ts";
 
-export type SearchKind = "person" | "journal" | "module";
-export type DocId = number | string;
+type SearchKind = "person" | "journal" | "module";
+type DocId = number | string;
 
 /** Distinct words indexed per text: 300 removed + 300 added + 300 dictionary raises < 1000. */
-export const MAX_TERMS = 300;
+const MAX_TERMS = 300;
 const MAX_TERM = 40;
 /** How many index keys one module query word may read before it stops (bounds the worst case). */
-export const SCAN_CAP = 2000;
+const SCAN_CAP = 2000;
 /** Terms a query word may list from the dictionary (a one-letter word in a large index). */
 const DICT_CAP = 1000;
 /** Index scans one query word may make before it stops (bounds the worst case). */
@@ -62,9 +62,8 @@ export function terms(text: string, cap = MAX_TERMS): string[] {
   return [...out];
 }
 
-export const termKey = (kind: SearchKind, term: string, id: DocId) =>
-  ["search", kind, term, id] as const;
-export const dictKey = (kind: SearchKind, term: string) => ["search_terms", kind, term] as const;
+const termKey = (kind: SearchKind, term: string, id: DocId) => ["search", kind, term, id] as const;
+const dictKey = (kind: SearchKind, term: string) => ["search_terms", kind, term] as const;
 /** The count of a kind's changes that are not additions (see the header). */
 export const searchVersionKey = (kind: SearchKind) => ["search_version", kind] as const;
 

@@ -115,7 +115,7 @@ export function nudge(op: Atomic, due: number, id: number, account: number): Ato
 const MAX_DELAY = 29 * 24 * 3_600_000;
 
 /** A wake asked for through the KV queue: the due index looked at when `wake` comes. */
-export interface WakeAsked {
+interface WakeAsked {
   wake: number;
 }
 
@@ -140,7 +140,7 @@ export function wakeAsked(msg: unknown): number | null {
 }
 
 /** A look asked for through the KV queue: the nudge at `due` of service `id`. */
-export interface LookAsked {
+interface LookAsked {
   look: { account: number; id: number; due: number };
 }
 

@@ -42,7 +42,7 @@ import { parseCheck, resolveTarget, type Target, TargetError } from "../lib/targ
  */
 
 /** A new service as the API's `NewService` schema gives it (http/services_inputs.ts). */
-export interface NewServiceInput {
+interface NewServiceInput {
   name: string;
   check: string;
   what: string;
@@ -204,11 +204,11 @@ function runOptions(
 
 /**
  * The record's exact timing fields of a heartbeat's `period_seconds` and `grace_seconds`: the
- * period with the SPEC.md interval below it, the grace in seconds with its minutes for the
+ * period with the interval of the list below it, the grace in seconds with its minutes for the
  * interval (a schedule takes the minutes itself). `invalid` naming the field for a checked
  * kind, or a period beside a schedule.
  */
-export function exactTiming(
+function exactTiming(
   kind: string,
   scheduled: boolean,
   input: { period_seconds?: number; grace_seconds?: number },
@@ -240,7 +240,7 @@ export function exactTiming(
  * An address check's options, allowed for its kind and by the rules of lib/checks/http_options.ts
  * (`invalid` naming `http.<option>` with every problem's words); empty options are none.
  */
-export function validHttp(kind: string, http: HttpOptions): HttpOptions {
+function validHttp(kind: string, http: HttpOptions): HttpOptions {
   if (kind !== "url") {
     invalid("http: only an address check (url:) has request options and assertions", "http");
   }
@@ -294,7 +294,7 @@ export async function provisionCheck(
  * The name of a check `?create=1` makes: its slug, as Healthchecks names it, within a name's
  * 2 to 80 characters (a one-character slug is "check x").
  */
-export const slugName = (slug: string) => slug.length < 2 ? `check ${slug}` : slug.slice(0, 80);
+const slugName = (slug: string) => slug.length < 2 ? `check ${slug}` : slug.slice(0, 80);
 
 /** Tags without repeats, in the order first given. */
 export const uniqueTags = (tags: string[]) => [...new Set(tags)];
@@ -479,7 +479,7 @@ export async function editService(
       patch.schedule = { ...sched, grace: graceMinutes(exact.grace_s) };
     }
   }
-  // SPEC.md's interval given alone means exactly that interval.
+  // An interval of the list given alone means exactly that interval.
   if (patch.interval !== undefined && period_seconds === undefined) patch.period = null;
   // A minimum duration, a pause, or a timing that a minimum must stay within.
   const timing = patch.interval !== undefined || patch.schedule !== undefined;

@@ -38,7 +38,7 @@ import {
  */
 
 /** One service the import would create, as the preview shows it. */
-export interface PlannedService {
+interface PlannedService {
   /** Its name in the export. */
   from: string;
   input: NewService;
@@ -54,7 +54,7 @@ export interface ImportPlan {
 }
 
 /** Items read from an export at most (a larger one is refused whole). */
-export const MAX_ITEMS = 500;
+const MAX_ITEMS = 500;
 
 const MINUTES = INTERVALS as readonly number[];
 /** A heartbeat's period and grace: 60 s to 365 days, as Healthchecks takes them. */
@@ -63,7 +63,7 @@ const PERIOD_MAX = 31_536_000;
 
 /**
  * A checked kind's interval for a period in seconds: the allowed interval nearest above it
- * (the largest when over it); under 5 minutes the note names SPEC.md's floor.
+ * (the largest when over it); under 5 minutes the note names the floor of the intervals.
  */
 function intervalOf(seconds: number, notes: string[]): number {
   const minutes = seconds / 60;

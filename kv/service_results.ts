@@ -46,7 +46,7 @@ import { certificateExpiryMail, serviceAlertMail } from "../mail/services.ts";
 export type QueuedAlert = string[];
 
 /** One alert: what it says of the service, as the service reads in it (and when, if not now). */
-export interface AlertNotice {
+interface AlertNotice {
   event: Alert;
   text: string;
   as: Subject;
@@ -62,7 +62,7 @@ function alertMail(deps: Deps, to: string, a: AlertNotice, now: number): Mail {
 }
 
 /** The webhook payload of an alert (kv/channels.ts adds the Slack/Discord/ntfy fields). */
-export function alertPayload(
+function alertPayload(
   deps: Deps,
   s: Subject,
   event: Alert | "expiry",

@@ -102,13 +102,13 @@ export interface Service {
   schedule?: Schedule | null;
   /**
    * Heartbeats on the fixed interval: minutes past the interval before a missing run is off
-   * (Healthchecks' grace, set through its API); null/absent: one period (SPEC.md's rule).
+   * (Healthchecks' grace, set through its API); null/absent: one period (docs/api.md "Resources, times and text").
    */
   interval_grace?: number | null;
   /**
    * Heartbeats on the fixed interval: the exact period in seconds (60 s to 365 days, as
-   * Healthchecks' `timeout`); null/absent: `interval` minutes. `interval` then holds the SPEC.md
-   * value nearest below it (`specInterval`), for SPEC.md's readers.
+   * Healthchecks' `timeout`); null/absent: `interval` minutes. `interval` then holds the
+   * value of the list nearest below it (`specInterval`), for its readers.
    */
   period?: number | null;
   /**
@@ -162,24 +162,24 @@ export const periodMs = (s: Pick<Timing, "interval" | "period">) =>
 
 /**
  * Milliseconds of a heartbeat's grace: the exact one, else the schedule's or the interval's
- * minutes, else one period (SPEC.md's "off past twice the interval").
+ * minutes, else one period (docs/api.md "Resources, times and text": "off past twice the interval").
  */
-export function graceMs(s: Timing): number {
+function graceMs(s: Timing): number {
   if (s.grace_s != null) return s.grace_s * 1000;
   if (s.schedule) return s.schedule.grace * MINUTE;
   return s.interval_grace != null ? s.interval_grace * MINUTE : periodMs(s);
 }
 
-/** SPEC.md's intervals (minutes). */
+/** The intervals of docs/api.md "Resources, times and text" (minutes). */
 export const INTERVALS = [5, 15, 60, 240, 1440] as const;
 
-/** The SPEC.md interval (minutes) kept for an exact period: the largest not above it (5 at least). */
+/** The interval of the list (minutes) kept for an exact period: the largest not above it (5 at least). */
 export function specInterval(periodSeconds: number): number {
   const fit = INTERVALS.filter((i) => i * 60 <= periodSeconds);
   return fit.length ? fit[fit.length - 1] : INTERVALS[0];
 }
 
-/** A heartbeat's timing fields for a period in seconds: the SPEC.md interval and, if it differs, the period. */
+/** A heartbeat's timing fields for a period in seconds: the interval of the list and, if it differs, the period. */
 export function periodFields(seconds: number): { interval: number; period: number | null } {
   const interval = specInterval(seconds);
   return { interval, period: interval * 60 === seconds ? null : seconds };
@@ -189,7 +189,7 @@ export function periodFields(seconds: number): { interval: number; period: numbe
 export const graceMinutes = (seconds: number) => Math.ceil(seconds / 60);
 
 /**
- * When a heartbeat that last beat at `at` turns warn and off: SPEC.md section 3 for a fixed
+ * When a heartbeat that last beat at `at` turns warn and off: docs/api.md "Resources, times and text" for a fixed
  * interval (warn past one interval, off past two); for a schedule, Healthchecks' rule (late
  * past the first scheduled time after the beat, off past that plus the grace time).
  * Null: never (a schedule with no time left).
@@ -275,7 +275,7 @@ type Judging = Pick<
  * The signals judged: those since the last resume. A heartbeat that had run before it counts
  * its lateness from the resume, as if it had beaten then; one that never ran still waits.
  */
-export function sinceResume(p: Pulse | null, s: Pick<Service, "resumed">): Pulse | null {
+function sinceResume(p: Pulse | null, s: Pick<Service, "resumed">): Pulse | null {
   const r = s.resumed;
   if (!p || r === undefined) return p;
   const keep = <T extends { at: number }>(x: T | null) => (x && x.at >= r ? x : null);
@@ -297,7 +297,7 @@ export function spanText(ms: number): string {
  * failure) shorter than the minimum duration: the status saying so; else null. A success
  * without a start before it cannot be judged and counts as good.
  */
-export function shortRun(p: Pulse | null, s: Pick<Service, "min_duration">): string | null {
+function shortRun(p: Pulse | null, s: Pick<Service, "min_duration">): string | null {
   const min = s.min_duration;
   const b = p?.beat;
   const st = p?.start;
@@ -317,7 +317,7 @@ const MISSES_COUNTED = 10;
  * "older than twice the interval"; a schedule's k-th time after the run plus its grace).
  * `count` of them by `now`, and `limit(k)`, when the k-th counts (null: never).
  */
-export function missedRuns(
+function missedRuns(
   s: Timing,
   at: number,
   now: number,
@@ -348,7 +348,7 @@ export function missedRuns(
 }
 
 /** The runs the record counted, with the ends its signals add since (failures, short runs). */
-export interface RunCount {
+interface RunCount {
   /** Failed or missing runs in a row up to the last end. */
   streak: number;
   /** The most it reached on the way (a failure a success then closed). */
@@ -362,7 +362,7 @@ export interface RunCount {
  * failure or a short run adds one, a good success ends the streak. Records from before
  * `judged` count what their last look (`looked`) had seen as judged.
  */
-export function countRuns(p: Pulse | null, s: Judging): RunCount {
+function countRuns(p: Pulse | null, s: Judging): RunCount {
   const seen = s.looked ?? 0;
   const atOrBefore = (x: { at: number } | null | undefined) => (x && x.at <= seen ? x.at : 0);
   const j = s.judged ?? { beat: atOrBefore(p?.beat), fail: atOrBefore(p?.failed) };
@@ -413,7 +413,7 @@ export interface Verdict {
  * A heartbeat's state from its runs: a failure (a fail signal, or a run shorter than its
  * minimum duration), a started run past its grace and each missing run count one, and
  * `threshold` of them in a row turn it off (one: off at once after a failure, off when a
- * started run outlives its grace, off past twice the interval, as SPEC.md has it). Below
+ * started run outlives its grace, off past twice the interval, as docs/api.md "Resources, times and text" has it). Below
  * the threshold a failed or missing run reads warn; otherwise ok, or warn when late
  * (beatState), wait before any run. Paused: wait, nothing counted.
  */

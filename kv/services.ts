@@ -691,7 +691,7 @@ export async function rotatePush(deps: Deps, account: number, id: number): Promi
 const KUMA_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 /** A push token as Uptime Kuma makes them: 32 letters and digits (about 190 bits). */
-export function kumaToken(): string {
+function kumaToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(64));
   let out = "";
   // 62 letters: bytes of 248 and over are skipped, so every letter is as likely.

@@ -17,9 +17,9 @@ import { type Atomic, atomic, commit, deleteKeys } from "./_atomic.ts";
  * request). The id is no secret; the whole token is hashed, so it cannot be swapped.
  */
 
-export const TOKEN_LIFE = 30 * DAY;
+const TOKEN_LIFE = 30 * DAY;
 /** last_used is rewritten at most this often, so a request does not cost a KV write. */
-export const LAST_USED_GRANULARITY = MINUTE;
+const LAST_USED_GRANULARITY = MINUTE;
 
 export interface Session {
   id: number;
@@ -34,7 +34,7 @@ export interface Session {
 const sessionKey = (hash: string) => ["sessions", hash] as const;
 const byAccountKey = (account: number, id: number) => ["sessions_by_account", account, id] as const;
 
-export interface NewSession {
+interface NewSession {
   token: string;
   session: Session;
   apply(op: Atomic): Atomic;
@@ -69,7 +69,7 @@ export async function prepareSession(
   };
 }
 
-export interface ActiveSession {
+interface ActiveSession {
   session: Session;
   hash: string;
 }

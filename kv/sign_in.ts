@@ -20,7 +20,7 @@ import { prepareSession, type Session } from "./sessions.ts";
 import { trailAppend } from "./trail.ts";
 
 /** The page a mailed link opens (CONTRACT.md: `{BASE_URL}/me?verify=<token>`). */
-export const linkUrl = (baseUrl: string, token: string) =>
+const linkUrl = (baseUrl: string, token: string) =>
   `${baseUrl}/me?verify=${encodeURIComponent(token)}`;
 
 /**
@@ -46,7 +46,7 @@ export async function issueLink(
   await deliver(deps, [mailId]);
 }
 
-export interface SignedIn {
+interface SignedIn {
   account: Account;
   created: boolean;
   token: string;
@@ -112,7 +112,7 @@ export interface Origin {
 
 /**
  * The account a sign-in ends in: the existing one (checked unchanged in `op`; the new-device
- * notice mailed to it, SPEC.md), or a new one for the address, created in `op` with its trail
+ * notice mailed to it), or a new one for the address, created in `op` with its trail
  * line. Answers the account and the mails queued.
  */
 async function joinOrCreate(
@@ -155,7 +155,7 @@ async function joinOrCreate(
 }
 
 /** A sign-in through a provider or a passkey: the device session it opened. */
-export interface SignedInVia {
+interface SignedInVia {
   account: Account;
   created: boolean;
   token: string;

@@ -58,12 +58,12 @@ interface Writes {
   set(key: Deno.KvKey, value: unknown): unknown;
 }
 
-export interface TrailAppend {
+interface TrailAppend {
   apply<Op extends Writes>(op: Op): Op;
 }
 
 /** A line as queued: everything but its place in the chain. */
-export interface QueuedLine extends TrailEntry {
+interface QueuedLine extends TrailEntry {
   at: string;
 }
 
@@ -180,7 +180,7 @@ export function kickTrail(kv: Deno.Kv): Promise<void> {
 }
 
 /** Lines queued and not chained yet (up to `max`, counted by one bounded list). */
-export async function waitingLines(kv: Deno.Kv, max = 10_000): Promise<number> {
+async function waitingLines(kv: Deno.Kv, max = 10_000): Promise<number> {
   let n = 0;
   for await (const _ of kv.list({ prefix: [QUEUE] }, { limit: max, batchSize: 1000 })) n++;
   return n;

@@ -24,9 +24,9 @@ import { GROUPS, PLACES, type Service, serviceIdEntries } from "./services.ts";
  * to a service's history and state shown. Holds no KV keys: storage is kv/maintenance.ts.
  */
 
-export const MAX_ONCE = 90 * 24 * 60 * MINUTE;
+const MAX_ONCE = 90 * 24 * 60 * MINUTE;
 
-export interface NewWindow {
+interface NewWindow {
   name: string;
   services: number[];
   groups: string[];

@@ -4,7 +4,7 @@
  * text and attribute is escaped for XML, and characters XML 1.0 does not allow are dropped.
  */
 
-export interface AtomEntry {
+interface AtomEntry {
   /** A permanent IRI (a tag: URI): it must not change when the page's address does. */
   id: string;
   title: string;
@@ -16,7 +16,7 @@ export interface AtomEntry {
   categories?: string[];
 }
 
-export interface AtomFeed {
+interface AtomFeed {
   id: string;
   title: string;
   /** The feed's own address (rel="self") and the page it follows (rel="alternate"). */

@@ -84,7 +84,7 @@ export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
 /**
- * ISO 8601 UTC with milliseconds, the timestamp form of SPEC.md: the same text as
+ * ISO 8601 UTC with milliseconds, the timestamp form of docs/api.md "Resources, times and text": the same text as
  * `new Date(ms).toISOString()`, computed from the number. A Date's first `toISOString` in a
  * process sets up V8's date and time-zone machinery, about 2 MiB that a server writing a
  * timestamp into every log line would otherwise hold from its first request.

@@ -166,7 +166,7 @@ export async function kvFileRefusal(
 }
 
 /** The key that seals channel secrets on a loopback BASE_URL without SECRETS_KEY: no secret. */
-export const DEVELOPMENT_SECRETS_KEY = "development only: set SECRETS_KEY in production";
+const DEVELOPMENT_SECRETS_KEY = "development only: set SECRETS_KEY in production";
 
 export interface Config {
   port: number;
@@ -215,7 +215,7 @@ export interface Config {
   providers: ProviderConfig[];
 }
 
-export type ProviderId = "github" | "gitlab" | "google" | "microsoft" | "oidc";
+type ProviderId = "github" | "gitlab" | "google" | "microsoft" | "oidc";
 
 /**
  * One sign-in provider. `oidc`: OpenID Connect with discovery at `issuer`; `github`: GitHub's
@@ -365,7 +365,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
  * loopback one (a person who browses 127.0.0.1 gets links to 127.0.0.1, where their session
  * cookie is), else localhost.
  */
-export function defaultBaseUrl(hostname: string, port: number): string {
+function defaultBaseUrl(hostname: string, port: number): string {
   if (!isLoopbackHost(hostname)) return `http://localhost:${port}`;
   const bare = hostname.replace(/^\[|\]$/g, "");
   return `http://${bare.includes(":") ? `[${bare}]` : bare}:${port}`;

@@ -5,9 +5,9 @@
  * docs/api.md ("Files"); keep both in step.
  */
 
-export type FileGroup = "document" | "image" | "audio" | "video" | "archive" | "text" | "data";
+type FileGroup = "document" | "image" | "audio" | "video" | "archive" | "text" | "data";
 
-export interface FileKind {
+interface FileKind {
   type: string;
   group: FileGroup;
 }

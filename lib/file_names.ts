@@ -43,7 +43,7 @@ export function cleanText(s: string): string {
   return s.normalize("NFC").replace(INVISIBLE, " ").replace(/\s+/g, " ").trim();
 }
 
-export interface CleanName {
+interface CleanName {
   name: string;
   /** The ending, lower-case, without the dot; "" when there is none. */
   ext: string;

@@ -165,7 +165,7 @@ export function upAndDown(opts: {
  * weighs an hour, not a day. Time before the first result, while waiting or paused, and in
  * maintenance is not measured; a period measured for less than MIN_MEASURED_MS has no figure.
  */
-export function uptimeOf(span: { up: number; down: number }): number | null {
+function uptimeOf(span: { up: number; down: number }): number | null {
   const known = span.up + span.down;
   return known < MIN_MEASURED_MS ? null : span.up / known;
 }
@@ -176,7 +176,7 @@ export function uptimeBetween(opts: Parameters<typeof upAndDown>[0]): number | n
 }
 
 /** One check as the response-time chart reads it. */
-export interface TimedResult {
+interface TimedResult {
   at: number;
   ms: number;
   /** Whether the check failed (off) or warned, besides its duration. */

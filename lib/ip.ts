@@ -1,5 +1,5 @@
 /** The eight groups of an IPv6 address (compressed "::" forms included), or null. */
-export function expandIpv6(addr: string): string[] | null {
+function expandIpv6(addr: string): string[] | null {
   const a = addr.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
   if (!a.includes(":") || !/^[0-9a-f:]+$/.test(a)) return null;
   const halves = a.split("::");

@@ -70,11 +70,9 @@ export const licenceOf = (id: string | null): Licence | null =>
   LICENCES.find((l) => l.id === id) ?? null;
 /** What a module without a licence says. */
 export const NO_LICENCE = "Licence not stated";
-/** Open licences: every one but all rights reserved. */
-export const isOpen = (id: string | null) => !!licenceOf(id)?.url;
 
 /** A term of a vocabulary: the stored id, its label, its concept URI. */
-export interface Term {
+interface Term {
   id: string;
   label: string;
   uri: string;
@@ -85,7 +83,7 @@ export interface Term {
 const terms = (base: string, list: [string, string, string?][]): Term[] =>
   list.map(([id, label, de]) => ({ id, label, uri: `${base}${id}`, ...(de ? { de } : {}) }));
 
-export const AUDIENCES = terms("http://purl.org/dcx/lrmi-vocabs/educationalAudienceRole/", [
+const AUDIENCES = terms("http://purl.org/dcx/lrmi-vocabs/educationalAudienceRole/", [
   ["teacher", "Teachers"],
   ["student", "Students"],
   ["parent", "Parents"],
@@ -106,7 +104,7 @@ export const LEVELS = terms("https://w3id.org/kim/educationalLevel/", [
 ]);
 
 /** A small part of the KIM school subjects; the English labels are ours. */
-export const SUBJECTS = terms("http://w3id.org/kim/schulfaecher/", [
+const SUBJECTS = terms("http://w3id.org/kim/schulfaecher/", [
   ["s1001", "Biology", "Biologie"],
   ["s1002", "Chemistry", "Chemie"],
   ["s1005", "German", "Deutsch"],
@@ -130,7 +128,7 @@ export const SUBJECTS = terms("http://w3id.org/kim/schulfaecher/", [
   ["s1059", "Technology", "Technik"],
 ]);
 
-export const LANGUAGES = terms("", [
+const LANGUAGES = terms("", [
   ["en", "English"],
   ["de", "German"],
   ["fr", "French"],
@@ -170,7 +168,7 @@ export const TYPES = terms("https://w3id.org/kim/hcrt/", [
   ["other", "Other"],
 ]);
 
-export const ACCESSIBILITY = terms("", [
+const ACCESSIBILITY = terms("", [
   ["alternativeText", "Text alternatives for images"],
   ["captions", "Captions"],
   ["transcript", "Transcript"],
@@ -195,8 +193,7 @@ export type ListField = keyof typeof VOCABULARIES;
 export const LIST_FIELDS = Object.keys(VOCABULARIES) as ListField[];
 
 /** The ids of a vocabulary, as a zod enum takes them. */
-export const idsOf = (field: ListField) =>
-  VOCABULARIES[field].map((t) => t.id) as [string, ...string[]];
+const idsOf = (field: ListField) => VOCABULARIES[field].map((t) => t.id) as [string, ...string[]];
 
 /** The term of an id in a vocabulary (null for an id it does not hold). */
 export function termOf(field: ListField, id: string): Term | null {

@@ -30,7 +30,7 @@ export function createMailer(config: Config): Mailer {
   return stdoutMailer();
 }
 
-export function smtpMailer(url: string, from: string): Mailer {
+function smtpMailer(url: string, from: string): Mailer {
   const u = new URL(url);
   const secure = u.protocol === "smtps:";
   // nodemailer is loaded on the first mail, not at start: it is a third of the start-up time.

@@ -8,7 +8,7 @@
  */
 
 /** Upper bounds of the latency buckets, in seconds. */
-export const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 interface RouteStats {
   /** `method="GET",route="/api/me"`, escaped once. */
@@ -135,10 +135,4 @@ export function render(gauges: Gauge[]): string {
   out.push("# TYPE catalogue_process_start_time_seconds gauge");
   out.push(`catalogue_process_start_time_seconds ${Math.floor(started / 1000)}`);
   return out.join("\n") + "\n";
-}
-
-/** Forgets every counter (tests). */
-export function resetMetrics(): void {
-  routes.clear();
-  counters.clear();
 }

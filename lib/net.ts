@@ -16,12 +16,12 @@ export const systemResolver: Resolver = async (host) => {
 export const systemConnector: Connector = (opts) =>
   Deno.connect({ hostname: opts.hostname, port: opts.port, transport: "tcp" });
 
-export interface PeerCertificate {
+interface PeerCertificate {
   validFrom: number;
   validTo: number;
 }
 
-export interface TlsReport {
+interface TlsReport {
   /** Chain and name both verified. */
   authorized: boolean;
   /** Why it is not authorised, in short words. */

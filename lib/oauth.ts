@@ -48,7 +48,7 @@ export interface ProviderProfile {
 }
 
 /** The secrets of one authorization request; kept for the browser until it comes back. */
-export interface AuthRequest {
+interface AuthRequest {
   state: string;
   nonce: string;
   verifier: string;

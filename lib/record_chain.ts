@@ -39,7 +39,7 @@ export const ChainSchema = z.union([hex64, z.array(hex64).max(MAX_RECORDS)]).met
 export type ChainRecord = z.infer<typeof RecordSchema>;
 export type Chain = z.infer<typeof ChainSchema>;
 
-export interface ChainVerdict {
+interface ChainVerdict {
   ok: boolean;
   /** Plain words: what was verified or the first thing that failed. */
   detail: string;

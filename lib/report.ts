@@ -1,4 +1,3 @@
-import { DAY } from "./clock.ts";
 import { type Change, type HistState, MIN_MEASURED_MS } from "./history.ts";
 
 /**
@@ -19,7 +18,7 @@ export const REPORT_RULE = "Uptime is the time up divided by the time up plus th
 
 export type Span = [number, number];
 
-export interface ReportInput {
+interface ReportInput {
   from: number;
   to: number;
   changes: Change[];
@@ -192,9 +191,6 @@ export function previousMonth(now: number): string {
   const t = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1);
   return new Date(t).toISOString().slice(0, 7);
 }
-
-/** Whole days in [from, to), at least one. */
-export const daysIn = (from: number, to: number) => Math.max(1, Math.ceil((to - from) / DAY));
 
 /** A duration as people read it: "45 s", "12 min", "3 h 5 min", "2 d 4 h". */
 export function durationText(seconds: number): string {

@@ -4,7 +4,7 @@
  * Healthchecks does. Pure; events newest first in and out.
  */
 
-export interface RunEvent {
+interface RunEvent {
   at: number;
   kind: "success" | "start" | "fail" | "log";
   rid: string | null;

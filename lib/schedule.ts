@@ -23,8 +23,6 @@ export interface Schedule {
 export const MAX_CRON = 100;
 export const GRACE_MIN = 1;
 export const GRACE_MAX = 7 * 24 * 60;
-/** Healthchecks' limit of a schedule, cron or OnCalendar. */
-export const MAX_SCHEDULE = 100;
 
 const cache = new Map<string, Cron>();
 

@@ -23,7 +23,7 @@ export function percentText(uptime: number): string {
 }
 
 /** A day as its bar shows it. */
-export interface BarDay {
+interface BarDay {
   date: string;
   uptime: number | null;
   down_s?: number;
@@ -45,7 +45,7 @@ export function minutesText(seconds: number): string {
  * when down for less than an hour, red for an hour or more; blue when maintenance covered it
  * all, grey without data.
  */
-export function dayTone(d: BarDay): "ok" | "warn" | "off" | "none" | "maintenance" {
+function dayTone(d: BarDay): "ok" | "warn" | "off" | "none" | "maintenance" {
   const down = d.down_s ?? (d.uptime === null ? 0 : d.uptime < 1 ? 3600 : 0);
   if (d.uptime === null) return (d.maintenance_s ?? 0) > 0 ? "maintenance" : "none";
   if (down <= 0) return "ok";
@@ -58,7 +58,7 @@ export function barColor(d: BarDay): string {
 }
 
 /** What a day's bar says on hover: its date, how long it was down, maintenance. */
-export function dayText(d: BarDay): string {
+function dayText(d: BarDay): string {
   const down = d.down_s ?? 0;
   const up = d.uptime === null
     ? "no data"
@@ -221,7 +221,7 @@ export interface Tick {
 }
 
 /** One stretch of the response-time chart (lib/history.ts `buckets`) with its words. */
-export interface ChartBucket extends Bucket {
+interface ChartBucket extends Bucket {
   /** Its words on hover: when, the figures. */
   label: string;
 }

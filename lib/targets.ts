@@ -1,7 +1,7 @@
 import type { Resolver } from "./net.ts";
 
 /**
- * The `check` string of a watched service (SPEC.md section 4) and the address rules of
+ * The `check` string of a watched service (docs/api.md "Watched services") and the address rules of
  * CONTRACT.md: strict parsing, canonical IP forms, and refusal of every private range.
  * A target is validated when the service is created and again before every check, and a
  * check connects to exactly the address validated here (no second resolution).
@@ -9,7 +9,6 @@ import type { Resolver } from "./net.ts";
 
 export const KINDS = ["url", "mcp", "tcp", "tls", "webhook"] as const;
 export type Kind = typeof KINDS[number];
-export type CheckedKind = Exclude<Kind, "webhook">;
 
 export interface Target {
   kind: Kind;
@@ -169,8 +168,7 @@ export function parseIPv4(s: string): number | null {
   return v * 2 ** (8 * (4 - nums.length)) + last;
 }
 
-export const formatIPv4 = (v: number) =>
-  [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join(".");
+const formatIPv4 = (v: number) => [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join(".");
 
 /** 16 bytes, or null; accepts `::`, embedded IPv4 tails, drops a zone index. */
 export function parseIPv6(input: string): Uint8Array | null {
@@ -217,7 +215,7 @@ export function parseIPv6(input: string): Uint8Array | null {
 }
 
 /** RFC 5952 text: lower case, longest zero run shortened. */
-export function formatIPv6(b: Uint8Array): string {
+function formatIPv6(b: Uint8Array): string {
   const g = Array.from({ length: 8 }, (_, i) => (b[2 * i] << 8) | b[2 * i + 1]);
   let best = -1, bestLen = 0;
   for (let i = 0; i < 8;) {
@@ -305,7 +303,7 @@ export function privateReason(address: string): string | null {
   return null;
 }
 
-export const isIp = (host: string) =>
+const isIp = (host: string) =>
   host.includes(":") || /^[0-9]+(\.[0-9]+){3}$/.test(host) && parseIPv4(host) !== null;
 
 /** The canonical form of an address the resolver answered. */
@@ -319,7 +317,7 @@ function canonicalAddress(a: string): string | null {
 }
 
 /** How long a name may take to resolve before the target counts as not resolving. */
-export const RESOLVE_TIMEOUT = 5_000;
+const RESOLVE_TIMEOUT = 5_000;
 
 export type Resolved =
   | { ok: true; address: string; addresses: string[] }

@@ -1,5 +1,5 @@
 /**
- * The first `max` characters (code points) of a text, as people and SPEC.md count them.
+ * The first `max` characters (code points) of a text, as people count them (docs/api.md "Resources, times and text").
  * `String.slice` counts UTF-16 units: it would keep half as many emoji and could cut one in
  * two, leaving a lone surrogate that is not text. Lone surrogates already present become
  * U+FFFD, so what is kept can always be written as UTF-8.

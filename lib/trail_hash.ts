@@ -6,7 +6,7 @@
 export const GENESIS = "0".repeat(64);
 
 /** The fields of a trail line that its hash covers. */
-export interface HashedLine {
+interface HashedLine {
   seq: number;
   at: string;
   actor: string;

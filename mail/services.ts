@@ -78,7 +78,7 @@ interface GroupLine {
 }
 
 /** "3 of 4 services off", "2 of 4 services back", "2 of 4 services off, 1 back". */
-export function groupCount(total: number, states: ("off" | "back")[]): string {
+function groupCount(total: number, states: ("off" | "back")[]): string {
   const off = states.filter((s) => s === "off").length;
   const back = states.length - off;
   const of = `of ${total} service${total === 1 ? "" : "s"}`;

@@ -58,7 +58,7 @@ const SYSTEMS: [RegExp, string][] = [
  * " (Firefox on Linux)" from a User-Agent: only names from fixed lists, because the header
  * is the client's free text and must not put a stranger's words into a security mail.
  */
-export function deviceKind(agent: string): string {
+function deviceKind(agent: string): string {
   const browser = BROWSERS.find(([re]) => re.test(agent))?.[1];
   const system = SYSTEMS.find(([re]) => re.test(agent))?.[1];
   if (!browser && !system) return "";

@@ -348,7 +348,7 @@ Deno.test("import: a Healthchecks project keeps UUIDs and slugs; the plan first,
   assert.equal(fs.interval, 60);
   assert.deepEqual(fs.notes, ["integrations not kept: it alerts your channels for new services"]);
   assert.equal(db.schedule, "15 5 * * *");
-  // A period is kept exactly (SPEC.md's interval below it for its readers).
+  // A period is kept exactly (the interval of the list below it for its readers).
   assert.equal(rotate.interval, 60);
   assert.equal(rotate.period_seconds, 7200);
   assert.ok(!rotate.notes.some((n: string) => n.startsWith("period")), rotate.notes.join());

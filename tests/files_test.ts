@@ -132,7 +132,7 @@ Deno.test("files: a 50 MB upload in one piece is stored and read back", async ()
   assert.match(over.body.error, /52428800/);
 });
 
-Deno.test("files: the item has the fields of SPEC.md and a usable url", async () => {
+Deno.test("files: the item has the fields of its resource and a usable url", async () => {
   await using t = await testApp();
   const { account, token } = await t.account("ada@example.org");
   const r = await upload(t, token, bytesOf(10), {

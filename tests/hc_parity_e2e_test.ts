@@ -60,7 +60,7 @@ Deno.test({
         async () => (await native()).state === "off",
       );
       const item = await native();
-      assert.equal(item.interval, 5, "SPEC.md's interval below the period");
+      assert.equal(item.interval, 5, "the interval of the list below the period");
       assert.equal(item.period_seconds, 600);
       assert.equal(item.grace_seconds, 120);
 

@@ -36,7 +36,7 @@ Deno.test("periods: any timeout and grace from 60 s to 365 days, kept exactly, j
   }
   const list = (await t.req("GET", "/api/me/services", { token })).body.items;
   const ten = list.find((s: { name: string }) => s.name === "p600");
-  // The native item stays valid against SPEC.md: interval one of its values, the exact period
+  // The native item stays valid against docs/api.md "Resources, times and text": interval one of its values, the exact period
   // and grace beside it.
   assert.equal(ten.interval, 5);
   assert.equal(ten.period_seconds, 600);
@@ -101,7 +101,7 @@ Deno.test("periods: the native API's interval keeps meaning exactly that; period
   assert.equal(made.body.item.period_seconds, 604800);
   assert.equal(made.body.item.grace_seconds, 120);
   const id = made.body.item.id;
-  // SPEC.md's interval alone: exactly that again, one interval's grace unless set.
+  // An interval of the list alone: exactly that again, one interval's grace unless set.
   const back = await t.req("PATCH", `/api/me/services/${id}`, { token, body: { interval: 15 } });
   ok(back);
   assert.equal(back.body.item.interval, 15);
@@ -112,7 +112,7 @@ Deno.test("periods: the native API's interval keeps meaning exactly that; period
     body: { name: "Plain", check: "webhook:", interval: 60 },
   });
   assert.equal(plain.body.item.period_seconds, 3600);
-  assert.equal(plain.body.item.grace_seconds, 3600, "one interval, as SPEC.md has it");
+  assert.equal(plain.body.item.grace_seconds, 3600, "one interval, as docs/api.md "Resources, times and text" has it");
   // A checked kind has no period of its own; a schedule none beside it.
   const url = await t.req("POST", "/api/me/services", {
     token,

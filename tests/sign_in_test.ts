@@ -39,7 +39,7 @@ Deno.test("sign-in: link request, verify, account created, token works", async (
   assert.equal(me.body.kind, "email");
   assert.equal(me.body.slug, "ada-lovelace");
   assert.equal(me.body.avatar, null);
-  // Every field of SPEC.md's account resource (later areas may add more).
+  // Every field of the account resource (later areas may add more).
   for (
     const k of [
       "id",

@@ -51,7 +51,7 @@ function orderOf(cat: Catalogue, facet: Facet): string[] {
   }
 }
 
-export type FacetCounts = Record<Facet, [value: string, count: number][]>;
+type FacetCounts = Record<Facet, [value: string, count: number][]>;
 
 /** For each facet, its values with their counts among `base` (the keyword's matches). */
 export function countFacets(cat: Catalogue, base: Module[], f: Filter): FacetCounts {

@@ -13,7 +13,7 @@ import { pageWords } from "../http/words.ts";
 import type { PageProps } from "./_layout.tsx";
 import { seeOther, waitInWords, type WebCtx } from "./_web.tsx";
 
-export type FieldErrors = Record<string, string>;
+type FieldErrors = Record<string, string>;
 
 /** What a form shows: the values sent (or stored), and the errors found in them. */
 export interface FormView {
@@ -58,7 +58,7 @@ export async function readForm(c: WebCtx): Promise<Record<string, string>> {
 }
 
 /** The first message of each field, keyed by the field's path ("links.0.url"). */
-export function zodErrors(err: z.ZodError): FieldErrors {
+function zodErrors(err: z.ZodError): FieldErrors {
   const out: FieldErrors = {};
   for (const issue of err.issues) {
     const key = issue.path.map(String).join(".") || "_";
@@ -72,7 +72,7 @@ export function zodErrors(err: z.ZodError): FieldErrors {
  * `pageWords`, given where the form is parsed), or the message the schema wrote itself
  * ("must be an https:// address") as a sentence.
  */
-export function plainIssue(issue: z.ZodError["issues"][number]): string {
+function plainIssue(issue: z.ZodError["issues"][number]): string {
   return sentence(issue.message);
 }
 
@@ -96,7 +96,7 @@ function besideField(path: string, message: string, form: Record<string, string>
 
 const FORM_ERRORS = new Set([400, 403, 404, 409, 410, 413, 415, 429]);
 
-export interface FormSpec<S extends z.ZodType> {
+interface FormSpec<S extends z.ZodType> {
   schema: S;
   /** Turns the text fields into the schema's input (checkboxes to booleans, lists). */
   input?: (form: Record<string, string>) => unknown;
@@ -329,7 +329,7 @@ export function Checkbox(props: ControlProps) {
 }
 
 /** What the server checks of a text field, as the browser can check it before sending. */
-export interface FieldRule {
+interface FieldRule {
   maxlength?: number;
   required?: boolean;
 }

@@ -109,7 +109,7 @@ interface ListProps {
 }
 
 /** The open incidents, each with its updates (the top of a status page). */
-export function OpenIncidents(props: ListProps & { none?: string; heading?: string }) {
+function OpenIncidents(props: ListProps & { none?: string; heading?: string }) {
   const open = props.list.filter((i) => i.resolved === null);
   if (!open.length && props.none === undefined) return null;
   return (
@@ -131,7 +131,7 @@ export function OpenIncidents(props: ListProps & { none?: string; heading?: stri
 }
 
 /** The resolved incidents by month, newest first, each with its updates and duration. */
-export function IncidentHistory(props: ListProps) {
+function IncidentHistory(props: ListProps) {
   const past = props.list.filter((i) => i.resolved !== null);
   return (
     <section aria-labelledby="incident-history" class="panel">

@@ -37,7 +37,7 @@ export interface PageProps {
   own?: OwnSite;
 }
 
-export interface OwnSite {
+interface OwnSite {
   title: string;
   /** The page's own address (the header's title links to it). */
   home: string;
@@ -83,7 +83,7 @@ export function U(props: { children?: string | null }) {
 }
 
 /** JSON for a `<script type="application/ld+json">` data block: no `<` can end the element. */
-export function jsonLdText(data: object): string {
+function jsonLdText(data: object): string {
   return JSON.stringify(data).replace(/</g, "\\u003c").replace(
     /\u2028|\u2029/g,
     (ch) => ch === "\u2028" ? "\\u2028" : "\\u2029",
@@ -180,7 +180,7 @@ function NavLinks(props: { viewer: Account | null; path: string }) {
   );
 }
 
-export interface LayoutProps extends PageProps {
+interface LayoutProps extends PageProps {
   children?: Child;
   baseUrl: string;
   viewer: Account | null;

@@ -1,5 +1,5 @@
 /**
- * The live pages' version (web/static/live.js polls it every LIVE_POLL_MS while the page is
+ * The live pages' version (web/static/live.js polls it every few seconds while the page is
  * visible and reloads the page's live parts when it changes): `{version}` as JSON, read from the
  * page's own keys (an account's services, a status page's), no key every request reads.
  *
@@ -9,8 +9,6 @@
  * poll of a few bytes holds nothing, passes every proxy and costs the same reads.
  */
 import type { WebCtx } from "./_web.tsx";
-
-export const LIVE_POLL_MS = 5_000;
 
 /** The answer to a poll; `shared`: a public page's, which shared caches may keep a moment. */
 export async function liveAnswer(

@@ -46,7 +46,7 @@ export function Purpose(props: { here: string }) {
   return found ? <p class="lede">{found[2]}</p> : null;
 }
 
-/** What each standing (SPEC.md: derived from the roles) lets a person do, in one line. */
+/** What each standing (derived from the roles) lets a person do, in one line. */
 export const STANDING_WORDS: Record<string, string> = {
   collector:
     "you can keep a profile, a journal, files and watched services, and give points to modules. To edit modules, apply to become a contributor.",

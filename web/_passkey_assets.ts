@@ -7,7 +7,7 @@ import type {} from "@simplewebauthn/browser";
 import { addAsset } from "./_static.ts";
 
 /** The scripts a page with passkey buttons lists, in order. */
-export const PASSKEY_SCRIPTS = ["simplewebauthn.js", "passkeys.js"];
+const PASSKEY_SCRIPTS = ["simplewebauthn.js", "passkeys.js"];
 
 export function passkeyAssets(): string[] {
   addAsset("simplewebauthn.js", () =>

@@ -53,7 +53,7 @@ export function Verdict(props: { state: "ok" | "warn" | "off" | "wait"; children
 }
 
 /** One row of a proposal's fields: its label and what it holds. */
-export type FieldRow = [label: string, value: Child];
+type FieldRow = [label: string, value: Child];
 
 /** The proposal's fields, in the order a reviewer reads them. */
 export function proposalRows(p: Proposal): FieldRow[] {
@@ -273,7 +273,7 @@ function readableAt(at: string): string {
 }
 
 /** What each of the gate's checks (kv/gate.ts) makes sure of. */
-export const GATE_MEANING: Record<GateCheck["name"], string> = {
+const GATE_MEANING: Record<GateCheck["name"], string> = {
   confirmed: "The submitter opened the confirmation link: the address is theirs and an account " +
     "holds the module.",
   name: "There is a name to publish the module under.",

@@ -14,7 +14,7 @@ import type { AppEnv } from "../http/router.ts";
 
 const secure = (deps: Deps) => deps.config.baseUrl.startsWith("https:");
 
-export const cookieName = (deps: Deps) => secure(deps) ? "__Host-session" : "session";
+const cookieName = (deps: Deps) => secure(deps) ? "__Host-session" : "session";
 
 /** Puts the cookie's session and account on the context (as the bearer guards do), if live. */
 export async function readWebSession(deps: Deps, c: Context<AppEnv>): Promise<void> {

@@ -16,7 +16,7 @@ const TYPES: Record<string, string> = {
   txt: "text/plain; charset=utf-8",
 };
 
-export interface Asset {
+interface Asset {
   body: Uint8Array<ArrayBuffer>;
   type: string;
   hash: string;

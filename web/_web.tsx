@@ -14,7 +14,7 @@ import { HTTPException } from "hono/http-exception";
 import { jsxRenderer } from "hono/jsx-renderer";
 import { secureHeaders } from "hono/secure-headers";
 import { ConflictError, isLocked } from "../kv/_atomic.ts";
-import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
+import { type Account, isTeam } from "../kv/accounts.ts";
 import { DomainError, tooLarge } from "../lib/errors.ts";
 import { MAX_AVATAR_BYTES } from "../kv/avatars.ts";
 import { errorKind, log, stackFrames } from "../lib/log.ts";
@@ -335,13 +335,6 @@ export function requireAccount(c: WebCtx): Account {
 export function requireTeamPage(c: WebCtx): Account {
   const a = requireAccount(c);
   if (!isTeam(a)) throw new HTTPException(403, { message: "This page is for the review team." });
-  return a;
-}
-
-/** The owner only. */
-export function requireOwnerPage(c: WebCtx): Account {
-  const a = requireAccount(c);
-  if (!isOwner(a)) throw new HTTPException(403, { message: "This page is for the owner." });
   return a;
 }
 

@@ -15,7 +15,7 @@ import { el, empty } from "../lib/xml.ts";
 import { type WebCtx, webRouter } from "./_web.tsx";
 
 /** Entries in a feed: the most recently changed modules. */
-export const FEED_ENTRIES = 50;
+const FEED_ENTRIES = 50;
 
 const ATOM = "http://www.w3.org/2005/Atom";
 

@@ -27,7 +27,7 @@ import { LEARNING_LABELS, LearningFields, learningInput } from "./_learning.tsx"
 import { LICENCE_IDS } from "../lib/learning.ts";
 
 /**
- * Rows for linked files on the proposal form: as many as the API takes (SPEC.md: files up to
+ * Rows for linked files on the proposal form: as many as the API takes (docs/api.md "Limits": files up to
  * 10 entries; tests/work_pages_test.ts holds the two together). The first OPEN_FILE_ROWS are
  * shown; the rest sit in a <details> ("More files") that works without script and is open
  * when one of its rows holds a value or an error.
@@ -45,7 +45,7 @@ const REQUEST_LABELS: Record<string, string> = {
 };
 
 /** Each kind of request in the words of the person sending it (the API takes the values). */
-export const KIND_TEXT: Record<RequestKind, string> = {
+const KIND_TEXT: Record<RequestKind, string> = {
   module: "Ask for a new module",
   track: "Ask for a new track (a series of modules)",
   tool: "Suggest a tool for teaching",
@@ -298,7 +298,7 @@ const ProposalFormBody = ProposalBody.extend({
       });
     }
   }).pipe(ProposalBody.shape.records),
-  // On the form the licence must be chosen (the API takes a proposal without one: SPEC.md).
+  // On the form the licence must be chosen (the API takes a proposal without one).
   licence: z.enum(LICENCE_IDS, {
     error: "Choose a licence: how others may reuse the module (CC BY if unsure)",
   }),

@@ -32,7 +32,7 @@ import { emptyView, Select } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 
-export const PAGE_SIZE = 48;
+const PAGE_SIZE = 48;
 
 /** Catalogue pages of signed-out visitors, per counts snapshot and catalogue build. */
 const renderedPages = new WeakMap<object, { p: object; pages: Map<string, string> }>();
@@ -47,7 +47,7 @@ const SORTS = {
 
 /** One module in a list. */
 /** What a point is, where points are counted. */
-export const POINT_WORDS =
+const POINT_WORDS =
   "A point is one signed-in person saying the module is useful; each person gives a module at most one, and can take it back.";
 
 export function ModuleCard(props: { m: Module; points: number; hit?: ModuleMatch }) {
@@ -511,7 +511,7 @@ function ModulePage(
 export type { WebCtx };
 
 /** A text with its matched words marked. */
-export function Marked({ text, marks }: { text: string; marks: [number, number][] }) {
+function Marked({ text, marks }: { text: string; marks: [number, number][] }) {
   const parts: (string | [string])[] = [];
   let at = 0;
   for (const [a, b] of marks) {
@@ -539,7 +539,7 @@ function LicenceTag({ licence }: { licence: string | null }) {
 }
 
 /** A module's materials as parts of its record: absolute addresses. */
-export function partsOf(m: Module, base: string) {
+function partsOf(m: Module, base: string) {
   return (m.materials ?? []).map((x) => ({
     name: x.label,
     url: x.url.startsWith("/") ? `${base}${x.url}` : x.url,

@@ -69,7 +69,7 @@ import {
 import { StateBadge } from "./_state.tsx";
 import { requireTeamPage, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
-export const TEAM_PAGES: [path: string, label: string][] = [
+const TEAM_PAGES: [path: string, label: string][] = [
   ["/team", "Proposals"],
   ["/team/applications", "Applications"],
   ["/team/requests", "Requests"],

@@ -101,7 +101,7 @@ export const ICON: Record<AlertEvent, string> = {
 export const headline = (a: Alert) => `${ICON[a.event]} ${a.title}`;
 
 /** One line per service of a group: "name: off (status)". */
-export const serviceLines = (a: Alert) =>
+const serviceLines = (a: Alert) =>
   linesOf(a).map((s) => `${s.name}: ${WORD[eventOf(a, s)].toLowerCase()} (${s.status})`);
 
 /** The alert's own text: the status, or a group's lines. */

@@ -4,7 +4,7 @@
  * kind here is read; other Apprise schemes are refused by name.
  */
 
-export type FromApprise = { kind: string; fields: Record<string, string> } | { error: string };
+type FromApprise = { kind: string; fields: Record<string, string> } | { error: string };
 
 const SCHEMES = "tgram, discord, slack, gchat, mmost(s), ntfy(s), gotify(s), matrix(s), pover, " +
   "pagerduty, opsgenie, json(s)";

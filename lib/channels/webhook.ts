@@ -46,7 +46,7 @@ export function alertOf(body: string): Alert {
   };
 }
 
-export const PLACEHOLDERS = {
+const PLACEHOLDERS = {
   $EVENT: "off, back, reminder, expiry or test",
   $STATE: "the state in words (Off, Back, Still off, ...)",
   $NAME: "the service's name (a group's name for a group)",
@@ -67,7 +67,7 @@ export const MAX_PLACEHOLDERS = 20;
 const MAX_VALUE = 2000;
 
 /** Why a body template cannot be kept, or null. */
-export const templateProblem = (template: string) =>
+const templateProblem = (template: string) =>
   (template.match(PLACEHOLDER_RE) ?? []).length > MAX_PLACEHOLDERS
     ? `at most ${MAX_PLACEHOLDERS} placeholders`
     : (template.match(/\$JSON\b/g) ?? []).length > 1

@@ -7,7 +7,7 @@ import { refusingTls } from "../net.ts";
  * `Connection: close`, bounded headers and body.
  */
 
-export interface HttpRequest {
+interface HttpRequest {
   /** The checked address to connect to (IP literal). */
   address: string;
   url: URL;
@@ -20,7 +20,7 @@ export interface HttpRequest {
   enough?: (body: string) => boolean;
 }
 
-export interface HttpAnswer {
+interface HttpAnswer {
   status: number;
   headers: Headers;
   body: string;

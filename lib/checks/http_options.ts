@@ -42,7 +42,7 @@ export interface HttpOptions {
   cert_expiry_days?: number;
 }
 
-export const MAX_HEADERS = 20;
+const MAX_HEADERS = 20;
 export const MAX_HEADER_VALUE = 1000;
 export const MAX_BODY = 4000;
 export const MAX_KEYWORD = 200;
@@ -158,7 +158,7 @@ export interface Verdict {
  * A JSONata query of a body, timeboxed (100 ms, depth 100) so that no query holds the process;
  * the value it gives, or why there is none, in words.
  */
-export async function queryJson(
+async function queryJson(
   body: string,
   query: string,
 ): Promise<{ value: string } | { error: string }> {

@@ -9,7 +9,7 @@ import type { HttpOptions } from "./http_options.ts";
 import { CHECK_LIMIT_MS, type Checker, type CheckResult, type CheckState } from "./_probe.ts";
 
 /**
- * One check of a watched service, with the 10 s limit of SPEC.md section 8. Each run
+ * One check of a watched service, with the 10 s limit of docs/api.md "Limits". Each run
  * validates the target again (a name may now point elsewhere) and connects only to the
  * address it validated. Results map to states as docs/api.md says:
  *   ok   - answered as expected within SLOW_MS
@@ -27,7 +27,7 @@ const CHECKERS: Record<string, Checker> = {
   tls: tlsCheck,
 };
 
-export class TimeoutError extends Error {}
+class TimeoutError extends Error {}
 
 /** A check's own time: wall-clock ms and its limit (tests shrink both, never sleep 10 s). */
 export interface Timing {

@@ -12,7 +12,7 @@ import {
   readsBody,
 } from "./http_options.ts";
 
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 /**
  * url: a request (GET unless its options say otherwise), following up to 5 redirects (fewer,
