@@ -80,7 +80,7 @@ async function start(config: Config): Promise<Deps> {
         : `opened the existing KV at ${where} (schema level ${level})`,
       { kv: fresh ? "new" : "existing", schema: level },
     );
-    await runMigrations(kv, clock.now());
+    await runMigrations(kv, clock.now(), { secretsKey: config.secretsKey ?? null });
     // Trail lines a crash left queued are chained now, not at the next minute.
     await chainTrail(kv);
   } catch (err) {

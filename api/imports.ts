@@ -26,7 +26,8 @@ const Planned = z.object({
   kind: z.string(),
   check: z.string(),
   interval: z.number().int().meta({
-    description: "Minutes, one of The intervals of docs/api.md "Resources, times and text" (a checked kind is checked at it, every " +
+    description:
+      "Minutes, one of the intervals of docs/api.md (Resources, times and text; a checked kind is checked at it, every " +
       "5 minutes at most)",
   }),
   period_seconds: z.number().int().nullable().meta({

@@ -20,7 +20,6 @@ function job<M>(name: string, load: () => Promise<M>, pick: (m: M) => Job["run"]
 export const MINUTELY: Job[] = [
   // The outbox's retries and what a dead process had claimed (kv/alerts/outbox.ts).
   job("outbox", () => import("../kv/alerts/outbox.ts"), (m) => m.deliverDue),
-  job("seal-channels", () => import("../kv/channels.ts"), (m) => m.sealLegacyChannels),
   job("chain-trail", () => import("./chain_trail.ts"), (m) => m.chainTrailJob),
   job("sweep-rates", () => import("./sweep_rates.ts"), (m) => m.sweepRatesJob),
   job("checks", () => import("./checks.ts"), (m) => m.checksJob),

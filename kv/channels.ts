@@ -38,7 +38,6 @@ import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_at
  *                                     Opsgenie's alias, ...) and what the provider answered to
  *                                     its off; set when the off is sent, gone with its back
  *                                     (expires after 90 days)
- *   ["channels_sealed"]            -> true: no record from before kinds is left in the clear
  * A post to a channel is a delivery of the outbox (kv/alerts/outbox.ts queues, claims, sends
  * through `sendPost`, retries and orders it); this module says how one post goes out and what
  * its outcome does to the channel (`outcomeOf`: a failure noted, broken after MAX_ATTEMPTS
@@ -48,8 +47,8 @@ import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "./_at
  * address it validated, speaks HTTPS through the injected connector and TLS, and does not
  * follow redirects. The secret fields (tokens, keys, webhook addresses, the signing secret)
  * are sealed with SECRETS_KEY (lib/secrets.ts), bound to the channel, and never shown again;
- * records written before kinds existed hold a webhook's `url` and `secret` in the clear and are
- * sealed at start (`sealLegacyChannels`).
+ * records written before kinds existed held a webhook's `url` and `secret` in the clear and are
+ * sealed by a migration (`sealClearChannels`), or read as they are on a server without the key.
  */
 
 export const MAX_CHANNELS = 10;
@@ -275,25 +274,20 @@ async function valuesOf(deps: Deps, c: Channel): Promise<Values | null> {
   return opened === null ? null : { ...(c.settings ?? {}), ...JSON.parse(opened) };
 }
 
-/** The KVs whose records are known sealed, so a process looks once. */
-const sealedHere = new WeakSet<Deno.Kv>();
-
 /**
- * Seals the clear webhook fields of records from before kinds: the outbox job's first run in a
- * process, until one run finds nothing left (then ["channels_sealed"] says so to the others).
+ * Seals the clear webhook fields of records from before kinds (migration 10, kv/migrations.ts).
+ * Answers how many are left in the clear: all of them when the server has no SECRETS_KEY.
  */
-export async function sealLegacyChannels(deps: Deps): Promise<number> {
-  if (sealedHere.has(deps.kv)) return 0;
-  if ((await deps.kv.get(["channels_sealed"])).value) {
-    sealedHere.add(deps.kv);
-    return 0;
-  }
-  let n = 0;
-  const key = await keyOf(deps);
-  if (!key) return 0;
-  for await (const e of deps.kv.list<Channel>({ prefix: ["channels"] })) {
+export async function sealClearChannels(kv: Deno.Kv, secretsKey: string | null): Promise<number> {
+  const key = secretsKey ? await sealingKey(secretsKey) : null;
+  let left = 0;
+  for await (const e of kv.list<Channel>({ prefix: ["channels"] })) {
     const c = e.value;
     if (c.sealed || c.url === undefined) continue;
+    if (!key) {
+      left++;
+      continue;
+    }
     const secrets = { url: c.url, secret: c.secret ?? "" };
     const { url: _u, secret: _s, ...rest } = c;
     const next: Channel = {
@@ -303,11 +297,11 @@ export async function sealLegacyChannels(deps: Deps): Promise<number> {
       hint: new URL(c.url).origin,
       sealed: await seal(key, JSON.stringify(secrets), channelBound(c.account, c.id)),
     };
-    if ((await commit(atomic(deps.kv).check(e).set(e.key, next))).ok) n++;
+    if (!(await commit(atomic(kv).check(e).set(e.key, next))).ok) left++;
   }
-  await commit(atomic(deps.kv).set(["channels_sealed"], true));
-  sealedHere.add(deps.kv);
-  return n;
+  // The mark the former minutely job kept.
+  await kv.delete(["channels_sealed"]);
+  return left;
 }
 
 export async function deleteChannel(deps: Deps, account: number, id: number): Promise<boolean> {

@@ -9,10 +9,19 @@ import { atomic, commit, transact } from "./_atomic.ts";
 import type { Account } from "./accounts.ts";
 import { getManyEntries } from "./_batch.ts";
 
+/** What a step may need beside the KV. */
+export interface MigrationContext {
+  /** SECRETS_KEY, for the step that seals old channels; null when the server has none. */
+  secretsKey: string | null;
+}
+
 export interface Migration {
   name: string;
-  /** Must be safe to run again (a crash may stop it before it is recorded). */
-  run(kv: Deno.Kv): Promise<void>;
+  /**
+   * Must be safe to run again (a crash may stop it before it is recorded). "again": not done
+   * yet, not recorded; the next start runs it again.
+   */
+  run(kv: Deno.Kv, ctx: MigrationContext): Promise<void | "again">;
 }
 
 export const MIGRATIONS: Migration[] = [
@@ -28,7 +37,24 @@ export const MIGRATIONS: Migration[] = [
   { name: "modules: a licence (not stated) and educational metadata", run: giveLearning },
   { name: "incident notes become the first update of an incident", run: notesToIncidents },
   { name: "deliveries: channel posts and followers' mail join the one outbox", run: oneOutbox },
+  { name: "channels from before kinds: their clear secrets sealed", run: sealOldChannels },
+  { name: "points: the version of before the shards folded into shard 0", run: foldPointsVersion },
 ];
+
+/**
+ * Seals the channels from before kinds (kv/channels.ts `sealClearChannels`). Without a
+ * SECRETS_KEY it cannot: they stay readable as they are, and the next start tries again.
+ */
+async function sealOldChannels(kv: Deno.Kv, ctx: MigrationContext): Promise<void | "again"> {
+  const { sealClearChannels } = await import("./channels.ts");
+  return await sealClearChannels(kv, ctx.secretsKey) > 0 ? "again" : undefined;
+}
+
+/** Folds `["points_version"]` into the shards (kv/points.ts `foldOldVersion`). */
+async function foldPointsVersion(kv: Deno.Kv): Promise<void> {
+  const { foldOldVersion } = await import("./points.ts");
+  await foldOldVersion(kv);
+}
 
 /** Moves the pending posts and followers' mail into the outbox (kv/alerts/outbox.ts). */
 async function oneOutbox(kv: Deno.Kv): Promise<void> {
@@ -88,7 +114,11 @@ async function nameLatestApplications(kv: Deno.Kv): Promise<void> {
   }
 }
 
-export async function runMigrations(kv: Deno.Kv, now: number): Promise<number> {
+export async function runMigrations(
+  kv: Deno.Kv,
+  now: number,
+  ctx: MigrationContext = { secretsKey: null },
+): Promise<number> {
   const keys = MIGRATIONS.map((_, i) => ["migrations", i + 1]);
   const applied = await getManyEntries(kv, keys);
   for (let i = 0; i < MIGRATIONS.length; i++) {
@@ -96,7 +126,7 @@ export async function runMigrations(kv: Deno.Kv, now: number): Promise<number> {
     const key = keys[i];
     const done = await kv.get(key);
     if (done.value !== null) continue;
-    await MIGRATIONS[i].run(kv);
+    if (await MIGRATIONS[i].run(kv, ctx) === "again") continue;
     await commit(atomic(kv).check(done).set(key, { name: MIGRATIONS[i].name, at: now }));
   }
   return MIGRATIONS.length;

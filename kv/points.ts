@@ -1,4 +1,4 @@
-import { atomic, transact } from "./_atomic.ts";
+import { atomic, commit, transact } from "./_atomic.ts";
 import { getModule } from "./modules.ts";
 import { countInto, judgeRead, rateKey, RULES } from "./rate_limit.ts";
 
@@ -9,8 +9,6 @@ import { countInto, judgeRead, rateKey, RULES } from "./rate_limit.ts";
  *   ["point_counts", slug]                   -> Deno.KvU64, holders of a point on slug
  *   ["points_version", shard]                -> Deno.KvU64, summed by every toggle on a module
  *                                               of that shard (0-7, from the slug)
- *   ["points_version"]                       -> Deno.KvU64, the single version of before the
- *                                               shards: read, no longer written
  * A toggle checks only the caller's own point key and moves the count with `sum` (adding
  * 2^64 - 1 is a wrapping decrement), so accounts toggling the same module at once never
  * conflict, while two toggles by one account do: the loser re-reads and toggles back. The
@@ -18,22 +16,28 @@ import { countInto, judgeRead, rateKey, RULES } from "./rate_limit.ts";
  * equals the number of point keys. Readers cache counts per version: the sum of the shards,
  * read in one getMany. Sharded because every toggle on every module wrote the one key it
  * had been: on a distributed KV a key every write goes through is a ceiling for the whole
- * service. That key is still read, so the toggles of servers of the release before (a
- * rolling deploy, a second server not yet upgraded) move the version too; once none runs,
- * a migration can remove it and this read.
+ * service (migration 11 folds that old key into shard 0).
  */
 
 export const pointKey = (slug: string, id: number) => ["points", slug, id] as const;
 const mineKey = (id: number, slug: string) => ["points_by_account", id, slug] as const;
 export const countKey = (slug: string) => ["point_counts", slug] as const;
 /** Version shards; each only ever grows, so their sum orders the snapshots. */
-const VERSION_SHARDS = 8; // one getMany reads them all with the old key (it takes 10 at most)
+const VERSION_SHARDS = 8; // one getMany reads them all (it takes 10 at most)
 export const pointsVersionKey = (shard: number) => ["points_version", shard] as const;
-export const OLD_VERSION_KEY = ["points_version"] as const;
-const VERSION_KEYS = [
-  OLD_VERSION_KEY,
-  ...Array.from({ length: VERSION_SHARDS }, (_, i) => pointsVersionKey(i)),
-];
+const VERSION_KEYS = Array.from({ length: VERSION_SHARDS }, (_, i) => pointsVersionKey(i));
+
+/**
+ * Folds the single version of before the shards (`["points_version"]`) into shard 0 (migration
+ * 11, kv/migrations.ts): the sum of the shards stays what readers saw.
+ */
+export async function foldOldVersion(kv: Deno.Kv): Promise<void> {
+  const old = await kv.get<Deno.KvU64>(["points_version"]);
+  if (old.value === null) return;
+  await commit(
+    atomic(kv).check(old).delete(old.key).sum(pointsVersionKey(0), old.value.value),
+  );
+}
 
 /** The version shard of a module: a string hash of its slug. */
 export function versionShard(slug: string): number {

@@ -112,7 +112,7 @@ Deno.test("periods: the native API's interval keeps meaning exactly that; period
     body: { name: "Plain", check: "webhook:", interval: 60 },
   });
   assert.equal(plain.body.item.period_seconds, 3600);
-  assert.equal(plain.body.item.grace_seconds, 3600, "one interval, as docs/api.md "Resources, times and text" has it");
+  assert.equal(plain.body.item.grace_seconds, 3600, "one interval, as docs/api.md has it");
   // A checked kind has no period of its own; a schedule none beside it.
   const url = await t.req("POST", "/api/me/services", {
     token,

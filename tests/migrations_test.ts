@@ -156,3 +156,36 @@ Deno.test("migrations 4 to 6: heartbeats from before get a UUID, a slug and one 
     dump.replace(/"migrations",[^\n]*/g, ""),
   );
 });
+
+Deno.test("migration 10: channels from before kinds are sealed when the server has its key", async () => {
+  await using t = await testApp();
+  const old = {
+    id: 7,
+    account: 1,
+    name: "Old hook",
+    url: "https://hooks.example/in",
+    secret: "s3cret",
+    created: "2026-01-01T00:00:00.000Z",
+  };
+  await t.kv.set(["channels", 1, 7], old);
+  await t.kv.set(["channels_sealed"], true);
+  const step = MIGRATIONS.findIndex((m) => m.name.startsWith("channels from before kinds"));
+  assert.ok(step >= 0);
+  await t.kv.delete(["migrations", step + 1]);
+  // Without a key it cannot seal: the record stays as it was, and the step is not recorded.
+  await runMigrations(t.kv, t.clock.now());
+  assert.equal((await t.kv.get(["migrations", step + 1])).value, null);
+  assert.deepEqual((await t.kv.get(["channels", 1, 7])).value, old);
+  await runMigrations(t.kv, t.clock.now(), { secretsKey: t.deps.config.secretsKey! });
+  assert.ok((await t.kv.get(["migrations", step + 1])).value);
+  const sealed = (await t.kv.get<Record<string, unknown>>(["channels", 1, 7])).value!;
+  assert.equal(sealed.kind, "webhook");
+  assert.equal(sealed.hint, "https://hooks.example");
+  assert.equal(sealed.url, undefined);
+  assert.equal(sealed.secret, undefined);
+  assert.ok(!JSON.stringify(sealed).includes("s3cret"));
+  assert.equal((await t.kv.get(["channels_sealed"])).versionstamp, null, "the old mark is gone");
+  // The channel's secrets open again with the key.
+  const { getChannel } = await import("../kv/channels.ts");
+  assert.equal((await getChannel(t.kv, 1, 7))?.name, "Old hook");
+});

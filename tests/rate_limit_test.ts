@@ -87,7 +87,7 @@ Deno.test("rate limit: subjects are hashed, the window end is in the key, the sw
   assert.match(left, new RegExp(`"rate",${T0 + 2 * HOUR},`));
 });
 
-Deno.test("rate limit: every limit of docs/api.md "Limits" is a rule, hourly", () => {
+Deno.test("rate limit: every limit of docs/api.md's Limits is a rule, hourly", () => {
   const want: Record<string, number> = {
     linkByAddress: 5,
     linkByOrigin: 5,
