@@ -10,27 +10,18 @@ import {
   loadModules,
   type Module,
   putModule,
-  searchText,
   setModuleField,
   slugsOf,
 } from "./modules.ts";
-import { candidates, matchesAll } from "./search_index.ts";
 import { type Atomic } from "./_atomic.ts";
 import { type Learning, learningOf } from "../lib/learning.ts";
 import type { Material } from "./materials.ts";
 
 /**
- * What other areas need from the catalogue: search and public profiles (accounts) and
+ * What other areas need from the catalogue: public profiles (accounts) and
  * publication of proposals (forms). Writes here commit the module, its indexes and one
  * trail line in one atomic, then rewrite the catalogue file (kv/catalogue_doc.ts).
  */
-
-export interface ModuleHit {
-  title: string;
-  slug: string;
-  /** Who the module is by (the module's `by`). */
-  name: string;
-}
 
 interface ProfileModule {
   title: string;
@@ -55,20 +46,6 @@ export async function nameInCatalogue(
   if ((await slugsOf(kv, accountId)).length === 0) return false;
   catalogueChangedIn(op);
   return true;
-}
-
-/** Published modules matching every query word (see kv/search_index.ts), newest first. */
-export async function searchModules(
-  kv: Deno.Kv,
-  words: string[],
-  limit: number,
-): Promise<ModuleHit[]> {
-  if (words.length === 0 || limit <= 0) return [];
-  const slugs = (await candidates(kv, "module", words)).map(String);
-  const found = (await loadModules(kv, slugs))
-    .filter((m) => m.published && matchesAll(searchText(m)!, words))
-    .sort(newestFirst);
-  return found.slice(0, limit).map((m) => ({ title: m.title, slug: m.slug, name: m.by }));
 }
 
 /** Published modules the account contributes to, for its public profile, newest first. */

@@ -39,7 +39,14 @@ export const MIGRATIONS: Migration[] = [
   { name: "deliveries: channel posts and followers' mail join the one outbox", run: oneOutbox },
   { name: "channels from before kinds: their clear secrets sealed", run: sealOldChannels },
   { name: "points: the version of before the shards folded into shard 0", run: foldPointsVersion },
+  { name: "search: the index of modules no one reads dropped", run: dropModuleIndex },
 ];
+
+/** Deletes the modules' part of the word index (kv/search_index.ts `dropModuleIndex`). */
+async function dropModuleIndex(kv: Deno.Kv): Promise<void> {
+  const { dropModuleIndex } = await import("./search_index.ts");
+  await dropModuleIndex(kv);
+}
 
 /**
  * Seals the channels from before kinds (kv/channels.ts `sealClearChannels`). Without a
@@ -91,10 +98,8 @@ async function searchDictionary(kv: Deno.Kv): Promise<void> {
   const { rebuildDictionary } = await import("./search_index.ts");
   const { eachAccount, personText } = await import("./accounts.ts");
   const { eachEntry, indexed } = await import("./journal.ts");
-  const { eachModule, searchText } = await import("./modules.ts");
   await rebuildDictionary(kv, "person", eachAccount(kv), personText, (a) => a.id);
   await rebuildDictionary(kv, "journal", eachEntry(kv), indexed, (e) => e.id);
-  await rebuildDictionary(kv, "module", eachModule(kv), searchText, (m) => m.slug);
 }
 
 /** Sets `application` on every account that lacks it, from the account's application index. */

@@ -2,12 +2,10 @@ import { isoDate } from "../lib/clock.ts";
 import { type Atomic, atomic, commit, transact } from "./_atomic.ts";
 import { findAccountByEmail, getAccounts } from "./accounts.ts";
 import { invalid, notFound } from "../lib/errors.ts";
-import { indexChange } from "./search_index.ts";
 import { trailAppend, type TrailEntry } from "./trail.ts";
 import { getManyValues } from "./_batch.ts";
 import { type Material, type MaterialInput, resolveMaterials } from "./materials.ts";
 import {
-  labelOf,
   type Learning,
   LEARNING_FIELDS,
   learningOf,
@@ -21,12 +19,11 @@ import {
  *   ["modules_by_account", account_id, slug]  -> true   (contributor index)
  *   ["catalogue_version"]                     -> Deno.KvU64, summed in every module write (and
  *                                               in a contributor's rename, kv/catalogue_api.ts)
- *   ["search", "module", term, slug]          -> true   (kv/search_index.ts; published only)
  *   ["catalogue_tombstones", slug]            -> Tombstone: a module taken back out of the
  *                                               catalogue (OAI-PMH's deleted record); removed
  *                                               when it is published again
- * Every write goes through `writeModule`, which puts the record, the contributor index,
- * the search index and the catalogue version in the caller's atomic, so none of them can
+ * Every write goes through `writeModule`, which puts the record, the contributor index and
+ * the catalogue version in the caller's atomic, so none of them can
  * disagree with the record. The version is summed (never checked), so writes to different
  * modules never conflict on it; readers compare it to rebuild cached catalogue views.
  */
@@ -139,30 +136,7 @@ export function cleanGets(gets: readonly string[]): string[] {
   return gets.map((g) => g.trim()).filter((g) => g !== "");
 }
 
-/** The text the search index holds for a module: null when it is not published. */
-export function searchText(m: Module | null): string | null {
-  if (!m || !m.published) return null;
-  return [
-    m.title,
-    m.lede,
-    m.about,
-    m.who,
-    m.by,
-    m.track,
-    m.area,
-    ...m.facts.flat(),
-    ...m.gets,
-    ...m.subject.map((s) => labelOf("subject", s)),
-  ].join("\n");
-}
-
-/** The search text of a module before its metadata was searched (migration 7 moves the index). */
-function searchTextBefore(m: Module | null): string | null {
-  if (!m || !m.published) return null;
-  return [m.title, m.lede, m.about, m.who, m.by].join("\n");
-}
-
-/** Every module, published or not, in slug order (the search index's migration). */
+/** Every module, published or not, in slug order (migrations). */
 export function eachModule(kv: Deno.Kv): AsyncIterableIterator<Deno.KvEntry<Module>> {
   return kv.list<Module>({ prefix: ["modules"] });
 }
@@ -190,7 +164,6 @@ function writeModule(
   const has = new Set(after?.contributors ?? []);
   for (const id of had) if (!has.has(id)) op.delete(byAccountKey(id, slug));
   for (const id of has) if (!had.has(id)) op.set(byAccountKey(id, slug), true);
-  indexChange(op, "module", slug, searchText(before), searchText(after));
   return catalogueChangedIn(op);
 }
 
@@ -524,8 +497,7 @@ export async function dropContributorIndex(kv: Deno.Kv, account: number, slug: s
 
 /**
  * Migration step (kv/migrations.ts): every module gets the metadata fields, nothing stated
- * (licence null: "licence not stated", never a licence it was not given), and its search
- * entries move from the old text (title, lede, about, who, by) to `searchText`.
+ * (licence null: "licence not stated", never a licence it was not given).
  */
 export async function giveLearning(kv: Deno.Kv): Promise<void> {
   for await (const e of eachModule(kv)) {
@@ -534,9 +506,7 @@ export async function giveLearning(kv: Deno.Kv): Promise<void> {
       const m = entry.value as Module | null;
       if (!m || m.licence !== undefined) return { op: null, result: 0 };
       const next: Module = { ...m, ...learningOf(m) };
-      const op = atomic(kv).check(entry).set(entry.key, next);
-      indexChange(op, "module", m.slug, searchTextBefore(m), searchText(next));
-      return { op, result: 0 };
+      return { op: atomic(kv).check(entry).set(entry.key, next), result: 0 };
     });
   }
 }

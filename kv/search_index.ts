@@ -29,11 +29,11 @@
  * are read by every search and written by the rarer changes alone (on Deno Deploy, a key
  * written by every change would be a hot key).
  */
-import { type Atomic, atomic, commit } from "./_atomic.ts";
+import { type Atomic, atomic, commit, deleteKeys, keysOf } from "./_atomic.ts";
 
 import { transact } from "./_atomic.ts";
 
-type SearchKind = "person" | "journal" | "module";
+type SearchKind = "person" | "journal";
 type DocId = number | string;
 
 /** Distinct words indexed per text: 300 removed + 300 added + 300 dictionary raises < 1000. */
@@ -380,6 +380,17 @@ export async function* newestIds(
  * removal checked against the record, read again, so an edit made meanwhile wins). Safe to
  * run again and beside writers: dictionary raises commute, term keys are only removed.
  */
+/**
+ * Drops the index of the modules (migration 12): the catalogue's own search
+ * (kv/module_search.ts) works on the published build, and nothing reads these keys.
+ */
+export async function dropModuleIndex(kv: Deno.Kv): Promise<void> {
+  for (const prefix of [["search", "module"], ["search_terms", "module"]]) {
+    await deleteKeys(kv, keysOf(kv, { prefix }));
+  }
+  await kv.delete(["search_version", "module"]);
+}
+
 export async function rebuildDictionary<T>(
   kv: Deno.Kv,
   kind: SearchKind,

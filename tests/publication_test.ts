@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { searchModules } from "../kv/catalogue_api.ts";
 import { formsPart } from "../kv/parts/forms.ts";
 import { MAX_DECISIONS } from "../kv/proposals.ts";
-import { queryWords } from "../kv/search_index.ts";
 import { proposal } from "./_forms_fixtures.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
 
@@ -43,8 +41,11 @@ async function catalogue(t: TestApp) {
   }[];
 }
 
+/** The slugs of the modules GET /api/search finds for `q`. */
 const found = async (t: TestApp, q: string) =>
-  (await searchModules(t.kv, queryWords(q), 10)).map((h) => h.slug);
+  ((await t.req("GET", `/api/search?q=${encodeURIComponent(q)}`)).body.modules as {
+    slug: string;
+  }[]).map((h) => h.slug);
 
 Deno.test("publication: the owner publishes; the module is in the catalogue and search at once", async () => {
   await using t = await testApp({ config: inboxes });
