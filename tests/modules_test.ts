@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
 import { cataloguePart } from "../kv/parts/catalogue.ts";
-import { searchModules } from "../kv/catalogue_api.ts";
-import { queryWords } from "../kv/search_index.ts";
 import { verifyTrail } from "../kv/trail.ts";
 import { DAY } from "../lib/clock.ts";
 import { seedModule } from "./_catalogue.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
+
+/** The slugs of the modules GET /api/search finds for `q`. */
+async function found(t: Awaited<ReturnType<typeof testApp>>, q: string): Promise<string[]> {
+  const r = await t.req("GET", `/api/search?q=${encodeURIComponent(q)}`);
+  return (r.body.modules as { slug: string }[]).map((h) => h.slug);
+}
 
 async function setup(config = {}) {
   const t = await testApp({ config });
@@ -355,19 +359,19 @@ Deno.test("modules: contributors added by address, removed, the last one kept", 
 Deno.test("modules: published modules are searchable, unpublished are not", async () => {
   const { t, grete } = await setup();
   await using _ = t;
-  assert.deepEqual((await searchModules(t.kv, queryWords("solder"), 5)).map((h) => h.slug), [
+  assert.deepEqual(await found(t, "solder"), [
     "solder-club",
   ]);
-  assert.deepEqual(await searchModules(t.kv, queryWords("draft"), 5), []);
+  assert.deepEqual(await found(t, "draft"), []);
   await t.req("PATCH", "/api/me/modules/pond-life", {
     token: grete.token,
     body: { lede: "Frogspawn counts" },
   });
-  assert.deepEqual((await searchModules(t.kv, queryWords("frogsp"), 5)).map((h) => h.slug), [
+  assert.deepEqual(await found(t, "frogsp"), [
     "pond-life",
   ]);
   assert.deepEqual(
-    (await searchModules(t.kv, queryWords("four times"), 5)).map((h) => h.slug),
+    await found(t, "four times"),
     ["solder-club"],
   );
 });

@@ -109,7 +109,7 @@ interface ListProps {
 }
 
 /** The open incidents, each with its updates (the top of a status page). */
-function OpenIncidents(props: ListProps & { none?: string; heading?: string }) {
+export function OpenIncidents(props: ListProps & { none?: string; heading?: string }) {
   const open = props.list.filter((i) => i.resolved === null);
   if (!open.length && props.none === undefined) return null;
   return (
@@ -131,7 +131,7 @@ function OpenIncidents(props: ListProps & { none?: string; heading?: string }) {
 }
 
 /** The resolved incidents by month, newest first, each with its updates and duration. */
-function IncidentHistory(props: ListProps) {
+export function IncidentHistory(props: ListProps) {
   const past = props.list.filter((i) => i.resolved !== null);
   return (
     <section aria-labelledby="incident-history" class="panel">
