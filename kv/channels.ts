@@ -300,7 +300,7 @@ export async function sealClearChannels(kv: Deno.Kv, secretsKey: string | null):
     if (!(await commit(atomic(kv).check(e).set(e.key, next))).ok) left++;
   }
   // The mark the former minutely job kept.
-  await kv.delete(["channels_sealed"]);
+  await commit(atomic(kv).delete(["channels_sealed"]));
   return left;
 }
 

@@ -388,7 +388,7 @@ export async function dropModuleIndex(kv: Deno.Kv): Promise<void> {
   for (const prefix of [["search", "module"], ["search_terms", "module"]]) {
     await deleteKeys(kv, keysOf(kv, { prefix }));
   }
-  await kv.delete(["search_version", "module"]);
+  await commit(atomic(kv).delete(["search_version", "module"]));
 }
 
 export async function rebuildDictionary<T>(
