@@ -9,8 +9,8 @@ import {
   runJobs,
 } from "./jobs/mod.ts";
 import { openKv } from "./kv/_atomic.ts";
-import { countMigrations, runMigrations } from "./kv/migrations.ts";
-import { chainTrail } from "./kv/trail.ts";
+import { countMigrations, runMigrations } from "./kv/store/migrations.ts";
+import { chainTrail } from "./kv/store/trail.ts";
 import { atTime, type Clock, fileClock, fileSteps, systemClock } from "./lib/clock.ts";
 import {
   ConfigError,
@@ -166,7 +166,7 @@ Deno.cron("daily jobs", DAILY_CRON, async () => void await runJobs(await ready, 
 
 const deps = await ready;
 lastMinutely = deps.clock.now();
-// A start ends the stretch no process ran (kv/monitor.ts): its gap ends now, not at the
+// A start ends the stretch no process ran (kv/service/monitor.ts): its gap ends now, not at the
 // first minutely run, which may come a minute later.
 import("./jobs/watchdog.ts").then((m) => m.pulse(deps));
 // The KV queue: looks pings asked for and wakes at due times, within seconds (jobs/queue.ts).
@@ -205,12 +205,12 @@ answering.resolve(app.fetch);
 
 /**
  * A self-hosted server without an owner prints, at each start, a link that makes the signed-in
- * person who opens it the owner (kv/owner_claim.ts): on a new KV, and again while no printed
+ * person who opens it the owner (kv/accounts/owner_claim.ts): on a new KV, and again while no printed
  * link was used. It goes to standard output as a block, for the person at the console; on
  * Deno Deploy, whose logs are the platform's, the owner uses `deno task roles` instead.
  */
 if (deps.config.kvPath !== undefined) {
-  const { renewOwnerClaim } = await import("./kv/owner_claim.ts");
+  const { renewOwnerClaim } = await import("./kv/accounts/owner_claim.ts");
   const token = await renewOwnerClaim(deps.kv, newInstall, deps.clock.now()).catch(() => null);
   if (token !== null) {
     // A block like a printed mail's: a message to the person at the console, not a log line.
@@ -244,8 +244,8 @@ async function stop(signal: string) {
   clearInterval(polling);
   try {
     await server.shutdown();
-    // kv/hooks.ts is loaded by the first heartbeat; without one there is nothing to commit.
-    const { flushBeats } = await import("./kv/hooks.ts");
+    // kv/service/heartbeats.ts is loaded by the first heartbeat; without one there is nothing to commit.
+    const { flushBeats } = await import("./kv/service/heartbeats.ts");
     await flushBeats(deps.kv);
     deps.kv.close();
   } catch (err) {

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { eachAccount, standingOf } from "../kv/accounts.ts";
-import { seenOf } from "../kv/dormant.ts";
-import { accountParts } from "../kv/parts.ts";
+import { eachAccount, standingOf } from "../kv/accounts/accounts.ts";
+import { seenOf } from "../kv/accounts/dormant.ts";
+import { accountParts } from "../kv/parts/mod.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { errors, json, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 import { ProfileSchema } from "../http/schemas.ts";
-import { avatarUrl } from "../kv/accounts.ts";
+import { avatarUrl } from "../kv/accounts/accounts.ts";
 
 /** Counts every actor shows, 0 when no part reports them. */
 const ACTOR_COUNTS = [

@@ -5,7 +5,7 @@ import {
   listApiKeys,
   MAX_API_KEYS,
   revokeApiKey,
-} from "../kv/api_keys.ts";
+} from "../kv/service/api_keys.ts";
 import type { Deps } from "../lib/deps.ts";
 import { body, errors, idParam, json, router } from "../http/router.ts";
 import { fail } from "../http/errors.ts";

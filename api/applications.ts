@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { ApplyBody, DecisionBody } from "../http/account_inputs.ts";
-import { type Account, getAccount, standingOf } from "../kv/accounts.ts";
+import { type Account, getAccount, standingOf } from "../kv/accounts/accounts.ts";
 import {
   applicationView,
   applyFor,
   decideApplication,
   listApplications,
-} from "../kv/applications.ts";
+} from "../kv/accounts/applications.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { body, errors, flag, idParam, json, router } from "../http/router.ts";

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { ModulePatch } from "../http/catalogue_inputs.ts";
-import { isTeam } from "../kv/accounts.ts";
-import { catalogueChanged, catalogueJson, metaOf, published } from "../kv/catalogue_doc.ts";
+import { isTeam } from "../kv/accounts/accounts.ts";
+import {
+  catalogueChanged,
+  catalogueJson,
+  metaOf,
+  published,
+} from "../kv/catalogue/catalogue_doc.ts";
 import {
   addContributorByEmail,
   allModules,
@@ -17,9 +22,15 @@ import {
   SLUG_RE,
   slugsOf,
   STATES,
-} from "../kv/modules.ts";
-import { allCounts, countsSnapshot, pointCount, pointsOf, togglePoint } from "../kv/points.ts";
-import { RULES } from "../kv/rate_limit.ts";
+} from "../kv/catalogue/modules.ts";
+import {
+  allCounts,
+  countsSnapshot,
+  pointCount,
+  pointsOf,
+  togglePoint,
+} from "../kv/catalogue/points.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../http/errors.ts";

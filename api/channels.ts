@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { isOwner } from "../kv/accounts.ts";
+import { isOwner } from "../kv/accounts/accounts.ts";
 import { groupingOf, setGrouping } from "../kv/alerts/alert_groups.ts";
-import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER } from "../kv/channels.ts";
+import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER } from "../kv/alerts/channels.ts";
 import { testChannel } from "../kv/alerts/outbox.ts";
-import { RULES } from "../kv/rate_limit.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
 import { KIND_LIST, KIND_NAMES } from "../lib/channels/mod.ts";
 import {
   addChannel,
@@ -11,7 +11,7 @@ import {
   changeChannel,
   channelsInUse,
   removeChannel,
-} from "../kv/services.ts";
+} from "../kv/service/commands.ts";
 import type { Deps } from "../lib/deps.ts";
 import { body, errors, idParam, json, router } from "../http/router.ts";
 import { fail } from "../http/errors.ts";
@@ -52,7 +52,7 @@ const ForNew = z.boolean().meta({
     "(default true)",
 });
 
-/** Every kind's fields, each an optional string here; kv/channels.ts checks them by kind. */
+/** Every kind's fields, each an optional string here; kv/alerts/channels.ts checks them by kind. */
 const FIELD_DOCS = new Map<string, string>();
 for (const k of KIND_LIST) {
   for (const f of k.fields) {
@@ -107,7 +107,7 @@ const Params = z.object({ id: idParam });
 
 const ChannelChange = z.object({ for_new_services: ForNew }).meta({ id: "ChannelChange" });
 
-/** Webhook alert channels of the caller (kv/channels.ts). */
+/** Webhook alert channels of the caller (kv/alerts/channels.ts). */
 
 const AlertSettings = z.object({
   grouping: z.boolean().meta({

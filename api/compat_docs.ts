@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BODY_MAX } from "../kv/hooks.ts";
+import { BODY_MAX } from "../kv/service/heartbeats.ts";
 import type { Deps } from "../lib/deps.ts";
 import { createRoute, json, router } from "../http/router.ts";
 import { compatAnswer } from "./compat_pings.ts";

@@ -7,8 +7,8 @@ import {
   pushHash,
   type Signal,
   slugHash,
-} from "../kv/hooks.ts";
-import { PING_KEY_RE } from "../kv/ping_keys.ts";
+} from "../kv/service/heartbeats.ts";
+import { PING_KEY_RE } from "../kv/service/ping_keys.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { roughOrigin } from "../lib/ip.ts";
 import { cutChars } from "../lib/text.ts";
@@ -23,7 +23,7 @@ import { cutText, readChunks, resumeWith, STATUS_MAX, UUID_RE } from "./hooks.ts
 
 /**
  * Other products' ping addresses, answered as those products answer them, through the same
- * domain ping (kv/hooks.ts `beatByHash`: one lookup, the group commit, the same events, runs,
+ * domain ping (kv/service/heartbeats.ts `beatByHash`: one lookup, the group commit, the same events, runs,
  * alerts and the 600 an hour per address) as this service's own /api/hooks:
  * - Healthchecks' pinging API: `/ping/<uuid>` and `/ping/<ping key>/<slug>`, each with
  *   `/start`, `/fail`, `/log` or `/<exit status>`, `?rid=`, `?create=1` on slugs; HEAD, GET and
@@ -201,7 +201,7 @@ async function hcPing(
   // A check's slug is Healthchecks' `[a-z0-9-_]`, at most 100 characters (its Spec's rule).
   if (!HC_NEW_SLUG_RE.test(slug)) return text("invalid url format", 400);
   // Auto-provisioning: loaded only here, it brings the rules of adding a service.
-  const { provisionCheck } = await import("../kv/service_changes.ts");
+  const { provisionCheck } = await import("../kv/service/rules.ts");
   const made = await provisionCheck(deps, keyHash, slug);
   if (made === "refused") return text("not found", 404);
   return hcAnswer(await record(hash), made === "created");

@@ -2,15 +2,15 @@ import { z } from "zod";
 import { LEARNING_SHAPE } from "../lib/learning.ts";
 import { ProposalBody, ProposalPatch } from "../http/catalogue_inputs.ts";
 import { createMiddleware } from "hono/factory";
-import { isTeam } from "../kv/accounts.ts";
-import { gateOf } from "../kv/gate.ts";
-import { isTeamCaller } from "../kv/caller.ts";
+import { isTeam } from "../kv/accounts/accounts.ts";
+import { gateOf } from "../kv/catalogue/gate.ts";
+import { isTeamCaller } from "../kv/accounts/caller.ts";
 import {
   changeProposal,
   removeProposal,
   submitProposal,
   visibleProposal,
-} from "../kv/proposal_changes.ts";
+} from "../kv/catalogue/proposal_changes.ts";
 import {
   getData,
   getProposal,
@@ -21,7 +21,7 @@ import {
   publicStatusView,
   STATUSES,
   statusUrl,
-} from "../kv/proposals.ts";
+} from "../kv/catalogue/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { type AppEnv, body, createRoute, errors, idParam, json, router } from "../http/router.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { endAllSessions, endSession, listSessions } from "../kv/sessions.ts";
+import { endAllSessions, endSession, listSessions } from "../kv/accounts/sessions.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";

@@ -19,8 +19,8 @@ const Erased = z.object({
  * Export and erasure walk every data area (kv/parts/): imported by the first export or erasure,
  * not with the area, which every `/api/me` request mounts (DELETE /api/me is here).
  */
-const exporting = () => import("../kv/export.ts");
-const erasing = () => import("../kv/erasure.ts");
+const exporting = () => import("../kv/parts/export.ts");
+const erasing = () => import("../kv/parts/erasure.ts");
 
 export function exportRoutes(deps: Deps) {
   const app = router();

@@ -10,8 +10,8 @@ import {
   MAX_LABEL,
   QUOTA,
   uploadFile,
-} from "../kv/files.ts";
-import { RULES } from "../kv/rate_limit.ts";
+} from "../kv/files/files.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
 import type { Config } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { MiddlewareHandler } from "hono";
-import { getAccount } from "../kv/accounts.ts";
-import { countMigrations } from "../kv/migrations.ts";
-import { API_KEY_LENGTH, findApiKey, spendApiCall } from "../kv/api_keys.ts";
+import { getAccount } from "../kv/accounts/accounts.ts";
+import { countMigrations } from "../kv/store/migrations.ts";
+import { API_KEY_LENGTH, findApiKey, spendApiCall } from "../kv/service/api_keys.ts";
 import {
   checkOf,
   createCheck,
@@ -19,7 +19,7 @@ import {
   pingBody,
   resumeCheck,
   updateCheck,
-} from "../kv/hc_checks.ts";
+} from "../kv/service/hc_checks.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { FlipsQuery, HcSpec, specError } from "../http/hc_inputs.ts";
@@ -28,7 +28,7 @@ import { type AppEnv, createRoute, type Ctx, json, keyed, router } from "../http
 /**
  * Healthchecks' Management API, v1, v2 and v3 (`/api/v<n>/...`), as its documentation and
  * tests describe it: its paths, fields, statuses, error texts and CORS. Each route reads its
- * key, then calls one function of kv/hc_checks.ts, the mapping over the same services as the
+ * key, then calls one function of kv/service/hc_checks.ts, the mapping over the same services as the
  * native API. docs/api.md lists where it differs, and why.
  */
 

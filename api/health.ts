@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { verifyTrail } from "../kv/trail.ts";
+import { verifyTrail } from "../kv/store/trail.ts";
 import type { Deps } from "../lib/deps.ts";
 import { createRoute, flag, json, router } from "../http/router.ts";
 import { healthz } from "./healthz.ts";

@@ -4,7 +4,7 @@
  * api/health.ts describes it in the OpenAPI document with this same handler.
  */
 import type { Context } from "hono";
-import { countMigrations } from "../kv/migrations.ts";
+import { countMigrations } from "../kv/store/migrations.ts";
 import type { Deps } from "../lib/deps.ts";
 
 /** How long the database may take before the answer is 503. */

@@ -6,7 +6,7 @@ import {
   pingAnswer,
   type Resume,
   type Signal,
-} from "../kv/hooks.ts";
+} from "../kv/service/heartbeats.ts";
 import { roughOrigin } from "../lib/ip.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
@@ -29,7 +29,7 @@ const Answer = z.object({ ok: z.literal(true), service: z.string(), received: z.
  * service's rules are loaded only then, off the ping's fast path.
  */
 export const resumeWith = (deps: Deps): Resume => (ref) =>
-  import("../kv/services.ts").then((m) => m.resumeByPing(deps, ref.account, ref.id));
+  import("../kv/service/commands.ts").then((m) => m.resumeByPing(deps, ref.account, ref.id));
 
 const params = z.object({
   key: z.string().meta({ example: "…43 characters…" }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type ImportPlan, planImport, runImport } from "../kv/service_import.ts";
+import { type ImportPlan, planImport, runImport } from "../kv/service/import.ts";
 import type { Deps } from "../lib/deps.ts";
 import { guarded } from "../http/guards.ts";
 import { body, errors, json, router } from "../http/router.ts";

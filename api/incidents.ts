@@ -8,7 +8,7 @@ import {
   listIncidents,
   openIncident,
   postIncidentUpdate,
-} from "../kv/incidents.ts";
+} from "../kv/status/incidents.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { body, errors, idParam, json, router } from "../http/router.ts";
@@ -37,7 +37,7 @@ export const IncidentSchema = z.object({
 const Ok = z.object({ ok: z.literal(true) });
 const Params = z.object({ id: idParam });
 
-/** Incidents of the caller's status page (kv/incidents.ts). */
+/** Incidents of the caller's status page (kv/status/incidents.ts). */
 export function incidentRoutes(deps: Deps) {
   const app = router();
   const { bearer } = guarded(deps);

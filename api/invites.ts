@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { InviteBody } from "../http/account_inputs.ts";
-import { type Account, getAccount } from "../kv/accounts.ts";
-import { allInvites, inviteAddress, invitesBy, inviteView } from "../kv/invites.ts";
+import { type Account, getAccount } from "../kv/accounts/accounts.ts";
+import { allInvites, inviteAddress, invitesBy, inviteView } from "../kv/accounts/invites.ts";
 import type { Deps } from "../lib/deps.ts";
 import { body, errors, json, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";

@@ -6,7 +6,7 @@ import {
   type JournalEntry,
   listEntries,
   updateEntry,
-} from "../kv/journal.ts";
+} from "../kv/accounts/journal.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";

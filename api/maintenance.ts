@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { listWindows } from "../kv/maintenance.ts";
-import { createWindow, deleteWindow, windowView } from "../kv/windows.ts";
+import { listWindows } from "../kv/service/maintenance.ts";
+import { createWindow, deleteWindow, windowView } from "../kv/service/windows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { body, errors, idParam, json, router } from "../http/router.ts";
@@ -25,7 +25,7 @@ const WindowSchema = z.object({
   next_start: z.string().nullable().meta({ description: "Its next start; null if none" }),
 }).meta({ id: "MaintenanceWindow" });
 
-/** Maintenance windows (kv/maintenance.ts, kv/windows.ts). */
+/** Maintenance windows (kv/service/maintenance.ts, kv/service/windows.ts). */
 export function maintenanceRoutes(deps: Deps) {
   const app = router();
   const { bearer } = guarded(deps);

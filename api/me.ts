@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { accountView } from "../kv/accounts.ts";
-import { applicationView, latestApplication } from "../kv/applications.ts";
+import { accountView } from "../kv/accounts/accounts.ts";
+import { applicationView, latestApplication } from "../kv/accounts/applications.ts";
 import type { Deps } from "../lib/deps.ts";
 import { errors, json, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";

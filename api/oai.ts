@@ -1,20 +1,20 @@
 /**
  * OAI-PMH 2.0 (https://www.openarchives.org/OAI/openarchivesprotocol.html) at `/oai`, GET and
  * POST: the published modules as records, in `oai_dc` and `amb` (the AMB JSON-LD record of
- * kv/amb.ts inside one XML element), in sets by area and track, with the modules taken back as
- * deleted records (their tombstones, kv/modules.ts). Every verb and every error code of the
+ * kv/catalogue/amb.ts inside one XML element), in sets by area and track, with the modules taken back as
+ * deleted records (their tombstones, kv/catalogue/modules.ts). Every verb and every error code of the
  * specification; datestamps in seconds (YYYY-MM-DDThh:mm:ssZ), days accepted in `from`/`until`;
  * resumption tokens that carry where the list stopped (stateless: any process answers them).
  */
-import { ambRecord } from "../kv/amb.ts";
-import { type Module, tombstones } from "../kv/modules.ts";
+import { ambRecord } from "../kv/catalogue/amb.ts";
+import { type Module, tombstones } from "../kv/catalogue/modules.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { labelOf, learningOf, licenceOf, NO_LICENCE } from "../lib/learning.ts";
 import { el, empty, xmlText } from "../lib/xml.ts";
-import { PUBLISHER_NAME } from "../kv/amb.ts";
-import { published } from "../kv/catalogue_doc.ts";
-import { changedAt } from "../kv/modules.ts";
+import { PUBLISHER_NAME } from "../kv/catalogue/amb.ts";
+import { published } from "../kv/catalogue/catalogue_doc.ts";
+import { changedAt } from "../kv/catalogue/modules.ts";
 import { Hono } from "hono";
 import type { AppEnv, Ctx } from "../http/router.ts";
 import { limitBody } from "../http/body.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pingKeyMade, rotatePingKey, rotatePush } from "../kv/services.ts";
+import { pingKeyMade, rotatePingKey, rotatePush } from "../kv/service/commands.ts";
 import { isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";

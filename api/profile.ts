@@ -1,23 +1,23 @@
 import { z } from "zod";
 import { ProfilePatch } from "../http/account_inputs.ts";
-import { publicProfile } from "../kv/profile.ts";
-import { getAccount, slugKey } from "../kv/accounts.ts";
+import { publicProfile } from "../kv/accounts/profile.ts";
+import { getAccount, slugKey } from "../kv/accounts/accounts.ts";
 import {
   MAX_AVATAR_BYTES,
   prepareAvatar,
   readAvatar,
   removeAvatar,
   setAvatar,
-} from "../kv/avatars.ts";
-import { catalogueChanged } from "../kv/catalogue_doc.ts";
-import { updateProfile } from "../kv/profile.ts";
+} from "../kv/files/avatars.ts";
+import { catalogueChanged } from "../kv/catalogue/catalogue_doc.ts";
+import { updateProfile } from "../kv/accounts/profile.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { body, createRoute, errors, idParam, json, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 import { SANDBOX_INLINE } from "../lib/file_kinds.ts";
 import { ProfileSchema } from "../http/schemas.ts";
-import { avatarUrl } from "../kv/accounts.ts";
+import { avatarUrl } from "../kv/accounts/accounts.ts";
 import { joinBytes } from "../lib/bytes.ts";
 
 const ProfileAnswer = z.object({

@@ -5,7 +5,7 @@ import {
   reportMailWanted,
   setReportMail,
   uptimeReport,
-} from "../kv/reports.ts";
+} from "../kv/status/reports.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { body, errors, json, router } from "../http/router.ts";
@@ -80,7 +80,7 @@ function reportView(r: Report) {
   };
 }
 
-/** Uptime reports (kv/reports.ts). */
+/** Uptime reports (kv/status/reports.ts). */
 export function reportRoutes(deps: Deps) {
   const app = router();
   const { bearer } = guarded(deps);

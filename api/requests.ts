@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RequestBody } from "../http/catalogue_inputs.ts";
-import { createRequest, listRequests, requestView, setHandled } from "../kv/requests.ts";
+import { createRequest, listRequests, requestView, setHandled } from "../kv/forms/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { body, createRoute, errors, flag, idParam, json, router } from "../http/router.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { RULES } from "../kv/rate_limit.ts";
-import { search } from "../kv/search.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
+import { search } from "../kv/search/search.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { createRoute, errors, json, router } from "../http/router.ts";

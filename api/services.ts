@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getAccount, isOwner, isTeam } from "../kv/accounts.ts";
+import { getAccount, isOwner, isTeam } from "../kv/accounts/accounts.ts";
 import {
   deleteService,
   getService,
@@ -11,10 +11,10 @@ import {
   PLACES,
   rotateHook,
   serviceView,
-} from "../kv/services.ts";
-import { serviceHistory } from "../kv/windows.ts";
-import { listWindows, type Window } from "../kv/maintenance.ts";
-import { listEvents } from "../kv/hooks.ts";
+} from "../kv/service/commands.ts";
+import { serviceHistory } from "../kv/service/windows.ts";
+import { listWindows, type Window } from "../kv/service/maintenance.ts";
+import { listEvents } from "../kv/service/heartbeats.ts";
 import { withDurations } from "../lib/runs.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -24,7 +24,7 @@ import { KINDS } from "../lib/targets.ts";
 import { body, errors, idParam, json, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 import { CreateBody, HttpOptionsBody, PatchBody } from "../http/services_inputs.ts";
-import { addService, checkServiceNow, editService, hookUrl } from "../kv/service_changes.ts";
+import { addService, checkServiceNow, editService, hookUrl } from "../kv/service/rules.ts";
 
 const ServiceSchema = z.object({
   id: z.number().int(),

@@ -1,17 +1,17 @@
 import { z } from "zod";
 import { LinkRequest } from "../http/account_inputs.ts";
-import { standingOf } from "../kv/accounts.ts";
-import { accountParts } from "../kv/parts.ts";
-import { completeLink, issueLink } from "../kv/sign_in.ts";
+import { standingOf } from "../kv/accounts/accounts.ts";
+import { accountParts } from "../kv/parts/mod.ts";
+import { completeLink, issueLink } from "../kv/accounts/sign_in.ts";
 import { signInMail } from "../mail/sign_in.ts";
-import { RULES } from "../kv/rate_limit.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { body, createRoute, errors, json, router } from "../http/router.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
 import { ActorSchema } from "../http/schemas.ts";
-import { actorView } from "../kv/accounts.ts";
+import { actorView } from "../kv/accounts/accounts.ts";
 
 const VerifyAnswer = z.object({
   ok: z.literal(true),

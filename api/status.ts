@@ -1,22 +1,22 @@
 import { z } from "zod";
-import { getService, rotateBadge } from "../kv/services.ts";
+import { getService, rotateBadge } from "../kv/service/commands.ts";
 import {
   badgeOf,
   getStatusPage,
   MAX_NOTE,
   publicStatusPage,
   saveStatusPage,
-} from "../kv/status_page.ts";
+} from "../kv/status/page.ts";
 import type { Deps } from "../lib/deps.ts";
 import { badge } from "../lib/svg.ts";
-import { BADGE_FORMATS, projectBadgeState } from "../kv/hc_checks.ts";
+import { BADGE_FORMATS, projectBadgeState } from "../kv/service/hc_checks.ts";
 import { body, createRoute, type Ctx, errors, idParam, json, router } from "../http/router.ts";
 import { fail } from "../http/errors.ts";
 import { clientOrigin, guarded, limit } from "../http/guards.ts";
-import { confirmFollow, followerCount } from "../kv/followers.ts";
-import { requestFollow, unfollow } from "../kv/follows.ts";
-import { RULES } from "../kv/rate_limit.ts";
-import { deleteNote, listNotes, NOTE_KINDS, noteView, postNote } from "../kv/status_notes.ts";
+import { confirmFollow, followerCount } from "../kv/status/followers.ts";
+import { requestFollow, unfollow } from "../kv/status/follows.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
+import { deleteNote, listNotes, NOTE_KINDS, noteView, postNote } from "../kv/status/notes.ts";
 import { FollowBody, FollowToken, NoteBody, StatusLink } from "../http/services_inputs.ts";
 import { multiLine, oneLine } from "../http/text.ts";
 import { IncidentSchema } from "./incidents.ts";
@@ -98,7 +98,7 @@ const PageRef = z.object({
   path: z.string().meta({ description: "The status page followed" }),
 });
 
-/** Status pages (/status/<slug>) and service badges; see kv/status_page.ts. */
+/** Status pages (/status/<slug>) and service badges; see kv/status/page.ts. */
 const SettingsAnswer = PageSettings.extend({
   path: z.string().meta({ description: "Where the page is (while enabled)" }),
   followers: z.number().int().meta({

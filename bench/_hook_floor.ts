@@ -3,7 +3,7 @@
  * durable work of a ping and nothing else. It reads the body, finds the hook in a map (key ->
  * service, from the JSON file HOOKS_FILE), and group-commits the beat, the event (with its
  * body) and the per-address count to a KV file (KV_PATH), answering each ping after the
- * commit that carries it, as kv/hooks.ts does. No routing library, no validation, no
+ * commit that carries it, as kv/service/heartbeats.ts does. No routing library, no validation, no
  * hashing, no rate limit decision, no log line.
  */
 const kv = await Deno.openKv(Deno.env.get("KV_PATH"));

@@ -6,9 +6,9 @@
  */
 import { autocannon } from "../tests/_dev_deps.ts";
 import { atomic, openKv, transact } from "../kv/_atomic.ts";
-import { type Account, prepareAccount } from "../kv/accounts.ts";
-import { runMigrations } from "../kv/migrations.ts";
-import { prepareSession } from "../kv/sessions.ts";
+import { type Account, prepareAccount } from "../kv/accounts/accounts.ts";
+import { runMigrations } from "../kv/store/migrations.ts";
+import { prepareSession } from "../kv/accounts/sessions.ts";
 import type { ServerProcess } from "../tests/_server.ts";
 import { cpuTicks, TICK_MS } from "./_cpu.ts";
 

@@ -4,7 +4,7 @@
  * the account read together from the KV file on every request, the expiry checked, and the
  * same JSON as the service's answer. No framework, validation, cache or log.
  */
-import { type Account, accountView } from "../kv/accounts.ts";
+import { type Account, accountView } from "../kv/accounts/accounts.ts";
 import { sha256hex } from "../lib/crypto.ts";
 
 const kv = await Deno.openKv(Deno.env.get("KV_PATH"));

@@ -1,9 +1,9 @@
 import { createApp } from "../app.ts";
 import { atomic, commit, openKv, transact } from "../kv/_atomic.ts";
-import { prepareAccount } from "../kv/accounts.ts";
-import { runMigrations } from "../kv/migrations.ts";
-import { putModule } from "../kv/modules.ts";
-import { prepareSession } from "../kv/sessions.ts";
+import { prepareAccount } from "../kv/accounts/accounts.ts";
+import { runMigrations } from "../kv/store/migrations.ts";
+import { putModule } from "../kv/catalogue/modules.ts";
+import { prepareSession } from "../kv/accounts/sessions.ts";
 import { systemClock } from "../lib/clock.ts";
 import { loadConfig } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";

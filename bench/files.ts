@@ -8,7 +8,7 @@
  * `deno task bench` runs it after its own table. Exit 1 when uploads fall below UPLOAD_TARGET of
  * the bare writer (issue 16: "keep them there").
  */
-import { BATCH, CHUNK, MAX_FILE } from "../kv/files.ts";
+import { BATCH, CHUNK, MAX_FILE } from "../kv/files/files.ts";
 import { rawRequest, startFreshServer } from "../tests/_real_server.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
 
@@ -144,7 +144,7 @@ export async function filesBench(rounds = 3, size = MAX_FILE): Promise<FilesBenc
       if (n !== size) throw new Error("local read short");
     }
     // The floor for uploads: the same bytes straight into a KV file in this process, in the
-    // chunk size and batch size kv/files.ts uses, one atomic commit after another: what any
+    // chunk size and batch size kv/files/files.ts uses, one atomic commit after another: what any
     // upload into Deno KV costs without HTTP, validation, quota or bookkeeping.
     for (let r = 0; r < rounds; r++) {
       const kv = await Deno.openKv(`${dir}/bare-${r}.sqlite3`);

@@ -10,7 +10,7 @@
  *    server process's CPU per ping (/proc), RSS right after each server's load and again after
  *    a minute idle (BENCH_IDLE seconds).
  * 2. The minutely runner at scale: 1 000 and 100 000 heartbeat services (one per account),
- *    written straight to KV in the layout of kv/services.ts, with the same 100 due in each
+ *    written straight to KV in the layout of kv/service/commands.ts, with the same 100 due in each
  *    minute of the measure and the rest due much later; the runner (jobs/checks.ts) runs once
  *    per simulated minute in this process, its CPU time per run measured.
  * 3. Issue 14's signal mix against a bare Deno.serve: the whole mix, and the mix without its
@@ -23,9 +23,9 @@
 import process from "node:process";
 import { runDueChecks } from "../jobs/checks.ts";
 import { atomic, commit, openKv, transact } from "../kv/_atomic.ts";
-import { type Account, emptyProfile, prepareAccount } from "../kv/accounts.ts";
-import { runMigrations } from "../kv/migrations.ts";
-import { createService, type NewService, type Service } from "../kv/services.ts";
+import { type Account, emptyProfile, prepareAccount } from "../kv/accounts/accounts.ts";
+import { runMigrations } from "../kv/store/migrations.ts";
+import { createService, type NewService, type Service } from "../kv/service/commands.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { loadConfig } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -65,7 +65,7 @@ const heartbeat: NewService = {
   hint: null,
 };
 
-/** 1 000 heartbeat services made through kv/services.ts (30 per account, the limit). */
+/** 1 000 heartbeat services made through kv/service/commands.ts (30 per account, the limit). */
 export async function seedHooks(kvPath: string) {
   const kv = await openKv(kvPath);
   try {
@@ -201,8 +201,8 @@ const DUE_PER_RUN = 100;
 const RUNS = 8;
 
 /**
- * `n` heartbeat services, one per account, written in batches in the layout of kv/accounts.ts
- * and kv/services.ts. Services 0..RUNS*DUE_PER_RUN-1 fall due DUE_PER_RUN a minute from
+ * `n` heartbeat services, one per account, written in batches in the layout of kv/accounts/accounts.ts
+ * and kv/service/commands.ts. Services 0..RUNS*DUE_PER_RUN-1 fall due DUE_PER_RUN a minute from
  * `start`; the others a day later. None has beaten: each look finds it waiting (no alert).
  */
 async function seedRunner(kv: Deno.Kv, n: number, start: number) {

@@ -17,7 +17,7 @@
 import { serverEnv, spawnListening, taskArgs } from "../tests/_server.ts";
 import { load, median, seedAccount } from "./_http.ts";
 import { testApp } from "../tests/_helpers.ts";
-import { addEntry } from "../kv/journal.ts";
+import { addEntry } from "../kv/accounts/journal.ts";
 import { pageCost, pageWeight } from "./_page_cost.ts";
 import { configureLog } from "../lib/log.ts";
 

@@ -13,7 +13,7 @@
  */
 import { testApp } from "../tests/_helpers.ts";
 import { sampleModule, seedModule } from "../tests/_catalogue.ts";
-import { importCatalogue } from "../kv/catalogue_io.ts";
+import { importCatalogue } from "../kv/catalogue/catalogue_io.ts";
 import { pageCost, pageWeight } from "./_page_cost.ts";
 import { configureLog } from "../lib/log.ts";
 

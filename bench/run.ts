@@ -11,8 +11,8 @@
  * other areas' scripts).
  * Linux only (/proc). Exit 1 when a target is missed.
  */
-import { MIGRATIONS } from "../kv/migrations.ts";
-import { accountView } from "../kv/accounts.ts";
+import { MIGRATIONS } from "../kv/store/migrations.ts";
+import { accountView } from "../kv/accounts/accounts.ts";
 import { ROOT, serverEnv, spawnListening, taskArgs } from "../tests/_server.ts";
 import { load as loadRun, median, medianRun, rssMiB, type Run, seedAccount } from "./_http.ts";
 

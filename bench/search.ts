@@ -3,7 +3,7 @@
  * of the same data, 1 000 journal entries by 200 people and 10 modules, and 100 000 entries by
  * 20 000 people and 1 000 modules, next to a bare Deno.serve (bench/_bare.ts), all on
  * 127.0.0.1, taking turns.
- * The KV files are written straight to KV in the layout of kv/accounts.ts and kv/journal.ts
+ * The KV files are written straight to KV in the layout of kv/accounts/accounts.ts and kv/accounts/journal.ts
  * (through the search index's own `indexChange`), in batched atomics, and kept under /tmp
  * for the next run (delete them to seed again).
  *
@@ -17,10 +17,10 @@
  * at most 100x the bare server's.
  */
 import { atomic, commit, openKv } from "../kv/_atomic.ts";
-import { type Account, emptyProfile, personText } from "../kv/accounts.ts";
-import { runMigrations } from "../kv/migrations.ts";
-import { indexChange } from "../kv/search_index.ts";
-import { putModule } from "../kv/modules.ts";
+import { type Account, emptyProfile, personText } from "../kv/accounts/accounts.ts";
+import { runMigrations } from "../kv/store/migrations.ts";
+import { indexChange } from "../kv/search/search_index.ts";
+import { putModule } from "../kv/catalogue/modules.ts";
 import { sampleModule } from "../tests/_catalogue.ts";
 import { DAY } from "../lib/clock.ts";
 import { serverEnv, spawnListening, taskArgs } from "../tests/_server.ts";
@@ -82,7 +82,7 @@ async function seedKv(path: string, people: number, entries: number) {
       op = atomic(kv);
       muts = 0;
     };
-    // Ids as kv/ids.ts makes them: creation time in the high part, so they sort by time.
+    // Ids as kv/store/ids.ts makes them: creation time in the high part, so they sort by time.
     const idAt = (t: number) => (t - Date.UTC(2025, 0, 1)) * 1024;
     for (let i = 1; i <= people; i++) {
       const id = idAt(now - 2 * DAY) + i;
@@ -124,7 +124,7 @@ async function seedKv(path: string, people: number, entries: number) {
 
 /**
  * Published modules, one per hundred entries (10 and 1 000), in the words of the entries, so
- * the module search (kv/module_search.ts: every field, ranked, corrections) answers each query
+ * the module search (kv/search/module_search.ts: every field, ranked, corrections) answers each query
  * too. Written once into a file seeded before they were (the journal's seed is the slow part).
  */
 async function seedModules(path: string, entries: number) {

@@ -1,4 +1,4 @@
-import { dumpStream } from "../kv/backup.ts";
+import { dumpStream } from "../kv/store/backup.ts";
 import { envRecord, loadConfig } from "../lib/config.ts";
 import { openRawKv, ownerKvPath, progressLine } from "./_kv.ts";
 import { messageOf, runCommand } from "./_run.ts";
@@ -6,7 +6,7 @@ import { messageOf, runCommand } from "./_run.ts";
 /**
  * `deno task backup [file]`: a logical dump of the whole KV of KV_PATH (a file, or Deno Deploy's
  * KV through its KV Connect URL and DENO_KV_ACCESS_TOKEN) to `file`, or to standard output when
- * no file (or `-`) is given; streamed, with a progress line on standard error. kv/backup.ts
+ * no file (or `-`) is given; streamed, with a progress line on standard error. kv/store/backup.ts
  * describes the format. A file is written beside its name first and renamed when complete.
  */
 

@@ -1,5 +1,5 @@
 import { openKv } from "../kv/_atomic.ts";
-import { exportCatalogue, importCatalogue, ImportError } from "../kv/catalogue_io.ts";
+import { exportCatalogue, importCatalogue, ImportError } from "../kv/catalogue/catalogue_io.ts";
 import { systemClock } from "../lib/clock.ts";
 import { ConfigError, envRecord, loadConfig } from "../lib/config.ts";
 import { CREATE_FLAG, ownerKvPath, splitCreate } from "./_kv.ts";

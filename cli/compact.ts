@@ -2,14 +2,14 @@
  * The owner's compaction command, run on the server machine while the server is stopped:
  *   deno task compact
  * Rewrites the KV file (KV_PATH, default ./data/kv.sqlite3) so that nothing deleted, an
- * erased account's records included, survives in its free pages or its -wal (kv/compact.ts).
+ * erased account's records included, survives in its free pages or its -wal (kv/store/compact.ts).
  * It refuses, changing nothing, while another process has the file open.
  * Exit codes: 0 done, 1 refused or failed, 2 usage.
  *
  * Needs every permission (`deno run -A`): Deno's node:sqlite allows attached databases only
  * then, and VACUUM attaches its temporary copy.
  */
-import { compact, CompactRefused } from "../kv/compact.ts";
+import { compact, CompactRefused } from "../kv/store/compact.ts";
 import { ownerKvPath } from "./_kv.ts";
 import { messageOf, runCommand } from "./_run.ts";
 

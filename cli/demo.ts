@@ -1,9 +1,9 @@
 import { atomic, transact } from "../kv/_atomic.ts";
-import { findAccountByEmail, prepareAccount } from "../kv/accounts.ts";
-import { importCatalogue } from "../kv/catalogue_io.ts";
+import { findAccountByEmail, prepareAccount } from "../kv/accounts/accounts.ts";
+import { importCatalogue } from "../kv/catalogue/catalogue_io.ts";
 import { explainImport } from "./catalogue.ts";
 import { openKv } from "../kv/_atomic.ts";
-import { trailAppend } from "../kv/trail.ts";
+import { trailAppend } from "../kv/store/trail.ts";
 import { systemClock } from "../lib/clock.ts";
 import { envRecord, loadConfig } from "../lib/config.ts";
 import { CREATE_FLAG, ownerKvPath, splitCreate } from "./_kv.ts";

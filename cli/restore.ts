@@ -1,4 +1,4 @@
-import { RestoreError, restoreStream } from "../kv/backup.ts";
+import { RestoreError, restoreStream } from "../kv/store/backup.ts";
 import { envRecord, loadConfig } from "../lib/config.ts";
 import { CREATE_FLAG, openRawKv, ownerKvPath, progressLine, splitCreate } from "./_kv.ts";
 import { messageOf, runCommand } from "./_run.ts";

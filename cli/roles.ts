@@ -9,8 +9,8 @@
  * 2 usage or a KV_PATH refused (cli/_kv.ts `ownerKvPath`; `--create` for a new database).
  */
 import { openKv } from "../kv/_atomic.ts";
-import { type Role, ROLES } from "../kv/accounts.ts";
-import { grantRole, isRole, listRoleHolders, revokeRole } from "../kv/roles.ts";
+import { type Role, ROLES } from "../kv/accounts/accounts.ts";
+import { grantRole, isRole, listRoleHolders, revokeRole } from "../kv/accounts/roles.ts";
 import { canonicalEmail } from "../lib/email.ts";
 import { CREATE_FLAG, ownerKvPath, splitCreate } from "./_kv.ts";
 import { messageOf, runCommand } from "./_run.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LANGS, PROFILE_ROLES } from "../kv/profile.ts";
+import { LANGS, PROFILE_ROLES } from "../kv/accounts/profile.ts";
 import { canonicalEmail, emailSchema } from "../lib/email.ts";
 import { chars, INVISIBLE_MESSAGE, multiLine, oneLine, visibleText } from "./text.ts";
 
@@ -91,7 +91,7 @@ export const ApiKeyInput = z.object({
   }),
 }).meta({ id: "ApiKeyInput" });
 
-/** The token of the owner's first-run link (kv/owner_claim.ts), as the claim page posts it. */
+/** The token of the owner's first-run link (kv/accounts/owner_claim.ts), as the claim page posts it. */
 export const OwnerClaimBody = z.object({
   claim: z.string().trim().min(1, { message: "the link's token is missing" }).max(100, {
     message: "this is not a token the server printed",

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { cleanFacts, cleanGets, LIMITS, STATES } from "../kv/modules.ts";
-import { AREAS, MAX_REASON } from "../kv/proposals.ts";
-import { REQUEST_KINDS, type RequestKind } from "../kv/requests.ts";
+import { cleanFacts, cleanGets, LIMITS, STATES } from "../kv/catalogue/modules.ts";
+import { AREAS, MAX_REASON } from "../kv/catalogue/proposals.ts";
+import { REQUEST_KINDS, type RequestKind } from "../kv/forms/requests.ts";
 import { emailSchema } from "../lib/email.ts";
 import { ChainSchema, MAX_RECORDS, RecordSchema } from "../lib/record_chain.ts";
 import { honeypotField } from "./guards.ts";
 import { chars, multiLine, oneLine } from "./text.ts";
 import { LEARNING_SHAPE } from "../lib/learning.ts";
-import { MAX_MATERIAL_LABEL, MAX_MATERIALS } from "../kv/materials.ts";
+import { MAX_MATERIAL_LABEL, MAX_MATERIALS } from "../kv/catalogue/materials.ts";
 
 /**
  * The request schemas of the catalogue's forms, validated by the API's routes

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkUpload, getFile, MAX_LABEL, readFile, type StoredFile } from "../kv/files.ts";
+import { checkUpload, getFile, MAX_LABEL, readFile, type StoredFile } from "../kv/files/files.ts";
 import type { Deps } from "../lib/deps.ts";
 import { isActiveType, SANDBOX_INLINE, SANDBOX_STRICT } from "../lib/file_kinds.ts";
 import { cleanText, contentDisposition, headerText } from "../lib/file_names.ts";
@@ -9,7 +9,7 @@ import { INVISIBLE_MESSAGE, visibleText } from "./text.ts";
 /**
  * What the files API (api/files.ts) and the files page (web/me_files.tsx) both read from a
  * request and answer in HTTP terms: the PATCH schema, an upload's headers, and a file's bytes
- * with ranges and validators. The rules themselves are kv/files.ts.
+ * with ranges and validators. The rules themselves are kv/files/files.ts.
  */
 
 export const Patch = z.object({
@@ -23,7 +23,7 @@ export const Patch = z.object({
 
 /**
  * What an upload's headers say (Content-Length, X-File-Name, X-File-Label, X-Public), read as
- * PUT /api/me/files and the files page's upload both need it, then checked by kv/files.ts
+ * PUT /api/me/files and the files page's upload both need it, then checked by kv/files/files.ts
  * `checkUpload`; 4xx errors name the header.
  */
 export function uploadOf(header: (name: string) => string | undefined) {

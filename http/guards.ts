@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { createMiddleware } from "hono/factory";
 import type { MiddlewareHandler } from "hono";
-import { type Account, isOwner, isTeam } from "../kv/accounts.ts";
-import { countUse, type Rule } from "../kv/rate_limit.ts";
-import { nextId } from "../kv/ids.ts";
-import { findSession } from "../kv/sessions.ts";
-import { actorOf, type Caller, FRESH_AGE, FRESH_REQUIRED } from "../kv/caller.ts";
+import { type Account, isOwner, isTeam } from "../kv/accounts/accounts.ts";
+import { countUse, type Rule } from "../kv/store/rate_limit.ts";
+import { nextId } from "../kv/store/ids.ts";
+import { findSession } from "../kv/accounts/sessions.ts";
+import { actorOf, type Caller, FRESH_AGE, FRESH_REQUIRED } from "../kv/accounts/caller.ts";
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "./errors.ts";
@@ -151,7 +151,7 @@ export function requireFresh(deps: Deps, c: Ctx): void {
   if (!callerOf(deps, c).fresh) fail(409, FRESH_REQUIRED, { fresh_required: true });
 }
 
-/** Who calls, for the domain functions (kv/caller.ts), from what the guards found. */
+/** Who calls, for the domain functions (kv/accounts/caller.ts), from what the guards found. */
 export function callerOf(deps: Deps, c: Ctx): Caller {
   const s = c.get("session");
   return {

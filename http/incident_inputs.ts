@@ -5,11 +5,11 @@ import {
   MAX_AFFECTED,
   MAX_TITLE,
   MAX_UPDATE_TEXT,
-} from "../kv/incidents.ts";
+} from "../kv/status/incidents.ts";
 import { multiLine, oneLine } from "./text.ts";
 
 /**
- * The request schemas of incidents (kv/incidents.ts), validated by /api/me/incidents
+ * The request schemas of incidents (kv/status/incidents.ts), validated by /api/me/incidents
  * (api/incidents.ts) and the status page's incident forms alike.
  */
 

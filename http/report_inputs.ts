@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * The query of an uptime report (GET /api/me/reports, /api/me/reports/csv and the /me/reports
  * page alike): what it covers (a service, a status page, else the whole account) and when (a
- * month, or a range of days; else this month so far). kv/reports.ts checks the dates.
+ * month, or a range of days; else this month so far). kv/status/reports.ts checks the dates.
  */
 export const ReportQuery = z.object({
   service: z.coerce.number().int().positive().optional().meta({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Context } from "hono";
-import type { Account } from "../kv/accounts.ts";
-import type { Session } from "../kv/sessions.ts";
+import type { Account } from "../kv/accounts/accounts.ts";
+import type { Session } from "../kv/accounts/sessions.ts";
 import { fail } from "./errors.ts";
 import { refusal, speakPlainly } from "./words.ts";
 import { createRoute, type Hook, OpenApiHono, type RouteConfig } from "./openapi.ts";

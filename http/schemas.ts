@@ -32,7 +32,7 @@ export const AccountSchema = ActorSchema.extend({
   avatar: z.string().nullable(),
 }).meta({ id: "Account" });
 
-/** How an application shows to its applicant (kv/applications.ts applicationView). */
+/** How an application shows to its applicant (kv/accounts/applications.ts applicationView). */
 export const ApplicationStateSchema = z.object({
   id: z.number().int(),
   created: z.string(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { GROUPS, INTERVALS, MAX_TAG, MAX_TAGS, PLACES } from "../kv/services.ts";
+import { GROUPS, INTERVALS, MAX_TAG, MAX_TAGS, PLACES } from "../kv/service/commands.ts";
 import { GRACE_MAX, GRACE_MIN, MAX_CRON, validTimeZone } from "../lib/schedule.ts";
-import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status_notes.ts";
+import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status/notes.ts";
 import { emailSchema } from "../lib/email.ts";
 import { multiLine, oneLine } from "./text.ts";
 import { HC_SLUG_RE } from "../lib/text.ts";
@@ -174,7 +174,7 @@ export const CreateBody = z.object({
   alerts: z.boolean().default(true),
   threshold: threshold.default(1),
   schedule: schedule.optional(),
-  // No defaults here: given without a schedule they answer 400 (kv/service_changes.ts).
+  // No defaults here: given without a schedule they answer 400 (kv/service/rules.ts).
   tz: tz.optional(),
   grace: grace.optional(),
   period_seconds: periodSeconds.optional(),

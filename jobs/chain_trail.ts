@@ -1,4 +1,4 @@
-import { chainTrail } from "../kv/trail.ts";
+import { chainTrail } from "../kv/store/trail.ts";
 import type { Deps } from "../lib/deps.ts";
 
 /**

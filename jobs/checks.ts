@@ -1,8 +1,8 @@
-import { getAccount, isOwner } from "../kv/accounts.ts";
-import { claimDue, type DueItem, listDue } from "../kv/service.ts";
+import { getAccount, isOwner } from "../kv/accounts/accounts.ts";
+import { claimDue, type DueItem, listDue } from "../kv/service/store.ts";
 import { sendDueGroups } from "../kv/alerts/grouped_alerts.ts";
-import { skipPaused } from "../kv/services.ts";
-import { recordResult, reviewHeartbeat } from "../kv/service_results.ts";
+import { skipPaused } from "../kv/service/commands.ts";
+import { recordResult, reviewHeartbeat } from "../kv/service/looks.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { runCheck } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";

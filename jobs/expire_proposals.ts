@@ -1,4 +1,4 @@
-import { expireReceived } from "../kv/proposals.ts";
+import { expireReceived } from "../kv/catalogue/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { expireRequests } from "../kv/requests.ts";
+import { expireRequests } from "../kv/forms/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 
 /** Daily: removes requests older than 180 days (docs/api.md "Limits"). */

@@ -29,7 +29,7 @@ export const MINUTELY: Job[] = [
 
 /**
  * Run once by a process this long after its start (main.ts): a look or a send that a process
- * cut by dying holds its lease or claim (kv/service.ts LEASE_MS, kv/alerts/outbox.ts CLAIM_MS,
+ * cut by dying holds its lease or claim (kv/service/store.ts LEASE_MS, kv/alerts/outbox.ts CLAIM_MS,
  * 40 s) no longer, so what it cut resumes within a minute of the restart, not at the minutely
  * run after the claim's end.
  */

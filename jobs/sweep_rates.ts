@@ -1,4 +1,4 @@
-import { sweepRateWindows } from "../kv/rate_limit.ts";
+import { sweepRateWindows } from "../kv/store/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
 
 /** Minutely: deletes rate counters of windows that have ended. */

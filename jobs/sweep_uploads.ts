@@ -1,4 +1,4 @@
-import { sweepUploads } from "../kv/files.ts";
+import { sweepUploads } from "../kv/files/files.ts";
 import type { Deps } from "../lib/deps.ts";
 
 /** Minutely: removes chunks of uploads that never completed and releases their quota. */

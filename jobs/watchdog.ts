@@ -1,4 +1,4 @@
-import { notePulse } from "../kv/monitor.ts";
+import { notePulse } from "../kv/service/monitor.ts";
 import { httpRequest } from "../lib/checks/_http.ts";
 import { describeError } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -8,7 +8,7 @@ import { outboundTarget } from "../lib/outbound.ts";
 
 /**
  * What the minutely run does around its jobs so that this monitor's own downtime is known:
- * inside, its pulse (kv/monitor.ts: a pulse long after the last one stores the stretch no
+ * inside, its pulse (kv/service/monitor.ts: a pulse long after the last one stores the stretch no
  * process ran as a gap, "no data (monitor down)"); outside, the owner's dead-man check
  * (WATCHDOG_URL, for example a Healthchecks check): `<url>/start` when the run begins, `<url>`
  * when its jobs all succeeded, `<url>/fail` when one failed, as Healthchecks reads them, so
@@ -97,7 +97,7 @@ export async function pulse(deps: Deps): Promise<void> {
 /**
  * The minutely run watched, beside its jobs (which have started): its pulse and `/start`, then
  * the outcome once the jobs are done. A heartbeat the jobs judge before the pulse lands still
- * finds the stretch its deadline fell in (kv/monitor.ts `gapAt` reads the last pulse too).
+ * finds the stretch its deadline fell in (kv/service/monitor.ts `gapAt` reads the last pulse too).
  */
 export async function watchedRun(deps: Deps, jobs: Promise<boolean>): Promise<void> {
   const [, , ok] = await Promise.all([pulse(deps), pingWatchdog(deps, "start"), jobs]);

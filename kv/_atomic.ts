@@ -2,7 +2,7 @@
  * The one commit path. Domain code builds a write with `atomic(kv)` and commits it with
  * `commit(op)` (or returns it from a `transact` attempt), and nothing else writes: `commit`
  * runs, by name, what must follow a commit: an atomic that queued record trail lines runs the
- * trail's sequencer (kv/trail.ts `kickTrail`) before `commit` returns. Commits, and the reads
+ * trail's sequencer (kv/store/trail.ts `kickTrail`) before `commit` returns. Commits, and the reads
  * of a KV `openKv` opened, wait out a KV file that another process holds locked
  * (kv/_locked.ts), and `transact` runs optimistic loops for version-checked atomics, so
  * concurrent requests never lose an update.
@@ -18,7 +18,7 @@ import {
   retryLocked,
   TRANSACT_BUDGET_MS,
 } from "./_locked.ts";
-import { kickTrail, QUEUE } from "./trail.ts";
+import { kickTrail, QUEUE } from "./store/trail.ts";
 
 export { atomicStats, isLocked, keysOf, lockSafe, retryLocked, TRANSACT_BUDGET_MS };
 export type { LockSafeKv };

@@ -348,7 +348,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metricsToken: e.METRICS_TOKEN,
     testClockFile: e.TEST_CLOCK_FILE,
     // Production never seals with a key written here: without SECRETS_KEY, channels that
-    // hold secrets cannot be added there (kv/channels.ts says so).
+    // hold secrets cannot be added there (kv/alerts/channels.ts says so).
     secretsKey: e.SECRETS_KEY ??
       (onDeploy() || (e.BASE_URL && !isLoopbackHost(new URL(e.BASE_URL).hostname))
         ? undefined

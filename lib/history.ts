@@ -7,7 +7,7 @@ import { merged } from "./maintenance.ts";
  * Up is ok or warn (the service answered or beat), down is off; time in `wait` (no result
  * yet) counts for neither, so a day with no known state has no uptime (null). Neither does
  * time in a maintenance window (`quiet`): it is counted apart, as `maintenance_s`; nor time
- * when this monitor itself was not running (`gaps`, kv/monitor.ts): "no data (monitor down)",
+ * when this monitor itself was not running (`gaps`, kv/service/monitor.ts): "no data (monitor down)",
  * counted apart as `monitor_down_s`, neither up nor down.
  */
 
@@ -59,7 +59,7 @@ export function dailyFigures(opts: {
   durations?: Map<string, number[]>;
   /** Maintenance stretches [start, end), merged and sorted (lib/maintenance.ts). */
   quiet?: [number, number][];
-  /** Stretches this monitor was down, sorted (kv/monitor.ts). */
+  /** Stretches this monitor was down, sorted (kv/service/monitor.ts). */
   gaps?: [number, number][];
 }): DayFigures[] {
   const { now, days, changes } = opts;

@@ -8,7 +8,7 @@
  *   language       ISO 639-1 codes (BCP 47 primary subtags; AMB takes two letters)
  *   type           HCRT learning resource types (https://w3id.org/kim/hcrt/)
  *   accessibility  schema.org accessibilityFeature values
- * Pure data and helpers: the stores (kv/modules.ts, kv/proposals.ts), the inputs
+ * Pure data and helpers: the stores (kv/catalogue/modules.ts, kv/catalogue/proposals.ts), the inputs
  * (http/catalogue_inputs.ts), the pages and the records for harvesters all read them here.
  */
 import { z } from "zod";

@@ -28,7 +28,7 @@ interface BarDay {
   uptime: number | null;
   down_s?: number;
   maintenance_s?: number;
-  /** Seconds this monitor itself was down: no data (kv/monitor.ts). */
+  /** Seconds this monitor itself was down: no data (kv/service/monitor.ts). */
   monitor_down_s?: number;
 }
 

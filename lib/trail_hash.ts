@@ -1,5 +1,5 @@
 /**
- * The hash rule of the record trail (kv/trail.ts) and of record chains sent with proposals
+ * The hash rule of the record trail (kv/store/trail.ts) and of record chains sent with proposals
  * (lib/record_chain.ts): each line's hash covers the previous line's hash and its own fields.
  */
 

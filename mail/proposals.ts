@@ -1,6 +1,6 @@
 /**
  * The mails of proposals: the confirmation link, the team's notice, the decisions. Pure
- * functions from data to {subject, text}; kv/proposals.ts and kv/publication.ts queue them.
+ * functions from data to {subject, text}; kv/catalogue/proposals.ts and kv/catalogue/publication.ts queue them.
  */
 import type { MailText } from "../lib/mail.ts";
 import type { LinkMail } from "./sign_in.ts";

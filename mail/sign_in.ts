@@ -1,6 +1,6 @@
 /**
  * The mails of links and sign-ins: the sign-in and address links, the invitation, the notice
- * of a new sign-in. Pure functions from data to {subject, text}; kv/sign_in.ts queues them.
+ * of a new sign-in. Pure functions from data to {subject, text}; kv/accounts/sign_in.ts queues them.
  */
 import { readable } from "../lib/clock.ts";
 import { roughOrigin } from "../lib/ip.ts";

@@ -75,7 +75,7 @@ const INCIDENT_WORDS: Record<string, string> = {
   resolved: "Resolved",
 };
 
-/** An update of an incident on the status page (kv/incidents.ts). */
+/** An update of an incident on the status page (kv/status/incidents.ts). */
 export const followIncidentMail = (
   title: string,
   incident: string,

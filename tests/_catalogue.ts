@@ -1,4 +1,4 @@
-import { type ModuleInput, putModule } from "../kv/modules.ts";
+import { type ModuleInput, putModule } from "../kv/catalogue/modules.ts";
 import type { TestApp } from "./_helpers.ts";
 
 /** A module as the owner's import would write it, for catalogue tests. */

@@ -2,9 +2,9 @@
  * What the channel kind tests share: one HTTPS receiver on 127.0.0.1 standing for every
  * provider (a test CA valid for their names; the injected resolver gives each name a public
  * address and the connector takes every connection to the receiver), the alerts of each event
- * as kv/service_results.ts and kv/alerts/grouped_alerts.ts build them, and a way to send one.
+ * as kv/service/looks.ts and kv/alerts/grouped_alerts.ts build them, and a way to send one.
  */
-import type { AlertPayload, Channel } from "../kv/channels.ts";
+import type { AlertPayload, Channel } from "../kv/alerts/channels.ts";
 import { enqueuePosts, sendNow } from "../kv/alerts/outbox.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
 import type { Config } from "../lib/config.ts";
@@ -166,7 +166,7 @@ export async function addChannel(
 ): Promise<Channel> {
   const r = await t.req("POST", "/api/me/channels", { token, body });
   if (r.status !== 200) throw new Error(`channel refused: ${r.text}`);
-  const { getChannel } = await import("../kv/channels.ts");
+  const { getChannel } = await import("../kv/alerts/channels.ts");
   const me = await t.req("GET", "/api/me", { token });
   return (await getChannel(t.kv, (me.body as { id: number }).id, r.body.item.id))!;
 }

@@ -14,7 +14,7 @@
  * Any file still runs alone with `deno test -A --lock=deno.dev.lock tests/that_test.ts`.
  *
  * Sharing a worker means sharing module state: a test that changes a process-wide value
- * (lib/log.ts's sink, kv/ids.ts's order) puts it back, as tests/ids_test.ts does.
+ * (lib/log.ts's sink, kv/store/ids.ts's order) puts it back, as tests/ids_test.ts does.
  */
 
 export const GROUPS = 5;

@@ -1,8 +1,8 @@
 import { createApp } from "../app.ts";
 import { atomic, openKv, transact } from "../kv/_atomic.ts";
-import { type Account, prepareAccount, type Role } from "../kv/accounts.ts";
-import { runMigrations } from "../kv/migrations.ts";
-import { prepareSession } from "../kv/sessions.ts";
+import { type Account, prepareAccount, type Role } from "../kv/accounts/accounts.ts";
+import { runMigrations } from "../kv/store/migrations.ts";
+import { prepareSession } from "../kv/accounts/sessions.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Config, loadConfig } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";

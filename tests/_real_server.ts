@@ -6,9 +6,9 @@
 
 import { atomic, openKv, transact } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";
-import { prepareAccount } from "../kv/accounts.ts";
-import { runMigrations } from "../kv/migrations.ts";
-import { prepareSession } from "../kv/sessions.ts";
+import { prepareAccount } from "../kv/accounts/accounts.ts";
+import { runMigrations } from "../kv/store/migrations.ts";
+import { prepareSession } from "../kv/accounts/sessions.ts";
 import { runTask, spawnService } from "./_server.ts";
 import { type Certs, makeCerts } from "./_servers.ts";
 import { type Sink, smtpSink } from "./_smtp.ts";

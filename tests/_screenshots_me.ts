@@ -3,7 +3,7 @@
  * docs/screenshots/: `deno run -A --lock=deno.dev.lock tests/_screenshots_me.ts`. Uses the
  * same real server, SMTP sink and browser as the browser tests.
  */
-import { grantRole } from "../kv/roles.ts";
+import { grantRole } from "../kv/accounts/roles.ts";
 import {
   checkByLabel,
   clickByText,

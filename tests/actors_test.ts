@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DAILY, runJobs } from "../jobs/mod.ts";
-import { DORMANT_AFTER } from "../kv/dormant.ts";
+import { DORMANT_AFTER } from "../kv/accounts/dormant.ts";
 import { DAY } from "../lib/clock.ts";
 import { testApp } from "./_helpers.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { verifyTrail } from "../kv/trail.ts";
+import { verifyTrail } from "../kv/store/trail.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
 const TEXT = "I teach gardening and would like to help.";

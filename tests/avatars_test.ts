@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Frame, GIF, Image } from "imagescript";
-import { MAX_AVATAR_BYTES, readHeader } from "../kv/avatars.ts";
+import { MAX_AVATAR_BYTES, readHeader } from "../kv/files/avatars.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
 /** A w x h picture: left half red, right half blue, so the centre crop shows in the result. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { dumpStream, RestoreError, restoreStream } from "../kv/backup.ts";
+import { dumpStream, RestoreError, restoreStream } from "../kv/store/backup.ts";
 import { startFreshServer } from "./_real_server.ts";
 import { runTask } from "./_server.ts";
 
@@ -99,7 +99,7 @@ Deno.test("backup: the real service round-trips through backup and restore tasks
         answers.push(await (await fetch(`${s.base}${p}`, { headers: auth })).text());
       }
       head = (await (await fetch(`${s.base}/api/audit/verify`)).json()).head;
-      // Stopped before the dump: a point-in-time copy (kv/backup.ts says why).
+      // Stopped before the dump: a point-in-time copy (kv/store/backup.ts says why).
       Deno.kill(s.pid, "SIGTERM");
       assert.equal((await s.exited).code, 0);
       const dumped = await runTask("backup", [`${dir}/kv.dump`], { KV_PATH: kvPath });

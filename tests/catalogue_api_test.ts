@@ -5,8 +5,8 @@ import {
   publishModule,
   setModuleBy,
   unpublishModule,
-} from "../kv/catalogue_api.ts";
-import { verifyTrail } from "../kv/trail.ts";
+} from "../kv/catalogue/catalogue_api.ts";
+import { verifyTrail } from "../kv/store/trail.ts";
 import { DAY } from "../lib/clock.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 

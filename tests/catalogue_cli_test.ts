@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { atomic, openKv, transact } from "../kv/_atomic.ts";
-import { prepareAccount } from "../kv/accounts.ts";
-import { exportCatalogue, importCatalogue } from "../kv/catalogue_io.ts";
-import { getModule } from "../kv/modules.ts";
-import { verifyTrail } from "../kv/trail.ts";
+import { prepareAccount } from "../kv/accounts/accounts.ts";
+import { exportCatalogue, importCatalogue } from "../kv/catalogue/catalogue_io.ts";
+import { getModule } from "../kv/catalogue/modules.ts";
+import { verifyTrail } from "../kv/store/trail.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
 const root = new URL("..", import.meta.url);

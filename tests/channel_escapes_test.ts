@@ -9,7 +9,7 @@
  * cards) hold only their own tags; plain-text kinds carry the words as they are.
  */
 import assert from "node:assert/strict";
-import type { AlertPayload } from "../kv/channels.ts";
+import type { AlertPayload } from "../kv/alerts/channels.ts";
 import { addChannel, AT, type Got, receiver, send } from "./_channels.ts";
 
 const NAME = `<!channel> *Backup* _db_ <b>x</b> & "q" 'q'\nnext @all`;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { signature } from "../kv/channels.ts";
+import { signature } from "../kv/alerts/channels.ts";
 import { fromApprise } from "../lib/channels/apprise.ts";
 import { dumpKv, expectLog } from "./_helpers.ts";
 import {
@@ -480,7 +480,7 @@ Deno.test("kinds: a webhook's body template, signed; secrets sealed, set in the 
   });
   assert.equal(made.status, 200, made.text);
   const secret: string = made.body.secret;
-  const { getChannel } = await import("../kv/channels.ts");
+  const { getChannel } = await import("../kv/alerts/channels.ts");
   const me = (await r.t.req("GET", "/api/me", { token })).body;
   const ch = (await getChannel(r.t.kv, me.id, made.body.item.id))!;
   await send(r.t, ch, { ...OFF, service: { ...OFF.service!, name: 'Back"up' } });
@@ -508,7 +508,7 @@ Deno.test("kinds: a webhook's body template, signed; secrets sealed, set in the 
   const pdCh = (await getChannel(r.t.kv, me.id, pd.body.item.id))!;
   await send(r.t, pdCh, OFF);
   assert.ok((await dumpKv(r.t.kv)).includes('["channel_incidents"'));
-  const { eraseChannels } = await import("../kv/channels.ts");
+  const { eraseChannels } = await import("../kv/alerts/channels.ts");
   await eraseChannels(r.t.deps, me.id);
   const after = await dumpKv(r.t.kv);
   assert.ok(!after.includes('["channel_incidents"') && !after.includes('["channels",'));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
-import { getChannel, MAX_ATTEMPTS } from "../kv/channels.ts";
+import { getChannel, MAX_ATTEMPTS } from "../kv/alerts/channels.ts";
 import { deliverDue as outboxJob, enqueuePosts, sendNow } from "../kv/alerts/outbox.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";

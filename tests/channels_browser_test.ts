@@ -6,7 +6,7 @@
  * TEST_PROVIDER_ORIGIN. Axe clean at 1280 and 375 px (assertGoodAtBoth).
  */
 import assert from "node:assert/strict";
-import { grantRole } from "../kv/roles.ts";
+import { grantRole } from "../kv/accounts/roles.ts";
 import {
   assertGoodAtBoth,
   BROWSER_TEST,

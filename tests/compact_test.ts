@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { verifyTrail } from "../kv/trail.ts";
+import { verifyTrail } from "../kv/store/trail.ts";
 import { testApp } from "./_helpers.ts";
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DAY, MINUTE } from "../lib/clock.ts";
-import { expireReceived } from "../kv/proposals.ts";
+import { expireReceived } from "../kv/catalogue/proposals.ts";
 import { MINUTELY, runJobs } from "../jobs/mod.ts";
 import { proposal } from "./_forms_fixtures.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";

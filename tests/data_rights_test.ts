@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { addressHash } from "../kv/links.ts";
-import { RULES } from "../kv/rate_limit.ts";
-import { RECEIPTS } from "../kv/requests.ts";
-import { verifyTrail } from "../kv/trail.ts";
+import { addressHash } from "../kv/accounts/links.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
+import { RECEIPTS } from "../kv/forms/requests.ts";
+import { verifyTrail } from "../kv/store/trail.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { runDueChecks } from "../jobs/checks.ts";
 import { seedModule } from "./_catalogue.ts";

@@ -4,7 +4,7 @@
  * and a client that signs in from the mail it receives.
  */
 import assert from "node:assert/strict";
-import { MIGRATIONS } from "../kv/migrations.ts";
+import { MIGRATIONS } from "../kv/store/migrations.ts";
 import { type ServerProcess, spawnService } from "./_server.ts";
 import { makeCerts } from "./_servers.ts";
 import { type Received, smtpSink, waiter } from "./_smtp.ts";

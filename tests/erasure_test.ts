@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { type AccountPart, accountParts } from "../kv/parts.ts";
-import { verifyTrail } from "../kv/trail.ts";
+import { type AccountPart, accountParts } from "../kv/parts/mod.ts";
+import { verifyTrail } from "../kv/store/trail.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 import * as ada from "./_account_fixture.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { CHUNK, MAX_FILE, QUOTA } from "../kv/files.ts";
+import { CHUNK, MAX_FILE, QUOTA } from "../kv/files/files.ts";
 import { rawRequest, type RealServer, startFreshServer, testClock } from "./_real_server.ts";
 import { spawnService } from "./_server.ts";
 

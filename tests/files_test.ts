@@ -11,7 +11,7 @@ import {
   reserveUpload,
   UPLOAD_DEADLINE,
   writeUpload,
-} from "../kv/files.ts";
+} from "../kv/files/files.ts";
 import { filesPart } from "../kv/parts/files.ts";
 import { HOUR, MINUTE } from "../lib/clock.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";

@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { atomic, commit, openKv, transact } from "../kv/_atomic.ts";
-import { prepareAccount } from "../kv/accounts.ts";
+import { prepareAccount } from "../kv/accounts/accounts.ts";
 import { enqueueFollowers } from "../kv/alerts/outbox.ts";
-import { runMigrations } from "../kv/migrations.ts";
-import { prepareSession } from "../kv/sessions.ts";
+import { runMigrations } from "../kv/store/migrations.ts";
+import { prepareSession } from "../kv/accounts/sessions.ts";
 import { testClock } from "./_real_server.ts";
 import { spawnService } from "./_server.ts";
 import { localHttp } from "./_servers.ts";

@@ -1,5 +1,5 @@
 /**
- * The public forms' rules live in kv/ (kv/requests.ts createRequest, kv/proposal_changes.ts
+ * The public forms' rules live in kv/ (kv/forms/requests.ts createRequest, kv/catalogue/proposal_changes.ts
  * submitProposal), so the API and the pages refuse alike: a report naming an unknown module,
  * records and chain over their JSON size; a refused form stores nothing and does not use up
  * the hour's limit.

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { accountKey } from "../kv/accounts.ts";
+import { accountKey } from "../kv/accounts/accounts.ts";
 import { MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ApiError } from "../http/errors.ts";

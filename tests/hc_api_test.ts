@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { HOUR, MINUTE } from "../lib/clock.ts";
 import { fakeResolver, type Res, type TestApp, testApp } from "./_helpers.ts";
-import { uniqueKey } from "../kv/hc_checks.ts";
+import { uniqueKey } from "../kv/service/hc_checks.ts";
 import { MINUTELY, runJobs } from "../jobs/mod.ts";
 
 /** Healthchecks' Management API (api/hc.ts) and its keys (/api/me/api-keys), app-level. */

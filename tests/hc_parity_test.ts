@@ -337,7 +337,7 @@ Deno.test("project badges (test_get_badges.py): * and every tag, six addresses e
 });
 
 Deno.test("channels list (test_list_channels.py): each kind named as Healthchecks names its integration", async () => {
-  const { HC_CHANNEL_KINDS } = await import("../kv/hc_checks.ts");
+  const { HC_CHANNEL_KINDS } = await import("../kv/service/hc_checks.ts");
   const { KIND_NAMES } = await import("../lib/channels/mod.ts");
   assert.deepEqual(
     Object.keys(HC_CHANNEL_KINDS).sort(),

@@ -1,7 +1,7 @@
 import { runDueChecks } from "../jobs/checks.ts";
 import assert from "node:assert/strict";
 import { atomic, openKv } from "../kv/_atomic.ts";
-import { flushBeats } from "../kv/hooks.ts";
+import { flushBeats } from "../kv/service/heartbeats.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { aroundCommits, dumpKv, type Res, testApp } from "./_helpers.ts";
 
@@ -175,7 +175,7 @@ Deno.test("hooks: deleting the service stops its key; nothing of it is left", as
   assert.equal((await t.req("DELETE", `/api/me/services/${hb.id}`, { token })).status, 200);
   assert.equal((await t.req("GET", hb.path)).status, 404);
   // Its first success asked for a look: the runner finds that nudge without its service and
-  // drops it (kv/service.ts).
+  // drops it (kv/service/store.ts).
   await runDueChecks(t.deps);
   const after = (await dumpKv(t.kv)).split("\n")
     .filter((l) =>
@@ -302,8 +302,8 @@ Deno.test("hooks: a rotation by another process stops the old key in this one", 
     Object.assign(b.deps, { kv: kvB });
     const { token } = await (async () => {
       const { transact } = await import("../kv/_atomic.ts");
-      const { prepareAccount } = await import("../kv/accounts.ts");
-      const { prepareSession } = await import("../kv/sessions.ts");
+      const { prepareAccount } = await import("../kv/accounts/accounts.ts");
+      const { prepareSession } = await import("../kv/accounts/sessions.ts");
       return await transact(async () => {
         const acc = await prepareAccount(kvA, "cron@example.org", "Cron", a.clock.now(), []);
         const s = await prepareSession(kvA, acc.account.id, a.clock.now());
@@ -349,7 +349,7 @@ Deno.test("hooks: other accounts' hook changes racing every ping batch never fai
   const b = await t.account("other@example.org", { name: "Other" });
   const mine = await heartbeat(t, a.token);
   const theirs = await heartbeat(t, b.token);
-  const { patchService } = await import("../kv/services.ts");
+  const { patchService } = await import("../kv/service/commands.ts");
   const raw = t.deps.kv;
   let races = 0;
   // Right before each beat commit, the other account renames its heartbeat service, as a
@@ -379,7 +379,7 @@ Deno.test("hooks: a rename by another process reaches this one's answer at once"
   const hb = await heartbeat(t, token);
   assert.equal((await t.req("GET", hb.path)).body.service, "Nightly backup"); // cached
   // Another process renames it: straight to KV, this process's cache is not told.
-  const { hookKey } = await import("../kv/hooks.ts");
+  const { hookKey } = await import("../kv/service/heartbeats.ts");
   const { sha256hex } = await import("../lib/crypto.ts");
   await t.kv.set(hookKey(sha256hex(hb.key)), { account: account.id, id: hb.id, name: "Renamed" });
   assert.equal((await t.req("GET", hb.path)).body.service, "Renamed");

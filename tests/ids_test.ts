@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { addEntry } from "../kv/journal.ts";
-import { claimId, drawnId, ID_EPOCH, nextId } from "../kv/ids.ts";
+import { addEntry } from "../kv/accounts/journal.ts";
+import { claimId, drawnId, ID_EPOCH, nextId } from "../kv/store/ids.ts";
 import { aroundCommits, testApp } from "./_helpers.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
 

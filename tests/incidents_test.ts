@@ -4,11 +4,11 @@
  * Atom feed read by a real XML parser (namespaces, ids, dates); migrated incident notes.
  */
 import assert from "node:assert/strict";
-import { incidentFeed, incidentOfNote, listIncidents, moveNotes } from "../kv/incidents.ts";
-import { listNotes, postNote } from "../kv/status_notes.ts";
+import { incidentFeed, incidentOfNote, listIncidents, moveNotes } from "../kv/status/incidents.ts";
+import { listNotes, postNote } from "../kv/status/notes.ts";
 import { DAY } from "../lib/clock.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
-import { recordChange } from "../kv/history.ts";
+import { recordChange } from "../kv/service/history.ts";
 import { xmlEscape } from "../lib/atom.ts";
 import { DOMParser as XmlParser } from "./_dev_deps.ts";
 

@@ -116,7 +116,7 @@ Deno.test("layout: each folder imports only the folders below it", async () => {
  * waits), and the record trail that it runs after a commit (its atomics write only trail keys,
  * which nothing follows).
  */
-const RAW_WRITERS = ["kv/_atomic.ts", "kv/_locked.ts", "kv/trail.ts"];
+const RAW_WRITERS = ["kv/_atomic.ts", "kv/_locked.ts", "kv/store/trail.ts"];
 const PRODUCT = ["http", "api", "web", "kv", "lib", "mail", "jobs", "cli"];
 
 Deno.test("layout: every write goes through the commit path, which no import changes", async () => {
@@ -138,7 +138,7 @@ Deno.test("layout: every write goes through the commit path, which no import cha
   const atomic = await Deno.readTextFile(`${ROOT}kv/_atomic.ts`);
   assert.match(atomic, /kickTrail\(/);
   const { edges } = await graph;
-  assert.ok(edges.some((e) => e.from === "kv/_atomic.ts" && e.to === "kv/trail.ts"));
+  assert.ok(edges.some((e) => e.from === "kv/_atomic.ts" && e.to === "kv/store/trail.ts"));
 });
 
 Deno.test("layout: no module is imported for its side effects alone", async () => {
@@ -389,13 +389,13 @@ Deno.test("layout: one writer per key prefix: no module writes a key another mod
   }
   for (
     const [file, name] of [
-      ["kv/accounts.ts", "accountKey"],
-      ["kv/service.ts", "dueKey"],
-      ["kv/hooks.ts", "hookKey"],
-      ["kv/rate_limit.ts", "rateKey"],
-      ["kv/rate_limit.ts", "countersOf"],
-      ["kv/modules.ts", "VERSION_KEY"],
-      ["kv/accounts.ts", "getAccount"],
+      ["kv/accounts/accounts.ts", "accountKey"],
+      ["kv/service/store.ts", "dueKey"],
+      ["kv/service/heartbeats.ts", "hookKey"],
+      ["kv/store/rate_limit.ts", "rateKey"],
+      ["kv/store/rate_limit.ts", "countersOf"],
+      ["kv/catalogue/modules.ts", "VERSION_KEY"],
+      ["kv/accounts/accounts.ts", "getAccount"],
     ]
   ) {
     assert.ok(makers.get(file)?.has(name), `${name} of ${file} is found as a key maker`);
@@ -603,4 +603,38 @@ Deno.test("layout: the path pattern check finds each kind", () => {
     pathsOutsideAreas("areas.ts", '  hc: api(["/api/:version/checks/*"], load),'),
     [],
   );
+});
+
+/** kv/'s aggregates, one folder each (docs/kv.md, docs/architecture.md "Where to go"). */
+const KV_FOLDERS = [
+  "accounts",
+  "alerts",
+  "catalogue",
+  "files",
+  "forms",
+  "parts",
+  "search",
+  "service",
+  "status",
+  "store",
+];
+
+Deno.test("layout: every kv module lives in its aggregate's folder, with the folder's header", async () => {
+  const files = (await sourceFiles()).filter((f) => f.startsWith("kv/"));
+  // At kv/'s root only the commit path every module uses (its names start with _).
+  const outside = files.filter((f) => {
+    const parts = f.split("/");
+    if (parts.length === 2) return !parts[1].startsWith("_");
+    return parts.length !== 3 || !KV_FOLDERS.includes(parts[1]);
+  });
+  assert.deepEqual(
+    outside,
+    [],
+    "put the module in one of KV_FOLDERS (or add a folder, with its README.md)",
+  );
+  for (const folder of KV_FOLDERS) {
+    const readme = await Deno.readTextFile(`${ROOT}kv/${folder}/README.md`);
+    const modules = files.filter((f) => f.startsWith(`kv/${folder}/`)).map((f) => f.split("/")[2]);
+    for (const m of modules) assert.ok(readme.includes(m), `kv/${folder}/README.md names ${m}`);
+  }
 });

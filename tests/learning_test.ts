@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { jsonld } from "./_dev_deps.ts";
-import { runMigrations } from "../kv/migrations.ts";
-import { getModule } from "../kv/modules.ts";
+import { runMigrations } from "../kv/store/migrations.ts";
+import { getModule } from "../kv/catalogue/modules.ts";
 import { isoDuration } from "../lib/learning.ts";
 import { seedModule } from "./_catalogue.ts";
 import { testApp } from "./_helpers.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { dropLinksTo, findLink, LINK_LIFE, prepareLink } from "../kv/links.ts";
+import { dropLinksTo, findLink, LINK_LIFE, prepareLink } from "../kv/accounts/links.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { sha256hex } from "../lib/crypto.ts";
 import { dumpKv, T0, testApp } from "./_helpers.ts";

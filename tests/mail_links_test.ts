@@ -7,7 +7,7 @@
  * reader (signed in where the page needs it) answers 200 with the expected heading.
  */
 import assert from "node:assert/strict";
-import { noticeDormant } from "../kv/dormant.ts";
+import { noticeDormant } from "../kv/accounts/dormant.ts";
 import { DAY } from "../lib/clock.ts";
 import type { Mail } from "../lib/mail.ts";
 import { systemConnector } from "../lib/net.ts";

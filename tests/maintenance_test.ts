@@ -4,7 +4,7 @@ import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { dailyFigures } from "../lib/history.ts";
 import { runsWithin, zonedTime } from "../lib/maintenance.ts";
 import { systemConnector } from "../lib/net.ts";
-import { createWindow } from "../kv/windows.ts";
+import { createWindow } from "../kv/service/windows.ts";
 import { DomainError } from "../lib/errors.ts";
 import { T0, type TestApp, testApp } from "./_helpers.ts";
 import { localHttp } from "./_servers.ts";

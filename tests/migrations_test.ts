@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { countMigrations, MIGRATIONS, runMigrations } from "../kv/migrations.ts";
-import { codeHash } from "../kv/hooks.ts";
-import { type Service, serviceByUuid } from "../kv/services.ts";
+import { countMigrations, MIGRATIONS, runMigrations } from "../kv/store/migrations.ts";
+import { codeHash } from "../kv/service/heartbeats.ts";
+import { type Service, serviceByUuid } from "../kv/service/commands.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
 Deno.test("migrations: ordered steps recorded once; running again changes nothing", async () => {
@@ -186,6 +186,6 @@ Deno.test("migration 10: channels from before kinds are sealed when the server h
   assert.ok(!JSON.stringify(sealed).includes("s3cret"));
   assert.equal((await t.kv.get(["channels_sealed"])).versionstamp, null, "the old mark is gone");
   // The channel's secrets open again with the key.
-  const { getChannel } = await import("../kv/channels.ts");
+  const { getChannel } = await import("../kv/alerts/channels.ts");
   assert.equal((await getChannel(t.kv, 1, 7))?.name, "Old hook");
 });

@@ -5,8 +5,8 @@
  * the same through GET /api/search, the /search page and the catalogue's keyword box.
  */
 import assert from "node:assert/strict";
-import { oneEdit, searchPublished } from "../kv/module_search.ts";
-import { published } from "../kv/catalogue_doc.ts";
+import { oneEdit, searchPublished } from "../kv/search/module_search.ts";
+import { published } from "../kv/catalogue/catalogue_doc.ts";
 import { seedModule } from "./_catalogue.ts";
 import { testApp } from "./_helpers.ts";
 

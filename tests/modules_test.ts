@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { cataloguePart } from "../kv/parts/catalogue.ts";
-import { verifyTrail } from "../kv/trail.ts";
+import { verifyTrail } from "../kv/store/trail.ts";
 import { DAY } from "../lib/clock.ts";
 import { seedModule } from "./_catalogue.ts";
 import { dumpKv, testApp } from "./_helpers.ts";

@@ -1,10 +1,10 @@
 /**
- * The monitor's own downtime, in process (issue 47, item 4): pulses and gaps (kv/monitor.ts),
+ * The monitor's own downtime, in process (issue 47, item 4): pulses and gaps (kv/service/monitor.ts),
  * what a gap does to the figures (lib/history.ts), and the watchdog's target rules
  * (jobs/watchdog.ts, the rules of lib/outbound.ts).
  */
 import assert from "node:assert/strict";
-import { GAP_MS, gapAt, listGaps, notePulse } from "../kv/monitor.ts";
+import { GAP_MS, gapAt, listGaps, notePulse } from "../kv/service/monitor.ts";
 import { pingWatchdog, watchdogAddress } from "../jobs/watchdog.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { dailyFigures, upAndDown } from "../lib/history.ts";

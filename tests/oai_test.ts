@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { DOMParser } from "./_dev_deps.ts";
-import { setModuleField } from "../kv/modules.ts";
+import { setModuleField } from "../kv/catalogue/modules.ts";
 import { PAGE } from "../api/oai.ts";
 import { seedModule } from "./_catalogue.ts";
 import { type TestApp, testApp } from "./_helpers.ts";

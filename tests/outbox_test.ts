@@ -11,8 +11,8 @@ import { MINUTE } from "../lib/clock.ts";
 import { captureLog } from "../lib/log.ts";
 import { dumpKv, expectLog, type TestApp, testApp } from "./_helpers.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
-import { payloadJson } from "../kv/channels.ts";
-import { MIGRATIONS, runMigrations } from "../kv/migrations.ts";
+import { payloadJson } from "../kv/alerts/channels.ts";
+import { MIGRATIONS, runMigrations } from "../kv/store/migrations.ts";
 import { addChannel, OFF, receiver } from "./_channels.ts";
 
 async function queued(t: TestApp): Promise<QueuedMail[]> {

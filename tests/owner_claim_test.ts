@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { openKv } from "../kv/_atomic.ts";
-import { OWNER_CLAIM_LIFE, renewOwnerClaim } from "../kv/owner_claim.ts";
-import { grantRole } from "../kv/roles.ts";
-import { type TrailLine } from "../kv/trail.ts";
+import { OWNER_CLAIM_LIFE, renewOwnerClaim } from "../kv/accounts/owner_claim.ts";
+import { grantRole } from "../kv/accounts/roles.ts";
+import { type TrailLine } from "../kv/store/trail.ts";
 import { testApp } from "./_helpers.ts";
 import { spawnService } from "./_server.ts";
 

@@ -13,7 +13,7 @@ import {
   dropPasskeys,
   registrationOptions,
   verifyPasskeyUse,
-} from "../kv/passkeys.ts";
+} from "../kv/accounts/passkeys.ts";
 import { base64url } from "../lib/crypto.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
 

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { atomic, commit } from "../kv/_atomic.ts";
-import { credentialHash, passkeysOf } from "../kv/passkeys.ts";
+import { credentialHash, passkeysOf } from "../kv/accounts/passkeys.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
 
 const BASE = "http://test.local";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { foldOldVersion, pointsVersionKey, versionShard } from "../kv/points.ts";
+import { foldOldVersion, pointsVersionKey, versionShard } from "../kv/catalogue/points.ts";
 import { seedModule } from "./_catalogue.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 import { atomic, commit } from "../kv/_atomic.ts";

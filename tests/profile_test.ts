@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { verifyTrail } from "../kv/trail.ts";
-import { unpublishModule } from "../kv/catalogue_api.ts";
+import { verifyTrail } from "../kv/store/trail.ts";
+import { unpublishModule } from "../kv/catalogue/catalogue_api.ts";
 import { seedModule } from "./_catalogue.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { formsPart } from "../kv/parts/forms.ts";
-import { MAX_DECISIONS } from "../kv/proposals.ts";
+import { MAX_DECISIONS } from "../kv/catalogue/proposals.ts";
 import { proposal } from "./_forms_fixtures.ts";
 import { dumpKv, type TestApp, testApp } from "./_helpers.ts";
 

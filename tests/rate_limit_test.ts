@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { countSubjectUse, RULES, sweepRateWindows } from "../kv/rate_limit.ts";
+import { countSubjectUse, RULES, sweepRateWindows } from "../kv/store/rate_limit.ts";
 import { HOUR, MINUTE } from "../lib/clock.ts";
 import { ApiError } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { atomic, commit, openKv } from "../kv/_atomic.ts";
-import { GENESIS, trailAppend, type TrailLine } from "../kv/trail.ts";
+import { GENESIS, trailAppend, type TrailLine } from "../kv/store/trail.ts";
 import { type ChainRecord, verifyRecordChain } from "../lib/record_chain.ts";
 
 /** Lines made by the service's own trail code, so both follow one rule. */

@@ -11,12 +11,12 @@ import assert from "node:assert/strict";
 import { Image } from "imagescript";
 import { dumpKv, expectLog, fakeResolver, type TestApp, testApp } from "./_helpers.ts";
 import { atomic, commit } from "../kv/_atomic.ts";
-import { putNewIdentity } from "../kv/identities.ts";
-import { credentialHash } from "../kv/passkeys.ts";
+import { putNewIdentity } from "../kv/accounts/identities.ts";
+import { credentialHash } from "../kv/accounts/passkeys.ts";
 import { seedModule } from "./_catalogue.ts";
 import { storeNotes } from "./_account_fixture.ts";
 import { proposal } from "./_forms_fixtures.ts";
-import { renewOwnerClaim } from "../kv/owner_claim.ts";
+import { renewOwnerClaim } from "../kv/accounts/owner_claim.ts";
 import { formFields, pagePosts } from "./_form_fields.ts";
 
 const BASE = "http://test.local";

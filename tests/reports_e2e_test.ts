@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { atomic, commit, openKv } from "../kv/_atomic.ts";
-import { recordChange } from "../kv/history.ts";
+import { recordChange } from "../kv/service/history.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { monthRange, previousMonth } from "../lib/report.ts";
 import { alertBench, bearerApi, signInByMail } from "./_real_server.ts";

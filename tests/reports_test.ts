@@ -1,12 +1,12 @@
 /**
  * Uptime reports (issue 47, item 3), in process: the figures' rules as a table (lib/report.ts),
  * the ranges refused in plain words, the API's JSON and CSV, the page, and the monthly mail
- * (kv/reports.ts).
+ * (kv/status/reports.ts).
  */
 import assert from "node:assert/strict";
 import { atomic, commit } from "../kv/_atomic.ts";
-import { recordChange } from "../kv/history.ts";
-import { mailMonthlyReports, setReportMail } from "../kv/reports.ts";
+import { recordChange } from "../kv/service/history.ts";
+import { mailMonthlyReports, setReportMail } from "../kv/status/reports.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import {
   dayAt,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
-import { publishModule } from "../kv/catalogue_api.ts";
-import { expireRequests } from "../kv/requests.ts";
+import { publishModule } from "../kv/catalogue/catalogue_api.ts";
+import { expireRequests } from "../kv/forms/requests.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 
 const inboxes = { teamInbox: "team@inbox.test", reportInbox: "reports@inbox.test" };

@@ -1,14 +1,14 @@
 /**
- * The moves a reviewer's page offers (kv/proposal_changes.ts `movesOf`) are exactly those the
+ * The moves a reviewer's page offers (kv/catalogue/proposal_changes.ts `movesOf`) are exactly those the
  * API accepts: for every state a proposal can be in, every team caller (a reviewer, the owner,
  * the service token) and every status the API takes, a change succeeds if and only if it was
  * offered without a block, and a refused one changes nothing.
  */
 import assert from "node:assert/strict";
-import type { Caller } from "../kv/caller.ts";
-import { gateOf } from "../kv/gate.ts";
-import { changeProposal, MOVES, movesOf } from "../kv/proposal_changes.ts";
-import { createProposal, getProposal, type ProposalStatus } from "../kv/proposals.ts";
+import type { Caller } from "../kv/accounts/caller.ts";
+import { gateOf } from "../kv/catalogue/gate.ts";
+import { changeProposal, MOVES, movesOf } from "../kv/catalogue/proposal_changes.ts";
+import { createProposal, getProposal, type ProposalStatus } from "../kv/catalogue/proposals.ts";
 import { proposal } from "./_forms_fixtures.ts";
 import { testApp } from "./_helpers.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { openKv } from "../kv/_atomic.ts";
-import { grantRole, listRoleHolders, revokeRole } from "../kv/roles.ts";
-import { type TrailLine, verifyTrail } from "../kv/trail.ts";
+import { grantRole, listRoleHolders, revokeRole } from "../kv/accounts/roles.ts";
+import { type TrailLine, verifyTrail } from "../kv/store/trail.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
 import { runTask, spawnService } from "./_server.ts";
 

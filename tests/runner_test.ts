@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runDueChecks } from "../jobs/checks.ts";
-import { LEASE_MS } from "../kv/service.ts";
+import { LEASE_MS } from "../kv/service/store.ts";
 import { atomic, openKv } from "../kv/_atomic.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { render } from "../lib/metrics.ts";
@@ -57,8 +57,8 @@ async function onFile(t: T, path: string) {
   const kvB = await openKv(path);
   Object.assign(t.deps, { kv: kvA });
   const { transact } = await import("../kv/_atomic.ts");
-  const { prepareAccount } = await import("../kv/accounts.ts");
-  const { prepareSession } = await import("../kv/sessions.ts");
+  const { prepareAccount } = await import("../kv/accounts/accounts.ts");
+  const { prepareSession } = await import("../kv/accounts/sessions.ts");
   const token = await transact(async () => {
     const acc = await prepareAccount(kvA, "o@example.org", "Owner", t.clock.now(), ["owner"]);
     const ses = await prepareSession(kvA, acc.account.id, t.clock.now());

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { testApp } from "./_helpers.ts";
-import { indexChange } from "../kv/search_index.ts";
+import { indexChange } from "../kv/search/search_index.ts";
 import { atomic, commit, openKv } from "../kv/_atomic.ts";
-import { addEntry, updateEntry } from "../kv/journal.ts";
-import { updateProfile } from "../kv/profile.ts";
+import { addEntry, updateEntry } from "../kv/accounts/journal.ts";
+import { updateProfile } from "../kv/accounts/profile.ts";
 
 type Hit = { id: number; name: string };
 
@@ -259,7 +259,7 @@ Deno.test("search and accounts routes are in the OpenAPI document; wrong methods
 Deno.test("search: at 100 000 entries the newest matches come first", async () => {
   await using t = await testApp();
   const { account } = await t.account("a@example.org", { name: "Ada" });
-  // Written straight to KV in the layout of kv/journal.ts (through indexChange), ids in
+  // Written straight to KV in the layout of kv/accounts/journal.ts (through indexChange), ids in
   // order of creation: every entry says "common", one in 1 000 "alpha", every one a tag
   // t0..t499 (so "t1" is a prefix of 111 terms), one in 7 is private.
   const N = 100_000;

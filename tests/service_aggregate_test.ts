@@ -1,5 +1,5 @@
 /**
- * The watched service's invariant (kv/service.ts's header), driven at random (fast-check):
+ * The watched service's invariant (kv/service/store.ts's header), driven at random (fast-check):
  * sequences of what changes a service (create, import; a new interval, schedule or name; pause,
  * resume, badge and key rotations, delete, erasure; pings and a flood of them, a manual check,
  * the runner's claims and looks, a failure's queued look) on an in-memory KV, and after each
@@ -12,16 +12,16 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { runDueChecks } from "../jobs/checks.ts";
 import { handleQueued } from "../jobs/queue.ts";
-import { beat, EVENTS_KEPT, PLAIN, type SignalKind } from "../kv/hooks.ts";
+import { beat, EVENTS_KEPT, PLAIN, type SignalKind } from "../kv/service/heartbeats.ts";
 import {
   countServices,
   dueKey,
   getService,
   serviceEntries,
   serviceIdEntries,
-} from "../kv/service.ts";
-import { validSchedule } from "../kv/service_changes.ts";
-import { recordResult } from "../kv/service_results.ts";
+} from "../kv/service/store.ts";
+import { validSchedule } from "../kv/service/rules.ts";
+import { recordResult } from "../kv/service/looks.ts";
 import {
   createService,
   deleteService,
@@ -33,7 +33,7 @@ import {
   rotateBadge,
   rotateHook,
   type Service,
-} from "../kv/services.ts";
+} from "../kv/service/commands.ts";
 import type { CheckState } from "../lib/checks/mod.ts";
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { testApp } from "./_helpers.ts";
@@ -119,7 +119,7 @@ const heartbeat = (name: string): NewService => ({
   check: "webhook:",
 });
 
-/** A nudge a ping of heartbeat `id` may have left at `at` (kv/hooks.ts). */
+/** A nudge a ping of heartbeat `id` may have left at `at` (kv/service/heartbeats.ts). */
 const nudged = (m: Model, id: number, at: number) =>
   m.fails.get(id)?.has(at) === true ||
   (m.starts.get(id) ?? []).some((s) => at > s) ||
@@ -214,7 +214,7 @@ async function apply(t: T, m: Model, s: Step): Promise<void> {
       const at = await ping(t, m, id!, svc.key!, s.kind);
       if (s.kind === "start") m.starts.set(id!, [...m.starts.get(id!) ?? [], at]);
       // A failure asks for a look, and so does a success that may change the state (a
-      // heartbeat waiting or off: kv/services.ts `hookRef`).
+      // heartbeat waiting or off: kv/service/commands.ts `hookRef`).
       if (s.kind === "fail" || s.kind === "success") {
         const due = Math.floor(at / MINUTE) * MINUTE;
         m.fails.set(id!, (m.fails.get(id!) ?? new Set()).add(due));
@@ -254,7 +254,7 @@ async function apply(t: T, m: Model, s: Step): Promise<void> {
   }
 }
 
-/** The invariant of kv/service.ts, checked against the KV as it is now. */
+/** The invariant of kv/service/store.ts, checked against the KV as it is now. */
 async function holds(t: T, m: Model, why: string): Promise<void> {
   const records = new Map<number, Service>();
   for await (const e of serviceEntries(t.kv)) records.set(e.value.id, e.value);

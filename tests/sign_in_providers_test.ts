@@ -5,9 +5,9 @@
  * a browser does.
  */
 import assert from "node:assert/strict";
-import { findAccountByEmail } from "../kv/accounts.ts";
-import { identitiesOf } from "../kv/identities.ts";
-import { listSessions } from "../kv/sessions.ts";
+import { findAccountByEmail } from "../kv/accounts/accounts.ts";
+import { identitiesOf } from "../kv/accounts/identities.ts";
+import { listSessions } from "../kv/accounts/sessions.ts";
 import { loadConfig } from "../lib/config.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { dumpKv, expectLog, type TestApp, testApp } from "./_helpers.ts";

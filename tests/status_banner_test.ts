@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openNotes, overallBanner } from "../kv/status_page.ts";
+import { openNotes, overallBanner } from "../kv/status/page.ts";
 
 const svc = (
   state: "ok" | "warn" | "off" | "wait",

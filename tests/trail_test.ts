@@ -9,7 +9,7 @@ import {
   type TrailLine,
   trailLinesOf,
   verifyTrail,
-} from "../kv/trail.ts";
+} from "../kv/store/trail.ts";
 import { MINUTELY, runJobs } from "../jobs/mod.ts";
 import { dumpKv, T0, type TestApp, testApp } from "./_helpers.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { type Account, accountView, actorView, emptyProfile } from "../kv/accounts.ts";
-import { type Application, applicationView } from "../kv/applications.ts";
+import { type Account, accountView, actorView, emptyProfile } from "../kv/accounts/accounts.ts";
+import { type Application, applicationView } from "../kv/accounts/applications.ts";
 import { AccountSchema, ActorSchema, ApplicationStateSchema } from "../http/schemas.ts";
 import { T0 } from "./_helpers.ts";
 

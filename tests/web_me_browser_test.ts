@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import { Image } from "imagescript";
 import { openKv } from "../kv/_atomic.ts";
-import { findAccountByEmail } from "../kv/accounts.ts";
-import { SIGNATURE_HEADER } from "../kv/channels.ts";
-import { grantRole } from "../kv/roles.ts";
-import type { Session } from "../kv/sessions.ts";
+import { findAccountByEmail } from "../kv/accounts/accounts.ts";
+import { SIGNATURE_HEADER } from "../kv/alerts/channels.ts";
+import { grantRole } from "../kv/accounts/roles.ts";
+import type { Session } from "../kv/accounts/sessions.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { localHttp, makeCerts } from "./_servers.ts";
 import {

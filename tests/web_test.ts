@@ -4,8 +4,8 @@
  * The browser tests (web_browser_test.ts) drive the same pages in Chromium.
  */
 import assert from "node:assert/strict";
-import { findAccountByEmail } from "../kv/accounts.ts";
-import { listSessions } from "../kv/sessions.ts";
+import { findAccountByEmail } from "../kv/accounts/accounts.ts";
+import { listSessions } from "../kv/accounts/sessions.ts";
 import { displayText } from "../lib/display.ts";
 import { testApp } from "./_helpers.ts";
 import { waitInWords } from "../web/_web.tsx";

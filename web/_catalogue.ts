@@ -1,13 +1,13 @@
 /**
  * The published catalogue as the pages need it: the same cached build as GET /api/catalogue
- * (kv/catalogue_doc.ts `published`) and the same point counts as GET /api/points, plus a
+ * (kv/catalogue/catalogue_doc.ts `published`) and the same point counts as GET /api/points, plus a
  * by-slug map and the filter values, made once per catalogue version. The catalogue's filters
  * (its query: the catalogue page, its facets and the feeds read the same) live here too.
  */
 import { z } from "zod";
-import { type Published, published } from "../kv/catalogue_doc.ts";
-import { type Module, STATES } from "../kv/modules.ts";
-import { countsSnapshot } from "../kv/points.ts";
+import { type Published, published } from "../kv/catalogue/catalogue_doc.ts";
+import { type Module, STATES } from "../kv/catalogue/modules.ts";
+import { countsSnapshot } from "../kv/catalogue/points.ts";
 import type { Deps } from "../lib/deps.ts";
 import { labelOf, LICENCE_IDS, licenceOf, NO_LICENCE } from "../lib/learning.ts";
 

@@ -5,9 +5,9 @@
  * remove it; the keyword box; and the page for no match, which offers to remove each filter.
  * Every choice is in the address, so a view can be shared and reloaded.
  */
-import type { Module } from "../kv/modules.ts";
+import type { Module } from "../kv/catalogue/modules.ts";
 import { LICENCES, VOCABULARIES } from "../lib/learning.ts";
-import { STATES } from "../kv/modules.ts";
+import { STATES } from "../kv/catalogue/modules.ts";
 import {
   type Catalogue,
   catalogueQuery,

@@ -9,7 +9,7 @@ import {
   type Incident,
   type IncidentState,
   STATE_WORDS,
-} from "../kv/incidents.ts";
+} from "../kv/status/incidents.ts";
 import { monthWords } from "../lib/clock.ts";
 import { durationText } from "../lib/report.ts";
 import { U } from "./_layout.tsx";

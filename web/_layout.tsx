@@ -6,7 +6,7 @@
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import type { Account } from "../kv/accounts.ts";
+import type { Account } from "../kv/accounts/accounts.ts";
 import { displayText } from "../lib/display.ts";
 import { assetUrl } from "./_static.ts";
 

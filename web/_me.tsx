@@ -1,7 +1,7 @@
 /** What the account pages (/me and below) share: their navigation and how they show times. */
 import type { Child } from "hono/jsx";
-import type { Account } from "../kv/accounts.ts";
-import { isTeam } from "../kv/accounts.ts";
+import type { Account } from "../kv/accounts/accounts.ts";
+import { isTeam } from "../kv/accounts/accounts.ts";
 import { iso, readable } from "../lib/clock.ts";
 import { agoText } from "../lib/display.ts";
 import { kept } from "./_layout.tsx";

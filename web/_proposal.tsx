@@ -6,14 +6,14 @@
  * history of decisions with who made each.
  */
 import type { Child } from "hono/jsx";
-import type { Gate, GateCheck } from "../kv/gate.ts";
+import type { Gate, GateCheck } from "../kv/catalogue/gate.ts";
 import type {
   Decision,
   LinkCheck,
   Proposal,
   ProposalData,
   ProposalStatus,
-} from "../kv/proposals.ts";
+} from "../kv/catalogue/proposals.ts";
 import { U } from "./_layout.tsx";
 import { when } from "./_me.tsx";
 import { StateIcon } from "./_state.tsx";
@@ -272,7 +272,7 @@ function readableAt(at: string): string {
   return Number.isNaN(ms) ? at : when(ms);
 }
 
-/** What each of the gate's checks (kv/gate.ts) makes sure of. */
+/** What each of the gate's checks (kv/catalogue/gate.ts) makes sure of. */
 const GATE_MEANING: Record<GateCheck["name"], string> = {
   confirmed: "The submitter opened the confirmation link: the address is theirs and an account " +
     "holds the module.",

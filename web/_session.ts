@@ -1,14 +1,14 @@
 /**
  * Web sessions: a browser that opens a sign-in link holds the same device session a client
- * of the API gets (kv/sessions.ts), its token in a cookie instead of a header. The cookie is
+ * of the API gets (kv/accounts/sessions.ts), its token in a cookie instead of a header. The cookie is
  * HttpOnly, SameSite=Lax and, when the service is reached over https, Secure with the
  * `__Host-` prefix (no Domain, Path=/). Pages look the session up with `findSession`, as the
  * API's bearer guard does. The JSON API never reads this cookie.
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { isTeam } from "../kv/accounts.ts";
-import { findSession, type Session } from "../kv/sessions.ts";
+import { isTeam } from "../kv/accounts/accounts.ts";
+import { findSession, type Session } from "../kv/accounts/sessions.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { AppEnv } from "../http/router.ts";
 
@@ -81,7 +81,7 @@ export function takeNext(deps: Deps, c: Context<AppEnv>): string | undefined {
 
 /**
  * The token of the browser's live session (its cookie), or undefined: what is kept for that
- * session only (kv/flash.ts) is found and read with it.
+ * session only (kv/accounts/flash.ts) is found and read with it.
  */
 export function webToken(deps: Deps, c: Context<AppEnv>): string | undefined {
   return c.get("session") ? getCookie(c, cookieName(deps)) : undefined;

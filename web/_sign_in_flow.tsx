@@ -1,12 +1,12 @@
 /**
  * What the sign-ins through a provider and with a passkey share: the cookie that binds a flow
- * (kv/sign_in_flows.ts) to this browser, and the one page every failed sign-in ends on, saying
+ * (kv/accounts/sign_in_flows.ts) to this browser, and the one page every failed sign-in ends on, saying
  * what happened in a plain sentence and offering the mailed link.
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { endSession, type Session } from "../kv/sessions.ts";
-import { type Flow, FLOW_LIFE, startFlow } from "../kv/sign_in_flows.ts";
+import { endSession, type Session } from "../kv/accounts/sessions.ts";
+import { type Flow, FLOW_LIFE, startFlow } from "../kv/accounts/sign_in_flows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { DomainError } from "../lib/errors.ts";
 import { type ProblemReason, SignInProblem } from "../lib/oauth.ts";

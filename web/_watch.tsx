@@ -5,12 +5,12 @@
  * no inline style.
  */
 import { raw } from "hono/html";
-import { listChannels } from "../kv/channels.ts";
-import { serviceHistory, serviceMaintenance } from "../kv/windows.ts";
-import { listEvents } from "../kv/hooks.ts";
-import { type History, KEEP_DAYS, recentResults } from "../kv/history.ts";
-import type { Service, ServiceView } from "../kv/services.ts";
-import { spanText } from "../kv/service_state.ts";
+import { listChannels } from "../kv/alerts/channels.ts";
+import { serviceHistory, serviceMaintenance } from "../kv/service/windows.ts";
+import { listEvents } from "../kv/service/heartbeats.ts";
+import { type History, KEEP_DAYS, recentResults } from "../kv/service/history.ts";
+import type { Service, ServiceView } from "../kv/service/commands.ts";
+import { spanText } from "../kv/service/state.ts";
 import { DAY, HOUR, iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { type Bucket, buckets, type OffPeriod, offPeriods, percentile } from "../lib/history.ts";
@@ -267,7 +267,7 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView, ra
 }
 
 /**
- * When this monitor itself was not running (kv/monitor.ts), newest first: no data then,
+ * When this monitor itself was not running (kv/service/monitor.ts), newest first: no data then,
  * neither up nor down.
  */
 function MonitorDownPart(props: { gaps: [number, number][]; now: number }) {

@@ -9,8 +9,8 @@ import { catalogueQuery, feedTitle, filterModules, parseFilters } from "./_catal
 import { labelOf, learningOf, licenceOf } from "../lib/learning.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { changedAt, type Module } from "../kv/modules.ts";
-import { PUBLISHER_NAME } from "../kv/amb.ts";
+import { changedAt, type Module } from "../kv/catalogue/modules.ts";
+import { PUBLISHER_NAME } from "../kv/catalogue/amb.ts";
 import { el, empty } from "../lib/xml.ts";
 import { type WebCtx, webRouter } from "./_web.tsx";
 

@@ -4,10 +4,10 @@
  * and domain functions as the API. Each answers 303 to a page saying what happens next.
  */
 import { z } from "zod";
-import { submitProposal } from "../kv/proposal_changes.ts";
-import { AREAS } from "../kv/proposals.ts";
-import { published } from "../kv/catalogue_doc.ts";
-import { createRequest, REQUEST_KINDS, type RequestKind } from "../kv/requests.ts";
+import { submitProposal } from "../kv/catalogue/proposal_changes.ts";
+import { AREAS } from "../kv/catalogue/proposals.ts";
+import { published } from "../kv/catalogue/catalogue_doc.ts";
+import { createRequest, REQUEST_KINDS, type RequestKind } from "../kv/forms/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 import { MAX_RECORDS_JSON } from "../lib/record_chain.ts";
 import { callerOf, clientOrigin } from "../http/guards.ts";

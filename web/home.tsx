@@ -5,7 +5,7 @@
  * tells whoever runs the site how to load the examples or import a catalogue.
  */
 import type { Deps } from "../lib/deps.ts";
-import { isOwner } from "../kv/accounts.ts";
+import { isOwner } from "../kv/accounts/accounts.ts";
 import { type Catalogue, catalogue, emptyFilter } from "./_catalogue.ts";
 import { countFacets, FACET_LABELS, SearchBox, withFilter } from "./_facets.tsx";
 import { SITE_NAME, U } from "./_layout.tsx";

@@ -2,7 +2,7 @@
  * The account page (/me). A first version: who is signed in and the way out. The pages under
  * /me (profile, journal, devices, services, files, ...) hang from here.
  */
-import { standingOf } from "../kv/accounts.ts";
+import { standingOf } from "../kv/accounts/accounts.ts";
 import type { Deps } from "../lib/deps.ts";
 import { U } from "./_layout.tsx";
 import { ME_PAGES, MeNav, Purpose, STANDING_WORDS, standingName } from "./_me.tsx";

@@ -1,7 +1,7 @@
 /**
  * API keys of the Healthchecks-compatible API (/me/api-keys): the list, a form that makes a key
  * (shown once, after the redirect, from this session's flash) and a revoke button each. The
- * same domain functions as /api/me/api-keys (kv/api_keys.ts).
+ * same domain functions as /api/me/api-keys (kv/service/api_keys.ts).
  */
 import {
   apiKeyView,
@@ -9,7 +9,7 @@ import {
   listApiKeys,
   MAX_API_KEYS,
   revokeApiKey,
-} from "../kv/api_keys.ts";
+} from "../kv/service/api_keys.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ApiKeyInput } from "../http/account_inputs.ts";
 import { fail } from "../http/errors.ts";
@@ -18,7 +18,7 @@ import { U } from "./_layout.tsx";
 import { MeNav, PostButton, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
-import { putFlash, readFlash } from "../kv/flash.ts";
+import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 
 const KEY_FLASH = "api_key";
 const LABELS = { name: "Key name", readonly: "Read-only key" };

@@ -4,10 +4,10 @@
  * import of a Healthchecks project or an Uptime Kuma backup (form, preview, confirm). The same
  * kv/ functions as api/ping_keys.ts and api/imports.ts; every POST answers 303.
  */
-import { editService } from "../kv/service_changes.ts";
-import { getService, pingKeyMade, rotatePingKey, rotatePush } from "../kv/services.ts";
-import { type ImportPlan, planImport, runImport } from "../kv/service_import.ts";
-import { putFlash, readFlash } from "../kv/flash.ts";
+import { editService } from "../kv/service/rules.ts";
+import { getService, pingKeyMade, rotatePingKey, rotatePush } from "../kv/service/commands.ts";
+import { type ImportPlan, planImport, runImport } from "../kv/service/import.ts";
+import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readBody, TextArea } from "./_form.tsx";

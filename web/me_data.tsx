@@ -1,11 +1,11 @@
 /**
- * Your data (/me/data): the export download (kv/export.ts, as GET /api/me/export) and the
- * account's erasure (kv/erasure.ts, as DELETE /api/me) with the keep/remove choice for each
+ * Your data (/me/data): the export download (kv/parts/export.ts, as GET /api/me/export) and the
+ * account's erasure (kv/parts/erasure.ts, as DELETE /api/me) with the keep/remove choice for each
  * published proposal and the fresh sign-in step it needs.
  */
-import { eraseAccount } from "../kv/erasure.ts";
-import { exportAccount } from "../kv/export.ts";
-import { proposalsOf } from "../kv/proposals.ts";
+import { eraseAccount } from "../kv/parts/erasure.ts";
+import { exportAccount } from "../kv/parts/export.ts";
+import { proposalsOf } from "../kv/catalogue/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
 import { callerOf } from "../http/guards.ts";
 import { fail } from "../http/errors.ts";

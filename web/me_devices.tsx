@@ -1,9 +1,9 @@
 /**
  * Devices (/me/devices): every live session of the account (the browser's own marked), ending
- * one, ending all, signing this one out. The same kv/sessions.ts functions as
+ * one, ending all, signing this one out. The same kv/accounts/sessions.ts functions as
  * /api/me/devices. New-device notices link here.
  */
-import { endAllSessions, endSession, listSessions } from "../kv/sessions.ts";
+import { endAllSessions, endSession, listSessions } from "../kv/accounts/sessions.ts";
 import type { Deps } from "../lib/deps.ts";
 import { forgetWebSession } from "./_session.ts";
 import { providerName } from "./me_sign_in_methods.tsx";

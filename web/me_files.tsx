@@ -1,6 +1,6 @@
 /**
  * Files (/me/files): upload with a progress bar (web/static/upload.js sends the raw bytes to
- * POST /me/files/upload, streamed into storage by kv/files.ts uploadFile, as PUT
+ * POST /me/files/upload, streamed into storage by kv/files/files.ts uploadFile, as PUT
  * /api/me/files), the list with sizes and the used/quota bar, public toggle, label, rename,
  * delete, the public link to copy, and the owner's own download of a private file.
  */
@@ -16,8 +16,8 @@ import {
   QUOTA,
   type StoredFile,
   uploadFile,
-} from "../kv/files.ts";
-import { RULES } from "../kv/rate_limit.ts";
+} from "../kv/files/files.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
 import type { Deps } from "../lib/deps.ts";
 import { Patch, serveFile, uploadOf } from "../http/files.ts";
 import { fail, statusOf } from "../http/errors.ts";

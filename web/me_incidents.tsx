@@ -2,7 +2,7 @@
  * The owner's incidents (/me/incidents): the open ones and the history as visitors see them,
  * the form that opens one (title, affected services, impact, state, first words), and one
  * incident's page (/me/incidents/<id>) with the form of its next update (resolved resolves it)
- * and its delete button. The same domain functions as /api/me/incidents (kv/incidents.ts).
+ * and its delete button. The same domain functions as /api/me/incidents (kv/status/incidents.ts).
  */
 import { IncidentBody, IncidentUpdateBody } from "../http/incident_inputs.ts";
 import { fail } from "../http/errors.ts";
@@ -16,9 +16,9 @@ import {
   openIncident,
   postIncidentUpdate,
   STATE_WORDS,
-} from "../kv/incidents.ts";
-import { incidentExplained } from "../kv/reports.ts";
-import { listServices } from "../kv/services.ts";
+} from "../kv/status/incidents.ts";
+import { incidentExplained } from "../kv/status/reports.ts";
+import { listServices } from "../kv/service/commands.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 import { IncidentCard, IncidentsPart } from "./_incidents.tsx";

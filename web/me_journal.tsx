@@ -1,8 +1,14 @@
 /**
  * The journal (/me/journal): write an entry, edit it, make it private or public, delete it.
- * The same schemas (http/account_inputs.ts) and kv/journal.ts functions as /api/me/journal.
+ * The same schemas (http/account_inputs.ts) and kv/accounts/journal.ts functions as /api/me/journal.
  */
-import { addEntry, deleteEntry, getEntry, listEntries, updateEntry } from "../kv/journal.ts";
+import {
+  addEntry,
+  deleteEntry,
+  getEntry,
+  listEntries,
+  updateEntry,
+} from "../kv/accounts/journal.ts";
 import type { Deps } from "../lib/deps.ts";
 import { EntryPatch, NewEntry } from "../http/account_inputs.ts";
 import { fail } from "../http/errors.ts";

@@ -1,13 +1,18 @@
 /**
  * Maintenance windows (/me/maintenance): the list with what runs now and what comes next, a
  * form to add one (once, in a time zone, or on a cron schedule) and a delete button each. The
- * same domain functions as /api/me/maintenance (kv/windows.ts, kv/maintenance.ts).
+ * same domain functions as /api/me/maintenance (kv/service/windows.ts, kv/service/maintenance.ts).
  */
 import { WindowBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
-import { listWindows } from "../kv/maintenance.ts";
-import { GROUPS, listServices, PLACES, type Service } from "../kv/services.ts";
-import { createWindow, deleteWindow, windowFieldProblems, windowView } from "../kv/windows.ts";
+import { listWindows } from "../kv/service/maintenance.ts";
+import { GROUPS, listServices, PLACES, type Service } from "../kv/service/commands.ts";
+import {
+  createWindow,
+  deleteWindow,
+  windowFieldProblems,
+  windowView,
+} from "../kv/service/windows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { DomainError, invalid } from "../lib/errors.ts";
 import { zonedTime } from "../lib/maintenance.ts";

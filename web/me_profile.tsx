@@ -1,19 +1,19 @@
 /**
  * The profile (/me/profile): name and profile fields with the API's schema
- * (http/account_inputs.ts ProfilePatch, kv/profile.ts updateProfile), and the picture: upload
- * (a multipart form, capped at the API's size before it is read) and removal (kv/avatars.ts).
+ * (http/account_inputs.ts ProfilePatch, kv/accounts/profile.ts updateProfile), and the picture: upload
+ * (a multipart form, capped at the API's size before it is read) and removal (kv/files/avatars.ts).
  */
-import { type Account, avatarUrl } from "../kv/accounts.ts";
+import { type Account, avatarUrl } from "../kv/accounts/accounts.ts";
 import {
   MAX_AVATAR_BYTES,
   MAX_AVATAR_PIXELS,
   prepareAvatar,
   removeAvatar,
   setAvatar,
-} from "../kv/avatars.ts";
+} from "../kv/files/avatars.ts";
 import { DomainError } from "../lib/errors.ts";
-import { catalogueChanged } from "../kv/catalogue_doc.ts";
-import { PROFILE_ROLES, updateProfile } from "../kv/profile.ts";
+import { catalogueChanged } from "../kv/catalogue/catalogue_doc.ts";
+import { PROFILE_ROLES, updateProfile } from "../kv/accounts/profile.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ProfilePatch } from "../http/account_inputs.ts";
 import { fail, statusOf } from "../http/errors.ts";

@@ -3,10 +3,10 @@
  * service) and when (a month, or a range of days), asked with a GET form so a report has an
  * address to keep, print or mail; the report as a page that prints on A4 and Letter alike
  * (site.css `@media print`), as CSV (/me/reports/csv, the same query), and the monthly mail
- * turned on or off. The same domain functions as /api/me/reports (kv/reports.ts).
+ * turned on or off. The same domain functions as /api/me/reports (kv/status/reports.ts).
  */
 import { reportAsk, ReportQuery } from "../http/report_inputs.ts";
-import { getAccount } from "../kv/accounts.ts";
+import { getAccount } from "../kv/accounts/accounts.ts";
 import {
   outageWords,
   type Report,
@@ -14,9 +14,9 @@ import {
   reportMailWanted,
   setReportMail,
   uptimeReport,
-} from "../kv/reports.ts";
-import { listServices } from "../kv/services.ts";
-import { getStatusPage } from "../kv/status_settings.ts";
+} from "../kv/status/reports.ts";
+import { listServices } from "../kv/service/commands.ts";
+import { getStatusPage } from "../kv/status/settings.ts";
 import { iso, isoDate } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { DomainError } from "../lib/errors.ts";

@@ -2,15 +2,15 @@
  * Watched services (/me/services, /me/services/<id>): the list with state, last result and
  * last beat; adding one of every kind; a heartbeat's hook address shown once (with a copy
  * button and a ready cron line); rotate, check now, edit, delete. The same functions as
- * /api/me/services (kv/service_changes.ts addService, editService, checkServiceNow).
+ * /api/me/services (kv/service/rules.ts addService, editService, checkServiceNow).
  * Alert mails link to a service's page here. Kept in its own file: the monitoring pages
  * (events, history, status pages) extend it.
  */
 import type { Child } from "hono/jsx";
 import { z } from "zod";
-import { boardVersion, parentsOff } from "../kv/dashboard.ts";
-import { unreachableWords } from "../kv/dependencies.ts";
-import { isOwner } from "../kv/accounts.ts";
+import { boardVersion, parentsOff } from "../kv/service/dashboard.ts";
+import { unreachableWords } from "../kv/service/dependencies.ts";
+import { isOwner } from "../kv/accounts/accounts.ts";
 import {
   deleteService,
   getBeat,
@@ -25,9 +25,9 @@ import {
   type ServiceView,
   serviceView,
   THRESHOLDS,
-} from "../kv/services.ts";
-import { shownState } from "../kv/service_state.ts";
-import { channelChoices } from "../kv/channels.ts";
+} from "../kv/service/commands.ts";
+import { shownState } from "../kv/service/state.ts";
+import { channelChoices } from "../kv/alerts/channels.ts";
 import { KINDS as CHANNEL_KINDS } from "../lib/channels/mod.ts";
 import { KINDS } from "../lib/targets.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -38,7 +38,7 @@ import {
   editService,
   fieldProblems,
   hookUrl,
-} from "../kv/service_changes.ts";
+} from "../kv/service/rules.ts";
 import { CreateBody, PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import {
@@ -58,9 +58,9 @@ import { CompatSection } from "./_compat.tsx";
 import { Ago, MeNav, PostButton, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
-import { putFlash, readFlash } from "../kv/flash.ts";
+import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 import { HTTP_LABELS, httpInput, HttpOptionsFieldset, httpValues } from "./_http_options.tsx";
-import { listWindows } from "../kv/maintenance.ts";
+import { listWindows } from "../kv/service/maintenance.ts";
 
 const LABELS = {
   name: "Name",
@@ -649,7 +649,7 @@ async function postMeServices(deps: Deps, c: WebCtx) {
   });
 }
 
-/** What the hook page shows, kept for the session that added or renewed it (kv/flash.ts). */
+/** What the hook page shows, kept for the session that added or renewed it (kv/accounts/flash.ts). */
 interface HookFlash {
   url: string;
   made: "added" | "renewed";

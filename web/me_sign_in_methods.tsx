@@ -7,10 +7,15 @@
  * never locks anyone out.
  */
 import { z } from "zod";
-import type { Account } from "../kv/accounts.ts";
-import { identitiesOf, removeIdentity } from "../kv/identities.ts";
-import { addPasskey, passkeysOf, registrationOptions, removePasskey } from "../kv/passkeys.ts";
-import { takeFlow } from "../kv/sign_in_flows.ts";
+import type { Account } from "../kv/accounts/accounts.ts";
+import { identitiesOf, removeIdentity } from "../kv/accounts/identities.ts";
+import {
+  addPasskey,
+  passkeysOf,
+  registrationOptions,
+  removePasskey,
+} from "../kv/accounts/passkeys.ts";
+import { takeFlow } from "../kv/accounts/sign_in_flows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { invalid } from "../lib/errors.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";

@@ -1,13 +1,13 @@
 /**
  * Standing and invitations (/me/standing): apply for contributor standing and see the
- * outcome (kv/applications.ts, as POST /api/me/apply and GET /api/me), invite an address
- * and list the invitations sent (kv/invites.ts inviteAddress, as /api/me/invites).
+ * outcome (kv/accounts/applications.ts, as POST /api/me/apply and GET /api/me), invite an address
+ * and list the invitations sent (kv/accounts/invites.ts inviteAddress, as /api/me/invites).
  */
-import { standingOf } from "../kv/accounts.ts";
-import { type Application, applyFor, latestApplication } from "../kv/applications.ts";
-import { type Invite, inviteAddress, invitesBy } from "../kv/invites.ts";
-import { ownerClaimValid } from "../kv/owner_claim.ts";
-import { claimOwnership } from "../kv/roles.ts";
+import { standingOf } from "../kv/accounts/accounts.ts";
+import { type Application, applyFor, latestApplication } from "../kv/accounts/applications.ts";
+import { type Invite, inviteAddress, invitesBy } from "../kv/accounts/invites.ts";
+import { ownerClaimValid } from "../kv/accounts/owner_claim.ts";
+import { claimOwnership } from "../kv/accounts/roles.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ApplyBody, InviteBody, OwnerClaimBody } from "../http/account_inputs.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm, TextArea } from "./_form.tsx";

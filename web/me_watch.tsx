@@ -1,15 +1,15 @@
 /**
  * Monitoring pages next to /me/services: alert channels (/me/channels), the status page's
  * settings and incident notes (/me/status-page), a service's channel choice and badge. The
- * same domain functions as /api/me/channels and /api/me/status-page (kv/channels.ts,
- * kv/status_page.ts, kv/status_notes.ts). The public page is web/status.tsx.
+ * same domain functions as /api/me/channels and /api/me/status-page (kv/alerts/channels.ts,
+ * kv/status/page.ts, kv/status/notes.ts). The public page is web/status.tsx.
  */
-import { isOwner } from "../kv/accounts.ts";
+import { isOwner } from "../kv/accounts/accounts.ts";
 import { groupingOf, setGrouping } from "../kv/alerts/alert_groups.ts";
-import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER } from "../kv/channels.ts";
+import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER } from "../kv/alerts/channels.ts";
 import { testChannel } from "../kv/alerts/outbox.ts";
 import { type FieldSpec, KIND_LIST, KINDS, type KindSpec } from "../lib/channels/mod.ts";
-import { RULES } from "../kv/rate_limit.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
 import {
   addChannel,
   applyChannel,
@@ -20,8 +20,8 @@ import {
   removeChannel,
   rotateBadge,
   type Service,
-} from "../kv/services.ts";
-import { getStatusPage, MAX_NOTE, saveStatusPage, type StatusPage } from "../kv/status_page.ts";
+} from "../kv/service/commands.ts";
+import { getStatusPage, MAX_NOTE, saveStatusPage, type StatusPage } from "../kv/status/page.ts";
 import {
   deleteNote,
   listNotes,
@@ -29,11 +29,11 @@ import {
   NOTE_KINDS,
   noteView,
   postNote,
-} from "../kv/status_notes.ts";
-import { followerCount } from "../kv/followers.ts";
+} from "../kv/status/notes.ts";
+import { followerCount } from "../kv/status/followers.ts";
 import { noteWord } from "../mail/status.ts";
 import type { Deps } from "../lib/deps.ts";
-import { editService } from "../kv/service_changes.ts";
+import { editService } from "../kv/service/rules.ts";
 import { NoteBody, PatchBody, StatusLink } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
@@ -57,7 +57,7 @@ import { U } from "./_layout.tsx";
 import { MeNav, PostButton, when } from "./_me.tsx";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
-import { putFlash, readFlash } from "../kv/flash.ts";
+import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 
 const NewChannel = z.object({ name: oneLine(80).min(2) });
 const AppriseChannel = z.object({ name: oneLine(80).min(2), apprise: z.string().min(1).max(2000) });
@@ -81,7 +81,7 @@ async function postMeServicesIdBadge(deps: Deps, c: WebCtx) {
   return seeOther(c, `/me/services/${id}`);
 }
 
-/** What the last add, test or apply of a session left to show on the channels page (kv/flash.ts). */
+/** What the last add, test or apply of a session left to show on the channels page (kv/accounts/flash.ts). */
 type Shown =
   | { name: string; secret: string | null; services?: number }
   | { tested: string; ok: boolean }
@@ -446,7 +446,7 @@ function ForNewSwitch({ ch }: { ch: ChannelInUse }) {
   );
 }
 
-// What the last add or test of this session left to show (kv/flash.ts): the answer is a 303
+// What the last add or test of this session left to show (kv/accounts/flash.ts): the answer is a 303
 // here, so a reload neither adds a second channel nor sends a second test.
 async function getMeChannels(deps: Deps, c: WebCtx) {
   requireAccount(c);

@@ -1,12 +1,12 @@
 /**
  * Modules and proposals (/me/work): the modules you contribute to, each editable in every
  * field (facts as "label: value" lines, gets as lines) with contributors added and removed
- * (kv/modules.ts, as /api/me/modules), and your proposals with their status, withdrawal with
- * a reason and the attribution choice (kv/proposal_changes.ts changeProposal, as PATCH
+ * (kv/catalogue/modules.ts, as /api/me/modules), and your proposals with their status, withdrawal with
+ * a reason and the attribution choice (kv/catalogue/proposal_changes.ts changeProposal, as PATCH
  * /api/contributions/{id}).
  */
-import { isTeam } from "../kv/accounts.ts";
-import { catalogueChanged } from "../kv/catalogue_doc.ts";
+import { isTeam } from "../kv/accounts/accounts.ts";
+import { catalogueChanged } from "../kv/catalogue/catalogue_doc.ts";
 import {
   addContributorByEmail,
   changeContributor,
@@ -18,9 +18,9 @@ import {
   patchModule,
   slugsOf,
   STATES,
-} from "../kv/modules.ts";
-import { changeProposal } from "../kv/proposal_changes.ts";
-import { OPEN, type Proposal, proposalsOf } from "../kv/proposals.ts";
+} from "../kv/catalogue/modules.ts";
+import { changeProposal } from "../kv/catalogue/proposal_changes.ts";
+import { OPEN, type Proposal, proposalsOf } from "../kv/catalogue/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ModulePatch, ProposalPatch } from "../http/catalogue_inputs.ts";
 import { callerOf } from "../http/guards.ts";
@@ -39,7 +39,7 @@ import {
 import { U } from "./_layout.tsx";
 import { LEARNING_LABELS, LearningFields, learningInput, learningValues } from "./_learning.tsx";
 import { learningOf } from "../lib/learning.ts";
-import { attachableFiles, MAX_MATERIALS } from "../kv/materials.ts";
+import { attachableFiles, MAX_MATERIALS } from "../kv/catalogue/materials.ts";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 

@@ -2,10 +2,10 @@
  * The catalogue (/catalogue: keyword, facets with counts, sort) and each module's page at its
  * `url` (/modules/<slug>), with its licence, point button, sharing and AMB JSON-LD.
  */
-import { type Account, getAccount } from "../kv/accounts.ts";
-import type { Module } from "../kv/modules.ts";
-import { pointKey, togglePoint } from "../kv/points.ts";
-import { RULES } from "../kv/rate_limit.ts";
+import { type Account, getAccount } from "../kv/accounts/accounts.ts";
+import type { Module } from "../kv/catalogue/modules.ts";
+import { pointKey, togglePoint } from "../kv/catalogue/points.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
 import { isoDate } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { displayText } from "../lib/display.ts";
@@ -22,10 +22,10 @@ import {
   passes,
 } from "./_catalogue.ts";
 import { ChosenFilters, countFacets, FacetPanel, NoMatch, SearchBox } from "./_facets.tsx";
-import { type ModuleMatch, searchPublished } from "../kv/module_search.ts";
+import { type ModuleMatch, searchPublished } from "../kv/search/module_search.ts";
 import { licenceOf, NO_LICENCE } from "../lib/learning.ts";
-import { ambRecord } from "../kv/amb.ts";
-import { type Material, readableSize, readableType } from "../kv/materials.ts";
+import { ambRecord } from "../kv/catalogue/amb.ts";
+import { type Material, readableSize, readableType } from "../kv/catalogue/materials.ts";
 import { learningOf } from "../lib/learning.ts";
 import { LearningRows, LicenceBadge } from "./_learning.tsx";
 import { emptyView, Select } from "./_form.tsx";
@@ -318,7 +318,7 @@ async function contributorsOf(deps: Deps, m: Module): Promise<Person[]> {
     .map((a) => ({ id: a.id, name: a.name, slug: a.slug }));
 }
 
-/** The module's AMB record (kv/amb.ts), its creators the named contributors. */
+/** The module's AMB record (kv/catalogue/amb.ts), its creators the named contributors. */
 function learningResource(deps: Deps, m: Module, people: Person[], url: string) {
   return ambRecord(m, {
     url,

@@ -1,14 +1,14 @@
 /**
  * Signing in with a passkey from the sign-in page: the page's script asks for options
  * (POST /sign-in/passkey/options, JSON: a challenge kept for this browser in a flow,
- * kv/sign_in_flows.ts), the browser signs it, and the form posts the answer
+ * kv/accounts/sign_in_flows.ts), the browser signs it, and the form posts the answer
  * (POST /sign-in/passkey), which opens the same device session as a mailed link and answers
  * 303. A failure ends on the page every failed sign-in ends on, with the mailed link.
  */
-import { RULES } from "../kv/rate_limit.ts";
-import { authenticationOptions } from "../kv/passkeys.ts";
-import { completePasskeySignIn } from "../kv/sign_in.ts";
-import { takeFlow } from "../kv/sign_in_flows.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
+import { authenticationOptions } from "../kv/accounts/passkeys.ts";
+import { completePasskeySignIn } from "../kv/accounts/sign_in.ts";
+import { takeFlow } from "../kv/accounts/sign_in_flows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { SignInProblem } from "../lib/oauth.ts";
 import { clientOrigin, limit } from "../http/guards.ts";

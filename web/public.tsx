@@ -3,16 +3,21 @@
  * (/search), a proposal's status page (/contribute/status, its `status_url`), and the files
  * for search engines (/sitemap.xml, /robots.txt).
  */
-import { accountKey, getAccount, slugKey } from "../kv/accounts.ts";
-import { getProposal, keyMatches, proposalsOf, publicStatusView } from "../kv/proposals.ts";
-import { RULES } from "../kv/rate_limit.ts";
-import { search } from "../kv/search.ts";
+import { accountKey, getAccount, slugKey } from "../kv/accounts/accounts.ts";
+import {
+  getProposal,
+  keyMatches,
+  proposalsOf,
+  publicStatusView,
+} from "../kv/catalogue/proposals.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
+import { search } from "../kv/search/search.ts";
 import { isoDate } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { displayText } from "../lib/display.ts";
 import { fail } from "../http/errors.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
-import { publicProfile } from "../kv/profile.ts";
+import { publicProfile } from "../kv/accounts/profile.ts";
 import { catalogue } from "./_catalogue.ts";
 import { U } from "./_layout.tsx";
 import { standingName, when } from "./_me.tsx";

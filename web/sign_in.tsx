@@ -6,13 +6,13 @@
  * GET /api/verify and DELETE /api/me/token.
  */
 import { z } from "zod";
-import { accountParts } from "../kv/parts.ts";
-import { type Account, findAccountByEmail } from "../kv/accounts.ts";
-import { findLink, type Link, LINK_LIFE } from "../kv/links.ts";
-import { RULES } from "../kv/rate_limit.ts";
-import { proposalsOf } from "../kv/proposals.ts";
-import { endSession } from "../kv/sessions.ts";
-import { completeLink, issueLink } from "../kv/sign_in.ts";
+import { accountParts } from "../kv/parts/mod.ts";
+import { type Account, findAccountByEmail } from "../kv/accounts/accounts.ts";
+import { findLink, type Link, LINK_LIFE } from "../kv/accounts/links.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
+import { proposalsOf } from "../kv/catalogue/proposals.ts";
+import { endSession } from "../kv/accounts/sessions.ts";
+import { completeLink, issueLink } from "../kv/accounts/sign_in.ts";
 import { signInMail } from "../mail/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail, statusOf } from "../http/errors.ts";
@@ -38,7 +38,7 @@ import { enterSession } from "./_sign_in_flow.tsx";
 /**
  * The API's link request. The age confirmation is asked once per account: ticked here, the link
  * carries it; left empty, the link's page asks it unless the account confirmed it before
- * (kv/accounts.ts `age_confirmed`). The API still takes `age_ok: true` with every login link request.
+ * (kv/accounts/accounts.ts `age_confirmed`). The API still takes `age_ok: true` with every login link request.
  */
 const SignInRequest = LinkRequest.extend({ age_ok: z.boolean() });
 

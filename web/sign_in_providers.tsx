@@ -1,6 +1,6 @@
 /**
  * Signing in through a provider (GitHub, GitLab, Google, Microsoft, the owner's OpenID
- * provider): `/sign-in/with/<provider>` remembers the flow for this browser (kv/sign_in_flows.ts,
+ * provider): `/sign-in/with/<provider>` remembers the flow for this browser (kv/accounts/sign_in_flows.ts,
  * a cookie) and sends it to the provider; the provider sends it back to
  * `/sign-in/callback/<provider>` (the redirect URI, registered at the provider exactly as
  * `{BASE_URL}/sign-in/callback/<provider>`), which uses the flow up, checks the answer
@@ -11,9 +11,9 @@
  * policy, and a start alone changes nothing (the flow is bound to the browser that started it).
  * Every failure ends on one page saying what happened and offering the mailed link.
  */
-import { RULES } from "../kv/rate_limit.ts";
-import { completeProviderSignIn, linkProvider } from "../kv/sign_in.ts";
-import { startFlow, takeFlow } from "../kv/sign_in_flows.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
+import { completeProviderSignIn, linkProvider } from "../kv/accounts/sign_in.ts";
+import { startFlow, takeFlow } from "../kv/accounts/sign_in_flows.ts";
 import type { ProviderConfig } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
 import {

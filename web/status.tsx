@@ -2,15 +2,15 @@
  * The public status page (/status/<slug>) and following it by mail: the follow form, the
  * mailed confirmation link (a page with a button: opening it confirms nothing), the unfollow
  * link of every mail (a page with a button). The same domain functions as /api/status/<slug>
- * and its follow, confirm and unfollow routes (kv/status_page.ts, kv/followers.ts).
+ * and its follow, confirm and unfollow routes (kv/status/page.ts, kv/status/followers.ts).
  */
 import { raw } from "hono/html";
 import { FollowBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
-import { confirmFollow, followLink } from "../kv/followers.ts";
-import { requestFollow, unfollow } from "../kv/follows.ts";
-import { RULES } from "../kv/rate_limit.ts";
+import { confirmFollow, followLink } from "../kv/status/followers.ts";
+import { requestFollow, unfollow } from "../kv/status/follows.ts";
+import { RULES } from "../kv/store/rate_limit.ts";
 import {
   openNotes,
   overallBanner,
@@ -20,8 +20,8 @@ import {
   statusIncidentFeed,
   statusVersion,
   visitorState,
-} from "../kv/status_page.ts";
-import { GROUPS } from "../kv/services.ts";
+} from "../kv/status/page.ts";
+import { GROUPS } from "../kv/service/commands.ts";
 import { liveAnswer } from "./_live.ts";
 import type { Deps } from "../lib/deps.ts";
 

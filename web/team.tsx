@@ -14,18 +14,18 @@ import {
   type Role,
   ROLES,
   standingOf,
-} from "../kv/accounts.ts";
-import { decideApplication, listApplications } from "../kv/applications.ts";
-import { type Gate, gateOf } from "../kv/gate.ts";
-import { allInvites } from "../kv/invites.ts";
+} from "../kv/accounts/accounts.ts";
+import { decideApplication, listApplications } from "../kv/accounts/applications.ts";
+import { type Gate, gateOf } from "../kv/catalogue/gate.ts";
+import { allInvites } from "../kv/accounts/invites.ts";
 import {
   changeProposal,
   type Mover,
   movesOf,
   type OfferedMove,
   type ProposalMove,
-} from "../kv/proposal_changes.ts";
-import { checkProposalLinks } from "../kv/proposal_links.ts";
+} from "../kv/catalogue/proposal_changes.ts";
+import { checkProposalLinks } from "../kv/catalogue/proposal_links.ts";
 import {
   type Decision,
   getData,
@@ -35,10 +35,10 @@ import {
   MAX_REASON,
   type Proposal,
   STATUSES,
-} from "../kv/proposals.ts";
-import { listRequests, setHandled } from "../kv/requests.ts";
-import { listAllServices, serviceView } from "../kv/services.ts";
-import { shownState } from "../kv/service_state.ts";
+} from "../kv/catalogue/proposals.ts";
+import { listRequests, setHandled } from "../kv/forms/requests.ts";
+import { listAllServices, serviceView } from "../kv/service/commands.ts";
+import { shownState } from "../kv/service/state.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot, type Snapshot } from "../lib/machine.ts";
 import { DecisionBody } from "../http/account_inputs.ts";
@@ -237,7 +237,7 @@ function blockedWords(o: OfferedMove, gate: Gate): string {
   return `Only ${WHO_WORDS[o.move.who].replace(/ only$/, "")} may do this.`;
 }
 
-/** The moves the proposal's state allows, in the workflow's order (kv/proposal_changes.ts). */
+/** The moves the proposal's state allows, in the workflow's order (kv/catalogue/proposal_changes.ts). */
 function Moves(props: { p: Proposal; offered: OfferedMove[]; gate: Gate; view: FormView }) {
   const { p, gate, view } = props;
   const offered = props.offered.filter((o) => o.move.who !== "submitter");

@@ -4,7 +4,7 @@
  * days, response times and the last check or beat; filters by state, group and place, a search
  * box, 50 rows a page. The filters are a GET form, so the page works without script;
  * web/static/live.js reloads its parts when a state changes (it polls GET /watch/live, the
- * version of the account's states: kv/dashboard.ts boardVersion).
+ * version of the account's states: kv/service/dashboard.ts boardVersion).
  */
 import { raw } from "hono/html";
 import { z } from "zod";
@@ -15,13 +15,13 @@ import {
   boardVersion,
   SHOWN_STATES,
   watchBoard,
-} from "../kv/dashboard.ts";
+} from "../kv/service/dashboard.ts";
 import type { Deps } from "../lib/deps.ts";
 import { beatBar, percentText, sparkline } from "../lib/svg.ts";
 import { U } from "./_layout.tsx";
 import { Ago, when } from "./_me.tsx";
 import { NobodyTold, STATE_TEXT, StateBadge } from "./_state.tsx";
-import { unreachableWords } from "../kv/dependencies.ts";
+import { unreachableWords } from "../kv/service/dependencies.ts";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
 import { liveAnswer } from "./_live.ts";
 

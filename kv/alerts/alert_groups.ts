@@ -1,15 +1,15 @@
 import type { Deps } from "../../lib/deps.ts";
 import { type Atomic, atomic, commit, deleteKeys, transact } from "../_atomic.ts";
-import { wakeAt } from "../service.ts";
-import type { Service } from "../service_state.ts";
-import { GROUPS, listServices } from "../services.ts";
+import { wakeAt } from "../service/store.ts";
+import type { Service } from "../service/state.ts";
+import { GROUPS, listServices } from "../service/commands.ts";
 
 /**
  * One outage, few alerts: the first off alert of services that share a place (or a named
  * group) goes out at once and opens a 30-second window (GROUP_WAIT); the off and back alerts of the
  * others that follow within it wait and go out as one follow-up ("LAN: 2 more services
  * off"), and back alerts wait as long for the others to come back with them (one
- * summary). A look that alerts (kv/service_results.ts) routes its alerts here in its own
+ * summary). A look that alerts (kv/service/looks.ts) routes its alerts here in its own
  * atomic (`routeAlerts`): what must go at once comes back to it, what waits is added to the
  * pending group of the place; the minutely runner takes due groups (kv/alerts/grouped_alerts.ts) in
  * an atomic checked against the group, so of several processes one sends it. Key layout:

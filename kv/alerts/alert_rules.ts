@@ -1,11 +1,11 @@
 /**
  * When a watched service alerts, without storage: a check result counted against the
  * threshold, off and back alerts, maintenance windows holding an off alert, reminders while
- * off. Pure functions of their inputs (kv/service_results.ts applies them). Holds no keys.
+ * off. Pure functions of their inputs (kv/service/looks.ts applies them). Holds no keys.
  */
 import { DAY, HOUR } from "../../lib/clock.ts";
 import type { CheckResult } from "../../lib/checks/mod.ts";
-import type { Service, State } from "../service_state.ts";
+import type { Service, State } from "../service/state.ts";
 
 /** Days left on a certificate at which one expiry alert goes out each. */
 export const EXPIRY_MARKS = [14, 7, 1] as const;

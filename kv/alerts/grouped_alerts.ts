@@ -10,11 +10,11 @@ import { iso } from "../../lib/clock.ts";
 import type { Deps } from "../../lib/deps.ts";
 import { groupAlertMail } from "../../mail/services.ts";
 import type { Atomic } from "../_atomic.ts";
-import { type Account, getAccount } from "../accounts.ts";
+import { type Account, getAccount } from "../accounts/accounts.ts";
 import { type AlertGroup, listDueGroups, type Member, takeGroup } from "./alert_groups.ts";
-import { channelsOf } from "../channels.ts";
+import { channelsOf } from "./channels.ts";
 import { enqueueFollowers, enqueueMail, enqueuePosts } from "./outbox.ts";
-import { alertChannels, queueAlert, type QueuedAlert, sendInOrder } from "../service_results.ts";
+import { alertChannels, queueAlert, type QueuedAlert, sendInOrder } from "../service/looks.ts";
 
 /** A member's last alert: its state is off when that is off, else back. */
 const lastOf = (m: Member) => m.said[m.said.length - 1];

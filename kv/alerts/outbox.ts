@@ -26,7 +26,7 @@
  *   line goes at once (`nextInLine`). So a back never overtakes its off anywhere.
  * - Retries back off (2, 4, 8 ... minutes, at most 6 hours). A post honours a provider's
  *   Retry-After and is given up after MAX_ATTEMPTS tries (its channel marked broken and its
- *   owner mailed, once, kv/channels.ts `outcomeOf`); mail is tried until it expires.
+ *   owner mailed, once, kv/alerts/channels.ts `outcomeOf`); mail is tried until it expires.
  */
 import { DAY, iso, MINUTE } from "../../lib/clock.ts";
 import { randomToken } from "../../lib/crypto.ts";
@@ -36,7 +36,7 @@ import { type Mail, relayReason } from "../../lib/mail.ts";
 import { count } from "../../lib/metrics.ts";
 import { type Atomic, atomic, commit } from "../_atomic.ts";
 import { getManyEntries } from "../_batch.ts";
-import { getAccount, isOwner } from "../accounts.ts";
+import { getAccount, isOwner } from "../accounts/accounts.ts";
 import {
   type AlertPayload,
   type Channel,
@@ -47,8 +47,8 @@ import {
   payloadJson,
   sendPost,
   type SendResult,
-} from "../channels.ts";
-import { followerBatch, type FollowEvent } from "../followers.ts";
+} from "./channels.ts";
+import { followerBatch, type FollowEvent } from "../status/followers.ts";
 
 interface Queued {
   id: string;
@@ -393,7 +393,7 @@ async function noteOutcome(deps: Deps, channel: Channel, r: SendResult, givenUp:
 }
 
 /**
- * Writes a followers' record out: one mail per confirmed follower (kv/followers.ts
+ * Writes a followers' record out: one mail per confirmed follower (kv/status/followers.ts
  * `followerBatch`), a batch per atomic checked against the record, which moves its cursor
  * and stays claimed; the last batch deletes it. Each batch is delivered before the next is
  * written. A record changed under it (dropped by an erasure) ends the run.

@@ -1,9 +1,9 @@
 import type { Deps } from "../../lib/deps.ts";
-import type { Account } from "../accounts.ts";
-import type { Link } from "../links.ts";
+import type { Account } from "../accounts/accounts.ts";
+import type { Link } from "../accounts/links.ts";
 
 /**
- * What a part (kv/parts/*.ts) provides; kv/parts.ts lists the parts. The types live here so
+ * What a part (kv/parts/*.ts) provides; kv/parts/mod.ts lists the parts. The types live here so
  * that the parts and the list do not import each other.
  */
 

@@ -1,8 +1,12 @@
 import { iso, isoOrNull } from "../../lib/clock.ts";
-import { applicationsOf, deleteApplicationsOf, hasOpenApplication } from "../applications.ts";
-import { dropAvatarChunks } from "../avatars.ts";
-import { namesOf } from "../modules.ts";
-import { dropSeen, markSeen, seenOf } from "../dormant.ts";
+import {
+  applicationsOf,
+  deleteApplicationsOf,
+  hasOpenApplication,
+} from "../accounts/applications.ts";
+import { dropAvatarChunks } from "../files/avatars.ts";
+import { namesOf } from "../catalogue/modules.ts";
+import { dropSeen, markSeen, seenOf } from "../accounts/dormant.ts";
 import {
   acceptInvite,
   countInvites,
@@ -10,10 +14,10 @@ import {
   invitesBy,
   invitesTo,
   inviteView,
-} from "../invites.ts";
-import { deleteAllEntries, listEntries } from "../journal.ts";
+} from "../accounts/invites.ts";
+import { deleteAllEntries, listEntries } from "../accounts/journal.ts";
 import type { AccountPart } from "./_part.ts";
-import { listSessions } from "../sessions.ts";
+import { listSessions } from "../accounts/sessions.ts";
 
 /**
  * What the accounts area holds of an account: profile, avatar, journal, applications,

@@ -1,5 +1,5 @@
 import { iso } from "../../lib/clock.ts";
-import { eraseApiKeys, listApiKeys } from "../api_keys.ts";
+import { eraseApiKeys, listApiKeys } from "../service/api_keys.ts";
 import type { AccountPart } from "./_part.ts";
 
 /** The account's keys of the Healthchecks-compatible API: that they exist, never the keys. */

@@ -1,4 +1,4 @@
-import { catalogueChanged } from "../catalogue_doc.ts";
+import { catalogueChanged } from "../catalogue/catalogue_doc.ts";
 import {
   changeContributor,
   dropContributorIndex,
@@ -6,9 +6,9 @@ import {
   moduleView,
   namesOf,
   slugsOf,
-} from "../modules.ts";
+} from "../catalogue/modules.ts";
 import type { AccountPart } from "./_part.ts";
-import { allCounts, pointsOf, withdrawAll } from "../points.ts";
+import { allCounts, pointsOf, withdrawAll } from "../catalogue/points.ts";
 
 /**
  * What the catalogue area holds of an account: its places among module contributors and

@@ -1,4 +1,4 @@
-import { eraseFiles, fileItem, listFiles } from "../files.ts";
+import { eraseFiles, fileItem, listFiles } from "../files/files.ts";
 import type { AccountPart } from "./_part.ts";
 
 /** What the files area holds of an account: stored files. */

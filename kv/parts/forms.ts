@@ -1,4 +1,4 @@
-import { setModuleBy, unpublishModule } from "../catalogue_api.ts";
+import { setModuleBy, unpublishModule } from "../catalogue/catalogue_api.ts";
 import type { AccountPart } from "./_part.ts";
 import {
   confirmReceived,
@@ -7,8 +7,8 @@ import {
   getData,
   proposalsOf,
   proposalView,
-} from "../proposals.ts";
-import { eraseRequestsOf, requestsOfAddress, requestView } from "../requests.ts";
+} from "../catalogue/proposals.ts";
+import { eraseRequestsOf, requestsOfAddress, requestView } from "../forms/requests.ts";
 
 /**
  * What the forms area holds of an account: the proposals and requests sent from its

@@ -1,4 +1,4 @@
-import { eraseIncidents, incidentView, listIncidents } from "../incidents.ts";
+import { eraseIncidents, incidentView, listIncidents } from "../status/incidents.ts";
 import type { AccountPart } from "./_part.ts";
 
 /** What the incidents area holds of an account: its status page's incidents and updates. */

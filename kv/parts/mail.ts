@@ -1,9 +1,9 @@
 import { iso } from "../../lib/clock.ts";
-import { linksTo } from "../links.ts";
+import { linksTo } from "../accounts/links.ts";
 import { queuedAbout } from "../alerts/outbox.ts";
 import type { AccountPart } from "./_part.ts";
-import { countersOf, dropCounters, RULES } from "../rate_limit.ts";
-import { RECEIPTS } from "../requests.ts";
+import { countersOf, dropCounters, RULES } from "../store/rate_limit.ts";
+import { RECEIPTS } from "../forms/requests.ts";
 
 /** Every rule whose counters may be held under the account's id or address. */
 const ACCOUNT_RULES = [...Object.values(RULES), RECEIPTS];
@@ -17,7 +17,7 @@ const withoutSecrets = (text: string) =>
 /**
  * What the mail and limits machinery holds about an account: live mailed links to its
  * address, mail still queued to or about it, and the rate counters kept under its id or address.
- * Erasure drops the counters here; links and queued mail go last in kv/erasure.ts (after the
+ * Erasure drops the counters here; links and queued mail go last in kv/parts/erasure.ts (after the
  * account record, so a link opened meanwhile cannot outlive it).
  */
 export const mailPart: AccountPart = {

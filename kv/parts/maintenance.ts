@@ -1,5 +1,5 @@
-import { eraseWindows, listWindows } from "../maintenance.ts";
-import { windowView } from "../windows.ts";
+import { eraseWindows, listWindows } from "../service/maintenance.ts";
+import { windowView } from "../service/windows.ts";
 import type { AccountPart } from "./_part.ts";
 
 /** What the maintenance area holds of an account: its maintenance windows. */

@@ -1,5 +1,5 @@
 import { iso } from "../../lib/clock.ts";
-import { erasePingKey, pingKeyEntry } from "../ping_keys.ts";
+import { erasePingKey, pingKeyEntry } from "../service/ping_keys.ts";
 import type { AccountPart } from "./_part.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { eraseReportMail, reportMailWanted } from "../reports.ts";
+import { eraseReportMail, reportMailWanted } from "../status/reports.ts";
 import type { AccountPart } from "./_part.ts";
 
 /** What the reports area holds of an account: whether it asked for the monthly report mail. */

@@ -1,17 +1,17 @@
 import { iso } from "../../lib/clock.ts";
 import { withDurations } from "../../lib/runs.ts";
-import { channelView, eraseChannels, listChannels } from "../channels.ts";
+import { channelView, eraseChannels, listChannels } from "../alerts/channels.ts";
 import { dropQueuedOf, postsOf } from "../alerts/outbox.ts";
-import { serviceHistory } from "../windows.ts";
-import { listWindows } from "../maintenance.ts";
-import { eraseStatusPage, getStatusPage } from "../status_settings.ts";
-import { eraseProjectBadge } from "../project_badges.ts";
-import { listEvents } from "../hooks.ts";
+import { serviceHistory } from "../service/windows.ts";
+import { listWindows } from "../service/maintenance.ts";
+import { eraseStatusPage, getStatusPage } from "../status/settings.ts";
+import { eraseProjectBadge } from "../service/badges.ts";
+import { listEvents } from "../service/heartbeats.ts";
 import type { AccountPart } from "./_part.ts";
-import { countServices, eraseServices, listServices, serviceView } from "../services.ts";
+import { countServices, eraseServices, listServices, serviceView } from "../service/commands.ts";
 
 /** What the services area holds of an account: watched services, their last
- * beats and their kept history (kv/history.ts). */
+ * beats and their kept history (kv/service/history.ts). */
 export const servicesPart: AccountPart = {
   name: "services",
   sections: {

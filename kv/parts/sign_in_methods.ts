@@ -1,6 +1,6 @@
 import { iso, isoOrNull } from "../../lib/clock.ts";
-import { dropIdentities, identitiesOf } from "../identities.ts";
-import { dropPasskeys, passkeysOf } from "../passkeys.ts";
+import { dropIdentities, identitiesOf } from "../accounts/identities.ts";
+import { dropPasskeys, passkeysOf } from "../accounts/passkeys.ts";
 import type { AccountPart } from "./_part.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { iso } from "../../lib/clock.ts";
-import { followerCount } from "../followers.ts";
-import { eraseFollowing } from "../follows.ts";
-import { eraseNotes, listNotes } from "../status_notes.ts";
+import { followerCount } from "../status/followers.ts";
+import { eraseFollowing } from "../status/follows.ts";
+import { eraseNotes, listNotes } from "../status/notes.ts";
 import type { AccountPart } from "./_part.ts";
 
 /** What the status page's audience area holds of an account: its incident notes and its

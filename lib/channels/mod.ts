@@ -2,7 +2,7 @@
  * The channel kinds: each a form of fields and a pure formatter from an alert to the HTTP
  * requests its provider documents (lib/channels/chat.ts, push.ts, incidents.ts, webhook.ts),
  * the providers' fixed origins in one table, the check of a kind's values, and the provider's
- * answer in plain words. kv/channels.ts stores channels and sends what these format.
+ * answer in plain words. kv/alerts/channels.ts stores channels and sends what these format.
  */
 import { parseUrlTarget, TargetError } from "../targets.ts";
 import {
@@ -76,7 +76,7 @@ export type Checked = { ok: true; values: Values } | { ok: false; field: string;
 
 /**
  * A kind's values from what was entered: every field present and within its rules, addresses
- * https (http too for a self-hosted kind: kv/channels.ts lets it through only to an allowed
+ * https (http too for a self-hosted kind: kv/alerts/channels.ts lets it through only to an allowed
  * network), nothing else kept.
  */
 export function checkValues(spec: KindSpec, input: Record<string, unknown>): Checked {

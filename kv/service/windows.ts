@@ -1,0 +1,189 @@
+import { DAY, iso, isoOrNull, MINUTE } from "../../lib/clock.ts";
+import type { Deps } from "../../lib/deps.ts";
+import { conflict, invalid } from "../../lib/errors.ts";
+import { MAX_MINUTES, nextStart, runningUntil } from "../../lib/maintenance.ts";
+import { cronError, validTimeZone } from "../../lib/schedule.ts";
+import { atomic, transact } from "../_atomic.ts";
+import { type History, KEEP_DAYS, readHistory } from "./history.ts";
+import { nextId } from "../store/ids.ts";
+import {
+  listWindows,
+  maintenanceUntil,
+  MAX_WINDOWS,
+  putWindows,
+  quietSpans,
+  type Window,
+  windowsEntry,
+} from "./maintenance.ts";
+import { GROUPS, PLACES, type Service, serviceIdEntries } from "./commands.ts";
+
+/**
+ * The rules of maintenance windows, as /api/me/maintenance and /me/maintenance apply them:
+ * the account's own services, known groups and places, a window once (from before to, at most
+ * 90 days) or on a valid schedule (cron, time zone, 1 minute to a week); and what windows do
+ * to a service's history and state shown. Holds no KV keys: storage is kv/service/maintenance.ts.
+ */
+
+const MAX_ONCE = 90 * 24 * 60 * MINUTE;
+
+interface NewWindow {
+  name: string;
+  services: number[];
+  groups: string[];
+  places: string[];
+  from?: number | null;
+  to?: number | null;
+  cron?: string | null;
+  tz?: string | null;
+  minutes?: number | null;
+}
+
+export function windowView(w: Window, now: number) {
+  return {
+    id: w.id,
+    name: w.name,
+    services: w.services,
+    groups: w.groups,
+    places: w.places,
+    from: isoOrNull(w.from),
+    to: isoOrNull(w.to),
+    cron: w.cron,
+    tz: w.tz,
+    minutes: w.minutes,
+    created: iso(w.created),
+    running_until: isoOrNull(runningUntil(w, now)),
+    next_start: isoOrNull(nextStart(w, now)),
+  };
+}
+
+/** The timing of a new window, checked: once, or on a schedule, never both or neither. */
+function timing(input: NewWindow): Pick<Window, "from" | "to" | "cron" | "tz" | "minutes"> {
+  const once = input.from != null || input.to != null;
+  const scheduled = !!input.cron;
+  if (once === scheduled) {
+    invalid("from: give either from and to (once) or cron, tz and minutes (a schedule)", "from");
+  }
+  if (once) {
+    if (input.from == null || input.to == null) invalid("to: a window once needs both ends", "to");
+    if (input.to <= input.from) invalid("to: the end must be after the start", "to");
+    if (input.to - input.from > MAX_ONCE) invalid("to: a window lasts at most 90 days", "to");
+    return { from: input.from, to: input.to, cron: null, tz: null, minutes: null };
+  }
+  const tz = input.tz || "UTC";
+  if (!validTimeZone(tz)) invalid("tz: not a known time zone (e.g. Europe/Berlin)", "tz");
+  const bad = cronError(input.cron!, tz);
+  if (bad) invalid(`cron: ${bad}`, "cron");
+  const minutes = input.minutes ?? 0;
+  if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_MINUTES) {
+    invalid(`minutes: from 1 to ${MAX_MINUTES} (a week)`, "minutes");
+  }
+  return { from: null, to: null, cron: input.cron!.trim(), tz, minutes };
+}
+
+/**
+ * What `createWindow` refuses in a window's fields that needs no lookup, every field at once
+ * (the page shows them together instead of one a submit): nothing covered, a schedule's cron
+ * line and length. The same words as its refusals; the time zone is the schema's.
+ */
+export function windowFieldProblems(
+  input: {
+    services?: unknown;
+    groups?: unknown;
+    places?: unknown;
+    cron?: unknown;
+    tz?: unknown;
+    minutes?: unknown;
+  },
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const none = (v: unknown) => !Array.isArray(v) || v.length === 0;
+  if (none(input.services) && none(input.groups) && none(input.places)) {
+    out.services = "choose the services, a group or a place the window covers";
+  }
+  if (typeof input.cron === "string" && input.cron.trim()) {
+    const tz = typeof input.tz === "string" && validTimeZone(input.tz) ? input.tz : "UTC";
+    const bad = cronError(input.cron, tz);
+    if (bad) out.cron = bad;
+    const m = input.minutes;
+    if (typeof m === "number" && (!Number.isInteger(m) || m < 1 || m > MAX_MINUTES)) {
+      out.minutes = `from 1 to ${MAX_MINUTES} (a week)`;
+    }
+  }
+  return out;
+}
+
+/** Adds a window; every service named must be the account's. */
+export async function createWindow(deps: Deps, account: number, input: NewWindow): Promise<Window> {
+  const services = [...new Set(input.services)];
+  const now = deps.clock.now();
+  return await transact(async () => {
+    // The services' id entries are checked in the atomic: a service removed meanwhile fails
+    // the commit, and the retry refuses it.
+    const [entry, ids] = await Promise.all([
+      windowsEntry(deps.kv, account),
+      serviceIdEntries(deps.kv, services),
+    ]);
+    for (const [i, e] of ids.entries()) {
+      if (e.value !== account) {
+        invalid(`services: ${services[i]} is not one of your services`, "services");
+      }
+    }
+    const when = coverAndTiming(input);
+    const list = entry.value ?? [];
+    if (list.length >= MAX_WINDOWS) conflict(`at most ${MAX_WINDOWS} maintenance windows`);
+    const w: Window = {
+      id: nextId("maintenance", Math.max(0, ...list.map((x) => x.id))),
+      name: input.name,
+      services,
+      groups: [...new Set(input.groups)],
+      places: [...new Set(input.places)],
+      ...when,
+      created: now,
+    };
+    const op = putWindows(atomic(deps.kv).check(entry, ...ids), account, [...list, w]);
+    return { op, result: w };
+  });
+}
+
+/** A new window's groups, places and timing, checked (its services are checked in its atomic). */
+function coverAndTiming(input: NewWindow) {
+  for (const g of input.groups) {
+    if (!(GROUPS as readonly string[]).includes(g)) invalid(`groups: no group "${g}"`, "groups");
+  }
+  for (const p of input.places) {
+    if (!(PLACES as readonly string[]).includes(p)) invalid(`places: no place "${p}"`, "places");
+  }
+  if (!input.services.length && !input.groups.length && !input.places.length) {
+    invalid("services: choose the services, a group or a place the window covers", "services");
+  }
+  return timing(input);
+}
+
+/** Deletes a window; false when there is none. */
+export async function deleteWindow(deps: Deps, account: number, id: number): Promise<boolean> {
+  return await transact(async () => {
+    const entry = await windowsEntry(deps.kv, account);
+    const list = entry.value ?? [];
+    const rest = list.filter((w) => w.id !== id);
+    if (rest.length === list.length) return { op: null, result: false };
+    const op = putWindows(atomic(deps.kv).check(entry), account, rest);
+    return { op, result: true };
+  });
+}
+
+/** A service's history with its maintenance stretches left out of uptime and marked. */
+export async function serviceHistory(
+  kv: Deno.Kv,
+  s: Service,
+  now: number,
+  windows?: Window[],
+): Promise<History> {
+  const list = windows ?? await listWindows(kv, s.account);
+  const from = Math.floor(now / DAY) * DAY - (KEEP_DAYS - 1) * DAY;
+  return await readHistory(kv, s.account, s.id, now, KEEP_DAYS, quietSpans(list, s, from, now));
+}
+
+/** When the maintenance covering the service ends, or null: what its page and badge show. */
+export async function serviceMaintenance(kv: Deno.Kv, s: Service, now: number) {
+  return maintenanceUntil(await listWindows(kv, s.account), s, now);
+}
