@@ -1,4 +1,4 @@
-import { claimNudge, lookAsked, wakeAsked } from "../kv/service/store.ts";
+import { claimNudge, queuedLook, wakeAsked } from "../kv/service/store.ts";
 import { reviewHeartbeat } from "../kv/service/looks.ts";
 import type { Deps } from "../lib/deps.ts";
 import { log } from "../lib/log.ts";
@@ -15,7 +15,7 @@ import { pollDue } from "./checks.ts";
  */
 export async function handleQueued(deps: Deps, msg: unknown): Promise<void> {
   if (wakeAsked(msg) !== null) return await pollDue(deps);
-  const look = lookAsked(msg);
+  const look = queuedLook(msg);
   if (!look) {
     log("warn", "unknown queue message");
     return;

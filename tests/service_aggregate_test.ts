@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { runDueChecks } from "../jobs/checks.ts";
 import { handleQueued } from "../jobs/queue.ts";
-import { beat, EVENTS_KEPT, PLAIN, type SignalKind } from "../kv/service/heartbeats.ts";
+import { beat, EVENTS_KEPT, type SignalKind, SUCCESS_SIGNAL } from "../kv/service/heartbeats.ts";
 import {
   countServices,
   dueKey,
@@ -128,7 +128,7 @@ const nudged = (m: Model, id: number, at: number) =>
 /** Pings heartbeat `id` by its key, as its hook address would; answers the ping's time. */
 async function ping(t: T, m: Model, id: number, key: string, kind: SignalKind): Promise<number> {
   const at = t.clock.now();
-  const said = await beat(t.deps, key, "", { ...PLAIN, kind });
+  const said = await beat(t.deps, key, "", { ...SUCCESS_SIGNAL, kind });
   assert.ok(typeof said === "object", `a ping of a live heartbeat is recorded: ${said}`);
   const minute = Math.floor(at / MINUTE) * MINUTE;
   m.pinged.set(id, (m.pinged.get(id) ?? new Set()).add(minute));

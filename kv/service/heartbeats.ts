@@ -14,7 +14,7 @@ import {
 } from "../_atomic.ts";
 import { getManyEntries } from "../_batch.ts";
 import { addUses, heldUses, judge, rateKey, RULES } from "../store/rate_limit.ts";
-import { askLook, nudge } from "./store.ts";
+import { nudge, queueLook } from "./store.ts";
 import { type Beat, openRun, type Pulse, type Start } from "./state.ts";
 
 /**
@@ -31,7 +31,7 @@ import { type Beat, openRun, type Pulse, type Start } from "./state.ts";
  * hook entry says it changes the state (`HookRef.look`: the heartbeat waits or is off; now) or
  * a service that wrote NUDGE_EVERY events in this process since its last, so the runner looks,
  * and trims, in time; for a start, a failure and such a success a KV queue message
- * (kv/service/store.ts `askLook`, a start's delayed to its grace end), which the process that
+ * (kv/service/store.ts `queueLook`, a start's delayed to its grace end), which the process that
  * listens (jobs/queue.ts) takes then, so the change is in the history and its alert on its
  * way within seconds; the heartbeat rate counts (kv/store/rate_limit.ts `addUses`). Success pings of
  * a heartbeat that is up write nothing more.
@@ -177,7 +177,13 @@ const eventKey = (account: number, id: number, at: number, nonce: number) =>
   ["service_events", account, id, at, nonce] as const;
 const MINUTE = 60_000;
 
-export const PLAIN: Signal = { kind: "success", code: null, rid: null, body: "", origin: "" };
+export const SUCCESS_SIGNAL: Signal = {
+  kind: "success",
+  code: null,
+  rid: null,
+  body: "",
+  origin: "",
+};
 
 /** Keys are 32 random bytes in base64url (256 bits). */
 const HOOK_KEY_RE = /^[A-Za-z0-9_-]{43}$/;
@@ -378,7 +384,7 @@ export function beat(
   deps: Deps,
   key: string,
   status: string,
-  signal: Signal = PLAIN,
+  signal: Signal = SUCCESS_SIGNAL,
   method = "POST",
   resume?: Resume,
 ): Promise<BeatOutcome> {
@@ -607,7 +613,7 @@ async function commitBatch(
         // A look the millisecond the run's grace ends, woken then through the queue.
         const end = Math.ceil(at + (grace ?? 60) * MINUTE) + 1;
         nudge(op, end, id, account);
-        askLook(op, { account, id, due: end }, end - at);
+        queueLook(op, { account, id, due: end }, end - at);
       } else if (kind === "fail") op.set(failKey(account, id), p.beat);
       if (kind === "fail" || (kind === "success" && p.hook.ref.look)) {
         const due = Math.floor(at / MINUTE) * MINUTE;
@@ -615,7 +621,7 @@ async function commitBatch(
         // A failure, or a success that changes the state, is known now: the look it asks
         // for runs within seconds, not at the next minute (jobs/queue.ts); the nudge stays
         // for the runner should it not.
-        askLook(op, { account, id, due });
+        queueLook(op, { account, id, due });
       }
     }
     for (const p of live) {

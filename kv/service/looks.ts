@@ -37,7 +37,7 @@ import {
   type State,
   type Verdict,
 } from "./state.ts";
-import { askLook, getService, nudge, saveService, wakeAt } from "./store.ts";
+import { getService, nudge, queueLook, saveService, wakeAt } from "./store.ts";
 import { hookRefsInto, listServices } from "./commands.ts";
 import { behindOff, dependencyHold, foldedText } from "./dependencies.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../../mail/services.ts";
@@ -269,7 +269,7 @@ function wakeBehind(op: Atomic, all: Service[], s: Pick<Service, "id" | "account
   for (const c of behindOff(all, s)) {
     if (c.kind !== "webhook" || !c.held) continue;
     nudge(op, now, c.id, s.account);
-    askLook(op, { account: s.account, id: c.id, due: now });
+    queueLook(op, { account: s.account, id: c.id, due: now });
   }
 }
 

@@ -16,7 +16,7 @@
  * - A heartbeat may have more due entries, nudges, which its ping batches set blind (kv/service/heartbeats.ts
  *   through `nudge`): at a start's grace end (the millisecond after it), at the minute of a
  *   failure or of a success that changes its state (each look also asked for through the KV
- *   queue, `askLook`, which jobs/queue.ts claims with `claimNudge`; a start's delayed to its
+ *   queue, `queueLook`, which jobs/queue.ts claims with `claimNudge`; a start's delayed to its
  *   grace end), and a millisecond past the minute of a flood of events. A nudge is an early look: its claim
  *   deletes it and moves the regular entry to the lease's end. A nudge at the regular entry's
  *   time is that entry and moves with it. A checked service (no hook) never has one. A
@@ -140,7 +140,7 @@ export function wakeAsked(msg: unknown): number | null {
 }
 
 /** A look asked for through the KV queue: the nudge at `due` of service `id`. */
-interface LookAsked {
+interface QueuedLook {
   look: { account: number; id: number; due: number };
 }
 
@@ -151,16 +151,16 @@ const LOOK_BACKOFF = [1_000, 5_000, 15_000];
  * Asks, in the nudge's atomic, for a look at the nudge within seconds (jobs/queue.ts), or
  * `delay` ms from now (a run's grace end).
  */
-export function askLook(op: Atomic, look: LookAsked["look"], delay = 0): Atomic {
-  return op.enqueue({ look } satisfies LookAsked, {
+export function queueLook(op: Atomic, look: QueuedLook["look"], delay = 0): Atomic {
+  return op.enqueue({ look } satisfies QueuedLook, {
     backoffSchedule: LOOK_BACKOFF,
     ...(delay > 0 ? { delay: Math.min(delay, MAX_DELAY) } : {}),
   });
 }
 
 /** A queued message's look, or null for anything else. */
-export function lookAsked(msg: unknown): LookAsked["look"] | null {
-  const look = (msg as Partial<LookAsked> | null)?.look;
+export function queuedLook(msg: unknown): QueuedLook["look"] | null {
+  const look = (msg as Partial<QueuedLook> | null)?.look;
   const int = (n: unknown): n is number => Number.isSafeInteger(n);
   return look && int(look.account) && int(look.id) && int(look.due) ? look : null;
 }

@@ -169,7 +169,7 @@ export const form = (url: string, fields: Record<string, string>, headers = {}) 
   }) satisfies OutRequest;
 
 /** A URL with a path appended to its own (a base with or without a trailing slash). */
-export const under = (base: string, path: string) => base.replace(/\/+$/, "") + path;
+export const joinUrl = (base: string, path: string) => base.replace(/\/+$/, "") + path;
 
 /** One field of a kind's form and of its JSON input. */
 export interface FieldSpec {

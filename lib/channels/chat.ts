@@ -14,6 +14,7 @@ import {
   headline,
   html,
   ICON,
+  joinUrl,
   json,
   type KindSpec,
   linesOf,
@@ -21,7 +22,6 @@ import {
   noMentions,
   slackText,
   SOURCE,
-  under,
   type Values,
   WORD,
 } from "./_format.ts";
@@ -352,7 +352,7 @@ export const zulip: KindSpec = {
     const auth = btoa(
       String.fromCodePoint(...new TextEncoder().encode(`${v.bot_email}:${v.api_key}`)),
     );
-    return [form(under(v.site, "/api/v1/messages"), {
+    return [form(joinUrl(v.site, "/api/v1/messages"), {
       type: "stream",
       to: v.stream,
       topic: clip(topic, 60),

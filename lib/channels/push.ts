@@ -14,11 +14,11 @@ import {
   headline,
   html,
   ICON,
+  joinUrl,
   json,
   type KindSpec,
   linesOf,
   type OutRequest,
-  under,
   WORD,
 } from "./_format.ts";
 
@@ -145,7 +145,7 @@ export const matrix: KindSpec = {
     const path = `/_matrix/client/v3/rooms/${encodeURIComponent(v.room)}/send/m.room.message/` +
       encodeURIComponent(ctx.id);
     const req: OutRequest = {
-      ...json(under(v.homeserver, path), {
+      ...json(joinUrl(v.homeserver, path), {
         msgtype: "m.notice",
         body: plainText(a),
         format: "org.matrix.custom.html",
@@ -249,7 +249,7 @@ export const gotify: KindSpec = {
   target: "url",
   hint: (v) => origin(v.url),
   selfHosted: true,
-  format: (a, v) => [json(under(v.url, "/message"), {
+  format: (a, v) => [json(joinUrl(v.url, "/message"), {
     title: `${headlineIcon(a)}${a.title}`,
     message: `${bodyText(a)}\n${a.link}`,
     priority: GOTIFY_PRIORITY[a.event],
