@@ -257,6 +257,28 @@ Deno.test("layout: every KV key literal is in docs/kv.md and in its owner's modu
   assert.deepEqual(unused, [], "prefixes in docs/kv.md whose owner never names them");
 });
 
+Deno.test("layout: one delivery path: kv/alerts/outbox.ts owns the deliveries' queue and alone sends", async () => {
+  const table = await owners();
+  // The one queue, and the prefixes of the queues it replaced (read only by its migration).
+  for (const prefix of ["outbox", "channel_outbox", "follow_fanout"]) {
+    assert.equal(table.get(prefix), "kv/alerts/outbox.ts", `["${prefix}"]`);
+  }
+  const files = await sourceFiles();
+  for (const m of ["outbox", "alert_rules", "alert_groups", "grouped_alerts"]) {
+    assert.ok(files.includes(`kv/alerts/${m}.ts`), `kv/alerts/${m}.ts`);
+  }
+  const bad: string[] = [];
+  for (const file of files) {
+    if (file === "kv/alerts/outbox.ts") continue;
+    const text = code(await Deno.readTextFile(`${ROOT}${file}`));
+    if (/\bmailer\.send\(/.test(text)) bad.push(`${file} sends mail itself`);
+    if (file !== "kv/alerts/channels.ts" && /\bsendPost\(/.test(text)) {
+      bad.push(`${file} posts to a channel itself`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
+
 /**
  * The names a kv/ module exports that make or hand out its keys: an export whose definition
  * holds a key literal (`export const xKey = (...) => ["x", ...]`, `export function`, a
