@@ -79,7 +79,13 @@ export const ROUTE_AREAS = {
     first: true,
   },
   status: api(
-    ["/api/me/status-page/*", "/api/me/services/*", "/api/status/*", "/api/badges/*"],
+    [
+      "/api/me/status-page/*",
+      "/api/me/status-pages/*",
+      "/api/me/services/*",
+      "/api/status/*",
+      "/api/badges/*",
+    ],
     () => import("./api/status.ts").then((m) => m.statusRoutes),
   ),
   channels: api(
@@ -213,8 +219,12 @@ export const ROUTE_AREAS = {
     () => import("./web/watch.tsx").then((m) => m.watchBoardPages),
   ),
   web_watch: page(
-    ["/me/services/*", "/me/channels/*", "/me/status-page/*"],
+    ["/me/services/*", "/me/channels/*"],
     () => import("./web/me_watch.tsx").then((m) => m.watchPages),
+  ),
+  web_status_pages: page(
+    ["/me/status-page/*", "/me/status-pages/*"],
+    () => import("./web/me_status_pages.tsx").then((m) => m.statusSettingsPages),
   ),
   web_api_keys: page(
     ["/me/api-keys/*"],

@@ -2,10 +2,16 @@ import { z } from "zod";
 import { getService, rotateBadge } from "../kv/service/commands.ts";
 import {
   badgeOf,
+  changeStatusPage,
+  createStatusPage,
+  deleteStatusPage,
   getStatusPage,
-  MAX_NOTE,
+  listStatusPages,
+  MAX_PAGES,
+  pageSlug,
   publicStatusPage,
   saveStatusPage,
+  type StatusPage,
 } from "../kv/status/page.ts";
 import type { Deps } from "../lib/deps.ts";
 import { badge } from "../lib/svg.ts";
@@ -17,8 +23,9 @@ import { confirmFollow, followerCount } from "../kv/status/followers.ts";
 import { requestFollow, unfollow } from "../kv/status/follows.ts";
 import { RULES } from "../kv/store/rate_limit.ts";
 import { deleteNote, listNotes, NOTE_KINDS, noteView, postNote } from "../kv/status/notes.ts";
-import { FollowBody, FollowToken, NoteBody, StatusLink } from "../http/services_inputs.ts";
-import { multiLine, oneLine } from "../http/text.ts";
+import { FollowBody, FollowToken, NoteBody } from "../http/services_inputs.ts";
+import { NewPageSettings, PageSettings } from "../http/status_inputs.ts";
+import type { Account } from "../kv/accounts/accounts.ts";
 import { IncidentSchema } from "./incidents.ts";
 
 const State = z.enum(["ok", "warn", "off", "wait"]);
@@ -28,21 +35,6 @@ const NoteSchema = z.object({
   text: z.string(),
   at: z.string().meta({ description: "When it was posted (ISO 8601)" }),
 }).meta({ id: "StatusNote" });
-const PageSettings = z.object({
-  enabled: z.boolean(),
-  title: oneLine(80).default(""),
-  services: z.array(z.object({
-    id: z.number().int().positive(),
-    note: multiLine(MAX_NOTE).default("").meta({
-      description: "An incident or maintenance text shown with the service",
-    }),
-  })).max(30).default([]),
-  link: StatusLink.default(""),
-  logo: z.boolean().default(false).meta({
-    description: "Show the owner's profile picture as the page's logo",
-  }),
-}).meta({ id: "StatusPageSettings" });
-
 const PublicPageSchema = z.object({
   title: z.string(),
   link: z.string().nullable().meta({ description: "The owner's own site, or null" }),
@@ -105,6 +97,15 @@ const SettingsAnswer = PageSettings.extend({
     description: "How many follow the page by mail (confirmed); never who",
   }),
 });
+const PageItem = NewPageSettings.extend({
+  id: z.number().int().meta({ description: "1: the account's first page (/api/me/status-page)" }),
+  slug: z.string().meta({ description: "Its address: /status/<slug> (the account's for page 1)" }),
+  path: z.string().meta({ description: "Where the page is (while enabled)" }),
+  followers: z.number().int().meta({
+    description: "How many follow the page by mail (confirmed); never who",
+  }),
+}).meta({ id: "StatusPageItem" });
+const PageId = z.object({ id: idParam });
 
 const links = [
   ["confirm", "Confirm a follow with the token of the mailed link", confirmFollow],
@@ -119,30 +120,35 @@ export function statusRoutes(deps: Deps) {
   const app = router();
   const { bearer } = guarded(deps);
 
-  const settings = async (account: number, slug: string) => {
-    const p = await getStatusPage(deps.kv, account);
-    return {
-      enabled: p?.enabled ?? false,
-      title: p?.title ?? "",
-      services: p?.services ?? [],
-      link: p?.link ?? "",
-      logo: p?.logo ?? false,
-      path: `/status/${slug}`,
-      followers: await followerCount(deps.kv, account),
-    };
+  /** A page's settings as the API answers them, with its address and followers. */
+  const itemOf = async (owner: Pick<Account, "id" | "slug">, p: StatusPage) => ({
+    id: p.id,
+    slug: pageSlug(p, owner),
+    enabled: p.enabled,
+    title: p.title,
+    services: p.services.map((s) => ({ id: s.id, note: s.note, group: s.group ?? "" })),
+    link: p.link ?? "",
+    logo: p.logo ?? false,
+    path: `/status/${pageSlug(p, owner)}`,
+    followers: await followerCount(deps.kv, owner.id, p.id),
+  });
+  const settings = async (owner: Pick<Account, "id" | "slug">) => {
+    const p = await getStatusPage(deps.kv, owner.id);
+    const { id: _id, slug: _slug, ...item } = await itemOf(
+      owner,
+      p ?? { id: 1, slug: "", enabled: false, title: "", services: [] },
+    );
+    return item;
   };
   app.openapi(
     bearer({
       method: "get",
       path: "/me/status-page",
       tags: ["services"],
-      summary: "The settings of the caller's public status page",
+      summary: "The settings of the caller's first status page (at the account's address)",
       responses: { 200: json(SettingsAnswer), ...errors(401) },
     }),
-    async (c) => {
-      const me = c.get("account");
-      return c.json(await settings(me.id, me.slug), 200);
-    },
+    async (c) => c.json(await settings(c.get("account")), 200),
   );
 
   app.openapi(
@@ -150,15 +156,102 @@ export function statusRoutes(deps: Deps) {
       method: "put",
       path: "/me/status-page",
       tags: ["services"],
-      summary: "Publish (or withdraw) the status page and choose its services and notes",
+      summary: "Publish (or withdraw) the first status page and choose its services and notes",
       request: body(PageSettings),
       responses: { 200: json(SettingsAnswer), ...errors(400, 401) },
     }),
     async (c) => {
       const me = c.get("account");
       if (!me.slug) fail(400, "name your account first: the page's address is made from it");
-      await saveStatusPage(deps, me.id, c.req.valid("json"));
-      return c.json(await settings(me.id, me.slug), 200);
+      await saveStatusPage(deps, me.id, { ...c.req.valid("json"), id: 1, slug: "" });
+      return c.json(await settings(me), 200);
+    },
+  );
+
+  app.openapi(
+    bearer({
+      method: "get",
+      path: "/me/status-pages",
+      tags: ["services"],
+      summary: "The caller's status pages, the first one first",
+      responses: { 200: json(z.object({ items: z.array(PageItem) })), ...errors(401) },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const pages = await listStatusPages(deps.kv, me.id);
+      return c.json({ items: await Promise.all(pages.map((p) => itemOf(me, p))) }, 200);
+    },
+  );
+
+  app.openapi(
+    bearer({
+      method: "post",
+      path: "/me/status-pages",
+      tags: ["services"],
+      summary: "Make another status page, at an address of its own",
+      description: `At most ${MAX_PAGES} pages an account. A slug taken by another page or ` +
+        "an account answers 400 naming `slug`.",
+      request: body(NewPageSettings),
+      responses: { 201: json(z.object({ item: PageItem })), ...errors(400, 401) },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const page = await createStatusPage(deps, me.id, c.req.valid("json"));
+      return c.json({ item: await itemOf(me, page) }, 201);
+    },
+  );
+
+  app.openapi(
+    bearer({
+      method: "get",
+      path: "/me/status-pages/{id}",
+      tags: ["services"],
+      summary: "One of the caller's status pages",
+      request: { params: PageId },
+      responses: { 200: json(z.object({ item: PageItem })), ...errors(401, 404) },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const page = await getStatusPage(deps.kv, me.id, c.req.valid("param").id);
+      if (!page) fail(404, "no such status page");
+      return c.json({ item: await itemOf(me, page) }, 200);
+    },
+  );
+
+  app.openapi(
+    bearer({
+      method: "put",
+      path: "/me/status-pages/{id}",
+      tags: ["services"],
+      summary: "Change a status page: its address, publishing, title, services and groups",
+      description: "Page 1 lives at the account's address: give it no slug (or its own).",
+      request: { params: PageId, ...body(NewPageSettings.partial({ slug: true })) },
+      responses: { 200: json(z.object({ item: PageItem })), ...errors(400, 401, 404) },
+    }),
+    async (c) => {
+      const me = c.get("account");
+      const { id } = c.req.valid("param");
+      const input = c.req.valid("json");
+      const old = await getStatusPage(deps.kv, me.id, id);
+      if (!old) fail(404, "no such status page");
+      const slug = id === 1 && input.slug === me.slug ? "" : input.slug ?? old.slug;
+      const page = await changeStatusPage(deps, me.id, { ...input, id, slug });
+      return c.json({ item: await itemOf(me, page) }, 200);
+    },
+  );
+
+  app.openapi(
+    bearer({
+      method: "delete",
+      path: "/me/status-pages/{id}",
+      tags: ["services"],
+      summary: "Delete a status page with its followers (the incidents stay)",
+      request: { params: PageId },
+      responses: { 200: json(Ok), ...errors(401, 404) },
+    }),
+    async (c) => {
+      await deleteStatusPage(deps, c.get("account").id, c.req.valid("param").id);
+      return c.json({ ok: true as const }, 200);
     },
   );
 
@@ -167,7 +260,7 @@ export function statusRoutes(deps: Deps) {
       method: "get",
       path: "/status/{slug}",
       tags: ["public"],
-      summary: "An account's public status page: chosen services, state, 90 days, notes",
+      summary: "A public status page: chosen services, state, 90 days, incidents, notes",
       request: { params: Slug },
       responses: { 200: json(PublicPageSchema), ...errors(404) },
     }),

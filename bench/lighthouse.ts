@@ -78,6 +78,27 @@ const statusPath = (await api("PUT", "/api/me/status-page", {
   title: "Riverside library",
   services: ids.map((id) => ({ id, note: "" })),
 })).path as string;
+// An open incident and a resolved one, with updates, as the page shows them (issue 47).
+const open = await api("POST", "/api/me/incidents", {
+  title: "Catalogue search is slow",
+  services: [ids[0]],
+  impact: "minor",
+  text: "Searches take several seconds; we are looking into it.",
+});
+await api("POST", `/api/me/incidents/${open.item.id}/updates`, {
+  state: "identified",
+  text: "A full index rebuild is running; it ends within the hour.",
+});
+const past = await api("POST", "/api/me/incidents", {
+  title: "Backups did not run",
+  services: [hb.item.id],
+  impact: "major",
+  text: "Last night's backup did not start.",
+});
+await api("POST", `/api/me/incidents/${past.item.id}/updates`, {
+  state: "resolved",
+  text: "The disk was full; space freed and the backup ran.",
+});
 
 // The example catalogue (`deno task demo`, beside the running server) for the catalogue pages.
 const demo = await new Deno.Command(Deno.execPath(), {
@@ -89,7 +110,10 @@ const demo = await new Deno.Command(Deno.execPath(), {
 }).output();
 if (!demo.success) throw new Error(`demo: ${new TextDecoder().decode(demo.stderr)}`);
 
-/** `strict`: issue 51's catalogue targets, every category 100 and under 20 KB as sent. */
+/**
+ * `strict`: every category 100 (a private page's SEO apart: it is noindex) and under 20 KB as
+ * sent; issue 51's catalogue targets, issues 46 and 47's status page and its settings.
+ */
 const PAGES: { name: string; path: string; signedIn: boolean; strict?: boolean }[] = [
   { name: "home page", path: "/", signedIn: false },
   { name: "catalogue with facets", path: "/catalogue", signedIn: false, strict: true },
@@ -100,7 +124,10 @@ const PAGES: { name: string; path: string; signedIn: boolean; strict?: boolean }
     strict: true,
   },
   { name: "a module's page", path: "/modules/pond-life-through-the-seasons", signedIn: false },
-  { name: "public status page", path: statusPath, signedIn: false },
+  // Issues 46 and 47: the status page and its settings, every category 100 (SEO apart on the
+  // settings: noindex) and under 20 KB as sent.
+  { name: "public status page", path: statusPath, signedIn: false, strict: true },
+  { name: "status page settings", path: "/me/status-page", signedIn: true, strict: true },
   { name: "dashboard (/watch)", path: "/watch", signedIn: true },
   { name: "a service's page", path: `/me/services/${ids[0]}`, signedIn: true },
 ];
@@ -196,7 +223,9 @@ for (const r of results) {
   if (pub && s.seo < 95) missed.push(`${r.name}: SEO ${s.seo}`);
   if (r.kb >= MAX_KB) missed.push(`${r.name}: ${r.kb} KB`);
   if (PAGES.find((p) => p.name === r.name)!.strict) {
-    for (const c of CATEGORIES) if (s[c] < 100) missed.push(`${r.name}: ${c} ${s[c]} (100 wanted)`);
+    for (const c of CATEGORIES) {
+      if (s[c] < 100 && (pub || c !== "seo")) missed.push(`${r.name}: ${c} ${s[c]} (100 wanted)`);
+    }
     if (r.kb >= 20) missed.push(`${r.name}: ${r.kb} KB (under 20 wanted)`);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Screenshots of the watching pages (the dashboard, a heartbeat's page, the public status page)
+ * Screenshots of the watching pages (the dashboard, a heartbeat's page, a service's page)
  * at 1280 px and 375 px, light and dark, into docs/screenshots/:
  * `deno run -A --lock=deno.dev.lock tests/_screenshots_watch.ts`. The same real server, SMTP
  * sink and browser as the browser tests.
@@ -85,19 +85,4 @@ await shoot(page, "watch");
 await clickByText(page, "Mail relay");
 await shoot(page, "watch-service");
 
-await page.goto(`${web.base}/me/status-page`);
-await checkByLabel(page, "Publish the status page");
-await fillByLabel(page, "Title", "Wanda's library");
-await fillByLabel(page, "Link to your own site", "https://library.example.org/");
-for (const name of Object.keys(hooks)) await checkByLabel(page, name);
-await clickByText(page, "Save status page");
-await selectByLabel(page, "Kind of note", "Investigating");
-await fillByLabel(page, "Note text", "The printer on floor 2 does not answer; we are on it.");
-await clickByText(page, "Post note");
-const path = await page.$eval(
-  "main a[href^='/status/']",
-  (a: { getAttribute(n: string): string }) => a.getAttribute("href"),
-);
-const visitor = await web.page();
-await visitor.goto(`${web.base}${path}`);
-await shoot(visitor, "status-page");
+// The status pages have their own: tests/_screenshots_status.ts.

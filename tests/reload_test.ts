@@ -318,6 +318,16 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit("/me/status-page", `/me/status-page/notes/${note}/delete`, {}, {
     route: "/me/status-page/notes/:id/delete",
   });
+  // Another status page at an address of its own: made, saved, deleted.
+  await me.submit("/me/status-pages", "/me/status-pages", { slug: "olga-lab", title: "Lab" });
+  const [, lab] = await listOf(t, "/api/me/status-pages", olga.token);
+  await me.submit(`/me/status-pages/${lab.id}`, `/me/status-pages/${lab.id}`, {
+    enabled: "on",
+  }, { route: "/me/status-pages/:id" });
+  await me.submit(`/me/status-pages/${lab.id}`, `/me/status-pages/${lab.id}/delete`, {}, {
+    route: "/me/status-pages/:id/delete",
+  });
+  assert.equal((await listOf(t, "/api/me/status-pages", olga.token)).length, 1);
   // A maintenance window over the service, and its delete button.
   await me.submit("/me/maintenance", "/me/maintenance", {
     name: "Switch swap",

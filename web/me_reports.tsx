@@ -16,7 +16,7 @@ import {
   uptimeReport,
 } from "../kv/status/reports.ts";
 import { listServices } from "../kv/service/commands.ts";
-import { getStatusPage } from "../kv/status/settings.ts";
+import { listStatusPages, pageSlug, pageTitle } from "../kv/status/settings.ts";
 import { iso, isoDate } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { DomainError } from "../lib/errors.ts";
@@ -33,11 +33,15 @@ const LABELS: Record<string, string> = {
   to: "To (day, included)",
 };
 
-/** The page's query as ReportQuery's: the form's `what` names a service or the status page. */
-function queryOf(q: Record<string, string>, pageSlug: string | null) {
+/**
+ * The page's query as ReportQuery's: the form's `what` names a service (`s-<id>`), a status page
+ * (`p-<slug>`) or the first status page (`page`, the form's value before there were several).
+ */
+function queryOf(q: Record<string, string>, firstSlug: string | null) {
   const what = q.what ?? "";
   const service = q.service ?? (what.startsWith("s-") ? what.slice(2) : undefined);
-  const page = q.page ?? (what === "page" && pageSlug ? pageSlug : undefined);
+  const page = q.page ??
+    (what.startsWith("p-") ? what.slice(2) : what === "page" && firstSlug ? firstSlug : undefined);
   // With days given, the month field the form keeps filled is not asked for.
   const days = !!(q.from?.trim() || q.to?.trim());
   return {
@@ -61,14 +65,14 @@ async function reportPage(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   const acc = (await getAccount(deps.kv, me.id)).value ?? me;
   const raw = c.req.query();
-  const [services, statusPage, mailed] = await Promise.all([
+  const [services, pages, mailed] = await Promise.all([
     listServices(deps.kv, me.id),
-    getStatusPage(deps.kv, me.id),
+    listStatusPages(deps.kv, me.id),
     reportMailWanted(deps.kv, me.id),
   ]);
-  const slug = statusPage ? acc.slug : null;
-  const q = queryOf(raw, slug);
-  const what = q.service ? `s-${q.service}` : q.page ? "page" : "";
+  const first = pages.find((p) => p.id === 1);
+  const q = queryOf(raw, first ? acc.slug : null);
+  const what = q.service ? `s-${q.service}` : q.page ? `p-${q.page}` : "";
   const now = deps.clock.now();
   const view: FormView = {
     values: { ...q, what, month: q.month ?? (q.from || q.to ? "" : isoDate(now).slice(0, 7)) },
@@ -93,9 +97,10 @@ async function reportPage(deps: Deps, c: WebCtx) {
   }
   const options: [string, string][] = [
     ["", "All services"],
-    ...(statusPage
-      ? [["page", `The status page (${statusPage.title || "Status"})`] as [string, string]]
-      : []),
+    ...pages.map((p): [string, string] => [
+      `p-${pageSlug(p, acc)}`,
+      `Status page ${pageTitle(p, acc)} (/status/${pageSlug(p, acc)})`,
+    ]),
     ...services.map((x): [string, string] => [`s-${x.service.id}`, x.service.name]),
   ];
   const search = searchOf(q);
@@ -289,8 +294,8 @@ export function reportPages(deps: Deps) {
 
   app.get("/me/reports/csv", async (c) => {
     const me = requireAccount(c);
-    const statusPage = await getStatusPage(deps.kv, me.id);
-    const q = queryOf(c.req.query(), statusPage ? me.slug : null);
+    const first = (await listStatusPages(deps.kv, me.id)).find((p) => p.id === 1);
+    const q = queryOf(c.req.query(), first ? me.slug : null);
     const parsed = ReportQuery.parse(q);
     const r = await uptimeReport(deps, me.id, reportAsk(parsed));
     c.header("Content-Type", "text/csv; charset=utf-8");

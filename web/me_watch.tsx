@@ -1,8 +1,7 @@
 /**
- * Monitoring pages next to /me/services: alert channels (/me/channels), the status page's
- * settings and incident notes (/me/status-page), a service's channel choice and badge. The
- * same domain functions as /api/me/channels and /api/me/status-page (kv/alerts/channels.ts,
- * kv/status/page.ts, kv/status/notes.ts). The public page is web/status.tsx.
+ * Monitoring pages next to /me/services: alert channels (/me/channels), a service's channel
+ * choice and badge. The same domain functions as /api/me/channels (kv/alerts/channels.ts). The status
+ * pages' settings are web/me_status_pages.tsx, the public page web/status.tsx.
  */
 import { isOwner } from "../kv/accounts/accounts.ts";
 import { groupingOf, setGrouping } from "../kv/alerts/alert_groups.ts";
@@ -16,25 +15,12 @@ import {
   changeChannel,
   type ChannelInUse,
   channelsInUse,
-  listServices,
   removeChannel,
   rotateBadge,
-  type Service,
 } from "../kv/service/commands.ts";
-import { getStatusPage, MAX_NOTE, saveStatusPage, type StatusPage } from "../kv/status/page.ts";
-import {
-  deleteNote,
-  listNotes,
-  MAX_NOTE_TEXT,
-  NOTE_KINDS,
-  noteView,
-  postNote,
-} from "../kv/status/notes.ts";
-import { followerCount } from "../kv/status/followers.ts";
-import { noteWord } from "../mail/status.ts";
 import type { Deps } from "../lib/deps.ts";
 import { editService } from "../kv/service/rules.ts";
-import { NoteBody, PatchBody, StatusLink } from "../http/services_inputs.ts";
+import { PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { z } from "zod";
@@ -45,7 +31,6 @@ import {
   emptyView,
   ErrorSummary,
   Field,
-  fields,
   type FormView,
   readBody,
   readForm,
@@ -55,7 +40,7 @@ import {
 } from "./_form.tsx";
 import { U } from "./_layout.tsx";
 import { MeNav, PostButton, when } from "./_me.tsx";
-import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 
@@ -562,223 +547,6 @@ async function postMeChannelsIdDelete(deps: Deps, c: WebCtx) {
   return seeOther(c, "/me/channels");
 }
 
-const NOTE_LABELS = { kind: "Kind of note", text: "Note text" };
-
-const settingsPage = async (
-  deps: Deps,
-  c: WebCtx,
-  error?: string,
-  saved = false,
-  noteForm: FormView = emptyView({ kind: "investigating" }),
-  link?: string,
-) => {
-  const me = requireAccount(c);
-  const page = await getStatusPage(deps.kv, me.id);
-  const followers = await followerCount(deps.kv, me.id);
-  const notes = (await listNotes(deps.kv, me.id, deps.clock.now())).map(noteView);
-  const N = fields(noteForm, NOTE_LABELS, NoteBody);
-  const services = await listServices(deps.kv, me.id);
-  return (
-    <>
-      <MeNav here="/me/services" viewer={me} />
-      <h1>Status page</h1>
-      {saved ? <p class="notice" role="status">Saved.</p> : null}
-      {error ? <p class="error" role="alert">{error}</p> : null}
-      <p>
-        A public page at{" "}
-        {me.slug ? <a href={`/status/${me.slug}`}>/status/{me.slug}</a> : "your name's address"}
-        {" "}
-        lists the services you choose with their state, 90 days and uptime, and your note. It never
-        shows addresses, hook keys or status texts.
-      </p>
-      <SettingsForm page={page} services={services} link={link} />
-      <p>
-        {followers === 1 ? "1 person follows" : `${followers} people follow`}{" "}
-        this page by mail. Who they are is not shown to you.
-      </p>
-      <h2 id="notes">Incident notes</h2>
-      <p>
-        Short notes shown newest first on the page for 90 days and mailed to its followers.
-      </p>
-      {c.req.query("posted") ? <p class="notice" role="status">Note posted.</p> : null}
-      <form method="post" action="/me/status-page/notes" novalidate>
-        <N.Summary />
-        <N.Select
-          name="kind"
-          options={NOTE_KINDS.map((k) => [k, k === "note" ? "Note (free text)" : noteWord(k)])}
-        />
-        <N.TextArea name="text" rows={3} maxlength={MAX_NOTE_TEXT} required />
-        <button type="submit">Post note</button>
-      </form>
-      <NoteList notes={notes} />
-    </>
-  );
-};
-
-/** Whether the page is published, its title, and the services it shows with their notes. */
-function SettingsForm(
-  { page, services, link }: {
-    page: StatusPage | null;
-    services: { service: Service }[];
-    /** The link as sent, when it was refused. */
-    link?: string;
-  },
-) {
-  const shown = new Map((page?.services ?? []).map((s) => [s.id, s.note]));
-  return (
-    <form method="post" action="/me/status-page" novalidate>
-      <div class="field">
-        <input type="checkbox" id="f-enabled" name="enabled" checked={page?.enabled ?? false} />
-        <label for="f-enabled">Publish the status page</label>
-      </div>
-      <div class="field">
-        <label for="f-title">Title</label>
-        <input id="f-title" name="title" maxlength={80} value={page?.title ?? ""} />
-      </div>
-      <div class="field">
-        <label for="f-link">Link to your own site</label>
-        <input
-          id="f-link"
-          name="link"
-          type="url"
-          maxlength={2000}
-          value={link ?? page?.link ?? ""}
-          aria-describedby="f-link-hint"
-        />
-        <p class="hint" id="f-link-hint">
-          Shown in the page's header, e.g. https://example.org. Empty: none.
-        </p>
-      </div>
-      <div class="field check">
-        <input type="checkbox" id="f-logo" name="logo" checked={page?.logo ?? false} />
-        <label for="f-logo">Show my profile picture as the page's logo</label>
-      </div>
-      <fieldset>
-        <legend>Services on the page</legend>
-        {services.map(({ service: s }) => (
-          <div class="field">
-            <input
-              type="checkbox"
-              id={`s-${s.id}`}
-              name={`show-${s.id}`}
-              checked={shown.has(s.id)}
-            />
-            <label for={`s-${s.id}`}>
-              <U>{s.name}</U>
-            </label>
-            <label for={`n-${s.id}`}>Note for {s.name}</label>
-            <input
-              id={`n-${s.id}`}
-              name={`note-${s.id}`}
-              maxlength={MAX_NOTE}
-              value={shown.get(s.id) ?? ""}
-            />
-          </div>
-        ))}
-      </fieldset>
-      <button type="submit">Save status page</button>
-    </form>
-  );
-}
-
-function NoteList({ notes }: { notes: ReturnType<typeof noteView>[] }) {
-  return notes.length
-    ? (
-      <ol class="timeline">
-        {notes.map((n) => (
-          <li>
-            <p>
-              <time datetime={n.at}>{when(Date.parse(n.at))}</time> ·{" "}
-              <strong>{noteWord(n.kind)}</strong>
-            </p>
-            <p>
-              <U>{n.text}</U>
-            </p>
-            <PostButton
-              action={`/me/status-page/notes/${n.id}/delete`}
-              kind="danger"
-              confirm="Delete this note?"
-            >
-              Delete note
-            </PostButton>
-          </li>
-        ))}
-      </ol>
-    )
-    : <p>No notes in the last 90 days.</p>;
-}
-
-async function postMeStatusPageNotes(deps: Deps, c: WebCtx) {
-  const me = requireAccount(c);
-  return await submitForm(c, {
-    schema: NoteBody,
-    act: async (input) => {
-      await postNote(deps, me.id, input);
-      return "/me/status-page?posted=1#notes";
-    },
-    show: (view) => settingsPage(deps, c, undefined, false, view),
-    page: { title: "Status page" },
-  });
-}
-
-async function postMeStatusPageNotesIdDelete(deps: Deps, c: WebCtx) {
-  const me = requireAccount(c);
-  if (!await deleteNote(deps.kv, me.id, idOf(c))) fail(404, "no such note");
-  return seeOther(c, "/me/status-page#notes");
-}
-
-async function getMeStatusPage(deps: Deps, c: WebCtx) {
-  return c.render(await settingsPage(deps, c, undefined, c.req.query("saved") === "1"), {
-    title: "Status page",
-    noindex: true,
-  });
-}
-
-async function postMeStatusPage(deps: Deps, c: WebCtx) {
-  const me = requireAccount(c);
-  const f = await readForm(c);
-  const services = (await listServices(deps.kv, me.id))
-    .filter(({ service }) => f[`show-${service.id}`] === "on")
-    .map(({ service }) => ({
-      id: service.id,
-      note: (f[`note-${service.id}`] ?? "").trim().slice(0, MAX_NOTE),
-    }));
-  const title = (f.title ?? "").trim().slice(0, 80);
-  if (!me.slug) {
-    c.status(400);
-    return c.render(
-      await settingsPage(deps, c, "Name your account first: the address is made from it."),
-      {
-        title: "Status page",
-        noindex: true,
-      },
-    );
-  }
-  const link = StatusLink.safeParse(f.link ?? "");
-  if (!link.success) {
-    c.status(400);
-    return c.render(
-      await settingsPage(
-        deps,
-        c,
-        "Link to your own site: give an address starting with https:// (or leave it empty).",
-        false,
-        undefined,
-        f.link,
-      ),
-      { title: "Status page", noindex: true },
-    );
-  }
-  await saveStatusPage(deps, me.id, {
-    enabled: f.enabled === "on",
-    title,
-    services,
-    link: link.data,
-    logo: f.logo === "on",
-  });
-  return seeOther(c, "/me/status-page?saved=1");
-}
-
 export function watchPages(deps: Deps) {
   const app = webRouter();
 
@@ -804,20 +572,6 @@ export function watchPages(deps: Deps) {
   app.post("/me/channels/:id{[0-9]{1,15}}/for-new", (c) => postMeChannelsIdForNew(deps, c));
 
   app.post("/me/channels/:id{[0-9]{1,15}}/delete", (c) => postMeChannelsIdDelete(deps, c));
-
-  // ---- the status page's settings ----
-
-  app.post("/me/status-page/notes", (c) => postMeStatusPageNotes(deps, c));
-
-  app.post(
-    "/me/status-page/notes/:id{[0-9]{1,15}}/delete",
-    (c) => postMeStatusPageNotesIdDelete(deps, c),
-  );
-
-  app.get("/me/status-page", (c) => getMeStatusPage(deps, c));
-
-  // a note of 200 characters for each of 30 services.
-  app.post("/me/status-page", formLimit(128 * 1024), (c) => postMeStatusPage(deps, c));
 
   return app;
 }

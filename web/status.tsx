@@ -21,7 +21,6 @@ import {
   statusVersion,
   visitorState,
 } from "../kv/status/page.ts";
-import { GROUPS } from "../kv/service/commands.ts";
 import { liveAnswer } from "./_live.ts";
 import type { Deps } from "../lib/deps.ts";
 
@@ -71,15 +70,14 @@ const pageOf = async (deps: Deps, c: WebCtx) => {
   return page;
 };
 
-/** The services of the page under their groups, in the groups' usual order. */
+/**
+ * The services of the page under their headings, in the owner's order: each heading where its
+ * first service stands.
+ */
 function byGroup(services: PublicService[]): [string, PublicService[]][] {
-  const order = (g: string) => {
-    const i = (GROUPS as readonly string[]).indexOf(g);
-    return i === -1 ? GROUPS.length : i;
-  };
   const groups = new Map<string, PublicService[]>();
   for (const s of services) groups.set(s.group, [...(groups.get(s.group) ?? []), s]);
-  return [...groups].sort(([a], [b]) => order(a) - order(b) || a.localeCompare(b));
+  return [...groups];
 }
 
 /** A service in one or two lines: its name and state in words, uptime, the 90 days' bars. */

@@ -4,7 +4,7 @@ import { channelView, eraseChannels, listChannels } from "../alerts/channels.ts"
 import { dropQueuedOf, postsOf } from "../alerts/outbox.ts";
 import { serviceHistory } from "../service/windows.ts";
 import { listWindows } from "../service/maintenance.ts";
-import { eraseStatusPage, getStatusPage } from "../status/settings.ts";
+import { eraseStatusPage, getStatusPage, listStatusPages } from "../status/settings.ts";
 import { eraseProjectBadge } from "../service/badges.ts";
 import { listEvents } from "../service/heartbeats.ts";
 import type { AccountPart } from "./_part.ts";
@@ -25,6 +25,11 @@ export const servicesPart: AccountPart = {
       what: "Your public status page: whether it is published, its title, the services " +
         "it lists and their notes (badge addresses are on the services)",
       kept: "Until you change it or erase the account",
+    },
+    status_pages: {
+      what: "All your status pages (the first one above included): each one's address, " +
+        "whether it is published, its title, the services it lists in their groups and notes",
+      kept: "Until you change or delete them or erase the account",
     },
     channels: {
       what: "Your webhook alert channels (address and signing secret) and alerts queued " +
@@ -62,7 +67,8 @@ export const servicesPart: AccountPart = {
       next: iso(p.next),
     }));
     const page = await getStatusPage(deps.kv, account.id);
-    return { services, channels: { channels, queued }, status_page: page };
+    const pages = await listStatusPages(deps.kv, account.id);
+    return { services, channels: { channels, queued }, status_page: page, status_pages: pages };
   },
   async erase(deps, account) {
     await eraseServices(deps, account.id);

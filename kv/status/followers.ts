@@ -12,17 +12,29 @@ import {
 } from "../../mail/status.ts";
 import { validity } from "../../mail/sign_in.ts";
 import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "../_atomic.ts";
-import { type Account, accountBySlug, getAccount } from "../accounts/accounts.ts";
-import { getStatusPage, type StatusPage } from "./settings.ts";
+import { type Account, getAccount } from "../accounts/accounts.ts";
+import {
+  getStatusPage,
+  listStatusPages,
+  pageBySlug,
+  pageSlug,
+  pageTitle,
+  type StatusPage,
+} from "./settings.ts";
 
 /**
  * Followers of a status page: people without an account who get a mail when a service the
- * page lists goes off or comes back and when the owner posts a note (kv/status/notes.ts).
- * Key layout:
- *   ["followers", account_id, address_hash] -> Follower (the address, kept only to mail it)
- *   ["follower_count", account_id]          -> KvU64, confirmed followers (the owner sees it)
+ * page lists goes off or comes back, at each update of an incident it shows and when the owner
+ * posts a note (kv/status/notes.ts). An account has several pages (kv/status/settings.ts); a
+ * follower follows one. Key layout:
+ *   ["followers", account_id, address_hash] -> Follower (the address, kept only to mail it; its
+ *                                              `page`, absent for page 1); the hash is of the
+ *                                              page and the address
+ *   ["follower_count", account_id]          -> KvU64, confirmed followers of page 1 (the owner
+ *                                              sees it)
+ *   ["follower_count", account_id, page_id] -> KvU64, the same of another page
  *   ["follow_tokens", account_id, token_hash] -> FollowToken: a confirmation link, or the
- *                                              unfollow link of one mail
+ *                                              unfollow link of one mail (its `page`)
  * A token reads "<account id>.<random>", so its record is found under the account and goes
  * with the account's erasure.
  * The mails go through the outbox (kv/alerts/outbox.ts): what the followers are to be told is
@@ -49,6 +61,8 @@ interface Follower {
   expires: number | null;
   /** Hash of the pending follow's confirmation token. */
   confirm: string | null;
+  /** The page followed; absent: page 1. */
+  page?: number;
 }
 
 interface FollowToken {
@@ -56,6 +70,8 @@ interface FollowToken {
   follower: string;
   purpose: "confirm" | "unfollow";
   expires: number;
+  /** The page followed; absent: page 1. */
+  page?: number;
 }
 
 /** What a page's followers are told: a service's alert, a group's, a note, an incident. */
@@ -78,7 +94,8 @@ export type FollowEvent =
   };
 
 const followerKey = (account: number, address: string) => ["followers", account, address] as const;
-const countKey = (account: number) => ["follower_count", account] as const;
+const countKey = (account: number, page = 1): Deno.KvKey =>
+  page === 1 ? ["follower_count", account] : ["follower_count", account, page];
 const tokenKey = (account: number, hash: string) => ["follow_tokens", account, hash] as const;
 const TOKEN_RE = /^([1-9][0-9]{0,15})\.[A-Za-z0-9_-]{20,100}$/;
 
@@ -87,7 +104,8 @@ function newToken(account: number) {
   const token = `${account}.${randomToken(32)}`;
   return { token, key: tokenKey(account, sha256hex(token)) };
 }
-const addressOf = (email: string) => sha256hex(`follow:${email}`).slice(0, 40);
+const addressOf = (email: string, page: number) =>
+  sha256hex(page === 1 ? `follow:${email}` : `follow:${page}:${email}`).slice(0, 40);
 
 const pageUrl = (deps: Deps, slug: string) => `${deps.config.baseUrl}/status/${slug}`;
 const confirmUrl = (deps: Deps, slug: string, token: string) =>
@@ -95,15 +113,13 @@ const confirmUrl = (deps: Deps, slug: string, token: string) =>
 export const unfollowUrl = (deps: Deps, slug: string, token: string) =>
   `${pageUrl(deps, slug)}/unfollow?token=${encodeURIComponent(token)}`;
 
-/** The page's title as shown: its own, or the owner's name. */
-const titleOf = (page: StatusPage, owner: Account) => page.title || owner.name;
+const titleOf = pageTitle;
 
 /** The published page of a slug, with its owner; not found otherwise. */
 async function publishedPage(kv: Deno.Kv, slug: string) {
-  const owner = await accountBySlug(kv, slug);
-  const page = owner ? await getStatusPage(kv, owner.id) : null;
-  if (!owner || !page?.enabled) notFound("no such status page");
-  return { owner, page };
+  const found = await pageBySlug(kv, slug);
+  if (!found?.page.enabled) notFound("no such status page");
+  return found;
 }
 
 /**
@@ -119,7 +135,7 @@ export async function stageFollow(
   const { kv } = deps;
   const now = deps.clock.now();
   const { owner, page } = await publishedPage(kv, slug);
-  const address = addressOf(email);
+  const address = addressOf(email, page.id);
   const entry = await kv.get<Follower>(followerKey(owner.id, address));
   const old = entry.value;
   if (old?.confirmed) return null;
@@ -130,6 +146,7 @@ export async function stageFollow(
     confirmed: null,
     expires: now + PENDING_LIFE,
     confirm: key[2],
+    ...(page.id === 1 ? {} : { page: page.id }),
   };
   const expireIn = PENDING_LIFE + HOUR;
   const op = atomic(kv).check(entry)
@@ -141,13 +158,14 @@ export async function stageFollow(
         follower: address,
         purpose: "confirm",
         expires: now + PENDING_LIFE,
+        ...(page.id === 1 ? {} : { page: page.id }),
       } satisfies FollowToken,
       { expireIn },
     );
   if (old?.confirm) op.delete(tokenKey(owner.id, old.confirm));
   const mail = followConfirmMail(
     titleOf(page, owner),
-    confirmUrl(deps, owner.slug, token),
+    confirmUrl(deps, pageSlug(page, owner), token),
     validity(PENDING_LIFE),
   );
   return { op, mail: { ...mail, to: email } };
@@ -174,15 +192,23 @@ export async function followLink(
   if (!found) return null;
   const owner = (await getAccount(deps.kv, found.token.account)).value;
   if (!owner) return null;
-  const page = await getStatusPage(deps.kv, owner.id);
-  return { title: page ? titleOf(page, owner) : owner.name, slug: owner.slug };
+  const page = await getStatusPage(deps.kv, owner.id, found.token.page ?? 1);
+  if (!page) return null;
+  return { title: titleOf(page, owner), slug: pageSlug(page, owner) };
+}
+
+/** The address of a follow's page, for the answer of its link's button. */
+async function slugOf(kv: Deno.Kv, account: number, page: number): Promise<string> {
+  const owner = (await getAccount(kv, account)).value;
+  const p = owner ? await getStatusPage(kv, account, page) : null;
+  return owner && p ? pageSlug(p, owner) : owner?.slug ?? "";
 }
 
 /** Confirms a pending follow (the button of the mailed link); answers the page's slug. */
 export async function confirmFollow(deps: Deps, token: string): Promise<{ slug: string }> {
   const { kv } = deps;
   const now = deps.clock.now();
-  const account = await transact(async () => {
+  const { account, page } = await transact(async () => {
     const found = await findToken(kv, token, "confirm", now);
     const f = found?.follower.value;
     if (
@@ -194,11 +220,10 @@ export async function confirmFollow(deps: Deps, token: string): Promise<{ slug: 
     const op = atomic(kv).check(found.entry, found.follower)
       .delete(found.entry.key)
       .set(found.follower.key, confirmed)
-      .sum(countKey(found.token.account), 1n);
-    return { op, result: found.token.account };
+      .sum(countKey(found.token.account, found.token.page), 1n);
+    return { op, result: { account: found.token.account, page: found.token.page ?? 1 } };
   });
-  const owner = (await getAccount(kv, account)).value;
-  return { slug: owner?.slug ?? "" };
+  return { slug: await slugOf(kv, account, page) };
 }
 
 /**
@@ -213,34 +238,35 @@ export async function endFollow(
 ): Promise<{ slug: string; queued: { email: string; mark: string } | null }> {
   const { kv } = deps;
   const now = deps.clock.now();
-  const { account, email } = await transact(async () => {
+  const { account, page, email } = await transact(async () => {
     const found = await findToken(kv, token, "unfollow", now);
     if (!found) gone("this link is expired or unknown: use the link of a newer mail");
     const op = atomic(kv).check(found.follower);
     const f = found.follower.value;
+    const page = found.token.page ?? 1;
     if (f) {
       op.delete(found.follower.key);
-      if (f.confirmed) await lowerCount(kv, op, found.token.account);
+      if (f.confirmed) await lowerCount(kv, op, found.token.account, page);
     }
-    return { op, result: { account: found.token.account, email: f?.email ?? null } };
+    return { op, result: { account: found.token.account, page, email: f?.email ?? null } };
   });
-  const owner = (await getAccount(kv, account)).value;
+  const slug = await slugOf(kv, account, page);
   return {
-    slug: owner?.slug ?? "",
-    queued: owner && email ? { email, mark: `${pageUrl(deps, owner.slug)}/` } : null,
+    slug,
+    queued: slug && email ? { email, mark: `${pageUrl(deps, slug)}/` } : null,
   };
 }
 
 /** Adds the count's decrement, checked, to `op`. */
-async function lowerCount(kv: Deno.Kv, op: Atomic, account: number) {
-  const count = await kv.get<Deno.KvU64>(countKey(account));
+async function lowerCount(kv: Deno.Kv, op: Atomic, account: number, page: number) {
+  const count = await kv.get<Deno.KvU64>(countKey(account, page));
   const n = count.value?.value ?? 0n;
-  op.check(count).set(countKey(account), new Deno.KvU64(n > 0n ? n - 1n : 0n));
+  op.check(count).set(countKey(account, page), new Deno.KvU64(n > 0n ? n - 1n : 0n));
 }
 
-/** How many follow the account's page (confirmed): all the owner learns of them. */
-export async function followerCount(kv: Deno.Kv, account: number): Promise<number> {
-  return Number((await kv.get<Deno.KvU64>(countKey(account))).value?.value ?? 0n);
+/** How many follow the account's page `page` (confirmed): all the owner learns of them. */
+export async function followerCount(kv: Deno.Kv, account: number, page = 1): Promise<number> {
+  return Number((await kv.get<Deno.KvU64>(countKey(account, page))).value?.value ?? 0n);
 }
 
 /**
@@ -300,9 +326,13 @@ export async function followerBatch(
   const { kv } = deps;
   const now = deps.clock.now();
   const owner = (await getAccount(kv, account)).value;
-  const page = owner ? await getStatusPage(kv, account) : null;
-  const told = page ? toldOf(event, page) : null;
-  if (!owner || !page?.enabled || !told) return null;
+  // Each follower is told as its own page says: published, and showing the event.
+  const told = new Map<number, { page: StatusPage; event: FollowEvent }>();
+  for (const page of owner ? await listStatusPages(kv, account) : []) {
+    const shown = page.enabled ? toldOf(event, page) : null;
+    if (shown) told.set(page.id, { page, event: shown });
+  }
+  if (!owner || !told.size) return null;
   const start = cursor ? { start: [...followerKey(account, cursor), ""] as Deno.KvKey } : {};
   const batch: Deno.KvEntry<Follower>[] = [];
   const iter = kv.list<Follower>(
@@ -313,7 +343,9 @@ export async function followerBatch(
   if (!batch.length) return null;
   const mails: Mail[] = [];
   for (const f of batch) {
-    if (!f.value.confirmed) continue;
+    const page = f.value.page ?? 1;
+    const here = told.get(page);
+    if (!f.value.confirmed || !here) continue;
     const { token, key } = newToken(account);
     op.set(
       key,
@@ -322,11 +354,13 @@ export async function followerBatch(
         follower: f.key[2] as string,
         purpose: "unfollow",
         expires: now + UNFOLLOW_LIFE,
+        ...(page === 1 ? {} : { page }),
       } satisfies FollowToken,
       { expireIn: UNFOLLOW_LIFE },
     );
+    const slug = pageSlug(here.page, owner);
     mails.push(
-      followerMail(deps, told, at, titleOf(page, owner), owner.slug, f.value.email, token),
+      followerMail(deps, here.event, at, titleOf(here.page, owner), slug, f.value.email, token),
     );
   }
   return { mails, cursor: batch[batch.length - 1].key[2] as string };
@@ -343,12 +377,39 @@ export async function eraseFollowers(
 ): Promise<{ email: string; mark: string }[]> {
   const { kv } = deps;
   const account = owner.id;
+  const slugs = new Map(
+    (await listStatusPages(kv, account)).map((p) => [p.id, pageSlug(p, owner)]),
+  );
   const out: { email: string; mark: string }[] = [];
   for await (const e of kv.list<Follower>({ prefix: ["followers", account] })) {
-    out.push({ email: e.value.email, mark: `${pageUrl(deps, owner.slug)}/` });
+    const slug = slugs.get(e.value.page ?? 1) ?? owner.slug;
+    out.push({ email: e.value.email, mark: `${pageUrl(deps, slug)}/` });
     await commit(atomic(kv).delete(e.key));
   }
   await commit(atomic(kv).delete(countKey(account)));
+  await deleteKeys(kv, keysOf(kv, { prefix: ["follower_count", account] }));
   await deleteKeys(kv, keysOf(kv, { prefix: ["follow_tokens", account] }));
+  return out;
+}
+
+/**
+ * Deletes the followers of one page that is deleted (its count too); answers each address
+ * with the mark of the page's mail, for kv/status/follows.ts to drop what is still queued to them.
+ * Their links then lead nowhere (a token holds no address).
+ */
+export async function erasePageFollowers(
+  deps: Deps,
+  account: number,
+  page: number,
+  slug: string,
+): Promise<{ email: string; mark: string }[]> {
+  const { kv } = deps;
+  const out: { email: string; mark: string }[] = [];
+  for await (const e of kv.list<Follower>({ prefix: ["followers", account] })) {
+    if ((e.value.page ?? 1) !== page) continue;
+    out.push({ email: e.value.email, mark: `${pageUrl(deps, slug)}/` });
+    await commit(atomic(kv).delete(e.key));
+  }
+  await commit(atomic(kv).delete(countKey(account, page)));
   return out;
 }

@@ -2,7 +2,7 @@ import type { Deps } from "../../lib/deps.ts";
 import { transact } from "../_atomic.ts";
 import type { Account } from "../accounts/accounts.ts";
 import { deliver, dropMailTo, dropQueuedOf, enqueueMail } from "../alerts/outbox.ts";
-import { endFollow, eraseFollowers, stageFollow } from "./followers.ts";
+import { endFollow, eraseFollowers, erasePageFollowers, stageFollow } from "./followers.ts";
 
 /**
  * Following a status page, where it meets the outbox (kv/alerts/outbox.ts): the request with
@@ -41,4 +41,16 @@ export async function unfollow(deps: Deps, token: string): Promise<{ slug: strin
 export async function eraseFollowing(deps: Deps, owner: Account): Promise<void> {
   for (const q of await eraseFollowers(deps, owner)) await dropMailTo(deps.kv, q.email, q.mark);
   await dropQueuedOf(deps.kv, owner.id, "followers");
+}
+
+/** Erases the followers of a deleted page and the page's mail still queued to them. */
+export async function erasePageFollowing(
+  deps: Deps,
+  account: number,
+  page: number,
+  slug: string,
+): Promise<void> {
+  for (const q of await erasePageFollowers(deps, account, page, slug)) {
+    await dropMailTo(deps.kv, q.email, q.mark);
+  }
 }

@@ -1,7 +1,7 @@
 import type { Deps } from "../../lib/deps.ts";
-import { invalid } from "../../lib/errors.ts";
+import { invalid, notFound } from "../../lib/errors.ts";
 import { fingerprint } from "../../lib/text.ts";
-import { type Account, accountBySlug, avatarUrl } from "../accounts/accounts.ts";
+import { type Account, avatarUrl, getAccount } from "../accounts/accounts.ts";
 import { serviceHistory, serviceMaintenance } from "../service/windows.ts";
 import { listWindows, maintenanceUntil, type Window } from "../service/maintenance.ts";
 import {
@@ -16,16 +16,29 @@ import { listNotes, noteView } from "./notes.ts";
 import { unreachableVia } from "../service/dependencies.ts";
 import { type Incident, incidentFeed, incidentView, listIncidents, onPage } from "./incidents.ts";
 import { incidentExplained } from "./reports.ts";
-import { getStatusPage, putStatusPage, type StatusPage } from "./settings.ts";
+import {
+  dropStatusPageInto,
+  getStatusPage,
+  listStatusPages,
+  MAX_PAGES,
+  nextPageId,
+  pageBySlug,
+  pageSlug,
+  putStatusPage,
+  type StatusPage,
+} from "./settings.ts";
+import { erasePageFollowing } from "./follows.ts";
+import { atomic, commit } from "../_atomic.ts";
 
-export { getStatusPage, type StatusPage };
+export { getStatusPage, listStatusPages, MAX_PAGES, pageSlug, type StatusPage };
 
 /**
- * Public faces of watched services: an account's status page and per-service badges. No key
- * of its own: the page's settings are kv/status/settings.ts's, its incident notes
+ * Public faces of watched services: an account's status pages and per-service badges. No key
+ * of its own: the pages' settings are kv/status/settings.ts's, its incident notes
  * kv/status/notes.ts's, its followers kv/status/followers.ts's; a badge's address is the service's
  * `badge` token, indexed by kv/service/commands.ts.
- * The page lives at /status/<account slug> (it follows the slug when the name changes).
+ * The first page lives at /status/<account slug> (it follows the slug when the name changes),
+ * the others at /status/<their own slug>.
  * Neither shows a target, a hook key or a status text: only the name, the state, the daily
  * bars, the uptime, the note the owner wrote and the page's incidents (kv/status/incidents.ts). A badge token is kept as it is: it grants
  * no more than the state it shows (as a public page would), and the owner sees it on the
@@ -36,7 +49,7 @@ export const MAX_NOTE = 200;
 
 export const BADGE_RE = /^[A-Za-z0-9_-]{22}$/;
 
-/** Stores the page's settings; every service listed must be the account's. */
+/** Stores a page's settings; every service listed must be the account's. */
 export async function saveStatusPage(
   deps: Deps,
   account: number,
@@ -49,8 +62,53 @@ export async function saveStatusPage(
     if (seen.has(s.id)) invalid(`services: ${s.id} is listed twice`, "services");
     seen.add(s.id);
   }
-  await putStatusPage(deps.kv, account, page);
-  return page;
+  const groups = page.services.map((s) => (s.group ?? "").trim());
+  const stored: StatusPage = {
+    ...page,
+    services: page.services.map((s, i) => ({
+      id: s.id,
+      note: s.note,
+      ...(groups[i] ? { group: groups[i] } : {}),
+    })),
+  };
+  await putStatusPage(deps.kv, account, stored);
+  return stored;
+}
+
+/** Makes another page (its own slug; at most MAX_PAGES an account). */
+export async function createStatusPage(
+  deps: Deps,
+  account: number,
+  page: Omit<StatusPage, "id">,
+): Promise<StatusPage> {
+  if (!page.slug) invalid("slug: give the page an address of its own", "slug");
+  return await saveStatusPage(deps, account, {
+    ...page,
+    id: await nextPageId(deps.kv, account),
+  });
+}
+
+/** Changes an existing page; not found when there is none. */
+export async function changeStatusPage(
+  deps: Deps,
+  account: number,
+  page: StatusPage,
+): Promise<StatusPage> {
+  if (!await getStatusPage(deps.kv, account, page.id)) notFound("no such status page");
+  return await saveStatusPage(deps, account, page);
+}
+
+/**
+ * Deletes a page with its slug and its followers (their addresses and queued mail); its
+ * incidents stay (they are the account's, shown on every page listing what they affect).
+ */
+export async function deleteStatusPage(deps: Deps, account: number, id: number): Promise<void> {
+  const owner = (await getAccount(deps.kv, account)).value;
+  if (!owner) notFound("no such status page");
+  const op = atomic(deps.kv);
+  const page = await dropStatusPageInto(deps.kv, op, account, id);
+  if (!(await commit(op)).ok) notFound("no such status page");
+  await erasePageFollowing(deps, account, id, pageSlug(page, owner));
 }
 
 export interface PublicService {
@@ -142,12 +200,13 @@ async function statesNow(deps: Deps, account: number, now: number) {
 }
 
 /** The published page of a slug with its owner; null when there is none. */
-async function pageOfSlug(deps: Deps, slug: string) {
-  const account: Account | null = await accountBySlug(deps.kv, slug);
-  if (!account) return null;
-  const page = await getStatusPage(deps.kv, account.id);
-  if (!page?.enabled) return null;
-  return { account, page };
+async function pageOfSlug(
+  deps: Deps,
+  slug: string,
+): Promise<{ account: Account; page: StatusPage } | null> {
+  const found = await pageBySlug(deps.kv, slug);
+  if (!found?.page.enabled) return null;
+  return { account: found.owner, page: found.page };
 }
 
 /** The public status page of the account holding `slug`; null when there is none. */
@@ -160,12 +219,11 @@ export async function publicStatusPage(deps: Deps, slug: string): Promise<Public
   const byId = new Map(all.map((s) => [s.id, s]));
   const services: PublicService[] = [];
   const windows = await listWindows(deps.kv, account.id);
-  for (const { id, note } of page.services) {
+  for (const { id, note, group } of page.services) {
     const s = byId.get(id);
     if (!s) continue;
-    services.push(
-      await publicService(deps, s, note, windows, states.get(id)!, via.get(id) ?? []),
-    );
+    const shown = await publicService(deps, s, note, windows, states.get(id)!, via.get(id) ?? []);
+    services.push(group ? { ...shown, group } : shown);
   }
   const notes = (await listNotes(deps.kv, account.id, now)).map(noteView);
   const listed = page.services.map((s) => s.id);
@@ -211,7 +269,7 @@ export async function statusIncidentFeed(deps: Deps, slug: string): Promise<stri
     deps,
     onPage(await listIncidents(deps.kv, account.id, now), listed),
     {
-      id: `${account.id}:1`,
+      id: `${account.id}:${page.id}`,
       title: page.title || account.name,
       url: `${deps.config.baseUrl}/status/${slug}`,
       owner: account.name,

@@ -22,7 +22,7 @@ import { listWindows, quietSpans } from "../service/maintenance.ts";
 import { listGaps } from "../service/monitor.ts";
 import { enqueueMail } from "../alerts/outbox.ts";
 import { listServices, type Service } from "../service/commands.ts";
-import { getStatusPage } from "./settings.ts";
+import { listStatusPages, pageSlug } from "./settings.ts";
 
 /**
  * Uptime reports: for one service, the services of a status page, or the whole account, over a
@@ -155,8 +155,9 @@ async function scopeServices(
     if (!s) notFound("no such service");
     return { title: s.name, list: [s], all };
   }
-  const page = await getStatusPage(deps.kv, account.id);
-  if (!page || scope.slug !== account.slug) notFound("no such status page");
+  const page = (await listStatusPages(deps.kv, account.id))
+    .find((p) => pageSlug(p, account) === scope.slug);
+  if (!page) notFound("no such status page");
   const byId = new Map(all.map((s) => [s.id, s]));
   const list = page.services.map((x) => byId.get(x.id)).filter((s): s is Service => !!s);
   return { title: page.title || "Status page", list, all };

@@ -40,7 +40,14 @@ export const MIGRATIONS: Migration[] = [
   { name: "channels from before kinds: their clear secrets sealed", run: sealOldChannels },
   { name: "points: the version of before the shards folded into shard 0", run: foldPointsVersion },
   { name: "search: the index of modules no one reads dropped", run: dropModuleIndex },
+  { name: "the status page becomes the account's first of several", run: firstStatusPages },
 ];
+
+/** The single status page of each account becomes its page 1 (kv/status/settings.ts). */
+async function firstStatusPages(kv: Deno.Kv): Promise<void> {
+  const { movePagesToFirst } = await import("../status/settings.ts");
+  await movePagesToFirst(kv);
+}
 
 /** Deletes the modules' part of the word index (kv/search/search_index.ts `dropModuleIndex`). */
 async function dropModuleIndex(kv: Deno.Kv): Promise<void> {
