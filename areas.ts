@@ -202,6 +202,10 @@ export const ROUTE_AREAS = {
     ["/me/services/*"],
     () => import("./web/me_services.tsx").then((m) => m.servicePages),
   ),
+  web_me_service: page(
+    ["/me/services/*"],
+    () => import("./web/me_service.tsx").then((m) => m.serviceOnePages),
+  ),
   web_maintenance: page(
     ["/me/maintenance/*"],
     () => import("./web/me_maintenance.tsx").then((m) => m.maintenancePages),

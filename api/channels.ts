@@ -43,6 +43,11 @@ const ChannelSchema = z.object({
     description: "How many of the account's services alert this channel",
   }),
   last_error: z.object({ at: z.string(), error: z.string() }).nullable(),
+  last_delivered: z.string().nullable().meta({
+    description: "When a test or an alert last went through (set when one first does, and " +
+      "after a failure); null: nothing has gone through yet, which the page reads " +
+      '"not tested yet"',
+  }),
   broken_since: z.string().nullable(),
   created: z.string(),
 }).meta({ id: "Channel" });

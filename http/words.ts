@@ -207,6 +207,64 @@ export function pageWords(issue: RawIssue): string {
   }
 }
 
+/** A number field's allowed values: whole or not, its bounds (inclusive). */
+export interface NumberRule {
+  whole: boolean;
+  min?: number;
+  max?: number;
+}
+
+/** One field's schema in an object schema (through pipes, defaults and optional wrappers). */
+export function fieldSchema(
+  schema: Schema | undefined,
+  name: string,
+  depth = 0,
+): Schema | undefined {
+  const def = schema?._zod.def as (Def & { shape?: Record<string, Schema> }) | undefined;
+  if (!def || depth > 6) return undefined;
+  if (def.type === "object") return def.shape?.[name];
+  if (def.type === "pipe") return fieldSchema(def.in, name, depth + 1);
+  return def.innerType ? fieldSchema(def.innerType, name, depth + 1) : undefined;
+}
+
+/** What a number schema allows (optional, nullable, default and pipes unwrapped); null: no number. */
+export function numberRule(schema: Schema | undefined, depth = 0): NumberRule | null {
+  const def = schema?._zod.def;
+  if (!def || depth > 6) return null;
+  if (def.type === "pipe") return numberRule(def.in, depth + 1);
+  if (def.type !== "number") return def.innerType ? numberRule(def.innerType, depth + 1) : null;
+  const checks = (def.checks ?? []).map((c) => c._zod.def);
+  const whole = checks.some((c) => c.check === "number_format" && /int/.test(c.format ?? ""));
+  const rule: NumberRule = { whole };
+  for (const c of checks) {
+    const v = Number(c.value);
+    if (c.check === "greater_than") rule.min = c.inclusive ? v : whole ? v + 1 : v;
+    if (c.check === "less_than") rule.max = c.inclusive ? v : whole ? v - 1 : v;
+  }
+  return rule;
+}
+
+/** 10 080 as people write it: groups of three digits from five digits on. */
+const digits = (n: number) =>
+  Math.abs(n) >= 10_000 ? n.toLocaleString("en").replace(/,/g, "\u202f") : String(n);
+
+/**
+ * A number field's refusal, whatever the value was (−5, 0, 1.5, "ten"): what it takes, "Give a
+ * whole number of minutes from 1 to 10 080."
+ */
+export function numberWords(rule: NumberRule, unit?: string): string {
+  const kind = `${rule.whole ? "a whole number" : "a number"}${unit ? ` of ${unit}` : ""}`;
+  const { min, max } = rule;
+  const span = min !== undefined && max !== undefined
+    ? ` from ${digits(min)} to ${digits(max)}`
+    : min !== undefined
+    ? ` of at least ${digits(min)}`
+    : max !== undefined
+    ? ` up to ${digits(max)}`
+    : "";
+  return `Give ${kind}${span}.`;
+}
+
 let installed = false;
 
 /** Makes `apiWords` every schema's default message (zod's global error map); idempotent. */

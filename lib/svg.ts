@@ -48,7 +48,8 @@ export function minutesText(seconds: number): string {
 function dayTone(d: BarDay): "ok" | "warn" | "off" | "none" | "maintenance" {
   const down = d.down_s ?? (d.uptime === null ? 0 : d.uptime < 1 ? 3600 : 0);
   if (d.uptime === null) return (d.maintenance_s ?? 0) > 0 ? "maintenance" : "none";
-  if (down <= 0) return "ok";
+  // Down for less than the half second its rounding keeps is down all the same: never green.
+  if (down <= 0 && d.uptime >= 1) return "ok";
   return down < 3600 ? "warn" : "off";
 }
 
@@ -62,8 +63,8 @@ function dayText(d: BarDay): string {
   const down = d.down_s ?? 0;
   const up = d.uptime === null
     ? "no data"
-    : down > 0
-    ? `down ${minutesText(down)} (${percentText(d.uptime)} up)`
+    : down > 0 || d.uptime < 1
+    ? `down ${down < 60 ? "under a minute" : minutesText(down)} (${percentText(d.uptime)} up)`
     : `up all day (${percentText(d.uptime)})`;
   const m = d.maintenance_s ?? 0;
   const gone = d.monitor_down_s ?? 0;

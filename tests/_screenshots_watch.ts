@@ -39,15 +39,21 @@ await clickByText(page, "Save profile");
 
 const hooks: Record<string, string> = {};
 for (
-  const [name, group] of [
-    ["Nightly backup", "Jobs"],
-    ["Library printer", "LAN and tailnet"],
-    ["Mail relay", "Public"],
+  const [name, group, tags] of [
+    ["Nightly backup", "Jobs", "backup prod"],
+    ["Library printer", "LAN and tailnet", "floor-2"],
+    ["Mail relay", "Public", "prod mail"],
+    ["Catalogue export", "Jobs", "prod"],
+    ["Photo NAS sync", "LAN and tailnet", "backup"],
+    ["Newsletter digest", "Jobs", "mail"],
+    ["Loan reminders", "Jobs", ""],
+    ["Wiki snapshot", "Data", "backup"],
   ]
 ) {
   await page.goto(`${web.base}/me/services/new?kind=webhook`);
   await fillByLabel(page, "Name", name);
   await selectByLabel(page, "Group", group);
+  await fillByLabel(page, "Tags", tags);
   await clickByText(page, "Add service");
   const hook = new URL(await page.$eval("#hook-url", (e: { value: string }) => e.value));
   hooks[name] = `${web.base}${hook.pathname}`;
@@ -55,6 +61,9 @@ for (
 const ping = async (url: string) =>
   void await (await fetch(url, { method: "POST" })).body?.cancel();
 for (let i = 0; i < 12; i++) await ping(hooks["Nightly backup"]);
+for (const name of ["Catalogue export", "Photo NAS sync", "Newsletter digest", "Wiki snapshot"]) {
+  for (let i = 0; i < 5; i++) await ping(hooks[name]);
+}
 for (let i = 0; i < 8; i++) await ping(i % 3 ? hooks["Mail relay"] : `${hooks["Mail relay"]}/fail`);
 await ping(hooks["Mail relay"]);
 await ping(`${hooks["Library printer"]}/fail`);
@@ -84,5 +93,13 @@ await page.goto(`${web.base}/watch`);
 await shoot(page, "watch");
 await clickByText(page, "Mail relay");
 await shoot(page, "watch-service");
+
+// Maintenance: one started now for an hour, over the printer.
+await page.goto(`${web.base}/me/maintenance`);
+await fillByLabel(page, "Name of the window", "Printer firmware update");
+await checkByLabel(page, "Library printer");
+await selectByLabel(page, "For", "1 hour");
+await clickByText(page, "Start now");
+await shoot(page, "maintenance");
 
 // The status pages have their own: tests/_screenshots_status.ts.

@@ -114,6 +114,7 @@ Deno.test({
           await assertGoodAtBoth(page);
         });
         await clickByText(page, "Go to the service");
+        await clickByText(page, "Edit settings", { navigates: false });
         assert.equal(await ticked(page, "Team hook"), true);
         await openUrl(page, `${web.base}/me/channels`, "Alert channels");
         assert.match(await rowText(page, "Team hook"), /All of 2/);
@@ -135,11 +136,11 @@ Deno.test({
       await openUrl(page, `${web.base}/watch`, "Watching");
       const flagged = await page.evaluate(() =>
         // deno-lint-ignore no-explicit-any
-        [...(globalThis as any).document.querySelectorAll("li.svc")]
+        [...(globalThis as any).document.querySelectorAll(".watchlist tbody tr")]
           // deno-lint-ignore no-explicit-any
           .filter((li: any) => li.innerText.includes("Nobody is told when this goes off"))
           // deno-lint-ignore no-explicit-any
-          .map((li: any) => li.querySelector("h2").innerText.trim())
+          .map((li: any) => li.querySelector(".c-name").innerText.trim())
       );
       assert.deepEqual(flagged, ["Scratch job"]);
       await assertGoodAtBoth(page);

@@ -83,6 +83,8 @@ Deno.test({
         assert.equal(await heading(page), "Alert channels");
         assert.match(await mainText(page), /Channel Phone added/);
         assert.match(await mainText(page), /chat -1001234567890/);
+        // Nothing has gone through yet: not "Working".
+        assert.match(await mainText(page), /🕓 Not tested yet/);
         assert.doesNotMatch(await page.content(), /AAE-browser_token/);
       });
 

@@ -33,6 +33,7 @@ Deno.test({
 
     await t.step("the NAS depends on the router, ticked by its name", async () => {
       await openUrl(page, `${web.base}/me/services/${nas.item.id}`, "Photo NAS");
+      await clickByText(page, "Edit settings", { navigates: false });
       await checkByLabel(page, "LAN router");
       await clickByText(page, "Save changes");
       assert.equal(new URL(page.url()).pathname, `/me/services/${nas.item.id}`);
@@ -46,6 +47,7 @@ Deno.test({
 
     await t.step("the router on the NAS: a cycle, said beside the fieldset", async () => {
       await openUrl(page, `${web.base}/me/services/${router.item.id}`, "LAN router");
+      await clickByText(page, "Edit settings", { navigates: false });
       await checkByLabel(page, "Photo NAS");
       await clickByText(page, "Save changes");
       const error = await page.$eval(

@@ -124,8 +124,8 @@ Deno.test("dependencies: the form, a cycle beside its field, unreachable on the 
   await runDueChecks(t.deps);
   const board = await t.req("GET", "/watch", { headers: { cookie } });
   assert.match(board.text, /unreachable \(LAN router off\)/);
-  assert.match(board.text, /class="svc svc-unreachable"/);
-  assert.match(board.text, /class="svc svc-off"/);
+  assert.match(board.text, /class="watched watched-unreachable"/);
+  assert.match(board.text, /class="watched watched-off"/);
   const nasPage = await t.req("GET", `/me/services/${nas.item.id}`, { headers: { cookie } });
   assert.match(nasPage.text, /state-unreachable/);
   assert.match(nasPage.text, /unreachable \(LAN router off\)/);
@@ -133,6 +133,6 @@ Deno.test("dependencies: the form, a cycle beside its field, unreachable on the 
   t.clock.advance(1_000);
   await t.req("POST", new URL(router.hook_url).pathname);
   const later = await t.req("GET", "/watch", { headers: { cookie } });
-  assert.doesNotMatch(later.text, /svc-unreachable/);
-  assert.match(later.text, /class="svc svc-off"/);
+  assert.doesNotMatch(later.text, /watched-unreachable/);
+  assert.match(later.text, /class="watched watched-off"/);
 });

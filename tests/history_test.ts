@@ -76,6 +76,13 @@ Deno.test("svg: 90 bars coloured by time down, with dates and words; a chart; a 
   );
   assert.ok(bars.includes(`class="t-maintenance"`), "a day all in maintenance is blue");
   assert.ok(bars.includes(`<title>d4: up all day (100 %)</title>`));
+  // A service down since its creation a moment ago: its day is not green, nor "up all day".
+  const fresh = uptimeBars([{ date: "today", uptime: 0, down_s: 0 }]);
+  assert.ok(
+    fresh.includes(
+      `class="t-warn" fill="${COLORS.warn}"><title>today: down under a minute (0 % up)`,
+    ),
+  );
   assert.equal(percentText(0.99999), "99.99 %", "never rounded up to 100");
   assert.equal(percentText(1), "100 %");
   const from = Date.UTC(2026, 2, 1);

@@ -342,6 +342,18 @@ Deno.test("reload and Back after every form: one record each, nothing sent twice
   await me.submit("/me/maintenance", `/me/maintenance/${window}/delete`, {}, {
     route: "/me/maintenance/:id/delete",
   });
+  // Started now for an hour, then ended now: one record, running, then over.
+  await me.submit("/me/maintenance", "/me/maintenance", {
+    name: "Reboot",
+    [`s-${tcp}`]: "on",
+    start: "now",
+    duration: "60",
+  });
+  const running = (await me.get("/me/maintenance")).text
+    .match(/action="\/me\/maintenance\/(\d+)\/end"/)![1];
+  await me.submit("/me/maintenance", `/me/maintenance/${running}/end`, {}, {
+    route: "/me/maintenance/:id/end",
+  });
   // An incident (issue 47): opened, an update, deleted; one record each.
   const opened = await me.submit("/me/incidents", "/me/incidents", {
     title: "Switch swap overran",

@@ -32,7 +32,7 @@ const labels = (page: Page) =>
 
 /** The state word in the service's facts. */
 const stateWord = (page: Page) =>
-  page.$eval(".facts .state", (e: Dom) => e.innerText.trim() as string);
+  page.$eval(".top-facts .state", (e: Dom) => e.innerText.trim() as string);
 
 Deno.test({
   name: "browser: adding a service by kind, its chart, incidents, events and live state",
@@ -97,7 +97,7 @@ Deno.test({
       const median = await page.$eval("svg.chart path.c-median", (p: Dom) => p.getAttribute("d"));
       assert.match(median, /^M\d/, "the median line has points");
       const label = await page.$eval("svg.chart", (s: Dom) => s.getAttribute("aria-label"));
-      assert.match(label, /over the last 24 hours\. \d+ checks: median \d+ ms/);
+      assert.match(label, /over the last 1 hour\. \d+ checks: median \d+ ms/);
       await page.setViewport({ width: 375, height: 800 });
       const axis = await page.$$eval("svg.chart text.axis", (ts: Dom[]) =>
         ts.map((t) => {
@@ -135,7 +135,8 @@ Deno.test({
       await clickByText(other, "Check now");
       await page.waitForFunction(
         () =>
-          (globalThis as Dom).document.querySelector(".facts .state")?.innerText.trim() === "Down",
+          (globalThis as Dom).document.querySelector(".top-facts .state")?.innerText.trim() ===
+            "Down",
         { polling: "mutation", timeout: 20_000 },
       );
       assert.equal(await page.evaluate(() => (globalThis as Dom).stillHere), true, "no reload");
@@ -148,7 +149,8 @@ Deno.test({
       await clickByText(other, "Check now");
       await page.waitForFunction(
         () =>
-          (globalThis as Dom).document.querySelector(".facts .state")?.innerText.trim() === "Up",
+          (globalThis as Dom).document.querySelector(".top-facts .state")?.innerText.trim() ===
+            "Up",
         { polling: "mutation", timeout: 20_000 },
       );
       assert.match(await mainText(page), /Down for 1 min, from /);

@@ -74,12 +74,12 @@ Deno.test({
       await selectByLabel(owner, "When it runs", "On a schedule");
       await fillByLabel(owner, "Schedule (cron)", "0 2 * * 0");
       await fillByLabel(owner, "Length of each run (minutes)", "90");
-      await clickByText(owner, "Add window");
+      await clickByText(owner, "Plan a window");
       assert.match(await mainText(owner), /choose the services, a group or a place/i);
       await assertGoodAtBoth(owner);
       await checkByLabel(owner, "Library printer");
       await fillByLabel(owner, "Length of each run (minutes)", "90");
-      await clickByText(owner, "Add window");
+      await clickByText(owner, "Plan a window");
       assert.match(await mainText(owner), /On the schedule 0 2 \* \* 0 \(UTC\), 90 minutes each\./);
       // One running now, in UTC: from an hour ago to an hour ahead (times set as a picker would).
       const local = (t: number) => new Date(t).toISOString().slice(0, 16);
@@ -91,7 +91,7 @@ Deno.test({
       await owner.$eval("#f-to", (el: { value: string }, v: string) => {
         el.value = v;
       }, local(Date.now() + 3_600_000));
-      await clickByText(owner, "Add window");
+      await clickByText(owner, "Plan a window");
       assert.match(await mainText(owner), /Running now, until/);
       await assertGoodAtBoth(owner);
     });
@@ -156,6 +156,7 @@ Deno.test({
     await t.step("owner: a heartbeat's run options and its pause (issue 24, part 6)", async () => {
       await openUrl(owner, `${web.base}/me/services`, "Watched services");
       await clickByText(owner, "Library printer");
+      await clickByText(owner, "Edit settings", { navigates: false });
       await selectByLabel(owner, "Failed checks or runs before an alert", "3");
       await clickByText(owner, "Heartbeat runs (optional)", { navigates: false });
       // Longer than the hour a run may take: the message beside the field, nothing stored.

@@ -1,7 +1,7 @@
 /**
  * The watcher's dashboard in a real browser: reached from the top menu, states in colour, icon
- * and word, beat bars that name each result, filters and search (a GET form: no script
- * needed), a state change shown without a reload (Server-Sent Events), dark mode and a phone.
+ * and word, down first, beat bars that name each result, filters and search (a GET form: no
+ * script needed), a state change shown without a reload (live.js), dark mode and a phone.
  */
 import assert from "node:assert/strict";
 import {
@@ -40,12 +40,12 @@ const ping = async (url: string) => {
 
 /** The names of the services the dashboard lists. */
 const names = (page: Page) =>
-  page.$$eval(".board .svc h2", (els: Dom[]) => els.map((e) => e.innerText.trim()));
+  page.$$eval(".watchlist .c-name", (els: Dom[]) => els.slice(1).map((e) => e.innerText.trim()));
 
 /** The state word of a service's row. */
 const stateOf = (page: Page, name: string) =>
-  page.$$eval(".board .svc", (rows: Dom[], wanted: string) => {
-    const row = rows.find((r) => r.querySelector("h2").innerText.trim() === wanted);
+  page.$$eval(".watchlist tbody tr", (rows: Dom[], wanted: string) => {
+    const row = rows.find((r) => r.querySelector(".c-name").innerText.trim() === wanted);
     return row ? row.querySelector(".state").innerText.trim() as string : "";
   }, name);
 
@@ -72,7 +72,6 @@ Deno.test({
       await page.goto(`${web.base}/`);
       await clickByText(page, "Watching");
       assert.equal(await heading(page), "Watching");
-      assert.deepEqual(await names(page), ["Nightly backup", "Library printer"]);
       assert.equal(await stateOf(page, "Nightly backup"), "Up");
       // Down once the look the failure asked for has its alert on its way (within a second).
       for (let i = 0; i < 20 && await stateOf(page, "Library printer") !== "Down"; i++) {
@@ -80,14 +79,15 @@ Deno.test({
         await page.reload();
       }
       assert.equal(await stateOf(page, "Library printer"), "Down");
+      assert.deepEqual(await names(page), ["Library printer", "Nightly backup"], "down first");
       // Each bar names its time and result; one tab stop per bar, the newest.
       const bars = await page.$$eval(
-        ".board svg.beats rect[aria-label]",
+        ".watchlist svg.beats rect[aria-label]",
         (els: Dom[]) => els.map((e) => [e.getAttribute("aria-label"), e.getAttribute("tabindex")]),
       );
       assert.equal(bars.length, 2);
-      assert.match(bars[0][0], /: success$/);
-      assert.match(bars[1][0], /: failure$/);
+      assert.match(bars[0][0], /: failure$/);
+      assert.match(bars[1][0], /: success$/);
       assert.deepEqual(bars.map((b: string[]) => b[1]), ["0", "0"]);
       assert.doesNotMatch(await mainText(page), /\d{4}-\d\d-\d\dT/, "no machine stamps");
       assert.match(await mainText(page), /just now|seconds? ago/);
@@ -113,7 +113,7 @@ Deno.test({
       assert.match(await mainText(page), /No service matches\./);
       await assertGoodAtBoth(page);
       await clickByText(page, "Show all services");
-      assert.deepEqual(await names(page), ["Nightly backup", "Library printer"]);
+      assert.deepEqual(await names(page), ["Library printer", "Nightly backup"]);
     });
 
     await t.step("a state change shows without a reload", async () => {
@@ -121,8 +121,10 @@ Deno.test({
       await ping(`${backup}/fail`);
       await page.waitForFunction(
         () => {
-          const rows = [...(globalThis as Dom).document.querySelectorAll(".board .svc")];
-          const row = rows.find((r: Dom) => r.querySelector("h2").innerText === "Nightly backup");
+          const rows = [...(globalThis as Dom).document.querySelectorAll(".watchlist tbody tr")];
+          const row = rows.find((r: Dom) =>
+            r.querySelector(".c-name").innerText.trim() === "Nightly backup"
+          );
           return row?.querySelector(".state").innerText.trim() === "Down";
         },
         { polling: "mutation", timeout: 20_000 },

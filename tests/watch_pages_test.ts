@@ -49,10 +49,11 @@ Deno.test("pages: service page with bars, chart, events, channels, badge; status
     const page = await t.req("GET", `/me/services/${site.id}`, { headers: { cookie } });
     assert.equal(page.status, 200, page.text);
     assert.match(page.text, /<h2 id="days">Last 90 days<\/h2>/);
-    assert.match(page.text, /Uptime: 100 %/);
+    assert.match(page.text, /Uptime, 90 days<\/dt><dd>100 %<\/dd>/);
     const bars = page.text.split('aria-label="Daily uptime')[1].split("</svg>")[0];
     assert.equal(bars.match(/<rect /g)?.length, 90);
-    assert.match(page.text, /aria-label="Response time of Public site over the last 24 hours/);
+    // A service younger than an hour: its chart shows the last hour, where its checks are seen.
+    assert.match(page.text, /aria-label="Response time of Public site over the last 1 hour/);
     assert.match(page.text, /<h2 id="incidents">Incidents<\/h2>\s*<ul|No incidents in the last 90/);
     assert.match(page.text, /data-live="\/watch\/live\?service=\d+"/);
     assert.doesNotMatch(page.text, /style="/, "no inline style (CSP)");

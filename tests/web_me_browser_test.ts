@@ -234,6 +234,7 @@ Deno.test({
         await old.body?.cancel();
         await openByText(page, "Go to the service", "Nightly backup");
 
+        await clickByText(page, "Edit settings", { navigates: false });
         await fillByLabel(page, "Name", "Nightly backup (NAS)");
         await checkByLabel(page, "Mail me when it goes off and comes back", false);
         await clickByText(page, "Save changes");
@@ -242,7 +243,8 @@ Deno.test({
         const list = await mainText(page);
         assert.equal(list.match(/Nightly backup/g)?.length, 1, "one service");
         assert.match(list, /Nightly backup \(NAS\)/);
-        assert.match(list, /Jobs · on site/);
+        await clickByText(page, "More about Nightly backup (NAS)", { navigates: false });
+        assert.match(await mainText(page), /Jobs · on site/);
         await clickByText(page, "Nightly backup (NAS)");
         await clickByText(page, "Delete service");
         assert.match(await mainText(page), /No services watched yet/);
@@ -394,7 +396,7 @@ Deno.test({
         assert.equal(await heading(owner), "This server");
         await clickByText(owner, "Check now");
         assert.match(await mainText(owner), /State\s+Up/);
-        assert.match(await mainText(owner), /Last checked\s+(just now|\d+ seconds? ago)/);
+        assert.match(await mainText(owner), /Last check\s+(just now|\d+ seconds? ago)/);
 
         await clickByText(owner, "Team");
         await clickByText(owner, "Applications");

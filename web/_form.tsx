@@ -9,7 +9,7 @@ import type { Child } from "hono/jsx";
 import type { z } from "zod";
 import { DomainError } from "../lib/errors.ts";
 import { ApiError, statusOf } from "../http/errors.ts";
-import { pageWords } from "../http/words.ts";
+import { fieldSchema, numberRule, numberWords, pageWords } from "../http/words.ts";
 import type { PageProps } from "./_layout.tsx";
 import { seeOther, waitInWords, type WebCtx } from "./_web.tsx";
 
@@ -109,6 +109,8 @@ interface FormSpec<S extends z.ZodType> {
   fieldOf?: (path: string) => string;
   /** Does the work with the checked data; answers the path to send the browser to (303). */
   act: (data: z.output<S>, form: Record<string, string>) => Promise<string> | string;
+  /** The unit of a number field, for its refusal ("grace": "minutes"). */
+  units?: Record<string, string>;
   /** The field a rate limit's sentence stands beside (429); above the form without one. */
   limitField?: string;
   /** The page with the form, shown again when something is wrong. */
@@ -164,7 +166,7 @@ export async function submitForm<S extends z.ZodType>(
     }
   } else {
     const errors: FieldErrors = {};
-    for (const [path, message] of Object.entries(zodErrors(parsed.error))) {
+    for (const [path, message] of Object.entries(rangedErrors(spec, parsed.error))) {
       const at = spec.fieldOf ? { field: spec.fieldOf(path), message } : besideField(
         path,
         message,
@@ -176,6 +178,22 @@ export async function submitForm<S extends z.ZodType>(
   }
   c.status(400);
   return await showAgain(c, spec, view);
+}
+
+/**
+ * The zod errors by field, a number field's saying the range it takes whatever was wrong with
+ * the value (too small, too big, a fraction, not a number); a refinement's own message stays.
+ */
+function rangedErrors<S extends z.ZodType>(spec: FormSpec<S>, err: z.ZodError): FieldErrors {
+  const out = zodErrors(err);
+  for (const issue of err.issues) {
+    if (issue.code === "custom" || issue.path.length !== 1) continue;
+    const name = String(issue.path[0]);
+    // deno-lint-ignore no-explicit-any
+    const rule = numberRule(fieldSchema(spec.schema as any, name));
+    if (rule) out[name] = numberWords(rule, spec.units?.[name]);
+  }
+  return out;
 }
 
 async function showAgain<S extends z.ZodType>(c: WebCtx, spec: FormSpec<S>, view: FormView) {
@@ -201,7 +219,10 @@ const fieldId = (name: string) => `f-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
 export function ErrorSummary(
   props: { view: FormView; labels?: Record<string, string>; formless?: string },
 ) {
-  const entries = Object.entries(props.view.errors);
+  // In the order the fields stand on the page, which is the labels' order; others after them.
+  const order = Object.keys(props.labels ?? {});
+  const rank = (name: string) => (order.indexOf(name) + order.length + 1) % (order.length + 1);
+  const entries = Object.entries(props.view.errors).sort(([a], [b]) => rank(a) - rank(b));
   if (!entries.length && !props.view.error) return null;
   return (
     <div class="errors" role="alert" tabindex={-1} id="errors">

@@ -35,6 +35,8 @@ export interface PageProps {
    * the owner's link) instead of the catalogue's navigation, and its title alone.
    */
   own?: OwnSite;
+  /** A page of wide tables (the dashboard): its main part takes up to 80rem, not 62. */
+  wide?: boolean;
 }
 
 interface OwnSite {
@@ -247,7 +249,7 @@ export function Layout(props: LayoutProps) {
           )
           : null}
       </head>
-      <body>
+      <body class={props.wide ? "wide" : undefined}>
         <a class="skip" href="#main">Skip to content</a>
         {props.own ? <OwnHeader site={props.own} /> : (
           <header>

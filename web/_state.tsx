@@ -52,14 +52,66 @@ const UNHEARD_ICON = "M4.5 11V7.5a3.5 3.5 0 0 1 7 0V11l1 1.5h-9zM6.5 14.5h3M2 2l
  * channel alike (docs/api.md), so no one is told when it goes off. One small element, in words,
  * icon and colour; null when someone is told.
  */
-export function NobodyTold(props: { alerts: boolean }) {
+export function NobodyTold(props: { alerts: boolean; short?: boolean }) {
   if (props.alerts) return null;
+  const words = "Nobody is told when this goes off";
   return (
-    <span class="tag state state-warn unheard">
+    <span class="tag state state-warn unheard" title={props.short ? words : undefined}>
       <svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
         <path d={UNHEARD_ICON} />
       </svg>
-      Nobody is told when this goes off
+      {props.short
+        ? (
+          <>
+            <span aria-hidden="true">Nobody told</span>
+            <span class="visually-hidden">{words}</span>
+          </>
+        )
+        : words}
+    </span>
+  );
+}
+
+/** An alert's way as an icon on the 16 px grid: mail, a chat, a push, an incident tool, a hook. */
+const WAY_ICONS: Record<string, string> = {
+  mail: "M2 4h12v8H2zM2 4l6 5 6-5",
+  chat: "M2.5 3h11v7.5H7l-3 2.5v-2.5H2.5z",
+  push: "M5 1.5h6v13H5zM7.5 12.5h1",
+  incident: "M4 12V8a4 4 0 0 1 8 0v4M2.5 12.5h11M8 1.5v1M2.5 4l1 1M13.5 4l-1 1",
+  webhook:
+    "M6.5 9.5a3 3 0 0 0 4.2 0l2-2a3 3 0 0 0-4.2-4.2l-.7.7M9.5 6.5a3 3 0 0 0-4.2 0l-2 2a3 3 0 0 0 4.2 4.2l.7-.7",
+};
+const PUSH = new Set(["ntfy", "gotify", "pushover"]);
+const INCIDENT = new Set(["pagerduty", "opsgenie"]);
+/** The family of a channel kind (lib/channels/mod.ts KINDS) its icon shows. */
+export const wayOf = (kind: string) =>
+  kind === "webhook"
+    ? "webhook"
+    : PUSH.has(kind)
+    ? "push"
+    : INCIDENT.has(kind)
+    ? "incident"
+    : "chat";
+
+/**
+ * The ways a service alerts, one icon each with its name on hover and for screen readers
+ * ("Mail", "Team chat (slack)"); a service whose alerts are off shows NobodyTold instead.
+ */
+export function AlertWays(
+  props: { alerts: boolean; channels: { name: string; kind: string }[]; short?: boolean },
+) {
+  if (!props.alerts) return <NobodyTold alerts={false} short={props.short} />;
+  const ways = [{ name: "Mail", way: "mail" }].concat(
+    props.channels.map((c) => ({ name: `${c.name} (${c.kind})`, way: wayOf(c.kind) })),
+  );
+  return (
+    <span class="ways">
+      {ways.map((w) => (
+        <svg class="icon" viewBox="0 0 16 16" width="16" height="16" role="img" aria-label={w.name}>
+          <title>{w.name}</title>
+          <path d={WAY_ICONS[w.way]} />
+        </svg>
+      ))}
     </span>
   );
 }

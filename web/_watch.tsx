@@ -1,6 +1,6 @@
 /**
  * The monitoring parts of a service's page (/me/services/<id>): uptime, the response-time
- * chart over 24 hours, 7 or 30 days (checked kinds), its incidents, 90 daily bars, the events
+ * chart over 1 hour, 24 hours, 7 or 30 days (checked kinds), its incidents, 90 daily bars, the events
  * log, the alert channels it uses and its badge. Drawn on the server (lib/svg.ts); no script,
  * no inline style.
  */
@@ -11,7 +11,7 @@ import { listEvents } from "../kv/service/heartbeats.ts";
 import { type History, KEEP_DAYS, recentResults } from "../kv/service/history.ts";
 import type { Service, ServiceView } from "../kv/service/commands.ts";
 import { spanText } from "../kv/service/state.ts";
-import { DAY, HOUR, iso } from "../lib/clock.ts";
+import { DAY, HOUR, iso, MINUTE } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { type Bucket, buckets, type OffPeriod, offPeriods, percentile } from "../lib/history.ts";
 import { withDurations } from "../lib/runs.ts";
@@ -47,8 +47,13 @@ export const uptimeWords = (up: number | null) =>
     ? "not measured yet (the first figure comes with the first check, or when a heartbeat is first due)"
     : percentText(up);
 
+/** Why an uptime figure is a dash: said once on the page, and on each dash's hover. */
+const NOT_YET =
+  "No figure yet: uptime is given once a service has been watched for 15 minutes (after its first check, or its first ping)";
+
 /** The periods the response-time chart shows: its span, its stretches and its ticks. */
 export const RANGES = {
+  "1h": { words: "1 hour", span: HOUR, count: 60, step: 15 * MINUTE, tick: "hour" },
   "24h": { words: "24 hours", span: DAY, count: 96, step: 6 * HOUR, tick: "hour" },
   "7d": { words: "7 days", span: 7 * DAY, count: 168, step: DAY, tick: "day" },
   "30d": { words: "30 days", span: 30 * DAY, count: 120, step: 7 * DAY, tick: "day" },
@@ -237,18 +242,20 @@ export async function watchSection(deps: Deps, s: Service, view: ServiceView, ra
         ]] as const).map(([term, up]) => (
           <div>
             <dt>Uptime, {term}</dt>
-            <dd>{up === null ? "not measured yet" : percentText(up)}</dd>
+            <dd>
+              {up === null
+                ? <span class="none" role="img" aria-label={NOT_YET} title={NOT_YET}>—</span>
+                : percentText(up)}
+            </dd>
           </div>
         ))}
       </dl>
+      {h.uptime.all === null ? <p class="hint">{NOT_YET}.</p> : null}
       {hb ? null : <ChartPart deps={deps} s={s} range={range} now={now} down={periods} />}
       <IncidentsPart periods={periods} now={now} />
       <section aria-labelledby="days" class="panel">
         <h2 id="days">Last 90 days</h2>
-        <p>
-          Uptime: {uptimeWords(h.uptime.all)}{" "}
-          <span class="hint">(each bar is a day, the newest on the right)</span>
-        </p>
+        <p class="hint">Each bar is a day, the newest on the right.</p>
         <figure>
           {raw(uptimeBars(h.days))}
           <figcaption class="hint">

@@ -75,9 +75,15 @@ const CHANNEL_FLASH = "channels";
 
 const STATE_WORDS = {
   ok: ["✅", "Working"],
+  untested: ["🕓", "Not tested yet"],
   failing: ["⚠️", "Failing"],
   broken: ["⛔", "Broken"],
 } as const;
+
+/** A channel's state as the page says it: working only once something went through. */
+const shownChannelState = (
+  ch: { state: "ok" | "failing" | "broken"; last_delivered: string | null },
+) => ch.state === "ok" && ch.last_delivered === null ? "untested" : ch.state;
 
 const channelsPage = async (
   deps: Deps,
@@ -353,8 +359,8 @@ function ChannelList({ items, services }: { items: ChannelInUse[]; services: num
               </td>
               <td data-label="Kind">{KINDS[ch.kind]?.label ?? ch.kind}</td>
               <td data-label="State">
-                <span class={`tag channel-${ch.state}`}>
-                  {STATE_WORDS[ch.state][0]} {STATE_WORDS[ch.state][1]}
+                <span class={`tag channel-${shownChannelState(ch)}`}>
+                  {STATE_WORDS[shownChannelState(ch)][0]} {STATE_WORDS[shownChannelState(ch)][1]}
                 </span>
                 {ch.last_error
                   ? (

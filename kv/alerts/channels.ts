@@ -74,6 +74,11 @@ export interface Channel {
   hint?: string;
   /** The last failed delivery: when, and the answer in words. */
   failure?: { at: number; error: string } | null;
+  /**
+   * When a test or an alert last went through after it was made or after a failure; absent:
+   * nothing has gone through yet ("not tested yet").
+   */
+  delivered?: number;
   /** Since when it is marked broken (a post failed every try); null/absent: not broken. */
   broken?: number | null;
   /** Ticked for a new service that names no channels (absent: true, as at creation). */
@@ -125,6 +130,7 @@ export const channelView = (c: Channel) => {
     state: stateOf(c),
     for_new_services: forNew(c),
     last_error: c.failure ? { at: iso(c.failure.at), error: c.failure.error } : null,
+    last_delivered: c.delivered === undefined ? null : iso(c.delivered),
     broken_since: c.broken ? iso(c.broken) : null,
     created: iso(c.created),
   };
@@ -518,8 +524,10 @@ export async function outcomeOf(
   if (!c) return null;
   const op = atomic(kv).check(entry);
   if (r.ok) {
-    if (!c.failure && !c.broken) return null;
-    return { op: op.set(entry.key, { ...c, failure: null, broken: null }), mail: null };
+    // Written once it first went through, and after a failure: not at every alert.
+    if (!c.failure && !c.broken && c.delivered !== undefined) return null;
+    const ok = { ...c, failure: null, broken: null, delivered: clock.now() };
+    return { op: op.set(entry.key, ok), mail: null };
   }
   const now = clock.now();
   const next: Channel = { ...c, failure: { at: now, error: r.status } };

@@ -1,5 +1,6 @@
 import { eraseWindows, listWindows } from "../service/maintenance.ts";
 import { windowView } from "../service/windows.ts";
+import { eraseFormTokens } from "../store/form_tokens.ts";
 import type { AccountPart } from "./_part.ts";
 
 /** What the maintenance area holds of an account: its maintenance windows. */
@@ -19,6 +20,7 @@ export const maintenancePart: AccountPart = {
   },
   async erase(deps, account) {
     await eraseWindows(deps.kv, account.id);
+    await eraseFormTokens(deps.kv, account.id);
     return {};
   },
 };

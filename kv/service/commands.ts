@@ -8,6 +8,7 @@ import type { Kind } from "../../lib/targets.ts";
 import type { HttpOptions } from "../../lib/checks/http_options.ts";
 import { type Atomic, atomic, deleteKeys, keysOf, transact } from "../_atomic.ts";
 import { counted } from "../alerts/alert_rules.ts";
+import { formTokenEntry, spendFormToken, spent } from "../store/form_tokens.ts";
 import {
   addService,
   claimServiceId,
@@ -298,9 +299,16 @@ export async function createService(
   input: NewService,
   first: CheckResult | null,
   slugFree = false,
+  form?: SentForm,
 ): Promise<{ service: Service; key: string | null } | null> {
-  const made = await storeServices(deps, account, [{ input, first }], slugFree);
+  const made = await storeServices(deps, account, [{ input, first }], slugFree, form);
   return made ? made[0] : null;
+}
+
+/** The token of the page's form that asks for it, and how long it counts (kv/store/form_tokens.ts). */
+export interface SentForm {
+  token: string;
+  life: number;
 }
 
 /**
@@ -316,12 +324,16 @@ export async function importServices(
   return made!.map((m) => m.service);
 }
 
-/** The one atomic of `createService` and `importServices`. */
+/**
+ * The one atomic of `createService` and `importServices`; a page form's token (`form`) is spent
+ * in it, so the same form sent again adds nothing (a conflict with `repeated`).
+ */
 async function storeServices(
   deps: Deps,
   account: number,
   news: { input: NewService; first: CheckResult | null }[],
   slugFree = false,
+  form?: SentForm,
 ): Promise<{ service: Service; key: string | null }[] | null> {
   const { kv } = deps;
   const now = deps.clock.now();
@@ -350,7 +362,13 @@ async function storeServices(
   // An empty slug (Healthchecks' v3 check made without one) has no address, so no entry.
   const slugs = prepared.flatMap((p) => p.slug ? [p.slug] : []);
   const made = await transact(async () => {
-    const count = await countEntry(kv, account);
+    const [count, token] = await Promise.all([
+      countEntry(kv, account),
+      form ? formTokenEntry(kv, account, form.token) : null,
+    ]);
+    if (token && spent(token, now)) {
+      conflict("this form was sent before: the service was added once", { repeated: true });
+    }
     if (countOf(count) + news.length > MAX_SERVICES) tooMany();
     // A kept UUID or push token (an import) taken since it was planned, by another import
     // of this account or another's: a plain refusal, not a retry until the budget is spent.
@@ -365,6 +383,7 @@ async function storeServices(
     for (const [slug, { entry }] of spots?.entries ?? []) refs.set(slug, slugRefs(entry.value));
     if (slugFree && (refs.get(slugs[0])?.length ?? 0) > 0) return { op: null, result: null };
     const op = countAdded(atomic(kv), count, account, news.length);
+    if (token) spendFormToken(op, token, now, form!.life);
     const out: { service: Service; key: string | null }[] = [];
     for (const p of prepared) {
       const id = await claimServiceId(kv);

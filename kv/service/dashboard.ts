@@ -2,8 +2,10 @@
  * The watcher's dashboard (/watch) and what its live updates compare: every service of an
  * account with its state shown, filtered and paged, and for each row on the page its last
  * results (a check's stored results or a heartbeat's signals), its uptime over 24 hours and
- * 30 days and its response times. A view over kv/service/commands.ts, kv/service/history.ts, kv/service/heartbeats.ts and
- * kv/service/maintenance.ts: holds no keys of its own.
+ * 30 days, its response times, when it is next due and the channels it alerts. Problems first
+ * (down, unreachable, late), then by name, or as the person sorts. A view over
+ * kv/service/commands.ts, kv/service/history.ts, kv/service/heartbeats.ts, kv/service/maintenance.ts and kv/alerts/channels.ts: holds no
+ * keys of its own.
  */
 import { DAY } from "../../lib/clock.ts";
 import type { Deps } from "../../lib/deps.ts";
@@ -21,7 +23,9 @@ import {
   type ServiceView,
   serviceView,
 } from "./commands.ts";
-import { shownState } from "./state.ts";
+import { beatLimits, shownState } from "./state.ts";
+import { nextDueAfter } from "../../lib/schedule.ts";
+import { channelChoices } from "../alerts/channels.ts";
 import { unreachableVia } from "./dependencies.ts";
 
 /** Rows on one page of the dashboard: 300 services are six pages. */
@@ -40,12 +44,29 @@ export const SHOWN_STATES = [
 ] as const;
 type ShownState = typeof SHOWN_STATES[number];
 
+/** The orders of the list: problems first (then by name), or by one column. */
+export const BOARD_SORTS = ["problems", "name", "group", "kind", "last", "created"] as const;
+export type BoardSort = typeof BOARD_SORTS[number];
+
+/** Each kind in words, as the list shows it and its search finds it. */
+export const KIND_WORDS: Record<string, string> = {
+  url: "web address",
+  mcp: "MCP server",
+  tcp: "TCP port",
+  tls: "TLS certificate",
+  webhook: "heartbeat",
+};
+
 interface BoardFilter {
   state?: ShownState;
   group?: string;
   place?: string;
-  /** Words matched in the name, description, group, place and kind. */
+  /** Words matched in the name, description, group, place, kind and tags. */
   q?: string;
+  /** Only services with this tag. */
+  tag?: string;
+  /** Absent: problems first. */
+  sort?: BoardSort;
   /** From 1. */
   page?: number;
 }
@@ -69,6 +90,10 @@ export interface BoardRow {
   uptime: { day: number | null; month: number | null };
   /** The last check or beat (ms), or null. */
   last: number | null;
+  /** When the next check is due or the next run expected (ms); null: none (paused, not yet). */
+  next: number | null;
+  /** The channels it alerts besides mail, by name and kind. */
+  channels: { name: string; kind: string }[];
 }
 
 export interface Board {
@@ -76,9 +101,10 @@ export interface Board {
   /** Services of the account, and how many in each shown state. */
   total: number;
   counts: Record<ShownState, number>;
-  /** The groups and places the account's services use, for the filters. */
+  /** The groups, places and tags the account's services use, for the filters. */
   groups: string[];
   places: string[];
+  tags: string[];
   /** Services the filter matched, the page shown and the number of pages. */
   matched: number;
   page: number;
@@ -94,11 +120,52 @@ function matches(v: ServiceView, shown: ShownState, f: BoardFilter): boolean {
   if (f.state && shown !== f.state) return false;
   if (f.group && v.group !== f.group) return false;
   if (f.place && v.place !== f.place) return false;
+  if (f.tag && !v.tags.includes(f.tag)) return false;
   if (f.q) {
-    const text = [v.name, v.what, v.group, v.place ?? "", v.kind].join(" ").toLowerCase();
+    const text = [v.name, v.what, v.group, v.place ?? "", v.kind, KIND_WORDS[v.kind] ?? ""]
+      .concat(v.tags).join(" ").toLowerCase();
     if (!words(f.q).every((w) => text.includes(w))) return false;
   }
   return true;
+}
+
+/** Down first, then unreachable, then late; every other state after them. */
+const PROBLEM_RANK: Partial<Record<ShownState, number>> = { off: 0, unreachable: 1, warn: 2 };
+const rankOf = (s: ShownState) => PROBLEM_RANK[s] ?? 3;
+const byName = (a: ServiceView, b: ServiceView) =>
+  a.name.localeCompare(b.name, "en", { sensitivity: "base" }) || a.id - b.id;
+const lastOf = (v: ServiceView) =>
+  Date.parse((v.kind === "webhook" ? v.beat : v.checked) ?? "") || 0;
+
+/** The list in the order asked for; names settle every tie. */
+function sortList<T extends { view: ServiceView; shown: ShownState }>(xs: T[], sort: BoardSort) {
+  const by: Record<BoardSort, (a: T, b: T) => number> = {
+    problems: (a, b) => rankOf(a.shown) - rankOf(b.shown) || byName(a.view, b.view),
+    name: (a, b) => byName(a.view, b.view),
+    group: (a, b) => a.view.group.localeCompare(b.view.group, "en") || byName(a.view, b.view),
+    kind: (a, b) => a.view.kind.localeCompare(b.view.kind) || byName(a.view, b.view),
+    // The most recent first; never looked at last.
+    last: (a, b) => lastOf(b.view) - lastOf(a.view) || byName(a.view, b.view),
+    created: (a, b) => a.view.id - b.view.id,
+  };
+  return [...xs].sort(by[sort]);
+}
+
+/**
+ * When a service is next looked at or expected: a check's next due time, a heartbeat's next
+ * expected run (its last signal, `heard`, plus the period, or the schedule's next time). Null when paused,
+ * or for a heartbeat on a period that has not run yet (its first run starts the clock).
+ */
+export function nextExpected(
+  s: Service,
+  view: ServiceView,
+  now: number,
+  heard: number | null = view.beat ? Date.parse(view.beat) : null,
+): number | null {
+  if (view.paused) return null;
+  if (s.kind !== "webhook") return s.due;
+  if (heard !== null) return beatLimits(s, heard)?.warn ?? null;
+  return s.schedule ? nextDueAfter(s.schedule, now) : null;
 }
 
 /** The account's services as shown, oldest first. */
@@ -164,6 +231,7 @@ async function lastResults(deps: Deps, s: Service, now: number): Promise<BoardRe
 
 async function boardRow(
   deps: Deps,
+  channels: Map<number, { name: string; kind: string }>,
   s: Service,
   view: ServiceView,
   shown: ShownState,
@@ -178,14 +246,18 @@ async function boardRow(
   ]);
   const quiet = quietSpans(windows, s, now - 30 * DAY, now);
   const span = (from: number) => uptimeBetween({ ...history, from, to: now, quiet, gaps });
-  const last = view.kind === "webhook" ? view.beat : view.checked;
+  // A heartbeat's last signal may be a failure: it was heard from all the same.
+  const said = view.kind === "webhook" ? view.beat : view.checked;
+  const heard = Math.max(said ? Date.parse(said) : 0, results.at(-1)?.at ?? 0);
   return {
     view,
     shown,
     via,
     results: results.slice(-BEATS),
     uptime: { day: span(now - DAY), month: span(now - 30 * DAY) },
-    last: last ? Date.parse(last) : null,
+    last: heard || null,
+    next: nextExpected(s, view, now, heard || null),
+    channels: view.channels.map((id) => channels.get(id)).filter((c) => c !== undefined),
   };
 }
 
@@ -217,14 +289,18 @@ export async function watchBoard(deps: Deps, account: number, f: BoardFilter): P
   const { windows, list } = await shownServices(deps, account, now);
   const counts = Object.fromEntries(SHOWN_STATES.map((s) => [s, 0])) as Record<ShownState, number>;
   for (const x of list) counts[x.shown]++;
-  const found = list.filter((x) => matches(x.view, x.shown, f));
+  const found = sortList(list.filter((x) => matches(x.view, x.shown, f)), f.sort ?? "problems");
   const pages = Math.max(1, Math.ceil(found.length / BOARD_PAGE));
   const page = Math.min(Math.max(1, f.page ?? 1), pages);
   // The monitor's own downtime is the same for every row: read once.
-  const gaps = await listGaps(deps.kv, now - 30 * DAY, now);
+  const [gaps, choices] = await Promise.all([
+    listGaps(deps.kv, now - 30 * DAY, now),
+    channelChoices(deps.kv, account),
+  ]);
+  const channels = new Map(choices.map((c) => [c.id, { name: c.name, kind: c.kind }]));
   const rows = await Promise.all(
     found.slice((page - 1) * BOARD_PAGE, page * BOARD_PAGE)
-      .map((x) => boardRow(deps, x.service, x.view, x.shown, x.via, windows, gaps, now)),
+      .map((x) => boardRow(deps, channels, x.service, x.view, x.shown, x.via, windows, gaps, now)),
   );
   const sorted = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => !!x))].sort();
   return {
@@ -233,6 +309,7 @@ export async function watchBoard(deps: Deps, account: number, f: BoardFilter): P
     counts,
     groups: sorted(list.map((x) => x.view.group)),
     places: sorted(list.map((x) => x.view.place)),
+    tags: sorted(list.flatMap((x) => x.view.tags)),
     matched: found.length,
     page,
     pages,

@@ -25,6 +25,8 @@ import {
 import { recordResult } from "./looks.ts";
 import { checkDependencies } from "./dependencies.ts";
 import { listWindows } from "./maintenance.ts";
+import { formTokenEntry, spent } from "../store/form_tokens.ts";
+import type { SentForm } from "./commands.ts";
 import { runCheck } from "../../lib/checks/mod.ts";
 import { type HttpOptions, optionProblems } from "../../lib/checks/http_options.ts";
 import type { Deps } from "../../lib/deps.ts";
@@ -312,7 +314,12 @@ export async function addService(
   deps: Deps,
   me: Account,
   input: NewServiceInput,
+  form?: SentForm,
 ): Promise<{ item: ServiceView; hook_url: string | null }> {
+  // The same page form sent again: refused before its check runs (and in the atomic, for real).
+  if (form && spent(await formTokenEntry(deps.kv, me.id, form.token), deps.clock.now())) {
+    conflict("this form was sent before: the service was added once", { repeated: true });
+  }
   const target = await validTarget(deps, me, input.check);
   const chans = input.channels === undefined
     ? await defaultChannels(deps.kv, me.id)
@@ -353,36 +360,43 @@ export async function addService(
       !(await countUse(deps.kv, RULES.manualCheck, me.id, deps.clock.now())).ok
     ? null
     : await runCheck(deps, target.check, isOwner(me), undefined, http);
-  const { service, key } = (await createService(deps, me.id, {
-    name: input.name,
-    what: input.what,
-    group: input.group,
-    place: input.place ?? null,
-    interval: exact.interval ?? input.interval,
-    alerts: input.alerts,
-    kind: target.kind,
-    check: target.check,
-    hint: target.hint,
-    threshold: input.threshold,
-    remind: input.remind ?? null,
-    schedule: sched,
-    channels: chans,
-    ...(parents.length ? { depends_on: parents } : {}),
-    ...(target.kind === "webhook" ? { min_duration: minDuration } : {}),
-    tags: uniqueTags(input.tags ?? []),
-    ...(exact.interval_grace != null
-      ? { interval_grace: exact.interval_grace }
-      : input.interval_grace != null
-      ? { interval_grace: input.interval_grace }
-      : {}),
-    ...(exact.period != null ? { period: exact.period } : {}),
-    ...(exact.grace_s != null ? { grace_s: exact.grace_s } : {}),
-    ...(input.manual_resume !== undefined ? { manual_resume: input.manual_resume } : {}),
-    ...(input.code ? { code: input.code } : {}),
-    ...(input.slug !== undefined ? { slug: input.slug } : {}),
-    ...(input.methods === "POST" ? { methods: "POST" as const } : {}),
-    ...(http && Object.keys(http).length ? { http } : {}),
-  }, first))!;
+  const { service, key } = (await createService(
+    deps,
+    me.id,
+    {
+      name: input.name,
+      what: input.what,
+      group: input.group,
+      place: input.place ?? null,
+      interval: exact.interval ?? input.interval,
+      alerts: input.alerts,
+      kind: target.kind,
+      check: target.check,
+      hint: target.hint,
+      threshold: input.threshold,
+      remind: input.remind ?? null,
+      schedule: sched,
+      channels: chans,
+      ...(parents.length ? { depends_on: parents } : {}),
+      ...(target.kind === "webhook" ? { min_duration: minDuration } : {}),
+      tags: uniqueTags(input.tags ?? []),
+      ...(exact.interval_grace != null
+        ? { interval_grace: exact.interval_grace }
+        : input.interval_grace != null
+        ? { interval_grace: input.interval_grace }
+        : {}),
+      ...(exact.period != null ? { period: exact.period } : {}),
+      ...(exact.grace_s != null ? { grace_s: exact.grace_s } : {}),
+      ...(input.manual_resume !== undefined ? { manual_resume: input.manual_resume } : {}),
+      ...(input.code ? { code: input.code } : {}),
+      ...(input.slug !== undefined ? { slug: input.slug } : {}),
+      ...(input.methods === "POST" ? { methods: "POST" as const } : {}),
+      ...(http && Object.keys(http).length ? { http } : {}),
+    },
+    first,
+    false,
+    form,
+  ))!;
   const now = deps.clock.now();
   const item = serviceView(service, null, now, await listWindows(deps.kv, me.id));
   return { item, hook_url: key ? hookUrl(deps, key) : null };

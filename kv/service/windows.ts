@@ -16,6 +16,7 @@ import {
   windowsEntry,
 } from "./maintenance.ts";
 import { GROUPS, PLACES, type Service, serviceIdEntries } from "./commands.ts";
+import { formTokenEntry, spendFormToken, spent } from "../store/form_tokens.ts";
 
 /**
  * The rules of maintenance windows, as /api/me/maintenance and /me/maintenance apply them:
@@ -112,17 +113,30 @@ export function windowFieldProblems(
   return out;
 }
 
-/** Adds a window; every service named must be the account's. */
-export async function createWindow(deps: Deps, account: number, input: NewWindow): Promise<Window> {
+/**
+ * Adds a window; every service named must be the account's. `form`: the token of the page's
+ * form and how long it counts (kv/store/form_tokens.ts), spent in the window's atomic, so the same
+ * form sent again adds nothing (a conflict with `repeated`).
+ */
+export async function createWindow(
+  deps: Deps,
+  account: number,
+  input: NewWindow,
+  form?: { token: string; life: number },
+): Promise<Window> {
   const services = [...new Set(input.services)];
   const now = deps.clock.now();
   return await transact(async () => {
     // The services' id entries are checked in the atomic: a service removed meanwhile fails
     // the commit, and the retry refuses it.
-    const [entry, ids] = await Promise.all([
+    const [entry, ids, token] = await Promise.all([
       windowsEntry(deps.kv, account),
       serviceIdEntries(deps.kv, services),
+      form === undefined ? null : formTokenEntry(deps.kv, account, form.token),
     ]);
+    if (token && spent(token, now)) {
+      conflict("this form was sent before: the window was added once", { repeated: true });
+    }
     for (const [i, e] of ids.entries()) {
       if (e.value !== account) {
         invalid(`services: ${services[i]} is not one of your services`, "services");
@@ -141,7 +155,25 @@ export async function createWindow(deps: Deps, account: number, input: NewWindow
       created: now,
     };
     const op = putWindows(atomic(deps.kv).check(entry, ...ids), account, [...list, w]);
-    return { op, result: w };
+    return { op: token ? spendFormToken(op, token, now, form!.life) : op, result: w };
+  });
+}
+
+/**
+ * Ends a window that runs once now, at `now` (its end moved there); false when there is no such
+ * window or it is not running. A window on a schedule is deleted instead.
+ */
+export async function endWindow(deps: Deps, account: number, id: number): Promise<boolean> {
+  const now = deps.clock.now();
+  return await transact(async () => {
+    const entry = await windowsEntry(deps.kv, account);
+    const list = entry.value ?? [];
+    const w = list.find((x) => x.id === id);
+    if (!w || w.from === null || w.to === null || !(w.from <= now && now < w.to)) {
+      return { op: null, result: false };
+    }
+    const ended = list.map((x) => x.id === id ? { ...x, to: now } : x);
+    return { op: putWindows(atomic(deps.kv).check(entry), account, ended), result: true };
   });
 }
 

@@ -25,6 +25,12 @@ for (const form of document.querySelectorAll("form[data-confirm]")) {
   });
 }
 
+// A time zone field still at its default (UTC) offers the browser's own zone.
+for (const input of document.querySelectorAll("input[data-zone-default]")) {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (zone && input.value === "UTC") input.value = zone;
+}
+
 // A form shown again with errors: focus its summary so keyboard and screen reader users hear it.
 document.getElementById("errors")?.focus();
 

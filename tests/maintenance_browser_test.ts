@@ -1,0 +1,77 @@
+/**
+ * Maintenance in a real browser: the time zone field offers the browser's own zone; "Start now"
+ * for a chosen time starts a window at once, "End now" ends it; Back and the same form sent again
+ * adds nothing (the form's token), and the page says so. Axe clean at 1280 and 375 px, light and
+ * dark.
+ */
+import assert from "node:assert/strict";
+import {
+  assertAccessible,
+  assertGoodAtBoth,
+  BROWSER_TEST,
+  checkByLabel,
+  clickByText,
+  fillByLabel,
+  heading,
+  mainText,
+  selectByLabel,
+  startWeb,
+} from "./_browser.ts";
+import { bearerApi, signInByMail } from "./_real_server.ts";
+
+// deno-lint-ignore no-explicit-any
+type Dom = any;
+
+Deno.test({
+  name: "browser: maintenance started now and ended now; the same form twice adds one",
+  ...BROWSER_TEST,
+  fn: async (t) => {
+    await using web = await startWeb();
+    const page = await web.page();
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.emulateTimezone("Europe/Berlin");
+    await web.signIn(page, "mara@example.com");
+    const api = bearerApi(web.base, await signInByMail(web.base, web.sink, "mara@example.com"));
+    await api("POST", "/api/me/services", { name: "Core router", check: "webhook:" });
+    const windows = async () =>
+      (await api("GET", "/api/me/maintenance")).items as {
+        name: string;
+        running_until: string | null;
+      }[];
+
+    await t.step("start now, for 30 minutes, in the browser's zone", async () => {
+      await page.goto(`${web.base}/me/maintenance`);
+      assert.equal(await heading(page), "Maintenance windows");
+      assert.equal(await page.$eval("#f-tz", (e: Dom) => e.value), "Europe/Berlin");
+      await fillByLabel(page, "Name of the window", "Router reboot");
+      await checkByLabel(page, "Core router");
+      await selectByLabel(page, "For", "30 minutes");
+      await clickByText(page, "Start now");
+      assert.match(await mainText(page), /Router reboot[^]*Running now, until/);
+      const [w] = await windows();
+      assert.equal(w.name, "Router reboot");
+      const left = Date.parse(w.running_until!) - Date.now();
+      assert.ok(left > 29 * 60_000 && left <= 30 * 60_000, `${left} ms left`);
+      await assertGoodAtBoth(page);
+    });
+
+    await t.step("Back and the same form again: nothing added twice", async () => {
+      await page.goBack();
+      assert.equal(await page.$eval("#f-name", (e: Dom) => e.value), "Router reboot");
+      await clickByText(page, "Start now");
+      assert.match(await mainText(page), /That form was sent before: its window was added once/);
+      assert.equal((await windows()).length, 1);
+    });
+
+    await t.step("end now: over at once", async () => {
+      await clickByText(page, "End now: Router reboot");
+      assert.doesNotMatch(await mainText(page), /Running now/);
+      assert.match(await mainText(page), /Over\./);
+      assert.equal((await windows())[0].running_until, null);
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+      await assertAccessible(page);
+      await page.setViewport({ width: 375, height: 800 });
+      await assertAccessible(page);
+    });
+  },
+});
