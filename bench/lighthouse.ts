@@ -15,6 +15,9 @@
  * when one is missed.
  * Light mode only: Lighthouse has no colour-scheme setting; dark mode's contrast is axe-core's in
  * the browser tests.
+ *
+ * `LIGHTHOUSE_PAGES=heartbeat` runs only the pages whose name holds that word (a comma-separated
+ * list of words, case-insensitive), and loads the example catalogue only when one of them needs it.
  */
 import { chromium } from "../tests/_dev_deps.ts";
 import { startFreshServer } from "../tests/_real_server.ts";
@@ -102,16 +105,6 @@ await api("POST", `/api/me/incidents/${past.item.id}/updates`, {
   text: "The disk was full; space freed and the backup ran.",
 });
 
-// The example catalogue (`deno task demo`, beside the running server) for the catalogue pages.
-const demo = await new Deno.Command(Deno.execPath(), {
-  args: ["task", "demo"],
-  cwd: new URL("..", import.meta.url).pathname,
-  env: { KV_PATH: server.kvPath },
-  stdout: "null",
-  stderr: "piped",
-}).output();
-if (!demo.success) throw new Error(`demo: ${new TextDecoder().decode(demo.stderr)}`);
-
 /**
  * `strict`: every category 100 (a private page's SEO apart: it is noindex) and under 20 KB as
  * sent; issue 51's catalogue targets, issues 46 and 47's status page and its settings.
@@ -124,16 +117,30 @@ const PAGES: {
   signedIn: boolean;
   strict?: boolean;
   watching?: boolean;
+  /** It shows the example catalogue (`deno task demo`). */
+  catalogue?: boolean;
 }[] = [
   { name: "home page", path: "/", signedIn: false },
-  { name: "catalogue with facets", path: "/catalogue", signedIn: false, strict: true },
+  {
+    name: "catalogue with facets",
+    path: "/catalogue",
+    signedIn: false,
+    strict: true,
+    catalogue: true,
+  },
   {
     name: "catalogue, a keyword and two facets",
     path: "/catalogue?q=birds&subject=s1001&language=en",
     signedIn: false,
     strict: true,
+    catalogue: true,
   },
-  { name: "a module's page", path: "/modules/pond-life-through-the-seasons", signedIn: false },
+  {
+    name: "a module's page",
+    path: "/modules/pond-life-through-the-seasons",
+    signedIn: false,
+    catalogue: true,
+  },
   // Issues 46 and 47: the status page and its settings, every category 100 (SEO apart on the
   // settings: noindex) and under 20 KB as sent.
   { name: "public status page", path: statusPath, signedIn: false, strict: true },
@@ -148,6 +155,25 @@ const PAGES: {
   },
   { name: "maintenance windows", path: "/me/maintenance", signedIn: true, watching: true },
 ];
+
+const only = (Deno.env.get("LIGHTHOUSE_PAGES") ?? "").toLowerCase().split(",").map((w) => w.trim())
+  .filter(Boolean);
+const chosen = only.length
+  ? PAGES.filter((p) => only.some((w) => p.name.toLowerCase().includes(w)))
+  : PAGES;
+if (!chosen.length) throw new Error(`no page's name holds ${only.join(" or ")}`);
+
+// The example catalogue (`deno task demo`, beside the running server) for the catalogue pages.
+if (chosen.some((p) => p.catalogue)) {
+  const demo = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "demo"],
+    cwd: new URL("..", import.meta.url).pathname,
+    env: { KV_PATH: server.kvPath },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!demo.success) throw new Error(`demo: ${new TextDecoder().decode(demo.stderr)}`);
+}
 
 const chromePath = await chromium.executablePath();
 const dir = await Deno.makeTempDir({ prefix: "lighthouse_" });
@@ -214,7 +240,7 @@ async function lighthouse(url: string, signedIn: boolean): Promise<Omit<Result, 
 
 const results: Result[] = [];
 try {
-  for (const p of PAGES) {
+  for (const p of chosen) {
     results.push({ name: p.name, ...await lighthouse(`${base}${p.path}`, p.signedIn) });
   }
 } finally {
