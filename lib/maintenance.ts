@@ -16,6 +16,12 @@ export interface Timing {
   cron: string | null;
   tz: string | null;
   minutes: number | null;
+  /**
+   * On a schedule: when its runs were ended by hand ("End now"), oldest first. A run ends at the
+   * first of them at or after its start, if that comes before its own end; the schedule's later
+   * runs are whole. Absent: none.
+   */
+  ended?: number[];
 }
 
 export interface Coverage {
@@ -34,14 +40,22 @@ export const covers = (w: Coverage, s: { id: number; group: string; place: strin
   w.services.includes(s.id) || w.groups.includes(s.group) ||
   (s.place !== null && w.places.includes(s.place));
 
+/** The end of a scheduled run that starts at `start`: its length, or the end by hand first. */
+function runEnd(w: Timing, start: number): number {
+  const end = start + w.minutes! * MINUTE;
+  const cut = w.ended?.find((at) => at >= start);
+  return cut !== undefined && cut < end ? cut : end;
+}
+
 /** The end of the window's run that holds `now`; null when it does not run then. */
 export function runningUntil(w: Timing, now: number): number | null {
   if (w.from !== null && w.to !== null) return w.from <= now && now < w.to ? w.to : null;
   if (!w.cron || !w.tz || !w.minutes) return null;
-  // The latest start ends latest: if it does not hold `now`, no earlier one does.
+  // The latest start ends latest (an end by hand ends every earlier run too): if it does not
+  // hold `now`, no earlier one does.
   const start = lastDueAtOrBefore({ cron: w.cron, tz: w.tz }, now);
   if (start === null) return null;
-  const end = start + w.minutes * MINUTE;
+  const end = runEnd(w, start);
   return now < end ? end : null;
 }
 
@@ -60,12 +74,14 @@ export function runsWithin(w: Timing, from: number, to: number): [number, number
     return a < b ? [[a, b]] : [];
   }
   if (!w.cron || !w.tz || !w.minutes) return [];
-  const len = w.minutes * MINUTE;
   const out: [number, number][] = [];
   let start = lastDueAtOrBefore({ cron: w.cron, tz: w.tz }, from);
-  if (start === null || start + len <= from) start = nextDueAfter({ cron: w.cron, tz: w.tz }, from);
+  if (start === null || runEnd(w, start) <= from) {
+    start = nextDueAfter({ cron: w.cron, tz: w.tz }, from);
+  }
   while (start !== null && start < to && out.length < MAX_RUNS) {
-    out.push([Math.max(start, from), Math.min(start + len, to)]);
+    const [a, b] = [Math.max(start, from), Math.min(runEnd(w, start), to)];
+    if (a < b) out.push([a, b]);
     start = nextDueAfter({ cron: w.cron, tz: w.tz }, start);
   }
   return out;

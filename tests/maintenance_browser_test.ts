@@ -1,7 +1,8 @@
 /**
  * Maintenance in a real browser: the time zone field offers the browser's own zone; "Start now"
- * for a chosen time starts a window at once, "End now" ends it; Back and the same form sent again
- * adds nothing (the form's token), and the page says so. Axe clean at 1280 and 375 px, light and
+ * for a chosen time starts a window at once, "End now" ends it; a window on a schedule ends its
+ * run ("End this run now") and keeps its schedule; Back and the same form sent again adds nothing
+ * (the form's token), and the page says so. Axe clean at 1280 and 375 px, light and
  * dark.
  */
 import assert from "node:assert/strict";
@@ -36,7 +37,9 @@ Deno.test({
     const windows = async () =>
       (await api("GET", "/api/me/maintenance")).items as {
         name: string;
+        cron: string | null;
         running_until: string | null;
+        next_start: string | null;
       }[];
 
     await t.step("start now, for 30 minutes, in the browser's zone", async () => {
@@ -72,6 +75,28 @@ Deno.test({
       await assertAccessible(page);
       await page.setViewport({ width: 375, height: 800 });
       await assertAccessible(page);
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
+      await page.setViewport({ width: 1280, height: 900 });
+    });
+
+    await t.step("a window on a schedule: its run ends now, its schedule stays", async () => {
+      await page.goto(`${web.base}/me/maintenance`);
+      // Every hour for an hour: it always runs.
+      await fillByLabel(page, "Name of the window", "Hourly sweep");
+      await checkByLabel(page, "Core router");
+      await selectByLabel(page, "When it runs", "On a schedule");
+      await fillByLabel(page, "Schedule (cron)", "0 * * * *");
+      await fillByLabel(page, "Length of each run (minutes)", "60");
+      await clickByText(page, "Plan a window");
+      assert.match(await mainText(page), /Hourly sweep[^]*Running now, until/);
+      await clickByText(page, "End this run now: Hourly sweep");
+      assert.match(await mainText(page), /Hourly sweep[^]*Next start:/);
+      const w = (await windows()).find((x) => x.name === "Hourly sweep")!;
+      assert.equal(w.running_until, null);
+      assert.equal(w.cron, "0 * * * *");
+      const next = Date.parse(w.next_start!) - Date.now();
+      assert.ok(next > 0 && next <= 60 * 60_000, `next run in ${next} ms`);
+      await assertGoodAtBoth(page);
     });
   },
 });

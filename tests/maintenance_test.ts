@@ -550,3 +550,95 @@ Deno.test("maintenance: a service removed while its window is being made is refu
   assert.ok(removed);
   assert.deepEqual((await t.req("GET", "/api/me/maintenance", { token })).body.items, []);
 });
+
+Deno.test("maintenance: End now ends a scheduled window's run, keeps its schedule, and judges at once", async () => {
+  await using t = await testApp();
+  const { token } = await owner(t);
+  const cookie = `session=${token}`;
+  const hb = await t.req("POST", "/api/me/services", {
+    token,
+    body: { name: "Nightly backup", check: "webhook:", interval: 1440, group: "Jobs" },
+  });
+  const path = new URL(hb.body.hook_url).pathname;
+  // Every day at 09:30 UTC, 2 hours.
+  const w = await t.req("POST", "/api/me/maintenance", {
+    token,
+    body: { name: "Backup window", groups: ["Jobs"], cron: "30 9 * * *", tz: "UTC", minutes: 120 },
+  });
+  assert.equal(w.status, 201, w.text);
+  const id = w.body.item.id;
+  await t.req("GET", path);
+  t.clock.advance(5 * MINUTE);
+  await runDueChecks(t.deps);
+  // A failure in the run: nobody is told while it runs.
+  t.clock.set(Date.parse("2026-03-02T09:40:00Z"));
+  assert.equal((await t.req("GET", `${path}/fail`)).status, 200);
+  await runDueChecks(t.deps);
+  assert.equal(t.mail.sent.length, 0);
+  const before = await t.req("GET", "/me/maintenance", { headers: { cookie } });
+  assert.match(before.text, />End this run now</);
+
+  // Ended at 10:00: the run is over, the next one is tomorrow's, and the heartbeat still off
+  // alerts at once, not at 11:30.
+  t.clock.set(Date.parse("2026-03-02T10:00:00Z"));
+  const ended = await t.req("POST", `/me/maintenance/${id}/end`, form({}, cookie));
+  assert.equal(ended.status, 303);
+  const [item] = (await t.req("GET", "/api/me/maintenance", { token })).body.items;
+  assert.equal(item.running_until, null);
+  assert.equal(item.cron, "30 9 * * *");
+  assert.equal(item.next_start, "2026-03-03T09:30:00.000Z");
+  assert.equal(
+    (await t.req("GET", "/api/me/services", { token })).body.items[0].maintenance,
+    false,
+  );
+  await runDueChecks(t.deps);
+  assert.match(t.mail.last(OPS)!.subject, /"Nightly backup" is off/);
+  assert.equal(t.mail.sent.length, 1);
+  // Ending it again between runs does nothing.
+  await t.req("POST", `/me/maintenance/${id}/end`, form({}, cookie));
+  assert.equal(
+    (await t.req("GET", "/api/me/maintenance", { token })).body.items[0].next_start,
+    item.next_start,
+  );
+
+  // Tomorrow's run is whole; the history keeps today's run from 09:30 to 10:00 only.
+  t.clock.set(Date.parse("2026-03-03T10:00:00Z"));
+  const next = (await t.req("GET", "/api/me/maintenance", { token })).body.items[0];
+  assert.equal(next.running_until, "2026-03-03T11:30:00.000Z");
+  const h = await t.req("GET", `/api/me/services/${hb.body.item.id}/history`, { token });
+  assert.equal(h.body.days[88].maintenance_s, 30 * 60);
+});
+
+Deno.test("maintenance: a window once ended early brings a checked service's next check forward", async () => {
+  let failing = true;
+  const srv = localHttp(() => failing ? new Response("no", { status: 503 }) : new Response("ok"));
+  try {
+    await using t = await testApp({ connector: systemConnector });
+    const { token } = await owner(t);
+    const cookie = `session=${token}`;
+    const site = await t.req("POST", "/api/me/services", {
+      token,
+      body: { name: "Riverside LAN", check: `url:http://127.0.0.1:${srv.port}/`, interval: 60 },
+    });
+    const w = await t.req("POST", "/api/me/maintenance", {
+      token,
+      body: {
+        name: "Switch swap",
+        services: [site.body.item.id],
+        from: iso(T0),
+        to: iso(T0 + 4 * HOUR),
+      },
+    });
+    t.clock.advance(MINUTE);
+    await runDueChecks(t.deps);
+    assert.equal(t.mail.sent.length, 0, "off in the window: nobody told");
+    // Its next check was an hour away; ended now, it is checked (and alerts) at once.
+    t.clock.advance(10 * MINUTE);
+    await t.req("POST", `/me/maintenance/${w.body.item.id}/end`, form({}, cookie));
+    await runDueChecks(t.deps);
+    assert.match(t.mail.last(OPS)!.subject, /"Riverside LAN" is off/);
+    failing = false;
+  } finally {
+    await srv.close();
+  }
+});

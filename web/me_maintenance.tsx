@@ -1,6 +1,6 @@
 /**
  * Maintenance windows (/me/maintenance): the list with what runs now and what comes next, "End
- * now" on one running once and a delete button each; a form that starts one now for a chosen
+ * now" on one running (a scheduled one's run ends, its schedule stays) and a delete button each; a form that starts one now for a chosen
  * time ("Start now") or plans one (once, in a time zone, the browser's offered by site.js, or
  * on a cron schedule). The same form sent again (Back and submit) adds nothing: its fields
  * make its token (kv/store/form_tokens.ts). The same domain functions as /api/me/maintenance (kv/service/windows.ts,
@@ -227,14 +227,14 @@ function WindowCard({ w, names }: { w: WindowShown; names: Map<number, string> }
           )
           : "Over."}
       </p>
-      {w.running_until && !w.cron
+      {w.running_until
         ? (
           <PostButton
             action={`/me/maintenance/${w.id}/end`}
             kind="secondary"
-            label={`End now: ${w.name}`}
+            label={`${w.cron ? "End this run now" : "End now"}: ${w.name}`}
           >
-            End now
+            {w.cron ? "End this run now" : "End now"}
           </PostButton>
         )
         : null}{" "}
@@ -345,7 +345,7 @@ export function maintenancePages(deps: Deps) {
 
   app.post("/me/maintenance/:id{[0-9]{1,15}}/end", async (c) => {
     const me = requireAccount(c);
-    // Over already (or never running once): the page shows it as it is.
+    // Not running (over, or between a schedule's runs): the page shows it as it is.
     await endWindow(deps, me.id, Number(c.req.param("id")));
     return seeOther(c, "/me/maintenance");
   });

@@ -1,9 +1,9 @@
 import { DAY, iso, isoOrNull, MINUTE } from "../../lib/clock.ts";
 import type { Deps } from "../../lib/deps.ts";
 import { conflict, invalid } from "../../lib/errors.ts";
-import { MAX_MINUTES, nextStart, runningUntil } from "../../lib/maintenance.ts";
+import { covers, MAX_MINUTES, nextStart, runningUntil } from "../../lib/maintenance.ts";
 import { cronError, validTimeZone } from "../../lib/schedule.ts";
-import { atomic, transact } from "../_atomic.ts";
+import { type Atomic, atomic, transact } from "../_atomic.ts";
 import { type History, KEEP_DAYS, readHistory } from "./history.ts";
 import { nextId } from "../store/ids.ts";
 import {
@@ -15,7 +15,8 @@ import {
   type Window,
   windowsEntry,
 } from "./maintenance.ts";
-import { GROUPS, PLACES, type Service, serviceIdEntries } from "./commands.ts";
+import { GROUPS, listServiceEntries, PLACES, type Service, serviceIdEntries } from "./commands.ts";
+import { saveService, wakeAt } from "./store.ts";
 import { formTokenEntry, spendFormToken, spent } from "../store/form_tokens.ts";
 
 /**
@@ -159,22 +160,45 @@ export async function createWindow(
   });
 }
 
+/** The most ends by hand a scheduled window keeps (the oldest go first: history is 90 days). */
+const MAX_ENDS = 50;
+
 /**
- * Ends a window that runs once now, at `now` (its end moved there); false when there is no such
- * window or it is not running. A window on a schedule is deleted instead.
+ * Ends the window's run that holds now, at `now`: a window once has its end moved there; one on
+ * a schedule keeps its schedule (the next runs come as planned) and this run ends. The services
+ * it covered are looked at at once (their due time moved to now), so one still off alerts now,
+ * not at the end the window had. False when there is no such window or it does not run now.
  */
 export async function endWindow(deps: Deps, account: number, id: number): Promise<boolean> {
   const now = deps.clock.now();
   return await transact(async () => {
-    const entry = await windowsEntry(deps.kv, account);
+    const [entry, services] = await Promise.all([
+      windowsEntry(deps.kv, account),
+      listServiceEntries(deps.kv, account),
+    ]);
     const list = entry.value ?? [];
     const w = list.find((x) => x.id === id);
-    if (!w || w.from === null || w.to === null || !(w.from <= now && now < w.to)) {
-      return { op: null, result: false };
-    }
-    const ended = list.map((x) => x.id === id ? { ...x, to: now } : x);
-    return { op: putWindows(atomic(deps.kv).check(entry), account, ended), result: true };
+    if (!w || runningUntil(w, now) === null) return { op: null, result: false };
+    const cut: Window = w.cron
+      ? { ...w, ended: [...(w.ended ?? []), now].slice(-MAX_ENDS) }
+      : { ...w, to: now };
+    const op = putWindows(
+      atomic(deps.kv).check(entry),
+      account,
+      list.map((x) => x.id === id ? cut : x),
+    );
+    return { op: lookNow(op, services.filter((e) => covers(w, e.value)), now), result: true };
   });
+}
+
+/**
+ * The services a window no longer holds, looked at now (their records checked in `op`): a paused
+ * one waits for its resume, one already due keeps its time.
+ */
+function lookNow(op: Atomic, entries: Deno.KvEntry<Service>[], now: number): Atomic {
+  const moved = entries.filter((e) => e.value.paused_at == null && e.value.due > now);
+  for (const e of moved) saveService(op.check(e), e.value, { ...e.value, due: now });
+  return moved.length ? wakeAt(op, now, now) : op;
 }
 
 /** A new window's groups, places and timing, checked (its services are checked in its atomic). */
@@ -191,15 +215,21 @@ function coverAndTiming(input: NewWindow) {
   return timing(input);
 }
 
-/** Deletes a window; false when there is none. */
+/** Deletes a window (one running ends now, as `endWindow` ends it); false when there is none. */
 export async function deleteWindow(deps: Deps, account: number, id: number): Promise<boolean> {
+  const now = deps.clock.now();
   return await transact(async () => {
-    const entry = await windowsEntry(deps.kv, account);
+    const [entry, services] = await Promise.all([
+      windowsEntry(deps.kv, account),
+      listServiceEntries(deps.kv, account),
+    ]);
     const list = entry.value ?? [];
-    const rest = list.filter((w) => w.id !== id);
-    if (rest.length === list.length) return { op: null, result: false };
-    const op = putWindows(atomic(deps.kv).check(entry), account, rest);
-    return { op, result: true };
+    const w = list.find((x) => x.id === id);
+    if (!w) return { op: null, result: false };
+    const op = putWindows(atomic(deps.kv).check(entry), account, list.filter((x) => x !== w));
+    // A window deleted while it runs ends now: what it covered is looked at as "End now" does.
+    const held = runningUntil(w, now) === null ? [] : services.filter((e) => covers(w, e.value));
+    return { op: lookNow(op, held, now), result: true };
   });
 }
 
