@@ -1,4 +1,5 @@
-/** A heartbeat's addresses for other products' clients, on its page (web/me_services.tsx). */
+/** A heartbeat's addresses for other products' clients, on its page (web/me_service.tsx). */
+import { PostButton } from "./_layout.tsx";
 
 /**
  * "Use with Healthchecks clients" on a heartbeat's page: its /ping addresses, the ping key's
@@ -52,21 +53,24 @@ export function CompatSection(
           <a href="/me/ping-key">{props.keyMade ? "Ping key" : "Make a ping key"}</a>
         </li>
         <li>
-          <form method="post" action={`/me/services/${props.id}/methods`}>
-            <input type="hidden" name="methods" value={props.post ? "" : "POST"} />
-            <button type="submit" class="secondary">
-              {props.post ? "Take any method" : "Take POST pings only"}
-            </button>
-          </form>
+          <PostButton
+            action={`/me/services/${props.id}/methods`}
+            kind="secondary"
+            fields={{ methods: props.post ? "" : "POST" }}
+            block
+          >
+            {props.post ? "Take any method" : "Take POST pings only"}
+          </PostButton>
         </li>
         <li>
-          <form
-            method="post"
+          <PostButton
             action={`/me/services/${props.id}/push`}
-            data-confirm="An older push address of this heartbeat stops at once. Continue?"
+            kind="secondary"
+            confirm="An older push address of this heartbeat stops at once. Continue?"
+            block
           >
-            <button type="submit" class="secondary">New push address</button>
-          </form>
+            New push address
+          </PostButton>
         </li>
       </ul>
     </section>

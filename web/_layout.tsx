@@ -84,6 +84,49 @@ export function U(props: { children?: string | null }) {
   return <bdi>{text}</bdi>;
 }
 
+/**
+ * A form of one button that posts to `action`, with `fields` as its hidden inputs. It stands
+ * beside other buttons and text (an inline form) unless `block`, on a line of its own with a
+ * form's margins. With `confirm`, web/static/site.js asks that question first (a delete, a
+ * removal). `kind` is the button's class; none for the page's main action.
+ */
+export function PostButton(
+  props: {
+    action: string;
+    kind?: "danger" | "secondary" | "link";
+    confirm?: string;
+    /** The accessible name when the text alone is the same on every row ("Send a test alert"). */
+    label?: string;
+    fields?: Record<string, string>;
+    block?: boolean;
+    /** A sentence after the button that describes it (its `aria-describedby`). */
+    hint?: { id: string; text: string };
+    children?: Child;
+  },
+) {
+  return (
+    <form
+      method="post"
+      action={props.action}
+      class={props.block ? undefined : "inline"}
+      data-confirm={props.confirm}
+    >
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button
+        type="submit"
+        class={props.kind}
+        aria-label={props.label}
+        aria-describedby={props.hint?.id}
+      >
+        {props.children}
+      </button>
+      {props.hint ? <span class="hint" id={props.hint.id}>{props.hint.text}</span> : null}
+    </form>
+  );
+}
+
 /** JSON for a `<script type="application/ld+json">` data block: no `<` can end the element. */
 function jsonLdText(data: object): string {
   return JSON.stringify(data).replace(/</g, "\\u003c").replace(
@@ -166,9 +209,7 @@ function NavLinks(props: { viewer: Account | null; path: string }) {
                 </a>
               </li>
               <li>
-                <form method="post" action="/sign-out" class="inline">
-                  <button type="submit" class="link">Sign out</button>
-                </form>
+                <PostButton action="/sign-out" kind="link">Sign out</PostButton>
               </li>
             </>
           )

@@ -1,5 +1,4 @@
 /** What the account pages (/me and below) share: their navigation and how they show times. */
-import type { Child } from "hono/jsx";
 import type { Account } from "../kv/accounts/accounts.ts";
 import { isTeam } from "../kv/accounts/accounts.ts";
 import { iso, readable } from "../lib/clock.ts";
@@ -118,25 +117,4 @@ export function bytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MB`;
   return `${(n / 1024 ** 3).toFixed(2)} GB`;
-}
-
-/**
- * A button that posts to `action` from a form of its own beside other buttons; with `confirm`,
- * web/static/site.js asks that question first (a delete, a removal).
- */
-export function PostButton(
-  props: {
-    action: string;
-    kind: "danger" | "secondary";
-    confirm?: string;
-    /** The accessible name when the text alone is the same on every row ("Send a test alert"). */
-    label?: string;
-    children?: Child;
-  },
-) {
-  return (
-    <form method="post" action={props.action} class="inline" data-confirm={props.confirm}>
-      <button type="submit" class={props.kind} aria-label={props.label}>{props.children}</button>
-    </form>
-  );
 }

@@ -23,7 +23,7 @@ import {
   type Tick,
   uptimeBars,
 } from "../lib/svg.ts";
-import { U } from "./_layout.tsx";
+import { PostButton, U } from "./_layout.tsx";
 import { Ago, At, when } from "./_me.tsx";
 import { StateBadge } from "./_state.tsx";
 
@@ -451,11 +451,9 @@ function BadgePart(
           </>
         )
         : <p>No badge address yet.</p>}
-      <form method="post" action={`/me/services/${s.id}/badge`} class="inline">
-        <button type="submit" class="secondary">
-          {path ? "New badge address" : "Make a badge address"}
-        </button>
-      </form>
+      <PostButton action={`/me/services/${s.id}/badge`} kind="secondary">
+        {path ? "New badge address" : "Make a badge address"}
+      </PostButton>
     </>
   );
 }

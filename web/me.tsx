@@ -4,7 +4,7 @@
  */
 import { standingOf } from "../kv/accounts/accounts.ts";
 import type { Deps } from "../lib/deps.ts";
-import { U } from "./_layout.tsx";
+import { PostButton, U } from "./_layout.tsx";
 import { ME_PAGES, MeNav, Purpose, STANDING_WORDS, standingName } from "./_me.tsx";
 import { requireAccount, webRouter } from "./_web.tsx";
 
@@ -49,9 +49,7 @@ export function mePages(_deps: Deps) {
             </>
           ))}
         </dl>
-        <form method="post" action="/sign-out">
-          <button type="submit">Sign out</button>
-        </form>
+        <PostButton action="/sign-out" block>Sign out</PostButton>
       </>,
       { title: "Your account", noindex: true },
     );

@@ -11,7 +11,7 @@ import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readBody, TextArea } from "./_form.tsx";
-import { U } from "./_layout.tsx";
+import { PostButton, U } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { webToken } from "./_session.ts";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
@@ -83,13 +83,14 @@ async function getPingKey(deps: Deps, c: WebCtx) {
 
 function PingKeyButton({ made }: { made: boolean }) {
   return (
-    <form
-      method="post"
+    <PostButton
       action="/me/ping-key"
-      data-confirm={made ? "The old ping key stops at once. Continue?" : undefined}
+      kind="secondary"
+      confirm={made ? "The old ping key stops at once. Continue?" : undefined}
+      block
     >
-      <button type="submit" class="secondary">{made ? "New ping key" : "Make a ping key"}</button>
-    </form>
+      {made ? "New ping key" : "Make a ping key"}
+    </PostButton>
   );
 }
 
@@ -305,9 +306,9 @@ async function getPreview(deps: Deps, c: WebCtx) {
         : <p>Everything can be made.</p>}
       {plan.create.length > 0
         ? (
-          <form method="post" action="/me/services/import/confirm">
-            <button type="submit">Import {plan.create.length} services</button>
-          </form>
+          <PostButton action="/me/services/import/confirm" block>
+            Import {plan.create.length} services
+          </PostButton>
         )
         : null}
       <p>

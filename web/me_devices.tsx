@@ -7,6 +7,7 @@ import { endAllSessions, endSession, listSessions } from "../kv/accounts/session
 import type { Deps } from "../lib/deps.ts";
 import { forgetWebSession } from "./_session.ts";
 import { providerName } from "./me_sign_in_methods.tsx";
+import { PostButton } from "./_layout.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -53,30 +54,29 @@ async function getMeDevices(deps: Deps, c: WebCtx) {
               <td data-label="Expires">{when(session.expires)}</td>
               <td data-label="Action">
                 {hash === own
-                  ? (
-                    <form method="post" action="/sign-out" class="inline">
-                      <button type="submit" class="secondary">Sign out here</button>
-                    </form>
-                  )
+                  ? <PostButton action="/sign-out" kind="secondary">Sign out here</PostButton>
                   : (
-                    <form method="post" action={`/me/devices/${session.id}/end`} class="inline">
-                      <button
-                        type="submit"
-                        class="secondary"
-                        aria-label={`End the session signed in ${when(session.created)}`}
-                      >
-                        End
-                      </button>
-                    </form>
+                    <PostButton
+                      action={`/me/devices/${session.id}/end`}
+                      kind="secondary"
+                      label={`End the session signed in ${when(session.created)}`}
+                    >
+                      End
+                    </PostButton>
                   )}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      <form method="post" action="/me/devices/end-all" data-confirm="Sign out everywhere?">
-        <button type="submit" class="danger">End every session (this one too)</button>
-      </form>
+      <PostButton
+        action="/me/devices/end-all"
+        kind="danger"
+        confirm="Sign out everywhere?"
+        block
+      >
+        End every session (this one too)
+      </PostButton>
     </>,
     { title: "Devices", noindex: true },
   );

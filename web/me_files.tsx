@@ -23,8 +23,8 @@ import { Patch, serveFile, uploadOf } from "../http/files.ts";
 import { fail, statusOf } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
-import { U } from "./_layout.tsx";
-import { bytes, MeNav, PostButton, Purpose, when } from "./_me.tsx";
+import { PostButton, U } from "./_layout.tsx";
+import { bytes, MeNav, Purpose, when } from "./_me.tsx";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { FILE_KINDS } from "../lib/file_kinds.ts";
 import { DomainError } from "../lib/errors.ts";
@@ -160,12 +160,13 @@ function FileRow(
           </div>
         )
         : null}
-      <form method="post" action={`/me/files/${f.id}/visibility`} class="inline">
-        <input type="hidden" name="public" value={f.public ? "false" : "true"} />
-        <button type="submit" class="secondary">
-          {f.public ? `Make ${f.name} private` : `Make ${f.name} public`}
-        </button>
-      </form>{" "}
+      <PostButton
+        action={`/me/files/${f.id}/visibility`}
+        kind="secondary"
+        fields={{ public: f.public ? "false" : "true" }}
+      >
+        {f.public ? `Make ${f.name} private` : `Make ${f.name} public`}
+      </PostButton>{" "}
       <PostButton action={`/me/files/${f.id}/delete`} kind="danger" confirm={`Delete ${f.name}?`}>
         Delete {f.name}
       </PostButton>

@@ -22,8 +22,8 @@ import { listServices } from "../kv/service/commands.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 import { IncidentCard, IncidentsPart } from "./_incidents.tsx";
-import { U } from "./_layout.tsx";
-import { MeNav, PostButton } from "./_me.tsx";
+import { PostButton, U } from "./_layout.tsx";
+import { MeNav } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS: Record<string, string> = {

@@ -22,7 +22,7 @@ import {
   submitForm,
   TextArea,
 } from "./_form.tsx";
-import { U } from "./_layout.tsx";
+import { PostButton, U } from "./_layout.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -81,22 +81,22 @@ const listPage = async (deps: Deps, account: number, view: FormView) => {
                 </a>
               </li>
               <li>
-                <form method="post" action={`/me/journal/${e.id}/visibility`} class="inline">
-                  <input type="hidden" name="public" value={e.public ? "false" : "true"} />
-                  <button type="submit" class="link">
-                    {e.public ? "Make private" : "Make public"}
-                  </button>
-                </form>
+                <PostButton
+                  action={`/me/journal/${e.id}/visibility`}
+                  kind="link"
+                  fields={{ public: e.public ? "false" : "true" }}
+                >
+                  {e.public ? "Make private" : "Make public"}
+                </PostButton>
               </li>
               <li>
-                <form
-                  method="post"
+                <PostButton
                   action={`/me/journal/${e.id}/delete`}
-                  class="inline"
-                  data-confirm="Delete this entry?"
+                  kind="link"
+                  confirm="Delete this entry?"
                 >
-                  <button type="submit" class="link">Delete</button>
-                </form>
+                  Delete
+                </PostButton>
               </li>
             </ul>
           </li>

@@ -25,8 +25,8 @@ import { DomainError, invalid } from "../lib/errors.ts";
 import { zonedTime } from "../lib/maintenance.ts";
 import { validTimeZone } from "../lib/schedule.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
-import { U } from "./_layout.tsx";
-import { At, MeNav, PostButton } from "./_me.tsx";
+import { PostButton, U } from "./_layout.tsx";
+import { At, MeNav } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 /** The form's labels, in the order its fields stand (the error summary's order). */

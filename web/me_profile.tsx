@@ -18,6 +18,7 @@ import type { Deps } from "../lib/deps.ts";
 import { ProfilePatch } from "../http/account_inputs.ts";
 import { fail, statusOf } from "../http/errors.ts";
 import { emptyView, fields, type FormView, readBody, submitForm } from "./_form.tsx";
+import { PostButton } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";
 import {
   AVATAR_FORM_LIMIT,
@@ -141,9 +142,14 @@ function ProfilePage(
       </form>
       {pic
         ? (
-          <form method="post" action="/me/avatar/remove" data-confirm="Remove your picture?">
-            <button type="submit" class="secondary">Remove picture</button>
-          </form>
+          <PostButton
+            action="/me/avatar/remove"
+            kind="secondary"
+            confirm="Remove your picture?"
+            block
+          >
+            Remove picture
+          </PostButton>
         )
         : null}
     </>

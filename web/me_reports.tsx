@@ -22,8 +22,8 @@ import type { Deps } from "../lib/deps.ts";
 import { DomainError } from "../lib/errors.ts";
 import { durationText, uptimeText } from "../lib/report.ts";
 import { fields, type FormView } from "./_form.tsx";
-import { U } from "./_layout.tsx";
-import { MeNav, PostButton, when } from "./_me.tsx";
+import { PostButton, U } from "./_layout.tsx";
+import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS: Record<string, string> = {

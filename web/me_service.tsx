@@ -28,11 +28,11 @@ import { checkServiceNow, editService, fieldProblems, hookUrl } from "../kv/serv
 import { PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { emptyView, ErrorSummary, fields, type FormView, given, submitForm } from "./_form.tsx";
-import { U } from "./_layout.tsx";
+import { PostButton, U } from "./_layout.tsx";
 import { type Range, RANGES, settingsSection, watchSection } from "./_watch.tsx";
 import { AlertWays, NobodyTold, StateBadge } from "./_state.tsx";
 import { CompatSection } from "./_compat.tsx";
-import { Ago, MeNav, PostButton } from "./_me.tsx";
+import { Ago, MeNav } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { httpValues } from "./_http_options.tsx";
 import { listWindows } from "../kv/service/maintenance.ts";
@@ -399,20 +399,23 @@ function PauseButton({ service: s }: { service: ServiceView }) {
   const what = hb ? "heartbeat" : "checks";
   return (
     <li>
-      <form method="post" action={`/me/services/${s.id}/${s.paused ? "resume" : "pause"}`}>
-        <button type="submit" class="secondary" aria-describedby={`pause-${s.id}`}>
-          {s.paused ? `Resume ${what}` : `Pause ${what}`}
-        </button>
-        <span class="hint" id={`pause-${s.id}`}>
-          {s.paused
+      <PostButton
+        action={`/me/services/${s.id}/${s.paused ? "resume" : "pause"}`}
+        kind="secondary"
+        block
+        hint={{
+          id: `pause-${s.id}`,
+          text: s.paused
             ? hb
               ? " Watched again from now on: lateness counts from the resume."
               : " Checked again at once, then at its interval."
             : hb
             ? " While paused: no alerts, no lateness, no missing runs."
-            : " While paused: not checked, no alerts."}
-        </span>
-      </form>
+            : " While paused: not checked, no alerts.",
+        }}
+      >
+        {s.paused ? `Resume ${what}` : `Pause ${what}`}
+      </PostButton>
     </li>
   );
 }

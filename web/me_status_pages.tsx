@@ -38,8 +38,8 @@ import { MAX_PAGE_GROUP, NewPageSettings, PageSettings } from "../http/status_in
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 
 type FieldErrors = Record<string, string>;
-import { U } from "./_layout.tsx";
-import { MeNav, PostButton, when } from "./_me.tsx";
+import { PostButton, U } from "./_layout.tsx";
+import { MeNav, when } from "./_me.tsx";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS: Record<string, string> = {

@@ -38,8 +38,8 @@ import {
   submitForm,
   TextArea,
 } from "./_form.tsx";
-import { U } from "./_layout.tsx";
-import { MeNav, PostButton, when } from "./_me.tsx";
+import { PostButton, U } from "./_layout.tsx";
+import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/accounts/flash.ts";
@@ -423,16 +423,15 @@ function ForNewSwitch({ ch }: { ch: ChannelInUse }) {
   return (
     <>
       <span>{on ? "✓ Ticked for new services" : "Not ticked for new services"}</span>
-      <form method="post" action={`/me/channels/${ch.id}/for-new`}>
-        <input type="hidden" name="for_new_services" value={on ? "" : "on"} />
-        <button
-          type="submit"
-          class="secondary"
-          aria-label={`${words}: ${ch.name}`}
-        >
-          {words}
-        </button>
-      </form>
+      <PostButton
+        action={`/me/channels/${ch.id}/for-new`}
+        kind="secondary"
+        label={`${words}: ${ch.name}`}
+        fields={{ for_new_services: on ? "" : "on" }}
+        block
+      >
+        {words}
+      </PostButton>
     </>
   );
 }

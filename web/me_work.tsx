@@ -36,7 +36,7 @@ import {
   readForm,
   submitForm,
 } from "./_form.tsx";
-import { U } from "./_layout.tsx";
+import { PostButton, U } from "./_layout.tsx";
 import { LEARNING_LABELS, LearningFields, learningInput, learningValues } from "./_learning.tsx";
 import { learningOf } from "../lib/learning.ts";
 import { attachableFiles, MAX_MATERIALS } from "../kv/catalogue/materials.ts";
@@ -311,15 +311,12 @@ const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: Form
         {m.contributors.map((id) => (
           <li>
             <U>{names.get(id) || `account ${id}`}</U>{" "}
-            <form
-              method="post"
+            <PostButton
               action={`/me/work/modules/${m.slug}/contributors/${id}/remove`}
-              class="inline"
+              kind="link"
             >
-              <button type="submit" class="link">
-                Remove {names.get(id) || `account ${id}`}
-              </button>
-            </form>
+              Remove {names.get(id) || `account ${id}`}
+            </PostButton>
           </li>
         ))}
       </ul>

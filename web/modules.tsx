@@ -29,7 +29,7 @@ import { type Material, readableSize, readableType } from "../kv/catalogue/mater
 import { learningOf } from "../lib/learning.ts";
 import { LearningRows, LicenceBadge } from "./_learning.tsx";
 import { emptyView, Select } from "./_form.tsx";
-import { U } from "./_layout.tsx";
+import { PostButton, U } from "./_layout.tsx";
 import { seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 
 const PAGE_SIZE = 48;
@@ -480,11 +480,13 @@ function ModulePage(
       <p class="hint">{POINT_WORDS}</p>
       {props.signedIn
         ? (
-          <form method="post" action={`/modules/${m.slug}/point`}>
-            <button type="submit" class={props.mine ? "secondary" : undefined}>
-              {props.mine ? "Withdraw my point" : "Give a point"}
-            </button>
-          </form>
+          <PostButton
+            action={`/modules/${m.slug}/point`}
+            kind={props.mine ? "secondary" : undefined}
+            block
+          >
+            {props.mine ? "Withdraw my point" : "Give a point"}
+          </PostButton>
         )
         : (
           <p>

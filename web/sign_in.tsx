@@ -31,7 +31,7 @@ import {
 } from "./_form.tsx";
 import { forgetWebSession, rememberNext, takeNext } from "./_session.ts";
 import { type Next, safeNext, seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
-import { U } from "./_layout.tsx";
+import { PostButton, U } from "./_layout.tsx";
 import { passkeyAssets } from "./_passkey_assets.ts";
 import { enterSession } from "./_sign_in_flow.tsx";
 
@@ -315,10 +315,7 @@ async function linkPage(deps: Deps, c: WebCtx, token: string, view: FormView) {
           account for the address if it has none (the module is published under it).
           {viewer(c) ? " It replaces the session this browser has now." : ""}
         </p>
-        <form method="post" action="/me/verify">
-          <input type="hidden" name="token" value={token} />
-          <button type="submit">Confirm my proposal</button>
-        </form>
+        <PostButton action="/me/verify" fields={{ token }} block>Confirm my proposal</PostButton>
         <p class="hint">Not you? Close this page: nothing happens without the button.</p>
       </>,
       { title: "Confirm your proposal", noindex: true },

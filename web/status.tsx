@@ -26,7 +26,7 @@ import type { Deps } from "../lib/deps.ts";
 
 import { noteWord } from "../mail/status.ts";
 import { emptyView, fields, type FormView, readForm, submitForm } from "./_form.tsx";
-import { U } from "./_layout.tsx";
+import { PostButton, U } from "./_layout.tsx";
 import { Ago } from "./_me.tsx";
 import { seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { StateIcon } from "./_state.tsx";
@@ -231,10 +231,9 @@ const linkPage = (deps: Deps, purpose: "confirm" | "unfollow") => async (c: WebC
         </a>{" "}
         by mail{confirm ? "" : ": your address is deleted"}.
       </p>
-      <form method="post" action={`/status/${found.slug}/${purpose}`}>
-        <input type="hidden" name="token" value={token} />
-        <button type="submit">{confirm ? "Confirm following" : "Stop following"}</button>
-      </form>
+      <PostButton action={`/status/${found.slug}/${purpose}`} fields={{ token }} block>
+        {confirm ? "Confirm following" : "Stop following"}
+      </PostButton>
       <p class="hint">
         {confirm
           ? "Did not ask for this? Close this page: nothing happens without the button."

@@ -54,7 +54,7 @@ import {
   submitForm,
   TextArea,
 } from "./_form.tsx";
-import { U } from "./_layout.tsx";
+import { PostButton, U } from "./_layout.tsx";
 import { standingName, when } from "./_me.tsx";
 import {
   FileLinks,
@@ -495,12 +495,14 @@ async function getTeamRequests(deps: Deps, c: WebCtx) {
           <p class="text">
             <U>{r.text}</U>
           </p>
-          <form method="post" action={`/team/requests/${r.id}`}>
-            <input type="hidden" name="handled" value={r.handled === null ? "true" : "false"} />
-            <button type="submit" class="secondary">
-              {r.handled === null ? `Mark #${r.id} handled` : `Open #${r.id} again`}
-            </button>
-          </form>
+          <PostButton
+            action={`/team/requests/${r.id}`}
+            kind="secondary"
+            fields={{ handled: r.handled === null ? "true" : "false" }}
+            block
+          >
+            {r.handled === null ? `Mark #${r.id} handled` : `Open #${r.id} again`}
+          </PostButton>
         </section>
       ))}
     </>,
