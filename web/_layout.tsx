@@ -104,27 +104,26 @@ export function PostButton(
     children?: Child;
   },
 ) {
+  const form = { class: props.block ? undefined : "inline", "data-confirm": props.confirm };
+  const button = {
+    class: props.kind,
+    "aria-label": props.label,
+    "aria-describedby": props.hint?.id,
+  };
   return (
-    <form
-      method="post"
-      action={props.action}
-      class={props.block ? undefined : "inline"}
-      data-confirm={props.confirm}
-    >
+    <form method="post" action={props.action} {...givenAttrs(form)}>
       {Object.entries(props.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
-      <button
-        type="submit"
-        class={props.kind}
-        aria-label={props.label}
-        aria-describedby={props.hint?.id}
-      >
-        {props.children}
-      </button>
+      <button type="submit" {...givenAttrs(button)}>{props.children}</button>
       {props.hint ? <span class="hint" id={props.hint.id}>{props.hint.text}</span> : null}
     </form>
   );
+}
+
+/** The attributes that have a value, to spread on an element: one not given is not written. */
+export function givenAttrs(attrs: Record<string, string | undefined>) {
+  return Object.fromEntries(Object.entries(attrs).filter(([, v]) => v !== undefined));
 }
 
 /** JSON for a `<script type="application/ld+json">` data block: no `<` can end the element. */
