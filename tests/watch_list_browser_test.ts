@@ -3,7 +3,8 @@
  * shows at 1280×800 and 375×812, one line a row on a desk, problems first and then by name
  * (a failure moves its service to the top), sorting by a column link, search by tag, tag chips
  * that filter, a dash (with its reason) for a figure that does not exist yet, the page under
- * 20 KB compressed, axe clean in light and dark.
+ * 20 KB compressed, axe clean in light and dark; the times the server wrote read the same once
+ * the browser writes them in its own words, so nothing moves after the first paint.
  */
 import assert from "node:assert/strict";
 import {
@@ -38,6 +39,30 @@ const rowsInWindow = (page: Page) =>
     return [...w.document.querySelectorAll(".watchlist tbody tr")]
       .filter((r: Dom) => r.getBoundingClientRect().bottom <= w.innerHeight).length as number;
   });
+
+/**
+ * Opens `url` and answers the relative times as the server wrote them and as the page shows
+ * them once web/static/site.js wrote them again, and the layout shift since the load.
+ */
+async function timesAndShift(page: Page, url: string) {
+  const { identifier } = await page.evaluateOnNewDocument(() => {
+    const w = globalThis as Dom;
+    w.shifted = 0;
+    new w.PerformanceObserver((list: Dom) => {
+      for (const e of list.getEntries()) if (!e.hadRecentInput) w.shifted += e.value;
+    }).observe({ type: "layout-shift", buffered: true });
+  });
+  const res = await page.goto(url);
+  await page.removeScriptToEvaluateOnNewDocument(identifier);
+  const served = [...(await res!.text()).matchAll(/<time [^>]*data-ago=""[^>]*>([^<]*)<\/time>/g)]
+    .map((m) => m[1]);
+  await new Promise((r) => setTimeout(r, 500));
+  const shown = await page.$$eval(
+    "time[data-ago]",
+    (ts: Dom[]) => ts.map((t) => t.textContent as string),
+  );
+  return { served, shown, shifted: await page.evaluate(() => (globalThis as Dom).shifted) };
+}
 
 /** The tallest row's height (px). */
 const tallestRow = (page: Page) =>
@@ -242,6 +267,25 @@ Deno.test({
       assert.equal(await nameShown(), true);
       await assertGoodAtBoth(page);
     });
+
+    await t.step(
+      "the times read as the server wrote them: nothing shifts after the paint",
+      async () => {
+        // Pinged a minute ago, every hour (the API's default): next "in 1 hour", 59 minutes on.
+        await page.setViewport({ width: 412, height: 823 });
+        const id = (await api("GET", "/api/me/services")).items
+          .find((s: { name: string }) => s.name === "Accounts API").id;
+        for (const url of [`${web.base}/me/services/${id}`, `${web.base}/watch`]) {
+          const { served, shown, shifted } = await timesAndShift(page, url);
+          assert.ok(served.length > 3, url);
+          assert.deepEqual(shown, served, url);
+          assert.ok(shifted < 0.01, `${url}: layout shift ${shifted}`);
+        }
+        assert.ok(
+          (await timesAndShift(page, `${web.base}/me/services/${id}`)).served.includes("in 1 hour"),
+        );
+      },
+    );
 
     await t.step("under 20 KB compressed; axe clean in dark", async () => {
       const cookies = await page.cookies();

@@ -44,17 +44,16 @@ const hourOf = new Intl.DateTimeFormat(undefined, {
   hourCycle: "h23",
 });
 const dayOf = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
-const STEPS = [[60, 1, "second"], [3600, 60, "minute"], [86400, 3600, "hour"], [
-  Infinity,
-  86400,
-  "day",
-]];
+// The server's steps and words (lib/display.ts `agoText`): the first rewrite of a time the page
+// was drawn with says the same, so nothing on the page moves once it is shown.
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "always" });
+const STEPS = [[45 * 60, 60, "minute"], [22 * 3600, 3600, "hour"], [Infinity, 86400, "day"]];
 function ago(ms) {
   const s = (ms - Date.now()) / 1000;
   if (Math.abs(s) < 45) return "just now";
   const [, size, unit] = STEPS.find(([limit]) => Math.abs(s) < limit);
-  return relative.format(Math.round(s / size), unit);
+  const n = Math.max(1, Math.round(Math.abs(s) / size));
+  return relative.format(s < 0 ? -n : n, unit);
 }
 function localTimes(root = document) {
   for (const t of root.querySelectorAll("time[data-ago], time[data-local]")) {
