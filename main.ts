@@ -94,6 +94,7 @@ async function start(config: Config): Promise<Deps> {
     connector: systemConnector,
     tls: systemTls(),
     config,
+    print: (text) => console.log(text),
   };
 }
 

@@ -34,6 +34,7 @@ const deps: Deps = {
   resolver: () => Promise.reject(new Error("no network in the benchmark")),
   connector: () => Promise.reject(new Error("no network in the benchmark")),
   config,
+  print: (text) => console.log(text),
 };
 
 async function account(i: number) {

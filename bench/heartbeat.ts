@@ -56,6 +56,7 @@ function deps(kv: Deno.Kv, now: () => number = Date.now): Deps {
     resolver: systemResolver,
     connector: systemConnector,
     config: loadConfig({ BASE_URL: "http://127.0.0.1" }),
+    print: (text) => console.log(text),
   };
 }
 

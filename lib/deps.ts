@@ -13,4 +13,9 @@ export interface Deps {
   /** TLS towards checked addresses; absent: refused (kv/checks never open TLS alone). */
   tls?: TlsConnector;
   config: Config;
+  /**
+   * Standard output, for what CONTRACT.md has printed there (a mail to an unset team mailbox):
+   * main.ts passes console.log; tests keep the lines, so a green run prints none of them.
+   */
+  print: (text: string) => void;
 }

@@ -104,10 +104,15 @@ export function stdoutMailer(): Mailer {
   return {
     kind: "stdout",
     send(mail) {
-      console.log(`--- mail\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n--- end`);
+      console.log(printedMail(mail));
       return Promise.resolve();
     },
   };
+}
+
+/** A mail as standard output shows it: its recipient, subject and text between two markers. */
+export function printedMail(mail: Mail): string {
+  return `--- mail\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n--- end`;
 }
 
 const ADDRESS = /[^\s<>@"'(),;:]+@[^\s<>@"'(),;:]+/g;

@@ -89,6 +89,8 @@ export interface TestApp extends AsyncDisposable {
   kv: Deno.Kv;
   clock: FakeClock;
   mail: CaptureMailer;
+  /** What the app printed to standard output (`deps.print`), kept instead of printed. */
+  printed: string[];
   req(method: string, path: string, opts?: ReqOptions): Promise<Res>;
   /** Signs in through the mailed link, as a client would; answers the verify body. */
   signIn(email: string, opts?: { name?: string; from?: string }): Promise<Res["body"]>;
@@ -117,6 +119,7 @@ export async function testApp(
   const kv = await openKv(kvPath);
   const clock = fakeClock();
   const mail = captureMailer();
+  const printed: string[] = [];
   await runMigrations(kv, clock.now());
   const config: Config = {
     ...loadConfig({ BASE_URL: "http://test.local" }),
@@ -133,6 +136,7 @@ export async function testApp(
     connector: opts.connector ?? refusingConnector,
     tls: opts.tls,
     config,
+    print: (text) => void printed.push(text),
   };
   const app = createApp(deps);
 
@@ -160,6 +164,7 @@ export async function testApp(
     kv,
     clock,
     mail,
+    printed,
     req,
     async signIn(email, o = {}) {
       const from = o.from ?? `198.51.100.${++origins % 250}`;

@@ -1,5 +1,5 @@
 import type { Deps } from "../../lib/deps.ts";
-import type { Mail } from "../../lib/mail.ts";
+import { type Mail, printedMail } from "../../lib/mail.ts";
 import { deliver, enqueueMail } from "../alerts/outbox.ts";
 import { type Atomic } from "../_atomic.ts";
 
@@ -36,8 +36,6 @@ export function mailTo(op: Atomic, p: QueuedInboxMails, mail: Mail, now: number)
 
 /** After the commit: delivers the queued mails and prints the ones for unset mailboxes. */
 export async function flush(deps: Deps, p: QueuedInboxMails): Promise<void> {
-  for (const m of p.printed) {
-    console.log(`--- mail\nTo: ${m.to}\nSubject: ${m.subject}\n\n${m.text}\n--- end`);
-  }
+  for (const m of p.printed) deps.print(printedMail(m));
   if (p.ids.length) await deliver(deps, p.ids);
 }
