@@ -18,7 +18,7 @@ interface Area {
   /** Where its routes hang: the API areas under /api (the document lists them there), else /. */
   mount: "/api" | "/";
   /** The prefixes it answers under (`/x/*` is `/x` and everything below it). */
-  under: readonly string[];
+  prefixes: readonly string[];
   /** Whether it answers with pages (the page layer's middleware and error pages). */
   pages: boolean;
   /**
@@ -250,18 +250,18 @@ export const ROUTE_AREAS = {
 export type AreaName = keyof typeof ROUTE_AREAS;
 
 /** A JSON area of the API, under /api. */
-function api(under: string[], load: Area["load"]): Area {
-  return { mount: "/api", under, pages: false, load };
+function api(prefixes: string[], load: Area["load"]): Area {
+  return { mount: "/api", prefixes, pages: false, load };
 }
 
 /** A page area (web/). */
-function page(under: string[], load: Area["load"]): Area {
-  return { mount: "/", under, pages: true, load };
+function page(prefixes: string[], load: Area["load"]): Area {
+  return { mount: "/", prefixes, pages: true, load };
 }
 
 /** Another product's or protocol's addresses (plain text, XML, their JSON): no pages. */
-function other(under: string[], load: Area["load"]): Area {
-  return { mount: "/", under, pages: false, load };
+function other(prefixes: string[], load: Area["load"]): Area {
+  return { mount: "/", prefixes, pages: false, load };
 }
 
 /**
@@ -280,7 +280,7 @@ const NOT_PAGES = new RegExp(
       "metrics",
       ...Object.values(ROUTE_AREAS as Record<string, Area>)
         .filter((a) => !a.pages && a.mount === "/")
-        .flatMap((a) => a.under.map((p) => p.split("/")[1])),
+        .flatMap((a) => a.prefixes.map((p) => p.split("/")[1])),
     ]
       .join("|")
   })(/|$)`,
@@ -306,7 +306,7 @@ export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppE
   mountsOf.set(app, mounts);
   for (const name of Object.keys(ROUTE_AREAS) as AreaName[]) {
     const area: Area = ROUTE_AREAS[name];
-    for (const prefix of area.under) table.add("ALL", prefix, name);
+    for (const prefix of area.prefixes) table.add("ALL", prefix, name);
     let loading: Promise<void> | null = null;
     mounts.mount.set(name, () =>
       loading ??= area.load().then((make) => {

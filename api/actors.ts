@@ -4,7 +4,7 @@ import { seenOf } from "../kv/accounts/dormant.ts";
 import { accountParts } from "../kv/parts/mod.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { errors, json, router } from "../http/router.ts";
+import { errors, jsonResponse, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 import { ProfileSchema } from "../http/schemas.ts";
 import { avatarUrl } from "../kv/accounts/accounts.ts";
@@ -44,7 +44,10 @@ export function actorRoutes(deps: Deps) {
       path: "/actors",
       tags: ["team"],
       summary: "Every account with roles, standing, profile, counts and dormant notice",
-      responses: { 200: json(z.object({ items: z.array(ActorItem) })), ...errors(401, 403) },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(ActorItem) })),
+        ...errors(401, 403),
+      },
     }),
     async (c) => {
       const items = [];

@@ -7,7 +7,7 @@ import {
   revokeApiKey,
 } from "../kv/service/api_keys.ts";
 import type { Deps } from "../lib/deps.ts";
-import { body, errors, idParam, json, router } from "../http/router.ts";
+import { body, errors, idParam, jsonResponse, router } from "../http/router.ts";
 import { fail } from "../http/errors.ts";
 import { guarded } from "../http/guards.ts";
 import { ApiKeyInput } from "../http/account_inputs.ts";
@@ -33,7 +33,7 @@ export function apiKeyRoutes(deps: Deps) {
       tags: ["services"],
       summary: "The caller's keys of the Healthchecks-compatible API (never the keys themselves)",
       responses: {
-        200: json(z.object({ items: z.array(ApiKeySchema), max: z.number().int() })),
+        200: jsonResponse(z.object({ items: z.array(ApiKeySchema), max: z.number().int() })),
         ...errors(401),
       },
     }),
@@ -54,7 +54,10 @@ export function apiKeyRoutes(deps: Deps) {
         "`X-Api-Key` to /api/v1/, /api/v2/ and /api/v3/.",
       request: body(ApiKeyInput),
       responses: {
-        201: json(z.object({ ok: z.literal(true), item: ApiKeySchema, key: z.string() }), "Made"),
+        201: jsonResponse(
+          z.object({ ok: z.literal(true), item: ApiKeySchema, key: z.string() }),
+          "Made",
+        ),
         ...errors(400, 401, 409),
       },
     }),
@@ -72,7 +75,7 @@ export function apiKeyRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Revoke a key; it stops at once",
       request: { params: Params },
-      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+      responses: { 200: jsonResponse(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

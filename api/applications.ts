@@ -9,7 +9,7 @@ import {
 } from "../kv/accounts/applications.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { body, errors, flag, idParam, json, router } from "../http/router.ts";
+import { body, errors, flag, idParam, jsonResponse, router } from "../http/router.ts";
 import { callerOf, guarded } from "../http/guards.ts";
 import { ApplicationStateSchema } from "../http/schemas.ts";
 
@@ -35,7 +35,7 @@ export function applicationRoutes(deps: Deps) {
       summary: "Apply for contributor standing; one open application at a time",
       request: body(ApplyBody),
       responses: {
-        202: json(
+        202: jsonResponse(
           z.object({
             application: z.object({ id: z.number().int(), created: z.string() }),
           }),
@@ -58,7 +58,7 @@ export function applicationRoutes(deps: Deps) {
       tags: ["team"],
       summary: "Open applications (all=1 adds decided ones), oldest first",
       request: { query: z.object({ all: flag }) },
-      responses: { 200: json(z.object({ items: z.array(TeamItem) })), ...errors(401, 403) },
+      responses: { 200: jsonResponse(z.object({ items: z.array(TeamItem) })), ...errors(401, 403) },
     }),
     async (c) => {
       const apps = await listApplications(deps.kv, c.req.valid("query").all);
@@ -89,7 +89,7 @@ export function applicationRoutes(deps: Deps) {
       summary: "Decide an application; approval grants the contributor role",
       request: { params: z.object({ id: idParam }), ...body(DecisionBody) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), application: ApplicationStateSchema })),
+        200: jsonResponse(z.object({ ok: z.literal(true), application: ApplicationStateSchema })),
         ...errors(400, 401, 403, 404, 409),
       },
     }),

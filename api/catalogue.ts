@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ModulePatch } from "../http/catalogue_inputs.ts";
+import { ModulePatchBody } from "../http/catalogue_inputs.ts";
 import { isTeam } from "../kv/accounts/accounts.ts";
 import {
   catalogueChanged,
@@ -35,7 +35,15 @@ import type { Deps } from "../lib/deps.ts";
 import { emailSchema } from "../lib/email.ts";
 import { fail } from "../http/errors.ts";
 import { LEARNING_SHAPE } from "../lib/learning.ts";
-import { body, createRoute, type Ctx, errors, idParam, json, router } from "../http/router.ts";
+import {
+  body,
+  createRoute,
+  type Ctx,
+  errors,
+  idParam,
+  jsonResponse,
+  router,
+} from "../http/router.ts";
 import { actorRef, guarded, optionalToken } from "../http/guards.ts";
 
 const Contributor = z.object({ id: z.number().int(), name: z.string() }).meta({
@@ -126,7 +134,7 @@ export function catalogueRoutes(deps: Deps) {
       tags: ["modules"],
       summary: "The caller's modules; for the team every module (published or not)",
       responses: {
-        200: json(z.object({ items: z.array(ModuleSchema), team: z.boolean() })),
+        200: jsonResponse(z.object({ items: z.array(ModuleSchema), team: z.boolean() })),
         ...errors(401),
       },
     }),
@@ -147,7 +155,7 @@ export function catalogueRoutes(deps: Deps) {
       tags: ["modules"],
       summary: "One module, for its contributors and the team",
       request: { params: z.object({ slug: slugParam }) },
-      responses: { 200: json(z.object({ item: ModuleSchema })), ...errors(401, 403, 404) },
+      responses: { 200: jsonResponse(z.object({ item: ModuleSchema })), ...errors(401, 403, 404) },
     }),
     async (c) => {
       const entry = await editable(deps, c, c.req.valid("param").slug);
@@ -161,9 +169,9 @@ export function catalogueRoutes(deps: Deps) {
       path: "/me/modules/{slug}",
       tags: ["modules"],
       summary: "Edit a module; stamps `updated`, one trail line per changed field",
-      request: { params: z.object({ slug: slugParam }), ...body(ModulePatch) },
+      request: { params: z.object({ slug: slugParam }), ...body(ModulePatchBody) },
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           ok: z.literal(true),
           item: ModuleSchema,
           changed: z.array(z.string()),
@@ -201,7 +209,7 @@ export function catalogueRoutes(deps: Deps) {
         params: z.object({ slug: slugParam }),
         ...body(z.object({ email: emailSchema }).meta({ id: "ContributorAdd" })),
       },
-      responses: { 200: json(ContributorsAnswer), ...errors(400, 401, 403, 404) },
+      responses: { 200: jsonResponse(ContributorsAnswer), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const { slug } = c.req.valid("param");
@@ -225,7 +233,7 @@ export function catalogueRoutes(deps: Deps) {
       tags: ["modules"],
       summary: "Remove a contributor; a module keeps at least one (409)",
       request: { params: z.object({ slug: slugParam, id: idParam }) },
-      responses: { 200: json(ContributorsAnswer), ...errors(401, 403, 404, 409) },
+      responses: { 200: jsonResponse(ContributorsAnswer), ...errors(401, 403, 404, 409) },
     }),
     async (c) => {
       const { slug, id } = c.req.valid("param");
@@ -247,7 +255,9 @@ export function catalogueRoutes(deps: Deps) {
       summary: "Give the caller's point, or withdraw it when given (120 changes an hour)",
       request: { params: z.object({ slug: slugParam }) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), points: z.number().int(), mine: z.boolean() })),
+        200: jsonResponse(
+          z.object({ ok: z.literal(true), points: z.number().int(), mine: z.boolean() }),
+        ),
         ...errors(401, 404, 429),
       },
     }),
@@ -273,7 +283,7 @@ export function catalogueRoutes(deps: Deps) {
       summary: "Point counts of every published module, and the caller's points",
       middleware: [optionalToken(deps)],
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           counts: z.record(z.string(), z.number().int()),
           mine: z.array(z.string()),
         })),
@@ -303,7 +313,7 @@ export function catalogueRoutes(deps: Deps) {
       tags: ["modules"],
       summary: "Contributors and point count of every published module",
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           items: z.record(
             z.string(),
             z.object({ contributors: z.array(Contributor), points: z.number().int() }),
@@ -333,7 +343,7 @@ export function catalogueRoutes(deps: Deps) {
       tags: ["modules"],
       summary: "The published catalogue: every published module (without points)",
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           generated: z.string(),
           count: z.number().int(),
           modules: z.array(ModuleSchema.omit({ points: true, published: true })),

@@ -13,10 +13,10 @@ import {
   removeChannel,
 } from "../kv/service/commands.ts";
 import type { Deps } from "../lib/deps.ts";
-import { body, errors, idParam, json, router } from "../http/router.ts";
+import { body, errors, idParam, jsonResponse, router } from "../http/router.ts";
 import { fail } from "../http/errors.ts";
 import { guarded, limit } from "../http/guards.ts";
-import { oneLine } from "../http/text.ts";
+import { oneLineField } from "../http/text.ts";
 
 const ChannelSchema = z.object({
   id: z.number().int(),
@@ -69,7 +69,7 @@ for (const k of KIND_LIST) {
 }
 
 const NewChannel = z.object({
-  name: oneLine(80).min(2),
+  name: oneLineField(80).min(2),
   kind: z.enum(KIND_NAMES).optional().meta({
     description: "The kind of channel (default webhook); docs/api.md lists each kind's fields",
   }),
@@ -132,7 +132,7 @@ export function channelRoutes(deps: Deps) {
       path: "/me/alert-settings",
       tags: ["services"],
       summary: "The caller's alert settings: whether alerts of one outage come together",
-      responses: { 200: json(AlertSettings), ...errors(401) },
+      responses: { 200: jsonResponse(AlertSettings), ...errors(401) },
     }),
     async (c) => c.json({ grouping: await groupingOf(deps.kv, c.get("account").id) }, 200),
   );
@@ -147,7 +147,7 @@ export function channelRoutes(deps: Deps) {
         "still sent.",
       request: body(AlertSettings),
       responses: {
-        200: json(z.object({ ok: z.literal(true), grouping: z.boolean() })),
+        200: jsonResponse(z.object({ ok: z.literal(true), grouping: z.boolean() })),
         ...errors(400, 401),
       },
     }),
@@ -164,7 +164,7 @@ export function channelRoutes(deps: Deps) {
       path: "/me/channels/kinds",
       tags: ["services"],
       summary: "The kinds of alert channel and the fields of each",
-      responses: { 200: json(z.object({ items: z.array(KindSchema) })), ...errors(401) },
+      responses: { 200: jsonResponse(z.object({ items: z.array(KindSchema) })), ...errors(401) },
     }),
     (c) =>
       c.json({
@@ -193,7 +193,7 @@ export function channelRoutes(deps: Deps) {
       tags: ["services"],
       summary: "The caller's webhook alert channels",
       responses: {
-        200: json(z.object({ items: z.array(ChannelSchema), max: z.number().int() })),
+        200: jsonResponse(z.object({ items: z.array(ChannelSchema), max: z.number().int() })),
         ...errors(401),
       },
     }),
@@ -216,7 +216,7 @@ export function channelRoutes(deps: Deps) {
         "Secret fields are stored sealed and never shown again.",
       request: body(NewChannel),
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           ok: z.literal(true),
           item: ChannelSchema,
           secret: z.string().optional().meta({ description: "A webhook's signing secret, once" }),
@@ -243,7 +243,7 @@ export function channelRoutes(deps: Deps) {
       description: "Changes no existing service (POST .../apply adds it to all of them).",
       request: { params: Params, ...body(ChannelChange) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), item: ChannelSchema })),
+        200: jsonResponse(z.object({ ok: z.literal(true), item: ChannelSchema })),
         ...errors(400, 401, 404),
       },
     }),
@@ -268,7 +268,7 @@ export function channelRoutes(deps: Deps) {
         "it now and how many were added.",
       request: { params: Params },
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           ok: z.literal(true),
           services: z.number().int(),
           added: z.number().int(),
@@ -291,7 +291,7 @@ export function channelRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Remove a channel (and its choice on every service)",
       request: { params: Params },
-      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+      responses: { 200: jsonResponse(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
     }),
     async (c) => {
       const me = c.get("account");
@@ -309,7 +309,7 @@ export function channelRoutes(deps: Deps) {
       summary: "Send a test alert now (60 an hour with manual checks)",
       request: { params: Params },
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           ok: z.literal(true),
           delivered: z.boolean(),
           status: z.string().meta({

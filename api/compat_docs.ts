@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BODY_MAX } from "../kv/service/heartbeats.ts";
 import type { Deps } from "../lib/deps.ts";
-import { createRoute, json, router } from "../http/router.ts";
+import { createRoute, jsonResponse, router } from "../http/router.ts";
 import { compatAnswer } from "./compat_pings.ts";
 
 /**
@@ -127,13 +127,13 @@ export function compatDocRoutes(deps: Deps) {
           "time. 600 calls an hour per address.",
         request: { params: push, query: pushQuery },
         responses: {
-          200: json(KumaAnswer, "`{ok: true}`: recorded"),
-          404: json(
+          200: jsonResponse(KumaAnswer, "`{ok: true}`: recorded"),
+          404: jsonResponse(
             KumaAnswer,
             '`{ok: false, msg: "Monitor not found or not active."}`, or a `ping` out of range',
           ),
-          405: json(KumaAnswer, "Another method than HEAD, GET or POST"),
-          429: json(KumaAnswer, "Past 600 an hour from this address, with `Retry-After`"),
+          405: jsonResponse(KumaAnswer, "Another method than HEAD, GET or POST"),
+          429: jsonResponse(KumaAnswer, "Past 600 an hour from this address, with `Retry-After`"),
         },
       }),
       handle,

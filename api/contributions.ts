@@ -24,7 +24,15 @@ import {
 } from "../kv/catalogue/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { type AppEnv, body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import {
+  type AppEnv,
+  body,
+  createRoute,
+  errors,
+  idParam,
+  jsonResponse,
+  router,
+} from "../http/router.ts";
 import {
   callerOf,
   clientOrigin,
@@ -152,7 +160,7 @@ export function contributionRoutes(deps: Deps) {
       ],
       request: body(ProposalBody),
       responses: {
-        201: json(
+        201: jsonResponse(
           z.object({
             ok: z.literal(true),
             id: z.number().int(),
@@ -188,7 +196,7 @@ export function contributionRoutes(deps: Deps) {
       summary: "Every proposal, newest first, with state, submitter and gate checks",
       request: { query: z.object({ status: z.enum(STATUSES).optional() }) },
       responses: {
-        200: json(z.object({ items: z.array(ProposalItem) })),
+        200: jsonResponse(z.object({ items: z.array(ProposalItem) })),
         ...errors(400, 401, 403),
       },
     }),
@@ -212,7 +220,7 @@ export function contributionRoutes(deps: Deps) {
         params: z.object({ id: idParam }),
         query: z.object({ key: z.string().max(100).optional() }),
       },
-      responses: { 200: json(PublicStatus), ...errors(404) },
+      responses: { 200: jsonResponse(PublicStatus), ...errors(404) },
     }),
     async (c) => {
       const p = (await getProposal(deps.kv, c.req.valid("param").id)).value;
@@ -231,7 +239,7 @@ export function contributionRoutes(deps: Deps) {
       summary: "One proposal with state, decisions, reasons, records and gate (submitter or team)",
       request: { params: z.object({ id: idParam }) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), item: ProposalFull })),
+        200: jsonResponse(z.object({ ok: z.literal(true), item: ProposalFull })),
         ...errors(401, 404),
       },
     }),
@@ -259,7 +267,7 @@ export function contributionRoutes(deps: Deps) {
         "admitted, reason needed. Reasons have at least 3 characters.",
       request: { params: z.object({ id: idParam }), ...body(ProposalPatch) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), item: ProposalItem })),
+        200: jsonResponse(z.object({ ok: z.literal(true), item: ProposalItem })),
         ...errors(400, 401, 403, 404, 409),
       },
     }),
@@ -278,7 +286,7 @@ export function contributionRoutes(deps: Deps) {
       summary: "Delete an unpublished proposal (submitter or owner)",
       request: { params: z.object({ id: idParam }) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), deleted: z.number().int() })),
+        200: jsonResponse(z.object({ ok: z.literal(true), deleted: z.number().int() })),
         ...errors(401, 403, 404, 409),
       },
     }),

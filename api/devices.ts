@@ -3,7 +3,7 @@ import { endAllSessions, endSession, listSessions } from "../kv/accounts/session
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { errors, flag, idParam, json, router } from "../http/router.ts";
+import { errors, flag, idParam, jsonResponse, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 
 const Device = z.object({
@@ -26,7 +26,7 @@ export function deviceRoutes(deps: Deps) {
       path: "/me/devices",
       tags: ["sign-in"],
       summary: "Live sessions of the account, newest first",
-      responses: { 200: json(z.object({ items: z.array(Device) })), ...errors(401) },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Device) })), ...errors(401) },
     }),
     async (c) => {
       const me = c.get("session");
@@ -52,7 +52,7 @@ export function deviceRoutes(deps: Deps) {
       tags: ["sign-in"],
       summary: "End one session",
       request: { params: z.object({ id: idParam }) },
-      responses: { 200: json(Ended), ...errors(401, 404) },
+      responses: { 200: jsonResponse(Ended), ...errors(401, 404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -69,7 +69,7 @@ export function deviceRoutes(deps: Deps) {
       tags: ["sign-in"],
       summary: "End every session, this one included (needs ?all=1)",
       request: { query: z.object({ all: flag }) },
-      responses: { 200: json(Ended), ...errors(400, 401) },
+      responses: { 200: jsonResponse(Ended), ...errors(400, 401) },
     }),
     async (c) => {
       if (!c.req.valid("query").all) fail(400, "all: send all=1 to end every session");
@@ -84,7 +84,7 @@ export function deviceRoutes(deps: Deps) {
       path: "/me/token",
       tags: ["sign-in"],
       summary: "Sign this device out",
-      responses: { 200: json(Ended), ...errors(401) },
+      responses: { 200: jsonResponse(Ended), ...errors(401) },
     }),
     async (c) => {
       await endSession(deps.kv, c.get("account").id, c.get("session").id);

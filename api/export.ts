@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { errors, json, router } from "../http/router.ts";
+import { errors, jsonResponse, router } from "../http/router.ts";
 import { guarded, requireFresh } from "../http/guards.ts";
 import { refusal } from "../http/words.ts";
 
@@ -32,7 +32,10 @@ export function exportRoutes(deps: Deps) {
       path: "/me/export",
       tags: ["account"],
       summary: "Everything held about the caller, as a JSON download",
-      responses: { 200: json(z.record(z.string(), z.unknown()), "The export"), ...errors(401) },
+      responses: {
+        200: jsonResponse(z.record(z.string(), z.unknown()), "The export"),
+        ...errors(401),
+      },
     }),
     async (c) => {
       const a = c.get("account");
@@ -54,7 +57,7 @@ export function exportRoutes(deps: Deps) {
       request: {
         body: { required: false, content: { "application/json": { schema: EraseBody } } },
       },
-      responses: { 200: json(Erased), ...errors(400, 401, 409) },
+      responses: { 200: jsonResponse(Erased), ...errors(400, 401, 409) },
     }),
     async (c) => {
       requireFresh(deps, c);

@@ -15,7 +15,7 @@ import { RULES } from "../kv/store/rate_limit.ts";
 import type { Config } from "../lib/config.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { body, createRoute, errors, idParam, jsonResponse, router } from "../http/router.ts";
 import { guarded, limit, optionalToken } from "../http/guards.ts";
 import { Patch, serveFile, uploadOf } from "../http/files.ts";
 
@@ -88,7 +88,7 @@ export function filesRoutes(deps: Deps) {
       tags: ["files"],
       summary: "The account's files, newest first, with the space used",
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           ok: z.literal(true),
           items: z.array(FileSchema),
           ...Space,
@@ -130,7 +130,7 @@ export function filesRoutes(deps: Deps) {
         },
       },
       responses: {
-        201: json(z.object({ ok: z.literal(true), item: FileSchema, ...Space }), "Stored"),
+        201: jsonResponse(z.object({ ok: z.literal(true), item: FileSchema, ...Space }), "Stored"),
         ...errors(400, 401, 409, 411, 413, 415, 429),
       },
     }),
@@ -156,7 +156,7 @@ export function filesRoutes(deps: Deps) {
       summary: "Make a file public or private, relabel or rename it (same ending)",
       request: { params: z.object({ id: idParam }), ...body(Patch) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), item: FileSchema })),
+        200: jsonResponse(z.object({ ok: z.literal(true), item: FileSchema })),
         ...errors(400, 401, 404),
       },
     }),
@@ -180,7 +180,7 @@ export function filesRoutes(deps: Deps) {
       summary: "Delete a file and its bytes; answers the space used",
       request: { params: z.object({ id: idParam }) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), ...Space })),
+        200: jsonResponse(z.object({ ok: z.literal(true), ...Space })),
         ...errors(401, 404),
       },
     }),

@@ -22,8 +22,8 @@ import {
 } from "../kv/service/hc_checks.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { FlipsQuery, HcSpec, specError } from "../http/hc_inputs.ts";
-import { type AppEnv, createRoute, type Ctx, json, keyed, router } from "../http/router.ts";
+import { FlipsQuery, HcSpecBody, specError } from "../http/hc_inputs.ts";
+import { type AppEnv, createRoute, type Ctx, jsonResponse, keyed, router } from "../http/router.ts";
 
 /**
  * Healthchecks' Management API, v1, v2 and v3 (`/api/v<n>/...`), as its documentation and
@@ -56,7 +56,7 @@ const Check = z.record(z.string(), z.unknown()).meta({
     "pause_url, resume_url and channels; with a read-only key unique_key instead",
 });
 const Ping = z.record(z.string(), z.unknown()).meta({ id: "HealthchecksPing" });
-const { $schema: _dialect, ...specDoc } = z.toJSONSchema(HcSpec, {
+const { $schema: _dialect, ...specDoc } = z.toJSONSchema(HcSpecBody, {
   io: "input",
   unrepresentable: "any",
 });
@@ -154,7 +154,7 @@ function checkId(raw: string, mode: "read" | "write") {
 /** The spec of a create or update, or 400 in Healthchecks' words. */
 function specOf(body: Record<string, unknown>) {
   const { api_key: _key, ...rest } = body;
-  const parsed = HcSpec.safeParse(rest);
+  const parsed = HcSpecBody.safeParse(rest);
   if (!parsed.success) fail(400, specError(parsed.error));
   return parsed.data;
 }
@@ -179,7 +179,10 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
         tags,
         summary: "Healthchecks: list checks (?tag= repeated, ?slug=)",
         request: { params: ver },
-        responses: { 200: json(z.object({ checks: z.array(Check) })), ...answers([401, 429]) },
+        responses: {
+          200: jsonResponse(z.object({ checks: z.array(Check) })),
+          ...answers([401, 429]),
+        },
       }),
       async (c) => {
         const { caller } = await read(c);
@@ -198,8 +201,8 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
         summary: "Healthchecks: create a check (201), or update the one unique finds (200)",
         request: { params: ver, ...postBody },
         responses: {
-          201: json(Check, "Created"),
-          200: json(Check, "An existing check was found and updated"),
+          201: jsonResponse(Check, "Created"),
+          200: jsonResponse(Check, "An existing check was found and updated"),
           ...answers([400, 401, 403, 429]),
         },
       }),
@@ -218,7 +221,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       tags,
       summary: "Healthchecks: one check, by uuid or unique_key",
       request: { params: code },
-      responses: { 200: json(Check), ...answers([401, 404, 429]) },
+      responses: { 200: jsonResponse(Check), ...answers([401, 404, 429]) },
     }),
     async (c) => {
       const { caller, s } = await target(c, "read");
@@ -233,7 +236,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       tags,
       summary: "Healthchecks: update a check (only the fields sent change)",
       request: { params: code, ...postBody },
-      responses: { 200: json(Check), ...answers([400, 401, 404, 405, 429]) },
+      responses: { 200: jsonResponse(Check), ...answers([400, 401, 404, 405, 429]) },
     }),
     async (c) => {
       if (SHA1.test(c.req.valid("param").code)) fail(405, "method POST not allowed here");
@@ -249,7 +252,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       tags,
       summary: "Healthchecks: delete a check; answers it as it was",
       request: { params: code },
-      responses: { 200: json(Check), ...answers([401, 404, 429]) },
+      responses: { 200: jsonResponse(Check), ...answers([401, 404, 429]) },
     }),
     async (c) => {
       const { caller, s } = await target(c, "write");
@@ -264,7 +267,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       tags,
       summary: "Healthchecks: pause a check",
       request: { params: code },
-      responses: { 200: json(Check), ...answers([401, 404, 429]) },
+      responses: { 200: jsonResponse(Check), ...answers([401, 404, 429]) },
     }),
     async (c) => {
       const { caller, s } = await target(c, "write");
@@ -279,7 +282,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
       tags,
       summary: "Healthchecks: resume a paused check (409 when it is not paused)",
       request: { params: code },
-      responses: { 200: json(Check), ...answers([401, 404, 409, 429]) },
+      responses: { 200: jsonResponse(Check), ...answers([401, 404, 409, 429]) },
     }),
     async (c) => {
       const { caller, s } = await target(c, "write");
@@ -297,7 +300,10 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
         tags,
         summary: "Healthchecks: the check's kept pings, newest first",
         request: { params: code },
-        responses: { 200: json(z.object({ pings: z.array(Ping) })), ...answers([401, 404, 429]) },
+        responses: {
+          200: jsonResponse(z.object({ pings: z.array(Ping) })),
+          ...answers([401, 404, 429]),
+        },
       }),
       async (c) => {
         const { caller, s } = await target(c, "write");
@@ -336,7 +342,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
         summary: "Healthchecks: the check's status changes (?seconds=, ?start=, ?end=)",
         request: { params: code },
         responses: {
-          200: json(
+          200: jsonResponse(
             z.object({ flips: z.array(z.object({ timestamp: z.string(), up: z.number() })) }),
           ),
           ...answers([400, 401, 404, 429]),
@@ -360,7 +366,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
         summary: "Healthchecks: the account's integrations (webhook channels)",
         request: { params: ver },
         responses: {
-          200: json(z.object({
+          200: jsonResponse(z.object({
             channels: z.array(z.object({ id: z.string(), name: z.string(), kind: z.string() })),
           })),
           ...answers([401, 429]),
@@ -385,7 +391,7 @@ function checkRoutes(app: ReturnType<typeof router>, deps: Deps) {
           "/api/badges/<badge key>/<signature>[/<tag>].<format>",
         request: { params: ver },
         responses: {
-          200: json(z.object({
+          200: jsonResponse(z.object({
             badges: z.record(
               z.string(),
               z.object({

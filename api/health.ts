@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { verifyTrail } from "../kv/store/trail.ts";
 import type { Deps } from "../lib/deps.ts";
-import { createRoute, flag, json, router } from "../http/router.ts";
+import { createRoute, flag, jsonResponse, router } from "../http/router.ts";
 import { healthz } from "./healthz.ts";
 
 const Health = z.object({
@@ -32,7 +32,7 @@ export function healthRoutes(deps: Deps) {
       path: "/healthz",
       tags: ["public"],
       summary: "Database state and schema level",
-      responses: { 200: json(Health), 503: json(Health, "Database unavailable") },
+      responses: { 200: jsonResponse(Health), 503: jsonResponse(Health, "Database unavailable") },
     }),
     healthz(deps),
   );
@@ -44,7 +44,7 @@ export function healthRoutes(deps: Deps) {
       tags: ["public"],
       summary: "Verify the record trail's hash chain (from the last checkpoint; ?full=1 all)",
       request: { query: z.object({ full: flag }) },
-      responses: { 200: json(Verdict) },
+      responses: { 200: jsonResponse(Verdict) },
     }),
     async (c) => c.json(await verifyTrail(deps.kv, c.req.valid("query").full), 200),
   );

@@ -13,7 +13,7 @@ import { fail } from "../http/errors.ts";
 import { BodyReadError, JSON_BODY_LIMIT } from "../http/body.ts";
 import { count } from "../lib/metrics.ts";
 import { cutChars } from "../lib/text.ts";
-import { createRoute, type Ctx, errors, json, router } from "../http/router.ts";
+import { createRoute, type Ctx, errors, jsonResponse, router } from "../http/router.ts";
 import { clientOrigin } from "../http/guards.ts";
 import { measured } from "../http/measured.ts";
 import { joinBytes } from "../lib/bytes.ts";
@@ -224,7 +224,7 @@ export function hookRoutes(deps: Deps) {
             "service off at once; `log` changes nothing. 600 calls an hour per address. " +
             "Answered once the signal is stored durably.",
           request: { params: route.params, query },
-          responses: { 200: json(Answer), ...errors(400, 404, 405, 429) },
+          responses: { 200: jsonResponse(Answer), ...errors(400, 404, 405, 429) },
         }),
         (c) => handle(c),
       );

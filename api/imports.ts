@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type ImportPlan, planImport, runImport } from "../kv/service/import.ts";
 import type { Deps } from "../lib/deps.ts";
 import { guarded } from "../http/guards.ts";
-import { body, errors, json, router } from "../http/router.ts";
+import { body, errors, jsonResponse, router } from "../http/router.ts";
 
 /**
  * Bringing checks along: `POST /api/me/import` reads a Healthchecks project's
@@ -84,7 +84,7 @@ export function importRoutes(deps: Deps) {
         "cannot be created is listed with the reason.",
       request: body(ImportBody),
       responses: {
-        200: json(PlanSchema.extend({
+        200: jsonResponse(PlanSchema.extend({
           ok: z.boolean().optional(),
           created: z.array(z.object({ id: z.number().int(), name: z.string() }).loose()).optional(),
         })),

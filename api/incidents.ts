@@ -11,7 +11,7 @@ import {
 } from "../kv/status/incidents.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { body, errors, idParam, json, router } from "../http/router.ts";
+import { body, errors, idParam, jsonResponse, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 import { IncidentBody, IncidentUpdateBody } from "../http/incident_inputs.ts";
 
@@ -48,7 +48,10 @@ export function incidentRoutes(deps: Deps) {
       path: "/me/incidents",
       tags: ["services"],
       summary: "The incidents of the caller's status page (a year, newest first)",
-      responses: { 200: json(z.object({ items: z.array(IncidentSchema) })), ...errors(401) },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(IncidentSchema) })),
+        ...errors(401),
+      },
     }),
     async (c) => {
       const list = await listIncidents(deps.kv, c.get("account").id, deps.clock.now());
@@ -63,7 +66,10 @@ export function incidentRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Open an incident with its first update; mailed to the page's followers",
       request: body(IncidentBody),
-      responses: { 201: json(z.object({ item: IncidentSchema })), ...errors(400, 401, 429) },
+      responses: {
+        201: jsonResponse(z.object({ item: IncidentSchema })),
+        ...errors(400, 401, 429),
+      },
     }),
     async (c) => {
       const i = await openIncident(deps, c.get("account").id, c.req.valid("json"));
@@ -78,7 +84,7 @@ export function incidentRoutes(deps: Deps) {
       tags: ["services"],
       summary: "One incident with its updates",
       request: { params: Params },
-      responses: { 200: json(z.object({ item: IncidentSchema })), ...errors(401, 404) },
+      responses: { 200: jsonResponse(z.object({ item: IncidentSchema })), ...errors(401, 404) },
     }),
     async (c) => {
       const i = await getIncident(deps.kv, c.get("account").id, c.req.valid("param").id);
@@ -95,7 +101,7 @@ export function incidentRoutes(deps: Deps) {
       summary: "Post an update (resolved resolves it); mailed to the page's followers",
       request: { params: Params, ...body(IncidentUpdateBody) },
       responses: {
-        201: json(z.object({ item: IncidentSchema })),
+        201: jsonResponse(z.object({ item: IncidentSchema })),
         ...errors(400, 401, 404, 409, 429),
       },
     }),
@@ -113,7 +119,7 @@ export function incidentRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Delete an incident and its updates",
       request: { params: Params },
-      responses: { 200: json(Ok), ...errors(401, 404) },
+      responses: { 200: jsonResponse(Ok), ...errors(401, 404) },
     }),
     async (c) => {
       if (!await deleteIncident(deps, c.get("account").id, c.req.valid("param").id)) {

@@ -3,7 +3,7 @@ import { InviteBody } from "../http/account_inputs.ts";
 import { type Account, getAccount } from "../kv/accounts/accounts.ts";
 import { allInvites, inviteAddress, invitesBy, inviteView } from "../kv/accounts/invites.ts";
 import type { Deps } from "../lib/deps.ts";
-import { body, errors, json, router } from "../http/router.ts";
+import { body, errors, jsonResponse, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 
 const InviteItem = z.object({
@@ -31,7 +31,7 @@ export function inviteRoutes(deps: Deps) {
       path: "/me/invites",
       tags: ["account"],
       summary: "Invitations sent, newest first, with the accepted marker and resulting account",
-      responses: { 200: json(z.object({ items: z.array(InviteItem) })), ...errors(401) },
+      responses: { 200: jsonResponse(z.object({ items: z.array(InviteItem) })), ...errors(401) },
     }),
     async (c) => {
       const items = (await invitesBy(deps.kv, c.get("account").id)).map(inviteView);
@@ -47,7 +47,7 @@ export function inviteRoutes(deps: Deps) {
       summary: "Invite an address with no account; the mailed link lasts seven days",
       request: body(InviteBody),
       responses: {
-        201: json(z.object({ ok: z.literal(true), item: InviteItem }), "Invitation mailed"),
+        201: jsonResponse(z.object({ ok: z.literal(true), item: InviteItem }), "Invitation mailed"),
         ...errors(400, 401, 409, 429),
       },
     }),
@@ -63,7 +63,10 @@ export function inviteRoutes(deps: Deps) {
       path: "/invites",
       tags: ["team"],
       summary: "Every invitation with inviter and outcome, newest first",
-      responses: { 200: json(z.object({ items: z.array(TeamInvite) })), ...errors(401, 403) },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(TeamInvite) })),
+        ...errors(401, 403),
+      },
     }),
     async (c) => {
       const now = deps.clock.now();

@@ -10,7 +10,7 @@ import {
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { body, errors, idParam, json, router } from "../http/router.ts";
+import { body, errors, idParam, jsonResponse, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 
 const Entry = z.object({
@@ -52,7 +52,7 @@ export function journalRoutes(deps: Deps) {
       path: "/me/journal",
       tags: ["journal"],
       summary: "The account's journal, newest first",
-      responses: { 200: json(z.object({ items: z.array(Entry) })), ...errors(401) },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Entry) })), ...errors(401) },
     }),
     async (c) => {
       const items = (await listEntries(deps.kv, c.get("account").id)).map(entryView);
@@ -67,7 +67,7 @@ export function journalRoutes(deps: Deps) {
       tags: ["journal"],
       summary: "Write an entry (public unless public: false); 60 an hour",
       request: body(NewEntry),
-      responses: { 201: json(EntryAnswer, "Created"), ...errors(400, 401, 429) },
+      responses: { 201: jsonResponse(EntryAnswer, "Created"), ...errors(400, 401, 429) },
     }),
     async (c) => {
       const input = c.req.valid("json");
@@ -84,7 +84,7 @@ export function journalRoutes(deps: Deps) {
       tags: ["journal"],
       summary: "Change an entry's text and/or visibility",
       request: { ...param, ...body(EntryPatch) },
-      responses: { 200: json(EntryAnswer), ...errors(400, 401, 404) },
+      responses: { 200: jsonResponse(EntryAnswer), ...errors(400, 401, 404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -102,7 +102,7 @@ export function journalRoutes(deps: Deps) {
       tags: ["journal"],
       summary: "Delete an entry",
       request: param,
-      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+      responses: { 200: jsonResponse(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

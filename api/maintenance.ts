@@ -3,7 +3,7 @@ import { listWindows } from "../kv/service/maintenance.ts";
 import { createWindow, deleteWindow, windowView } from "../kv/service/windows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { body, errors, idParam, json, router } from "../http/router.ts";
+import { body, errors, idParam, jsonResponse, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 import { WindowBody } from "../http/services_inputs.ts";
 
@@ -36,7 +36,7 @@ export function maintenanceRoutes(deps: Deps) {
       path: "/me/maintenance",
       tags: ["services"],
       summary: "The caller's maintenance windows",
-      responses: { 200: json(z.object({ items: z.array(WindowSchema) })), ...errors(401) },
+      responses: { 200: jsonResponse(z.object({ items: z.array(WindowSchema) })), ...errors(401) },
     }),
     async (c) => {
       const now = deps.clock.now();
@@ -55,7 +55,7 @@ export function maintenanceRoutes(deps: Deps) {
         "that lasts past its end alerts then. Their state reads maintenance and their history " +
         "leaves those stretches out of uptime. At most 20 windows.",
       request: body(WindowBody),
-      responses: { 201: json(z.object({ item: WindowSchema })), ...errors(400, 401, 409) },
+      responses: { 201: jsonResponse(z.object({ item: WindowSchema })), ...errors(400, 401, 409) },
     }),
     async (c) => {
       const w = await createWindow(deps, c.get("account").id, c.req.valid("json"));
@@ -70,7 +70,7 @@ export function maintenanceRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Delete a maintenance window",
       request: { params: z.object({ id: idParam }) },
-      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+      responses: { 200: jsonResponse(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

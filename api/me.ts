@@ -2,7 +2,7 @@ import { z } from "zod";
 import { accountView } from "../kv/accounts/accounts.ts";
 import { applicationView, latestApplication } from "../kv/accounts/applications.ts";
 import type { Deps } from "../lib/deps.ts";
-import { errors, json, router } from "../http/router.ts";
+import { errors, jsonResponse, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 import { AccountSchema, ApplicationStateSchema } from "../http/schemas.ts";
 
@@ -22,7 +22,7 @@ export function meRoutes(deps: Deps) {
       path: "/me",
       tags: ["account"],
       summary: "The signed-in account",
-      responses: { 200: json(MeSchema), ...errors(401) },
+      responses: { 200: jsonResponse(MeSchema), ...errors(401) },
     }),
     async (c) => {
       const a = c.get("account");

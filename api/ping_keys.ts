@@ -4,7 +4,7 @@ import { isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { guarded } from "../http/guards.ts";
-import { errors, idParam, json, router } from "../http/router.ts";
+import { errors, idParam, jsonResponse, router } from "../http/router.ts";
 
 /**
  * The secrets of other products' ping addresses: the account's Healthchecks ping key
@@ -25,7 +25,7 @@ export function pingKeyRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Whether the account has a ping key for Healthchecks' slug addresses",
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           exists: z.boolean(),
           created: z.string().nullable(),
           ping_endpoint: z.string().meta({ description: "Healthchecks' PING_ENDPOINT here" }),
@@ -52,7 +52,7 @@ export function pingKeyRoutes(deps: Deps) {
       description: "Every heartbeat answers `/ping/<ping key>/<slug>`. The key is shown only " +
         "in this answer; only its hash is kept.",
       responses: {
-        200: json(
+        200: jsonResponse(
           z.object({ ok: z.literal(true), ping_key: z.string(), ping_endpoint: z.string() }),
         ),
         ...errors(401),
@@ -75,7 +75,7 @@ export function pingKeyRoutes(deps: Deps) {
         "The address is shown only in this answer.",
       request: { params: z.object({ id: idParam }) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), push_url: z.string() })),
+        200: jsonResponse(z.object({ ok: z.literal(true), push_url: z.string() })),
         ...errors(400, 401, 404),
       },
     }),

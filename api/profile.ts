@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ProfilePatch } from "../http/account_inputs.ts";
+import { ProfilePatchBody } from "../http/account_inputs.ts";
 import { publicProfile } from "../kv/accounts/profile.ts";
 import { getAccount, slugKey } from "../kv/accounts/accounts.ts";
 import {
@@ -13,7 +13,7 @@ import { catalogueChanged } from "../kv/catalogue/catalogue_doc.ts";
 import { updateProfile } from "../kv/accounts/profile.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { body, createRoute, errors, idParam, json, router } from "../http/router.ts";
+import { body, createRoute, errors, idParam, jsonResponse, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 import { SANDBOX_INLINE } from "../lib/file_kinds.ts";
 import { ProfileSchema } from "../http/schemas.ts";
@@ -95,8 +95,8 @@ export function profileRoutes(deps: Deps) {
       path: "/me",
       tags: ["account"],
       summary: "Change name and profile fields; absent fields stay, an empty string clears",
-      request: body(ProfilePatch),
-      responses: { 200: json(ProfileAnswer), ...errors(400, 401) },
+      request: body(ProfilePatchBody),
+      responses: { 200: jsonResponse(ProfileAnswer), ...errors(400, 401) },
     }),
     async (c) => {
       const patch = c.req.valid("json");
@@ -124,7 +124,7 @@ export function profileRoutes(deps: Deps) {
       summary: "Upload a picture (raw PNG, JPEG or GIF bytes); stored at 256 x 256",
       request: { body: { required: true, ...binary("The image bytes") } },
       responses: {
-        200: json(z.object({ ok: z.literal(true), avatar: z.string() })),
+        200: jsonResponse(z.object({ ok: z.literal(true), avatar: z.string() })),
         ...errors(400, 401, 413, 415),
       },
     }),
@@ -148,7 +148,7 @@ export function profileRoutes(deps: Deps) {
       tags: ["account"],
       summary: "Remove the picture",
       responses: {
-        200: json(z.object({ ok: z.literal(true), removed: z.boolean() })),
+        200: jsonResponse(z.object({ ok: z.literal(true), removed: z.boolean() })),
         ...errors(401),
       },
     }),
@@ -201,7 +201,7 @@ export function profileRoutes(deps: Deps) {
       tags: ["public"],
       summary: "Public profile of a named account",
       request: { params: z.object({ id: idParam }) },
-      responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
+      responses: { 200: jsonResponse(ProfileAnswerPublic), ...errors(404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -224,7 +224,7 @@ export function profileRoutes(deps: Deps) {
           }),
         }),
       },
-      responses: { 200: json(ProfileAnswerPublic), ...errors(404) },
+      responses: { 200: jsonResponse(ProfileAnswerPublic), ...errors(404) },
     }),
     async (c) => {
       const { name } = c.req.valid("param");

@@ -8,7 +8,7 @@ import {
 } from "../kv/status/reports.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { body, errors, json, router } from "../http/router.ts";
+import { body, errors, jsonResponse, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 import { reportAsk, ReportMailBody, ReportQuery } from "../http/report_inputs.ts";
 
@@ -95,7 +95,7 @@ export function reportRoutes(deps: Deps) {
         "a dependency apart, no data not counted), outages with their durations, the longest, " +
         "and the checks or runs counted. Without a month or days: this month so far.",
       request: { query: ReportQuery },
-      responses: { 200: json(ReportSchema), ...errors(400, 401, 404) },
+      responses: { 200: jsonResponse(ReportSchema), ...errors(400, 401, 404) },
     }),
     async (c) => {
       const r = await uptimeReport(deps, c.get("account").id, reportAsk(c.req.valid("query")));
@@ -132,7 +132,7 @@ export function reportRoutes(deps: Deps) {
       path: "/me/reports/mail",
       tags: ["services"],
       summary: "Whether last month's report is mailed on the first of each month",
-      responses: { 200: json(ReportMailBody), ...errors(401) },
+      responses: { 200: jsonResponse(ReportMailBody), ...errors(401) },
     }),
     async (c) => c.json({ monthly: await reportMailWanted(deps.kv, c.get("account").id) }, 200),
   );
@@ -144,7 +144,7 @@ export function reportRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Ask for (or stop) the monthly report mail of the whole account",
       request: body(ReportMailBody),
-      responses: { 200: json(ReportMailBody), ...errors(400, 401) },
+      responses: { 200: jsonResponse(ReportMailBody), ...errors(400, 401) },
     }),
     async (c) => {
       const { monthly } = c.req.valid("json");

@@ -3,7 +3,7 @@ import { RequestBody } from "../http/catalogue_inputs.ts";
 import { createRequest, listRequests, requestView, setHandled } from "../kv/forms/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { body, createRoute, errors, flag, idParam, json, router } from "../http/router.ts";
+import { body, createRoute, errors, flag, idParam, jsonResponse, router } from "../http/router.ts";
 import { actorRef, guarded, honeypot } from "../http/guards.ts";
 
 const RequestItem = z.object({
@@ -31,7 +31,7 @@ export function requestRoutes(deps: Deps) {
       middleware: [honeypot("request", (id) => ({ status: 202, body: { ok: true as const, id } }))],
       request: body(RequestBody),
       responses: {
-        202: json(
+        202: jsonResponse(
           z.object({ ok: z.literal(true), id: z.number().int() }),
           "Received (a filled honeypot answers the same, with an id, and does nothing)",
         ),
@@ -52,7 +52,10 @@ export function requestRoutes(deps: Deps) {
       tags: ["team"],
       summary: "Open requests, newest first; ?all=1 adds handled ones",
       request: { query: z.object({ all: flag }) },
-      responses: { 200: json(z.object({ items: z.array(RequestItem) })), ...errors(401, 403) },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(RequestItem) })),
+        ...errors(401, 403),
+      },
     }),
     async (c) => {
       const items = await listRequests(deps.kv, c.req.valid("query").all);
@@ -68,7 +71,7 @@ export function requestRoutes(deps: Deps) {
       summary: "Mark a request handled (or open again with false)",
       request: { params: z.object({ id: idParam }), ...body(z.object({ handled: z.boolean() })) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), item: RequestItem })),
+        200: jsonResponse(z.object({ ok: z.literal(true), item: RequestItem })),
         ...errors(400, 401, 403, 404),
       },
     }),

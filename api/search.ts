@@ -3,7 +3,7 @@ import { RULES } from "../kv/store/rate_limit.ts";
 import { search } from "../kv/search/search.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
-import { createRoute, errors, json, router } from "../http/router.ts";
+import { createRoute, errors, jsonResponse, router } from "../http/router.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
 
 const SearchAnswer = z.object({
@@ -49,7 +49,7 @@ export function searchRoutes(deps: Deps) {
           q: z.string().trim().min(2, { message: "must be at least 2 characters" }).max(200),
         }),
       },
-      responses: { 200: json(SearchAnswer), ...errors(400, 429) },
+      responses: { 200: jsonResponse(SearchAnswer), ...errors(400, 429) },
     }),
     async (c) => {
       // The query is never logged or stored; only the origin's counter is.

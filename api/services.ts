@@ -20,8 +20,8 @@ import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { readSnapshot } from "../lib/machine.ts";
-import { KINDS } from "../lib/targets.ts";
-import { body, errors, idParam, json, router } from "../http/router.ts";
+import { TARGET_KINDS } from "../lib/targets.ts";
+import { body, errors, idParam, jsonResponse, router } from "../http/router.ts";
 import { guarded } from "../http/guards.ts";
 import { CreateBody, HttpOptionsBody, PatchBody } from "../http/services_inputs.ts";
 import { addService, checkServiceNow, editService, hookUrl } from "../kv/service/rules.ts";
@@ -32,7 +32,7 @@ const ServiceSchema = z.object({
   what: z.string(),
   group: z.string(),
   place: z.string().nullable(),
-  kind: z.enum(KINDS),
+  kind: z.enum(TARGET_KINDS),
   interval: z.number().int(),
   target_hint: z.string().nullable(),
   state: z.enum(["ok", "warn", "off", "wait"]),
@@ -167,7 +167,7 @@ export function servicesRoutes(deps: Deps) {
       tags: ["services"],
       summary: "The caller's watched services, the allowed values, and (owner) the machine",
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           items: z.array(ServiceSchema),
           team: z.boolean(),
           machine: SnapshotSchema,
@@ -190,7 +190,7 @@ export function servicesRoutes(deps: Deps) {
         items,
         team: isTeam(me),
         machine: isOwner(me) ? await readSnapshot(deps.config) : null,
-        kinds: [...KINDS],
+        kinds: [...TARGET_KINDS],
         groups: [...GROUPS],
         places: [...PLACES],
         intervals: [...INTERVALS],
@@ -208,7 +208,7 @@ export function servicesRoutes(deps: Deps) {
       description: "hook_url is present only for a heartbeat (webhook:) and only in this answer.",
       request: body(CreateBody),
       responses: {
-        200: json(Item.extend({ hook_url: z.string().optional() }), "Created"),
+        200: jsonResponse(Item.extend({ hook_url: z.string().optional() }), "Created"),
         ...errors(400, 401, 409),
       },
     }),
@@ -232,7 +232,7 @@ export function servicesRoutes(deps: Deps) {
       summary: "Change name, what, group, place, interval, alerts and the other settings " +
         "(not kind or target); pause or resume a heartbeat",
       request: { params: Params, ...body(PatchBody) },
-      responses: { 200: json(Item), ...errors(400, 401, 404) },
+      responses: { 200: jsonResponse(Item), ...errors(400, 401, 404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -248,7 +248,7 @@ export function servicesRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Run the check now (60 an hour per account; not for heartbeats)",
       request: { params: Params },
-      responses: { 200: json(Item), ...errors(400, 401, 404, 429) },
+      responses: { 200: jsonResponse(Item), ...errors(400, 401, 404, 429) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -264,7 +264,10 @@ export function servicesRoutes(deps: Deps) {
       tags: ["services"],
       summary: "A heartbeat's last 100 signals, newest first",
       request: { params: Params },
-      responses: { 200: json(z.object({ items: z.array(EventSchema) })), ...errors(401, 404) },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(EventSchema) })),
+        ...errors(401, 404),
+      },
     }),
     async (c) => {
       const me = c.get("account");
@@ -299,7 +302,7 @@ export function servicesRoutes(deps: Deps) {
         "percentile durations are of that day's checks (checked kinds).",
       request: { params: Params },
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           uptime: z.number().nullable().meta({ description: "Mean of the days with data" }),
           days: z.array(DaySchema),
           changes: z.array(z.object({
@@ -337,7 +340,7 @@ export function servicesRoutes(deps: Deps) {
       summary: "A new hook address for a heartbeat; the old one stops at once",
       request: { params: Params },
       responses: {
-        200: json(z.object({ ok: z.literal(true), hook_url: z.string() })),
+        200: jsonResponse(z.object({ ok: z.literal(true), hook_url: z.string() })),
         ...errors(400, 401, 404),
       },
     }),
@@ -358,7 +361,7 @@ export function servicesRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Stop watching a service",
       request: { params: Params },
-      responses: { 200: json(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
+      responses: { 200: jsonResponse(z.object({ ok: z.literal(true) })), ...errors(401, 404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -374,7 +377,7 @@ export function servicesRoutes(deps: Deps) {
       tags: ["team"],
       summary: "Every account's services with account and full target, and the machine",
       responses: {
-        200: json(z.object({
+        200: jsonResponse(z.object({
           items: z.array(ServiceSchema.extend({
             target: z.string(),
             account: z.object({ id: z.number().int(), name: z.string(), email: z.string() }),

@@ -8,7 +8,7 @@ import { RULES } from "../kv/store/rate_limit.ts";
 import { iso } from "../lib/clock.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { body, createRoute, errors, json, router } from "../http/router.ts";
+import { body, createRoute, errors, jsonResponse, router } from "../http/router.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
 import { ActorSchema } from "../http/schemas.ts";
 import { actorView } from "../kv/accounts/accounts.ts";
@@ -32,7 +32,7 @@ export function signInRoutes(deps: Deps) {
       summary: "Mail a sign-in (login) or address confirmation link",
       request: body(LinkRequest),
       responses: {
-        202: json(z.object({ ok: z.literal(true), sent: z.literal(true) }), "Link mailed"),
+        202: jsonResponse(z.object({ ok: z.literal(true), sent: z.literal(true) }), "Link mailed"),
         ...errors(400, 429),
       },
     }),
@@ -56,7 +56,7 @@ export function signInRoutes(deps: Deps) {
       tags: ["sign-in"],
       summary: "Complete a mailed link: signs in, creating the account on first use",
       request: { query: z.object({ token: z.string().min(1).max(200) }) },
-      responses: { 200: json(VerifyAnswer), ...errors(400, 410) },
+      responses: { 200: jsonResponse(VerifyAnswer), ...errors(400, 410) },
     }),
     async (c) => {
       // Hono answers HEAD with the GET handler; a HEAD (a link checker, a prefetch) must not

@@ -16,7 +16,15 @@ import {
 import type { Deps } from "../lib/deps.ts";
 import { badge } from "../lib/svg.ts";
 import { BADGE_FORMATS, projectBadgeState } from "../kv/service/hc_checks.ts";
-import { body, createRoute, type Ctx, errors, idParam, json, router } from "../http/router.ts";
+import {
+  body,
+  createRoute,
+  type Ctx,
+  errors,
+  idParam,
+  jsonResponse,
+  router,
+} from "../http/router.ts";
 import { fail } from "../http/errors.ts";
 import { clientOrigin, guarded, limit } from "../http/guards.ts";
 import { confirmFollow, followerCount } from "../kv/status/followers.ts";
@@ -146,7 +154,7 @@ export function statusRoutes(deps: Deps) {
       path: "/me/status-page",
       tags: ["services"],
       summary: "The settings of the caller's first status page (at the account's address)",
-      responses: { 200: json(SettingsAnswer), ...errors(401) },
+      responses: { 200: jsonResponse(SettingsAnswer), ...errors(401) },
     }),
     async (c) => c.json(await settings(c.get("account")), 200),
   );
@@ -158,7 +166,7 @@ export function statusRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Publish (or withdraw) the first status page and choose its services and notes",
       request: body(PageSettings),
-      responses: { 200: json(SettingsAnswer), ...errors(400, 401) },
+      responses: { 200: jsonResponse(SettingsAnswer), ...errors(400, 401) },
     }),
     async (c) => {
       const me = c.get("account");
@@ -174,7 +182,7 @@ export function statusRoutes(deps: Deps) {
       path: "/me/status-pages",
       tags: ["services"],
       summary: "The caller's status pages, the first one first",
-      responses: { 200: json(z.object({ items: z.array(PageItem) })), ...errors(401) },
+      responses: { 200: jsonResponse(z.object({ items: z.array(PageItem) })), ...errors(401) },
     }),
     async (c) => {
       const me = c.get("account");
@@ -192,7 +200,7 @@ export function statusRoutes(deps: Deps) {
       description: `At most ${MAX_PAGES} pages an account. A slug taken by another page or ` +
         "an account answers 400 naming `slug`.",
       request: body(NewPageSettings),
-      responses: { 201: json(z.object({ item: PageItem })), ...errors(400, 401) },
+      responses: { 201: jsonResponse(z.object({ item: PageItem })), ...errors(400, 401) },
     }),
     async (c) => {
       const me = c.get("account");
@@ -208,7 +216,7 @@ export function statusRoutes(deps: Deps) {
       tags: ["services"],
       summary: "One of the caller's status pages",
       request: { params: PageId },
-      responses: { 200: json(z.object({ item: PageItem })), ...errors(401, 404) },
+      responses: { 200: jsonResponse(z.object({ item: PageItem })), ...errors(401, 404) },
     }),
     async (c) => {
       const me = c.get("account");
@@ -226,7 +234,7 @@ export function statusRoutes(deps: Deps) {
       summary: "Change a status page: its address, publishing, title, services and groups",
       description: "Page 1 lives at the account's address: give it no slug (or its own).",
       request: { params: PageId, ...body(NewPageSettings.partial({ slug: true })) },
-      responses: { 200: json(z.object({ item: PageItem })), ...errors(400, 401, 404) },
+      responses: { 200: jsonResponse(z.object({ item: PageItem })), ...errors(400, 401, 404) },
     }),
     async (c) => {
       const me = c.get("account");
@@ -247,7 +255,7 @@ export function statusRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Delete a status page with its followers (the incidents stay)",
       request: { params: PageId },
-      responses: { 200: json(Ok), ...errors(401, 404) },
+      responses: { 200: jsonResponse(Ok), ...errors(401, 404) },
     }),
     async (c) => {
       await deleteStatusPage(deps, c.get("account").id, c.req.valid("param").id);
@@ -262,7 +270,7 @@ export function statusRoutes(deps: Deps) {
       tags: ["public"],
       summary: "A public status page: chosen services, state, 90 days, incidents, notes",
       request: { params: Slug },
-      responses: { 200: json(PublicPageSchema), ...errors(404) },
+      responses: { 200: jsonResponse(PublicPageSchema), ...errors(404) },
     }),
     async (c) => {
       const page = await publicStatusPage(deps, c.req.valid("param").slug);
@@ -279,7 +287,7 @@ export function statusRoutes(deps: Deps) {
       path: "/me/status-page/notes",
       tags: ["services"],
       summary: "The incident notes of the caller's status page (90 days, newest first)",
-      responses: { 200: json(z.object({ items: z.array(NoteSchema) })), ...errors(401) },
+      responses: { 200: jsonResponse(z.object({ items: z.array(NoteSchema) })), ...errors(401) },
     }),
     async (c) => {
       const notes = await listNotes(deps.kv, c.get("account").id, deps.clock.now());
@@ -294,7 +302,7 @@ export function statusRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Post an incident note on the status page; it is mailed to the followers",
       request: body(NoteBody),
-      responses: { 201: json(z.object({ item: NoteSchema })), ...errors(400, 401, 429) },
+      responses: { 201: jsonResponse(z.object({ item: NoteSchema })), ...errors(400, 401, 429) },
     }),
     async (c) => {
       const note = await postNote(deps, c.get("account").id, c.req.valid("json"));
@@ -309,7 +317,7 @@ export function statusRoutes(deps: Deps) {
       tags: ["services"],
       summary: "Delete an incident note",
       request: { params: z.object({ id: idParam }) },
-      responses: { 200: json(Ok), ...errors(401, 404) },
+      responses: { 200: jsonResponse(Ok), ...errors(401, 404) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -329,7 +337,7 @@ export function statusRoutes(deps: Deps) {
         "per client address.",
       request: { params: Slug, ...body(FollowBody) },
       responses: {
-        202: json(z.object({ ok: z.literal(true), sent: z.literal(true) }), "Link mailed"),
+        202: jsonResponse(z.object({ ok: z.literal(true), sent: z.literal(true) }), "Link mailed"),
         ...errors(400, 404, 429),
       },
     }),
@@ -351,7 +359,7 @@ export function statusRoutes(deps: Deps) {
         tags: ["public"],
         summary,
         request: { params: Slug, ...body(FollowToken) },
-        responses: { 200: json(PageRef), ...errors(400, 410) },
+        responses: { 200: jsonResponse(PageRef), ...errors(400, 410) },
       }),
       async (c) => {
         const { slug } = await act(deps, c.req.valid("json").token);
@@ -368,7 +376,7 @@ export function statusRoutes(deps: Deps) {
       summary: "Make (or replace) the service's public SVG badge address",
       request: { params: z.object({ id: idParam }) },
       responses: {
-        200: json(z.object({ ok: z.literal(true), badge_url: z.string() })),
+        200: jsonResponse(z.object({ ok: z.literal(true), badge_url: z.string() })),
         ...errors(401, 404),
       },
     }),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LANGS, PROFILE_ROLES } from "../kv/accounts/profile.ts";
 import { canonicalEmail, emailSchema } from "../lib/email.ts";
-import { chars, INVISIBLE_MESSAGE, multiLine, oneLine, visibleText } from "./text.ts";
+import { chars, INVISIBLE_MESSAGE, multiLine, oneLineField, visibleText } from "./text.ts";
 
 /**
  * The request schemas of an account's own things, validated by the API's routes (api/sign_in.ts,
@@ -28,16 +28,16 @@ export const LinkRequest = z.object({
 
 const langSet = new Set(LANGS);
 
-export const ProfilePatch = z.object({
+export const ProfilePatchBody = z.object({
   name: z.string().trim().refine((s) => s === "" || (chars(s) >= 2 && chars(s) <= 120), {
     message: "must be 2 to 120 characters (empty clears)",
   }).refine((s) => s.isWellFormed() && !/\p{Cc}/u.test(s), { message: "must be one line of text" })
     .refine(visibleText, { message: INVISIBLE_MESSAGE }).optional(),
-  org: oneLine(200).optional(),
+  org: oneLineField(200).optional(),
   role: z.enum(["", ...PROFILE_ROLES]).optional(),
   about: multiLine(280).optional(),
   bio: multiLine(4000).optional(),
-  place: oneLine(120).optional(),
+  place: oneLineField(120).optional(),
   contact: z.string().trim().max(320).transform((v, ctx) => {
     if (v === "") return "";
     const e = canonicalEmail(v);
@@ -85,7 +85,7 @@ export const InviteBody = z.object({
 
 /** A key of the Healthchecks-compatible API (POST /api/me/api-keys, /me/api-keys). */
 export const ApiKeyInput = z.object({
-  name: oneLine(80).default("").meta({ description: "A name to tell keys apart" }),
+  name: oneLineField(80).default("").meta({ description: "A name to tell keys apart" }),
   readonly: z.boolean().default(false).meta({
     description: "true: a read-only key (hcr_), which lists and reads checks only",
   }),

@@ -5,7 +5,7 @@ import { REQUEST_KINDS, type RequestKind } from "../kv/forms/requests.ts";
 import { emailSchema } from "../lib/email.ts";
 import { ChainSchema, MAX_RECORDS, RecordSchema } from "../lib/record_chain.ts";
 import { honeypotField } from "./guards.ts";
-import { chars, multiLine, oneLine } from "./text.ts";
+import { chars, multiLine, oneLineField } from "./text.ts";
 import { LEARNING_SHAPE } from "../lib/learning.ts";
 import { MAX_MATERIAL_LABEL, MAX_MATERIALS } from "../kv/catalogue/materials.ts";
 
@@ -28,20 +28,20 @@ const learningPatch = Object.fromEntries(
 ) as { [K in keyof typeof LEARNING_SHAPE]: z.ZodOptional<(typeof LEARNING_SHAPE)[K]> };
 
 export const ProposalBody = z.object({
-  name: oneLine(120).min(2),
+  name: oneLineField(120).min(2),
   email: emailSchema,
-  title: oneLine(160).min(3),
+  title: oneLineField(160).min(3),
   area: z.enum(AREAS).nullish().transform((v) => v ?? "other"),
   summary: multiLine(4000, 1),
   trail: multiLine(12000).nullish().transform((v) => v ?? ""),
   records: z.array(RecordSchema).max(MAX_RECORDS).nullish(),
   chain: ChainSchema.nullish(),
   files: z.array(z.object({
-    label: oneLine(120).nullish().transform((v) => v ?? ""),
+    label: oneLineField(120).nullish().transform((v) => v ?? ""),
     url: httpsUrl,
   })).max(10).nullish().transform((v) => v ?? []),
   attribution: z.enum(["keep", "remove"]).nullish().transform((v) => v ?? "keep"),
-  who: oneLine(LIMITS.who).nullish().transform((v) => v ?? "")
+  who: oneLineField(LIMITS.who).nullish().transform((v) => v ?? "")
     .meta({ description: "who the module is for, in words (the module's `who`)" }),
   ...learningPatch,
   website: honeypotField,
@@ -54,7 +54,7 @@ export const ProposalPatch = z.object({
 }).meta({ id: "ProposalChange" });
 
 export const RequestBody = z.object({
-  name: oneLine(120).min(2),
+  name: oneLineField(120).min(2),
   email: emailSchema,
   // Any unknown text becomes other, however long: the interface maps unknown values, it does not
   // refuse them (the kind is never stored as sent).
@@ -62,8 +62,8 @@ export const RequestBody = z.object({
     REQUEST_KINDS.includes(v as RequestKind) ? v as RequestKind : "other"
   ).meta({ type: "string", enum: [...REQUEST_KINDS] }),
   text: multiLine(4000, 10),
-  org: oneLine(200).nullish().transform((v) => v ?? ""),
-  module: oneLine(120).nullish().transform((v) => v ?? ""),
+  org: oneLineField(200).nullish().transform((v) => v ?? ""),
+  module: oneLineField(120).nullish().transform((v) => v ?? ""),
   website: honeypotField,
 }).meta({ id: "RequestForm" });
 
@@ -86,8 +86,8 @@ const GetsSchema = z.union([z.array(text(LIMITS.getsLine)), text(10_000)])
     return lines;
   }).refine((g) => g.length <= LIMITS.gets, { message: `at most ${LIMITS.gets} lines` });
 
-export const ModulePatch = z.object({
-  title: oneLine(LIMITS.title[1]).min(LIMITS.title[0]).optional(),
+export const ModulePatchBody = z.object({
+  title: oneLineField(LIMITS.title[1]).min(LIMITS.title[0]).optional(),
   who: text(LIMITS.who).optional(),
   lede: text(LIMITS.lede).optional(),
   about: text(LIMITS.about).optional(),
@@ -100,7 +100,7 @@ export const ModulePatch = z.object({
   gets: GetsSchema.optional().meta({ description: "lines of text" }),
   ...learningPatch,
   materials: z.array(z.object({
-    label: oneLine(MAX_MATERIAL_LABEL).nullish(),
+    label: oneLineField(MAX_MATERIAL_LABEL).nullish(),
     url: z.string().trim().min(1).max(500),
   })).max(MAX_MATERIALS).optional().meta({
     description: "files (the path of one of your public files) and https links; replaces the list",

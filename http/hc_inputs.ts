@@ -19,7 +19,7 @@ const seconds = (name: string) =>
 const off = <T extends z.ZodType>(schema: T, name: string, none: unknown) =>
   schema.refine((v) => v === none, `${name} is not supported here`);
 
-export const HcSpec = z.object({
+export const HcSpecBody = z.object({
   name: text("name", 100),
   slug: text("slug", 100).regex(/^[a-z0-9_-]*$/, "slug does not match pattern"),
   tags: text("tags", 500),

@@ -6,7 +6,7 @@ import {
   MAX_TITLE,
   MAX_UPDATE_TEXT,
 } from "../kv/status/incidents.ts";
-import { multiLine, oneLine } from "./text.ts";
+import { multiLine, oneLineField } from "./text.ts";
 
 /**
  * The request schemas of incidents (kv/status/incidents.ts), validated by /api/me/incidents
@@ -24,7 +24,7 @@ const services = z.array(z.number().int().positive()).max(MAX_AFFECTED).meta({
 });
 
 export const IncidentBody = z.object({
-  title: oneLine(MAX_TITLE).min(3),
+  title: oneLineField(MAX_TITLE).min(3),
   services: services.default([]),
   impact: impact.default("minor"),
   state: state.default("investigating"),
@@ -34,7 +34,7 @@ export const IncidentBody = z.object({
 export const IncidentUpdateBody = z.object({
   state,
   text: multiLine(MAX_UPDATE_TEXT, 1),
-  title: oneLine(MAX_TITLE).min(3).optional(),
+  title: oneLineField(MAX_TITLE).min(3).optional(),
   impact: impact.optional(),
   services: services.optional(),
 }).meta({ id: "IncidentUpdateInput" });

@@ -68,7 +68,7 @@ export function errors(...codes: (keyof typeof described)[]) {
 }
 
 /** A JSON response entry for createRoute. */
-export function json<T extends z.ZodType>(schema: T, description = "OK") {
+export function jsonResponse<T extends z.ZodType>(schema: T, description = "OK") {
   return { description, content: { "application/json": { schema } } };
 }
 

@@ -3,7 +3,7 @@ import { GROUPS, INTERVALS, MAX_TAG, MAX_TAGS, PLACES } from "../kv/service/comm
 import { GRACE_MAX, GRACE_MIN, MAX_CRON, validTimeZone } from "../lib/schedule.ts";
 import { MAX_NOTE_TEXT, NOTE_KINDS } from "../kv/status/notes.ts";
 import { emailSchema } from "../lib/email.ts";
-import { multiLine, oneLine } from "./text.ts";
+import { multiLine, oneLineField } from "./text.ts";
 import { HC_SLUG_RE } from "../lib/text.ts";
 import {
   HTTP_METHODS,
@@ -24,7 +24,7 @@ const interval = z.number().int().refine((v) => (INTERVALS as readonly number[])
 });
 // One line without control characters or lone surrogates, as every other name of the service:
 // it goes into alert mail subjects and the team's listing.
-const name = oneLine(80).min(2);
+const name = oneLineField(80).min(2);
 const what = multiLine(160);
 const place = z.enum(PLACES).nullable();
 const schedule = z.string().max(MAX_CRON).nullable().meta({
@@ -254,7 +254,7 @@ const instant = z.iso.datetime({ offset: true, error: "must be a date and time" 
 
 /** A maintenance window (POST /api/me/maintenance, /me/maintenance). */
 export const WindowBody = z.object({
-  name: oneLine(80).min(2, "must be at least 2 characters"),
+  name: oneLineField(80).min(2, "must be at least 2 characters"),
   services: z.array(z.number().int().positive()).max(30).default([]).meta({
     description: "Ids of the services it covers",
   }),

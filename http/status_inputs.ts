@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MAX_NOTE } from "../kv/status/page.ts";
 import { MAX_PAGES, PAGE_SLUG_RE } from "../kv/status/settings.ts";
 import { StatusLink } from "./services_inputs.ts";
-import { multiLine, oneLine } from "./text.ts";
+import { multiLine, oneLineField } from "./text.ts";
 
 /**
  * The settings of a status page, validated by /api/me/status-page, /api/me/status-pages
@@ -13,13 +13,13 @@ export const MAX_PAGE_GROUP = 40;
 
 export const PageSettings = z.object({
   enabled: z.boolean(),
-  title: oneLine(80).default(""),
+  title: oneLineField(80).default(""),
   services: z.array(z.object({
     id: z.number().int().positive(),
     note: multiLine(MAX_NOTE).default("").meta({
       description: "An incident or maintenance text shown with the service",
     }),
-    group: oneLine(MAX_PAGE_GROUP).default("").meta({
+    group: oneLineField(MAX_PAGE_GROUP).default("").meta({
       description: "The heading it stands under on this page; empty: the service's own group",
     }),
   })).max(30).default([]).meta({

@@ -6,7 +6,7 @@ const CONTROL = /\p{Cc}/u;
 const CONTROL_BUT_LINES = /[^\P{Cc}\n\r\t]/u;
 
 /** Trimmed one-line text up to `max` characters, without control characters or lone surrogates. */
-export const oneLine = (max: number) =>
+export const oneLineField = (max: number) =>
   z.string().trim().max(max).refine((s) => s.isWellFormed() && !CONTROL.test(s), {
     message: "must be one line of text without control characters",
   }).refine(visibleText, { message: INVISIBLE_MESSAGE });

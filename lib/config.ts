@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { canonicalEmail } from "./email.ts";
-import { type Level, LEVELS } from "./log.ts";
+import { type Level, LOG_LEVELS } from "./log.ts";
 import { type Network, parseNetworks } from "./networks.ts";
 
 const optionalUrl = (schemes: string[]) =>
@@ -67,7 +67,7 @@ const envSchema = z.object({
   TRUST_PROXY: z.enum(["1", "0"]).optional(),
   MACHINE_SNAPSHOT: z.string().min(1).optional(),
   CATALOGUE_FILE: z.string().min(1).optional(),
-  LOG_LEVEL: z.enum(LEVELS).default("info"),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   METRICS_TOKEN: z.string().min(16, { message: "must be at least 16 characters" }).optional(),
   TEST_CLOCK_FILE: z.string().min(1).optional(),
   SECRETS_KEY: z.string().min(32).optional(),
@@ -89,7 +89,7 @@ const ENV_RULES: Record<string, string> = {
   TEAM_INBOX: "must be an e-mail address",
   REPORT_INBOX: "must be an e-mail address",
   TRUST_PROXY: "must be 1 or 0",
-  LOG_LEVEL: `must be one of ${LEVELS.join(", ")}`,
+  LOG_LEVEL: `must be one of ${LOG_LEVELS.join(", ")}`,
   METRICS_TOKEN: "must be at least 16 characters",
   SECRETS_KEY: "must be at least 32 characters (openssl rand -base64 32 makes one)",
   CHANNEL_NETWORKS: "must be networks separated by commas, as 192.168.1.0/24, fd00::/8",

@@ -55,7 +55,7 @@ function sealKey(purpose: string, secret: string): Promise<CryptoKey> {
 }
 
 /** `value` (JSON) encrypted with the key of `secret`: what KV keeps holds no readable secret. */
-export async function seal(purpose: string, secret: string, value: unknown): Promise<Sealed> {
+export async function sealValue(purpose: string, secret: string, value: unknown): Promise<Sealed> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const data = new Uint8Array(
     await crypto.subtle.encrypt(
@@ -67,8 +67,8 @@ export async function seal(purpose: string, secret: string, value: unknown): Pro
   return { iv, data };
 }
 
-/** The value `seal` encrypted, or null when `secret` is not the one it was sealed with. */
-export async function unseal<T>(
+/** The value `sealValue` encrypted, or null when `secret` is not the one it was sealed with. */
+export async function unsealValue<T>(
   purpose: string,
   secret: string,
   sealed: Sealed,

@@ -94,7 +94,7 @@ export const FILE_KINDS: Readonly<Record<string, FileKind>> = {
 };
 
 /** The kind for an ending, or null when it is not on the list. */
-export function kindOf(ext: string): FileKind | null {
+export function fileKindOf(ext: string): FileKind | null {
   return Object.hasOwn(FILE_KINDS, ext) ? FILE_KINDS[ext] : null;
 }
 

@@ -93,7 +93,7 @@ const AUDIENCES = terms("http://purl.org/dcx/lrmi-vocabs/educationalAudienceRole
   ["generalPublic", "Everyone"],
 ]);
 
-export const LEVELS = terms("https://w3id.org/kim/educationalLevel/", [
+export const EDUCATION_LEVELS = terms("https://w3id.org/kim/educationalLevel/", [
   ["level_0", "Early childhood"],
   ["level_1", "Primary"],
   ["level_2", "Lower secondary"],
@@ -183,7 +183,7 @@ const ACCESSIBILITY = terms("", [
 
 export const VOCABULARIES = {
   audience: AUDIENCES,
-  level: LEVELS,
+  level: EDUCATION_LEVELS,
   subject: SUBJECTS,
   language: LANGUAGES,
   type: TYPES,

@@ -14,8 +14,8 @@
 
 import { iso } from "./clock.ts";
 
-export const LEVELS = ["debug", "info", "warn", "error", "off"] as const;
-export type Level = (typeof LEVELS)[number];
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "off"] as const;
+export type Level = (typeof LOG_LEVELS)[number];
 const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
 
 type Fields = Record<string, string | number | boolean | null | undefined>;

@@ -8,7 +8,7 @@ import { lastDueAtOrBefore, nextDueAfter } from "./schedule.ts";
  * from each scheduled time (the schedule's semantics are lib/schedule.ts's).
  */
 
-export interface Timing {
+export interface WindowTiming {
   /** Once: the window's start and end (ms). */
   from: number | null;
   to: number | null;
@@ -41,14 +41,14 @@ export const covers = (w: Coverage, s: { id: number; group: string; place: strin
   (s.place !== null && w.places.includes(s.place));
 
 /** The end of a scheduled run that starts at `start`: its length, or the end by hand first. */
-function runEnd(w: Timing, start: number): number {
+function runEnd(w: WindowTiming, start: number): number {
   const end = start + w.minutes! * MINUTE;
   const cut = w.ended?.find((at) => at >= start);
   return cut !== undefined && cut < end ? cut : end;
 }
 
 /** The end of the window's run that holds `now`; null when it does not run then. */
-export function runningUntil(w: Timing, now: number): number | null {
+export function runningUntil(w: WindowTiming, now: number): number | null {
   if (w.from !== null && w.to !== null) return w.from <= now && now < w.to ? w.to : null;
   if (!w.cron || !w.tz || !w.minutes) return null;
   // The latest start ends latest (an end by hand ends every earlier run too): if it does not
@@ -60,14 +60,14 @@ export function runningUntil(w: Timing, now: number): number | null {
 }
 
 /** The next start strictly after `now`; null when none is left. */
-export function nextStart(w: Timing, now: number): number | null {
+export function nextStart(w: WindowTiming, now: number): number | null {
   if (w.from !== null && w.to !== null) return w.from > now ? w.from : null;
   if (!w.cron || !w.tz) return null;
   return nextDueAfter({ cron: w.cron, tz: w.tz }, now);
 }
 
 /** The stretches [start, end) of the window within [from, to), in order. */
-export function runsWithin(w: Timing, from: number, to: number): [number, number][] {
+export function runsWithin(w: WindowTiming, from: number, to: number): [number, number][] {
   if (w.from !== null && w.to !== null) {
     const a = Math.max(w.from, from);
     const b = Math.min(w.to, to);

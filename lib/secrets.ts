@@ -25,7 +25,7 @@ const fromBase64url = (s: string) =>
   Uint8Array.from(atob(s.replaceAll("-", "+").replaceAll("_", "/")), (c) => c.charCodeAt(0));
 
 /** `v1.<iv>.<ciphertext>` of the text, bound to `bound` (the owning record's name). */
-export async function seal(key: CryptoKey, text: string, bound: string): Promise<string> {
+export async function sealSecret(key: CryptoKey, text: string, bound: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const data = await crypto.subtle.encrypt(
     { name: "AES-GCM", iv, additionalData: encoder.encode(bound) },
@@ -36,7 +36,7 @@ export async function seal(key: CryptoKey, text: string, bound: string): Promise
 }
 
 /** The sealed text, or null when it does not open with this key for this record. */
-export async function unseal(
+export async function unsealSecret(
   key: CryptoKey,
   sealed: string,
   bound: string,

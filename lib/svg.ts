@@ -103,7 +103,7 @@ export function uptimeBars(
 }
 
 /** One result of a beat bar: when, how it went, its text (time and result in words). */
-export interface Beat {
+export interface BeatBar {
   at: number;
   tone: "ok" | "warn" | "off";
   label: string;
@@ -115,7 +115,7 @@ export interface Beat {
  * focusable in turn (one tab stop: web/static/live.js moves along them with the arrow keys)
  * and names its time and result.
  */
-export function beatBar(beats: Beat[], opts: { slots?: number; label: string }): string {
+export function beatBar(beats: BeatBar[], opts: { slots?: number; label: string }): string {
   const slots = opts.slots ?? 50;
   const shown = beats.slice(-slots);
   const bw = 6;

@@ -7,8 +7,8 @@ import type { Resolver } from "./net.ts";
  * check connects to exactly the address validated here (no second resolution).
  */
 
-export const KINDS = ["url", "mcp", "tcp", "tls", "webhook"] as const;
-export type Kind = typeof KINDS[number];
+export const TARGET_KINDS = ["url", "mcp", "tcp", "tls", "webhook"] as const;
+export type Kind = typeof TARGET_KINDS[number];
 
 export interface Target {
   kind: Kind;

@@ -420,7 +420,7 @@ async function allRoutes(): Promise<[AreaName, string, string][]> {
 function areasOver(path: string): AreaName[] {
   const table = new TrieRouter<AreaName>();
   for (const name of Object.keys(ROUTE_AREAS) as AreaName[]) {
-    for (const prefix of ROUTE_AREAS[name].under) table.add("ALL", prefix, name);
+    for (const prefix of ROUTE_AREAS[name].prefixes) table.add("ALL", prefix, name);
   }
   return table.match("ALL", path)[0].map(([name]) => name);
 }
@@ -445,7 +445,7 @@ Deno.test("app: every route of an area lies under one of its prefixes", async ()
       order.indexOf(o) < order.indexOf(name) && m === method && p === path
     );
     for (const [other] of earlier) {
-      for (const prefix of ROUTE_AREAS[name].under) {
+      for (const prefix of ROUTE_AREAS[name].prefixes) {
         assert.ok(areasOver(prefix.replace(/\/\*$/, "")).includes(other), `${name} ${prefix}`);
       }
     }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FILE_KINDS, isActiveType, kindOf } from "../lib/file_kinds.ts";
+import { FILE_KINDS, fileKindOf, isActiveType } from "../lib/file_kinds.ts";
 import {
   cleanFileName,
   cleanText,
@@ -66,20 +66,20 @@ Deno.test("file names: Content-Disposition has an ASCII fallback and the UTF-8 n
 });
 
 Deno.test("file kinds: endings decide the type; active types are flagged", () => {
-  assert.equal(kindOf("pdf")?.type, "application/pdf");
-  assert.equal(kindOf("mp4")?.group, "video");
+  assert.equal(fileKindOf("pdf")?.type, "application/pdf");
+  assert.equal(fileKindOf("mp4")?.group, "video");
   for (const bad of ["exe", "js", "sh", "bat", "php", "", "constructor", "__proto__"]) {
-    assert.equal(kindOf(bad), null, bad);
+    assert.equal(fileKindOf(bad), null, bad);
   }
   for (const [ext, kind] of Object.entries(FILE_KINDS)) {
     assert.equal(ext, ext.toLowerCase());
     assert.match(kind.type, /^[a-z]+\/[a-z0-9.+-]+$/, ext);
   }
   for (const ext of ["html", "htm", "svg", "xml", "gpx", "kml"]) {
-    assert.ok(isActiveType(kindOf(ext)!.type), ext);
+    assert.ok(isActiveType(fileKindOf(ext)!.type), ext);
   }
   for (const ext of ["pdf", "png", "txt", "json", "mp3"]) {
-    assert.ok(!isActiveType(kindOf(ext)!.type), ext);
+    assert.ok(!isActiveType(fileKindOf(ext)!.type), ext);
   }
 });
 

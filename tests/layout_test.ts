@@ -660,3 +660,78 @@ Deno.test("layout: every kv module lives in its aggregate's folder, with the fol
     for (const m of modules) assert.ok(readme.includes(m), `kv/${folder}/README.md names ${m}`);
   }
 });
+
+/**
+ * The names a module exports as its own: what it declares, and what it exports under a new name.
+ * Passing on an imported binding under its own name (`export { x }`, `export { x } from`) is the
+ * same binding, not a second name.
+ */
+function ownExports(text: string): string[] {
+  const names = new Set<string>();
+  const declared =
+    /^export\s+(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?(?:function\*?|const|let|var|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/gm;
+  for (const m of text.matchAll(declared)) names.add(m[1]);
+  const imported = new Set<string>();
+  for (const m of text.matchAll(/^import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{([^}]*)\}/gm)) {
+    for (const part of m[1].split(",")) {
+      const local = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/).pop()!.trim();
+      if (local) imported.add(local);
+    }
+  }
+  for (const m of text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}(\s*from\b)?/gm)) {
+    for (const part of m[1].split(",")) {
+      const [local, renamed] = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/);
+      if (!local) continue;
+      if (renamed) names.add(renamed.trim());
+      else if (!m[2] && !imported.has(local)) names.add(local);
+    }
+  }
+  return [...names];
+}
+
+/**
+ * Names two product modules may both export, each with the reason. Empty: a name says what it
+ * holds, so two things of one name are one thing too many (import one under another name, or
+ * name each for what it is).
+ */
+const SHARED_EXPORTS: Record<string, string> = {};
+
+Deno.test("layout: no two product modules export the same name", async () => {
+  const where = new Map<string, string[]>();
+  for (const file of await sourceFiles()) {
+    if (!PRODUCT.includes(folder(file)) && !["main.ts", "app.ts", "areas.ts"].includes(file)) {
+      continue;
+    }
+    if (file.endsWith(".d.ts")) continue;
+    for (const name of ownExports(code(await Deno.readTextFile(`${ROOT}${file}`)))) {
+      where.set(name, [...(where.get(name) ?? []), file]);
+    }
+  }
+  const twice = [...where].filter(([name, files]) => files.length > 1 && !(name in SHARED_EXPORTS))
+    .map(([name, files]) => `${name}: ${files.join(", ")}`);
+  assert.deepEqual(twice, [], "give each a name that says what it holds");
+});
+
+Deno.test("layout: the export scan tells a module's own names from passed-on ones", () => {
+  const text = [
+    'import { a, type B, c as d } from "./x.ts";',
+    "export const one = 1;",
+    "export async function two() {}",
+    "export interface Three {}",
+    "export type Four = string;",
+    "const five = 5;",
+    "export { a, type B, d, five };",
+    'export { six } from "./y.ts";',
+    'export { seven as eight } from "./y.ts";',
+    "export { a as nine };",
+  ].join("\n");
+  assert.deepEqual(ownExports(text).sort(), [
+    "Four",
+    "Three",
+    "eight",
+    "five",
+    "nine",
+    "one",
+    "two",
+  ]);
+});

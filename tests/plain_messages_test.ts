@@ -5,7 +5,7 @@
  * type name ("string", "NaN"). And the text fields' `maxlength` and `required` are the server's.
  */
 import assert from "node:assert/strict";
-import { ProfilePatch } from "../http/account_inputs.ts";
+import { ProfilePatchBody } from "../http/account_inputs.ts";
 import { CreateBody } from "../http/services_inputs.ts";
 import { rulesOf } from "../web/_form.tsx";
 import { seedModule } from "./_catalogue.ts";
@@ -159,7 +159,7 @@ Deno.test("every form with too-long, empty and wrong-kind values: messages in pl
 });
 
 Deno.test("text fields carry the server's maxlength and required", async () => {
-  const profile = rulesOf(ProfilePatch);
+  const profile = rulesOf(ProfilePatchBody);
   assert.deepEqual(profile.about, { maxlength: 280, required: false });
   assert.deepEqual(rulesOf(CreateBody).name, { maxlength: 80, required: true });
 

@@ -19,7 +19,7 @@ import {
   valueLabel,
   valuesOf,
 } from "./_catalogue.ts";
-import { U } from "./_layout.tsx";
+import { UserText } from "./_layout.tsx";
 
 export const FACET_LABELS: Record<Facet, string> = {
   licence: "Licence",
@@ -110,7 +110,7 @@ export function FacetPanel({ f, counts }: { f: Filter; counts: FacetCounts }) {
                     aria-current={on ? "true" : undefined}
                     class={on ? "on" : undefined}
                   >
-                    <U>{valueLabel(facet, v)}</U> ({n})
+                    <UserText>{valueLabel(facet, v)}</UserText> ({n})
                     {on ? <span class="visually-hidden">(chosen: remove)</span> : null}
                   </a>
                 </li>
@@ -132,7 +132,8 @@ export function ChosenFilters({ f }: { f: Filter }) {
       {chosen.map((facet) => (
         <li>
           <a href={withFilter(f, facet, undefined)}>
-            Remove {FACET_LABELS[facet].toLowerCase()}: <U>{valueLabel(facet, f[facet]!)}</U>
+            Remove {FACET_LABELS[facet].toLowerCase()}:{" "}
+            <UserText>{valueLabel(facet, f[facet]!)}</UserText>
           </a>
         </li>
       ))}
@@ -140,7 +141,7 @@ export function ChosenFilters({ f }: { f: Filter }) {
         ? (
           <li>
             <a href={withFilter(f, "q", undefined)}>
-              Remove the words “<U>{f.q}</U>”
+              Remove the words “<UserText>{f.q}</UserText>”
             </a>
           </li>
         )
@@ -178,7 +179,7 @@ export function NoMatch(
                 return (
                   <li>
                     <a href={withFilter(f, facet, undefined)}>
-                      Remove <U>{what}</U>
+                      Remove <UserText>{what}</UserText>
                     </a>{" "}
                     ({n} module{n === 1 ? "" : "s"})
                   </li>

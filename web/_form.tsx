@@ -425,6 +425,6 @@ export function fields(
 export const checked = (v: string | undefined) => v === "on" || v === "true";
 
 /** An empty text field as "not given" (undefined), for optional schema fields. */
-export const given = (
+export const nonBlank = (
   v: string | undefined,
 ) => (v === undefined || v.trim() === "" ? undefined : v);

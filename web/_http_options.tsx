@@ -1,4 +1,4 @@
-import { Checkbox, checked, Field, type FormView, given, Select, TextArea } from "./_form.tsx";
+import { Checkbox, checked, Field, type FormView, nonBlank, Select, TextArea } from "./_form.tsx";
 import { HTTP_METHODS, type HttpOptions, JSON_OPERATORS } from "../lib/checks/http_options.ts";
 
 /**
@@ -129,7 +129,7 @@ function ControlOf({ c, view }: { c: Control; view: FormView }) {
 /** The fieldset; open when any option is set or refused. */
 export function HttpOptionsFieldset({ view }: { view: FormView }) {
   const set =
-    Object.keys(view.values).some((k) => k.startsWith("http.") && given(view.values[k])) ||
+    Object.keys(view.values).some((k) => k.startsWith("http.") && nonBlank(view.values[k])) ||
     Object.keys(view.errors).some((k) => k.startsWith("http"));
   return (
     <details open={set}>
@@ -158,7 +158,7 @@ function headerLines(text: string): Record<string, string> {
   return out;
 }
 
-const num = (v: string | undefined) => (given(v) === undefined ? undefined : Number(v));
+const num = (v: string | undefined) => (nonBlank(v) === undefined ? undefined : Number(v));
 
 /**
  * The fieldset's values as the API's `http`: only what was given (the default method and
@@ -167,24 +167,24 @@ const num = (v: string | undefined) => (given(v) === undefined ? undefined : Num
  */
 export function httpInput(f: Record<string, string>): HttpOptions | null | undefined {
   const o: Record<string, unknown> = {};
-  const method = given(f["http.method"]);
+  const method = nonBlank(f["http.method"]);
   if (method && method !== "GET") o.method = method;
-  const headers = given(f["http.headers"]);
+  const headers = nonBlank(f["http.headers"]);
   if (headers) o.headers = headerLines(headers);
-  const body = given(f["http.body"]);
+  const body = nonBlank(f["http.body"]);
   if (body) o.body = body;
-  const accepted = given(f["http.accepted"]);
+  const accepted = nonBlank(f["http.accepted"]);
   if (accepted) o.accepted = accepted.split(/[\s,]+/).filter((a) => a !== "");
-  const keyword = given(f["http.keyword"]);
+  const keyword = nonBlank(f["http.keyword"]);
   if (keyword) {
     o.keyword = keyword;
     if (checked(f["http.keyword_absent"])) o.keyword_absent = true;
     if (checked(f["http.keyword_case"])) o.keyword_case = false;
   }
-  const query = given(f["http.json_query"]);
+  const query = nonBlank(f["http.json_query"]);
   if (query) {
     o.json_query = query;
-    const op = given(f["http.json_operator"]);
+    const op = nonBlank(f["http.json_operator"]);
     if (op && op !== "==") o.json_operator = op;
     o.json_expected = f["http.json_expected"] ?? "";
   }

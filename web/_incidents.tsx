@@ -12,7 +12,7 @@ import {
 } from "../kv/status/incidents.ts";
 import { monthWords } from "../lib/clock.ts";
 import { durationText } from "../lib/report.ts";
-import { U } from "./_layout.tsx";
+import { UserText } from "./_layout.tsx";
 import { At } from "./_me.tsx";
 
 const TONE: Record<IncidentState, string> = {
@@ -23,7 +23,7 @@ const TONE: Record<IncidentState, string> = {
 };
 
 /** An incident's state in its colour, with its word. */
-export function IncidentState({ state }: { state: IncidentState }) {
+export function IncidentStateTag({ state }: { state: IncidentState }) {
   return <span class={`tag state state-${TONE[state]}`}>{STATE_WORDS[state]}</span>;
 }
 
@@ -54,18 +54,18 @@ export function IncidentCard(
         {props.link
           ? (
             <a href={props.link}>
-              <U>{i.title}</U>
+              <UserText>{i.title}</UserText>
             </a>
           )
-          : <U>{i.title}</U>}
+          : <UserText>{i.title}</UserText>}
       </Title>
       <p class="meta">
-        <IncidentState state={i.state} /> · Impact: {IMPACT_WORDS[i.impact]}
+        <IncidentStateTag state={i.state} /> · Impact: {IMPACT_WORDS[i.impact]}
         {affected.length
           ? (
             <>
               {" · Affects "}
-              <U>{affected.join(", ")}</U>
+              <UserText>{affected.join(", ")}</UserText>
             </>
           )
           : null}
@@ -81,7 +81,7 @@ export function IncidentCard(
       {props.explained
         ? (
           <p class="notice">
-            Explained: <U>{props.explained}</U>
+            Explained: <UserText>{props.explained}</UserText>
           </p>
         )
         : null}
@@ -92,7 +92,7 @@ export function IncidentCard(
               <strong>{STATE_WORDS[u.state]}</strong> · <At at={u.at} />
             </p>
             <p class="update-text">
-              <U>{u.text}</U>
+              <UserText>{u.text}</UserText>
             </p>
           </li>
         ))}

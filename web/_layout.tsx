@@ -59,12 +59,12 @@ function OwnHeader({ site }: { site: OwnSite }) {
     <header class="own">
       <a href={site.home} class="brand">
         {site.logo ? <img src={site.logo} alt="" width="40" height="40" class="logo" /> : null}
-        <U>{site.title}</U>
+        <UserText>{site.title}</UserText>
       </a>
       {site.link && host
         ? (
           <a href={site.link} rel="noopener">
-            <U>{host}</U>
+            <UserText>{host}</UserText>
           </a>
         )
         : null}
@@ -79,7 +79,7 @@ declare module "hono" {
 }
 
 /** User text as shown: bidi and zero-width controls removed, its direction isolated. */
-export function U(props: { children?: string | null }) {
+export function UserText(props: { children?: string | null }) {
   const text = displayText(props.children ?? "");
   return <bdi>{text}</bdi>;
 }
@@ -139,16 +139,16 @@ function jsonLdText(data: object): string {
  * where the page is and who looks, and rendering them was a sixth of a small page's CPU. Keys
  * are few (paths of the navigations, a viewer's name); the set is emptied when full.
  */
-export function kept(key: string, make: () => Child): HtmlEscapedString {
-  let html = keptParts.get(key);
+export function cachedPart(key: string, make: () => Child): HtmlEscapedString {
+  let html = cachedParts.get(key);
   if (html === undefined) {
     html = raw(String(make()));
-    if (keptParts.size >= 1000) keptParts.clear();
-    keptParts.set(key, html);
+    if (cachedParts.size >= 1000) cachedParts.clear();
+    cachedParts.set(key, html);
   }
   return html;
 }
-const keptParts = new Map<string, HtmlEscapedString>();
+const cachedParts = new Map<string, HtmlEscapedString>();
 
 /** The links of the main navigation: a page's path outside them renders as any other. */
 const NAV_PATHS = new Set([
@@ -164,7 +164,7 @@ const NAV_PATHS = new Set([
 function Nav(props: { viewer: Account | null; path: string }) {
   const { viewer } = props;
   const path = NAV_PATHS.has(props.path) ? props.path : "";
-  return kept(
+  return cachedPart(
     viewer ? `nav in ${path} ${viewer.name}` : `nav out ${path}`,
     () => <NavLinks viewer={viewer} path={path} />,
   );
@@ -200,7 +200,7 @@ function NavLinks(props: { viewer: Account | null; path: string }) {
                     ? (
                       <>
                         {" ("}
-                        <U>{viewer.name}</U>
+                        <UserText>{viewer.name}</UserText>
                         {")"}
                       </>
                     )

@@ -18,7 +18,7 @@ import {
   readableRange,
   VOCABULARIES,
 } from "../lib/learning.ts";
-import { Field, type FormView, given, Select } from "./_form.tsx";
+import { Field, type FormView, nonBlank, Select } from "./_form.tsx";
 
 export const LEARNING_LABELS: Record<string, string> = {
   licence: "Licence",
@@ -134,7 +134,7 @@ export function learningInput(f: Record<string, string>): Learning {
     ]),
   ) as Record<ListField, string[]>;
   return {
-    licence: given(f.licence) ?? null,
+    licence: nonBlank(f.licence) ?? null,
     ...lists,
     age_min: whole(f.age_min),
     age_max: whole(f.age_max),

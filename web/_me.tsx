@@ -3,7 +3,7 @@ import type { Account } from "../kv/accounts/accounts.ts";
 import { isTeam } from "../kv/accounts/accounts.ts";
 import { iso, readable } from "../lib/clock.ts";
 import { agoText } from "../lib/display.ts";
-import { kept } from "./_layout.tsx";
+import { cachedPart } from "./_layout.tsx";
 
 /** The pages under /me, in the order the navigation lists them, with what each is for. */
 export const ME_PAGES: [path: string, label: string, purpose: string][] = [
@@ -64,7 +64,10 @@ export const standingName = (standing: string) => standing === "collector" ? "me
 /** The account pages' own navigation (and the team's, for reviewers and the owner). */
 export function MeNav(props: { here: string; viewer?: Account | null }) {
   const team = !!props.viewer && isTeam(props.viewer);
-  return kept(`me nav ${props.here} ${team}`, () => <MeNavLinks here={props.here} team={team} />);
+  return cachedPart(
+    `me nav ${props.here} ${team}`,
+    () => <MeNavLinks here={props.here} team={team} />,
+  );
 }
 
 function MeNavLinks(props: { here: string; team: boolean }) {

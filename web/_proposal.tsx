@@ -14,7 +14,7 @@ import type {
   ProposalData,
   ProposalStatus,
 } from "../kv/catalogue/proposals.ts";
-import { U } from "./_layout.tsx";
+import { UserText } from "./_layout.tsx";
 import { when } from "./_me.tsx";
 import { StateIcon } from "./_state.tsx";
 import { learningRows, licenceWords } from "./_learning.tsx";
@@ -43,7 +43,7 @@ export const STATUS_NAMES: Record<ProposalStatus, string> = {
 };
 
 /** A state as colour, icon and word: ok, warn, off or wait (web/_state.tsx's icons). */
-export function Verdict(props: { state: "ok" | "warn" | "off" | "wait"; children: string }) {
+export function StateTag(props: { state: "ok" | "warn" | "off" | "wait"; children: string }) {
   return (
     <span class={`tag state state-${props.state}`}>
       <StateIcon state={props.state} />
@@ -62,12 +62,12 @@ export function proposalRows(p: Proposal): FieldRow[] {
     [
       "Submitted by",
       <>
-        <U>{p.name}</U>
+        <UserText>{p.name}</UserText>
         {p.email
           ? (
             <>
               {" "}(<a href={`mailto:${p.email}`}>
-                <U>{p.email}</U>
+                <UserText>{p.email}</UserText>
               </a>)
             </>
           )
@@ -76,7 +76,7 @@ export function proposalRows(p: Proposal): FieldRow[] {
     ],
     ["Area", p.area.replace("-", " ")],
     ["Licence", licenceWords(p.learning?.licence ?? null)],
-    ...(p.who ? [["For", <U>{p.who}</U>] as FieldRow] : []),
+    ...(p.who ? [["For", <UserText>{p.who}</UserText>] as FieldRow] : []),
     ...learningRows(learningOf(p.learning ?? {})),
     [
       "If the submitter erases the account",
@@ -145,21 +145,21 @@ export function FileLinks(
                 {followable(f.url)
                   ? (
                     <a href={f.url} rel="noopener noreferrer nofollow" target="_blank">
-                      <U>{label}</U>
+                      <UserText>{label}</UserText>
                     </a>
                   )
-                  : <U>{label}</U>}
+                  : <UserText>{label}</UserText>}
               </td>
               <td data-label="Address" class="url">
-                <U>{f.url}</U>
+                <UserText>{f.url}</UserText>
               </td>
               <td data-label="Last check">
-                <Verdict state={state}>{word}</Verdict>
+                <StateTag state={state}>{word}</StateTag>
                 {check
                   ? (
                     <span class="meta">
                       {" "}
-                      <U>{check.status}</U> · {when(check.at)}
+                      <UserText>{check.status}</UserText> · {when(check.at)}
                     </span>
                   )
                   : null}
@@ -198,7 +198,7 @@ export function RecordTrail(props: { p: Proposal; data: ProposalData }) {
           <ol>
             {lines.map((l) => (
               <li>
-                <U>{l}</U>
+                <UserText>{l}</UserText>
               </li>
             ))}
           </ol>
@@ -207,15 +207,15 @@ export function RecordTrail(props: { p: Proposal; data: ProposalData }) {
       <h3>Records sent as data</h3>
       <p>
         {!v.sent
-          ? <Verdict state="wait">None sent</Verdict>
+          ? <StateTag state="wait">None sent</StateTag>
           : v.ok
-          ? <Verdict state="ok">Verified</Verdict>
-          : <Verdict state="off">Does not verify</Verdict>} {v.sent
+          ? <StateTag state="ok">Verified</StateTag>
+          : <StateTag state="off">Does not verify</StateTag>} {v.sent
           ? v.ok
             ? `The ${v.count} records form an unbroken chain: none was changed or left out.`
             : (
               <>
-                The chain is broken: <U>{v.detail}</U>.
+                The chain is broken: <UserText>{v.detail}</UserText>.
               </>
             )
           : "Nothing to verify."}
@@ -238,23 +238,23 @@ export function RecordTrail(props: { p: Proposal; data: ProposalData }) {
                 <tr>
                   <td data-label="Number">{r.seq}</td>
                   <td data-label="When">
-                    <U>{readableAt(r.at)}</U>
+                    <UserText>{readableAt(r.at)}</UserText>
                   </td>
                   <td data-label="Who">
-                    <U>{r.actor}</U>
+                    <UserText>{r.actor}</UserText>
                   </td>
                   <td data-label="What">
-                    <U>{r.action}</U>
+                    <UserText>{r.action}</UserText>
                     {r.fields?.length
                       ? (
                         <span class="meta">
-                          <U>{` (${r.fields.join(", ")})`}</U>
+                          <UserText>{` (${r.fields.join(", ")})`}</UserText>
                         </span>
                       )
                       : null}
                   </td>
                   <td data-label="On">
-                    <U>{r.subject ?? ""}</U>
+                    <UserText>{r.subject ?? ""}</UserText>
                   </td>
                 </tr>
               ))}
@@ -290,7 +290,7 @@ export function GateChecks(props: { gate: Gate }) {
   return (
     <>
       <p>
-        {gate.open ? <Verdict state="ok">Open</Verdict> : <Verdict state="off">Closed</Verdict>}
+        {gate.open ? <StateTag state="ok">Open</StateTag> : <StateTag state="off">Closed</StateTag>}
         {" "}
         {gate.open
           ? "Every check passes: the owner may publish it once it is admitted or under review."
@@ -312,9 +312,9 @@ export function GateChecks(props: { gate: Gate }) {
             <tr>
               <td data-label="Check">{g.name}</td>
               <td data-label="Result">
-                <Verdict state={g.ok ? "ok" : "off"}>{g.ok ? "Passes" : "Fails"}</Verdict>{" "}
+                <StateTag state={g.ok ? "ok" : "off"}>{g.ok ? "Passes" : "Fails"}</StateTag>{" "}
                 <span class="meta">
-                  <U>{g.detail}</U>
+                  <UserText>{g.detail}</UserText>
                 </span>
               </td>
               <td data-label="What it makes sure of">{GATE_MEANING[g.name]}</td>
@@ -327,7 +327,7 @@ export function GateChecks(props: { gate: Gate }) {
 }
 
 /** The decisions so far, oldest first, each with who made it (`names`: actor to words). */
-export function History(props: { decisions: Decision[]; names: Map<string, string> }) {
+export function DecisionHistory(props: { decisions: Decision[]; names: Map<string, string> }) {
   return (
     <table class="stack">
       <caption>Every change of status, oldest first</caption>
@@ -347,10 +347,10 @@ export function History(props: { decisions: Decision[]; names: Map<string, strin
               {d.from ? `${d.from} → ${d.status}` : d.status}
             </td>
             <td data-label="By">
-              <U>{props.names.get(d.actor) ?? d.actor}</U>
+              <UserText>{props.names.get(d.actor) ?? d.actor}</UserText>
             </td>
             <td data-label="Reason">
-              <U>{d.reason || "—"}</U>
+              <UserText>{d.reason || "—"}</UserText>
             </td>
           </tr>
         ))}

@@ -7,7 +7,7 @@
 import { GROUPS, INTERVALS, PLACES, THRESHOLDS } from "../kv/service/commands.ts";
 import type { Deps } from "../lib/deps.ts";
 import { CreateBody } from "../http/services_inputs.ts";
-import { checked, fields, type FormView, given } from "./_form.tsx";
+import { checked, fields, type FormView, nonBlank } from "./_form.tsx";
 import { type WebCtx } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash } from "../kv/accounts/flash.ts";
@@ -126,7 +126,7 @@ export function CommonFields(props: { view: FormView; kind: string }) {
       {hb
         ? (
           <details
-            open={!!(props.view.errors.min_duration || given(props.view.values.min_duration))}
+            open={!!(props.view.errors.min_duration || nonBlank(props.view.values.min_duration))}
           >
             <summary>Heartbeat runs (optional)</summary>
             <F.Field
@@ -183,22 +183,22 @@ export function HeartbeatTiming(props: { view: FormView }) {
  * without a schedule goes to the API as given, which answers it beside the field.
  */
 export function commonInput(f: Record<string, string>) {
-  const schedule = given(f.schedule);
-  const tz = given(f.tz);
-  const grace = given(f.grace);
-  const min = given(f.min_duration);
-  const period = given(f.period_seconds);
-  const graceSeconds = given(f.grace_seconds);
+  const schedule = nonBlank(f.schedule);
+  const tz = nonBlank(f.tz);
+  const grace = nonBlank(f.grace);
+  const min = nonBlank(f.min_duration);
+  const period = nonBlank(f.period_seconds);
+  const graceSeconds = nonBlank(f.grace_seconds);
   const http = httpInput(f);
   return {
     name: f.name ?? "",
     what: f.what ?? "",
     group: f.group,
-    place: given(f.place) ?? null,
+    place: nonBlank(f.place) ?? null,
     interval: Number(f.interval),
     alerts: checked(f.alerts),
     threshold: Number(f.threshold ?? 1),
-    remind: given(f.remind) === undefined ? null : Number(f.remind),
+    remind: nonBlank(f.remind) === undefined ? null : Number(f.remind),
     tags: (f.tags ?? "").split(/\s+/).filter((t) => t !== ""),
     ...(schedule !== undefined ? { schedule } : {}),
     ...(tz !== undefined ? { tz } : {}),

@@ -8,7 +8,7 @@ import { raw } from "hono/html";
 import { listChannels } from "../kv/alerts/channels.ts";
 import { serviceHistory, serviceMaintenance } from "../kv/service/windows.ts";
 import { listEvents } from "../kv/service/heartbeats.ts";
-import { type History, KEEP_DAYS, recentResults } from "../kv/service/history.ts";
+import { KEEP_DAYS, recentResults, type ServiceHistory } from "../kv/service/history.ts";
 import type { Service, ServiceView } from "../kv/service/commands.ts";
 import { spanText } from "../kv/service/state.ts";
 import { DAY, HOUR, iso, MINUTE } from "../lib/clock.ts";
@@ -23,7 +23,7 @@ import {
   type Tick,
   uptimeBars,
 } from "../lib/svg.ts";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { Ago, At, when } from "./_me.tsx";
 import { StateBadge } from "./_state.tsx";
 
@@ -298,7 +298,7 @@ function MonitorDownPart(props: { gaps: [number, number][]; now: number }) {
 }
 
 /** The state changes of a checked service, newest first: its events log. */
-function ChangesPart(props: { changes: History["changes"]; now: number }) {
+function ChangesPart(props: { changes: ServiceHistory["changes"]; now: number }) {
   const shown = props.changes.slice(-50).reverse();
   return (
     <section aria-labelledby="events" class="panel">
@@ -308,7 +308,8 @@ function ChangesPart(props: { changes: History["changes"]; now: number }) {
           <ul class="events">
             {shown.map((c) => (
               <li>
-                <Ago at={c.at} now={props.now} />: <StateBadge state={c.state} /> <U>{c.status}</U>
+                <Ago at={c.at} now={props.now} />: <StateBadge state={c.state} />{" "}
+                <UserText>{c.status}</UserText>
               </li>
             ))}
           </ul>
@@ -351,7 +352,7 @@ function EventsPart({ events, now }: { events: ShownEvent[]; now: number }) {
                   </td>
                   <td data-label="Took">{duration(e.duration_ms)}</td>
                   <td data-label="Status">
-                    <U>{e.status}</U>
+                    <UserText>{e.status}</UserText>
                   </td>
                   <td data-label="Log">
                     {e.body
@@ -412,7 +413,7 @@ function ChannelsPart(
                     checked={chosen.has(c.id)}
                   />
                   <label for={`ch-${c.id}`}>
-                    <U>{c.name}</U>
+                    <UserText>{c.name}</UserText>
                   </label>
                 </div>
               ))}

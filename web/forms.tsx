@@ -17,7 +17,7 @@ import {
   Field,
   fields,
   type FormView,
-  given,
+  nonBlank,
   readBody,
   readForm,
   submitForm,
@@ -311,7 +311,7 @@ function proposalInput(f: Record<string, string>) {
     url: (f[`file_url_${i}`] ?? "").trim(),
   }));
   let records: unknown = undefined;
-  const rawRecords = given(f.records_kept);
+  const rawRecords = nonBlank(f.records_kept);
   if (rawRecords !== undefined) {
     try {
       records = JSON.parse(rawRecords);
@@ -323,16 +323,16 @@ function proposalInput(f: Record<string, string>) {
     name: f.name ?? "",
     email: f.email ?? "",
     title: f.title ?? "",
-    area: given(f.area),
+    area: nonBlank(f.area),
     summary: f.summary ?? "",
-    trail: given(f.trail),
+    trail: nonBlank(f.trail),
     records,
-    chain: given(f.chain),
+    chain: nonBlank(f.chain),
     files,
-    attribution: given(f.attribution),
-    who: given(f.who),
+    attribution: nonBlank(f.attribution),
+    who: nonBlank(f.who),
     ...learningInput(f),
-    website: given(f.website),
+    website: nonBlank(f.website),
   };
 }
 
@@ -352,9 +352,9 @@ async function postRequest(deps: Deps, c: WebCtx) {
       email: f.email ?? "",
       kind: f.kind,
       text: f.text ?? "",
-      org: given(f.org),
-      module: given(f.module),
-      website: given(f.website),
+      org: nonBlank(f.org),
+      module: nonBlank(f.module),
+      website: nonBlank(f.website),
     }),
     act: async (input) => {
       // A filled honeypot: the same answer, nothing done.

@@ -8,7 +8,7 @@ import type { Deps } from "../lib/deps.ts";
 import { isOwner } from "../kv/accounts/accounts.ts";
 import { type Catalogue, catalogue, emptyFilter } from "./_catalogue.ts";
 import { countFacets, FACET_LABELS, SearchBox, withFilter } from "./_facets.tsx";
-import { SITE_NAME, U } from "./_layout.tsx";
+import { SITE_NAME, UserText } from "./_layout.tsx";
 import { ModuleCard } from "./modules.tsx";
 import { valueLabel } from "./_catalogue.ts";
 import { viewer, webRouter } from "./_web.tsx";
@@ -29,7 +29,7 @@ function WaysIn({ cat }: { cat: Catalogue }) {
               {counts[facet].map(([v, n]) => (
                 <li>
                   <a href={withFilter(f, facet, v)}>
-                    <U>{valueLabel(facet, v)}</U> ({n})
+                    <UserText>{valueLabel(facet, v)}</UserText> ({n})
                   </a>
                 </li>
               ))}

@@ -4,7 +4,7 @@
  */
 import { standingOf } from "../kv/accounts/accounts.ts";
 import type { Deps } from "../lib/deps.ts";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { ME_PAGES, MeNav, Purpose, STANDING_WORDS, standingName } from "./_me.tsx";
 import { requireAccount, webRouter } from "./_web.tsx";
 
@@ -20,10 +20,10 @@ export function mePages(_deps: Deps) {
         <Purpose here="/me" />
         <dl>
           <dt>Name</dt>
-          <dd>{me.name ? <U>{me.name}</U> : "not set yet"}</dd>
+          <dd>{me.name ? <UserText>{me.name}</UserText> : "not set yet"}</dd>
           <dt>Address</dt>
           <dd>
-            <U>{me.email}</U>
+            <UserText>{me.email}</UserText>
           </dd>
           <dt>Standing</dt>
           <dd>

@@ -14,7 +14,7 @@ import type { Deps } from "../lib/deps.ts";
 import { ApiKeyInput } from "../http/account_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { Checkbox, emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
@@ -42,7 +42,7 @@ const keysPage = async (deps: Deps, c: WebCtx, view: FormView = emptyView(), sho
         ? (
           <div class="notice" role="status">
             <p>
-              Key <U>{shown.name || "(no name)"}</U>{" "}
+              Key <UserText>{shown.name || "(no name)"}</UserText>{" "}
               made{shown.readonly ? " (read-only)" : ""}. It is shown on this page for 15 minutes
               and never again.
             </p>
@@ -71,7 +71,7 @@ const keysPage = async (deps: Deps, c: WebCtx, view: FormView = emptyView(), sho
               {items.map((k) => (
                 <tr>
                   <td data-label="Name">
-                    <U>{k.name || "(no name)"}</U>
+                    <UserText>{k.name || "(no name)"}</UserText>
                   </td>
                   <td data-label="Access">{k.readonly ? "Read-only" : "Read and write"}</td>
                   <td data-label="Begins with">

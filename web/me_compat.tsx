@@ -11,7 +11,7 @@ import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readBody, TextArea } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { webToken } from "./_session.ts";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
@@ -125,7 +125,7 @@ async function getPush(deps: Deps, c: WebCtx) {
     <>
       <MeNav here="/me/services" viewer={me} />
       <h1>
-        Push address of <U>{found.name}</U>
+        Push address of <UserText>{found.name}</UserText>
       </h1>
       {shown
         ? (
@@ -277,13 +277,13 @@ async function getPreview(deps: Deps, c: WebCtx) {
               {plan.create.map((p) => (
                 <tr>
                   <td data-label="Name">
-                    <U>{p.input.name}</U>
+                    <UserText>{p.input.name}</UserText>
                   </td>
                   <td data-label="Kind">
                     {p.input.kind === "webhook" ? "heartbeat" : p.input.kind}
                   </td>
                   <td data-label="Notes">
-                    <U>{p.notes.join("; ") || "as it was"}</U>
+                    <UserText>{p.notes.join("; ") || "as it was"}</UserText>
                   </td>
                 </tr>
               ))}
@@ -297,7 +297,7 @@ async function getPreview(deps: Deps, c: WebCtx) {
           <ul>
             {plan.cannot.map((x) => (
               <li>
-                <U>{x.from}</U>: <U>{x.why}</U>
+                <UserText>{x.from}</UserText>: <UserText>{x.why}</UserText>
               </li>
             ))}
             {more > 0 ? <li>and {more} more</li> : null}

@@ -11,7 +11,7 @@ import { callerOf } from "../http/guards.ts";
 import { fail } from "../http/errors.ts";
 import { readForm } from "./_form.tsx";
 import { forgetWebSession } from "./_session.ts";
-import { U } from "./_layout.tsx";
+import { UserText } from "./_layout.tsx";
 import { MeNav, Purpose } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -59,7 +59,7 @@ async function getMeData(deps: Deps, c: WebCtx) {
                   {published.map((p) => (
                     <div class="field">
                       <p>
-                        <U>{p.title}</U>
+                        <UserText>{p.title}</UserText>
                       </p>
                       <input
                         type="radio"

@@ -23,7 +23,7 @@ import { Patch, serveFile, uploadOf } from "../http/files.ts";
 import { fail, statusOf } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { bytes, MeNav, Purpose, when } from "./_me.tsx";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { FILE_KINDS } from "../lib/file_kinds.ts";
@@ -135,7 +135,7 @@ function FileRow(
     <li>
       <h3>
         <a href={`/me/files/${f.id}/${encodeURIComponent(f.name)}`}>
-          <U>{f.name}</U>
+          <UserText>{f.name}</UserText>
         </a>
       </h3>
       <p class="meta">
@@ -144,7 +144,7 @@ function FileRow(
           ? (
             <>
               {" · "}
-              <U>{f.label}</U>
+              <UserText>{f.label}</UserText>
             </>
           )
           : null}

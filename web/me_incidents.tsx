@@ -22,7 +22,7 @@ import { listServices } from "../kv/service/commands.ts";
 import type { Deps } from "../lib/deps.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 import { IncidentCard, IncidentsPart } from "./_incidents.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -117,10 +117,10 @@ async function incidentPage(deps: Deps, c: WebCtx, view?: FormView) {
     <>
       <MeNav here="/me/services" viewer={me} />
       <p class="meta crumbs">
-        <a href="/me/incidents">Incidents</a> › <U>{i.title}</U>
+        <a href="/me/incidents">Incidents</a> › <UserText>{i.title}</UserText>
       </p>
       <h1>
-        <U>{i.title}</U>
+        <UserText>{i.title}</UserText>
       </h1>
       <IncidentCard i={i} names={names} level={3} explained={explained} untitled />
       <section aria-labelledby="post-update" class="panel">

@@ -22,7 +22,7 @@ import {
   submitForm,
   TextArea,
 } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -72,7 +72,7 @@ const listPage = async (deps: Deps, account: number, view: FormView) => {
               {e.updated ? ` · changed ${when(e.updated)}` : ""}
             </p>
             <p class="text">
-              <U>{e.text}</U>
+              <UserText>{e.text}</UserText>
             </p>
             <ul class="inline">
               <li>

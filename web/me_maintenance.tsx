@@ -25,7 +25,7 @@ import { DomainError, invalid } from "../lib/errors.ts";
 import { zonedTime } from "../lib/maintenance.ts";
 import { validTimeZone } from "../lib/schedule.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { At, MeNav } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -197,10 +197,10 @@ function WindowCard({ w, names }: { w: WindowShown; names: Map<number, string> }
   return (
     <li>
       <h2>
-        <U>{w.name}</U>
+        <UserText>{w.name}</UserText>
       </h2>
       <p>
-        Covers <U>{covered(w, names)}</U>. {w.cron
+        Covers <UserText>{covered(w, names)}</UserText>. {w.cron
           ? (
             <>
               On the schedule <code>{w.cron}</code> ({w.tz}), {w.minutes} minutes each.

@@ -15,7 +15,7 @@ import { DomainError } from "../lib/errors.ts";
 import { catalogueChanged } from "../kv/catalogue/catalogue_doc.ts";
 import { PROFILE_ROLES, updateProfile } from "../kv/accounts/profile.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ProfilePatch } from "../http/account_inputs.ts";
+import { ProfilePatchBody } from "../http/account_inputs.ts";
 import { fail, statusOf } from "../http/errors.ts";
 import { emptyView, fields, type FormView, readBody, submitForm } from "./_form.tsx";
 import { PostButton } from "./_layout.tsx";
@@ -67,7 +67,7 @@ function ProfilePage(
   props: { me: Account; view: FormView; saved?: boolean; pictureError?: string },
 ) {
   const { me, view } = props;
-  const F = fields(view, LABELS, ProfilePatch);
+  const F = fields(view, LABELS, ProfilePatchBody);
   const pic = avatarUrl(me);
   return (
     <>
@@ -170,7 +170,7 @@ export function profilePages(deps: Deps) {
   app.post("/me/profile", async (c) => {
     const me = requireAccount(c);
     return await submitForm(c, {
-      schema: ProfilePatch,
+      schema: ProfilePatchBody,
       input: (f) => {
         const langs = (f.langs ?? "").split(/[\s,]+/).filter(Boolean);
         return {

@@ -22,7 +22,7 @@ import type { Deps } from "../lib/deps.ts";
 import { DomainError } from "../lib/errors.ts";
 import { durationText, uptimeText } from "../lib/report.ts";
 import { fields, type FormView } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -163,7 +163,7 @@ function AskForm({ view, options }: { view: FormView; options: [string, string][
 const DependsOn = ({ names }: { names: string[] }) => (
   <span class="hint">
     {` (depends on `}
-    <U>{names.join(", ")}</U>)
+    <UserText>{names.join(", ")}</UserText>)
   </span>
 );
 
@@ -174,7 +174,7 @@ function ReportPart({ r }: { r: Report }) {
   return (
     <article class="report" aria-labelledby="report-title">
       <h2 id="report-title">
-        <U>{r.title}</U>: {r.period}
+        <UserText>{r.title}</UserText>: {r.period}
       </h2>
       <p>
         From <time datetime={iso(r.from)}>{when(r.from)}</time> to{" "}
@@ -222,7 +222,7 @@ function ReportPart({ r }: { r: Report }) {
               {r.rows.map((x) => (
                 <tr>
                   <th scope="row" data-label="Service">
-                    <U>{x.name}</U>
+                    <UserText>{x.name}</UserText>
                     {x.depends_on.length ? <DependsOn names={x.depends_on} /> : null}
                   </th>
                   <td data-label="Uptime">{uptimeText(x.uptime)}</td>
@@ -249,7 +249,7 @@ function ReportPart({ r }: { r: Report }) {
       {r.rows.filter((x) => x.outages.length).map((x) => (
         <section class="report-outages" aria-label={`Outages of ${x.name}`}>
           <h3>
-            Outages of <U>{x.name}</U>
+            Outages of <UserText>{x.name}</UserText>
           </h3>
           <table class="stack">
             <thead>

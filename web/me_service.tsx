@@ -27,8 +27,8 @@ import { HOUR } from "../lib/clock.ts";
 import { checkServiceNow, editService, fieldProblems, hookUrl } from "../kv/service/rules.ts";
 import { PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
-import { emptyView, ErrorSummary, fields, type FormView, given, submitForm } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { emptyView, ErrorSummary, fields, type FormView, nonBlank, submitForm } from "./_form.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { type Range, RANGES, settingsSection, watchSection } from "./_watch.tsx";
 import { AlertWays, NobodyTold, StateBadge } from "./_state.tsx";
 import { CompatSection } from "./_compat.tsx";
@@ -142,7 +142,7 @@ function ServiceTop(
           <span class="since">
             since <Ago at={found.since ?? found.created} now={now} />
           </span>
-          {via.length ? <U>{` ${unreachableWords(via)}`}</U> : null}
+          {via.length ? <UserText>{` ${unreachableWords(via)}`}</UserText> : null}
         </dd>
       </div>
       <div>
@@ -172,7 +172,7 @@ function ServiceTop(
             ? (
               <>
                 <AlertWays alerts channels={channels} />{" "}
-                <U>{["mail", ...channels.map((c) => c.name)].join(", ")}</U>
+                <UserText>{["mail", ...channels.map((c) => c.name)].join(", ")}</UserText>
               </>
             )
             : <NobodyTold alerts={false} />}
@@ -183,7 +183,7 @@ function ServiceTop(
           <div>
             <dt>Last result</dt>
             <dd>
-              <U>{s.status}</U>
+              <UserText>{s.status}</UserText>
               {s.ms !== null ? ` (${s.ms} ms)` : ""}
             </dd>
           </div>
@@ -231,14 +231,14 @@ function ServiceFacts({ s, now }: { s: ServiceView; now: number }) {
     <dl class="facts">
       <dt>Kind</dt>
       <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
-      <Fact term="Target" value={s.target_hint ? <U>{s.target_hint}</U> : null} />
+      <Fact term="Target" value={s.target_hint ? <UserText>{s.target_hint}</UserText> : null} />
       <Fact
         term="Certificate expires"
         value={s.cert_expires ? <Ago at={ms(s.cert_expires)} now={now} /> : null}
       />
-      <Fact term="Group" value={<U>{s.group}</U>} />
-      <Fact term="Place" value={s.place ? <U>{s.place}</U> : null} />
-      <Fact term="Tags" value={s.tags.length ? <U>{s.tags.join(" ")}</U> : null} />
+      <Fact term="Group" value={<UserText>{s.group}</UserText>} />
+      <Fact term="Place" value={s.place ? <UserText>{s.place}</UserText> : null} />
+      <Fact term="Tags" value={s.tags.length ? <UserText>{s.tags.join(" ")}</UserText> : null} />
       <dt>Added</dt>
       <dd>
         <Ago at={ms(s.created)} now={now} />
@@ -322,15 +322,15 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
     <>
       <MeNav here="/me/services" viewer={me} />
       <p class="meta crumbs">
-        <a href="/watch">Watching</a> › <U>{s.name}</U>
+        <a href="/watch">Watching</a> › <UserText>{s.name}</UserText>
       </p>
       <h1>
-        <U>{s.name}</U>
+        <UserText>{s.name}</UserText>
       </h1>
       {s.what
         ? (
           <p class="lede">
-            <U>{s.what}</U>
+            <UserText>{s.what}</UserText>
           </p>
         )
         : null}
@@ -446,7 +446,7 @@ async function postMeServicesId(deps: Deps, c: WebCtx) {
         ...commonInput(f),
         ...(f.had_depends === "1" ? { depends_on: dependsInput(f) } : {}),
       };
-      if (given(f.schedule) !== undefined) return common;
+      if (nonBlank(f.schedule) !== undefined) return common;
       // An emptied schedule field goes back to the interval; the time zone and grace shown
       // with the schedule the service had go with it.
       if (f.had_schedule !== "1") return { ...common, schedule: null };

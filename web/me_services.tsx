@@ -15,8 +15,8 @@ import {
 } from "../kv/service/commands.ts";
 import { shownState } from "../kv/service/state.ts";
 import { channelChoices } from "../kv/alerts/channels.ts";
-import { KINDS as CHANNEL_KINDS } from "../lib/channels/mod.ts";
-import { KINDS } from "../lib/targets.ts";
+import { CHANNEL_KINDS } from "../lib/channels/mod.ts";
+import { TARGET_KINDS } from "../lib/targets.ts";
 import type { Deps } from "../lib/deps.ts";
 import { HOUR } from "../lib/clock.ts";
 import { DomainError } from "../lib/errors.ts";
@@ -26,7 +26,7 @@ import { addService, fieldProblems } from "../kv/service/rules.ts";
 import { CreateBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { Checkbox, checked, emptyView, fields, type FormView, submitForm } from "./_form.tsx";
-import { U } from "./_layout.tsx";
+import { UserText } from "./_layout.tsx";
 import { StateBadge } from "./_state.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
@@ -85,8 +85,8 @@ const KIND_DEFAULTS: Record<string, Record<string, string>> = {
   webhook: { interval: "1440" },
 };
 
-const isKind = (k: string | undefined): k is typeof KINDS[number] =>
-  (KINDS as readonly string[]).includes(k ?? "");
+const isKind = (k: string | undefined): k is typeof TARGET_KINDS[number] =>
+  (TARGET_KINDS as readonly string[]).includes(k ?? "");
 
 /** Step one of adding: what to watch (a GET form, so it works without script). */
 function KindChooser() {
@@ -94,7 +94,7 @@ function KindChooser() {
     <form method="get" action="/me/services/new">
       <fieldset>
         <legend>What do you want to watch?</legend>
-        {KINDS.map((k, i) => (
+        {TARGET_KINDS.map((k, i) => (
           <div class="field check">
             <input type="radio" id={`kind-${k}`} name="kind" value={k} checked={i === 0} />
             <label for={`kind-${k}`}>{KIND_LABELS[k]}</label>
@@ -151,7 +151,7 @@ function ChannelChoices({ view, choices }: { view: FormView; choices: Choices })
 }
 
 /** Step two: the form of the chosen kind, posted to /me/services. */
-function AddForm(props: { view: FormView; kind: typeof KINDS[number]; choices: Choices }) {
+function AddForm(props: { view: FormView; kind: typeof TARGET_KINDS[number]; choices: Choices }) {
   const { view, kind } = props;
   const choice = KIND_CHOICES[kind];
   const labels = choice.check ? { ...LABELS, check: choice.check[0] } : LABELS;
@@ -194,18 +194,18 @@ function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => s
                 {href
                   ? (
                     <a href={href}>
-                      <U>{s.name}</U>
+                      <UserText>{s.name}</UserText>
                     </a>
                   )
-                  : <U>{s.name}</U>}
+                  : <UserText>{s.name}</UserText>}
                 <br />
                 <span class="meta">
-                  <U>{s.group}</U>
+                  <UserText>{s.group}</UserText>
                   {s.place
                     ? (
                       <>
                         {" · "}
-                        <U>{s.place}</U>
+                        <UserText>{s.place}</UserText>
                       </>
                     )
                     : null}
@@ -216,7 +216,7 @@ function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => s
                 <StateBadge state={shownState(s)} />
               </td>
               <td data-label="Last result">
-                <U>{s.status}</U>
+                <UserText>{s.status}</UserText>
                 {s.ms !== null ? ` (${s.ms} ms)` : ""}
               </td>
               <td data-label="Last check or beat">
@@ -307,12 +307,13 @@ const MachinePart = async ({ deps }: { deps: Deps }) => {
     <section aria-labelledby="machine-h">
       <h2 id="machine-h">This machine</h2>
       <p class="meta">
-        <U>{snap.host}</U> · read {at(snap.read)}
+        <UserText>{snap.host}</UserText> · read {at(snap.read)}
       </p>
       <ul>
         {snap.services.map((s) => (
           <li>
-            <U>{s.name}</U> · <U>{s.state}</U> · <U>{s.status}</U>
+            <UserText>{s.name}</UserText> · <UserText>{s.state}</UserText> ·{" "}
+            <UserText>{s.status}</UserText>
           </li>
         ))}
       </ul>
@@ -417,7 +418,7 @@ async function getMeServicesIdHook(deps: Deps, c: WebCtx) {
       <MeNav here="/me/services" viewer={me} />
       <h1>
         {hook?.made === "renewed" ? "New hook address for " : "Added "}
-        <U>{found.name}</U>
+        <UserText>{found.name}</UserText>
       </h1>
       {hook
         ? (

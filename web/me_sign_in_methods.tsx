@@ -19,7 +19,7 @@ import { takeFlow } from "../kv/accounts/sign_in_flows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { invalid } from "../lib/errors.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { passkeyAssets } from "./_passkey_assets.ts";
 import { answerOptions, flowCookie } from "./_sign_in_flow.tsx";
@@ -68,7 +68,7 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
       <p>
         A link mailed to{" "}
         <strong>
-          <U>{me.email}</U>
+          <UserText>{me.email}</UserText>
         </strong>{" "}
         always signs you in, whatever you remove here.
       </p>
@@ -90,7 +90,9 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
               {identities.map((i) => (
                 <tr>
                   <td data-label="Provider">{providerName(deps, i.provider)}</td>
-                  <td data-label="Address there">{i.email ? <U>{i.email}</U> : "none given"}</td>
+                  <td data-label="Address there">
+                    {i.email ? <UserText>{i.email}</UserText> : "none given"}
+                  </td>
                   <td data-label="Added">{when(i.created)}</td>
                   <td data-label="Last used">{when(i.last_used)}</td>
                   <td data-label="Action">
@@ -145,7 +147,7 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
               {passkeys.map((p) => (
                 <tr>
                   <td data-label="Name">
-                    <U>{p.name}</U>
+                    <UserText>{p.name}</UserText>
                   </td>
                   <td data-label="Added">{when(p.created)}</td>
                   <td data-label="Last used">{when(p.last_used)}</td>

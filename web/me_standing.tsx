@@ -11,7 +11,7 @@ import { claimOwnership } from "../kv/accounts/roles.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ApplyBody, InviteBody, OwnerClaimBody } from "../http/account_inputs.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm, TextArea } from "./_form.tsx";
-import { U } from "./_layout.tsx";
+import { UserText } from "./_layout.tsx";
 import { MeNav, Purpose, STANDING_WORDS, standingName, when } from "./_me.tsx";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -70,7 +70,7 @@ function LatestApplication({ latest }: { latest: Application | null }) {
             {latest.reason
               ? (
                 <>
-                  {" "}— reason: <U>{latest.reason}</U>
+                  {" "}— reason: <UserText>{latest.reason}</UserText>
                 </>
               )
               : null}
@@ -96,7 +96,7 @@ function InvitesSent({ invites, now }: { invites: Invite[]; now: number }) {
         {invites.map((i) => (
           <tr>
             <td data-label="Address">
-              <U>{i.email}</U>
+              <UserText>{i.email}</UserText>
             </td>
             <td data-label="Sent">{when(i.created)}</td>
             <td data-label="Outcome">
@@ -224,7 +224,7 @@ async function ownerClaimPage(deps: Deps, c: WebCtx, view: FormView) {
             <ErrorSummary view={view} labels={{ claim: "The link" }} />
             <p>
               The server printed this link at its start for the person who runs it. As the owner,
-              your account <U>{me.email}</U>{" "}
+              your account <UserText>{me.email}</UserText>{" "}
               can watch addresses on the server's own network, sees the team's pages and publishes
               modules. Roles are given with a command on the server machine (<code>
                 deno task roles

@@ -38,7 +38,7 @@ import { MAX_PAGE_GROUP, NewPageSettings, PageSettings } from "../http/status_in
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 
 type FieldErrors = Record<string, string>;
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -219,7 +219,7 @@ function SettingsForm(
                 checked={v[`show-${s.id}`] === "on"}
               />
               <label for={`s-${s.id}`}>
-                <U>{s.name}</U>
+                <UserText>{s.name}</UserText>
               </label>
             </div>
             {[
@@ -265,7 +265,7 @@ function NoteList({ notes }: { notes: ReturnType<typeof noteView>[] }) {
               <strong>{noteWord(n.kind)}</strong>
             </p>
             <p>
-              <U>{n.text}</U>
+              <UserText>{n.text}</UserText>
             </p>
             <PostButton
               action={`/me/status-page/notes/${n.id}/delete`}
@@ -309,7 +309,7 @@ async function settingsPage(
       <h1>
         {id === 1 ? "Status page" : (
           <>
-            Status page <U>{page?.title || where}</U>
+            Status page <UserText>{page?.title || where}</UserText>
           </>
         )}
       </h1>
@@ -448,7 +448,7 @@ async function listPage(deps: Deps, c: WebCtx, view: FormView = emptyView()) {
                 <tr>
                   <td data-label="Page">
                     <a href={`/me/status-pages/${p.id}`}>
-                      <U>{p.title || (p.id === 1 ? "First page" : p.slug)}</U>
+                      <UserText>{p.title || (p.id === 1 ? "First page" : p.slug)}</UserText>
                     </a>
                   </td>
                   <td data-label="Address">

@@ -7,7 +7,7 @@ import { isOwner } from "../kv/accounts/accounts.ts";
 import { groupingOf, setGrouping } from "../kv/alerts/alert_groups.ts";
 import { getChannel, MAX_CHANNELS, SIGNATURE_HEADER } from "../kv/alerts/channels.ts";
 import { testChannel } from "../kv/alerts/outbox.ts";
-import { type FieldSpec, KIND_LIST, KINDS, type KindSpec } from "../lib/channels/mod.ts";
+import { CHANNEL_KINDS, type FieldSpec, KIND_LIST, type KindSpec } from "../lib/channels/mod.ts";
 import { RULES } from "../kv/store/rate_limit.ts";
 import {
   addChannel,
@@ -24,7 +24,7 @@ import { PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { z } from "zod";
-import { oneLine } from "../http/text.ts";
+import { oneLineField } from "../http/text.ts";
 import {
   Checkbox,
   checked,
@@ -38,14 +38,17 @@ import {
   submitForm,
   TextArea,
 } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 
-const NewChannel = z.object({ name: oneLine(80).min(2) });
-const AppriseChannel = z.object({ name: oneLine(80).min(2), apprise: z.string().min(1).max(2000) });
+const NewChannel = z.object({ name: oneLineField(80).min(2) });
+const AppriseChannel = z.object({
+  name: oneLineField(80).min(2),
+  apprise: z.string().min(1).max(2000),
+});
 const idOf = (c: WebCtx) => Number(c.req.param("id")!);
 
 async function postMeServicesIdChannels(deps: Deps, c: WebCtx) {
@@ -285,8 +288,8 @@ function ShownOnce({ shown }: { shown?: Shown }) {
   if ("applied" in shown) {
     return (
       <p class="notice" role="status">
-        <U>{shown.applied}</U> now alerts {shown.services} service{shown.services === 1 ? "" : "s"}
-        {" "}
+        <UserText>{shown.applied}</UserText> now alerts {shown.services}{" "}
+        service{shown.services === 1 ? "" : "s"}{" "}
         ({shown.added ? `added to ${shown.added}` : "it alerted them all already"}).
       </p>
     );
@@ -302,7 +305,7 @@ function ShownOnce({ shown }: { shown?: Shown }) {
     ? (
       <div class="notice" role="status">
         <p>
-          Channel <U>{shown.name}</U> added{shown.services
+          Channel <UserText>{shown.name}</UserText> added{shown.services
             ? ` and alerts your ${shown.services} service${shown.services === 1 ? "" : "s"}`
             : ""}. Its signing secret is shown on this page for 15 minutes and never again: the
           receiver checks the <code>{SIGNATURE_HEADER}</code>{" "}
@@ -317,7 +320,7 @@ function ShownOnce({ shown }: { shown?: Shown }) {
     )
     : (
       <p class="notice" role="status">
-        Channel <U>{shown.name}</U> added{shown.services
+        Channel <UserText>{shown.name}</UserText> added{shown.services
           ? ` and alerts your ${shown.services} service${shown.services === 1 ? "" : "s"}`
           : ""}. Send a test alert to see that it arrives.
       </p>
@@ -351,13 +354,13 @@ function ChannelList({ items, services }: { items: ChannelInUse[]; services: num
           {items.map((ch) => (
             <tr>
               <td data-label="Name">
-                <U>{ch.name}</U>
+                <UserText>{ch.name}</UserText>
                 <br />
                 <span class="hint">
-                  <U>{ch.url_hint}</U>
+                  <UserText>{ch.url_hint}</UserText>
                 </span>
               </td>
-              <td data-label="Kind">{KINDS[ch.kind]?.label ?? ch.kind}</td>
+              <td data-label="Kind">{CHANNEL_KINDS[ch.kind]?.label ?? ch.kind}</td>
               <td data-label="State">
                 <span class={`tag channel-${shownChannelState(ch)}`}>
                   {STATE_WORDS[shownChannelState(ch)][0]} {STATE_WORDS[shownChannelState(ch)][1]}
@@ -458,7 +461,7 @@ async function showOnChannels(deps: Deps, c: WebCtx, shown: Shown) {
 }
 
 const kindParam = (c: WebCtx): KindSpec => {
-  const spec = KINDS[c.req.param("kind") ?? ""];
+  const spec = CHANNEL_KINDS[c.req.param("kind") ?? ""];
   if (!spec) fail(404, "no such kind of channel");
   return spec;
 };

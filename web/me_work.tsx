@@ -22,7 +22,7 @@ import {
 import { changeProposal } from "../kv/catalogue/proposal_changes.ts";
 import { OPEN, type Proposal, proposalsOf } from "../kv/catalogue/proposals.ts";
 import type { Deps } from "../lib/deps.ts";
-import { ModulePatch, ProposalPatch } from "../http/catalogue_inputs.ts";
+import { ModulePatchBody, ProposalPatch } from "../http/catalogue_inputs.ts";
 import { callerOf } from "../http/guards.ts";
 import { fail } from "../http/errors.ts";
 import { z } from "zod";
@@ -36,7 +36,7 @@ import {
   readForm,
   submitForm,
 } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { LEARNING_LABELS, LearningFields, learningInput, learningValues } from "./_learning.tsx";
 import { learningOf } from "../lib/learning.ts";
 import { attachableFiles, MAX_MATERIALS } from "../kv/catalogue/materials.ts";
@@ -137,7 +137,7 @@ const workPage = async (deps: Deps, c: WebCtx, withdraw?: { id: number; view: Fo
           {mods.map((m) => (
             <li>
               <a href={`/me/work/modules/${m.slug}`}>
-                Edit <U>{m.title}</U>
+                Edit <UserText>{m.title}</UserText>
               </a>{" "}
               · <a href={`/modules/${m.slug}`}>public page</a>
             </li>
@@ -159,7 +159,7 @@ function ProposalRow({ p, view }: { p: Proposal; view?: FormView }) {
   return (
     <section aria-labelledby={`p-${p.id}`}>
       <h3 id={`p-${p.id}`}>
-        #{p.id} <U>{p.title}</U>
+        #{p.id} <UserText>{p.title}</UserText>
       </h3>
       <p>
         Status: <strong>{p.status}</strong> · sent {when(p.created)}
@@ -167,7 +167,7 @@ function ProposalRow({ p, view }: { p: Proposal; view?: FormView }) {
           ? (
             <>
               {" · reason: "}
-              <U>{last.reason}</U>
+              <UserText>{last.reason}</UserText>
             </>
           )
           : null}
@@ -248,13 +248,13 @@ const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: Form
     attachableFiles(deps.kv, me.id),
   ]);
   const v = view ?? emptyView(moduleValues(m));
-  const F = fields(v, LABELS, ModulePatch);
+  const F = fields(v, LABELS, ModulePatchBody);
   const a = addView ?? emptyView();
   return (
     <>
       <MeNav here="/me/work" viewer={me} />
       <h1>
-        Edit <U>{m.title}</U>
+        Edit <UserText>{m.title}</UserText>
       </h1>
       <p>
         <a href={`/modules/${m.slug}`}>Its public page</a>
@@ -293,7 +293,7 @@ const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: Form
               <ul>
                 {files.map((f) => (
                   <li>
-                    <U>{f.label || f.name}</U>: <code>{f.url}</code>
+                    <UserText>{f.label || f.name}</UserText>: <code>{f.url}</code>
                   </li>
                 ))}
               </ul>
@@ -310,7 +310,7 @@ const modulePage = async (deps: Deps, c: WebCtx, view?: FormView, addView?: Form
       <ul>
         {m.contributors.map((id) => (
           <li>
-            <U>{names.get(id) || `account ${id}`}</U>{" "}
+            <UserText>{names.get(id) || `account ${id}`}</UserText>{" "}
             <PostButton
               action={`/me/work/modules/${m.slug}/contributors/${id}/remove`}
               kind="link"
@@ -342,7 +342,7 @@ async function postMeWorkModulesSlug(deps: Deps, c: WebCtx) {
   const slug = c.req.param("slug")!;
   await editable(deps, c, slug);
   return await submitForm(c, {
-    schema: ModulePatch,
+    schema: ModulePatchBody,
     input: (f) => ({
       title: f.title ?? "",
       who: f.who ?? "",

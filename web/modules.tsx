@@ -29,7 +29,7 @@ import { type Material, readableSize, readableType } from "../kv/catalogue/mater
 import { learningOf } from "../lib/learning.ts";
 import { LearningRows, LicenceBadge } from "./_learning.tsx";
 import { emptyView, Select } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
 
 const PAGE_SIZE = 48;
@@ -56,7 +56,7 @@ export function ModuleCard(props: { m: Module; points: number; hit?: ModuleMatch
     <li>
       <h3>
         <a href={`/modules/${m.slug}`}>
-          <U>{m.title}</U>
+          <UserText>{m.title}</UserText>
         </a>
       </h3>
       {hit && hit.field !== "lede" && hit.field !== "title" && hit.field !== "people"
@@ -69,17 +69,17 @@ export function ModuleCard(props: { m: Module; points: number; hit?: ModuleMatch
           <p>
             {hit?.field === "lede"
               ? <Marked text={hit.snippet} marks={hit.marks} />
-              : <U>{m.lede}</U>}
+              : <UserText>{m.lede}</UserText>}
           </p>
         )}
       <p class="meta">
         <LicenceTag licence={m.licence} />
-        <span class="tag">{m.state}</span> <U>{m.area}</U>
+        <span class="tag">{m.state}</span> <UserText>{m.area}</UserText>
         {m.track
           ? (
             <>
               {" · "}
-              <U>{m.track}</U>
+              <UserText>{m.track}</UserText>
             </>
           )
           : null} · {props.points} point
@@ -135,7 +135,7 @@ async function getCatalogue(deps: Deps, c: WebCtx) {
           <p class="didyoumean">
             Did you mean{" "}
             <a href={`/catalogue${catalogueQuery({ ...f, q: found.suggestion })}`}>
-              <U>{found.suggestion}</U>
+              <UserText>{found.suggestion}</UserText>
             </a>?
           </p>
         )
@@ -336,10 +336,10 @@ function FactValue({ value }: { value: string }) {
   return /^https:\/\/\S+$/.test(value) && URL.canParse(value)
     ? (
       <a href={value}>
-        <U>{value}</U>
+        <UserText>{value}</UserText>
       </a>
     )
-    : <U>{value}</U>;
+    : <UserText>{value}</UserText>;
 }
 
 function ModulePage(
@@ -356,10 +356,10 @@ function ModulePage(
   return (
     <article>
       <h1>
-        <U>{m.title}</U>
+        <UserText>{m.title}</UserText>
       </h1>
       <p class="lede">
-        <U>{m.lede}</U>
+        <UserText>{m.lede}</UserText>
       </p>
       <LicenceBadge title={m.title} by={m.by} licence={m.licence} />
       <dl>
@@ -370,7 +370,7 @@ function ModulePage(
             <>
               <dt>For</dt>
               <dd>
-                <U>{m.who}</U>
+                <UserText>{m.who}</UserText>
               </dd>
             </>
           )
@@ -379,7 +379,7 @@ function ModulePage(
         <dt>Area</dt>
         <dd>
           <a href={`/catalogue?area=${encodeURIComponent(m.area)}`}>
-            <U>{m.area}</U>
+            <UserText>{m.area}</UserText>
           </a>
         </dd>
         {m.track
@@ -388,7 +388,7 @@ function ModulePage(
               <dt>Track</dt>
               <dd>
                 <a href={`/catalogue?track=${encodeURIComponent(m.track)}`}>
-                  <U>{m.track}</U>
+                  <UserText>{m.track}</UserText>
                 </a>
               </dd>
             </>
@@ -396,14 +396,14 @@ function ModulePage(
           : null}
         <dt>By</dt>
         <dd>
-          <U>{m.by}</U>
+          <UserText>{m.by}</UserText>
         </dd>
         {m.meta
           ? (
             <>
               <dt>Details</dt>
               <dd>
-                <U>{m.meta}</U>
+                <UserText>{m.meta}</UserText>
               </dd>
             </>
           )
@@ -415,7 +415,7 @@ function ModulePage(
         {m.facts.map(([label, value]) => (
           <>
             <dt>
-              <U>{label}</U>
+              <UserText>{label}</UserText>
             </dt>
             <dd>
               <FactValue value={value} />
@@ -427,7 +427,7 @@ function ModulePage(
       <h2>About</h2>
       {m.about.split(/\n{2,}/).map((para) => (
         <p>
-          <U>{para}</U>
+          <UserText>{para}</UserText>
         </p>
       ))}
       {m.gets.length
@@ -437,7 +437,7 @@ function ModulePage(
             <ul>
               {m.gets.map((g) => (
                 <li>
-                  <U>{g}</U>
+                  <UserText>{g}</UserText>
                 </li>
               ))}
             </ul>
@@ -449,7 +449,7 @@ function ModulePage(
           <>
             <h2>Note</h2>
             <p>
-              <U>{m.note}</U>
+              <UserText>{m.note}</UserText>
             </p>
           </>
         )
@@ -463,10 +463,10 @@ function ModulePage(
                 {p.slug
                   ? (
                     <a href={`/people/${p.slug}`}>
-                      <U>{p.name}</U>
+                      <UserText>{p.name}</UserText>
                     </a>
                   )
-                  : <U>{p.name}</U>}
+                  : <UserText>{p.name}</UserText>}
               </li>
             ))}
           </ul>
@@ -560,7 +560,7 @@ function Materials({ list }: { list: Material[] }) {
         {list.map((x) => (
           <li>
             <a href={x.url}>
-              <U>{x.label}</U>
+              <UserText>{x.label}</UserText>
             </a>{" "}
             <span class="meta">
               {readableType(x.type, x.url)}

@@ -19,7 +19,7 @@ import { fail } from "../http/errors.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
 import { publicProfile } from "../kv/accounts/profile.ts";
 import { catalogue } from "./_catalogue.ts";
-import { U } from "./_layout.tsx";
+import { UserText } from "./_layout.tsx";
 import { standingName, when } from "./_me.tsx";
 import { STATUS_NAMES, STATUS_WORDS } from "./_proposal.tsx";
 import { viewer, type WebCtx, webRouter } from "./_web.tsx";
@@ -40,14 +40,14 @@ async function getPeopleSlug(deps: Deps, c: WebCtx) {
   return c.render(
     <>
       <h1>
-        <U>{p.name}</U>
+        <UserText>{p.name}</UserText>
       </h1>
       {p.avatar ? <img class="avatar" src={p.avatar} alt="" width="96" height="96" /> : null}
       <ProfileFacts p={p} />
       {pr.about
         ? (
           <p>
-            <U>{pr.about}</U>
+            <UserText>{pr.about}</UserText>
           </p>
         )
         : null}
@@ -66,7 +66,7 @@ async function getPeopleSlug(deps: Deps, c: WebCtx) {
             {p.modules.map((m) => (
               <li>
                 <a href={`/modules/${m.slug}`}>
-                  <U>{m.title}</U>
+                  <UserText>{m.title}</UserText>
                 </a>
               </li>
             ))}
@@ -101,23 +101,23 @@ function ProfileFacts({ p }: { p: PublicProfile }) {
       <dt>Member since</dt>
       <dd>{p.since}</dd>
       <Fact term="Organisation" show={pr.org}>
-        <U>{pr.org}</U>
+        <UserText>{pr.org}</UserText>
       </Fact>
       <Fact term="Role" show={pr.role}>
-        <U>{pr.role}</U>
+        <UserText>{pr.role}</UserText>
       </Fact>
       <Fact term="Place" show={pr.place}>
-        <U>{pr.place}</U>
+        <UserText>{pr.place}</UserText>
       </Fact>
       <Fact term="Languages" show={pr.langs.length}>{pr.langs.join(", ")}</Fact>
       <Fact term="Website" show={pr.website}>
         <a href={pr.website} rel="nofollow ugc noopener">
-          <U>{pr.website}</U>
+          <UserText>{pr.website}</UserText>
         </a>
       </Fact>
       <Fact term="Contact" show={p.contact}>
         <a href={`mailto:${p.contact}`}>
-          <U>{p.contact}</U>
+          <UserText>{p.contact}</UserText>
         </a>
       </Fact>
     </dl>
@@ -130,7 +130,7 @@ function Paragraphs({ text }: { text: string }) {
     <>
       {text.split(/\n{2,}/).map((para) => (
         <p>
-          <U>{para}</U>
+          <UserText>{para}</UserText>
         </p>
       ))}
     </>
@@ -178,10 +178,10 @@ async function getSearch(deps: Deps, c: WebCtx) {
     slugs.get(id)
       ? (
         <a href={`/people/${slugs.get(id)}`}>
-          <U>{name}</U>
+          <UserText>{name}</UserText>
         </a>
       )
-      : <U>{name}</U>;
+      : <UserText>{name}</UserText>;
   const total = found.people.length + found.journal.length + found.modules.length;
   c.header("Cache-Control", "no-store");
   return c.render(
@@ -194,7 +194,7 @@ async function getSearch(deps: Deps, c: WebCtx) {
           <p class="didyoumean">
             Did you mean{" "}
             <a href={`/search?q=${encodeURIComponent(found.suggestion)}`}>
-              <U>{found.suggestion}</U>
+              <UserText>{found.suggestion}</UserText>
             </a>?
           </p>
         )
@@ -227,14 +227,14 @@ function FoundModules({ modules }: { modules: Found["modules"] }) {
         {modules.map((m) => (
           <li>
             <a href={`/modules/${m.slug}`}>
-              <U>{m.title}</U>
+              <UserText>{m.title}</UserText>
             </a>{" "}
             <span class="meta">
-              by <U>{m.name}</U>
+              by <UserText>{m.name}</UserText>
             </span>
             <br />
             <span class="snippet">
-              <U>{m.snippet}</U>
+              <UserText>{m.snippet}</UserText>
             </span>
           </li>
         ))}
@@ -254,7 +254,7 @@ function FoundPeople({ people, person }: { people: Found["people"]; person: Pers
               ? (
                 <span class="meta">
                   {" "}
-                  <U>{[p.role, p.org].filter(Boolean).join(", ")}</U>
+                  <UserText>{[p.role, p.org].filter(Boolean).join(", ")}</UserText>
                 </span>
               )
               : null}
@@ -275,7 +275,7 @@ function FoundJournal({ journal, person }: { journal: Found["journal"]; person: 
               {person(j.actor_id, j.name)}, {isoDate(j.created)}
             </p>
             <p>
-              <U>{j.text}</U>
+              <UserText>{j.text}</UserText>
             </p>
           </li>
         ))}
@@ -308,9 +308,10 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
           <>
             <p>
               <strong>
-                <U>{v.title}</U>
+                <UserText>{v.title}</UserText>
               </strong>{" "}
-              (<U>{v.area ?? ""}</U>), under the name <U>{v.name ?? ""}</U>.
+              (<UserText>{v.area ?? ""}</UserText>), under the name{" "}
+              <UserText>{v.name ?? ""}</UserText>.
             </p>
             {v.module_url
               ? (
@@ -341,7 +342,7 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
               {withReasons
                 ? (
                   <td data-label="Reason">
-                    <U>{(h as { reason?: string | null }).reason ?? ""}</U>
+                    <UserText>{(h as { reason?: string | null }).reason ?? ""}</UserText>
                   </td>
                 )
                 : null}
@@ -374,7 +375,7 @@ async function getContributeConfirmed(deps: Deps, c: WebCtx) {
       <h1>{mine.length === 1 ? "Your proposal is confirmed" : "Your proposals are confirmed"}</h1>
       {mine.map((p) => (
         <p class="notice" role="status">
-          Your proposal ‘<U>{p.title}</U>’ is confirmed; the team has been told.{" "}
+          Your proposal ‘<UserText>{p.title}</UserText>’ is confirmed; the team has been told.{" "}
           <a href={`/contribute/status?id=${p.id}`}>Its status page</a>
         </p>
       ))}
@@ -383,7 +384,7 @@ async function getContributeConfirmed(deps: Deps, c: WebCtx) {
           <p>
             Confirming it made an account for{" "}
             <strong>
-              <U>{me.email}</U>
+              <UserText>{me.email}</UserText>
             </strong>, and this browser is signed in to it: the module will be published under it,
             and <a href="/me/work">Your work</a>{" "}
             shows your proposals. There is no password: next time, ask for a sign-in link.
@@ -393,7 +394,7 @@ async function getContributeConfirmed(deps: Deps, c: WebCtx) {
           <p>
             You are signed in as{" "}
             <strong>
-              <U>{me.email}</U>
+              <UserText>{me.email}</UserText>
             </strong>; <a href="/me/work">Your work</a> shows your proposals.
           </p>
         )}

@@ -25,13 +25,13 @@ import {
   ErrorSummary,
   Field,
   type FormView,
-  given,
+  nonBlank,
   readForm,
   submitForm,
 } from "./_form.tsx";
 import { forgetWebSession, rememberNext, takeNext } from "./_session.ts";
 import { type Next, safeNext, seeOther, viewer, type WebCtx, webRouter } from "./_web.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { passkeyAssets } from "./_passkey_assets.ts";
 import { enterSession } from "./_sign_in_flow.tsx";
 
@@ -167,7 +167,7 @@ async function postSignIn(deps: Deps, c: WebCtx) {
       email: f.email ?? "",
       purpose: "login",
       age_ok: checked(f.age_ok),
-      name: given(f.name),
+      name: nonBlank(f.name),
     }),
     act: async ({ email, name, age_ok }, form) => {
       await limit(deps, RULES.linkByOrigin, clientOrigin(deps, c));
@@ -219,7 +219,7 @@ function SignedInAlready(props: { email: string }) {
         This sign-in link was used already or is no longer valid, but this browser is signed in as
         {" "}
         <strong>
-          <U>{props.email}</U>
+          <UserText>{props.email}</UserText>
         </strong>
         : there is nothing more to do.
       </p>
@@ -246,7 +246,7 @@ function SignInLink(
       <p>
         Sign in as{" "}
         <strong>
-          <U>{props.link.email}</U>
+          <UserText>{props.link.email}</UserText>
         </strong>
         {props.replaces ? " (this replaces the session this browser has now)" : ""}.
       </p>
@@ -309,7 +309,7 @@ async function linkPage(deps: Deps, c: WebCtx, token: string, view: FormView) {
         <p>
           Confirm the proposal sent from{" "}
           <strong>
-            <U>{link.email}</U>
+            <UserText>{link.email}</UserText>
           </strong>
           : the team is told and starts looking at it. This also signs this browser in, with a new
           account for the address if it has none (the module is published under it).

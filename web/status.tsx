@@ -26,7 +26,7 @@ import type { Deps } from "../lib/deps.ts";
 
 import { noteWord } from "../mail/status.ts";
 import { emptyView, fields, type FormView, readForm, submitForm } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { Ago } from "./_me.tsx";
 import { seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { StateIcon } from "./_state.tsx";
@@ -56,7 +56,7 @@ function Timeline(props: { notes: PublicPage["notes"]; now: number }) {
             )}
           </p>
           <p>
-            <U>{n.text}</U>
+            <UserText>{n.text}</UserText>
           </p>
         </li>
       ))}
@@ -86,16 +86,16 @@ function ServiceRow({ s }: { s: PublicService }) {
   return (
     <li class={`svc svc-${state.tone} status-svc`}>
       <h3>
-        <U>{s.name}</U>
+        <UserText>{s.name}</UserText>
       </h3>
       <p class={`tag state state-${state.tone}`}>
         <StateIcon state={state.tone} />
-        <U>{state.text}</U>
+        <UserText>{state.text}</UserText>
       </p>
       {s.note
         ? (
           <p class="notice">
-            <U>{s.note}</U>
+            <UserText>{s.note}</UserText>
           </p>
         )
         : null}
@@ -135,7 +135,7 @@ function StatusNow({ page, now }: { page: PublicPage; now: number }) {
           {many
             ? (
               <h2>
-                <U>{group}</U>
+                <UserText>{group}</UserText>
               </h2>
             )
             : null}
@@ -169,7 +169,7 @@ const show = (deps: Deps, c: WebCtx, page: PublicPage, view: FormView = emptyVie
   return (
     <>
       <h1>
-        <U>{page.title}</U>
+        <UserText>{page.title}</UserText>
       </h1>
       {notice ? <p class="notice" role="status">{notice}</p> : null}
       <div data-live={`/status/${slug}/live`} data-version={page.version}>
@@ -227,7 +227,7 @@ const linkPage = (deps: Deps, purpose: "confirm" | "unfollow") => async (c: WebC
       <p>
         {confirm ? "Follow" : "Stop following"} the status page{" "}
         <a href={`/status/${found.slug}`}>
-          <U>{found.title}</U>
+          <UserText>{found.title}</UserText>
         </a>{" "}
         by mail{confirm ? "" : ": your address is deleted"}.
       </p>

@@ -54,12 +54,12 @@ import {
   submitForm,
   TextArea,
 } from "./_form.tsx";
-import { PostButton, U } from "./_layout.tsx";
+import { PostButton, UserText } from "./_layout.tsx";
 import { standingName, when } from "./_me.tsx";
 import {
+  DecisionHistory,
   FileLinks,
   GateChecks,
-  History,
   ProposalFields,
   proposalRows,
   RecordTrail,
@@ -144,12 +144,12 @@ async function getTeam(deps: Deps, c: WebCtx) {
               <tr>
                 <td data-label="Title">
                   <a href={`/team/proposals/${p.id}`}>
-                    #{p.id} <U>{p.title}</U>
+                    #{p.id} <UserText>{p.title}</UserText>
                   </a>
                 </td>
                 <td data-label="Status">{STATUS_WORDS[p.status]}</td>
                 <td data-label="From">
-                  <U>{p.name}</U>
+                  <UserText>{p.name}</UserText>
                 </td>
                 <td data-label="Updated">{when(p.updated)}</td>
               </tr>
@@ -310,13 +310,13 @@ const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
     <>
       <TeamNav here="/team" />
       <h1>
-        #{p.id} <U>{p.title}</U>
+        #{p.id} <UserText>{p.title}</UserText>
       </h1>
       <ErrorSummary view={view} labels={{ reason: "Reason", status: "Decision" }} />
       <ProposalFields rows={proposalRows(p)} />
       <h2>Summary</h2>
       <p class="text">
-        <U>{p.summary}</U>
+        <UserText>{p.summary}</UserText>
       </p>
       <h2 id="files">Files</h2>
       <FileLinks files={p.files} checks={checks} />
@@ -336,8 +336,8 @@ const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
       <RecordTrail p={p} data={data} />
       <h2>Gate</h2>
       <GateChecks gate={gate} />
-      <h2>History</h2>
-      <History decisions={p.decisions} names={names} />
+      <h2>DecisionHistory</h2>
+      <DecisionHistory decisions={p.decisions} names={names} />
       <h2>Decide</h2>
       <p class="meta">
         You are{" "}
@@ -396,18 +396,18 @@ const applicationsPage = async (deps: Deps, c: WebCtx, failed?: { id: number; vi
         return (
           <section aria-labelledby={`app-${a.id}`}>
             <h2 id={`app-${a.id}`}>
-              <U>{name}</U>
+              <UserText>{name}</UserText>
             </h2>
             <p class="meta">
               {when(a.created)} · {who ? standingName(standingOf(who.roles)) : "erased"}
             </p>
             <p class="text">
-              <U>{a.text}</U>
+              <UserText>{a.text}</UserText>
             </p>
             {a.outcome
               ? (
                 <p>
-                  {a.outcome}: <U>{a.reason ?? ""}</U>
+                  {a.outcome}: <UserText>{a.reason ?? ""}</UserText>
                 </p>
               )
               : (
@@ -469,15 +469,15 @@ async function getTeamRequests(deps: Deps, c: WebCtx) {
       {list.map((r) => (
         <section aria-labelledby={`req-${r.id}`}>
           <h2 id={`req-${r.id}`}>
-            #{r.id} {r.kind} from <U>{r.name}</U>
+            #{r.id} {r.kind} from <UserText>{r.name}</UserText>
           </h2>
           <p class="meta">
-            <U>{r.email}</U>
+            <UserText>{r.email}</UserText>
             {r.org
               ? (
                 <>
                   {" · "}
-                  <U>{r.org}</U>
+                  <UserText>{r.org}</UserText>
                 </>
               )
               : null} · {when(r.created)}
@@ -486,14 +486,14 @@ async function getTeamRequests(deps: Deps, c: WebCtx) {
                 <>
                   {" · "}
                   <a href={`/modules/${encodeURIComponent(r.module)}`}>
-                    <U>{r.module}</U>
+                    <UserText>{r.module}</UserText>
                   </a>
                 </>
               )
               : null}
           </p>
           <p class="text">
-            <U>{r.text}</U>
+            <UserText>{r.text}</UserText>
           </p>
           <PostButton
             action={`/team/requests/${r.id}`}
@@ -527,7 +527,7 @@ function RoleCommands(props: { a: Account }) {
   return (
     <details>
       <summary>
-        Commands for <U>{a.email}</U>
+        Commands for <UserText>{a.email}</UserText>
       </summary>
       <ul class="commands">
         {ROLES.map((role) => {
@@ -540,7 +540,7 @@ function RoleCommands(props: { a: Account }) {
               </label>
               <input id={id} type="text" readonly value={roleCommand(verb, a.email, role)} />
               <button type="button" data-copy={`#${id}`} hidden>
-                Copy: {verb} {role} for <U>{a.email}</U>
+                Copy: {verb} {role} for <UserText>{a.email}</UserText>
               </button>
             </li>
           );
@@ -590,13 +590,13 @@ async function getTeamAccounts(deps: Deps, c: WebCtx) {
                 {a.slug && a.name
                   ? (
                     <a href={`/people/${a.slug}`}>
-                      <U>{a.name}</U>
+                      <UserText>{a.name}</UserText>
                     </a>
                   )
-                  : <U>{a.name || "(no name)"}</U>}
+                  : <UserText>{a.name || "(no name)"}</UserText>}
               </td>
               <td data-label="Address">
-                <U>{a.email}</U>
+                <UserText>{a.email}</UserText>
               </td>
               <td data-label="Roles">
                 {a.roles.length ? a.roles.join(", ") : `none (${standingName("collector")})`}
@@ -646,10 +646,10 @@ async function getTeamInvitations(deps: Deps, c: WebCtx) {
           {list.map((i) => (
             <tr>
               <td data-label="Address">
-                <U>{i.email}</U>
+                <UserText>{i.email}</UserText>
               </td>
               <td data-label="Invited by">
-                <U>{names.get(i.inviter) ?? ""}</U>
+                <UserText>{names.get(i.inviter) ?? ""}</UserText>
               </td>
               <td data-label="Sent">{when(i.created)}</td>
               <td data-label="Outcome">
@@ -711,19 +711,19 @@ function AllServices(
           return (
             <tr>
               <td data-label="Account">
-                <U>{names.get(service.account) ?? ""}</U>
+                <UserText>{names.get(service.account) ?? ""}</UserText>
               </td>
               <td data-label="Name">
-                <U>{v.name}</U>
+                <UserText>{v.name}</UserText>
               </td>
               <td data-label="Target">
-                <U>{service.check}</U>
+                <UserText>{service.check}</UserText>
               </td>
               <td data-label="State">
                 <StateBadge state={shownState(v)} />
               </td>
               <td data-label="Last result">
-                <U>{v.status}</U>
+                <UserText>{v.status}</UserText>
               </td>
             </tr>
           );
@@ -742,12 +742,13 @@ function MachineSnapshot({ snap }: { snap: Snapshot | null }) {
         ? (
           <>
             <p class="meta">
-              <U>{snap.host}</U> · read {snap.read}
+              <UserText>{snap.host}</UserText> · read {snap.read}
             </p>
             <ul>
               {snap.services.map((s) => (
                 <li>
-                  <U>{s.group}</U> · <U>{s.name}</U> · <U>{s.state}</U> · <U>{s.status}</U>
+                  <UserText>{s.group}</UserText> · <UserText>{s.name}</UserText> ·{" "}
+                  <UserText>{s.state}</UserText> · <UserText>{s.status}</UserText>
                 </li>
               ))}
             </ul>

@@ -26,7 +26,7 @@ import { beatBar, percentText, sparkline } from "../lib/svg.ts";
 import { periodWords } from "../lib/timing_words.ts";
 import { MIN_MEASURED_MS } from "../lib/history.ts";
 import { MINUTE } from "../lib/clock.ts";
-import { U } from "./_layout.tsx";
+import { UserText } from "./_layout.tsx";
 import { displayText } from "../lib/display.ts";
 import { Ago, when } from "./_me.tsx";
 import { AlertWays, STATE_TEXT, StateBadge } from "./_state.tsx";
@@ -93,7 +93,7 @@ function Tags({ tags, q }: { tags: string[]; q: Query }) {
       {tags.map((t) => (
         <li>
           <a href={boardHref(q, { tag: t, page: undefined })} class="chip" title={`Only ${t}`}>
-            <U>{t}</U>
+            <UserText>{t}</UserText>
           </a>
         </li>
       ))}
@@ -122,13 +122,13 @@ function Row({ row, now, q }: { row: BoardRow; now: number; q: Query }) {
       </td>
       <th scope="row" class="c-name">
         <a href={`/me/services/${v.id}`} title={v.name}>
-          <U>{v.name}</U>
+          <UserText>{v.name}</UserText>
         </a>
         {via
           ? (
             <span class="via">
               {" "}
-              <U>{via}</U>
+              <UserText>{via}</UserText>
             </span>
           )
           : null}
@@ -180,19 +180,19 @@ function Row({ row, now, q }: { row: BoardRow; now: number; q: Query }) {
                 <>
                   <dt>Status</dt>
                   <dd>
-                    <U>{v.status}</U>
+                    <UserText>{v.status}</UserText>
                   </dd>
                 </>
               )
               : null}
             <dt>Group</dt>
             <dd>
-              <U>{v.group}</U>
+              <UserText>{v.group}</UserText>
               {v.place
                 ? (
                   <>
                     {" · "}
-                    <U>{v.place}</U>
+                    <UserText>{v.place}</UserText>
                   </>
                 )
                 : null}
@@ -338,7 +338,7 @@ function Summary({ board, q }: { board: Board; q: Query }) {
             <li>
               Tagged{" "}
               <span class="chip">
-                <U>{q.tag}</U>
+                <UserText>{q.tag}</UserText>
               </span>{" "}
               <a href={boardHref(q, { tag: undefined })}>Show every tag</a>
             </li>

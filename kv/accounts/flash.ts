@@ -1,5 +1,5 @@
 import { MINUTE } from "../../lib/clock.ts";
-import { seal, type Sealed, sha256hex, unseal } from "../../lib/crypto.ts";
+import { type Sealed, sealValue, sha256hex, unsealValue } from "../../lib/crypto.ts";
 import { atomic, commit } from "../_atomic.ts";
 
 /**
@@ -31,7 +31,10 @@ export async function putFlash(
   now: number,
 ): Promise<void> {
   // The key comes from the session's token (`flash` purpose), which KV never holds.
-  const stored: StoredFlash = { ...await seal("flash", token, value), expires: now + FLASH_LIFE };
+  const stored: StoredFlash = {
+    ...await sealValue("flash", token, value),
+    expires: now + FLASH_LIFE,
+  };
   await commit(atomic(kv).set(flashKey(token, name), stored, { expireIn: FLASH_LIFE }));
 }
 
@@ -44,5 +47,5 @@ export async function readFlash<T>(
 ): Promise<T | null> {
   const found = (await kv.get<StoredFlash>(flashKey(token, name))).value;
   if (!found || found.expires <= now) return null;
-  return await unseal<T>("flash", token, found);
+  return await unsealValue<T>("flash", token, found);
 }

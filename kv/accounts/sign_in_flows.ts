@@ -1,5 +1,5 @@
 import { MINUTE } from "../../lib/clock.ts";
-import { randomToken, seal, type Sealed, sha256hex, unseal } from "../../lib/crypto.ts";
+import { randomToken, type Sealed, sealValue, sha256hex, unsealValue } from "../../lib/crypto.ts";
 import { atomic, commit } from "../_atomic.ts";
 
 /**
@@ -47,7 +47,7 @@ const flowKey = (cookie: string) => ["sign_in_flows", sha256hex(`flow:${cookie}`
 /** Keeps `flow` for FLOW_LIFE; answers the cookie value that finds it again. */
 export async function startFlow(kv: Deno.Kv, flow: Flow, now: number): Promise<string> {
   const cookie = randomToken(32);
-  const stored: StoredFlow = { ...await seal("flow", cookie, flow), expires: now + FLOW_LIFE };
+  const stored: StoredFlow = { ...await sealValue("flow", cookie, flow), expires: now + FLOW_LIFE };
   await commit(atomic(kv).set(flowKey(cookie), stored, { expireIn: FLOW_LIFE }));
   return cookie;
 }
@@ -64,5 +64,5 @@ export async function takeFlow(kv: Deno.Kv, cookie: string, now: number): Promis
   // Another request took it first.
   if (!gone.ok) return null;
   if (entry.value.expires <= now) return null;
-  return await unseal<Flow>("flow", cookie, entry.value);
+  return await unsealValue<Flow>("flow", cookie, entry.value);
 }

@@ -11,7 +11,7 @@ import type { Service, State } from "../service/state.ts";
 export const EXPIRY_MARKS = [14, 7, 1] as const;
 
 /** What a look at a service may send: an off or back alert, or a reminder while off. */
-export type Alert = "off" | "back" | "reminder";
+export type StateAlert = "off" | "back" | "reminder";
 
 /**
  * A check result applied to a service: the failure streak and threshold decide the state
@@ -83,9 +83,9 @@ function alertFor(s: Service, next: State): "off" | "back" | null {
 function afterMaintenance(
   old: Service,
   next: State,
-  alert: Alert | null,
+  alert: StateAlert | null,
   quiet: boolean,
-): { alert: Alert | null; held: boolean } {
+): { alert: StateAlert | null; held: boolean } {
   if (alert === "off" && quiet) return { alert: null, held: true };
   if (next !== "off") return { alert, held: false };
   if (old.held && !quiet && !alert && old.alerts && !old.down_mailed) {
@@ -111,7 +111,7 @@ export function decideAlert(
   next: State,
   quiet: number | null,
   now: number,
-): { alert: Alert | null; marks: Pick<Service, "down_mailed" | "held" | "alerted_at"> } {
+): { alert: StateAlert | null; marks: Pick<Service, "down_mailed" | "held" | "alerted_at"> } {
   const decided = afterMaintenance(old, next, alertFor(old, next), quiet !== null);
   const alert = decided.alert ?? (reminderDue(old, next, quiet !== null, now) ? "reminder" : null);
   return {

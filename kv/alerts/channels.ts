@@ -5,13 +5,13 @@ import { randomToken } from "../../lib/crypto.ts";
 import type { Deps } from "../../lib/deps.ts";
 import { conflict, invalid } from "../../lib/errors.ts";
 import { outboundTarget } from "../../lib/outbound.ts";
-import { seal, sealingKey, unseal } from "../../lib/secrets.ts";
+import { sealingKey, sealSecret, unsealSecret } from "../../lib/secrets.ts";
 import {
-  type Alert,
+  type AlertMessage,
+  CHANNEL_KINDS,
   checkValues,
   explain,
   type FormatContext,
-  KINDS,
   type KindSpec,
   type OutRequest,
   PROVIDERS,
@@ -99,14 +99,15 @@ interface Incident {
 }
 
 /** What an alert says (kv/service/looks.ts and kv/alerts/grouped_alerts.ts build it). */
-export type AlertPayload = Alert;
+export type AlertPayload = AlertMessage;
 
 const channelKey = (account: number, id: number) => ["channels", account, id] as const;
 const incidentKey = (account: number, channel: number, service: number) =>
   ["channel_incidents", account, channel, service] as const;
 const channelBound = (account: number, id: number) => `channel/${account}/${id}`;
 
-export const kindOf = (c: Channel): KindSpec => KINDS[c.kind ?? "webhook"] ?? KINDS.webhook;
+export const channelKindOf = (c: Channel): KindSpec =>
+  CHANNEL_KINDS[c.kind ?? "webhook"] ?? CHANNEL_KINDS.webhook;
 
 export const stateOf = (c: Channel): "ok" | "failing" | "broken" =>
   c.broken ? "broken" : c.failure ? "failing" : "ok";
@@ -116,7 +117,7 @@ export const forNew = (c: Pick<Channel, "for_new">) => c.for_new !== false;
 
 /** What the API and the pages show: the settings, each secret entered as "set", the health. */
 export const channelView = (c: Channel) => {
-  const spec = kindOf(c);
+  const spec = channelKindOf(c);
   const hint = c.hint ?? (c.url ? new URL(c.url).origin : "");
   return {
     id: c.id,
@@ -157,7 +158,7 @@ export async function channelChoices(kv: Deno.Kv, account: number) {
   return (await listChannels(kv, account)).map((c) => ({
     id: c.id,
     name: c.name,
-    kind: kindOf(c).kind,
+    kind: channelKindOf(c).kind,
     for_new_services: forNew(c),
   }));
 }
@@ -215,8 +216,8 @@ export async function createChannel(
   const apprise = typeof input.apprise === "string" ? fromApprise(input.apprise) : null;
   if (apprise && "error" in apprise) invalid(`apprise: ${apprise.error}`, "apprise");
   const kind = apprise ? apprise.kind : input.kind ?? "webhook";
-  const spec = KINDS[kind];
-  if (!spec) invalid(`kind: one of ${Object.keys(KINDS).join(", ")}`, "kind");
+  const spec = CHANNEL_KINDS[kind];
+  if (!spec) invalid(`kind: one of ${Object.keys(CHANNEL_KINDS).join(", ")}`, "kind");
   const checked = checkValues(spec, apprise ? apprise.fields : input);
   // An Apprise URL's part that is wrong is said of the URL, which is what was entered.
   if (!checked.ok) {
@@ -251,7 +252,7 @@ export async function createChannel(
     name: input.name,
     kind: spec.kind,
     settings,
-    sealed: await seal(key, JSON.stringify(secrets), channelBound(account, id.id)),
+    sealed: await sealSecret(key, JSON.stringify(secrets), channelBound(account, id.id)),
     hint: spec.hint(values),
     failure: null,
     broken: null,
@@ -276,7 +277,7 @@ async function valuesOf(deps: Deps, c: Channel): Promise<Values | null> {
   if (!c.sealed) return { url: c.url ?? "", secret: c.secret ?? "" };
   const key = await keyOf(deps);
   if (!key) return null;
-  const opened = await unseal(key, c.sealed, channelBound(c.account, c.id));
+  const opened = await unsealSecret(key, c.sealed, channelBound(c.account, c.id));
   return opened === null ? null : { ...(c.settings ?? {}), ...JSON.parse(opened) };
 }
 
@@ -301,7 +302,7 @@ export async function sealClearChannels(kv: Deno.Kv, secretsKey: string | null):
       kind: "webhook",
       settings: {},
       hint: new URL(c.url).origin,
-      sealed: await seal(key, JSON.stringify(secrets), channelBound(c.account, c.id)),
+      sealed: await sealSecret(key, JSON.stringify(secrets), channelBound(c.account, c.id)),
     };
     if (!(await commit(atomic(kv).check(e).set(e.key, next))).ok) left++;
   }
@@ -390,7 +391,7 @@ const originOf = (deps: Deps) => (p: keyof typeof PROVIDERS) =>
 async function incidentsFor(
   deps: Deps,
   channel: Channel,
-  alert: Alert,
+  alert: AlertMessage,
   postId: string,
 ): Promise<Map<number, Incident & { event: string; fresh: boolean }>> {
   const lines = linesOf(alert);
@@ -423,7 +424,7 @@ export async function sendPost(
   postId: string,
   allowPrivate: boolean,
 ): Promise<SendResult> {
-  const spec = kindOf(channel);
+  const spec = channelKindOf(channel);
   const values = await valuesOf(deps, channel);
   if (!values) {
     return {
@@ -486,7 +487,7 @@ async function closeIncidents(
   spec: KindSpec,
   incidents: Map<number, Incident & { event: string; fresh: boolean }>,
   answer: string,
-  alert: Alert,
+  alert: AlertMessage,
 ) {
   const op = atomic(deps.kv);
   let writes = 0;
@@ -538,7 +539,7 @@ export async function outcomeOf(
     if (acc) {
       const text = channelBrokenMail(
         c.name,
-        kindOf(c).label,
+        channelKindOf(c).label,
         r.status,
         givenUp,
         `${deps.config.baseUrl}/me/channels`,

@@ -40,8 +40,8 @@ import { getAccount, isOwner } from "../accounts/accounts.ts";
 import {
   type AlertPayload,
   type Channel,
+  channelKindOf,
   getChannel,
-  kindOf,
   MAX_ATTEMPTS,
   outcomeOf,
   payloadJson,
@@ -362,7 +362,7 @@ async function sendPostOf(deps: Deps, post: QueuedPost): Promise<Outcome> {
     // The reason only: no address, no token in the logs.
     log("warn", "channel delivery failed", {
       post: post.id,
-      kind: kindOf(channel).kind,
+      kind: channelKindOf(channel).kind,
       attempt: attempts,
       // The words and the status only: what a receiver said may name anything.
       reason: r.status.replace(/ \(HTTP (\d+)[^)]*\)+/, " (HTTP $1)"),

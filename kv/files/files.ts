@@ -1,7 +1,7 @@
 import { iso, MINUTE } from "../../lib/clock.ts";
 import type { Deps } from "../../lib/deps.ts";
 import { conflict, invalid, notFound, tooLarge, unsupported } from "../../lib/errors.ts";
-import { FILE_KINDS, kindOf } from "../../lib/file_kinds.ts";
+import { FILE_KINDS, fileKindOf } from "../../lib/file_kinds.ts";
 import { INVISIBLE_MESSAGE, visibleText } from "../../lib/text.ts";
 import { cleanFileName, cleanText } from "../../lib/file_names.ts";
 import { atomic, commit, deleteKeys, keysOf, transact } from "../_atomic.ts";
@@ -489,7 +489,7 @@ export function checkUpload(sent: UploadSent) {
   if (!visibleText(sent.name)) invalid(`X-File-Name: ${INVISIBLE_MESSAGE}`, "X-File-Name");
   const clean = cleanFileName(sent.name);
   if (!clean) invalid("X-File-Name: not a usable file name", "X-File-Name");
-  const kind = kindOf(clean.ext);
+  const kind = fileKindOf(clean.ext);
   if (!kind) {
     unsupported(
       clean.ext

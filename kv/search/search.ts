@@ -110,7 +110,7 @@ export interface SearchAnswer {
 
 /** Answers kept per KV (per process), oldest dropped first. */
 const ANSWERS_KEPT = 256;
-const kept = new WeakMap<Deno.Kv, Map<string, { sig: string; answer: SearchAnswer }>>();
+const recentAnswers = new WeakMap<Deno.Kv, Map<string, { sig: string; answer: SearchAnswer }>>();
 type Listings = Map<string, Deno.KvEntry<Deno.KvU64>[]>;
 
 /**
@@ -136,8 +136,8 @@ export async function search(deps: DocDeps, q: string): Promise<SearchAnswer> {
     signature(people),
     signature(journal),
   ].join("|");
-  let answers = kept.get(kv);
-  if (!answers) kept.set(kv, answers = new Map());
+  let answers = recentAnswers.get(kv);
+  if (!answers) recentAnswers.set(kv, answers = new Map());
   const key = words.join(" ");
   const had = answers.get(key);
   if (had?.sig === sig) return had.answer;

@@ -10,13 +10,13 @@ import { type Atomic, atomic, deleteKeys, keysOf, transact } from "../_atomic.ts
 import { counted } from "../alerts/alert_rules.ts";
 import { formTokenEntry, spendFormToken, spent } from "../store/form_tokens.ts";
 import {
-  addService,
   claimServiceId,
   countAdded,
   countEntry,
   countOf,
   dropService,
   getService,
+  insertService,
   saveService,
   serviceEntries,
   serviceWithCount,
@@ -59,7 +59,7 @@ import { dropServiceInto, windowsEntry } from "./maintenance.ts";
  * erase, with their badges and hook keys. Key layout:
  *   ["service_badges", token]       -> {account, id}, a service's public badge address
  * The record, its id entry, the account's count and the runner's due entry are the aggregate's,
- * kv/service/store.ts: each change here adds its mutators (`addService`, `saveService`,
+ * kv/service/store.ts: each change here adds its mutators (`insertService`, `saveService`,
  * `dropService`) to the atomic that also writes the hook entries (kv/service/heartbeats.ts `putHookRef`),
  * slug entries and maintenance windows the change touches. What a look finds is recorded by
  * kv/service/looks.ts, through the same `saveService`.
@@ -413,7 +413,7 @@ async function storeServices(
       // Off from its first result: the person saw it on the creation's answer, and the look
       // of the next minute alerts, not one interval later (a day for a daily check).
       if (s.seen === "off") s.due = floorMinute(now) + MINUTE;
-      addService(id.apply(op), s);
+      insertService(id.apply(op), s);
       // A UUID or push token kept from another service (an import) must name no other check.
       for (const h of ownHashes(s)) {
         if (h !== p.hash) hookFreeInto(op, h);

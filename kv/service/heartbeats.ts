@@ -14,8 +14,8 @@ import {
 } from "../_atomic.ts";
 import { getManyEntries } from "../_batch.ts";
 import { addUses, heldUses, judge, rateKey, RULES } from "../store/rate_limit.ts";
-import { nudge, queueLook } from "./store.ts";
-import { type Beat, openRun, type Pulse, type Start } from "./state.ts";
+import { addEarlyDue, queueLook } from "./store.ts";
+import { type BeatSignal, openRun, type Pulse, type Start } from "./state.ts";
 
 /**
  * Heartbeat hooks, the hottest path of the service. Key layout:
@@ -26,7 +26,7 @@ import { type Beat, openRun, type Pulse, type Start } from "./state.ts";
  *   ["service_events", account_id, service, at_ms, nonce] -> HookEvent (the last 100 are
  *                                      kept: the runner trims them at each look)
  * A ping's batch also writes keys other modules own, through their mutators: a nudge, an
- * early due entry of the service (kv/service/store.ts `nudge`, set blind; the aggregate's header
+ * early due entry of the service (kv/service/store.ts `addEarlyDue`, set blind; the aggregate's header
  * says what a nudge may be), for a start (at its grace's end), a failure (now), a success whose
  * hook entry says it changes the state (`HookRef.look`: the heartbeat waits or is off; now) or
  * a service that wrote NUDGE_EVERY events in this process since its last, so the runner looks,
@@ -223,7 +223,7 @@ interface Cached {
 interface QueuedPing {
   hook: Cached;
   hash: string;
-  beat: Beat;
+  beat: BeatSignal;
   signal: Signal;
   method: string;
   /** The hook's ref once durable; null: the key is gone; "ambiguous": now a shared slug. */
@@ -612,12 +612,12 @@ async function commitBatch(
         }
         // A look the millisecond the run's grace ends, woken then through the queue.
         const end = Math.ceil(at + (grace ?? 60) * MINUTE) + 1;
-        nudge(op, end, id, account);
+        addEarlyDue(op, end, id, account);
         queueLook(op, { account, id, due: end }, end - at);
       } else if (kind === "fail") op.set(failKey(account, id), p.beat);
       if (kind === "fail" || (kind === "success" && p.hook.ref.look)) {
         const due = Math.floor(at / MINUTE) * MINUTE;
-        nudge(op, due, id, account);
+        addEarlyDue(op, due, id, account);
         // A failure, or a success that changes the state, is known now: the look it asks
         // for runs within seconds, not at the next minute (jobs/queue.ts); the nudge stays
         // for the runner should it not.
@@ -659,7 +659,7 @@ async function commitBatch(
  * pulse in this atomic (checked) and writes its start again, `ended` when a signal ended it.
  * Answers the services whose start it wrote.
  */
-const pulseOf = (beat: Deno.KvEntryMaybe<Beat>, failed: Deno.KvEntryMaybe<Beat>) => ({
+const pulseOf = (beat: Deno.KvEntryMaybe<BeatSignal>, failed: Deno.KvEntryMaybe<BeatSignal>) => ({
   beat: beat.value,
   failed: failed.value,
 });
@@ -670,7 +670,7 @@ async function pairRuns(kv: Deno.Kv, op: Atomic, live: QueuedPing[]): Promise<Se
   if (withRid.length === 0) return done;
   const services = new Map(withRid.map((p) => [p.hook.ref.id, p.hook.ref.account]));
   for (const [id, account] of services) {
-    const [beat, start, failed] = await kv.getMany<[Beat, Start, Beat]>([
+    const [beat, start, failed] = await kv.getMany<[BeatSignal, Start, BeatSignal]>([
       beatKey(account, id),
       startKey(account, id),
       failKey(account, id),
@@ -745,7 +745,7 @@ function nudgeFloods(op: Atomic, st: HookState, live: QueuedPing[]): Map<number,
     if (before + 1 >= NUDGE_EVERY) {
       // A millisecond past the minute: never the entry a failure's queued look claims (the
       // minute itself), so the runner's look, which trims, takes this one.
-      nudge(op, Math.floor(p.beat.at / MINUTE) * MINUTE + 1, id, account);
+      addEarlyDue(op, Math.floor(p.beat.at / MINUTE) * MINUTE + 1, id, account);
       counts.set(id, -1);
     } else counts.set(id, before + 1);
   }
@@ -786,7 +786,7 @@ export async function eraseEvents(kv: Deno.Kv, account: number, id: number): Pro
 
 /** A service's pulse (last success, start, failure); null parts when none. */
 export async function getPulse(kv: Deno.Kv, account: number, id: number): Promise<Pulse> {
-  const [beat, start, failed] = await kv.getMany<[Beat, Start, Beat]>([
+  const [beat, start, failed] = await kv.getMany<[BeatSignal, Start, BeatSignal]>([
     beatKey(account, id),
     startKey(account, id),
     failKey(account, id),
@@ -802,13 +802,13 @@ export async function listPulses(kv: Deno.Kv, account: number): Promise<Map<numb
     if (!p) out.set(id, p = { beat: null, start: null, failed: null });
     return p;
   };
-  for await (const e of kv.list<Beat>({ prefix: ["beats", account] })) {
+  for await (const e of kv.list<BeatSignal>({ prefix: ["beats", account] })) {
     get(e.key[2] as number).beat = e.value;
   }
   for await (const e of kv.list<Start>({ prefix: ["beat_starts", account] })) {
     get(e.key[2] as number).start = e.value;
   }
-  for await (const e of kv.list<Beat>({ prefix: ["beat_fails", account] })) {
+  for await (const e of kv.list<BeatSignal>({ prefix: ["beat_fails", account] })) {
     get(e.key[2] as number).failed = e.value;
   }
   return out;

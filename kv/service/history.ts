@@ -181,7 +181,7 @@ async function changesSince(
   id: number,
   from: number,
   now: number,
-): Promise<{ before: HistState | null; changes: History["changes"] }> {
+): Promise<{ before: HistState | null; changes: ServiceHistory["changes"] }> {
   let before: HistState | null = null;
   for await (
     const e of kv.list<StoredChange>({
@@ -189,7 +189,7 @@ async function changesSince(
       end: changeKey(account, id, from),
     }, { reverse: true, limit: 1 })
   ) before = e.value.state;
-  const changes: History["changes"] = [];
+  const changes: ServiceHistory["changes"] = [];
   for await (
     const e of kv.list<StoredChange>({
       start: changeKey(account, id, from),
@@ -199,7 +199,7 @@ async function changesSince(
   return { before, changes };
 }
 
-export interface History {
+export interface ServiceHistory {
   days: DayFigures[];
   changes: { at: number; state: HistState; status: string }[];
   /** Uptime (lib/history.ts uptimeBetween) of the last 24 hours, 7 and 30 days, all days kept. */
@@ -218,7 +218,7 @@ export async function readHistory(
   now: number,
   days = KEEP_DAYS,
   quiet: [number, number][] = [],
-): Promise<History> {
+): Promise<ServiceHistory> {
   const from = Math.floor(now / DAY) * DAY - (days - 1) * DAY;
   const [{ before, changes }, gaps] = await Promise.all([
     changesSince(kv, account, id, from, now),

@@ -15,7 +15,7 @@ import type { Deps } from "../../lib/deps.ts";
 import type { Mail } from "../../lib/mail.ts";
 import { type Atomic, atomic, transact } from "../_atomic.ts";
 import { type Account, getAccount } from "../accounts/accounts.ts";
-import { type Alert, counted, decideAlert } from "../alerts/alert_rules.ts";
+import { counted, decideAlert, type StateAlert } from "../alerts/alert_rules.ts";
 import { routeAlerts, type Subject } from "../alerts/alert_groups.ts";
 import { type AlertPayload, type Channel, channelsOf } from "../alerts/channels.ts";
 import { addDuration, readDay, recordChange } from "./history.ts";
@@ -25,6 +25,7 @@ import { gapAt } from "./monitor.ts";
 import { deliver, enqueueFollowers, enqueueMail, enqueuePosts } from "../alerts/outbox.ts";
 import {
   beatLimits,
+  type BeatVerdict,
   judgeBeat,
   minuteAfter,
   nextLook,
@@ -35,9 +36,8 @@ import {
   runsNote,
   type Service,
   type State,
-  type Verdict,
 } from "./state.ts";
-import { getService, nudge, queueLook, saveService, wakeAt } from "./store.ts";
+import { addEarlyDue, getService, queueLook, saveService, wakeAt } from "./store.ts";
 import { hookRefsInto, listServices } from "./commands.ts";
 import { behindOff, dependencyHold, foldedText } from "./dependencies.ts";
 import { certificateExpiryMail, serviceAlertMail } from "../../mail/services.ts";
@@ -47,7 +47,7 @@ export type QueuedAlert = string[];
 
 /** One alert: what it says of the service, as the service reads in it (and when, if not now). */
 interface AlertNotice {
-  event: Alert;
+  event: StateAlert;
   text: string;
   as: Subject;
   at?: number;
@@ -65,7 +65,7 @@ function alertMail(deps: Deps, to: string, a: AlertNotice, now: number): Mail {
 function alertPayload(
   deps: Deps,
   s: Subject,
-  event: Alert | "expiry",
+  event: StateAlert | "expiry",
   status: string,
   now: number,
 ): AlertPayload {
@@ -227,7 +227,7 @@ const failureText = (f: NonNullable<Pulse["failed"]>) =>
   `failure signalled ${readable(f.at)}${f.status ? `: ${f.status}` : ""}`;
 
 /** What a heartbeat's signals say at `now`, for alerts and history (with the runs counted). */
-function heartbeatStatus(s: Service, v: Verdict, runEnd: number | null, now: number): string {
+function heartbeatStatus(s: Service, v: BeatVerdict, runEnd: number | null, now: number): string {
   const pulse = v.pulse;
   const failure = openFailure(pulse);
   const run = openRun(pulse);
@@ -268,7 +268,7 @@ async function dependencyView(
 function wakeBehind(op: Atomic, all: Service[], s: Pick<Service, "id" | "account">, now: number) {
   for (const c of behindOff(all, s)) {
     if (c.kind !== "webhook" || !c.held) continue;
-    nudge(op, now, c.id, s.account);
+    addEarlyDue(op, now, c.id, s.account);
     queueLook(op, { account: s.account, id: c.id, due: now });
   }
 }
@@ -287,7 +287,7 @@ async function downNote(kv: Deno.Kv, offAt: number, now: number): Promise<string
 }
 
 /** When a heartbeat turned `state`, as far as its signals tell. */
-function changedAt(s: Service, v: Verdict, state: State, runEnd: number | null, now: number) {
+function changedAt(s: Service, v: BeatVerdict, state: State, runEnd: number | null, now: number) {
   const pulse = v.pulse;
   const failure = openFailure(pulse);
   const beat = pulse?.beat;
@@ -306,7 +306,7 @@ function changedAt(s: Service, v: Verdict, state: State, runEnd: number | null, 
  * none, or it alerts nobody: below the threshold, inside a maintenance window (`quiet`), while
  * paused, or for records from before `looked` existed (no look to compare with).
  */
-function closedFailure(old: Service, v: Verdict, quiet: number | null) {
+function closedFailure(old: Service, v: BeatVerdict, quiet: number | null) {
   const f = v.pulse?.failed ?? null;
   const missed = quiet === null && !v.paused && f !== null && old.looked !== undefined &&
     f.at > old.looked && v.state !== "off" && old.seen !== "off" && old.alerts &&
@@ -319,7 +319,7 @@ function closedFailure(old: Service, v: Verdict, quiet: number | null) {
  * it was up meanwhile (Healthchecks' flip at that ping), so the history has it up then. Null
  * when there is none.
  */
-function risenBefore(old: Service, v: Verdict) {
+function risenBefore(old: Service, v: BeatVerdict) {
   const b = v.pulse?.beat ?? null;
   const f = v.pulse?.failed ?? null;
   const rose = b !== null && f !== null && old.looked !== undefined && b.at > old.looked &&
@@ -336,7 +336,7 @@ function recordLook(
   op: Atomic,
   old: Service,
   s: Service,
-  v: Verdict,
+  v: BeatVerdict,
   blip: NonNullable<Pulse["failed"]> | null,
   runEnd: number | null,
   status: string,

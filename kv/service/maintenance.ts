@@ -5,7 +5,7 @@ import {
   merged,
   runningUntil,
   runsWithin,
-  type Timing,
+  type WindowTiming,
 } from "../../lib/maintenance.ts";
 
 /**
@@ -20,7 +20,7 @@ import {
 
 export const MAX_WINDOWS = 20;
 
-export interface Window extends Timing, Coverage {
+export interface Window extends WindowTiming, Coverage {
   id: number;
   name: string;
   created: number;

@@ -14,7 +14,7 @@ import { maintenanceUntil, type Window } from "./maintenance.ts";
 
 export type State = CheckState | "wait";
 
-export interface Beat {
+export interface BeatSignal {
   at: number;
   status: string;
   /** A success's run id, when it had one (it then ends only the run of that id). */
@@ -33,9 +33,9 @@ export interface Start {
 
 /** What a heartbeat's hook heard last: success, start and failure signals. */
 export interface Pulse {
-  beat: Beat | null;
+  beat: BeatSignal | null;
   start: Start | null;
-  failed: Beat | null;
+  failed: BeatSignal | null;
 }
 
 export interface Service {
@@ -208,7 +208,7 @@ export function beatLimits(
 
 /** A heartbeat's state at `now`: wait before any beat, then ok, warn (late) and off. */
 export function beatState(
-  beat: Beat | null,
+  beat: BeatSignal | null,
   s: Timing,
   now: number,
 ): State {
@@ -392,7 +392,7 @@ function countRuns(p: Pulse | null, s: Judging): RunCount {
 }
 
 /** A heartbeat judged at `now` from its signals and its record. */
-export interface Verdict {
+export interface BeatVerdict {
   state: State;
   /** Failed or missing runs in a row now (`failed_checks`). */
   runs: number;
@@ -417,7 +417,7 @@ export interface Verdict {
  * the threshold a failed or missing run reads warn; otherwise ok, or warn when late
  * (beatState), wait before any run. Paused: wait, nothing counted.
  */
-export function judgeBeat(p: Pulse | null, s: Judging, now: number): Verdict {
+export function judgeBeat(p: Pulse | null, s: Judging, now: number): BeatVerdict {
   const q = sinceResume(p, s);
   const count = countRuns(q, s);
   if (s.paused_at != null) {
@@ -459,7 +459,7 @@ export function judgeBeat(p: Pulse | null, s: Judging, now: number): Verdict {
  */
 export function nextLook(
   s: Service,
-  v: Verdict,
+  v: BeatVerdict,
   runEnd: number | null,
   holdUntil: number | null,
   now: number,
@@ -499,7 +499,7 @@ export function pulseState(p: Pulse | null, s: Judging, now: number): State {
 }
 
 /** " (failed or missing run 1 of 3 before an alert)", " (3 failed or missing runs in a row)". */
-export function runsNote(v: Verdict, threshold: number): string {
+export function runsNote(v: BeatVerdict, threshold: number): string {
   if (threshold <= 1 || v.runs < 1) return "";
   return v.runs < threshold
     ? ` (failed or missing run ${v.runs} of ${threshold} before an alert)`
@@ -507,7 +507,7 @@ export function runsNote(v: Verdict, threshold: number): string {
 }
 
 /** The status text of a heartbeat: the failure's, the run's, or the last success's. */
-function pulseStatus(v: Verdict, s: Service, now: number): string {
+function pulseStatus(v: BeatVerdict, s: Service, now: number): string {
   if (v.paused) return `paused since ${readable(s.paused_at!)}`;
   const p = v.pulse;
   const f = openFailure(p);

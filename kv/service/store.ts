@@ -6,15 +6,15 @@
  *   ["service_count", account_id]   -> KvU64, services held (the 30 limit)
  *   ["service_due", due_ms, id]     -> account id: the runner's due index and lease
  * This module is the one writer of these keys; other modules add its mutators to their atomics
- * (`addService`, `countAdded`, `saveService`, `dropService`, `nudge`) and it keeps, by them and
+ * (`insertService`, `countAdded`, `saveService`, `dropService`, `addEarlyDue`) and it keeps, by them and
  * by its own claim alone:
  * - A service held (its record) has its id entry and exactly one regular due entry,
- *   ["service_due", record.due, id], both written in the record's atomic: set by `addService`,
+ *   ["service_due", record.due, id], both written in the record's atomic: set by `insertService`,
  *   moved by `saveService` whenever `due` changes (the claim moves it to the lease's end),
  *   deleted by `dropService` with the record.
  * - ["service_count", account] is the number of the account's records (absent at none).
  * - A heartbeat may have more due entries, nudges, which its ping batches set blind (kv/service/heartbeats.ts
- *   through `nudge`): at a start's grace end (the millisecond after it), at the minute of a
+ *   through `addEarlyDue`): at a start's grace end (the millisecond after it), at the minute of a
  *   failure or of a success that changes its state (each look also asked for through the KV
  *   queue, `queueLook`, which jobs/queue.ts claims with `claimNudge`; a start's delayed to its
  *   grace end), and a millisecond past the minute of a flood of events. A nudge is an early look: its claim
@@ -82,7 +82,7 @@ export function countAdded(
 }
 
 /** A new service: its record, id entry and regular due entry (its count: `countAdded`). */
-export function addService(op: Atomic, s: Service): Atomic {
+export function insertService(op: Atomic, s: Service): Atomic {
   return op.set(serviceKey(s.account, s.id), s).set(byIdKey(s.id), s.account)
     .set(dueKey(s.due, s.id), s.account);
 }
@@ -104,7 +104,7 @@ export function dropService(op: Atomic, s: Service, count: Deno.KvEntryMaybe<Den
 }
 
 /** A heartbeat's nudge at `due` (set blind: a ping batch checks its hook entries instead). */
-export function nudge(op: Atomic, due: number, id: number, account: number): Atomic {
+export function addEarlyDue(op: Atomic, due: number, id: number, account: number): Atomic {
   return op.set(dueKey(due, id), account);
 }
 

@@ -4,7 +4,7 @@ import { conflict, invalid } from "../../lib/errors.ts";
 import { covers, MAX_MINUTES, nextStart, runningUntil } from "../../lib/maintenance.ts";
 import { cronError, validTimeZone } from "../../lib/schedule.ts";
 import { type Atomic, atomic, transact } from "../_atomic.ts";
-import { type History, KEEP_DAYS, readHistory } from "./history.ts";
+import { KEEP_DAYS, readHistory, type ServiceHistory } from "./history.ts";
 import { nextId } from "../store/ids.ts";
 import {
   listWindows,
@@ -239,7 +239,7 @@ export async function serviceHistory(
   s: Service,
   now: number,
   windows?: Window[],
-): Promise<History> {
+): Promise<ServiceHistory> {
   const list = windows ?? await listWindows(kv, s.account);
   const from = Math.floor(now / DAY) * DAY - (KEEP_DAYS - 1) * DAY;
   return await readHistory(kv, s.account, s.id, now, KEEP_DAYS, quietSpans(list, s, from, now));

@@ -50,7 +50,7 @@ export const RULES = {
   passkeyOptions: hourly("passkey_options", 600),
 } as const satisfies Record<string, Rule>;
 
-export interface Verdict {
+export interface RateVerdict {
   ok: boolean;
   count: number;
   /** Seconds until the window ends (for Retry-After). */
@@ -81,7 +81,7 @@ export function judge(
   windowEnd: number,
   previous: number,
   current: number,
-): Verdict {
+): RateVerdict {
   const w = rule.windowMs;
   const held = heldUses(rule, now, windowEnd, previous, current);
   if (held < rule.max) {
@@ -135,8 +135,8 @@ export async function countSubjectUse(
   rule: Rule,
   subject: string,
   now: number,
-): Promise<Verdict> {
-  return await transact<Verdict>(async () => {
+): Promise<RateVerdict> {
+  return await transact<RateVerdict>(async () => {
     const { entry, verdict } = await readCounters(kv, rule, subject, now);
     if (!verdict.ok) return { op: null, result: verdict };
     return { op: countInto(atomic(kv), entry), result: verdict };
@@ -185,7 +185,7 @@ export function judgeRead(
   now: number,
   counter: Deno.KvEntryMaybe<Deno.KvU64>,
   before: Deno.KvEntryMaybe<Deno.KvU64>,
-): Verdict {
+): RateVerdict {
   const windowEnd = counter.key[1] as number;
   return judge(
     rule,

@@ -18,7 +18,7 @@ export interface ServiceLine {
 }
 
 /** What an alert says, whatever the channel (the generic webhook sends it as it is). */
-export interface Alert {
+export interface AlertMessage {
   event: AlertEvent;
   title: string;
   text: string;
@@ -66,10 +66,11 @@ export type Provider =
 export type Values = Record<string, string>;
 
 /** The services an alert is about: the group's, or its one service (none for a test). */
-export const linesOf = (a: Alert): ServiceLine[] => a.services ?? (a.service ? [a.service] : []);
+export const linesOf = (a: AlertMessage): ServiceLine[] =>
+  a.services ?? (a.service ? [a.service] : []);
 
 /** The event of one service of a group: its own state, off or back. */
-export const eventOf = (a: Alert, s: ServiceLine): AlertEvent =>
+export const eventOf = (a: AlertMessage, s: ServiceLine): AlertEvent =>
   a.services ? (s.state === "off" ? "off" : "back") : a.event;
 
 export const WORD: Record<AlertEvent, string> = {
@@ -98,14 +99,14 @@ export const ICON: Record<AlertEvent, string> = {
 };
 
 /** The one line people read first: icon, word and title. */
-export const headline = (a: Alert) => `${ICON[a.event]} ${a.title}`;
+export const headline = (a: AlertMessage) => `${ICON[a.event]} ${a.title}`;
 
 /** One line per service of a group: "name: off (status)". */
-const serviceLines = (a: Alert) =>
+const serviceLines = (a: AlertMessage) =>
   linesOf(a).map((s) => `${s.name}: ${WORD[eventOf(a, s)].toLowerCase()} (${s.status})`);
 
 /** The alert's own text: the status, or a group's lines. */
-export const bodyText = (a: Alert) => a.services ? serviceLines(a).join("\n") : a.text;
+export const bodyText = (a: AlertMessage) => a.services ? serviceLines(a).join("\n") : a.text;
 
 export const clip = (s: string, max: number) =>
   s.length <= max ? s : s.slice(0, Math.max(0, max - 1)) + "…";
@@ -114,15 +115,17 @@ export const clip = (s: string, max: number) =>
  * A name or a title as one line: a line break or another control character in it would
  * start a Markdown heading, list or quote on the provider's side, so it becomes a space.
  */
-export const oneLine = (s: string) => s.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").trim();
+export const flattenLines = (s: string) => s.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").trim();
 
 /** The alert with its names and title on one line each (what a chat or push kind is given). */
-export const namesOnOneLine = (a: Alert): Alert => ({
+export const namesOnOneLine = (a: AlertMessage): AlertMessage => ({
   ...a,
-  title: oneLine(a.title),
-  service: a.service && { ...a.service, name: oneLine(a.service.name) },
-  ...(a.services ? { services: a.services.map((s) => ({ ...s, name: oneLine(s.name) })) } : {}),
-  ...(a.group ? { group: { ...a.group, name: oneLine(a.group.name) } } : {}),
+  title: flattenLines(a.title),
+  service: a.service && { ...a.service, name: flattenLines(a.service.name) },
+  ...(a.services
+    ? { services: a.services.map((s) => ({ ...s, name: flattenLines(s.name) })) }
+    : {}),
+  ...(a.group ? { group: { ...a.group, name: flattenLines(a.group.name) } } : {}),
 });
 
 /** HTML text (Telegram, Matrix, Google Chat's text paragraphs, Pushover's html=1). */
@@ -152,7 +155,7 @@ export const markdown = (s: string) => s.replace(/([\\`*_~|<>#\[\]()!+-])/g, "\\
  */
 export const noMentions = (s: string) => s.replace(/@(?=[\p{L}\p{N}_*])/gu, "@\u200b");
 
-export const json = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+export const jsonPost = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   ({
     method: "POST",
     url,
@@ -198,7 +201,7 @@ export interface KindSpec {
   target?: string;
   /** What the channel list shows of it: never a secret. */
   hint(v: Values): string;
-  format(a: Alert, v: Values, ctx: FormatContext): OutRequest[];
+  format(a: AlertMessage, v: Values, ctx: FormatContext): OutRequest[];
   /** What a successful answer to an off names for pairing (Telegram's message id). */
   refOf?(body: string): string | undefined;
   /** A server owner may let it reach listed private networks (CHANNEL_NETWORKS). */

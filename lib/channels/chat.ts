@@ -5,7 +5,7 @@
  * the token), so it is sealed and only its origin is shown.
  */
 import {
-  type Alert,
+  type AlertMessage,
   clip,
   COLOR,
   eventOf,
@@ -15,7 +15,7 @@ import {
   html,
   ICON,
   joinUrl,
-  json,
+  jsonPost,
   type KindSpec,
   linesOf,
   markdown,
@@ -38,7 +38,7 @@ const webhookField = (help: string) => ({
 });
 
 /** Teams' facts of an alert; FactSet values are Markdown there, so the group's is escaped. */
-const facts = (a: Alert) => [
+const facts = (a: AlertMessage) => [
   ...(a.group ? [{ title: "Group", value: markdown(a.group.name) }] : []),
   { title: "State", value: `${ICON[a.event]} ${WORD[a.event]}` },
   { title: "At", value: a.at },
@@ -82,7 +82,7 @@ export const slack: KindSpec = {
       type: "context",
       elements: [{ type: "mrkdwn", text: `${ICON[a.event]} ${WORD[a.event]} · ${a.at}` }],
     });
-    return [json(v.url, {
+    return [jsonPost(v.url, {
       text: slackText(headline(a)),
       mrkdwn: false,
       attachments: [{ color: COLOR[a.event], fallback: slackText(headline(a)), blocks }],
@@ -103,7 +103,7 @@ export const discord: KindSpec = {
   ],
   target: "url",
   hint: (v) => origin(v.url),
-  format: (a, v) => [json(v.url, {
+  format: (a, v) => [jsonPost(v.url, {
     content: clip(`${ICON[a.event]} ${markdown(a.title)}`, 2000),
     embeds: [{
       title: clip(markdown(a.title), 256),
@@ -161,7 +161,7 @@ export const teams: KindSpec = {
       });
     } else body.push({ type: "TextBlock", text: markdown(a.text), wrap: true });
     body.push({ type: "FactSet", facts: facts(a) });
-    return [json(v.url, {
+    return [jsonPost(v.url, {
       type: "message",
       attachments: [{
         contentType: "application/vnd.microsoft.card.adaptive",
@@ -211,7 +211,7 @@ export const googleChat: KindSpec = {
     });
     // No top-level `text`: its Chat syntax reads `<users/all>` and `*bold*` and documents no
     // escape. `fallbackText` is plain (notifications); the card's texts are escaped HTML.
-    return [json(url.href, {
+    return [jsonPost(url.href, {
       fallbackText: headline(a),
       cardsV2: [{
         cardId: ctx.id,
@@ -226,14 +226,14 @@ export const googleChat: KindSpec = {
 };
 
 /** The thread of an alert: its service's outage, or for a group the place's. */
-const threadOf = (a: Alert, ctx: FormatContext) =>
+const threadOf = (a: AlertMessage, ctx: FormatContext) =>
   a.group ? `group-${a.group.name}` : ctx.pair(a.service?.id ?? null);
 
 /** Mattermost's and Rocket.Chat's message text: Markdown, escaped, mentioning nobody. */
-const chatHeadline = (a: Alert) => `${ICON[a.event]} ${noMentions(markdown(a.title))}`;
+const chatHeadline = (a: AlertMessage) => `${ICON[a.event]} ${noMentions(markdown(a.title))}`;
 
 /** Slack's older attachments, which Mattermost and Rocket.Chat read. */
-function attachment(a: Alert) {
+function attachment(a: AlertMessage) {
   const md = (s: string) => noMentions(markdown(s));
   return {
     fallback: noMentions(headline(a)),
@@ -269,7 +269,7 @@ export const mattermost: KindSpec = {
   format: (
     a,
     v,
-  ) => [json(v.url, { username: SOURCE, text: chatHeadline(a), attachments: [attachment(a)] })],
+  ) => [jsonPost(v.url, { username: SOURCE, text: chatHeadline(a), attachments: [attachment(a)] })],
 };
 
 export const rocketChat: KindSpec = {
@@ -288,7 +288,7 @@ export const rocketChat: KindSpec = {
   format: (
     a,
     v,
-  ) => [json(v.url, { alias: SOURCE, text: chatHeadline(a), attachments: [attachment(a)] })],
+  ) => [jsonPost(v.url, { alias: SOURCE, text: chatHeadline(a), attachments: [attachment(a)] })],
 };
 
 /** Zulip: a stream message through a bot; the topic (the service's name by default) pairs an

@@ -6,12 +6,12 @@
  * expiry opens a warning under a key of the service's certificate; a test opens and closes one.
  */
 import {
-  type Alert,
   type AlertEvent,
+  type AlertMessage,
   clip,
   eventOf,
   type FormatContext,
-  json,
+  jsonPost,
   type KindSpec,
   linesOf,
   type OutRequest,
@@ -21,7 +21,9 @@ import {
 } from "./_format.ts";
 
 /** One event per service of the alert (a test: one about no service). */
-function perService(a: Alert): { s: ServiceLine | null; event: AlertEvent; summary: string }[] {
+function perService(
+  a: AlertMessage,
+): { s: ServiceLine | null; event: AlertEvent; summary: string }[] {
   if (!a.service && !a.services) return [{ s: null, event: a.event, summary: a.title }];
   return linesOf(a).map((s) => {
     const event = eventOf(a, s);
@@ -77,9 +79,9 @@ export const pagerduty: KindSpec = {
     const events = perService(a).flatMap(({ s, event, summary }): OutRequest[] => {
       const dedup_key = keyOf(ctx, s, event);
       if (event === "back") {
-        return [json(url, { routing_key: v.routing_key, event_action: "resolve", dedup_key })];
+        return [jsonPost(url, { routing_key: v.routing_key, event_action: "resolve", dedup_key })];
       }
-      const trigger = json(url, {
+      const trigger = jsonPost(url, {
         routing_key: v.routing_key,
         event_action: "trigger",
         dedup_key,
@@ -102,7 +104,10 @@ export const pagerduty: KindSpec = {
       });
       // A test opens an incident and resolves it at once.
       return event === "test"
-        ? [trigger, json(url, { routing_key: v.routing_key, event_action: "resolve", dedup_key })]
+        ? [
+          trigger,
+          jsonPost(url, { routing_key: v.routing_key, event_action: "resolve", dedup_key }),
+        ]
         : [trigger];
     });
     return events;
@@ -135,14 +140,14 @@ export const opsgenie: KindSpec = {
     const base = `${ctx.origin(v.region === "eu" ? "opsgenie_eu" : "opsgenie")}/v2/alerts`;
     const auth = { Authorization: `GenieKey ${v.api_key}` };
     const close = (alias: string, note: string) =>
-      json(`${base}/${encodeURIComponent(alias)}/close?identifierType=alias`, {
+      jsonPost(`${base}/${encodeURIComponent(alias)}/close?identifierType=alias`, {
         source: SOURCE,
         note,
       }, auth);
     return perService(a).flatMap(({ s, event, summary }): OutRequest[] => {
       const alias = keyOf(ctx, s, event);
       if (event === "back") return [close(alias, "The service is back.")];
-      const create = json(base, {
+      const create = jsonPost(base, {
         message: clip(summary, 130),
         alias,
         description: clip(`${s?.status ?? a.text}\n${a.link}`, 15000),

@@ -18,8 +18,8 @@ import { gotify, matrix, ntfy, pushover, telegram } from "./push.ts";
 import { webhook } from "./webhook.ts";
 
 export type {
-  Alert,
   AlertEvent,
+  AlertMessage,
   FieldSpec,
   FormatContext,
   KindSpec,
@@ -57,7 +57,7 @@ export const KIND_LIST: readonly KindSpec[] = [
   webhook,
 ].map(readByPeople);
 
-export const KINDS: Record<string, KindSpec> = Object.fromEntries(
+export const CHANNEL_KINDS: Record<string, KindSpec> = Object.fromEntries(
   KIND_LIST.map((k) => [k.kind, k]),
 );
 export const KIND_NAMES = KIND_LIST.map((k) => k.kind) as [string, ...string[]];

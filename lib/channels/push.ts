@@ -5,7 +5,7 @@
  * so an outage's later alerts reply to its first one.
  */
 import {
-  type Alert,
+  type AlertMessage,
   answerJson,
   bodyText,
   clip,
@@ -15,7 +15,7 @@ import {
   html,
   ICON,
   joinUrl,
-  json,
+  jsonPost,
   type KindSpec,
   linesOf,
   type OutRequest,
@@ -29,7 +29,7 @@ const origin = (url: string) => URL.canParse(url) ? new URL(url).origin : "";
  * At most `max` characters, cut between lines and inside a text before it is escaped, never
  * through a tag or an entity (Telegram refuses a message whose HTML does not parse).
  */
-function htmlText(a: Alert, max: number): string {
+function htmlText(a: AlertMessage, max: number): string {
   const lines = a.services
     ? linesOf(a).map((s) =>
       `${ICON[eventOf(a, s)]} <b>${html(clip(s.name, 100))}</b>: ${WORD[eventOf(a, s)]} (${
@@ -45,7 +45,7 @@ function htmlText(a: Alert, max: number): string {
   return out;
 }
 
-const plainText = (a: Alert) => `${headline(a)}\n${bodyText(a)}\n${a.link}`;
+const plainText = (a: AlertMessage) => `${headline(a)}\n${bodyText(a)}\n${a.link}`;
 
 /** Telegram: sendMessage with HTML (escaped), no link preview, a reply to the outage's first. */
 export const telegram: KindSpec = {
@@ -89,7 +89,7 @@ export const telegram: KindSpec = {
   hint: (v) => `chat ${v.chat_id}`,
   format: (a, v, ctx) => {
     const reply = a.services ? undefined : ctx.ref(a.service?.id ?? null);
-    return [json(`${ctx.origin("telegram")}/bot${v.bot_token}/sendMessage`, {
+    return [jsonPost(`${ctx.origin("telegram")}/bot${v.bot_token}/sendMessage`, {
       chat_id: /^-?\d+$/.test(v.chat_id) ? Number(v.chat_id) : v.chat_id,
       ...(v.topic_id ? { message_thread_id: Number(v.topic_id) } : {}),
       text: htmlText(a, 4000),
@@ -145,7 +145,7 @@ export const matrix: KindSpec = {
     const path = `/_matrix/client/v3/rooms/${encodeURIComponent(v.room)}/send/m.room.message/` +
       encodeURIComponent(ctx.id);
     const req: OutRequest = {
-      ...json(joinUrl(v.homeserver, path), {
+      ...jsonPost(joinUrl(v.homeserver, path), {
         msgtype: "m.notice",
         body: plainText(a),
         format: "org.matrix.custom.html",
@@ -211,7 +211,7 @@ export const ntfy: KindSpec = {
     const u = new URL(v.url);
     const parts = u.pathname.split("/");
     const topic = parts.pop()!;
-    return [json(`${u.origin}${parts.join("/") || "/"}`, {
+    return [jsonPost(`${u.origin}${parts.join("/") || "/"}`, {
       topic,
       title: clip(a.title, 250),
       message: clip(bodyText(a), 4000),
@@ -249,7 +249,7 @@ export const gotify: KindSpec = {
   target: "url",
   hint: (v) => origin(v.url),
   selfHosted: true,
-  format: (a, v) => [json(joinUrl(v.url, "/message"), {
+  format: (a, v) => [jsonPost(joinUrl(v.url, "/message"), {
     title: `${headlineIcon(a)}${a.title}`,
     message: `${bodyText(a)}\n${a.link}`,
     priority: GOTIFY_PRIORITY[a.event],
@@ -260,7 +260,7 @@ export const gotify: KindSpec = {
   }, { "X-Gotify-Key": v.token })],
 };
 
-const headlineIcon = (a: Alert) => `${ICON[a.event]} `;
+const headlineIcon = (a: AlertMessage) => `${ICON[a.event]} `;
 
 /** Pushover: priority 1 (high) when off and while still off, 0 otherwise. */
 const PUSHOVER_PRIORITY = { off: "1", reminder: "1", expiry: "0", back: "0", test: "0" } as const;

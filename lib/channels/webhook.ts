@@ -9,7 +9,7 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { type Alert, bodyText, clip, type KindSpec, WORD } from "./_format.ts";
+import { type AlertMessage, bodyText, clip, type KindSpec, WORD } from "./_format.ts";
 
 export const SIGNATURE_HEADER = "X-Signature-256";
 
@@ -18,7 +18,7 @@ export const signature = (secret: string, body: string) =>
   bytesToHex(hmac(sha256, new TextEncoder().encode(secret), new TextEncoder().encode(body)));
 
 /** The standard body, in this order of keys (receivers verify the signature of these bytes). */
-export function payloadJson(p: Alert): string {
+export function payloadJson(p: AlertMessage): string {
   return JSON.stringify({
     text: `${p.title}\n${p.text}`,
     content: `${p.title}\n${p.text}`,
@@ -33,7 +33,7 @@ export function payloadJson(p: Alert): string {
 }
 
 /** The alert back from its standard body (a queued post keeps that body). */
-export function alertOf(body: string): Alert {
+export function alertOf(body: string): AlertMessage {
   const b = JSON.parse(body);
   return {
     event: b.event,
@@ -80,7 +80,7 @@ const PLACEHOLDER_RE = /\$(EVENT|STATE|NAME|STATUS|TITLE|LINK|AT|JSON)\b/g;
  * The template with its placeholders filled in (longest names first: $STATE before $STATUS).
  * Past MAX_PLACEHOLDERS (a template kept before the bound), the rest stay as written.
  */
-export function fillTemplate(template: string, a: Alert, forJson: boolean): string {
+export function fillTemplate(template: string, a: AlertMessage, forJson: boolean): string {
   const values: Record<string, string> = {
     $EVENT: a.event,
     $STATE: WORD[a.event],

@@ -149,7 +149,7 @@ const quoted = (s: string) => {
 };
 
 /** What the check says of an answer that failed an assertion; null when none failed. */
-export interface Verdict {
+export interface AnswerVerdict {
   state: "ok" | "warn" | "off";
   status: string;
 }

@@ -30,19 +30,19 @@ const CHECKERS: Record<string, Checker> = {
 class TimeoutError extends Error {}
 
 /** A check's own time: wall-clock ms and its limit (tests shrink both, never sleep 10 s). */
-export interface Timing {
+export interface CheckTiming {
   now(): number;
   limitMs: number;
 }
 
-const REAL_TIME: Timing = { now: () => performance.now(), limitMs: CHECK_LIMIT_MS };
+const REAL_TIME: CheckTiming = { now: () => performance.now(), limitMs: CHECK_LIMIT_MS };
 
 /** Runs the check of a stored check string; never throws. */
 export async function runCheck(
   deps: Deps,
   check: string,
   allowPrivate: boolean,
-  timing: Timing = REAL_TIME,
+  timing: CheckTiming = REAL_TIME,
   http?: HttpOptions,
 ): Promise<CheckResult> {
   const { now, limitMs } = timing;
