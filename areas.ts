@@ -334,11 +334,12 @@ export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppE
 }
 
 /**
- * Puts the routes added since `from` right after the lazy mounts (the app's first route), ahead
- * of the app's middleware: the router is made anew in that order, once for the area.
+ * Puts the routes added since `from` first, ahead of the lazy mounts and the app's middleware
+ * (a ping whose area is mounted meets no other handler): the router is made anew in that
+ * order, once for the area.
  */
 function putFirst(app: Hono<AppEnv>, from: number): void {
-  const routes = [app.routes[0], ...app.routes.slice(from), ...app.routes.slice(1, from)];
+  const routes = [...app.routes.slice(from), ...app.routes.slice(0, from)];
   const router = new TrieRouter<[MiddlewareHandler<AppEnv>, (typeof routes)[number]]>();
   for (const r of routes) router.add(r.method, r.path, [r.handler as MiddlewareHandler<AppEnv>, r]);
   app.routes = routes;

@@ -15,7 +15,7 @@ import { count } from "../lib/metrics.ts";
 import { cutChars } from "../lib/text.ts";
 import { createRoute, type Ctx, errors, jsonResponse, router } from "../http/router.ts";
 import { clientOrigin } from "../http/guards.ts";
-import { measured } from "../http/measured.ts";
+import { measuredHandler } from "../http/measured.ts";
 import { joinBytes } from "../lib/bytes.ts";
 
 /** Status texts longer than this are cut, not refused: a beat should never be lost to it. */
@@ -189,12 +189,6 @@ function signalOf(segment: string | undefined): Pick<Signal, "kind" | "code"> {
  */
 export function hookRoutes(deps: Deps) {
   const app = router();
-  // The area's routes come first in the app's router (areas.ts `first`): counted, timed and
-  // logged here, and a success ping (no signal) counted by its outcome.
-  app.use("/hooks/*", measured, async (c, next) => {
-    await next();
-    if (SUCCESS_PING.test(c.req.path)) countSuccessPing(c.res.status);
-  });
   const routes = [
     {
       path: "/hooks/{key}",
@@ -208,6 +202,13 @@ export function hookRoutes(deps: Deps) {
     },
   ] as const;
   for (const route of routes) {
+    // Counted, timed and logged by the handler itself (its routes come ahead of the app's
+    // middleware: areas.ts `first`); a success ping (no signal) counted by its outcome too.
+    const answer = measuredHandler(
+      `/api${route.path.replace(/\{(\w+)\}/g, ":$1")}`,
+      handle,
+      route.params === params ? countSuccessPing : undefined,
+    );
     for (const method of ["get", "post"] as const) {
       app.openapi(
         createRoute({
@@ -226,7 +227,7 @@ export function hookRoutes(deps: Deps) {
           request: { params: route.params, query },
           responses: { 200: jsonResponse(Answer), ...errors(400, 404, 405, 429) },
         }),
-        (c) => handle(c),
+        answer,
       );
     }
   }
@@ -254,8 +255,8 @@ export function hookRoutes(deps: Deps) {
       whole: length === undefined ? undefined : Number(length),
       address: clientOrigin(deps, c),
     });
-    c.header("Cache-Control", "no-store");
-    return c.json(answer, 200);
+    // A Response of its own: Hono's c.json() and c.header() build its headers twice over.
+    return new Response(JSON.stringify(answer), { status: 200, headers: ANSWER_HEADERS });
   }
   return app;
 }
@@ -265,8 +266,11 @@ function countSuccessPing(status: number): void {
   count("catalogue_heartbeats_total", OUTCOMES[status] ?? 'outcome="refused"');
 }
 
-/** A success ping's path (no signal): the pings counted by outcome. */
-const SUCCESS_PING = /^\/api\/hooks\/[^/]+$/;
+const ANSWER_HEADERS = {
+  "content-type": "application/json",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+};
 const OUTCOMES: Record<number, string> = {
   200: 'outcome="stored"',
   404: 'outcome="unknown_key"',

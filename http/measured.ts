@@ -4,6 +4,7 @@
  * middleware, areas.ts `first`).
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { answerError } from "./errors.ts";
 import { logRequest } from "../lib/log.ts";
 import { requestEnded, requestStarted } from "../lib/metrics.ts";
 import { setHeader } from "./compression.ts";
@@ -27,6 +28,35 @@ export const measured: MiddlewareHandler<AppEnv> = async (c, next) => {
   // Set on the finished response itself: c.header() after next() copies the whole Response.
   setHeader(c, "X-Content-Type-Options", "nosniff");
 };
+
+/**
+ * A route's handler counted, timed and logged as `route`, with nosniff on its answer, without
+ * a middleware around it: for the pings, whose routes come ahead of the app's middleware
+ * (areas.ts `first`) and answer every request they match. A refusal it throws is answered
+ * here (http/errors.ts, as the app's error handler would), so it is counted by its status too;
+ * `outcome` is told each answer's status.
+ */
+export function measuredHandler(
+  route: string,
+  handler: (c: Context<AppEnv>) => Promise<Response>,
+  outcome?: (status: number) => void,
+): (c: Context<AppEnv>) => Promise<Response> {
+  return async (c) => {
+    counted.add(c);
+    const t0 = performance.now();
+    const stats = requestStarted(c.req.method, route);
+    let res: Response;
+    try {
+      res = await handler(c);
+    } catch (err) {
+      res = answerError(err as Error, c);
+      res.headers.set("X-Content-Type-Options", "nosniff");
+    }
+    requestDone(stats, c.req.method, route, res.status, t0);
+    outcome?.(res.status);
+    return res;
+  };
+}
 
 /** Counts, times and logs a finished request by its route pattern. */
 function requestDone(
