@@ -19,7 +19,7 @@ const plain = (name: string) => name.replace(/\p{Cc}+/gu, " ");
 const footer = (meLink: string) => [
   "",
   `The service: ${meLink}`,
-  'To stop these mails, untick "Mail me when it goes off and comes back" on its page.',
+  'To stop these alerts (mail and its channels), untick "Alert me when it goes off and comes back" on its page.',
 ];
 
 export const serviceAlertMail = (
@@ -126,7 +126,7 @@ export const groupAlertMail = (
       `Your services: ${servicesLink}`,
       "The first alert of an outage goes out at once; the alerts of services sharing its " +
       "place or group that follow within two minutes come together like this. Turn that off " +
-      "on the alert channels page; to stop a service's alerts, untick \"Mail me when it goes off " +
+      "on the alert channels page; to stop a service's alerts, untick \"Alert me when it goes off " +
       'and comes back" on its page.',
     ].join("\n"),
   };

@@ -126,7 +126,7 @@ Deno.test({
       assert.match(await rowText(page, "Team hook"), /Not ticked for new services/);
       await addHeartbeat(page, web.base, "Scratch job", async () => {
         assert.equal(await ticked(page, "Team hook (Webhook)"), false);
-        await checkByLabel(page, "Mail me when it goes off and comes back", false);
+        await checkByLabel(page, "Alert me when it goes off and comes back", false);
       });
       await openUrl(page, `${web.base}/me/channels`, "Alert channels");
       assert.match(await rowText(page, "Team hook"), /2 of 3/);

@@ -132,6 +132,6 @@ Deno.test("mails: times as people read them, a page to stop alerts, no API words
   assert.match(texts[0], /\(2026-11-27 11:31 UTC\)/);
   assert.match(
     texts[0],
-    /The service: https:\/\/example\.org\/me\/services\/7\nTo stop these mails, untick "Mail me when it goes off and comes back" on its page\./,
+    /The service: https:\/\/example\.org\/me\/services\/7\nTo stop these alerts \(mail and its channels\), untick "Alert me when it goes off and comes back" on its page\./,
   );
 });

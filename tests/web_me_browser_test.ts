@@ -236,9 +236,15 @@ Deno.test({
 
         await clickByText(page, "Edit settings", { navigates: false });
         await fillByLabel(page, "Name", "Nightly backup (NAS)");
-        await checkByLabel(page, "Mail me when it goes off and comes back", false);
+        // The box says what unticking does: no alert anywhere, channels included.
+        assert.match(
+          await mainText(page),
+          /Alert me when it goes off and comes back\s+By mail and on its alert channels\. Unticked: no alert at all, on no channel either/,
+        );
+        await checkByLabel(page, "Alert me when it goes off and comes back", false);
         await clickByText(page, "Save changes");
         assert.equal(await heading(page), "Nightly backup (NAS)");
+        assert.match(await mainText(page), /Alerts\s+Nobody is told when this goes off/);
         await clickByText(page, "All services");
         const list = await mainText(page);
         assert.equal(list.match(/Nightly backup/g)?.length, 1, "one service");

@@ -102,7 +102,11 @@ export function CommonFields(props: { view: FormView; kind: string }) {
           ? "Failed and missing runs in a row before you are alerted; fewer read Warning and alert nobody."
           : "Failed checks in a row before you are alerted; fewer read Warning and alert nobody."}
       />
-      <F.Checkbox name="alerts" label="Mail me when it goes off and comes back" />
+      <F.Checkbox
+        name="alerts"
+        label="Alert me when it goes off and comes back"
+        hint="By mail and on its alert channels. Unticked: no alert at all, on no channel either; it is still watched and its state shown."
+      />
       <F.Select
         name="remind"
         options={REMIND_OPTIONS}
