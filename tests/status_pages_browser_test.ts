@@ -128,6 +128,32 @@ Deno.test({
       await goodInBothSchemes(owner);
     });
 
+    await t.step("owner: Back and the same form again makes no second page", async () => {
+      await openUrl(owner, `${web.base}/me/status-pages`, "Status pages");
+      await fillByLabel(owner, "Address", "riverside-lab");
+      await fillByLabel(owner, "Title", "Lab");
+      await clickByText(owner, "Make the page");
+      assert.match(await mainText(owner), /Saved\. Not published: \/status\/riverside-lab/);
+      await owner.goBack();
+      assert.equal(
+        await owner.$eval("#f-slug", (e: { value: string }) => e.value),
+        "riverside-lab",
+      );
+      await clickByText(owner, "Make the page");
+      assert.match(await mainText(owner), /That form was sent before: its page was made once/);
+      const pages = (await api("GET", "/api/me/status-pages")).items as { slug: string }[];
+      assert.equal(pages.filter((p) => p.slug === "riverside-lab").length, 1);
+      await goodInBothSchemes(owner);
+      // Deleted, the same form makes it again.
+      await clickByText(owner, "Lab");
+      await clickByText(owner, "Delete this status page");
+      await fillByLabel(owner, "Address", "riverside-lab");
+      await fillByLabel(owner, "Title", "Lab");
+      await clickByText(owner, "Make the page");
+      assert.match(await mainText(owner), /Saved\. Not published: \/status\/riverside-lab/);
+      await clickByText(owner, "Delete this status page");
+    });
+
     await t.step("visitors: each page in their words, the incident on top, a feed", async () => {
       for (const s of [router, nas]) {
         await hook(s, "/fail");

@@ -208,7 +208,20 @@ Deno.test("status pages: the form keeps every value after an error and says what
   assert.match(where, /^\/me\/status-pages\/2\?saved=1$/);
   const fresh = await t.req("GET", where, { headers: { cookie } });
   assert.match(fresh.text, /Saved\. Not published: \/status\/lab answers &quot;not found&quot;/);
-  const taken = await t.req("POST", "/me/status-pages", form({ slug: "lab" }, cookie));
+  // The same form again (Back and submit) makes nothing and says so; another at its address is
+  // refused beside the field.
+  const again = await t.req("POST", "/me/status-pages", form({ slug: "lab", title: "" }, cookie));
+  assert.equal(again.status, 303);
+  assert.equal(again.headers.get("location"), "/me/status-pages?sent=again");
+  const listed = await t.req("GET", "/me/status-pages?sent=again", { headers: { cookie } });
+  assert.match(listed.text, /That form was sent before: its page was made once, not twice\./);
+  const pages = (await t.req("GET", "/api/me/status-pages", { token })).body.items;
+  assert.deepEqual(pages.map((p: { slug: string }) => p.slug), ["lab"]);
+  const taken = await t.req(
+    "POST",
+    "/me/status-pages",
+    form({ slug: "lab", title: "Lab" }, cookie),
+  );
   assert.equal(taken.status, 400);
   assert.match(taken.text, /id="f-slug-error"[^>]*>\/status\/lab is taken/);
 

@@ -36,6 +36,9 @@ import { fail } from "../http/errors.ts";
 import { NoteBody } from "../http/services_inputs.ts";
 import { MAX_PAGE_GROUP, NewPageSettings, PageSettings } from "../http/status_inputs.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
+import { formToken } from "../kv/store/form_tokens.ts";
+import { HOUR } from "../lib/clock.ts";
+import { DomainError } from "../lib/errors.ts";
 
 type FieldErrors = Record<string, string>;
 import { PostButton, UserText } from "./_layout.tsx";
@@ -427,6 +430,13 @@ async function listPage(deps: Deps, c: WebCtx, view: FormView = emptyView()) {
     <>
       <MeNav here="/me/services" viewer={me} />
       <h1>Status pages</h1>
+      {c.req.query("sent") === "again"
+        ? (
+          <p class="notice" role="status">
+            That form was sent before: its page was made once, not twice.
+          </p>
+        )
+        : null}
       <p>
         Each page shows the services you choose, in groups and in your order, at an address of its
         own, with a follow form. The first one lives at your account's address.
@@ -497,13 +507,22 @@ export function statusSettingsPages(deps: Deps) {
     return await submitForm(c, {
       schema: NewPage,
       act: async ({ slug, title }) => {
-        const page = await createStatusPage(deps, me.id, {
-          slug,
-          title,
-          enabled: false,
-          services: [],
-        });
-        return `/me/status-pages/${page.id}?saved=1`;
+        // The same form sent again (Back and submit, a double click) makes no second page.
+        const form = { token: formToken(me.id, "status-page", { slug, title }), life: HOUR };
+        try {
+          const page = await createStatusPage(deps, me.id, {
+            slug,
+            title,
+            enabled: false,
+            services: [],
+          }, form);
+          return `/me/status-pages/${page.id}?saved=1`;
+        } catch (err) {
+          if (err instanceof DomainError && err.extra.repeated) {
+            return "/me/status-pages?sent=again";
+          }
+          throw err;
+        }
       },
       show: (view) => listPage(deps, c, view),
       page: { title: "Status pages" },

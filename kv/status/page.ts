@@ -49,11 +49,15 @@ export const MAX_NOTE = 200;
 
 export const BADGE_RE = /^[A-Za-z0-9_-]{22}$/;
 
-/** Stores a page's settings; every service listed must be the account's. */
+/**
+ * Stores a page's settings; every service listed must be the account's. `form`: the token of
+ * the form that makes it (kv/status/settings.ts `putStatusPage`).
+ */
 export async function saveStatusPage(
   deps: Deps,
   account: number,
   page: StatusPage,
+  form?: { token: string; life: number },
 ): Promise<StatusPage> {
   const own = new Set((await listServices(deps.kv, account)).map((x) => x.service.id));
   const seen = new Set<number>();
@@ -71,21 +75,26 @@ export async function saveStatusPage(
       ...(groups[i] ? { group: groups[i] } : {}),
     })),
   };
-  await putStatusPage(deps.kv, account, stored);
+  const sent = form ? { ...form, now: deps.clock.now() } : undefined;
+  await putStatusPage(deps.kv, account, stored, sent);
   return stored;
 }
 
-/** Makes another page (its own slug; at most MAX_PAGES an account). */
+/**
+ * Makes another page (its own slug; at most MAX_PAGES an account). `form`: its form's token, so
+ * the same form sent again makes no second page (a conflict with `repeated`).
+ */
 export async function createStatusPage(
   deps: Deps,
   account: number,
   page: Omit<StatusPage, "id">,
+  form?: { token: string; life: number },
 ): Promise<StatusPage> {
   if (!page.slug) invalid("slug: give the page an address of its own", "slug");
   return await saveStatusPage(deps, account, {
     ...page,
     id: await nextPageId(deps.kv, account),
-  });
+  }, form);
 }
 
 /** Changes an existing page; not found when there is none. */

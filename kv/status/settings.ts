@@ -12,9 +12,10 @@
  * not an account's slug when made; an account named later to a page's slug does not take the
  * address from the page (the page's index is read first).
  */
-import { invalid, notFound } from "../../lib/errors.ts";
+import { conflict, invalid, notFound } from "../../lib/errors.ts";
 import { type Atomic, atomic, commit, transact } from "../_atomic.ts";
 import { type Account, accountBySlug, getAccount } from "../accounts/accounts.ts";
+import { formTokenEntry, spendFormToken, spent } from "../store/form_tokens.ts";
 
 export interface StatusPage {
   /** 1: the account's first page, at the account's slug. */
@@ -103,22 +104,56 @@ async function checkSlug(kv: Deno.Kv, slug: string, account: number, id: number)
   }
 }
 
+/** The token of the form that makes a page, how long it counts, and the moment it was sent. */
+export interface PageForm {
+  token: string;
+  life: number;
+  now: number;
+}
+
+/**
+ * The form's token entry; a conflict with `repeated` when the same form was sent before and
+ * the page it made is still there (at its slug): a page deleted since may be made again.
+ */
+async function unrepeated(kv: Deno.Kv, account: number, slug: string, form: PageForm) {
+  const [token, held] = await Promise.all([
+    formTokenEntry(kv, account, form.token),
+    kv.get<{ account: number; page: number }>(slugKey(slug)),
+  ]);
+  if (spent(token, form.now) && held.value?.account === account) {
+    conflict("this form was sent before: the page was made once", { repeated: true });
+  }
+  return token;
+}
+
 /**
  * Stores page `page.id` as given (kv/status/page.ts `saveStatusPage` checks its services first):
  * a slug of its own indexed, a changed one moved, page 1 without one. A page that is not there
- * yet is made (at most MAX_PAGES).
+ * yet is made (at most MAX_PAGES). `form`: the token of the page's form (kv/store/form_tokens.ts),
+ * spent in the page's atomic, so the same form sent again makes nothing (before the slug is
+ * refused as taken: by the page that form made).
  */
-export async function putStatusPage(kv: Deno.Kv, account: number, page: StatusPage) {
+export async function putStatusPage(
+  kv: Deno.Kv,
+  account: number,
+  page: StatusPage,
+  form?: PageForm,
+) {
   if (page.id === 1 && page.slug) {
     invalid("slug: the first page lives at your account's address; it has no slug", "slug");
   }
+  if (form) await unrepeated(kv, account, page.slug, form);
   if (page.id !== 1) await checkSlug(kv, page.slug, account, page.id);
   await transact(async () => {
-    const entry = await kv.get<StatusPage>(pageKey(account, page.id));
+    const [entry, token] = await Promise.all([
+      kv.get<StatusPage>(pageKey(account, page.id)),
+      form ? unrepeated(kv, account, page.slug, form) : null,
+    ]);
     if (!entry.value && (await listStatusPages(kv, account)).length >= MAX_PAGES) {
       invalid(`at most ${MAX_PAGES} status pages an account`);
     }
     const op = atomic(kv).check(entry).set(pageKey(account, page.id), page);
+    if (token) spendFormToken(op, token, form!.now, form!.life);
     const old = entry.value?.slug ?? "";
     if (old !== page.slug) {
       if (old) op.delete(slugKey(old));
