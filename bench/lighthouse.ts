@@ -20,8 +20,9 @@
  * list of words, case-insensitive), and loads the example catalogue only when one of them needs it.
  */
 import { chromium } from "../tests/_dev_deps.ts";
-import { startFreshServer } from "../tests/_real_server.ts";
+import { bearerApi, startFreshServer } from "../tests/_real_server.ts";
 import { flakyTarget } from "../tests/_servers.ts";
+import { postIncident } from "../tests/_shots.ts";
 
 const LIGHTHOUSE = "npm:lighthouse@12.2.3";
 const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
@@ -32,16 +33,7 @@ await using server = await startFreshServer();
 const base = server.base;
 const token = await server.signIn("lena@example.org");
 const cookie = `session=${token}`;
-const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-};
+const api = bearerApi(base, token);
 
 // The owner (the first run's printed link), so a service may check 127.0.0.1.
 const claim = server.output().match(/owner\?claim=([A-Za-z0-9_-]{43})/)?.[1];
@@ -84,26 +76,18 @@ const statusPath = (await api("PUT", "/api/me/status-page", {
   services: ids.map((id) => ({ id, note: "" })),
 })).path as string;
 // An open incident and a resolved one, with updates, as the page shows them (issue 47).
-const open = await api("POST", "/api/me/incidents", {
+await postIncident(api, {
   title: "Catalogue search is slow",
   services: [ids[0]],
   impact: "minor",
   text: "Searches take several seconds; we are looking into it.",
-});
-await api("POST", `/api/me/incidents/${open.item.id}/updates`, {
-  state: "identified",
-  text: "A full index rebuild is running; it ends within the hour.",
-});
-const past = await api("POST", "/api/me/incidents", {
+}, { state: "identified", text: "A full index rebuild is running; it ends within the hour." });
+await postIncident(api, {
   title: "Backups did not run",
   services: [hb.item.id],
   impact: "major",
   text: "Last night's backup did not start.",
-});
-await api("POST", `/api/me/incidents/${past.item.id}/updates`, {
-  state: "resolved",
-  text: "The disk was full; space freed and the backup ran.",
-});
+}, { state: "resolved", text: "The disk was full; space freed and the backup ran." });
 
 /**
  * `strict`: every category 100 (a private page's SEO apart: it is noindex) and under 20 KB as

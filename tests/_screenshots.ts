@@ -4,9 +4,9 @@
  * catalogue:  deno run -A --lock=deno.dev.lock tests/_screenshots.ts
  */
 import { startWeb } from "./_browser.ts";
+import { screenshotDir } from "./_shots.ts";
 
-const out = new URL("../docs/screenshots/", import.meta.url).pathname;
-await Deno.mkdir(out, { recursive: true });
+const out = await screenshotDir();
 await using web = await startWeb();
 await web.demo();
 const page = await web.page();

@@ -13,17 +13,11 @@ import {
   startWeb,
   uploadByLabel,
 } from "./_browser.ts";
+import { screenshotDir, shoot as shootBoth } from "./_shots.ts";
 
-const out = new URL("../docs/screenshots/", import.meta.url).pathname;
-await Deno.mkdir(out, { recursive: true });
-
-async function shoot(page: Page, name: string) {
-  await page.setViewport({ width: 1280, height: 900 });
-  await page.screenshot({ path: `${out}${name}-desktop.png`, fullPage: true });
-  await page.setViewport({ width: 375, height: 800 });
-  await page.screenshot({ path: `${out}${name}-375.png`, fullPage: true });
-  await page.setViewport({ width: 1280, height: 900 });
-}
+const out = await screenshotDir();
+/** These pages are shot light only. */
+const shoot = (page: Page, name: string) => shootBoth(page, name, ["light"]);
 
 await using web = await startWeb();
 {

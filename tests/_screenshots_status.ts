@@ -6,24 +6,11 @@
  * (status-page-settings-error): `deno run -A --lock=deno.dev.lock tests/_screenshots_status.ts`.
  * The same real server, SMTP sink and browser as the browser tests.
  */
-import { checkByLabel, clickByText, fillByLabel, type Page, startWeb } from "./_browser.ts";
+import { checkByLabel, clickByText, fillByLabel, startWeb } from "./_browser.ts";
 import { bearerApi } from "./_real_server.ts";
+import { postIncident, screenshotDir, shoot } from "./_shots.ts";
 
-const out = new URL("../docs/screenshots/", import.meta.url).pathname;
-await Deno.mkdir(out, { recursive: true });
-
-async function shoot(page: Page, name: string) {
-  for (const scheme of ["light", "dark"] as const) {
-    await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
-    const suffix = scheme === "dark" ? "-dark" : "";
-    await page.setViewport({ width: 1280, height: 900 });
-    await page.screenshot({ path: `${out}${name}${suffix}-desktop.png`, fullPage: true });
-    await page.setViewport({ width: 375, height: 800 });
-    await page.screenshot({ path: `${out}${name}${suffix}-375.png`, fullPage: true });
-  }
-  await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
-  await page.setViewport({ width: 1280, height: 900 });
-}
+const out = await screenshotDir();
 
 await using web = await startWeb();
 const page = await web.page();
@@ -50,27 +37,19 @@ const backup = await add("Nightly backup", "Jobs");
 for (const s of [mail, site, backup]) await hook(s);
 
 // A past incident, resolved, and an open one with two updates.
-const past = await api("POST", "/api/me/incidents", {
+await postIncident(api, {
   title: "Mail delayed",
   services: [mail.item.id],
   impact: "minor",
   text: "Mail to outside addresses waits in the queue.",
-});
-await api("POST", `/api/me/incidents/${past.item.id}/updates`, {
-  state: "resolved",
-  text: "The relay's certificate was renewed; the queue is empty.",
-});
+}, { state: "resolved", text: "The relay's certificate was renewed; the queue is empty." });
 for (const s of [router, printer]) await hook(s, "/fail");
-const open = await api("POST", "/api/me/incidents", {
+await postIncident(api, {
   title: "Printing on floor 2 fails",
   services: [printer.item.id],
   impact: "major",
   text: "The printer does not answer.",
-});
-await api("POST", `/api/me/incidents/${open.item.id}/updates`, {
-  state: "identified",
-  text: "The LAN router on floor 2 lost power; a new one is on its way.",
-});
+}, { state: "identified", text: "The LAN router on floor 2 lost power; a new one is on its way." });
 
 // The first page through its form, with the owner's order and headings.
 await page.goto(`${web.base}/me/status-page`);

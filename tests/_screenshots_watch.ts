@@ -5,30 +5,10 @@
  * sink and browser as the browser tests.
  */
 import { flakyTarget } from "./_servers.ts";
-import {
-  checkByLabel,
-  clickByText,
-  fillByLabel,
-  type Page,
-  selectByLabel,
-  startWeb,
-} from "./_browser.ts";
+import { checkByLabel, clickByText, fillByLabel, selectByLabel, startWeb } from "./_browser.ts";
+import { screenshotDir, shoot } from "./_shots.ts";
 
-const out = new URL("../docs/screenshots/", import.meta.url).pathname;
-await Deno.mkdir(out, { recursive: true });
-
-async function shoot(page: Page, name: string) {
-  for (const scheme of ["light", "dark"] as const) {
-    await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
-    const suffix = scheme === "dark" ? "-dark" : "";
-    await page.setViewport({ width: 1280, height: 900 });
-    await page.screenshot({ path: `${out}${name}${suffix}-desktop.png`, fullPage: true });
-    await page.setViewport({ width: 375, height: 800 });
-    await page.screenshot({ path: `${out}${name}${suffix}-375.png`, fullPage: true });
-  }
-  await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
-  await page.setViewport({ width: 1280, height: 900 });
-}
+await screenshotDir();
 
 await using web = await startWeb();
 const page = await web.page();
