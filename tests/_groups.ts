@@ -5,11 +5,19 @@
  * 10-million-entry array for `Deno.bench`), and every worker loads the helpers again (the SMTP sink
  * and puppeteer alone take a second): for 129 files that was a third of the suite's CPU.
  *
- * The end-to-end files (`*_e2e_test.ts`) come first in the last `E2E_GROUPS` groups: they mostly
- * wait, on the real server's jobs and a relay, while the other groups use the cores. Then every
- * other file is dealt to the group with the least expected work so far, largest first, so that the
- * groups end together: a group that ends early leaves a core idle while the last one finishes.
- * Five workers keep two cores busy; more only added contention.
+ * The files are dealt by their measured seconds (tests/_seconds.json), largest first, each to the
+ * group with the least so far, and every group runs its share largest first: the groups end
+ * together, on small files, so no core idles while one long file finishes (the longest-first
+ * rule of scheduling). Dealt by size instead, the files whose seconds go into CPU (the fuzzing, a
+ * search over 100 000 entries, every route's refusals) were estimated at a twentieth of their time
+ * and ran last in their group, which ended a minute after the others on a loaded machine. A file
+ * not measured yet is estimated from its size, weighted by its kind (`estimate`). Five workers
+ * keep two cores busy; more only added contention.
+ *
+ * The measured seconds come from the JUnit reports of suite runs, averaged:
+ *   deno task test --junit-path=a.xml   (twice), then
+ *   deno run -A tests/_groups.ts a.xml b.xml   (writes tests/_seconds.json)
+ * Only their ratios matter: a loaded machine stretches every file alike, nearly.
  *
  * Any file still runs alone with `deno test -A --lock=deno.dev.lock tests/that_test.ts`.
  *
@@ -18,47 +26,80 @@
  */
 
 export const GROUPS = 5;
-export const E2E_GROUPS = 2;
 
-/** The end-to-end files, which start the last `E2E_GROUPS` groups. */
-export const E2E = /_e2e_test\.ts$/;
+const HERE = new URL(".", import.meta.url);
+const SECONDS = new URL("_seconds.json", HERE);
 
 /**
- * A file's expected work, for dealing: its size, weighted by kind. Measured in one suite run, a
- * kilobyte of a browser file took about 25 times the seconds of a kilobyte of a unit file (it
- * drives Chromium through pages where a unit test makes a request in the same process), and a
- * kilobyte of an end-to-end file about 13 times (it waits on a server process). The weights are
- * rounded down from those (20 and 10): dealt on that run's timings, they gave groups as even.
+ * A file's seconds when it has not been measured: its size, weighted by kind. A kilobyte of a
+ * browser file takes about 20 times the seconds of a kilobyte of a unit file (it drives Chromium
+ * through pages where a unit test makes a request in the same process), one of an end-to-end file
+ * about 10 times (it waits on a server process); 0.25 ms a weighted byte, fitted to the measured
+ * files.
  */
-function weight(name: string, size: number): number {
-  if (name.endsWith("_browser_test.ts")) return size * 20;
-  return E2E.test(name) ? size * 10 : size;
+export function estimate(name: string, size: number): number {
+  const weight = name.endsWith("_browser_test.ts") ? 20 : /_e2e_test\.ts$/.test(name) ? 10 : 1;
+  return size * weight * 0.00025;
 }
 
-/** Every group's test files, in the order the group imports them. */
+/** Every test file with its expected seconds, measured or estimated. */
+export function expectedSeconds(): Map<string, number> {
+  const measured: Record<string, number> = JSON.parse(Deno.readTextFileSync(SECONDS));
+  const out = new Map<string, number>();
+  for (const e of Deno.readDirSync(HERE)) {
+    if (!e.isFile || !e.name.endsWith("_test.ts")) continue;
+    out.set(
+      e.name,
+      measured[e.name] ?? estimate(e.name, Deno.statSync(new URL(e.name, HERE)).size),
+    );
+  }
+  return out;
+}
+
+/** Every group's test files, in the order the group imports them (largest first). */
 export function groups(): string[][] {
-  const here = new URL(".", import.meta.url);
-  const files = [...Deno.readDirSync(here)]
-    .filter((e) => e.isFile && e.name.endsWith("_test.ts"))
-    .map((e) => ({
-      name: e.name,
-      weight: weight(e.name, Deno.statSync(new URL(e.name, here)).size),
-    }))
-    .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
+  const files = [...expectedSeconds()]
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
   const loads = Array.from({ length: GROUPS }, () => 0);
   const dealt = loads.map((): string[] => []);
-  const deal = (file: { name: string; weight: number }, among: number[]) => {
-    const least = among.reduce((a, b) => loads[b] < loads[a] ? b : a);
-    loads[least] += file.weight;
-    dealt[least].push(file.name);
-  };
-  const all = loads.map((_, i) => i);
-  for (const file of files.filter((f) => E2E.test(f.name))) deal(file, all.slice(-E2E_GROUPS));
-  for (const file of files.filter((f) => !E2E.test(f.name))) deal(file, all);
+  for (const [name, seconds] of files) {
+    const least = loads.indexOf(Math.min(...loads));
+    loads[least] += seconds;
+    dealt[least].push(name);
+  }
   return dealt;
 }
 
 /** Imports group `n`'s test files, which register their tests in this worker. */
 export async function importGroup(n: number): Promise<void> {
-  for (const name of groups()[n]) await import(new URL(name, import.meta.url).href);
+  for (const name of groups()[n]) await import(new URL(name, HERE).href);
+}
+
+/** Each file's seconds in a JUnit report of `deno test` (its top-level tests, not steps). */
+export function fileSeconds(junit: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const suite of junit.split("<testsuite ").slice(1)) {
+    const file = suite.match(/^name="(?:\.\/)?tests\/([^"]+)"/)?.[1];
+    if (!file) continue;
+    let seconds = 0;
+    for (const c of suite.matchAll(/<testcase name="([^"]*)"[^>]*? time="([\d.]+)"/g)) {
+      if (!c[1].includes(" &gt; ")) seconds += Number(c[2]); // a step: counted in its test
+    }
+    out.set(file, seconds);
+  }
+  return out;
+}
+
+if (import.meta.main) {
+  if (!Deno.args.length) {
+    console.error("usage: deno run -A tests/_groups.ts <junit.xml>...");
+    Deno.exit(2);
+  }
+  const runs = Deno.args.map((path) => fileSeconds(Deno.readTextFileSync(path)));
+  const names = [...new Set(runs.flatMap((r) => [...r.keys()]))].sort();
+  const average = Object.fromEntries(names.map((name) => {
+    const seen = runs.map((r) => r.get(name)).filter((s) => s !== undefined);
+    return [name, Math.round(seen.reduce((a, b) => a + b, 0) / seen.length * 10) / 10];
+  }));
+  Deno.writeTextFileSync(SECONDS, JSON.stringify(average, null, 2) + "\n");
 }
