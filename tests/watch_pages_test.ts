@@ -142,3 +142,51 @@ Deno.test("pages: service page with bars, chart, events, channels, badge; status
     await srv.close();
   }
 });
+
+Deno.test("pages: a heartbeat's next run due, the same on its page and the list (resumed, failed, new)", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("ops@example.org", { name: "Ada Ops", roles: ["owner"] });
+  const cookie = `session=${token}`;
+  const add = async (body: Record<string, unknown>) => {
+    const made = await t.req("POST", "/api/me/services", { token, body });
+    return { id: made.body.item.id as number, hook: new URL(made.body.hook_url).pathname };
+  };
+  const backup = await add({ name: "Backup", check: "webhook:", interval: 60 });
+  const fresh = await add({ name: "Fresh job", check: "webhook:", interval: 60 });
+  const nightly = await add({
+    name: "Nightly",
+    check: "webhook:",
+    schedule: "0 3 * * *",
+    tz: "UTC",
+  });
+  const nextOnPage = async (id: number) => {
+    const page = await t.req("GET", `/me/services/${id}`, { headers: { cookie } });
+    return page.text.match(/<dt>Next expected<\/dt>\s*<dd>([^]*?)<\/dd>/)![1]
+      .replace(/<[^>]+>/g, "");
+  };
+  const nextInList = async (name: string) => {
+    const list = (await t.req("GET", "/watch", { headers: { cookie } })).text;
+    const row = list.split('<tr class="watched').find((r) => r.includes(`>${name}<`))!;
+    return row.match(/<td class="c-next"[^>]*>([^]*?)<\/td>/)![1];
+  };
+  await t.req("GET", backup.hook);
+  // Paused for two hours, then resumed: late one period after the resume, not after the ping.
+  await t.req("PATCH", `/api/me/services/${backup.id}`, { token, body: { paused: true } });
+  t.clock.advance(2 * HOUR);
+  await t.req("PATCH", `/api/me/services/${backup.id}`, { token, body: { paused: false } });
+  t.clock.advance(HOUR / 3);
+  assert.equal(await nextOnPage(backup.id), "in 40 minutes");
+  assert.match(await nextInList("Backup"), />in 40 minutes</);
+  // A failure is heard from as well: one period after it.
+  await t.req("GET", `${backup.hook}/fail`);
+  t.clock.advance(HOUR / 2);
+  assert.equal(await nextOnPage(backup.id), "in 30 minutes");
+  assert.match(await nextInList("Backup"), />in 30 minutes</);
+  // Never pinged: on a schedule, its job's next time; on a period, none yet, with the reason.
+  assert.match(await nextOnPage(nightly.id), /^in \d+ hours?$/);
+  assert.equal(await nextOnPage(fresh.id), "one period after its first ping");
+  assert.match(
+    await nextInList("Fresh job"),
+    /title="Expected one period after its first ping">—</,
+  );
+});

@@ -309,7 +309,8 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
   if (!found) fail(404, "no such service");
   const now = deps.clock.now();
   const windows = await listWindows(deps.kv, me.id);
-  const s = serviceView(found, await getBeat(deps.kv, found), now, windows);
+  const beat = await getBeat(deps.kv, found);
+  const s = serviceView(found, beat, now, windows);
   const v = view ?? serviceValues(s);
   const range = RangeQuery.parse(c.req.query("range")) ?? defaultRange(found.created, now);
   const all = (await listServices(deps.kv, me.id)).map((x) => x.service);
@@ -344,7 +345,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
             found={found}
             now={now}
             via={via}
-            next={nextExpected(found, s, now)}
+            next={nextExpected(found, s, beat, now)}
             channels={chosen}
           />
         </div>

@@ -82,7 +82,7 @@ function notYet(row: BoardRow): string {
   if (v.paused) return "Paused: nothing is measured while it is paused";
   if (row.last !== null) return `Measured for less than ${MIN_MEASURED_MS / MINUTE} minutes so far`;
   return v.kind === "webhook"
-    ? "No figure yet: it comes with the first ping, or when a run is first due"
+    ? "No figure yet: it comes with the first ping"
     : "No figure yet: it comes with the first check";
 }
 

@@ -23,8 +23,7 @@ import {
   type ServiceView,
   serviceView,
 } from "./commands.ts";
-import { beatLimits, shownState } from "./state.ts";
-import { nextDueAfter } from "../../lib/schedule.ts";
+import { nextRunDue, type Pulse, shownState } from "./state.ts";
 import { channelChoices } from "../alerts/channels.ts";
 import { unreachableVia } from "./dependencies.ts";
 
@@ -153,19 +152,19 @@ function sortList<T extends { view: ServiceView; shown: ShownState }>(xs: T[], s
 
 /**
  * When a service is next looked at or expected: a check's next due time, a heartbeat's next
- * expected run (its last signal, `heard`, plus the period, or the schedule's next time). Null when paused,
- * or for a heartbeat on a period that has not run yet (its first run starts the clock).
+ * run due (kv/service/state.ts `nextRunDue`: after its last signal as judged, a resume and a
+ * failure included, or the schedule's next time). Null when paused, or for a heartbeat on a
+ * period that has not run yet (its first run starts the clock).
  */
 export function nextExpected(
   s: Service,
   view: ServiceView,
+  pulse: Pulse | null,
   now: number,
-  heard: number | null = view.beat ? Date.parse(view.beat) : null,
 ): number | null {
   if (view.paused) return null;
   if (s.kind !== "webhook") return s.due;
-  if (heard !== null) return beatLimits(s, heard)?.warn ?? null;
-  return s.schedule ? nextDueAfter(s.schedule, now) : null;
+  return nextRunDue(s, pulse, now);
 }
 
 /** The account's services as shown, oldest first. */
@@ -173,14 +172,15 @@ async function shownServices(deps: Deps, account: number, now: number) {
   const windows = await listWindows(deps.kv, account);
   const views = (await listServices(deps.kv, account)).map(({ service, beat }) => ({
     service,
+    beat,
     view: serviceView(service, beat, now, windows),
   }));
   // Off behind a service it depends on that is off: unreachable, not down.
   const behind = unreachableVia(views.map((x) => x.view));
-  const list = views.map(({ service, view }) => {
+  const list = views.map(({ service, beat, view }) => {
     const own = shownState(view) as ShownState;
     const via = own === "off" ? behind.get(view.id) ?? [] : [];
-    return { service, view, via, shown: via.length ? "unreachable" as const : own };
+    return { service, beat, view, via, shown: via.length ? "unreachable" as const : own };
   });
   return { windows, list };
 }
@@ -233,6 +233,7 @@ async function boardRow(
   deps: Deps,
   channels: Map<number, { name: string; kind: string }>,
   s: Service,
+  beat: Pulse | null,
   view: ServiceView,
   shown: ShownState,
   via: string[],
@@ -256,7 +257,7 @@ async function boardRow(
     results: results.slice(-BEATS),
     uptime: { day: span(now - DAY), month: span(now - 30 * DAY) },
     last: heard || null,
-    next: nextExpected(s, view, now, heard || null),
+    next: nextExpected(s, view, beat, now),
     channels: view.channels.map((id) => channels.get(id)).filter((c) => c !== undefined),
   };
 }
@@ -300,7 +301,9 @@ export async function watchBoard(deps: Deps, account: number, f: BoardFilter): P
   const channels = new Map(choices.map((c) => [c.id, { name: c.name, kind: c.kind }]));
   const rows = await Promise.all(
     found.slice((page - 1) * BOARD_PAGE, page * BOARD_PAGE)
-      .map((x) => boardRow(deps, channels, x.service, x.view, x.shown, x.via, windows, gaps, now)),
+      .map((x) =>
+        boardRow(deps, channels, x.service, x.beat, x.view, x.shown, x.via, windows, gaps, now)
+      ),
   );
   const sorted = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => !!x))].sort();
   return {

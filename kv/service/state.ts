@@ -447,6 +447,21 @@ export function judgeBeat(p: Pulse | null, s: Judging, now: number): BeatVerdict
 }
 
 /**
+ * When a heartbeat's next run is due, the moment after which it reads late: one period (or the
+ * schedule's next time) after its last signal as judged (a success or a failure; a resume counts
+ * as a success for one that had run). Before any signal it is not watched yet (it reads waiting,
+ * never late): a schedule's next time still says when its job runs; on a period there is none.
+ * Null while paused. The service's page and the dashboard both show this.
+ */
+export function nextRunDue(s: Service, pulse: Pulse | null, now: number): number | null {
+  const v = judgeBeat(pulse, s, now);
+  if (v.paused) return null;
+  const last = Math.max(v.pulse?.beat?.at ?? -Infinity, v.pulse?.failed?.at ?? -Infinity);
+  if (Number.isFinite(last)) return beatLimits(s, last)?.warn ?? null;
+  return s.schedule ? nextDueAfter(s.schedule, now) : null;
+}
+
+/**
  * When the runner looks at a heartbeat next, after a look that judged it `v` (`s` the record
  * the look writes): the one place that says when a heartbeat is due. The millisecond after
  * its state would change: the last beat turning off, the next missing run counting, an open
