@@ -333,7 +333,9 @@ Deno.test("pages: notes posted on /me/status-page, the timeline and the follow f
 
   const pub = await t.req("GET", `/status/${slug}`);
   assert.equal(pub.status, 200);
-  assert.match(pub.text, /<h2 id="notes-h">Notes<\/h2>/);
+  // In visitors' words: an announcement still open on top, said once.
+  assert.match(pub.text, /<h2 id="open-h">Announcements<\/h2>/);
+  assert.doesNotMatch(pub.text, /Notes<\/h2>|Latest notes|Earlier announcements/);
   assert.match(pub.text, /<strong>Investigating<\/strong>/);
   assert.match(pub.text, /Router &lt;b&gt;restarting&lt;\/b&gt;/);
 

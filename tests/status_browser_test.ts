@@ -103,7 +103,8 @@ Deno.test({
       await openUrl(visitor, `${web.base}/status/${slug}`, "Riverside school");
       const text = await mainText(visitor);
       assert.match(text, /Under maintenance/);
-      assert.match(text, /Notes/);
+      assert.match(text, /Announcements/);
+      assert.doesNotMatch(text, /Latest notes|\bNotes\b/);
       assert.match(text, /Investigating/);
       assert.match(text, /The printer server is not answering\./);
       await fillByLabel(visitor, "Your e-mail address", "not an address");

@@ -354,10 +354,12 @@ async function Notes(props: { deps: Deps; me: Account; c: WebCtx; view: FormView
   const N = fields(props.view, NOTE_LABELS, NoteBody);
   return (
     <>
-      <h2 id="notes">Incident notes</h2>
+      <h2 id="notes">Announcements</h2>
       <p>
-        Short notes shown newest first on the page for 90 days and mailed to its followers. For an
-        outage with a timeline, open an <a href="/me/incidents">incident</a>.
+        Short notes to the page's visitors, naming no service: shown on the page as announcements
+        for 90 days (an Investigating or Identified one on top until a Resolved one follows) and
+        mailed to its followers. For an outage of services, with its updates, open an{" "}
+        <a href="/me/incidents">incident</a>.
       </p>
       {props.c.req.query("posted") ? <p class="notice" role="status">Note posted.</p> : null}
       <form method="post" action="/me/status-page/notes" novalidate>

@@ -40,7 +40,7 @@ const NOTICES: Record<string, string> = {
     "back, and at each update of an incident. Every mail has a link to stop.",
 };
 
-/** The incident notes, newest first. */
+/** The owner's announcements (kv/status/notes.ts), newest first, each with its word and time. */
 function Timeline(props: { notes: PublicPage["notes"]; now: number }) {
   return (
     <ol class="timeline">
@@ -110,7 +110,9 @@ function ServiceRow({ s }: { s: PublicService }) {
 /** What live.js replaces when a state changes or an incident is posted. */
 function StatusNow({ page, now }: { page: PublicPage; now: number }) {
   const banner = overallBanner(page.services);
+  // The announcements still open stand on top; the rest below the incidents, each once.
   const open = openNotes(page.notes);
+  const earlier = page.notes.filter((n) => !open.includes(n));
   const groups = byGroup(page.services);
   const many = groups.length > 1;
   const { list, names, explained } = page.cards;
@@ -124,7 +126,7 @@ function StatusNow({ page, now }: { page: PublicPage; now: number }) {
       {open.length
         ? (
           <section aria-labelledby="open-h" class="open-incident">
-            <h2 id="open-h">Latest notes</h2>
+            <h2 id="open-h">Announcements</h2>
             <Timeline notes={open} now={now} />
           </section>
         )
@@ -150,11 +152,11 @@ function StatusNow({ page, now }: { page: PublicPage; now: number }) {
         data. Uptime is the time up over the time measured.
       </p>
       <IncidentHistory list={list} names={names} explained={(i) => explained.get(i.id)} />
-      {page.notes.length
+      {earlier.length
         ? (
           <section aria-labelledby="notes-h">
-            <h2 id="notes-h">Notes</h2>
-            <Timeline notes={page.notes} now={now} />
+            <h2 id="notes-h">Earlier announcements</h2>
+            <Timeline notes={earlier} now={now} />
           </section>
         )
         : null}
