@@ -30,11 +30,12 @@ export const measured: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * A route's handler counted, timed and logged as `route`, with nosniff on its answer, without
- * a middleware around it: for the pings, whose routes come ahead of the app's middleware
- * (areas.ts `first`) and answer every request they match. A refusal it throws is answered
- * here (http/errors.ts, as the app's error handler would), so it is counted by its status too;
- * `outcome` is told each answer's status.
+ * A route's handler counted, timed and logged as `route`, without a middleware around it: for
+ * the pings, whose routes come ahead of the app's middleware (areas.ts `first`) and answer every
+ * request they match, so nothing after them counts it again. The handler's own answer carries
+ * its headers (nosniff among them: a ping's are constant); a refusal it throws is answered here
+ * (http/errors.ts, as the app's error handler would) with nosniff, so it is counted by its status
+ * too. `outcome` is told each answer's status.
  */
 export function measuredHandler(
   route: string,
@@ -42,7 +43,6 @@ export function measuredHandler(
   outcome?: (status: number) => void,
 ): (c: Context<AppEnv>) => Promise<Response> {
   return async (c) => {
-    counted.add(c);
     const t0 = performance.now();
     const stats = requestStarted(c.req.method, route);
     let res: Response;
