@@ -193,29 +193,9 @@ export async function completeProviderSignIn(
       if (!profile.emailVerified) throw new SignInProblem(existing ? "conflict" : "unverified");
       const name = profile.name.length >= 2 ? profile.name : "";
       joined = await joinOrCreate(deps, op, existing, { email: profile.email, name }, origin, now);
-      putNewIdentity(op, {
-        provider,
-        subject: profile.subject,
-        account: joined.account.id,
-        email: profile.email,
-        created: now,
-        last_used: now,
-      });
+      putNewIdentity(op, identityOf(provider, profile, joined.account.id, now));
     }
-    const session = await prepareSession(kv, joined.account.id, now, provider);
-    session.apply(op);
-    return {
-      op,
-      result: {
-        result: {
-          account: joined.account,
-          created: joined.created,
-          token: session.token,
-          session: session.session,
-        },
-        mailIds: joined.mailIds,
-      },
-    };
+    return { op, result: await openSession(kv, op, joined, provider, now) };
   });
   await deliver(deps, mailIds);
   await markSeen(kv, result.account.id, now);
@@ -246,14 +226,7 @@ export async function linkProvider(
     const owner = await kv.get<Account>(accountKey(account));
     if (!owner.value) throw new SignInProblem("refused");
     op.check(owner);
-    putNewIdentity(op, {
-      provider,
-      subject: profile.subject,
-      account,
-      email: profile.email,
-      created: now,
-      last_used: now,
-    });
+    putNewIdentity(op, identityOf(provider, profile, account, now));
     return { op, result: undefined };
   });
 }
@@ -284,22 +257,47 @@ export async function completePasskeySignIn(
       origin,
       now,
     );
-    const session = await prepareSession(kv, joined.account.id, now, "passkey");
-    session.apply(op);
-    return {
-      op,
-      result: {
-        result: {
-          account: joined.account,
-          created: false,
-          token: session.token,
-          session: session.session,
-        },
-        mailIds: joined.mailIds,
-      },
-    };
+    return { op, result: await openSession(kv, op, joined, "passkey", now) };
   }, 0);
   await deliver(deps, mailIds);
   await markSeen(kv, result.account.id, now);
   return result;
+}
+
+/** Opens the device session of a sign-in in `op`: what the sign-in answers, and its mails. */
+async function openSession(
+  kv: Deno.Kv,
+  op: Atomic,
+  joined: { account: Account; created: boolean; mailIds: string[] },
+  method: string,
+  now: number,
+): Promise<{ result: SignedInVia; mailIds: string[] }> {
+  const session = await prepareSession(kv, joined.account.id, now, method);
+  session.apply(op);
+  return {
+    result: {
+      account: joined.account,
+      created: joined.created,
+      token: session.token,
+      session: session.session,
+    },
+    mailIds: joined.mailIds,
+  };
+}
+
+/** The identity a provider's profile makes for `account`, first used now. */
+function identityOf(
+  provider: string,
+  profile: ProviderProfile,
+  account: number,
+  now: number,
+): Identity {
+  return {
+    provider,
+    subject: profile.subject,
+    account,
+    email: profile.email,
+    created: now,
+    last_used: now,
+  };
 }

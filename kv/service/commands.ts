@@ -661,21 +661,9 @@ export async function serviceByBadge(kv: Deno.Kv, token: string): Promise<Servic
 
 /** A new heartbeat key; the old one stops at once. Null: no such service. */
 export async function rotateHook(deps: Deps, account: number, id: number): Promise<string | null> {
-  const { kv } = deps;
   const key = randomToken(32);
-  const hash = sha256hex(key);
-  const done = await transact(async () => {
-    const entry = await getService(kv, account, id);
-    const s = entry.value;
-    if (!s) return { op: null, result: false };
-    if (s.kind !== "webhook") invalid("only a heartbeat service has a hook address to rotate");
-    const op = saveService(atomic(kv).check(entry), s, { ...s, hook: hash });
-    putHookRef(op, hash, hookRef(s));
-    if (s.hook) dropHookRef(op, s.hook);
-    return { op, result: true };
-  });
-  forgetHooks(kv);
-  return done ? key : null;
+  const refusal = "only a heartbeat service has a hook address to rotate";
+  return await rotateAddress(deps, account, id, "hook", sha256hex(key), refusal) ? key : null;
 }
 
 /**
@@ -683,21 +671,37 @@ export async function rotateHook(deps: Deps, account: number, id: number): Promi
  * once); shown only here, kept as a hash. Null: no such service.
  */
 export async function rotatePush(deps: Deps, account: number, id: number): Promise<string | null> {
-  const { kv } = deps;
   const token = kumaToken();
-  const hash = pushHash(token);
+  const refusal = "only a heartbeat has a push address";
+  return await rotateAddress(deps, account, id, "push", pushHash(token), refusal) ? token : null;
+}
+
+/**
+ * Puts a heartbeat's new address (the hash of a hook key or push token) in place of its old one,
+ * in one atomic that checks no service holds it yet. False: no such service.
+ */
+async function rotateAddress(
+  deps: Deps,
+  account: number,
+  id: number,
+  field: "hook" | "push",
+  hash: string,
+  refusal: string,
+): Promise<boolean> {
+  const { kv } = deps;
   const done = await transact(async () => {
     const entry = await getService(kv, account, id);
     const s = entry.value;
     if (!s) return { op: null, result: false };
-    if (s.kind !== "webhook") invalid("only a heartbeat has a push address");
-    const op = saveService(atomic(kv).check(entry), s, { ...s, push: hash });
+    if (s.kind !== "webhook") invalid(refusal);
+    const op = saveService(atomic(kv).check(entry), s, { ...s, [field]: hash });
     putHookRef(hookFreeInto(op, hash), hash, hookRef(s));
-    if (s.push) dropHookRef(op, s.push);
+    const old = s[field];
+    if (old) dropHookRef(op, old);
     return { op, result: true };
   });
   forgetHooks(kv);
-  return done ? token : null;
+  return done;
 }
 
 const KUMA_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

@@ -172,12 +172,7 @@ const MAX_ENDS = 50;
 export async function endWindow(deps: Deps, account: number, id: number): Promise<boolean> {
   const now = deps.clock.now();
   return await transact(async () => {
-    const [entry, services] = await Promise.all([
-      windowsEntry(deps.kv, account),
-      listServiceEntries(deps.kv, account),
-    ]);
-    const list = entry.value ?? [];
-    const w = list.find((x) => x.id === id);
+    const { entry, list, w, services } = await windowWithServices(deps.kv, account, id);
     if (!w || runningUntil(w, now) === null) return { op: null, result: false };
     const cut: Window = w.cron
       ? { ...w, ended: [...(w.ended ?? []), now].slice(-MAX_ENDS) }
@@ -201,6 +196,16 @@ function lookNow(op: Atomic, entries: Deno.KvEntry<Service>[], now: number): Ato
   return moved.length ? wakeAt(op, now, now) : op;
 }
 
+/** An account's windows (their entry, to check), the one of `id`, and the account's services. */
+async function windowWithServices(kv: Deno.Kv, account: number, id: number) {
+  const [entry, services] = await Promise.all([
+    windowsEntry(kv, account),
+    listServiceEntries(kv, account),
+  ]);
+  const list = entry.value ?? [];
+  return { entry, list, w: list.find((x) => x.id === id), services };
+}
+
 /** A new window's groups, places and timing, checked (its services are checked in its atomic). */
 function coverAndTiming(input: NewWindow) {
   for (const g of input.groups) {
@@ -219,12 +224,7 @@ function coverAndTiming(input: NewWindow) {
 export async function deleteWindow(deps: Deps, account: number, id: number): Promise<boolean> {
   const now = deps.clock.now();
   return await transact(async () => {
-    const [entry, services] = await Promise.all([
-      windowsEntry(deps.kv, account),
-      listServiceEntries(deps.kv, account),
-    ]);
-    const list = entry.value ?? [];
-    const w = list.find((x) => x.id === id);
+    const { entry, list, w, services } = await windowWithServices(deps.kv, account, id);
     if (!w) return { op: null, result: false };
     const op = putWindows(atomic(deps.kv).check(entry), account, list.filter((x) => x !== w));
     // A window deleted while it runs ends now: what it covered is looked at as "End now" does.

@@ -72,18 +72,8 @@ export interface Report {
   period: string;
   rule: string;
   rows: ReportRow[];
-  totals: {
-    uptime: number | null;
-    up_s: number;
-    down_s: number;
-    unreachable_s: number;
-    maintenance_s: number;
-    monitor_down_s: number;
-    no_data_s: number;
-    outages: number;
-    longest_outage_s: number;
-    checks: number;
-  };
+  /** The rows' figures summed; outages counted. */
+  totals: Omit<ServiceFigures, "outages"> & { outages: number; checks: number };
   created: number;
 }
 
