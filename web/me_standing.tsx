@@ -5,12 +5,13 @@
  */
 import { standingOf } from "../kv/accounts/accounts.ts";
 import { type Application, applyFor, latestApplication } from "../kv/accounts/applications.ts";
-import { type Invite, inviteAddress, invitesBy } from "../kv/accounts/invites.ts";
+import { inviteAddress, invitesBy } from "../kv/accounts/invites.ts";
 import { ownerClaimValid } from "../kv/accounts/owner_claim.ts";
 import { claimOwnership } from "../kv/accounts/roles.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ApplyBody, InviteBody, OwnerClaimBody } from "../http/account_inputs.ts";
 import { emptyView, ErrorSummary, Field, type FormView, submitForm, TextArea } from "./_form.tsx";
+import { InviteTable } from "./_invites.tsx";
 import { UserText } from "./_layout.tsx";
 import { MeNav, Purpose, STANDING_WORDS, standingName, when } from "./_me.tsx";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
@@ -53,7 +54,12 @@ const page = async (deps: Deps, c: WebCtx, apply: FormView, invite: FormView) =>
       <h2>Invite someone</h2>
       <InviteForm view={invite} />
       <h2>Invitations sent</h2>
-      <InvitesSent invites={invites} now={now} />
+      <InviteTable
+        caption="Your invitations, newest first"
+        invites={invites}
+        now={now}
+        empty="None yet."
+      />
     </>
   );
 };
@@ -79,34 +85,6 @@ function LatestApplication({ latest }: { latest: Application | null }) {
       </p>
     )
     : null;
-}
-
-function InvitesSent({ invites, now }: { invites: Invite[]; now: number }) {
-  return invites.length === 0 ? <p>None yet.</p> : (
-    <table class="stack">
-      <caption>Your invitations, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Address</th>
-          <th scope="col">Sent</th>
-          <th scope="col">Outcome</th>
-        </tr>
-      </thead>
-      <tbody>
-        {invites.map((i) => (
-          <tr>
-            <td data-label="Address">
-              <UserText>{i.email}</UserText>
-            </td>
-            <td data-label="Sent">{when(i.created)}</td>
-            <td data-label="Outcome">
-              {i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
 }
 
 /** The standings and what each lets a person do. */

@@ -54,6 +54,7 @@ import {
   submitForm,
   TextArea,
 } from "./_form.tsx";
+import { InviteTable } from "./_invites.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { standingName, when } from "./_me.tsx";
 import {
@@ -67,6 +68,7 @@ import {
   STATUS_WORDS,
 } from "./_proposal.tsx";
 import { StateBadge } from "./_state.tsx";
+import { Table } from "./_table.tsx";
 import { requireTeamPage, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const TEAM_PAGES: [path: string, label: string][] = [
@@ -128,35 +130,24 @@ async function getTeam(deps: Deps, c: WebCtx) {
         />
         <button type="submit">Show</button>
       </form>
-      {list.length === 0 ? <p>No proposals.</p> : (
-        <table class="stack">
-          <caption>Proposals, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Status</th>
-              <th scope="col">From</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((p) => (
-              <tr>
-                <td data-label="Title">
-                  <a href={`/team/proposals/${p.id}`}>
-                    #{p.id} <UserText>{p.title}</UserText>
-                  </a>
-                </td>
-                <td data-label="Status">{STATUS_WORDS[p.status]}</td>
-                <td data-label="From">
-                  <UserText>{p.name}</UserText>
-                </td>
-                <td data-label="Updated">{when(p.updated)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        caption="Proposals, newest first"
+        rows={list}
+        empty={<p>No proposals.</p>}
+        columns={[
+          {
+            label: "Title",
+            cell: (p) => (
+              <a href={`/team/proposals/${p.id}`}>
+                #{p.id} <UserText>{p.title}</UserText>
+              </a>
+            ),
+          },
+          { label: "Status", cell: (p) => STATUS_WORDS[p.status] },
+          { label: "From", cell: (p) => <UserText>{p.name}</UserText> },
+          { label: "Updated", cell: (p) => when(p.updated) },
+        ]}
+      />
     </>,
   );
 }
@@ -572,47 +563,31 @@ async function getTeamAccounts(deps: Deps, c: WebCtx) {
         <code>deno task roles revoke &lt;address&gt; &lt;role&gt;</code>,{" "}
         <code>deno task roles list</code>. Roles: {ROLES.join(", ")}.
       </p>
-      <table class="stack">
-        <caption>Every account</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Address</th>
-            <th scope="col">Roles</th>
-            <th scope="col">Since</th>
-            {owner ? <th scope="col">Change its roles</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((a) => (
-            <tr>
-              <td data-label="Name">
-                {a.slug && a.name
-                  ? (
-                    <a href={`/people/${a.slug}`}>
-                      <UserText>{a.name}</UserText>
-                    </a>
-                  )
-                  : <UserText>{a.name || "(no name)"}</UserText>}
-              </td>
-              <td data-label="Address">
-                <UserText>{a.email}</UserText>
-              </td>
-              <td data-label="Roles">
-                {a.roles.length ? a.roles.join(", ") : `none (${standingName("collector")})`}
-              </td>
-              <td data-label="Since">{when(a.created)}</td>
-              {owner
+      <Table
+        caption="Every account"
+        rows={rows}
+        columns={[
+          {
+            label: "Name",
+            cell: (a) =>
+              a.slug && a.name
                 ? (
-                  <td data-label="Change its roles">
-                    <RoleCommands a={a} />
-                  </td>
+                  <a href={`/people/${a.slug}`}>
+                    <UserText>{a.name}</UserText>
+                  </a>
                 )
-                : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+                : <UserText>{a.name || "(no name)"}</UserText>,
+          },
+          { label: "Address", cell: (a) => <UserText>{a.email}</UserText> },
+          {
+            label: "Roles",
+            cell: (a) =>
+              a.roles.length ? a.roles.join(", ") : `none (${standingName("collector")})`,
+          },
+          { label: "Since", cell: (a) => when(a.created) },
+          owner ? { label: "Change its roles", cell: (a) => <RoleCommands a={a} /> } : null,
+        ]}
+      />
     </>,
   );
 }
@@ -631,35 +606,13 @@ async function getTeamInvitations(deps: Deps, c: WebCtx) {
     c,
     "/team/invitations",
     "Invitations",
-    list.length === 0 ? <p>No invitations.</p> : (
-      <table class="stack">
-        <caption>Every invitation, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Address</th>
-            <th scope="col">Invited by</th>
-            <th scope="col">Sent</th>
-            <th scope="col">Outcome</th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((i) => (
-            <tr>
-              <td data-label="Address">
-                <UserText>{i.email}</UserText>
-              </td>
-              <td data-label="Invited by">
-                <UserText>{names.get(i.inviter) ?? ""}</UserText>
-              </td>
-              <td data-label="Sent">{when(i.created)}</td>
-              <td data-label="Outcome">
-                {i.accepted !== null ? "accepted" : i.expires <= now ? "expired" : "open"}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    ),
+    <InviteTable
+      caption="Every invitation, newest first"
+      invites={list}
+      now={now}
+      empty="No invitations."
+      inviters={names}
+    />,
   );
 }
 
@@ -691,45 +644,28 @@ type Listed = Awaited<ReturnType<typeof listAllServices>>;
 function AllServices(
   { all, names, now }: { all: Listed; names: Map<number, string>; now: number },
 ) {
-  return all.length === 0 ? <p>No services.</p> : (
-    <table class="stack">
-      <caption>Every account's services</caption>
-      <thead>
-        <tr>
-          <th scope="col">Account</th>
-          <th scope="col">Name</th>
-          <th scope="col">Target</th>
-          <th scope="col">State</th>
-          <th scope="col">Last result</th>
-        </tr>
-      </thead>
-      <tbody>
-        {all.map(({ service, beat }) => {
-          // The state (paused shows as such) and status: no maintenance windows are read here
-          // (one read per account), so a service in a window shows what its checks say.
-          const v = serviceView(service, beat, now, []);
-          return (
-            <tr>
-              <td data-label="Account">
-                <UserText>{names.get(service.account) ?? ""}</UserText>
-              </td>
-              <td data-label="Name">
-                <UserText>{v.name}</UserText>
-              </td>
-              <td data-label="Target">
-                <UserText>{service.check}</UserText>
-              </td>
-              <td data-label="State">
-                <StateBadge state={shownState(v)} />
-              </td>
-              <td data-label="Last result">
-                <UserText>{v.status}</UserText>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+  // The state (paused shows as such) and status: no maintenance windows are read here (one read
+  // per account), so a service in a window shows what its checks say.
+  const rows = all.map(({ service, beat }) => ({
+    service,
+    v: serviceView(service, beat, now, []),
+  }));
+  return (
+    <Table
+      caption="Every account's services"
+      rows={rows}
+      empty={<p>No services.</p>}
+      columns={[
+        {
+          label: "Account",
+          cell: ({ service }) => <UserText>{names.get(service.account) ?? ""}</UserText>,
+        },
+        { label: "Name", cell: ({ v }) => <UserText>{v.name}</UserText> },
+        { label: "Target", cell: ({ service }) => <UserText>{service.check}</UserText> },
+        { label: "State", cell: ({ v }) => <StateBadge state={shownState(v)} /> },
+        { label: "Last result", cell: ({ v }) => <UserText>{v.status}</UserText> },
+      ]}
+    />
   );
 }
 
