@@ -8,6 +8,7 @@ import {
   checkByLabel,
   clickByText,
   fillByLabel,
+  mainText,
   type Page,
   selectByLabel,
   startWeb,
@@ -64,15 +65,16 @@ await shoot(page, "me-files");
 await page.goto(`${web.base}/contribute`);
 await fillByLabel(page, "Title of the module", "River walks");
 await fillByLabel(page, "Summary", "Four outdoor sessions along the river, with notes and maps.");
+await selectByLabel(page, "Licence", "CC BY 4.0: name the author");
 await clickByText(page, "Send the proposal");
+// Signed in with its address, the proposal is confirmed at once; the answer links its id.
+const proposal = new URL(page.url()).searchParams.get("id");
+if (!proposal) throw new Error(`the proposal was not taken: ${await mainText(page)}`);
 
 const owner = await web.page();
 await web.signIn(owner, "olga@example.com");
 await owner.goto(`${web.base}/team`);
 await shoot(owner, "team-queue");
-await clickByText(
-  owner,
-  (await owner.$eval("tbody a", (a: { innerText: string }) => a.innerText)).trim(),
-);
+await clickByText(owner, `#${proposal} River walks`);
 await shoot(owner, "team-proposal");
 console.log(`screenshots in ${out}`);

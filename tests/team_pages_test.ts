@@ -44,6 +44,14 @@ Deno.test("team pages: a reviewer's session moves a proposal on; a collector's i
   assert.equal(moved.headers.get("location"), `/team/proposals/${id}`);
   const got = await t.req("GET", `/api/contributions/${id}`, { token: rev.token });
   assert.equal(got.body.item.status, "reviewing");
+  // The page's sections are headed in words, never a component's name.
+  const page = await t.req("GET", `/team/proposals/${id}`, {
+    headers: { cookie: `session=${rev.token}` },
+  });
+  assert.equal(page.status, 200);
+  const headings = [...page.text.matchAll(/<h2[^>]*>([^<]*)<\/h2>/g)].map((m) => m[1]);
+  assert.ok(headings.includes("History"), headings.join(" | "));
+  assert.deepEqual(headings.filter((h) => /[a-z][A-Z]/.test(h)), [], headings.join(" | "));
   // The owner's transition stays the owner's: a reviewer's session is team, not owner.
   const publish = await t.req(
     "POST",

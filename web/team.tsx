@@ -327,7 +327,7 @@ const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
       <RecordTrail p={p} data={data} />
       <h2>Gate</h2>
       <GateChecks gate={gate} />
-      <h2>DecisionHistory</h2>
+      <h2>History</h2>
       <DecisionHistory decisions={p.decisions} names={names} />
       <h2>Decide</h2>
       <p class="meta">
