@@ -98,12 +98,13 @@ export function when(ms: number | null | undefined): string {
 
 /**
  * A time as relative words ("3 minutes ago") with the exact time on hover; web/static/site.js
- * writes both again in the reader's own time zone and keeps the words current.
+ * writes both again in the reader's own time zone and keeps the words current. `data-ago` holds
+ * the time the words were written for, so the script's first rewrite counts from the same moment.
  */
 export function Ago(props: { at: number | null | undefined; now: number }) {
   if (props.at == null) return <>never</>;
   return (
-    <time datetime={iso(props.at)} title={when(props.at)} data-ago="">
+    <time datetime={iso(props.at)} title={when(props.at)} data-ago={String(props.now)}>
       {agoText(props.at, props.now)}
     </time>
   );

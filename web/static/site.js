@@ -44,12 +44,13 @@ const hourOf = new Intl.DateTimeFormat(undefined, {
   hourCycle: "h23",
 });
 const dayOf = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
-// The server's steps and words (lib/display.ts `agoText`): the first rewrite of a time the page
-// was drawn with says the same, so nothing on the page moves once it is shown.
+// The server's steps and words (lib/display.ts `agoText`), counted on the first rewrite from the
+// moment the server wrote them (`data-ago`): it says the same, so nothing moves once it is shown,
+// however long the page took to arrive.
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "always" });
 const STEPS = [[45 * 60, 60, "minute"], [22 * 3600, 3600, "hour"], [Infinity, 86400, "day"]];
-function ago(ms) {
-  const s = (ms - Date.now()) / 1000;
+function ago(ms, now) {
+  const s = (ms - now) / 1000;
   if (Math.abs(s) < 45) return "just now";
   const [, size, unit] = STEPS.find(([limit]) => Math.abs(s) < limit);
   const n = Math.max(1, Math.round(Math.abs(s) / size));
@@ -61,7 +62,8 @@ function localTimes(root = document) {
     if (Number.isNaN(ms)) continue;
     if (t.hasAttribute("data-ago")) {
       t.title = exact.format(ms);
-      t.textContent = ago(ms);
+      t.textContent = ago(ms, Number(t.dataset.ago) || Date.now());
+      t.dataset.ago = "";
     } else t.textContent = exact.format(ms);
   }
   for (const t of root.querySelectorAll("text[data-tick][data-at]")) {
