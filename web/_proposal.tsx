@@ -17,6 +17,7 @@ import type {
 import { UserText } from "./_layout.tsx";
 import { when } from "./_me.tsx";
 import { StateIcon } from "./_state.tsx";
+import { Table } from "./_table.tsx";
 import { learningRows, licenceWords } from "./_learning.tsx";
 import { learningOf } from "../lib/learning.ts";
 
@@ -123,52 +124,47 @@ export function FileLinks(
 ) {
   if (props.files.length === 0) return <p>No files were sent.</p>;
   return (
-    <table class="stack">
-      <caption>Files the submitter linked, checked by the service</caption>
-      <thead>
-        <tr>
-          <th scope="col">File</th>
-          <th scope="col">Address</th>
-          <th scope="col">Last check</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.files.map((f, i) => {
-          const label = f.label.trim() || `File ${i + 1}`;
-          const check = props.checks.get(f.url);
-          const [state, word] = check
-            ? LINK_STATE[check.state]
-            : ["wait" as const, "Not checked yet"];
-          return (
-            <tr>
-              <td data-label="File">
-                {followable(f.url)
-                  ? (
-                    <a href={f.url} rel="noopener noreferrer nofollow" target="_blank">
-                      <UserText>{label}</UserText>
-                    </a>
-                  )
-                  : <UserText>{label}</UserText>}
-              </td>
-              <td data-label="Address" class="url">
-                <UserText>{f.url}</UserText>
-              </td>
-              <td data-label="Last check">
-                <StateTag state={state}>{word}</StateTag>
-                {check
-                  ? (
-                    <span class="meta">
-                      {" "}
-                      <UserText>{check.status}</UserText> · {when(check.at)}
-                    </span>
-                  )
-                  : null}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <Table
+      caption="Files the submitter linked, checked by the service"
+      rows={props.files.map((f, i) => ({
+        url: f.url,
+        label: f.label.trim() || `File ${i + 1}`,
+        check: props.checks.get(f.url),
+      }))}
+      columns={[
+        {
+          label: "File",
+          cell: (f) =>
+            followable(f.url)
+              ? (
+                <a href={f.url} rel="noopener noreferrer nofollow" target="_blank">
+                  <UserText>{f.label}</UserText>
+                </a>
+              )
+              : <UserText>{f.label}</UserText>,
+        },
+        { label: "Address", class: "url", cell: (f) => <UserText>{f.url}</UserText> },
+        { label: "Last check", cell: ({ check }) => <LastLinkCheck check={check} /> },
+      ]}
+    />
+  );
+}
+
+/** What the last check of a file's link found, and when. */
+function LastLinkCheck({ check }: { check: LinkCheck | undefined }) {
+  const [state, word] = check ? LINK_STATE[check.state] : ["wait" as const, "Not checked yet"];
+  return (
+    <>
+      <StateTag state={state}>{word}</StateTag>
+      {check
+        ? (
+          <span class="meta">
+            {" "}
+            <UserText>{check.status}</UserText> · {when(check.at)}
+          </span>
+        )
+        : null}
+    </>
   );
 }
 
@@ -220,48 +216,32 @@ export function RecordTrail(props: { p: Proposal; data: ProposalData }) {
             )
           : "Nothing to verify."}
       </p>
-      {data.records.length
-        ? (
-          <table class="stack">
-            <caption>Records, in order</caption>
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">On</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.records.map((r) => (
-                <tr>
-                  <td data-label="Number">{r.seq}</td>
-                  <td data-label="When">
-                    <UserText>{readableAt(r.at)}</UserText>
-                  </td>
-                  <td data-label="Who">
-                    <UserText>{r.actor}</UserText>
-                  </td>
-                  <td data-label="What">
-                    <UserText>{r.action}</UserText>
-                    {r.fields?.length
-                      ? (
-                        <span class="meta">
-                          <UserText>{` (${r.fields.join(", ")})`}</UserText>
-                        </span>
-                      )
-                      : null}
-                  </td>
-                  <td data-label="On">
-                    <UserText>{r.subject ?? ""}</UserText>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-        : null}
+      <Table
+        caption="Records, in order"
+        rows={data.records}
+        empty={null}
+        columns={[
+          { label: "Number", cell: (r) => r.seq },
+          { label: "When", cell: (r) => <UserText>{readableAt(r.at)}</UserText> },
+          { label: "Who", cell: (r) => <UserText>{r.actor}</UserText> },
+          {
+            label: "What",
+            cell: (r) => (
+              <>
+                <UserText>{r.action}</UserText>
+                {r.fields?.length
+                  ? (
+                    <span class="meta">
+                      <UserText>{` (${r.fields.join(", ")})`}</UserText>
+                    </span>
+                  )
+                  : null}
+              </>
+            ),
+          },
+          { label: "On", cell: (r) => <UserText>{r.subject ?? ""}</UserText> },
+        ]}
+      />
     </>
   );
 }
@@ -298,30 +278,25 @@ export function GateChecks(props: { gate: Gate }) {
             gate.failed.length === 1 ? "this check fails" : "these checks fail"
           }: ${gate.failed.join(", ")}.`}
       </p>
-      <table class="stack">
-        <caption>The checks before publication</caption>
-        <thead>
-          <tr>
-            <th scope="col">Check</th>
-            <th scope="col">Result</th>
-            <th scope="col">What it makes sure of</th>
-          </tr>
-        </thead>
-        <tbody>
-          {gate.checks.map((g) => (
-            <tr>
-              <td data-label="Check">{g.name}</td>
-              <td data-label="Result">
+      <Table
+        caption="The checks before publication"
+        rows={gate.checks}
+        columns={[
+          { label: "Check", cell: (g) => g.name },
+          {
+            label: "Result",
+            cell: (g) => (
+              <>
                 <StateTag state={g.ok ? "ok" : "off"}>{g.ok ? "Passes" : "Fails"}</StateTag>{" "}
                 <span class="meta">
                   <UserText>{g.detail}</UserText>
                 </span>
-              </td>
-              <td data-label="What it makes sure of">{GATE_MEANING[g.name]}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          { label: "What it makes sure of", cell: (g) => GATE_MEANING[g.name] },
+        ]}
+      />
     </>
   );
 }
@@ -329,32 +304,15 @@ export function GateChecks(props: { gate: Gate }) {
 /** The decisions so far, oldest first, each with who made it (`names`: actor to words). */
 export function DecisionHistory(props: { decisions: Decision[]; names: Map<string, string> }) {
   return (
-    <table class="stack">
-      <caption>Every change of status, oldest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Change</th>
-          <th scope="col">By</th>
-          <th scope="col">Reason</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.decisions.map((d) => (
-          <tr>
-            <td data-label="When">{when(d.at)}</td>
-            <td data-label="Change">
-              {d.from ? `${d.from} → ${d.status}` : d.status}
-            </td>
-            <td data-label="By">
-              <UserText>{props.names.get(d.actor) ?? d.actor}</UserText>
-            </td>
-            <td data-label="Reason">
-              <UserText>{d.reason || "—"}</UserText>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table
+      caption="Every change of status, oldest first"
+      rows={props.decisions}
+      columns={[
+        { label: "When", cell: (d) => when(d.at) },
+        { label: "Change", cell: (d) => d.from ? `${d.from} → ${d.status}` : d.status },
+        { label: "By", cell: (d) => <UserText>{props.names.get(d.actor) ?? d.actor}</UserText> },
+        { label: "Reason", cell: (d) => <UserText>{d.reason || "—"}</UserText> },
+      ]}
+    />
   );
 }

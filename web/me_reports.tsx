@@ -24,6 +24,7 @@ import { durationText, uptimeText } from "../lib/report.ts";
 import { fields, type FormView } from "./_form.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
+import { Table } from "./_table.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS: Record<string, string> = {
@@ -201,82 +202,74 @@ function ReportPart({ r }: { r: Report }) {
           <dd>{t.checks}</dd>
         </div>
       </dl>
-      {r.rows.length
-        ? (
-          <table class="stack report-table">
-            <caption>Each service over the period</caption>
-            <thead>
-              <tr>
-                <th scope="col">Service</th>
-                <th scope="col">Uptime</th>
-                <th scope="col">Down</th>
-                <th scope="col">Unreachable (dependency)</th>
-                <th scope="col">Maintenance</th>
-                <th scope="col">No data</th>
-                <th scope="col">Outages</th>
-                <th scope="col">Longest</th>
-                <th scope="col">Checks or runs</th>
-              </tr>
-            </thead>
-            <tbody>
-              {r.rows.map((x) => (
-                <tr>
-                  <th scope="row" data-label="Service">
-                    <UserText>{x.name}</UserText>
-                    {x.depends_on.length ? <DependsOn names={x.depends_on} /> : null}
-                  </th>
-                  <td data-label="Uptime">{uptimeText(x.uptime)}</td>
-                  <td data-label="Down">{sec(x.down_s)}</td>
-                  <td data-label="Unreachable (dependency)">{sec(x.unreachable_s)}</td>
-                  <td data-label="Maintenance">{sec(x.maintenance_s)}</td>
-                  <td data-label="No data">
-                    {sec(x.no_data_s + x.monitor_down_s)}
-                    {x.monitor_down_s
-                      ? <span class="hint">(monitor down {durationText(x.monitor_down_s)})</span>
-                      : null}
-                  </td>
-                  <td data-label="Outages">{x.outages.length}</td>
-                  <td data-label="Longest">{sec(x.longest_outage_s)}</td>
-                  <td data-label="Checks or runs">
-                    {x.checks_partial ? `at least ${x.checks}` : x.checks}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-        : <p>No services in this report.</p>}
+      <Table
+        class="report-table"
+        caption="Each service over the period"
+        rows={r.rows}
+        empty={<p>No services in this report.</p>}
+        columns={[
+          {
+            label: "Service",
+            rowHeader: true,
+            cell: (x) => (
+              <>
+                <UserText>{x.name}</UserText>
+                {x.depends_on.length ? <DependsOn names={x.depends_on} /> : null}
+              </>
+            ),
+          },
+          { label: "Uptime", cell: (x) => uptimeText(x.uptime) },
+          { label: "Down", cell: (x) => sec(x.down_s) },
+          { label: "Unreachable (dependency)", cell: (x) => sec(x.unreachable_s) },
+          { label: "Maintenance", cell: (x) => sec(x.maintenance_s) },
+          {
+            label: "No data",
+            cell: (x) => (
+              <>
+                {sec(x.no_data_s + x.monitor_down_s)}
+                {x.monitor_down_s
+                  ? <span class="hint">(monitor down {durationText(x.monitor_down_s)})</span>
+                  : null}
+              </>
+            ),
+          },
+          { label: "Outages", cell: (x) => x.outages.length },
+          { label: "Longest", cell: (x) => sec(x.longest_outage_s) },
+          {
+            label: "Checks or runs",
+            cell: (x) => x.checks_partial ? `at least ${x.checks}` : x.checks,
+          },
+        ]}
+      />
       {r.rows.filter((x) => x.outages.length).map((x) => (
         <section class="report-outages" aria-label={`Outages of ${x.name}`}>
           <h3>
             Outages of <UserText>{x.name}</UserText>
           </h3>
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">Lasted</th>
-                <th scope="col">Counted as</th>
-              </tr>
-            </thead>
-            <tbody>
-              {x.outages.map((o) => (
-                <tr>
-                  <td data-label="From">
-                    <time datetime={iso(o.from)}>{when(o.from)}</time>
-                  </td>
-                  <td data-label="To">
-                    {o.to === null ? "still off" : <time datetime={iso(o.to)}>{when(o.to)}</time>}
-                  </td>
-                  <td data-label="Lasted">{durationText(o.duration_s)}</td>
-                  <td data-label="Counted as">
-                    {o.explained ? outageWords(o) : `down ${durationText(o.down_s)}`}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            rows={x.outages}
+            columns={[
+              {
+                label: "From",
+                cell: (o) => <time datetime={iso(o.from)}>{when(o.from)}</time>,
+              },
+              {
+                label: "To",
+                cell: (o) =>
+                  o.to === null ? "still off" : <time datetime={iso(o.to)}>{when(o.to)}</time>,
+              },
+              {
+                label: "Lasted",
+                cell: (o) =>
+                  durationText(o.duration_s),
+              },
+              {
+                label: "Counted as",
+                cell: (o) =>
+                  o.explained ? outageWords(o) : `down ${durationText(o.down_s)}`,
+              },
+            ]}
+          />
         </section>
       ))}
     </article>

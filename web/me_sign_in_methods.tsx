@@ -23,6 +23,7 @@ import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { passkeyAssets } from "./_passkey_assets.ts";
 import { answerOptions, flowCookie } from "./_sign_in_flow.tsx";
+import { Table } from "./_table.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const PasskeyForm = z.object({
@@ -73,48 +74,33 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
         always signs you in, whatever you remove here.
       </p>
       <h2>Accounts elsewhere</h2>
-      {identities.length
-        ? (
-          <table class="stack">
-            <caption>Accounts that sign you in</caption>
-            <thead>
-              <tr>
-                <th scope="col">Provider</th>
-                <th scope="col">Address there</th>
-                <th scope="col">Added</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {identities.map((i) => (
-                <tr>
-                  <td data-label="Provider">{providerName(deps, i.provider)}</td>
-                  <td data-label="Address there">
-                    {i.email ? <UserText>{i.email}</UserText> : "none given"}
-                  </td>
-                  <td data-label="Added">{when(i.created)}</td>
-                  <td data-label="Last used">{when(i.last_used)}</td>
-                  <td data-label="Action">
-                    <PostButton
-                      action={`/me/sign-in-methods/${i.provider}/${i.hash}/remove`}
-                      kind="secondary"
-                      confirm={`Stop signing in with this ${
-                        providerName(deps, i.provider)
-                      } account?`}
-                      label={`Remove ${providerName(deps, i.provider)}${
-                        i.email ? ` (${i.email})` : ""
-                      }`}
-                    >
-                      Remove
-                    </PostButton>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-        : <p>No account elsewhere signs you in yet.</p>}
+      <Table
+        caption="Accounts that sign you in"
+        rows={identities}
+        empty={<p>No account elsewhere signs you in yet.</p>}
+        columns={[
+          { label: "Provider", cell: (i) => providerName(deps, i.provider) },
+          {
+            label: "Address there",
+            cell: (i) => i.email ? <UserText>{i.email}</UserText> : "none given",
+          },
+          { label: "Added", cell: (i) => when(i.created) },
+          { label: "Last used", cell: (i) => when(i.last_used) },
+          {
+            label: "Action",
+            cell: (i) => (
+              <PostButton
+                action={`/me/sign-in-methods/${i.provider}/${i.hash}/remove`}
+                kind="secondary"
+                confirm={`Stop signing in with this ${providerName(deps, i.provider)} account?`}
+                label={`Remove ${providerName(deps, i.provider)}${i.email ? ` (${i.email})` : ""}`}
+              >
+                Remove
+              </PostButton>
+            ),
+          },
+        ]}
+      />
       {deps.config.providers.length
         ? (
           <ul class="actions">
@@ -131,42 +117,29 @@ async function methodsBody(deps: Deps, c: WebCtx, me: Account, view: FormView) {
         A passkey signs you in on this site with your device's screen lock or a security key,
         without a mail.
       </p>
-      {passkeys.length
-        ? (
-          <table class="stack">
-            <caption>Your passkeys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Added</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {passkeys.map((p) => (
-                <tr>
-                  <td data-label="Name">
-                    <UserText>{p.name}</UserText>
-                  </td>
-                  <td data-label="Added">{when(p.created)}</td>
-                  <td data-label="Last used">{when(p.last_used)}</td>
-                  <td data-label="Action">
-                    <PostButton
-                      action={`/me/passkeys/${p.hash}/remove`}
-                      kind="secondary"
-                      confirm={`Remove the passkey ${p.name}?`}
-                      label={`Remove ${p.name}`}
-                    >
-                      Remove
-                    </PostButton>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-        : <p>No passkey yet.</p>}
+      <Table
+        caption="Your passkeys"
+        rows={passkeys}
+        empty={<p>No passkey yet.</p>}
+        columns={[
+          { label: "Name", cell: (p) => <UserText>{p.name}</UserText> },
+          { label: "Added", cell: (p) => when(p.created) },
+          { label: "Last used", cell: (p) => when(p.last_used) },
+          {
+            label: "Action",
+            cell: (p) => (
+              <PostButton
+                action={`/me/passkeys/${p.hash}/remove`}
+                kind="secondary"
+                confirm={`Remove the passkey ${p.name}?`}
+                label={`Remove ${p.name}`}
+              >
+                Remove
+              </PostButton>
+            ),
+          },
+        ]}
+      />
       <ErrorSummary view={view} labels={LABELS} />
       <form method="post" action="/me/passkeys" data-passkey="register" novalidate>
         <Field
