@@ -26,6 +26,7 @@ import {
 import { PostButton, UserText } from "./_layout.tsx";
 import { Ago, At, when } from "./_me.tsx";
 import { StateBadge } from "./_state.tsx";
+import { Table } from "./_table.tsx";
 
 const KIND_WORDS = { success: "success", start: "start", fail: "failure", log: "log" } as const;
 
@@ -326,51 +327,38 @@ function EventsPart({ events, now }: { events: ShownEvent[]; now: number }) {
   return (
     <section aria-labelledby="events" class="panel">
       <h2 id="events">Events</h2>
-      {events.length
-        ? (
-          <table class="stack">
-            <caption>The last {events.length} signals, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Signal</th>
-                <th scope="col">Took</th>
-                <th scope="col">Status</th>
-                <th scope="col">Log</th>
-                <th scope="col">From</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((e) => (
-                <tr>
-                  <td data-label="Time">
-                    <Ago at={e.at} now={now} />
-                  </td>
-                  <td data-label="Signal">
-                    {KIND_WORDS[e.kind]}
-                    {e.code !== null ? ` (exit ${e.code})` : ""}
-                  </td>
-                  <td data-label="Took">{duration(e.duration_ms)}</td>
-                  <td data-label="Status">
-                    <UserText>{e.status}</UserText>
-                  </td>
-                  <td data-label="Log">
-                    {e.body
-                      ? (
-                        <details>
-                          <summary>Show the log</summary>
-                          <pre>{e.body}</pre>
-                        </details>
-                      )
-                      : "none"}
-                  </td>
-                  <td data-label="From">{e.origin}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-        : <p>No signals yet.</p>}
+      <Table
+        caption={`The last ${events.length} signals, newest first`}
+        rows={events}
+        empty={<p>No signals yet.</p>}
+        columns={[
+          { label: "Time", cell: (e) => <Ago at={e.at} now={now} /> },
+          {
+            label: "Signal",
+            cell: (e) => (
+              <>
+                {KIND_WORDS[e.kind]}
+                {e.code !== null ? ` (exit ${e.code})` : ""}
+              </>
+            ),
+          },
+          { label: "Took", cell: (e) => duration(e.duration_ms) },
+          { label: "Status", cell: (e) => <UserText>{e.status}</UserText> },
+          {
+            label: "Log",
+            cell: (e) =>
+              e.body
+                ? (
+                  <details>
+                    <summary>Show the log</summary>
+                    <pre>{e.body}</pre>
+                  </details>
+                )
+                : "none",
+          },
+          { label: "From", cell: (e) => e.origin },
+        ]}
+      />
     </section>
   );
 }

@@ -40,6 +40,7 @@ import {
 } from "./_form.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, when } from "./_me.tsx";
+import { Table } from "./_table.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/accounts/flash.ts";
@@ -335,88 +336,89 @@ function UsePart({ ch, services }: { ch: ChannelInUse; services: number }) {
 }
 
 function ChannelList({ items, services }: { items: ChannelInUse[]; services: number }) {
-  return items.length
-    ? (
-      <table class="stack">
-        <caption>Your channels</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Kind</th>
-            <th scope="col">State</th>
-            <th scope="col">Services</th>
-            <th scope="col">New services</th>
-            <th scope="col">Added</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((ch) => (
-            <tr>
-              <td data-label="Name">
-                <UserText>{ch.name}</UserText>
-                <br />
-                <span class="hint">
-                  <UserText>{ch.url_hint}</UserText>
-                </span>
-              </td>
-              <td data-label="Kind">{CHANNEL_KINDS[ch.kind]?.label ?? ch.kind}</td>
-              <td data-label="State">
-                <span class={`tag channel-${shownChannelState(ch)}`}>
-                  {STATE_WORDS[shownChannelState(ch)][0]} {STATE_WORDS[shownChannelState(ch)][1]}
-                </span>
-                {ch.last_error
-                  ? (
-                    <p class="hint">
-                      Last error {when(Date.parse(ch.last_error.at))}: {ch.last_error.error}
-                    </p>
-                  )
-                  : null}
-              </td>
-              <td data-label="Services">
-                <UsePart ch={ch} services={services} />
-              </td>
-              <td data-label="New services">
-                <ForNewSwitch ch={ch} />
-              </td>
-              <td data-label="Added">{when(Date.parse(ch.created))}</td>
-              <td data-label="Actions">
-                {ch.services < services
-                  ? (
-                    <>
-                      <PostButton
-                        action={`/me/channels/${ch.id}/apply`}
-                        kind="secondary"
-                        label={`Apply to all my services: ${ch.name}`}
-                      >
-                        Apply to all my services
-                      </PostButton>
-                      {" "}
-                    </>
-                  )
-                  : null}
-                <PostButton
-                  action={`/me/channels/${ch.id}/test`}
-                  kind="secondary"
-                  label={`Send a test alert to ${ch.name}`}
-                >
-                  Send a test alert
-                </PostButton>{" "}
-                <PostButton
-                  action={`/me/channels/${ch.id}/delete`}
-                  kind="danger"
-                  confirm="Remove this channel from every service?"
-                  label={`Remove channel ${ch.name}`}
-                >
-                  Remove channel
-                </PostButton>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    )
-    : <p>No channels yet.</p>;
+  return (
+    <Table
+      caption="Your channels"
+      rows={items}
+      empty={<p>No channels yet.</p>}
+      columns={[
+        {
+          label: "Name",
+          cell: (ch) => (
+            <>
+              <UserText>{ch.name}</UserText>
+              <br />
+              <span class="hint">
+                <UserText>{ch.url_hint}</UserText>
+              </span>
+            </>
+          ),
+        },
+        { label: "Kind", cell: (ch) => CHANNEL_KINDS[ch.kind]?.label ?? ch.kind },
+        { label: "State", cell: (ch) => <ChannelStatePart ch={ch} /> },
+        { label: "Services", cell: (ch) => <UsePart ch={ch} services={services} /> },
+        { label: "New services", cell: (ch) => <ForNewSwitch ch={ch} /> },
+        { label: "Added", cell: (ch) => when(Date.parse(ch.created)) },
+        { label: "Actions", cell: (ch) => <ChannelActions ch={ch} services={services} /> },
+      ]}
+    />
+  );
+}
+
+/** A channel's state, with its last error when it has one. */
+function ChannelStatePart({ ch }: { ch: ChannelInUse }) {
+  const shown = shownChannelState(ch);
+  return (
+    <>
+      <span class={`tag channel-${shown}`}>
+        {STATE_WORDS[shown][0]} {STATE_WORDS[shown][1]}
+      </span>
+      {ch.last_error
+        ? (
+          <p class="hint">
+            Last error {when(Date.parse(ch.last_error.at))}: {ch.last_error.error}
+          </p>
+        )
+        : null}
+    </>
+  );
+}
+
+/** What can be done with a channel: apply it to every service (when some lack it), test, remove. */
+function ChannelActions({ ch, services }: { ch: ChannelInUse; services: number }) {
+  return (
+    <>
+      {ch.services < services
+        ? (
+          <>
+            <PostButton
+              action={`/me/channels/${ch.id}/apply`}
+              kind="secondary"
+              label={`Apply to all my services: ${ch.name}`}
+            >
+              Apply to all my services
+            </PostButton>
+            {" "}
+          </>
+        )
+        : null}
+      <PostButton
+        action={`/me/channels/${ch.id}/test`}
+        kind="secondary"
+        label={`Send a test alert to ${ch.name}`}
+      >
+        Send a test alert
+      </PostButton>{" "}
+      <PostButton
+        action={`/me/channels/${ch.id}/delete`}
+        kind="danger"
+        confirm="Remove this channel from every service?"
+        label={`Remove channel ${ch.name}`}
+      >
+        Remove channel
+      </PostButton>
+    </>
+  );
 }
 
 /** Whether new services get the channel, and the button that turns it the other way. */
