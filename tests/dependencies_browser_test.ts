@@ -16,6 +16,9 @@ import {
 } from "./_browser.ts";
 import { bearerApi } from "./_real_server.ts";
 
+// deno-lint-ignore no-explicit-any
+type Dom = any;
+
 Deno.test({
   name: "browser: a dependency chosen on the service's form, a cycle refused beside it",
   ...BROWSER_TEST,
@@ -73,6 +76,17 @@ Deno.test({
         if (Date.now() > until) assert.fail("the NAS never read unreachable");
         await new Promise((r) => setTimeout(r, 500));
       }
+      // Its state in its column whole, on a desk: the longest word is no cut-off pill.
+      await page.setViewport({ width: 1280, height: 800 });
+      const cut = await page.$$eval(
+        ".watchlist tbody .c-state",
+        (cells: Dom[]) =>
+          cells.filter((c) => {
+            const pill = c.querySelector(".state");
+            return pill && pill.getBoundingClientRect().right > c.getBoundingClientRect().right;
+          }).map((c) => c.innerText.trim() as string),
+      );
+      assert.deepEqual(cut, [], "state pills wider than their column");
       await assertGoodAtBoth(page);
     });
   },

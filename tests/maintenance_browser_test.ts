@@ -89,6 +89,17 @@ Deno.test({
       await fillByLabel(page, "Length of each run (minutes)", "60");
       await clickByText(page, "Plan a window");
       assert.match(await mainText(page), /Hourly sweep[^]*Running now, until/);
+      // On a phone its two buttons stand on two lines, apart: no delete under a finger's slip.
+      await page.setViewport({ width: 375, height: 800 });
+      const gaps = await page.$$eval(".cards li", (cards: Dom[]) =>
+        cards.map((card) => {
+          const [end, del] = [...card.querySelectorAll("button")]
+            .map((b: Dom) => b.getBoundingClientRect());
+          return del && end.bottom <= del.top ? del.top - end.bottom : null;
+        }));
+      assert.ok(gaps.some((g) => g !== null), `a card's buttons on two lines: ${gaps}`);
+      assert.ok(gaps.every((g) => g === null || g >= 4), `gaps between them: ${gaps} px`);
+      await page.setViewport({ width: 1280, height: 900 });
       await clickByText(page, "End this run now: Hourly sweep");
       assert.match(await mainText(page), /Hourly sweep[^]*Next start:/);
       const w = (await windows()).find((x) => x.name === "Hourly sweep")!;

@@ -56,6 +56,9 @@ Deno.test("pages: service page with bars, chart, events, channels, badge; status
     assert.match(page.text, /aria-label="Response time of Public site over the last 1 hour/);
     assert.match(page.text, /<h2 id="incidents">Incidents<\/h2>\s*<ul|No incidents in the last 90/);
     assert.match(page.text, /data-live="\/watch\/live\?service=\d+"/);
+    // Its last result says its time once: the check's words hold it.
+    const result = page.text.match(/<dt>Last result<\/dt>\s*<dd>([^]*?)<\/dd>/)?.[1];
+    assert.match(result ?? "", /^<bdi>HTTP 200 in \d+ ms<\/bdi>$/);
     assert.doesNotMatch(page.text, /style="/, "no inline style (CSP)");
 
     // The heartbeat: its events, the body escaped, the paired duration.

@@ -184,7 +184,8 @@ function ServiceTop(
             <dt>Last result</dt>
             <dd>
               <UserText>{s.status}</UserText>
-              {s.ms !== null ? ` (${s.ms} ms)` : ""}
+              {/* The check's words may say its time already, as the events show them. */}
+              {s.ms !== null && !/\d ms\b/.test(s.status) ? ` (${s.ms} ms)` : ""}
             </dd>
           </div>
         )
