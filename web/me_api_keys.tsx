@@ -15,6 +15,7 @@ import { ApiKeyInput } from "../http/account_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { Checkbox, emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
+import { Table } from "./_table.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
@@ -54,45 +55,29 @@ const keysPage = async (deps: Deps, c: WebCtx, view: FormView = emptyView(), sho
           </div>
         )
         : null}
-      {items.length
-        ? (
-          <table class="stack">
-            <caption>Your API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Access</th>
-                <th scope="col">Begins with</th>
-                <th scope="col">Made</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((k) => (
-                <tr>
-                  <td data-label="Name">
-                    <UserText>{k.name || "(no name)"}</UserText>
-                  </td>
-                  <td data-label="Access">{k.readonly ? "Read-only" : "Read and write"}</td>
-                  <td data-label="Begins with">
-                    <code>{k.prefix}</code>
-                  </td>
-                  <td data-label="Made">{when(Date.parse(k.created))}</td>
-                  <td data-label="Actions">
-                    <PostButton
-                      action={`/me/api-keys/${k.id}/revoke`}
-                      kind="danger"
-                      confirm="Revoke this key? Tools using it stop at once."
-                    >
-                      Revoke key
-                    </PostButton>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-        : <p>No API keys yet.</p>}
+      <Table
+        caption="Your API keys"
+        rows={items}
+        empty={<p>No API keys yet.</p>}
+        columns={[
+          { label: "Name", cell: (k) => <UserText>{k.name || "(no name)"}</UserText> },
+          { label: "Access", cell: (k) => k.readonly ? "Read-only" : "Read and write" },
+          { label: "Begins with", cell: (k) => <code>{k.prefix}</code> },
+          { label: "Made", cell: (k) => when(Date.parse(k.created)) },
+          {
+            label: "Actions",
+            cell: (k) => (
+              <PostButton
+                action={`/me/api-keys/${k.id}/revoke`}
+                kind="danger"
+                confirm="Revoke this key? Tools using it stop at once."
+              >
+                Revoke key
+              </PostButton>
+            ),
+          },
+        ]}
+      />
       <h2>Make a key</h2>
       <form method="post" action="/me/api-keys" novalidate>
         <ErrorSummary view={view} labels={LABELS} />

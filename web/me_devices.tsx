@@ -8,6 +8,7 @@ import type { Deps } from "../lib/deps.ts";
 import { forgetWebSession } from "./_session.ts";
 import { providerName } from "./me_sign_in_methods.tsx";
 import { PostButton } from "./_layout.tsx";
+import { Table } from "./_table.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -29,46 +30,42 @@ async function getMeDevices(deps: Deps, c: WebCtx) {
         Each browser or program you signed in (with a mailed link, another account or a passkey)
         holds one session. End any you do not recognise.
       </p>
-      <table class="stack">
-        <caption>Signed-in devices, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Signed in</th>
-            <th scope="col">With</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Action</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map(({ session, hash }) => (
-            <tr>
-              <td data-label="Signed in">
+      <Table
+        caption="Signed-in devices, newest first"
+        rows={items}
+        columns={[
+          {
+            label: "Signed in",
+            cell: ({ session, hash }) => (
+              <>
                 {when(session.created)}
                 {hash === own ? <strong>(this browser)</strong> : null}
-              </td>
-              <td data-label="With">
-                {session.via ? providerName(deps, session.via) : "Mailed link"}
-              </td>
-              <td data-label="Last used">{when(session.last_used)}</td>
-              <td data-label="Expires">{when(session.expires)}</td>
-              <td data-label="Action">
-                {hash === own
-                  ? <PostButton action="/sign-out" kind="secondary">Sign out here</PostButton>
-                  : (
-                    <PostButton
-                      action={`/me/devices/${session.id}/end`}
-                      kind="secondary"
-                      label={`End the session signed in ${when(session.created)}`}
-                    >
-                      End
-                    </PostButton>
-                  )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          {
+            label: "With",
+            cell: ({ session }) => session.via ? providerName(deps, session.via) : "Mailed link",
+          },
+          { label: "Last used", cell: ({ session }) => when(session.last_used) },
+          { label: "Expires", cell: ({ session }) => when(session.expires) },
+          {
+            label: "Action",
+            cell: ({ session, hash }) =>
+              hash === own
+                ? <PostButton action="/sign-out" kind="secondary">Sign out here</PostButton>
+                : (
+                  <PostButton
+                    action={`/me/devices/${session.id}/end`}
+                    kind="secondary"
+                    label={`End the session signed in ${when(session.created)}`}
+                  >
+                    End
+                  </PostButton>
+                ),
+          },
+        ]}
+      />
       <PostButton
         action="/me/devices/end-all"
         kind="danger"

@@ -28,6 +28,7 @@ import { fail } from "../http/errors.ts";
 import { Checkbox, checked, emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 import { UserText } from "./_layout.tsx";
 import { StateBadge } from "./_state.tsx";
+import { Table } from "./_table.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
@@ -172,61 +173,57 @@ function AddForm(props: { view: FormView; kind: typeof TARGET_KINDS[number]; cho
   );
 }
 
+/** A service's name (a link to its page when it has one), its group and its place. */
+function ServiceName({ s, href }: { s: ServiceView; href: string | null }) {
+  return (
+    <>
+      {href
+        ? (
+          <a href={href}>
+            <UserText>{s.name}</UserText>
+          </a>
+        )
+        : <UserText>{s.name}</UserText>}
+      <br />
+      <span class="meta">
+        <UserText>{s.group}</UserText>
+        {s.place
+          ? (
+            <>
+              {" · "}
+              <UserText>{s.place}</UserText>
+            </>
+          )
+          : null}
+      </span>
+    </>
+  );
+}
+
 function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => string | null }) {
   return (
-    <table class="stack">
-      <caption>Watched services</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Kind</th>
-          <th scope="col">State</th>
-          <th scope="col">Last result</th>
-          <th scope="col">Last check or beat</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.items.map((s) => {
-          const href = props.link(s);
-          return (
-            <tr>
-              <td data-label="Name">
-                {href
-                  ? (
-                    <a href={href}>
-                      <UserText>{s.name}</UserText>
-                    </a>
-                  )
-                  : <UserText>{s.name}</UserText>}
-                <br />
-                <span class="meta">
-                  <UserText>{s.group}</UserText>
-                  {s.place
-                    ? (
-                      <>
-                        {" · "}
-                        <UserText>{s.place}</UserText>
-                      </>
-                    )
-                    : null}
-                </span>
-              </td>
-              <td data-label="Kind">{s.kind}</td>
-              <td data-label="State">
-                <StateBadge state={shownState(s)} />
-              </td>
-              <td data-label="Last result">
-                <UserText>{s.status}</UserText>
-                {s.ms !== null ? ` (${s.ms} ms)` : ""}
-              </td>
-              <td data-label="Last check or beat">
-                {s.kind === "webhook" ? at(s.beat) : at(s.checked)}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <Table
+      caption="Watched services"
+      rows={props.items}
+      columns={[
+        { label: "Name", cell: (s) => <ServiceName s={s} href={props.link(s)} /> },
+        { label: "Kind", cell: (s) => s.kind },
+        { label: "State", cell: (s) => <StateBadge state={shownState(s)} /> },
+        {
+          label: "Last result",
+          cell: (s) => (
+            <>
+              <UserText>{s.status}</UserText>
+              {s.ms !== null ? ` (${s.ms} ms)` : ""}
+            </>
+          ),
+        },
+        {
+          label: "Last check or beat",
+          cell: (s) => s.kind === "webhook" ? at(s.beat) : at(s.checked),
+        },
+      ]}
+    />
   );
 }
 

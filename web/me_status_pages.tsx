@@ -42,6 +42,7 @@ import { DomainError } from "../lib/errors.ts";
 
 type FieldErrors = Record<string, string>;
 import { PostButton, UserText } from "./_layout.tsx";
+import { Table } from "./_table.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -445,34 +446,27 @@ async function listPage(deps: Deps, c: WebCtx, view: FormView = emptyView()) {
       </p>
       {pages.length
         ? (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Page</th>
-                <th scope="col">Address</th>
-                <th scope="col">Published</th>
-                <th scope="col">Services</th>
-                <th scope="col">Followers</th>
-              </tr>
-            </thead>
-            <tbody>
-              {pages.map((p, i) => (
-                <tr>
-                  <td data-label="Page">
-                    <a href={`/me/status-pages/${p.id}`}>
-                      <UserText>{p.title || (p.id === 1 ? "First page" : p.slug)}</UserText>
-                    </a>
-                  </td>
-                  <td data-label="Address">
-                    <a href={`/status/${pageSlug(p, me)}`}>/status/{pageSlug(p, me)}</a>
-                  </td>
-                  <td data-label="Published">{p.enabled ? "Yes" : "No (not found)"}</td>
-                  <td data-label="Services">{p.services.length}</td>
-                  <td data-label="Followers">{counts[i]}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            caption="Your status pages"
+            rows={pages}
+            columns={[
+              {
+                label: "Page",
+                cell: (p) => (
+                  <a href={`/me/status-pages/${p.id}`}>
+                    <UserText>{p.title || (p.id === 1 ? "First page" : p.slug)}</UserText>
+                  </a>
+                ),
+              },
+              {
+                label: "Address",
+                cell: (p) => <a href={`/status/${pageSlug(p, me)}`}>/status/{pageSlug(p, me)}</a>,
+              },
+              { label: "Published", cell: (p) => p.enabled ? "Yes" : "No (not found)" },
+              { label: "Services", cell: (p) => p.services.length },
+              { label: "Followers", cell: (_p, i) => counts[i] },
+            ]}
+          />
         )
         : (
           <p>
