@@ -1,7 +1,8 @@
 /**
  * Screenshots of the status pages (issues 46 and 47) at 1280 px and 375 px, light and dark, into
- * docs/screenshots/: a public page with an open incident, the history, an unreachable service
- * and groups of the owner's (status-page), the list of an owner's pages (status-pages), a page's
+ * docs/screenshots/: a public page with an open incident, the history, an unreachable service,
+ * groups of the owner's and its announcements (one open on top, the earlier ones below the
+ * incidents) (status-page), the list of an owner's pages (status-pages), a page's
  * settings (status-page-settings) and the same form refused for one bad link, every value kept
  * (status-page-settings-error): `deno run -A --lock=deno.dev.lock tests/_screenshots_status.ts`.
  * The same real server, SMTP sink and browser as the browser tests.
@@ -50,6 +51,24 @@ await postIncident(api, {
   impact: "major",
   text: "The printer does not answer.",
 }, { state: "identified", text: "The LAN router on floor 2 lost power; a new one is on its way." });
+
+// Announcements: one over (investigating, then resolved), a plain note, and one still open.
+await api("POST", "/api/me/status-page/notes", {
+  kind: "investigating",
+  text: "The catalogue search answers slowly; we are looking into it.",
+});
+await api("POST", "/api/me/status-page/notes", {
+  kind: "resolved",
+  text: "Search is fast again: its index was rebuilt.",
+});
+await api("POST", "/api/me/status-page/notes", {
+  kind: "note",
+  text: "The library closes at 16:00 on Friday 4 December; the services stay up.",
+});
+await api("POST", "/api/me/status-page/notes", {
+  kind: "identified",
+  text: "Mail to outside addresses may arrive late tonight: the relay's provider is moving it.",
+});
 
 // The first page through its form, with the owner's order and headings.
 await page.goto(`${web.base}/me/status-page`);

@@ -1,6 +1,6 @@
 /**
  * The public status page as visitors read it (issues 46 and 47): a service's state in words for
- * them (Operational, Down, Under maintenance, No data yet, Unreachable (<parent> off)), never
+ * them (Operational, Down, Under maintenance, No data yet, Unreachable (<parent> down)), never
  * the owner's hints; the page's incidents, open ones at the top and the rest by month, with what
  * explains an outage; the same in the page's JSON; the Atom feed of its incidents, linked from
  * the page's head and read by a real XML parser.
@@ -70,7 +70,7 @@ Deno.test("status page: visitors' words, unreachable behind a parent, no owner's
   await runDueChecks(t.deps);
   html = (await t.req("GET", `/status/${slug}`)).text;
   assert.match(rowOf(html, "NAS"), /state-unreachable/);
-  assert.match(rowOf(html, "NAS"), /Unreachable \(LAN router off\)/);
+  assert.match(rowOf(html, "NAS"), /Unreachable \(LAN router down\)/);
   assert.match(rowOf(html, "Printer"), /state-off[^]*Down/);
   assert.match(html, /1 of 3 services is down/);
   const json = (await t.req("GET", `/api/status/${slug}`)).body;

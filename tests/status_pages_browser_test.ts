@@ -3,7 +3,7 @@
  * made at its own address; its settings form refused for one bad link keeps Publish, the title,
  * the ticked services and their notes, says the message beside the field, and then says what was
  * saved; visitors read each page's services in their words (Operational, No data yet, Down,
- * Unreachable (LAN router off)) under the owner's headings, the open incident at the top and the
+ * Unreachable (LAN router down)) under the owner's headings, the open incident at the top and the
  * feed linked from the head. axe clean at 1280 and 375 px, light and dark; no sideways scroll.
  */
 import assert from "node:assert/strict";
@@ -20,6 +20,9 @@ import {
   startWeb,
 } from "./_browser.ts";
 import { bearerApi } from "./_real_server.ts";
+
+// deno-lint-ignore no-explicit-any
+type Dom = any;
 
 /** assertGoodAtBoth in the light scheme and the dark one. */
 async function goodInBothSchemes(page: Page) {
@@ -173,7 +176,19 @@ Deno.test({
         nasRow = await rowText(visitor, "NAS");
         if (!/Unreachable/.test(nasRow)) await new Promise((r) => setTimeout(r, 250));
       }
-      assert.match(nasRow, /Unreachable \(LAN router off\)/);
+      assert.match(nasRow, /Unreachable \(LAN router down\)/);
+      // On a phone its words wrap inside the pill, and start beside its icon.
+      await visitor.setViewport({ width: 375, height: 800 });
+      const gap = await visitor.$$eval(".status-svc", (rows: Dom[]) => {
+        const pill = rows.find((r) => r.querySelector("h3").innerText.trim() === "NAS")
+          .querySelector(".state");
+        const words = (globalThis as Dom).document.createRange();
+        words.selectNodeContents(pill.querySelector("bdi"));
+        return words.getClientRects()[0].left -
+          pill.querySelector("svg").getBoundingClientRect().right;
+      });
+      assert.ok(gap >= 0 && gap < 12, `${gap} px between the icon and the words`);
+      await visitor.setViewport({ width: 1280, height: 900 });
       assert.match(await rowText(visitor, "Printer"), /Operational/);
       assert.match(await rowText(visitor, "Printer"), /Toner is ordered/);
       assert.match(await rowText(visitor, "Camera"), /No data yet/);

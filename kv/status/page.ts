@@ -128,7 +128,7 @@ export interface PublicService {
   maintenance: boolean;
   /** A heartbeat its owner paused (state wait, no alerts). */
   paused: boolean;
-  /** Off while services it depends on are off: their names ("Unreachable (router off)"). */
+  /** Off while services it depends on are off: their names ("Unreachable (router down)"). */
   unreachable_via: string[];
   uptime: number | null;
   days: { date: string; uptime: number | null; down_s: number; maintenance_s: number }[];
@@ -323,7 +323,7 @@ export function visitorState(
     wait: "No data yet",
     maintenance: "Under maintenance",
     paused: "Paused",
-    unreachable: `Unreachable (${s.unreachable_via.join(", ")} off)`,
+    unreachable: `Unreachable (${s.unreachable_via.join(", ")} down)`,
   }[tone] ?? tone;
   return { tone, text };
 }
