@@ -12,6 +12,7 @@ import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readBody, TextArea } from "./_form.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
+import { Table } from "./_table.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { webToken } from "./_session.ts";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
@@ -263,34 +264,21 @@ async function getPreview(deps: Deps, c: WebCtx) {
       <h1>Import preview</h1>
       <p>From a {source}. Nothing is made until you confirm; then all of it at once.</p>
       <h2>Will be made ({plan.create.length})</h2>
-      {plan.create.length > 0
-        ? (
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Notes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {plan.create.map((p) => (
-                <tr>
-                  <td data-label="Name">
-                    <UserText>{p.input.name}</UserText>
-                  </td>
-                  <td data-label="Kind">
-                    {p.input.kind === "webhook" ? "heartbeat" : p.input.kind}
-                  </td>
-                  <td data-label="Notes">
-                    <UserText>{p.notes.join("; ") || "as it was"}</UserText>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-        : <p>Nothing in this export can be made here.</p>}
+      <Table
+        rows={plan.create}
+        empty={<p>Nothing in this export can be made here.</p>}
+        columns={[
+          { label: "Name", cell: (p) => <UserText>{p.input.name}</UserText> },
+          {
+            label: "Kind",
+            cell: (p) => p.input.kind === "webhook" ? "heartbeat" : p.input.kind,
+          },
+          {
+            label: "Notes",
+            cell: (p) => <UserText>{p.notes.join("; ") || "as it was"}</UserText>,
+          },
+        ]}
+      />
       <h2>Cannot be made ({plan.cannot.length + more})</h2>
       {plan.cannot.length > 0
         ? (

@@ -21,6 +21,7 @@ import { publicProfile } from "../kv/accounts/profile.ts";
 import { catalogue } from "./_catalogue.ts";
 import { UserText } from "./_layout.tsx";
 import { standingName, when } from "./_me.tsx";
+import { Table } from "./_table.tsx";
 import { STATUS_NAMES, STATUS_WORDS } from "./_proposal.tsx";
 import { viewer, type WebCtx, webRouter } from "./_web.tsx";
 
@@ -326,30 +327,19 @@ async function getContributeStatus(deps: Deps, c: WebCtx) {
       <p>
         Sent {when(p.created)}, last change {when(p.updated)}.
       </p>
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Status</th>
-            {withReasons ? <th scope="col">Reason</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {v.history.map((h, i) => (
-            <tr>
-              <td data-label="When">{when(p.decisions[i].at)}</td>
-              <td data-label="Status">{STATUS_WORDS[h.status]}</td>
-              {withReasons
-                ? (
-                  <td data-label="Reason">
-                    <UserText>{(h as { reason?: string | null }).reason ?? ""}</UserText>
-                  </td>
-                )
-                : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table
+        rows={v.history}
+        columns={[
+          { label: "When", cell: (_h, i) => when(p.decisions[i].at) },
+          { label: "Status", cell: (h) => STATUS_WORDS[h.status] },
+          withReasons
+            ? {
+              label: "Reason",
+              cell: (h) => <UserText>{(h as { reason?: string | null }).reason ?? ""}</UserText>,
+            }
+            : null,
+        ]}
+      />
     </>,
     { title: `Proposal ${v.id}`, noindex: true },
   );
