@@ -13,7 +13,7 @@ import type { Deps } from "../lib/deps.ts";
  * over a fresh KV file with 5 000 published modules (3 contributors each, from a pool of
  * 500 accounts); measures GET /api/modules/meta and GET /api/points under concurrent load,
  * then point toggles from 200 accounts at once, and checks the counts came out exact.
- * Figures go in docs/performance.md under "Catalogue".
+ * Its figures are rows of docs/performance.md, "Current figures" and "Process-wide caches".
  */
 
 const MODULES = Number(Deno.env.get("BENCH_MODULES") ?? 5000);
