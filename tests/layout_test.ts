@@ -735,3 +735,46 @@ Deno.test("layout: the export scan tells a module's own names from passed-on one
     "two",
   ]);
 });
+
+/**
+ * The pages whose cells may name their columns themselves, each with the reason. Every other
+ * table is web/_table.tsx `Table`, which writes the `data-label` of each cell from its column.
+ */
+const OWN_CELL_LABELS: Record<string, string> = {
+  "web/watch.tsx": "the watch list is no stacked table: its own layout (site.css .watchlist), " +
+    "sortable headings and a label that differs by row (Last runs, Last checks)",
+};
+
+/** Where a page writes a cell's `data-label` by hand (`file:line`), comments aside. */
+export function handWrittenCellLabels(file: string, source: string): string[] {
+  if (file === "web/_table.tsx" || file in OWN_CELL_LABELS) return [];
+  const found: string[] = [];
+  source.split("\n").forEach((line, i) => {
+    if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
+    if (/\bdata-label\s*[=:]|["']data-label["']/.test(line)) found.push(`${file}:${i + 1}`);
+  });
+  return found;
+}
+
+Deno.test("layout: a table's cells are labelled by web/_table.tsx alone", async () => {
+  const found: string[] = [];
+  for (const f of (await sourceFiles()).filter((f) => f.startsWith("web/"))) {
+    found.push(...handWrittenCellLabels(f, await Deno.readTextFile(`${ROOT}${f}`)));
+  }
+  assert.deepEqual(found, [], "name the columns of a web/_table.tsx Table instead");
+});
+
+Deno.test("layout: the cell label check finds a hand-written label", () => {
+  for (
+    const line of [
+      '  <td data-label="Name">{x}</td>',
+      "  <td data-label={label}>",
+      '  <th scope="row" data-label="Service">',
+      '  const attrs = { "data-label": col.label };',
+    ]
+  ) {
+    assert.deepEqual(handWrittenCellLabels("web/x.tsx", line), ["web/x.tsx:1"], line);
+  }
+  assert.deepEqual(handWrittenCellLabels("web/x.tsx", " * each cell's `data-label`"), []);
+  assert.deepEqual(handWrittenCellLabels("web/_table.tsx", '<td data-label="Name">'), []);
+});
