@@ -123,6 +123,15 @@ Deno.test({
         await mainText(owner),
         /Saved\. Published at \/status\/riverside-office with 3 services: NAS, Printer, Camera; title "Riverside office"\./,
       );
+      // On a phone a tick's long label wraps beside its box, never onto a line under it.
+      await owner.setViewport({ width: 375, height: 800 });
+      const under = await owner.$$eval(".field.check", (fields: Dom[]) =>
+        fields.filter((f) => {
+          const box = f.querySelector("input").getBoundingClientRect();
+          return f.querySelector("label").getBoundingClientRect().top >= box.bottom;
+        }).map((f) => f.querySelector("label").innerText.trim() as string));
+      assert.deepEqual(under, [], "labels on a line under their box");
+      await owner.setViewport({ width: 1280, height: 900 });
       await goodInBothSchemes(owner);
       await openUrl(owner, `${web.base}/me/status-pages`, "Status pages");
       const list = await mainText(owner);
