@@ -5,7 +5,7 @@ import { TrieRouter } from "hono/router/trie-router";
 import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./http/errors.ts";
 import type { AppEnv } from "./http/router.ts";
-import type { DocConfig } from "./http/openapi.ts";
+import type { DocConfig } from "./http/openapi_doc.ts";
 import { isPage, lazyAreas, ROUTE_AREAS } from "./areas.ts";
 import { shortAnswers } from "./http/compression.ts";
 import { measured } from "./http/measured.ts";

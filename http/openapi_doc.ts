@@ -4,13 +4,20 @@
  * OpenAPI builder on import.
  */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import {
-  type DocConfig,
-  docStats,
-  impliedErrors,
-  operationId,
-  type RouteConfig,
-} from "./openapi.ts";
+import { isJson, type RouteConfig } from "./openapi.ts";
+
+type Content = Record<string, { schema?: unknown }>;
+type Info = { title: string; version: string; description?: string };
+export type DocConfig = {
+  info: Info;
+  servers?: { url: string; description?: string }[];
+  /** Error answers every operation can give, by the route's parts (see `impliedErrors`). */
+  errorResponse?: (code: number) => { description: string; content?: Content };
+  securitySchemes?: Record<string, Record<string, unknown>>;
+};
+
+/** Counts builds, so tests can prove the document is made once. */
+export const docStats = { builds: 0 };
 
 type Def = { path: string; route: RouteConfig };
 type Scheme = Parameters<OpenAPIHono["openAPIRegistry"]["registerComponent"]>[2];
@@ -36,7 +43,7 @@ export function buildDocument(defs: Def[], config: DocConfig): Record<string, un
       tags: route.tags,
       summary: route.summary,
       description: route.description,
-      operationId: route.operationId ?? operationId(route.method, path),
+      operationId: operationId(route.method, path),
       // A public operation says so: no security requirement at all, not "unspecified".
       security: route.security ?? [],
       request: route.request,
@@ -49,4 +56,33 @@ export function buildDocument(defs: Def[], config: DocConfig): Record<string, un
     info: config.info,
     ...(config.servers ? { servers: config.servers } : {}),
   }) as unknown as Record<string, unknown>;
+}
+
+/** `getMeFilesById` from GET /api/me/files/{id}: unique per method and path. */
+export function operationId(method: string, path: string): string {
+  const rest = path === "/api" || path.startsWith("/api/") ? path.slice(4) : path;
+  const words = rest.split("/").filter(Boolean).map((part) => {
+    const param = part.match(/^{(.+)}$/);
+    const word = (param ? `by_${param[1]}` : part).replace(
+      /[^A-Za-z0-9]+(.)?/g,
+      (_, c) => c ? c.toUpperCase() : "",
+    );
+    return word.charAt(0).toUpperCase() + word.slice(1);
+  });
+  return method.toLowerCase() + (words.join("") || "Root");
+}
+
+/**
+ * Error answers the app gives for a route whatever its handler does: 400 for a query, header
+ * or JSON body that does not validate (or a JSON body that is not JSON), 413 for a JSON body over
+ * the app's limit, 401 for a route that needs a token.
+ */
+export function impliedErrors(route: RouteConfig): number[] {
+  const codes: number[] = [];
+  const req = route.request;
+  const jsonBody = Object.keys(req?.body?.content ?? {}).some(isJson);
+  if (req?.query || req?.headers || jsonBody) codes.push(400);
+  if (jsonBody) codes.push(413);
+  if (route.security?.length) codes.push(401);
+  return codes;
 }

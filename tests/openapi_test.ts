@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { mountEveryArea } from "../areas.ts";
-import { docStats } from "../http/openapi.ts";
+import { docStats } from "../http/openapi_doc.ts";
 import { testApp } from "./_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
