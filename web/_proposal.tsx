@@ -1,5 +1,5 @@
 /**
- * A proposal as a reviewer reads it (web/team.tsx): its fields (one list of rows,
+ * A proposal as a reviewer reads it (web/_team_proposals.tsx): its fields (one list of rows,
  * `proposalRows`: a new field of a proposal is one more row there), its files as links with the
  * state of their last check, its record trail (the lines the submitter typed and the records sent
  * as data, with the chain's verdict in words), the gate's checks with what each means, and the
