@@ -169,16 +169,18 @@ const deps = await ready;
 lastMinutely = deps.clock.now();
 // A start ends the stretch no process ran (kv/service/monitor.ts): its gap ends now, not at the
 // first minutely run, which may come a minute later.
-import("./jobs/watchdog.ts").then((m) => m.pulse(deps));
+import("./jobs/pulse.ts").then((m) => m.pulse(deps));
 // The KV queue: looks pings asked for and wakes at due times, within seconds (jobs/queue.ts).
 deps.kv.listenQueue(async (msg) => {
   const { handleQueued } = await import("./jobs/queue.ts");
   await handleQueued(deps, msg);
 }).catch((err) => log("error", "queue listener stopped", { error: errorKind(err) }));
-// The due index between the minutely runs, every 2 s (jobs/checks.ts `pollDue`, POLL_MS).
+// The due indexes between the minutely runs, every 2 s (jobs/poll.ts; jobs/checks.ts POLL_MS).
 const polling = setInterval(async () => {
-  const { pollDue } = await import("./jobs/checks.ts");
-  await pollDue(deps).catch((err) => log("error", "due poll failed", { error: errorKind(err) }));
+  const { pollWhenDue } = await import("./jobs/poll.ts");
+  await pollWhenDue(deps).catch((err) =>
+    log("error", "due poll failed", { error: errorKind(err) })
+  );
 }, 2_000);
 // What a previous process cut by dying (a look, a mail, a post) once its claims have ended,
 // by the server's clock (the claims' own).

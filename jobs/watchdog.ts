@@ -1,10 +1,10 @@
-import { notePulse } from "../kv/service/monitor.ts";
 import { httpRequest } from "../lib/checks/_http.ts";
 import { describeError } from "../lib/checks/mod.ts";
 import type { Deps } from "../lib/deps.ts";
-import { errorKind, log } from "../lib/log.ts";
+import { log } from "../lib/log.ts";
 import { count } from "../lib/metrics.ts";
 import { outboundTarget } from "../lib/outbound.ts";
+import { pulse } from "./pulse.ts";
 
 /**
  * What the minutely run does around its jobs so that this monitor's own downtime is known:
@@ -75,22 +75,6 @@ export async function pingWatchdog(deps: Deps, signal: WatchdogSignal): Promise<
   } finally {
     clearTimeout(timer);
     closeAll();
-  }
-}
-
-/** Leaves a pulse; a failure is logged (the run goes on: its jobs matter more). */
-export async function pulse(deps: Deps): Promise<void> {
-  try {
-    const gap = await notePulse(deps.kv, deps.clock.now());
-    if (gap) {
-      log("warn", "this monitor was not running", {
-        from: new Date(gap.from).toISOString(),
-        to: new Date(gap.to).toISOString(),
-        minutes: Math.round((gap.to - gap.from) / 60_000),
-      });
-    }
-  } catch (err) {
-    log("error", "monitor pulse failed", { error: errorKind(err) });
   }
 }
 

@@ -103,6 +103,38 @@ const FORBIDDEN: Record<string, string[]> = {
   web: ["api", "jobs", "cli", "bench"],
 };
 
+/**
+ * What a process holds before any work comes (docs/performance.md, idle RSS): main.ts, the
+ * pulse it leaves at start and the poll every 2 s load, by static imports, none of the runner,
+ * the checkers, the looks and the delivery paths; the first due item or request that needs
+ * them imports them.
+ */
+Deno.test("layout: a start and an idle poll load no runner, checker, look or delivery path", async () => {
+  const { edges } = await graph;
+  const loaded = new Set<string>();
+  const next = ["main.ts", "jobs/poll.ts", "jobs/pulse.ts"];
+  while (next.length) {
+    const m = next.pop()!;
+    if (loaded.has(m)) continue;
+    loaded.add(m);
+    for (const e of edges) if (e.from === m && e.kind === "code" && !e.dynamic) next.push(e.to);
+  }
+  for (
+    const heavy of [
+      "jobs/checks.ts",
+      "jobs/watchdog.ts",
+      "lib/checks/mod.ts",
+      "kv/service/looks.ts",
+      "kv/service/commands.ts",
+      "kv/alerts/outbox.ts",
+      "kv/alerts/channels.ts",
+    ]
+  ) {
+    assert.ok(!loaded.has(heavy), `${heavy} is loaded at start`);
+  }
+  assert.ok(loaded.has("kv/alerts/alert_groups.ts"), "the poll reads the alert groups' due index");
+});
+
 Deno.test("layout: each folder imports only the folders below it", async () => {
   const { edges } = await graph;
   const bad = edges

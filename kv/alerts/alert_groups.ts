@@ -1,8 +1,8 @@
 import type { Deps } from "../../lib/deps.ts";
 import { type Atomic, atomic, commit, deleteKeys, transact } from "../_atomic.ts";
-import { wakeAt } from "../service/store.ts";
+import { serviceEntries, wakeAt } from "../service/store.ts";
 import type { Service } from "../service/state.ts";
-import { GROUPS, listServices } from "../service/commands.ts";
+import type { GROUPS } from "../service/commands.ts";
 
 /**
  * One outage, few alerts: the first off alert of services that share a place (or a named
@@ -155,8 +155,9 @@ export async function routeAlerts<A extends Routed>(
   let total = 0;
   let grouping = groupable(s) && await groupingOf(kv, s.account);
   if (grouping) {
-    total = (await listServices(kv, s.account))
-      .filter(({ service }) => clusterOf(service) === cluster).length;
+    for await (const e of serviceEntries(kv, s.account)) {
+      if (clusterOf(e.value) === cluster) total++;
+    }
     grouping = total >= 2;
   }
   if (!waiting && !grouping) return said;
