@@ -3,8 +3,9 @@
  * routes; this table says only where it hangs and the prefixes it answers under, so that a
  * process imports, builds and mounts (Hono's `app.route`) an area on the first request under one
  * of them: it evaluates only the areas it serves (importing every area at start would cost every
- * process its start-up time and idle memory targets: docs/performance.md). Two areas under one prefix are mounted
- * in this order (GET /me: web/sign_in.tsx takes `?verify=` and hands the rest on to web/me.tsx).
+ * process its start-up time and idle memory goals: docs/performance.md, "Start-up and the request
+ * path"). Two areas under one prefix are mounted in this order (GET /me: web/sign_in.tsx takes
+ * `?verify=` and hands the rest on to web/me.tsx).
  * tests/app_test.ts checks that every route of an area lies under one of its prefixes.
  */
 import type { Hono, MiddlewareHandler } from "hono";

@@ -6,8 +6,8 @@
  *    of the server process only (bench/_http.ts). At most 3x.
  * 2. Every signed-in page in-process through the app (no HTTP), against GET /api/me in turns
  *    (bench/_page_cost.ts). In-process the bench's own side counts too (building each Request,
- *    encoding the answer's text to read it), which weighs more on a 9 KB page than on a 300-byte
- *    JSON answer: these ratios are an upper bound, to compare pages with each other.
+ *    encoding the answer's text to read it), which weighs more on a page of kilobytes than on a
+ *    short JSON answer: these ratios are an upper bound, to compare pages with each other.
  * 3. Each page's weight (HTML + the stylesheet and scripts it loads): under 60 KB.
  *
  *   deno run -A --lock=deno.dev.lock bench/pages_me.ts

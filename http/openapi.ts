@@ -1,7 +1,8 @@
 /**
  * Routes in @hono/zod-openapi's `createRoute` shape, validated by Hono's validator and zod as
  * the library does. The library builds the document from the recorded routes, imported on
- * its first request only (http/openapi_doc.ts): on the routes it costs memory (docs/performance.md).
+ * its first request only (http/openapi_doc.ts): on the routes it would cost every process that
+ * serves the API memory (docs/performance.md, "Start-up and the request path").
  */
 import { type Context, type Env, Hono, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";

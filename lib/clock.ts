@@ -84,10 +84,11 @@ export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
 /**
- * ISO 8601 UTC with milliseconds, the timestamp form of docs/api.md "Resources, times and text": the same text as
- * `new Date(ms).toISOString()`, computed from the number. A Date's first `toISOString` in a
- * process sets up V8's date and time-zone machinery, about 2 MiB that a server writing a
- * timestamp into every log line would otherwise hold from its first request.
+ * ISO 8601 UTC with milliseconds, the timestamp form of docs/api.md "Resources, times and text":
+ * the same text as `new Date(ms).toISOString()`, computed from the number. A Date's first
+ * `toISOString` in a process sets up V8's date and time-zone machinery, memory that a server
+ * writing a timestamp into every log line would otherwise hold from its first request, against
+ * its idle memory goal (docs/performance.md, "Start-up and the request path").
  */
 export function iso(ms: number): string {
   // Many answers and lines of a busy moment share their millisecond: made once for them.

@@ -3,7 +3,10 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 
 const encoder = new TextEncoder();
 
-/** URL-safe random secret; 32 bytes = 256 bits, well above the 128 bits SPEC requires. */
+/**
+ * URL-safe random secret of `bytes` bytes (docs/api.md, "Resources, times and text": no secret
+ * of the service is shorter than 16).
+ */
 export function randomToken(bytes = 32): string {
   const buf = crypto.getRandomValues(new Uint8Array(bytes));
   return base64url(buf);

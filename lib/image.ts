@@ -1,6 +1,7 @@
 // imagescript's top-level module loads a native codec through FFI, which Deno Deploy does not
 // offer; its WebAssembly decoders and pure-JS PNG encoder need no such thing, so we use those.
-// The codecs are loaded on the first picture, not at start (~70 ms of start-up and 10 MiB).
+// The codecs are loaded on the first picture, not at start, where they would cost every process
+// start-up time and memory (docs/performance.md, "Start-up and the request path").
 const codecs = () => import("./_image_codecs.ts");
 
 export type ImageKind = "png" | "jpeg" | "gif";

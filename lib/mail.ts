@@ -33,7 +33,8 @@ export function createMailer(config: Config): Mailer {
 function smtpMailer(url: string, from: string): Mailer {
   const u = new URL(url);
   const secure = u.protocol === "smtps:";
-  // nodemailer is loaded on the first mail, not at start: it is a third of the start-up time.
+  // nodemailer is loaded on the first mail, not at start, where it would weigh on every start
+  // (docs/performance.md, "Start-up and the request path").
   let transport: Promise<Transporter> | null = null;
   const connect = async () => {
     const { default: nodemailer } = await import("nodemailer");

@@ -1,5 +1,6 @@
 // node:dns and node:tls are imported on first use: loading Deno's Node layer at start costs
-// 20-40 ms of start-up and about 9 MiB that a service without checks never needs.
+// start-up time and memory that a service without checks never needs (docs/performance.md,
+// "Start-up and the request path").
 
 /** Resolves a host name to every address, as the system resolver (with /etc/hosts) does. */
 export type Resolver = (host: string) => Promise<string[]>;

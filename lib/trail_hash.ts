@@ -16,7 +16,8 @@ interface HashedLine {
 }
 
 // SHA-256 (lib/crypto.ts, from @noble/hashes) is imported on the first hash: the server's start
-// chains the trail but rarely has a line to hash, and the import costs it about 3 ms.
+// chains the trail but rarely has a line to hash, and the import would lengthen every start
+// (docs/performance.md, "Start-up and the request path").
 let sha256: Promise<(text: string) => string> | null = null;
 
 export async function lineHash(prev: string, l: HashedLine): Promise<string> {

@@ -52,9 +52,9 @@ const LAX = new Set([
 
 /**
  * The package's software GL (SwiftShader behind ANGLE, in the browser process) drew every
- * frame of every open tab in the browser process: about half of its CPU in these tests. Plain
+ * frame of every open tab in the browser process, much of its CPU in these tests. Plain
  * software compositing draws the same pages (layout, styles and colours are the renderer's)
- * for a fraction of it.
+ * for less (docs/performance.md, "The test suite").
  */
 const SOFTWARE_GL = new Set([
   "--use-gl",
@@ -66,22 +66,23 @@ const SOFTWARE_GL = new Set([
 
 /**
  * A new document in a tab got a new frame host in the browser process ("RenderDocument"), which
- * made each navigation cost half as much again in Chromium; how the page is loaded, laid out and
- * run does not change without it.
+ * made each navigation dearer in Chromium (docs/performance.md, "The test suite"); how the page
+ * is loaded, laid out and run does not change without it.
  */
 const ONE_FRAME_HOST = "--disable-features=RenderDocument";
 
 /**
  * The package starts every renderer as a new program (for AWS Lambda, which cannot fork one);
- * forked from Chromium's zygote, a new browser context's first page costs 40 % less CPU.
+ * forked from Chromium's zygote, a new browser context's first page costs much less CPU
+ * (docs/performance.md, "The test suite").
  */
 const NO_ZYGOTE = "--no-zygote";
 
 /**
- * Pages here live for a few seconds, and axe (half a megabyte of script) is loaded anew in each
- * checked document: V8's optimising compilers (Maglev, TurboFan) compiled it again every time,
- * on threads of their own, for runs too short to gain from it. The interpreter and the baseline
- * compiler run the same code: a checked page costs half the CPU.
+ * Pages here live for a few seconds, and axe (a large script) is loaded anew in each checked
+ * document: V8's optimising compilers (Maglev, TurboFan) compiled it again every time, on
+ * threads of their own, for runs too short to gain from it. The interpreter and the baseline
+ * compiler run the same code for less CPU (docs/performance.md, "The test suite").
  */
 const SHORT_LIVED_JS = "--js-flags=--no-opt --no-maglev";
 
@@ -102,7 +103,7 @@ export async function launchBrowser(): Promise<Browser> {
 /**
  * Where tests/_with_chromium.ts's browser listens, when the test files run under it (`deno task
  * test`): they share it, each in browser contexts of its own, instead of starting one each
- * (about 1.4 s of CPU and 0.7 s a file).
+ * (a launch costs CPU and seconds for every file: docs/performance.md, "The test suite").
  */
 export const SHARED_BROWSER = "BROWSER_WS";
 
@@ -295,7 +296,8 @@ export function assertNoProblems(page: Page): void {
 // Each helper asks the page once (one `page.evaluate`) and acts with the mouse and keyboard as a
 // person would. Puppeteer's element handles and selector queries cost several protocol round
 // trips each (a handle moved between worlds, a point found by quads, a scroll checked by an
-// observer): a third of what Chromium spent outside page loads and axe.
+// observer): much of what Chromium spent outside page loads and axe (docs/performance.md, "The
+// test suite").
 
 const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 
@@ -559,8 +561,9 @@ const AXE_KEY = `axe-core ${axe.version}`;
 
 /**
  * Runs axe in a world of its own on the page (the DevTools protocol's isolated world: the same
- * document, none of the page's scripts, and not bound by the page's CSP). axe is about 650 KB:
- * sent over the protocol for every document, it cost more than the check. It is sent once per
+ * document, none of the page's scripts, and not bound by the page's CSP). axe's source is large:
+ * sent over the protocol for every document, it cost more than the check (docs/performance.md,
+ * "The test suite"). It is sent once per
  * page and origin, kept in local storage, and read from there into each new document.
  */
 async function runAxe(page: Page): Promise<Violation[]> {
@@ -605,8 +608,9 @@ const AXE_IN_PAGE = String(async (key: string, source: string | null, mild: stri
     (0, eval)(code);
   }
   const rules = Object.fromEntries(mild.map((id) => [id, { enabled: false }]));
-  // No CSS selector for each element found: axe's search for a short unique one took a tenth of
-  // the check. A violation names its elements by their markup.
+  // No CSS selector for each element found: axe's search for a short unique one is a part of
+  // every check (docs/performance.md, "The test suite"). A violation names its elements by their
+  // markup.
   const options = { resultTypes: ["violations"], rules, selectors: false };
   const r = await g.axe.run(g.document, options);
   return r.violations.map((v: Dom) => ({

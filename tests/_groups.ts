@@ -1,9 +1,10 @@
 /**
  * How `deno task test` runs the test files: in `GROUPS` workers (tests/_group_*.ts), all started at
  * once, each importing a share of the files, instead of a worker per file. Deno's test runtime
- * spends about 0.3 s of CPU and 80 MB on every worker before its first test (it sets up a
- * 10-million-entry array for `Deno.bench`), and every worker loads the helpers again (the SMTP sink
- * and puppeteer alone take a second): for 129 files that was a third of the suite's CPU.
+ * spends CPU and memory on every worker before its first test (it sets up a 10-million-entry
+ * array for `Deno.bench`), and every worker loads the helpers again (the SMTP sink, puppeteer):
+ * with a worker per file that was a large share of the suite's CPU (docs/performance.md, "The
+ * test suite").
  *
  * The files are dealt by their measured seconds (tests/_seconds.json), largest first, each to the
  * group with the least so far, and every group runs its share largest first: the groups end

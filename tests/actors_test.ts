@@ -25,7 +25,8 @@ Deno.test("actors: every account with roles, standing, profile and counts (0 by 
   assert.equal(a.standing, "collector");
   assert.deepEqual(a.roles, []);
   assert.equal(a.profile.org, "Society");
-  // The six counts SPEC names are always there; other areas may add their own.
+  // The six counts docs/api.md names ("Applications, invitations, team listings") are always
+  // there; other areas may add their own.
   assert.deepEqual(pick(a.counts), {
     contributions: 0,
     open_applications: 1,

@@ -378,7 +378,8 @@ Deno.test("maintenance: the owner's service item and pages say maintenance while
       .map((s: { maintenance: boolean; state: string }) => [s.maintenance, s.state]);
   assert.deepEqual(await marks(), [[false, "wait"], [false, "wait"]]);
 
-  // While it runs: the item says so, its state keeps what the checks say (the enum is SPEC's).
+  // While it runs: the item says so, its state keeps what the checks say (the enum of docs/api.md
+  // "Watched services").
   t.clock.set(start + 10 * MINUTE);
   assert.deepEqual(await marks(), [[true, "wait"], [false, "wait"]]);
   const patched = await t.req("PATCH", `/api/me/services/${a.id}`, {

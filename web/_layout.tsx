@@ -136,8 +136,9 @@ function jsonLdText(data: object): string {
 
 /**
  * A part of every page rendered once per key and kept as HTML: the navigations depend only on
- * where the page is and who looks, and rendering them was a sixth of a small page's CPU. Keys
- * are few (paths of the navigations, a viewer's name); the set is emptied when full.
+ * where the page is and who looks, and rendering them for every page cost a small page much of
+ * its CPU (docs/performance.md, "Process-wide caches"). Keys are few (paths of the navigations,
+ * a viewer's name); the set is emptied when full.
  */
 export function cachedPart(key: string, make: () => Child): HtmlEscapedString {
   let html = cachedParts.get(key);

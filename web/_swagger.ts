@@ -1,8 +1,9 @@
 /**
  * The API reference's viewer files, from the npm package swagger-ui-dist, registered as static
  * files. A module of its own because swagger-ui-dist is CommonJS: evaluating it starts Deno's
- * Node module layer (about 20 ms and several MiB), which only the API reference page and its
- * two files need, never the start of the server.
+ * Node module layer, whose start-up time and memory only the API reference page and its two
+ * files need, never the start of the server (docs/performance.md, "Start-up and the request
+ * path").
  */
 import absolutePath from "swagger-ui-dist/absolute-path.js";
 import { addAsset } from "./_static.ts";

@@ -196,8 +196,9 @@ export async function writeUpload(
   // The upload's record as this writer last committed it. Each batch is checked against its
   // versionstamp: a removal or a sweep changes the record, the check fails and nothing lands.
   // So does any other write of the record while the upload runs: only removals may write it.
-  // It is read once, here: a read before every batch took 60-90 ms of a 50 MB upload's ~400
-  // (KV's thread runs the reads and the commits one after another).
+  // It is read once, here: KV's thread runs the reads and the commits one after another, so a
+  // read before every batch held up every commit behind it (docs/performance.md, "Start-up and
+  // the request path", "an upload's record read once").
   let record = await kv.get<UploadRecord>(uploadKey(account, id));
 
   /** One batch of chunks and the progress in one atomic, checked against a removal. */

@@ -313,8 +313,9 @@ const MISSES_COUNTED = 10;
 
 /**
  * The missing runs after a run that ended at `at`: the k-th counts once its expected time
- * plus the grace has passed (a fixed interval's grace is one interval, so the first is SPEC's
- * "older than twice the interval"; a schedule's k-th time after the run plus its grace).
+ * plus the grace has passed (a fixed interval's grace is one interval, so the first is "off past
+ * twice the interval" of docs/api.md, "Resources, times and text"; a schedule's k-th time after
+ * the run plus its grace).
  * `count` of them by `now`, and `limit(k)`, when the k-th counts (null: never).
  */
 function missedRuns(

@@ -30,7 +30,8 @@ function findAnswer(body: string, type: string): unknown {
  * slow); 401/403 warns (the server is up but wants credentials); anything else is off.
  */
 export const mcpCheck: Checker = async (p) => {
-  // Loaded on the first MCP check, not at start: the SDK costs ~120 ms of start-up and 8 MiB.
+  // Loaded on the first MCP check, not at start: the SDK would cost every start time and memory
+  // (docs/performance.md, "Start-up and the request path").
   const { InitializeResultSchema, LATEST_PROTOCOL_VERSION } = await import(
     "@modelcontextprotocol/sdk/types.js"
   );
