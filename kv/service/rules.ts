@@ -116,7 +116,8 @@ export async function validTarget(deps: Deps, account: Account, check: string): 
 /**
  * What the rules below refuse in a service's fields that needs no lookup (the check's form, the
  * schedule's time zone and cron line), every field at once, by field: the forms show all of
- * them together instead of one a submit. The same words as the refusals.
+ * them together instead of one a submit. The same words as the refusals, less the check's kind
+ * before them (the forms chose it already).
  */
 export function fieldProblems(
   input: { check?: unknown; schedule?: unknown; tz?: unknown; http?: unknown },
@@ -132,7 +133,7 @@ export function fieldProblems(
       parseCheck(input.check);
     } catch (err) {
       if (!(err instanceof TargetError)) throw err;
-      out.check = err.message;
+      out.check = err.message.replace(/^(url|mcp): /, "");
     }
   }
   if (typeof input.schedule === "string" && input.schedule.trim()) {
