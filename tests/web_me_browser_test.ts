@@ -96,6 +96,15 @@ Deno.test({
         for (const label of ["Profile", "Journal", "Devices", "Services", "Files", "Your data"]) {
           await byText(page, label);
         }
+        // On a phone each page's purpose reads under its link, the width of the list.
+        await page.setViewport({ width: 375, height: 800 });
+        const widths = await page.$$eval(
+          "dl.areas dd",
+          (dds: { getBoundingClientRect(): { width: number } }[]) =>
+            dds.map((d) => Math.round(d.getBoundingClientRect().width)),
+        );
+        assert.ok(widths.length > 5 && widths.every((w) => w > 250), `purposes ${widths} px wide`);
+        await page.setViewport({ width: 1280, height: 900 });
         await assertGoodPage(page);
       });
 
