@@ -34,9 +34,10 @@ const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 9);
 
 /**
  * The targets: `/api/me` CPU against its naive floor (bench/_me_floor.ts: the session and the
- * account read from KV on every request), cold start against the floor, idle RSS.
+ * account read from KV on every request), cold start and idle RSS against the floor (the issue
+ * states the memory goal as a ratio: what the service holds beyond the stack itself).
  */
-const TARGETS = { meNaiveRatio: 1.3, coldStartFloorRatio: 1.25, idleRssMiB: 60 };
+const TARGETS = { meNaiveRatio: 1.3, coldStartFloorRatio: 1.25, idleRssFloorRatio: 1.1 };
 
 interface Target {
   name: string;
@@ -274,7 +275,10 @@ async function main(): Promise<number> {
         `cold start <= ${TARGETS.coldStartFloorRatio}x the floor's`,
         cold.app / cold.floor <= TARGETS.coldStartFloorRatio,
       ],
-      [`idle RSS < ${TARGETS.idleRssMiB} MiB`, rss.app < TARGETS.idleRssMiB],
+      [
+        `idle RSS <= ${TARGETS.idleRssFloorRatio}x the floor's`,
+        rss.app / rss.floor <= TARGETS.idleRssFloorRatio,
+      ],
       ["no errors under load", Object.values(runs).every((r) => !r.app.errors && !r.bare.errors)],
     ];
     console.log();

@@ -1,5 +1,5 @@
 import { httpRequest } from "../lib/checks/_http.ts";
-import { describeError } from "../lib/checks/mod.ts";
+import { describeError } from "../lib/checks/_probe.ts";
 import type { Deps } from "../lib/deps.ts";
 import { log } from "../lib/log.ts";
 import { count } from "../lib/metrics.ts";

@@ -111,14 +111,7 @@ const FORBIDDEN: Record<string, string[]> = {
  */
 Deno.test("layout: a start and an idle poll load no runner, checker, look or delivery path", async () => {
   const { edges } = await graph;
-  const loaded = new Set<string>();
-  const next = ["main.ts", "jobs/poll.ts", "jobs/pulse.ts"];
-  while (next.length) {
-    const m = next.pop()!;
-    if (loaded.has(m)) continue;
-    loaded.add(m);
-    for (const e of edges) if (e.from === m && e.kind === "code" && !e.dynamic) next.push(e.to);
-  }
+  const loaded = staticClosure(edges, ["main.ts", "jobs/poll.ts", "jobs/pulse.ts"]);
   for (
     const heavy of [
       "jobs/checks.ts",
@@ -133,7 +126,25 @@ Deno.test("layout: a start and an idle poll load no runner, checker, look or del
     assert.ok(!loaded.has(heavy), `${heavy} is loaded at start`);
   }
   assert.ok(loaded.has("kv/alerts/alert_groups.ts"), "the poll reads the alert groups' due index");
+  // A signed-in person's first request, `GET /api/me`, loads its three areas: what they send
+  // mail with (the outbox, the channels' module) comes, the checkers do not.
+  const meAreas = staticClosure(edges, ["api/me.ts", "api/profile.ts", "api/export.ts"]);
+  assert.ok(meAreas.has("kv/alerts/channels.ts"));
+  assert.ok(!meAreas.has("lib/checks/mod.ts"), "lib/checks/mod.ts is loaded by GET /api/me");
 });
+
+/** Every module `roots` import by static code imports, the roots included. */
+function staticClosure(edges: Edge[], roots: string[]): Set<string> {
+  const loaded = new Set<string>();
+  const next = [...roots];
+  while (next.length) {
+    const m = next.pop()!;
+    if (loaded.has(m)) continue;
+    loaded.add(m);
+    for (const e of edges) if (e.from === m && e.kind === "code" && !e.dynamic) next.push(e.to);
+  }
+  return loaded;
+}
 
 Deno.test("layout: each folder imports only the folders below it", async () => {
   const { edges } = await graph;

@@ -1,5 +1,5 @@
 import { httpRequest } from "../../lib/checks/_http.ts";
-import { describeError } from "../../lib/checks/mod.ts";
+import { describeError } from "../../lib/checks/_probe.ts";
 import { DAY, iso } from "../../lib/clock.ts";
 import { randomToken } from "../../lib/crypto.ts";
 import type { Deps } from "../../lib/deps.ts";

@@ -46,3 +46,23 @@ export const bySpeed = (ms: number, text: string) => ({
   state: ms > SLOW_MS ? "warn" as const : "ok" as const,
   status: ms > SLOW_MS ? `${text} (slow)` : text,
 });
+
+/**
+ * A network error in a few words, without addresses: a check's, an alert post's, a watchdog
+ * ping's. Here, beside what every checker shares, so a sender need not load the checkers.
+ */
+export function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return "check failed";
+  const name = err.name;
+  const msg = err.message;
+  if (name === "ConnectionRefused" || /refused/i.test(msg)) return "connection refused";
+  if (name === "TimedOut" || /timed? ?out/i.test(msg)) return "connection timed out";
+  if (/certificate|UnknownIssuer|NotValidForName|CertExpired|invalid peer/i.test(msg)) {
+    return "TLS certificate not valid";
+  }
+  if (/TLS|handshake|InvalidData/i.test(name + msg)) return "TLS handshake failed";
+  if (name === "HttpError") return msg;
+  if (name === "ConnectionReset" || /reset/i.test(msg)) return "connection reset";
+  if (/unreachable/i.test(msg)) return "network unreachable";
+  return "connection failed";
+}

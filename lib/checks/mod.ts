@@ -6,7 +6,13 @@ import { tcpCheck } from "./tcp.ts";
 import { tlsCheck } from "./tls.ts";
 import { urlCheck } from "./url.ts";
 import type { HttpOptions } from "./http_options.ts";
-import { CHECK_LIMIT_MS, type Checker, type CheckResult, type CheckState } from "./_probe.ts";
+import {
+  CHECK_LIMIT_MS,
+  type Checker,
+  type CheckResult,
+  type CheckState,
+  describeError,
+} from "./_probe.ts";
 
 /**
  * One check of a watched service, with the 10 s limit of docs/api.md "Limits". Each run
@@ -119,21 +125,4 @@ export async function runCheck(
     abort.abort();
     closeAll();
   }
-}
-
-/** A network error in a few words, without addresses. */
-export function describeError(err: unknown): string {
-  if (!(err instanceof Error)) return "check failed";
-  const name = err.name;
-  const msg = err.message;
-  if (name === "ConnectionRefused" || /refused/i.test(msg)) return "connection refused";
-  if (name === "TimedOut" || /timed? ?out/i.test(msg)) return "connection timed out";
-  if (/certificate|UnknownIssuer|NotValidForName|CertExpired|invalid peer/i.test(msg)) {
-    return "TLS certificate not valid";
-  }
-  if (/TLS|handshake|InvalidData/i.test(name + msg)) return "TLS handshake failed";
-  if (name === "HttpError") return msg;
-  if (name === "ConnectionReset" || /reset/i.test(msg)) return "connection reset";
-  if (/unreachable/i.test(msg)) return "network unreachable";
-  return "connection failed";
 }
