@@ -16,7 +16,7 @@ import { compatAnswer } from "./compat_pings.ts";
 
 const text = (description: string) => ({
   description,
-  content: { "text/plain": { schema: { type: "string" } } },
+  content: { "text/plain": { schema: { type: "string" as const } } },
 });
 
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)

@@ -61,7 +61,8 @@ const { $schema: _dialect, ...specDoc } = z.toJSONSchema(HcSpecBody, {
   unrepresentable: "any",
 });
 const postBody = {
-  body: { required: false, content: { "application/json": { schema: specDoc } } },
+  // A JSON Schema, not zod: described only, since the handler reads the body itself.
+  body: { required: false, content: { "application/json": { schema: specDoc as object } } },
 };
 /** The API version of the path: v1, v2 and v3 answer alike but for what each version changed. */
 const version = z.enum(["v1", "v2", "v3"]).meta({ description: "API version: v1, v2 or v3" });

@@ -99,7 +99,7 @@ export function secured(who: keyof typeof SECURITY, guard: MiddlewareHandler<App
     createRoute({
       ...route,
       security: SECURITY[who],
-      middleware: [guard, ...(route.middleware ?? [])],
+      middleware: [guard, ...[route.middleware ?? []].flat()],
     });
 }
 

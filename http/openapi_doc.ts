@@ -4,32 +4,43 @@
  * OpenAPI builder on import.
  */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import { isJson, type RouteConfig } from "./openapi.ts";
+import type { Hono } from "hono";
+import { mergePath } from "hono/utils/url";
+import { isJson, OpenApiHono, type RouteConfig } from "./openapi.ts";
 
-type Content = Record<string, { schema?: unknown }>;
 type Info = { title: string; version: string; description?: string };
 export type DocConfig = {
   info: Info;
   servers?: { url: string; description?: string }[];
   /** Error answers every operation can give, by the route's parts (see `impliedErrors`). */
-  errorResponse?: (code: number) => { description: string; content?: Content };
+  errorResponse?: (code: number) => RouteConfig["responses"][number];
   securitySchemes?: Record<string, Record<string, unknown>>;
 };
 
 /** Counts builds, so tests can prove the document is made once. */
 export const docStats = { builds: 0 };
 
-type Def = { path: string; route: RouteConfig };
 type Scheme = Parameters<OpenAPIHono["openAPIRegistry"]["registerComponent"]>[2];
 
-/** Every route's operation: its own answers and those the app gives for its parts, in order. */
-export function buildDocument(defs: Def[], config: DocConfig): Record<string, unknown> {
+/**
+ * Every route's operation, each app's under its mount path: its own answers and those the app
+ * gives for its parts, in order.
+ */
+export function buildDocument(
+  // deno-lint-ignore no-explicit-any
+  apps: [string, Hono<any>][],
+  config: DocConfig,
+): Record<string, unknown> {
   docStats.builds++;
   const doc = new OpenAPIHono();
   for (const [name, scheme] of Object.entries(config.securitySchemes ?? {})) {
     doc.openAPIRegistry.registerComponent("securitySchemes", name, scheme as Scheme);
   }
-  for (const { path, route } of defs) {
+  const defs = apps.flatMap(([base, app]) =>
+    app instanceof OpenApiHono ? app.defs.map((d) => [base, d] as const) : []
+  );
+  for (const [base, { path: own, route }] of defs) {
+    const path = mergePath(base, own);
     const responses: RouteConfig["responses"] = { ...route.responses };
     if (config.errorResponse) {
       for (const code of impliedErrors(route)) responses[code] ??= config.errorResponse(code);
