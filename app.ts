@@ -6,7 +6,7 @@ import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./http/errors.ts";
 import type { AppEnv } from "./http/router.ts";
 import type { DocConfig } from "./http/openapi_doc.ts";
-import { isPage, lazyAreas, ROUTE_AREAS } from "./areas.ts";
+import { isPage, lazyAreas, mountAreasOver, ROUTE_AREAS } from "./areas.ts";
 import { shortAnswers } from "./http/compression.ts";
 import { measured } from "./http/measured.ts";
 import { healthz } from "./api/healthz.ts";
@@ -43,7 +43,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.get("/api/healthz", healthz(deps));
 
   // No route answers this method here: 405 with Allow when routes answer the path with others.
-  app.notFound((c) => methodNotAllowed(app, c) ?? notFound(c));
+  // The path's areas under every method are mounted first, so the Allow lists all of them.
+  app.notFound((c) =>
+    mountAreasOver(app, c.req.path).then(() => methodNotAllowed(app, c) ?? notFound(c))
+  );
   app.onError((err, c) =>
     isPage(c.req.path)
       ? pageLayer().then((m) => m.answerPageError(err, c), () => unavailablePage(c))
@@ -76,7 +79,7 @@ function notFound(c: Context<AppEnv>): Response | Promise<Response> {
 
 /**
  * A path some route answers, asked with another method, answers 405 with Allow: the methods of
- * the mounted routes of that path (the areas under it were mounted by this request). Null when
+ * the mounted routes of that path (`mountAreasOver` mounted every area over it). Null when
  * no route answers the path.
  */
 function methodNotAllowed(

@@ -4,8 +4,11 @@
  * process imports, builds and mounts (Hono's `app.route`) an area on the first request under one
  * of them: it evaluates only the areas it serves (importing every area at start would cost every
  * process its start-up time and idle memory goals: docs/performance.md, "Start-up and the request
- * path"). Two areas under one prefix are mounted in this order (GET /me: web/sign_in.tsx takes
- * `?verify=` and hands the rest on to web/me.tsx).
+ * path"). A prefix may name the one method the area answers there ("PATCH /api/me"): the
+ * other methods' requests to that path do not mount it (GET /api/me, a signed-in client's
+ * first request, builds the area that answers it and not those that change or erase the
+ * account). Two areas under one prefix are mounted in this order (GET /me: web/sign_in.tsx
+ * takes `?verify=` and hands the rest on to web/me.tsx).
  * tests/app_test.ts checks that every route of an area lies under one of its prefixes.
  */
 import type { Hono, MiddlewareHandler } from "hono";
@@ -18,7 +21,10 @@ import type { AppEnv } from "./http/router.ts";
 interface Area {
   /** Where its routes hang: the API areas under /api (the document lists them there), else /. */
   mount: "/api" | "/";
-  /** The prefixes it answers under (`/x/*` is `/x` and everything below it). */
+  /**
+   * The prefixes it answers under (`/x/*` is `/x` and everything below it), each for every
+   * method or, written `METHOD /x`, for that method only.
+   */
   prefixes: readonly string[];
   /** Whether it answers with pages (the page layer's middleware and error pages). */
   pages: boolean;
@@ -42,7 +48,7 @@ export const ROUTE_AREAS = {
   ),
   me: api(["/api/me"], () => import("./api/me.ts").then((m) => m.meRoutes)),
   profile: api(
-    ["/api/me", "/api/me/avatar", "/api/avatars/*", "/api/profiles/*"],
+    ["PATCH /api/me", "/api/me/avatar", "/api/avatars/*", "/api/profiles/*"],
     () => import("./api/profile.ts").then((m) => m.profileRoutes),
   ),
   journal: api(
@@ -60,7 +66,7 @@ export const ROUTE_AREAS = {
   ),
   actors: api(["/api/actors"], () => import("./api/actors.ts").then((m) => m.actorRoutes)),
   export: api(
-    ["/api/me", "/api/me/export"],
+    ["DELETE /api/me", "/api/me/export"],
     () => import("./api/export.ts").then((m) => m.exportRoutes),
   ),
   catalogue: api(
@@ -281,16 +287,24 @@ const NOT_PAGES = new RegExp(
       "metrics",
       ...Object.values(ROUTE_AREAS as Record<string, Area>)
         .filter((a) => !a.pages && a.mount === "/")
-        .flatMap((a) => a.prefixes.map((p) => p.split("/")[1])),
+        .flatMap((a) => a.prefixes.map((p) => prefixRoute(p)[1].split("/")[1])),
     ]
       .join("|")
   })(/|$)`,
 );
 
+/** A prefix of `Area.prefixes` as a route of the areas' table: its method (or ALL) and path. */
+export function prefixRoute(prefix: string): [method: string, path: string] {
+  const space = prefix.indexOf(" ");
+  return space < 0 ? ["ALL", prefix] : [prefix.slice(0, space), prefix.slice(space + 1)];
+}
+
 /** What an app knows of its areas: those it has mounted, and how to mount one. */
 interface Mounts {
   built: AreaName[];
   mount: Map<AreaName, () => Promise<void>>;
+  /** The areas over each path, whatever the method: what a 405 mounts to say the methods. */
+  anyMethod: TrieRouter<AreaName>;
 }
 
 const mountsOf = new WeakMap<Hono<AppEnv>, Mounts>();
@@ -302,12 +316,16 @@ const mountsOf = new WeakMap<Hono<AppEnv>, Mounts>();
  */
 export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppEnv> {
   const table = new TrieRouter<AreaName>();
-  const mounts: Mounts = { built: [], mount: new Map() };
+  const mounts: Mounts = { built: [], mount: new Map(), anyMethod: new TrieRouter() };
   const mounted = new Set<AreaName>();
   mountsOf.set(app, mounts);
   for (const name of Object.keys(ROUTE_AREAS) as AreaName[]) {
     const area: Area = ROUTE_AREAS[name];
-    for (const prefix of area.prefixes) table.add("ALL", prefix, name);
+    for (const prefix of area.prefixes) {
+      const [method, path] = prefixRoute(prefix);
+      table.add(method, path, name);
+      mounts.anyMethod.add("ALL", path, name);
+    }
     let loading: Promise<void> | null = null;
     mounts.mount.set(name, () =>
       loading ??= area.load().then((make) => {
@@ -326,12 +344,27 @@ export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppE
   }
   // Not async: a request whose areas are mounted passes straight on (a promise less each).
   return (c, next) => {
-    const names = table.match("ALL", c.req.path)[0].map(([name]) => name)
+    // HEAD is answered by GET routes (Hono's own rule), so it mounts what GET mounts.
+    const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+    const names = table.match(method, c.req.path)[0].map(([name]) => name)
       .filter((name) => !mounted.has(name));
     if (names.length === 0) return next();
-    return names.reduce((before, name) => before.then(mounts.mount.get(name)!), Promise.resolve())
-      .then(() => app.fetch(c.req.raw, c.env));
+    return mountAll(mounts, names).then(() => app.fetch(c.req.raw, c.env));
   };
+}
+
+/** Mounts the named areas one after the other, in the order given. */
+function mountAll(mounts: Mounts, names: AreaName[]): Promise<void> {
+  return names.reduce((before, name) => before.then(mounts.mount.get(name)!), Promise.resolve());
+}
+
+/**
+ * Mounts every area with a prefix over `path`, whatever its method, in the table's order: a
+ * request that no route answers then learns every method the path has (the 405's Allow).
+ */
+export function mountAreasOver(app: Hono<AppEnv>, path: string): Promise<void> {
+  const mounts = mountsOf.get(app)!;
+  return mountAll(mounts, mounts.anyMethod.match("ALL", path)[0].map(([name]) => name));
 }
 
 /**
@@ -353,6 +386,7 @@ export function builtAreas(app: Hono<AppEnv>): AreaName[] {
 }
 
 /** Mounts every area now (what a request under each would do), in the table's order. */
-export async function mountEveryArea(app: Hono<AppEnv>): Promise<void> {
-  for (const mount of mountsOf.get(app)!.mount.values()) await mount();
+export function mountEveryArea(app: Hono<AppEnv>): Promise<void> {
+  const mounts = mountsOf.get(app)!;
+  return mountAll(mounts, [...mounts.mount.keys()]);
 }

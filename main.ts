@@ -24,6 +24,7 @@ import type { Config } from "./lib/config.ts";
 import type { Deps } from "./lib/deps.ts";
 import { configureLog, errorKind, flushLog, log } from "./lib/log.ts";
 import { createMailer } from "./lib/mail.ts";
+import { after, every } from "./lib/timers.ts";
 import { systemConnector, systemResolver, systemTls } from "./lib/net.ts";
 
 /** How long a stop waits for requests in flight before it gives up on them. */
@@ -176,12 +177,12 @@ deps.kv.listenQueue(async (msg) => {
   await handleQueued(deps, msg);
 }).catch((err) => log("error", "queue listener stopped", { error: errorKind(err) }));
 // The due indexes between the minutely runs, every 2 s (jobs/poll.ts; jobs/checks.ts POLL_MS).
-const polling = setInterval(async () => {
+const polling = every(2_000, async () => {
   const { pollWhenDue } = await import("./jobs/poll.ts");
   await pollWhenDue(deps).catch((err) =>
     log("error", "due poll failed", { error: errorKind(err) })
   );
-}, 2_000);
+});
 // What a previous process cut by dying (a look, a mail, a post) once its claims have ended,
 // by the server's clock (the claims' own).
 atTime(deps.clock, deps.clock.now() + RESUME_AFTER_MS, () => void runJobs(deps, RESUME));
@@ -239,12 +240,12 @@ async function stop(signal: string) {
   const began = performance.now();
   log("info", "stopping", { signal });
   flushLog();
-  const late = setTimeout(() => {
+  const late = after(STOP_WAIT_MS, () => {
     log("warn", "stopped before requests in flight finished", { waited_ms: STOP_WAIT_MS });
     flushLog();
     Deno.exit(1);
-  }, STOP_WAIT_MS);
-  clearInterval(polling);
+  });
+  polling.cancel();
   try {
     await server.shutdown();
     // kv/service/heartbeats.ts is loaded by the first heartbeat; without one there is nothing to commit.
@@ -254,7 +255,7 @@ async function stop(signal: string) {
   } catch (err) {
     log("error", "stop", { error: errorKind(err) });
   }
-  clearTimeout(late);
+  late.cancel();
   log("info", "stopped", { signal, ms: Math.round(performance.now() - began) });
   flushLog();
   Deno.exit(0);

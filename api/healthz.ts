@@ -6,6 +6,7 @@
 import type { Context } from "hono";
 import { countMigrations } from "../kv/store/migrations.ts";
 import type { Deps } from "../lib/deps.ts";
+import { after, type Timer } from "../lib/timers.ts";
 
 /** How long the database may take before the answer is 503. */
 const TIMEOUT_MS = 3000;
@@ -13,9 +14,9 @@ const TIMEOUT_MS = 3000;
 export function healthz(deps: Deps) {
   return async (c: Context) => {
     c.header("Cache-Control", "no-store");
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: Timer | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("timeout")), TIMEOUT_MS);
+      timer = after(TIMEOUT_MS, () => reject(new Error("timeout")));
     });
     try {
       const migrations = await Promise.race([countMigrations(deps.kv), timeout]);
@@ -26,7 +27,7 @@ export function healthz(deps: Deps) {
         503,
       );
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
     }
   };
 }

@@ -4,6 +4,8 @@
  * (kv/_atomic.ts), so that the record trail's sequencer, which that path runs, can use it.
  */
 
+import { sleep } from "../lib/timers.ts";
+
 const LOCKED = /database is locked|SQLITE_BUSY|database table is locked/i;
 
 export function isLocked(err: unknown): boolean {
@@ -23,7 +25,7 @@ export const TRANSACT_BUDGET_MS = 10_000;
 export const atomicStats = { retries: 0, gaveUp: 0, locked: 0 };
 
 /** Full jitter: a random share of a delay that doubles from 1 ms to 250 ms. */
-export const pause = (delay: number) => new Promise((r) => setTimeout(r, Math.random() * delay));
+export const pause = (delay: number) => sleep(Math.random() * delay);
 export const nextDelay = (delay: number) => Math.min(delay * 2, 250);
 
 /**

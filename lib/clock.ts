@@ -1,3 +1,5 @@
+import { after, every } from "./timers.ts";
+
 /** The only source of "now" in the service, so tests can move time explicitly. */
 export interface Clock {
   now(): number;
@@ -42,7 +44,7 @@ export function fileSteps(
   // A process started again on the same switch answers only what is asked from now on.
   let done = Number(readOr(`${path}.done`)) || 0;
   let busy = false;
-  const timer = setInterval(async () => {
+  const timer = every(everyMs, async () => {
     if (busy) return;
     const asked = Number(readOr(`${path}.step`)); // nothing asked yet: 0
     if (!(asked > done)) return;
@@ -55,8 +57,8 @@ export function fileSteps(
       Deno.renameSync(`${path}.done.new`, `${path}.done`);
       busy = false;
     }
-  }, everyMs);
-  return { stop: () => clearInterval(timer) };
+  });
+  return { stop: () => timer.cancel() };
 }
 
 /**
@@ -67,7 +69,7 @@ export function fileSteps(
 export function atTime(clock: Clock, at: number, fn: () => void): void {
   const wait = at - clock.now();
   if (wait <= 0) fn();
-  else setTimeout(() => atTime(clock, at, fn), Math.min(wait, 1_000));
+  else after(Math.min(wait, 1_000), () => atTime(clock, at, fn));
 }
 
 /** A small file's text, trimmed; "" when it cannot be read (not written yet). */

@@ -13,6 +13,7 @@
  */
 
 import { iso } from "./clock.ts";
+import { after, type Timer } from "./timers.ts";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "off"] as const;
 export type Level = (typeof LOG_LEVELS)[number];
@@ -22,7 +23,7 @@ type Fields = Record<string, string | number | boolean | null | undefined>;
 
 let threshold = RANK.warn;
 let pending: string[] = [];
-let timer: ReturnType<typeof setTimeout> | undefined;
+let timer: Timer | undefined;
 const enc = new TextEncoder();
 let sink: (text: string) => void = (text) => {
   const bytes = enc.encode(text);
@@ -85,15 +86,13 @@ function push(level: Exclude<Level, "off">, line: string): void {
   pending.push(line);
   if (RANK[level] >= RANK.warn || pending.length >= 256) flushLog();
   else if (timer === undefined) {
-    const t = setTimeout(flushLog, 20);
-    Deno.unrefTimer(t);
-    timer = t;
+    timer = after(20, flushLog);
   }
 }
 
 /** Writes what is buffered (also called before the process exits). */
 export function flushLog(): void {
-  if (timer !== undefined) clearTimeout(timer);
+  timer?.cancel();
   timer = undefined;
   if (pending.length === 0) return;
   const text = pending.join("\n") + "\n";

@@ -1,4 +1,5 @@
 import type { Resolver } from "./net.ts";
+import { after, type Timer } from "./timers.ts";
 
 /**
  * The `check` string of a watched service (docs/api.md "Watched services") and the address rules of
@@ -337,18 +338,18 @@ export async function resolveTarget(
   let addresses: string[];
   if (isIp(host)) addresses = [host];
   else {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: Timer | undefined;
     try {
       // A slow resolver must not hold a request (or a check) past its own time limit.
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("resolver timeout")), timeoutMs);
+        timer = after(timeoutMs, () => reject(new Error("resolver timeout")));
       });
       const found = await Promise.race([resolver(host), late]);
       addresses = found.map(canonicalAddress).filter((a): a is string => a !== null);
     } catch {
       return { ok: false, error: "the host name does not resolve", refused: false };
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
     }
     if (addresses.length === 0) {
       return { ok: false, error: "the host name does not resolve", refused: false };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type AreaName, builtAreas, mountEveryArea, ROUTE_AREAS } from "../areas.ts";
+import { type AreaName, builtAreas, mountEveryArea, prefixRoute, ROUTE_AREAS } from "../areas.ts";
 import { JSON_BODY_LIMIT } from "../http/body.ts";
 import { Hono } from "hono";
 import { TrieRouter } from "hono/router/trie-router";
@@ -416,13 +416,16 @@ async function allRoutes(): Promise<[AreaName, string, string][]> {
   return out;
 }
 
-/** Which areas a request to this path mounts: those with a prefix over it, in the table's order. */
-function areasOver(path: string): AreaName[] {
+/**
+ * Which areas a request with this method to this path mounts: those with a prefix over it for
+ * that method or every method, in the table's order.
+ */
+function areasOver(method: string, path: string): AreaName[] {
   const table = new TrieRouter<AreaName>();
   for (const name of Object.keys(ROUTE_AREAS) as AreaName[]) {
-    for (const prefix of ROUTE_AREAS[name].prefixes) table.add("ALL", prefix, name);
+    for (const prefix of ROUTE_AREAS[name].prefixes) table.add(...prefixRoute(prefix), name);
   }
-  return table.match("ALL", path)[0].map(([name]) => name);
+  return table.match(method, path)[0].map(([name]) => name);
 }
 
 Deno.test("app: every route of an area lies under one of its prefixes", async () => {
@@ -430,7 +433,7 @@ Deno.test("app: every route of an area lies under one of its prefixes", async ()
   // GET /api/healthz is answered by the app itself; its area only describes it.
   // Middleware (method ALL) is no route: it runs for the requests that reach the area.
   const outside = routes.filter(([, method, path]) => path !== "/api/healthz" && method !== "ALL")
-    .filter(([name, , path]) => !areasOver(path.replace(/\/\*$/, "")).includes(name))
+    .filter(([name, method, path]) => !areasOver(method, path.replace(/\/\*$/, "")).includes(name))
     .map(([name, method, path]) => `${name}: ${method} ${path}`);
   assert.deepEqual(
     outside,
@@ -446,7 +449,11 @@ Deno.test("app: every route of an area lies under one of its prefixes", async ()
     );
     for (const [other] of earlier) {
       for (const prefix of ROUTE_AREAS[name].prefixes) {
-        assert.ok(areasOver(prefix.replace(/\/\*$/, "")).includes(other), `${name} ${prefix}`);
+        const [, over] = prefixRoute(prefix);
+        assert.ok(
+          areasOver(method, over.replace(/\/\*$/, "")).includes(other),
+          `${name} ${prefix}`,
+        );
       }
     }
   }
@@ -465,8 +472,11 @@ Deno.test("app: an area is built on the first request it answers, and only then"
   assert.deepEqual(builtAreas(t.app), ["health"]);
   const a = await t.account("a@example.org");
   assert.equal((await t.req("GET", "/api/me", { token: a.token })).status, 200);
-  // Every area under the path's prefixes, whatever the method: /api/me is three areas'.
-  const me = ["health", "me", "profile", "export"];
+  // The areas with a prefix over the path for its method: GET /api/me is the me area's alone;
+  // the areas that change (PATCH) and erase (DELETE) the account come with their requests.
+  assert.deepEqual(builtAreas(t.app), ["health", "me"]);
+  assert.equal((await t.req("PATCH", "/api/me", { token: a.token, body: {} })).status, 200);
+  const me = ["health", "me", "profile"];
   assert.deepEqual(builtAreas(t.app), me);
   // Unknown paths are answered without building anything; a wrong method builds the areas of
   // its path, which say the methods it has.
@@ -474,16 +484,18 @@ Deno.test("app: an area is built on the first request it answers, and only then"
   assert.deepEqual(builtAreas(t.app), me);
   isError(await t.req("POST", "/api/me/files"), 405, "method");
   assert.deepEqual(builtAreas(t.app), [...me, "files"]);
+  // A method no area answers mounts every area over the path, so Allow names all its methods.
   const put = await t.req("PUT", "/api/me");
   isError(put, 405, "method");
   assert.equal(put.headers.get("allow"), "GET, PATCH, DELETE, HEAD");
+  assert.deepEqual(builtAreas(t.app), [...me, "files", "export"]);
   // HEAD is answered by the area's GET route, without a body.
   const head = await t.app.request("/api/healthz", { method: "HEAD" });
   assert.equal(head.status, 200);
   assert.equal(await head.text(), "");
   // Errors inside an area answer as everywhere: malformed JSON is a 400 {error}.
   isError(await post(t, "{"), 400, "malformed JSON");
-  assert.deepEqual(builtAreas(t.app), [...me, "files", "sign_in"]);
+  assert.deepEqual(builtAreas(t.app), [...me, "files", "export", "sign_in"]);
   // The OpenAPI document describes every area's routes (it does not build them for serving).
   const doc = (await t.req("GET", "/api/openapi.json")).body;
   // Middleware (method ALL: the Healthchecks paths' CORS) is no operation of its own.

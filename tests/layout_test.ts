@@ -107,7 +107,8 @@ const FORBIDDEN: Record<string, string[]> = {
  * What a process holds before any work comes (docs/performance.md, idle RSS): main.ts, the
  * pulse it leaves at start and the poll every 2 s load, by static imports, none of the runner,
  * the checkers, the looks and the delivery paths; the first due item or request that needs
- * them imports them.
+ * them imports them. Neither they nor `GET /api/me`'s area call the global `setTimeout` or
+ * `setInterval`, whose first call loads Deno's Node timer layer (lib/timers.ts).
  */
 Deno.test("layout: a start and an idle poll load no runner, checker, look or delivery path", async () => {
   const { edges } = await graph;
@@ -126,11 +127,18 @@ Deno.test("layout: a start and an idle poll load no runner, checker, look or del
     assert.ok(!loaded.has(heavy), `${heavy} is loaded at start`);
   }
   assert.ok(loaded.has("kv/alerts/alert_groups.ts"), "the poll reads the alert groups' due index");
-  // A signed-in person's first request, `GET /api/me`, loads its three areas: what they send
-  // mail with (the outbox, the channels' module) comes, the checkers do not.
-  const meAreas = staticClosure(edges, ["api/me.ts", "api/profile.ts", "api/export.ts"]);
-  assert.ok(meAreas.has("kv/alerts/channels.ts"));
-  assert.ok(!meAreas.has("lib/checks/mod.ts"), "lib/checks/mod.ts is loaded by GET /api/me");
+  // A signed-in person's first request, `GET /api/me`, loads its one area (areas.ts mounts by
+  // method there): not the profile's and the erasure's, not the checkers.
+  const meArea = staticClosure(edges, ["api/me.ts"]);
+  for (const other of ["api/profile.ts", "api/export.ts", "lib/checks/mod.ts"]) {
+    assert.ok(!meArea.has(other), `${other} is loaded by GET /api/me`);
+  }
+  const timers = [...new Set([...loaded, ...meArea])].filter((m) =>
+    /\bset(Timeout|Interval)\(/.test(
+      Deno.readTextFileSync(new URL(`../${m}`, import.meta.url)).replace(/^\s*(\/\/|\*).*$/gm, ""),
+    )
+  );
+  assert.deepEqual(timers, [], "use lib/timers.ts on the start's and the idle paths");
 });
 
 /** Every module `roots` import by static code imports, the roots included. */

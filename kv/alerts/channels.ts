@@ -26,6 +26,7 @@ import { getAccount } from "../accounts/accounts.ts";
 import { claimId } from "../store/ids.ts";
 import type { Mail } from "../../lib/mail.ts";
 import { type Atomic, atomic, commit, deleteKeys, keysOf, transact } from "../_atomic.ts";
+import { after, type Timer } from "../../lib/timers.ts";
 
 /**
  * Alert channels: where an account's alerts go besides mail (Slack, Telegram, PagerDuty, a
@@ -350,7 +351,7 @@ async function sendRequest(
   address: string,
 ): Promise<{ status: number; headers: Headers; body: string } | { error: string }> {
   const conns = new Set<{ close(): void }>();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: Timer | undefined;
   const closeAll = () => {
     for (const c of conns) {
       try {
@@ -359,10 +360,10 @@ async function sendRequest(
     }
   };
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    timer = after(SEND_LIMIT_MS, () => {
       closeAll();
       reject(new Error("timed out"));
-    }, SEND_LIMIT_MS);
+    });
   });
   try {
     const work = httpRequest(deps, {
@@ -378,7 +379,7 @@ async function sendRequest(
   } catch (err) {
     return { error: describeError(err) };
   } finally {
-    clearTimeout(timer);
+    timer?.cancel();
     closeAll();
   }
 }

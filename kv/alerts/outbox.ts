@@ -49,6 +49,7 @@ import {
   type SendResult,
 } from "./channels.ts";
 import { followerBatch, type FollowEvent } from "../status/followers.ts";
+import { after, type Timer } from "../../lib/timers.ts";
 
 interface Queued {
   id: string;
@@ -256,10 +257,10 @@ export async function deliver(deps: Deps, ids: string[]): Promise<Delivered> {
   const sends = [...(await byReceiver(deps.kv, ids)).values()].map(async (inOrder) => {
     for (const id of inOrder) await deliverOne(deps, id, tally);
   });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const wait = new Promise<void>((r) => timer = setTimeout(r, SEND_WAIT));
+  let timer: Timer | undefined;
+  const wait = new Promise<void>((r) => timer = after(SEND_WAIT, r));
   await Promise.race([Promise.allSettled(sends), wait]);
-  clearTimeout(timer);
+  timer?.cancel();
   return tally;
 }
 

@@ -1,6 +1,7 @@
 import { iso } from "../../lib/clock.ts";
 import { deleteInChunks, getManyValues, keysOf } from "../_batch.ts";
 import { retryLocked } from "../_locked.ts";
+import { sleep } from "../../lib/timers.ts";
 import { GENESIS, lineHash } from "../../lib/trail_hash.ts";
 
 /**
@@ -141,7 +142,7 @@ export async function chainTrail(kv: Deno.Kv): Promise<number> {
     }
     // Another sequencer moved the head: read again, after a short random pause.
     if (performance.now() - started > 10_000) return chained;
-    await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+    await sleep(Math.random() * Math.min(50, 2 ** attempt));
   }
 }
 
