@@ -303,8 +303,11 @@ export function prefixRoute(prefix: string): [method: string, path: string] {
 interface Mounts {
   built: AreaName[];
   mount: Map<AreaName, () => Promise<void>>;
-  /** The areas over each path, whatever the method: what a 405 mounts to say the methods. */
-  anyMethod: TrieRouter<AreaName>;
+  /**
+   * The areas over each path, whatever the method: what a 405 mounts to say the methods. Made
+   * by the first request no route answers, not at start.
+   */
+  anyMethod: TrieRouter<AreaName> | null;
 }
 
 const mountsOf = new WeakMap<Hono<AppEnv>, Mounts>();
@@ -316,7 +319,7 @@ const mountsOf = new WeakMap<Hono<AppEnv>, Mounts>();
  */
 export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppEnv> {
   const table = new TrieRouter<AreaName>();
-  const mounts: Mounts = { built: [], mount: new Map(), anyMethod: new TrieRouter() };
+  const mounts: Mounts = { built: [], mount: new Map(), anyMethod: null };
   const mounted = new Set<AreaName>();
   mountsOf.set(app, mounts);
   for (const name of Object.keys(ROUTE_AREAS) as AreaName[]) {
@@ -324,7 +327,6 @@ export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppE
     for (const prefix of area.prefixes) {
       const [method, path] = prefixRoute(prefix);
       table.add(method, path, name);
-      mounts.anyMethod.add("ALL", path, name);
     }
     let loading: Promise<void> | null = null;
     mounts.mount.set(name, () =>
@@ -364,6 +366,13 @@ function mountAll(mounts: Mounts, names: AreaName[]): Promise<void> {
  */
 export function mountAreasOver(app: Hono<AppEnv>, path: string): Promise<void> {
   const mounts = mountsOf.get(app)!;
+  if (!mounts.anyMethod) {
+    mounts.anyMethod = new TrieRouter();
+    for (const name of Object.keys(ROUTE_AREAS) as AreaName[]) {
+      const area: Area = ROUTE_AREAS[name];
+      for (const prefix of area.prefixes) mounts.anyMethod.add("ALL", prefixRoute(prefix)[1], name);
+    }
+  }
   return mountAll(mounts, mounts.anyMethod.match("ALL", path)[0].map(([name]) => name));
 }
 
