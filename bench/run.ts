@@ -20,6 +20,7 @@ const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONNECTIONS = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 10);
 const COLD_RUNS = 9;
 const OTHER_BENCHES = [
+  "caches",
   "search",
   "catalogue",
   "heartbeat",

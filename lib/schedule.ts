@@ -24,17 +24,12 @@ export const MAX_CRON = 100;
 export const GRACE_MIN = 1;
 export const GRACE_MAX = 7 * 24 * 60;
 
-const cache = new Map<string, Cron>();
-
+/**
+ * The expression as croner's schedule, made for each use: keeping it made no difference
+ * (bench/caches.ts: croner's `nextRun` is nearly the whole cost of a call).
+ */
 function cronOf(cron: string, tz: string): Cron {
-  const id = `${tz}\n${cron}`;
-  let c = cache.get(id);
-  if (!c) {
-    c = new Cron(cron, { timezone: tz, paused: true, mode: "5-part" });
-    if (cache.size > 10_000) cache.clear();
-    cache.set(id, c);
-  }
-  return c;
+  return new Cron(cron, { timezone: tz, paused: true, mode: "5-part" });
 }
 
 /** A known IANA time zone name (croner itself accepts unknown ones silently). */
