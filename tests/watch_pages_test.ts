@@ -185,6 +185,10 @@ Deno.test("pages: a heartbeat's next run due, the same on its page and the list 
   t.clock.advance(HOUR / 2);
   assert.equal(await nextOnPage(backup.id), "in 30 minutes");
   assert.match(await nextInList("Backup"), />in 30 minutes</);
+  // Late: its next run's time has passed without it, which reads as due, never as done.
+  t.clock.advance(HOUR / 2 + 15 * 60_000);
+  assert.equal(await nextOnPage(backup.id), "due 15 minutes ago");
+  assert.match(await nextInList("Backup"), /due <time[^>]*>15 minutes ago</);
   // Never pinged: on a schedule, its job's next time; on a period, none yet, with the reason.
   assert.match(await nextOnPage(nightly.id), /^in \d+ hours?$/);
   assert.equal(await nextOnPage(fresh.id), "one period after its first ping");

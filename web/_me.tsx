@@ -110,6 +110,21 @@ export function Ago(props: { at: number | null | undefined; now: number }) {
   );
 }
 
+/**
+ * When something is expected next: "in 5 minutes", or, once that time has passed and it has not
+ * come, "due 5 minutes ago" ("due just now"): a late heartbeat's next run never reads as if it
+ * had happened.
+ */
+export function Due(props: { at: number; now: number }) {
+  return props.at <= props.now
+    ? (
+      <>
+        due <Ago at={props.at} now={props.now} />
+      </>
+    )
+    : <Ago at={props.at} now={props.now} />;
+}
+
 /** An exact time (UTC on the server), written in the reader's time zone by site.js. */
 export function At(props: { at: number }) {
   return <time datetime={iso(props.at)} data-local="">{when(props.at)}</time>;

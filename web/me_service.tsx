@@ -32,7 +32,7 @@ import { PostButton, UserText } from "./_layout.tsx";
 import { type Range, RANGES, settingsSection, watchSection } from "./_watch.tsx";
 import { AlertWays, NobodyTold, StateBadge } from "./_state.tsx";
 import { CompatSection } from "./_compat.tsx";
-import { Ago, MeNav } from "./_me.tsx";
+import { Ago, Due, MeNav } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { httpValues } from "./_http_options.tsx";
 import { listWindows } from "../kv/service/maintenance.ts";
@@ -159,7 +159,7 @@ function ServiceTop(
         <dt>{hb ? "Next expected" : "Next check"}</dt>
         <dd>
           {next !== null
-            ? <Ago at={next} now={now} />
+            ? <Due at={next} now={now} />
             : s.paused
             ? "none while paused"
             : "one period after its first ping"}

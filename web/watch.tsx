@@ -28,7 +28,7 @@ import { MIN_MEASURED_MS } from "../lib/history.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { UserText } from "./_layout.tsx";
 import { displayText } from "../lib/display.ts";
-import { Ago, when } from "./_me.tsx";
+import { Ago, Due, when } from "./_me.tsx";
 import { AlertWays, STATE_TEXT, StateBadge } from "./_state.tsx";
 import { unreachableWords } from "../kv/service/dependencies.ts";
 import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
@@ -150,7 +150,7 @@ function Row({ row, now, q }: { row: BoardRow; now: number; q: Query }) {
                 : "Expected one period after its first ping"}
             />
           )
-          : <Ago at={row.next} now={now} />}
+          : <Due at={row.next} now={now} />}
       </td>
       <td class="c-up" data-label="24 h">
         <Uptime value={row.uptime.day} why={why} />
