@@ -18,7 +18,7 @@ function* pieces(size: number, piece = 64 * 1024, seed = 7): Generator<Uint8Arra
   for (let off = 0; off < size; off += piece) {
     const b = new Uint8Array(Math.min(piece, size - off));
     for (let i = 0; i < b.length; i++) {
-      x = (x * 1103515245 + 12345) >>> 0;
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
       b[i] = x >>> 24;
     }
     yield b;

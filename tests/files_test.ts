@@ -23,7 +23,7 @@ function bytesOf(size: number, seed = 1): Uint8Array<ArrayBuffer> {
   const b = new Uint8Array(size);
   let x = seed * 2654435761 >>> 0;
   for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
     b[i] = x >>> 24;
   }
   return b;
