@@ -335,6 +335,9 @@ Deno.test("pages: notes posted on /me/status-page, the timeline and the follow f
   assert.equal(pub.status, 200);
   // In visitors' words: an announcement still open on top, said once.
   assert.match(pub.text, /<h2 id="open-h">Announcements<\/h2>/);
+  // Not an outage: the box is an announcement's, numbered newest highest as incident updates are.
+  assert.match(pub.text, /<section aria-labelledby="open-h" class="open-note"><h2/);
+  assert.match(pub.text, /<ol class="timeline" reversed>/);
   assert.doesNotMatch(pub.text, /Notes<\/h2>|Latest notes|Earlier announcements/);
   assert.match(pub.text, /<strong>Investigating<\/strong>/);
   assert.match(pub.text, /Router &lt;b&gt;restarting&lt;\/b&gt;/);

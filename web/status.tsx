@@ -40,10 +40,13 @@ const NOTICES: Record<string, string> = {
     "back, and at each update of an incident. Every mail has a link to stop.",
 };
 
-/** The owner's announcements (kv/status/notes.ts), newest first, each with its word and time. */
+/**
+ * The owner's announcements (kv/status/notes.ts), newest first, each with its word and time;
+ * numbered as an incident's updates are, the newest with the highest number.
+ */
 function Timeline(props: { notes: PublicPage["notes"]; now: number }) {
   return (
-    <ol class="timeline">
+    <ol class="timeline" reversed>
       {props.notes.map((n) => (
         <li>
           <p>
@@ -125,7 +128,7 @@ function StatusNow({ page, now }: { page: PublicPage; now: number }) {
       <OpenIncidents list={list} names={names} explained={(i) => explained.get(i.id)} />
       {open.length
         ? (
-          <section aria-labelledby="open-h" class="open-incident">
+          <section aria-labelledby="open-h" class="open-note">
             <h2 id="open-h">Announcements</h2>
             <Timeline notes={open} now={now} />
           </section>
