@@ -10,7 +10,7 @@ import { atomic, commit } from "../kv/_atomic.ts";
 import type { Config } from "../lib/config.ts";
 import { systemTls } from "../lib/net.ts";
 import { fakeResolver, type TestApp, testApp } from "./_helpers.ts";
-import { localHttp, loopbackConnector, makeCerts } from "./_servers.ts";
+import { type Certs, localHttp, loopbackConnector, makeCerts } from "./_servers.ts";
 
 export const HOSTS = [
   "hooks.slack.com",
@@ -53,12 +53,28 @@ export interface Receiver extends AsyncDisposable {
   last(i?: number): Got;
 }
 
+/**
+ * The receivers' test CA and certificate for HOSTS, made once a process: each receiver trusts
+ * only the CA it is given, so sharing one changes nothing a test sees, and making them spawns
+ * openssl several times for every test. They stay valid far past the time any test moves its
+ * clock to.
+ */
+let receiverCerts: Promise<Certs> | undefined;
+
+function hostCerts(): Promise<Certs> {
+  receiverCerts ??= makeCerts(HOSTS, 30).catch((err) => {
+    receiverCerts = undefined;
+    throw err;
+  });
+  return receiverCerts;
+}
+
 /** The receiver and an app whose resolver and connector lead every host to it. */
 export async function receiver(
   config: Partial<Config> = {},
   table: Record<string, string[]> = {},
 ): Promise<Receiver> {
-  const certs = await makeCerts(HOSTS, 30);
+  const certs = await hostCerts();
   const got: Got[] = [];
   const r = {
     got,
