@@ -9,7 +9,7 @@
  *   deno run -A --lock=deno.dev.lock bench/caches.ts
  */
 import { cpuMs } from "./_cpu.ts";
-import { parseOnCalendar } from "../lib/oncalendar.ts";
+import { parseOnCalendar, zoneFormatter } from "../lib/oncalendar.ts";
 import { sealingKey, sealSecret, unsealSecret } from "../lib/secrets.ts";
 
 /** The least a cache must save, as a ratio of the uncached call's CPU to the cached one's. */
@@ -31,19 +31,7 @@ const calendar = "Mon..Fri *-*-* 09..17:00/5:00 Europe/Paris";
 const material = "a secrets key of the owner's, long enough";
 const sealed = await sealSecret(await sealingKey(material), "a provider's token", "channel 1");
 
-function formatter(): Intl.DateTimeFormat {
-  return new Intl.DateTimeFormat("en-US", {
-    timeZone: "Europe/Paris",
-    hourCycle: "h23",
-    year: "numeric",
-    month: "numeric",
-    day: "numeric",
-    hour: "numeric",
-    minute: "numeric",
-    second: "numeric",
-  });
-}
-const cachedFormatter = formatter();
+const cachedFormatter = zoneFormatter("Europe/Paris");
 function wallParts(f: Intl.DateTimeFormat, t: number): number {
   return f.formatToParts(new Date(t)).length;
 }
@@ -58,7 +46,7 @@ const rows: [string, number, number][] = [
   [
     "lib/oncalendar.ts `formatters` (a zone's wall clock)",
     await perCall(20_000, (i) => wallParts(cachedFormatter, at + i * 1000)),
-    await perCall(2_000, (i) => wallParts(formatter(), at + i * 1000)),
+    await perCall(2_000, (i) => wallParts(zoneFormatter("Europe/Paris"), at + i * 1000)),
   ],
   [
     "lib/secrets.ts `keys` (a sealed value opened)",

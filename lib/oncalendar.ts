@@ -154,22 +154,27 @@ function parseSpec(expression: string): Spec {
   return { weekdays, years, months, days, hours, minutes, seconds, anyReverseDay };
 }
 
+/** The formatter that reads an instant's wall-clock fields in a zone (kept per zone below). */
+export function zoneFormatter(tz: string): Intl.DateTimeFormat {
+  return new Intl.DateTimeFormat("en-US", {
+    timeZone: tz,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+    second: "numeric",
+  });
+}
+
 /** Wall-clock time (milliseconds read as UTC fields) of an instant in a zone. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function wallOf(tz: string, t: number): number {
   if (tz === "UTC") return t;
   let f = formatters.get(tz);
   if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone: tz,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
+    f = zoneFormatter(tz);
     formatters.set(tz, f);
   }
   const p: Record<string, number> = {};
