@@ -295,7 +295,7 @@ export async function settingsPage(
   );
 }
 
-export const render = async (c: WebCtx, body: Promise<unknown>) =>
+export const renderStatusSettings = async (c: WebCtx, body: Promise<unknown>) =>
   c.render(await body as never, { title: "Status page", noindex: true });
 
 /** Saves page `id` from its form: 303 with what was saved, or the form again as typed. */
@@ -311,7 +311,7 @@ export async function saveFromForm(deps: Deps, c: WebCtx, id: number, legacy: bo
       errors: {},
       error: "Name your account first: the page's address is made from it.",
     };
-    return await render(c, settingsPage(deps, c, id, legacy, view));
+    return await renderStatusSettings(c, settingsPage(deps, c, id, legacy, view));
   }
   return await submitForm(c, {
     schema: id === 1 ? PageSettings : NewPageSettings,

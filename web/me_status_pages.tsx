@@ -21,7 +21,7 @@ import { DomainError } from "../lib/errors.ts";
 
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { listPage, NewPage } from "./_me_status_page_list.tsx";
-import { render, saveFromForm, settingsPage } from "./_me_status_page_settings.tsx";
+import { renderStatusSettings, saveFromForm, settingsPage } from "./_me_status_page_settings.tsx";
 
 const idOf = (c: WebCtx) => {
   const id = Number(c.req.param("id"));
@@ -32,7 +32,7 @@ const idOf = (c: WebCtx) => {
 export function statusSettingsPages(deps: Deps) {
   const app = webRouter();
 
-  app.get("/me/status-pages", async (c) => await render(c, listPage(deps, c)));
+  app.get("/me/status-pages", async (c) => await renderStatusSettings(c, listPage(deps, c)));
 
   app.post("/me/status-pages", async (c) => {
     const me = requireAccount(c);
@@ -63,7 +63,7 @@ export function statusSettingsPages(deps: Deps) {
 
   app.get(
     "/me/status-pages/:id{[0-9]{1,6}}",
-    async (c) => await render(c, settingsPage(deps, c, idOf(c), false)),
+    async (c) => await renderStatusSettings(c, settingsPage(deps, c, idOf(c), false)),
   );
 
   // A note of 200 characters for each of 30 services.
@@ -81,7 +81,10 @@ export function statusSettingsPages(deps: Deps) {
 
   // ---- the first page at its first address, with the account's incident notes ----
 
-  app.get("/me/status-page", async (c) => await render(c, settingsPage(deps, c, 1, true)));
+  app.get(
+    "/me/status-page",
+    async (c) => await renderStatusSettings(c, settingsPage(deps, c, 1, true)),
+  );
 
   app.post(
     "/me/status-page",
