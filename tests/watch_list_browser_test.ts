@@ -72,15 +72,15 @@ async function timesAndShift(page: Page, url: string) {
   return { served, shown, shifted: await page.evaluate(() => (globalThis as Dom).shifted) };
 }
 
+/** The second service's schedule: a nightly job at 03:00 in Berlin. */
+const NIGHTLY = { cron: "0 3 * * *", tz: "Europe/Berlin" };
+
 /**
- * The words for the nightly job's next run (03:00 in Berlin), as the page says them now or
- * as it said them `ms` ago: "in 5 hours" at midnight, "in 1 day" just after three, whenever the
- * suite runs.
+ * The words for the nightly job's next run, as the page says them now or said them 30 s ago:
+ * "in 5 hours" at midnight, "in 1 day" just after three, whenever the suite runs.
  */
-const nightlyNext = (ms = 30_000) =>
-  [Date.now() - ms, Date.now()].map((now) =>
-    agoText(nextDueAfter({ cron: "0 3 * * *", tz: "Europe/Berlin" }, now)!, now)
-  );
+const nightlyNext = () =>
+  [Date.now() - 30_000, Date.now()].map((now) => agoText(nextDueAfter(NIGHTLY, now)!, now));
 
 /** The tallest row's height (px). */
 const tallestRow = (page: Page) =>
@@ -127,7 +127,7 @@ Deno.test({
         check: "webhook:",
         group: i % 2 ? "Jobs" : "Public",
         tags,
-        ...(i === 1 ? { schedule: "0 3 * * *", tz: "Europe/Berlin", grace: 30 } : {}),
+        ...(i === 1 ? { schedule: NIGHTLY.cron, tz: NIGHTLY.tz, grace: 30 } : {}),
       });
       hooks.set(name, `${web.base}${new URL(made.hook_url).pathname}`);
     }

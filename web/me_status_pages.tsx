@@ -18,7 +18,6 @@ import { submitForm } from "./_form.tsx";
 import { formToken } from "../kv/store/form_tokens.ts";
 import { HOUR } from "../lib/clock.ts";
 import { DomainError } from "../lib/errors.ts";
-
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { listPage, NewPage } from "./_me_status_page_list.tsx";
 import { renderStatusSettings, saveFromForm, settingsPage } from "./_me_status_page_settings.tsx";
