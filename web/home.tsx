@@ -9,7 +9,7 @@ import { isOwner } from "../kv/accounts/accounts.ts";
 import { type Catalogue, catalogue, emptyFilter } from "./_catalogue.ts";
 import { countFacets, FACET_LABELS, SearchBox, withFilter } from "./_facets.tsx";
 import { SITE_NAME, UserText } from "./_layout.tsx";
-import { ModuleCard } from "./modules.tsx";
+import { ModuleCard } from "./_module_card.tsx";
 import { valueLabel } from "./_catalogue.ts";
 import { viewer, webRouter } from "./_web.tsx";
 
