@@ -153,8 +153,11 @@ export interface Web extends AsyncDisposable {
   base: string;
   /** A new page (tab) with its own cookie jar, recording console errors and CSP reports. */
   page(): Promise<Page>;
-  /** Signs `page` in from the mailed link, as a person would; ends on the account page. */
-  signIn(page: Page, email: string): Promise<void>;
+  /**
+   * Signs `page` in from the mailed link, as a person would (`name` for a new account); ends on
+   * the account page.
+   */
+  signIn(page: Page, email: string, name?: string): Promise<void>;
   /**
    * On a sign-in form: asks for a link to `email` (with `name` for a new account) and returns
    * the mailed link at this server's address (the mail links to BASE_URL).
@@ -230,9 +233,9 @@ export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
       // The mail links to BASE_URL; the server under test listens on its own port.
       return `${base}${url.pathname}${url.search}`;
     },
-    async signIn(page, email) {
+    async signIn(page, email, name) {
       await page.goto(`${base}/sign-in`);
-      await page.goto(await web.requestLink(page, email));
+      await page.goto(await web.requestLink(page, email, name));
       await clickByText(page, "Sign in on this device");
       assert.equal(new URL(page.url()).pathname, "/me");
     },
