@@ -1,4 +1,4 @@
-/** A heartbeat's addresses for other products' clients, on its page (web/me_service.tsx). */
+/** A heartbeat's addresses for other products' clients, on its page (web/_me_service_page.tsx). */
 import { PostButton } from "./_layout.tsx";
 
 /**
