@@ -121,6 +121,44 @@ export function PostButton(
   );
 }
 
+/**
+ * A value to copy: its label, a read-only box and a Copy button. web/static/site.js shows the
+ * button and copies the box's value (without script the button stays hidden and the box can be
+ * selected). `copy` is the button's text; `copyLabel` its accessible name where that text alone
+ * is the same on every row; `class` adds to `field`; `row` puts box and button side by side.
+ */
+export function CopyField(
+  props: {
+    id: string;
+    label: Child;
+    value: string;
+    copy?: Child;
+    copyLabel?: string;
+    class?: string;
+    row?: boolean;
+  },
+) {
+  const box = (
+    <>
+      <input id={props.id} type="text" readonly value={props.value} />
+      <button
+        type="button"
+        data-copy={`#${props.id}`}
+        {...givenAttrs({ "aria-label": props.copyLabel })}
+        hidden
+      >
+        {props.copy ?? "Copy"}
+      </button>
+    </>
+  );
+  return (
+    <div class={props.class ? `field ${props.class}` : "field"}>
+      <label for={props.id}>{props.label}</label>
+      {props.row ? <div class="copy-row">{box}</div> : box}
+    </div>
+  );
+}
+
 /** The attributes that have a value, to spread on an element: one not given is not written. */
 export function givenAttrs(attrs: Record<string, string | undefined>) {
   return Object.fromEntries(Object.entries(attrs).filter(([, v]) => v !== undefined));

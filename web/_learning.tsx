@@ -19,6 +19,7 @@ import {
   VOCABULARIES,
 } from "../lib/learning.ts";
 import { Field, type FormView, nonBlank, Select } from "./_form.tsx";
+import { CopyField } from "./_layout.tsx";
 
 export const LEARNING_LABELS: Record<string, string> = {
   licence: "Licence",
@@ -186,11 +187,12 @@ export function LicenceBadge(props: { title: string; by: string; licence: string
         )}
       {credit
         ? (
-          <div class="field">
-            <label for="attribution">Attribution to copy</label>
-            <input id="attribution" type="text" readonly value={credit} />
-            <button type="button" data-copy="#attribution" hidden>Copy attribution</button>
-          </div>
+          <CopyField
+            id="attribution"
+            label="Attribution to copy"
+            value={credit}
+            copy="Copy attribution"
+          />
         )
         : null}
     </div>

@@ -31,7 +31,7 @@ import {
   readForm,
   submitForm,
 } from "./_form.tsx";
-import { UserText } from "./_layout.tsx";
+import { CopyField, UserText } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx } from "./_web.tsx";
 import { webToken } from "./_session.ts";
@@ -216,11 +216,7 @@ function ShownOnce({ shown }: { shown?: Shown }) {
           receiver checks the <code>{SIGNATURE_HEADER}</code>{" "}
           header (sha256=HMAC-SHA256 of the body with this secret).
         </p>
-        <p>
-          <label for="secret">Signing secret</label>
-          <input id="secret" readonly value={shown.secret} />
-          <button type="button" data-copy="#secret" hidden>Copy</button>
-        </p>
+        <CopyField id="secret" label="Signing secret" value={shown.secret} />
       </div>
     )
     : (

@@ -7,7 +7,7 @@ import { periodWords, timingSentence } from "../lib/timing_words.ts";
 import { unreachableWords } from "../kv/service/dependencies.ts";
 import type { Service, ServiceView } from "../kv/service/commands.ts";
 import { shownState } from "../kv/service/state.ts";
-import { UserText } from "./_layout.tsx";
+import { CopyField, UserText } from "./_layout.tsx";
 import { AlertWays, NobodyTold, StateBadge } from "./_state.tsx";
 import { Ago, Due } from "./_me.tsx";
 import { KIND_LABELS, ScheduleHelp, SignalLines } from "./_service_form.tsx";
@@ -113,13 +113,7 @@ export function PingPart({ url }: { url: string }) {
         Your job calls it when it has run. Add <code>/start</code> when it begins,{" "}
         <code>/fail</code> when it failed, or its exit code (<code>/0</code> is success).
       </p>
-      <div class="field">
-        <label for="ping-url">Ping address</label>
-        <div class="copy-row">
-          <input id="ping-url" type="text" readonly value={url} />
-          <button type="button" data-copy="#ping-url" hidden>Copy</button>
-        </div>
-      </div>
+      <CopyField id="ping-url" label="Ping address" value={url} row />
       <details>
         <summary>Lines for your job</summary>
         <SignalLines hook={url} only={PING_LINES} />

@@ -14,7 +14,7 @@ import { learningOf } from "../lib/learning.ts";
 import { fail } from "../http/errors.ts";
 import { catalogue } from "./_catalogue.ts";
 import { LearningRows, LicenceBadge } from "./_learning.tsx";
-import { PostButton, UserText } from "./_layout.tsx";
+import { CopyField, PostButton, UserText } from "./_layout.tsx";
 import { viewer, type WebCtx } from "./_web.tsx";
 
 /** What a point is, where points are counted. */
@@ -235,11 +235,13 @@ function ModulePage(
           </p>
         )}
       <h2>Share</h2>
-      <div class="field share">
-        <label for="page-link">Link to this module</label>
-        <input id="page-link" type="text" readonly value={props.url} />
-        <button type="button" data-copy="#page-link" hidden>Copy link</button>
-      </div>
+      <CopyField
+        id="page-link"
+        label="Link to this module"
+        value={props.url}
+        copy="Copy link"
+        class="share"
+      />
       <p class="noprint">
         <a href={`/request?kind=report&module=${m.slug}`}>Report a problem with this module</a>
         {" · "}

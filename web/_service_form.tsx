@@ -8,6 +8,7 @@ import { GROUPS, INTERVALS, PLACES, THRESHOLDS } from "../kv/service/commands.ts
 import type { Deps } from "../lib/deps.ts";
 import { CreateBody } from "../http/services_inputs.ts";
 import { checked, fields, type FormView, nonBlank } from "./_form.tsx";
+import { CopyField } from "./_layout.tsx";
 import { type WebCtx } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash } from "../kv/accounts/flash.ts";
@@ -260,18 +261,13 @@ export function SignalLines(props: { hook: string; only?: number[] }) {
     <>
       {SIGNALS.map((s, i) =>
         props.only && !props.only.includes(i) ? null : (
-          <div class="field">
-            <label for={`signal-${i}`}>{s.what}</label>
-            <input id={`signal-${i}`} type="text" readonly value={s.line(props.hook)} />
-            <button
-              type="button"
-              data-copy={`#signal-${i}`}
-              aria-label={`Copy this line: ${s.what}`}
-              hidden
-            >
-              Copy this line
-            </button>
-          </div>
+          <CopyField
+            id={`signal-${i}`}
+            label={s.what}
+            value={s.line(props.hook)}
+            copy="Copy this line"
+            copyLabel={`Copy this line: ${s.what}`}
+          />
         )
       )}
     </>

@@ -13,7 +13,7 @@ import {
 import { allInvites } from "../kv/accounts/invites.ts";
 import type { Deps } from "../lib/deps.ts";
 import { InviteTable } from "./_invites.tsx";
-import { UserText } from "./_layout.tsx";
+import { CopyField, UserText } from "./_layout.tsx";
 import { standingName, when } from "./_me.tsx";
 import { Table } from "./_table.tsx";
 import { requireTeamPage, type WebCtx } from "./_web.tsx";
@@ -35,14 +35,17 @@ function RoleCommands(props: { a: Account }) {
           const verb = a.roles.includes(role) ? "revoke" : "grant";
           const id = `cmd-${a.id}-${role}`;
           return (
-            <li class="field">
-              <label for={id}>
-                {verb === "grant" ? "Grant" : "Revoke"} {role}
-              </label>
-              <input id={id} type="text" readonly value={roleCommand(verb, a.email, role)} />
-              <button type="button" data-copy={`#${id}`} hidden>
-                Copy: {verb} {role} for <UserText>{a.email}</UserText>
-              </button>
+            <li>
+              <CopyField
+                id={id}
+                label={<>{verb === "grant" ? "Grant" : "Revoke"} {role}</>}
+                value={roleCommand(verb, a.email, role)}
+                copy={
+                  <>
+                    Copy: {verb} {role} for <UserText>{a.email}</UserText>
+                  </>
+                }
+              />
             </li>
           );
         })}

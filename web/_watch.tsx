@@ -23,7 +23,7 @@ import {
   type Tick,
   uptimeBars,
 } from "../lib/svg.ts";
-import { PostButton, UserText } from "./_layout.tsx";
+import { CopyField, PostButton, UserText } from "./_layout.tsx";
 import { Ago, At, when } from "./_me.tsx";
 import { StateBadge } from "./_state.tsx";
 import { Table } from "./_table.tsx";
@@ -432,11 +432,11 @@ function BadgePart(
             <p>
               <img src={path} alt={`Badge of ${s.name}`} />
             </p>
-            <p>
-              <label for="badge-url">Badge address (for a README)</label>
-              <input id="badge-url" readonly value={`${base}${path}`} />
-              <button type="button" data-copy="#badge-url" hidden>Copy</button>
-            </p>
+            <CopyField
+              id="badge-url"
+              label="Badge address (for a README)"
+              value={`${base}${path}`}
+            />
           </>
         )
         : <p>No badge address yet.</p>}

@@ -14,7 +14,7 @@ import type { Deps } from "../lib/deps.ts";
 import { ApiKeyInput } from "../http/account_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { Checkbox, emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
-import { PostButton, UserText } from "./_layout.tsx";
+import { CopyField, PostButton, UserText } from "./_layout.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
@@ -47,11 +47,7 @@ const keysPage = async (deps: Deps, c: WebCtx, view: FormView = emptyView(), sho
               made{shown.readonly ? " (read-only)" : ""}. It is shown on this page for 15 minutes
               and never again.
             </p>
-            <p>
-              <label for="api-key">API key</label>
-              <input id="api-key" readonly value={shown.key} />
-              <button type="button" data-copy="#api-key" hidden>Copy</button>
-            </p>
+            <CopyField id="api-key" label="API key" value={shown.key} />
           </div>
         )
         : null}

@@ -23,7 +23,7 @@ import { Patch, serveFile, uploadOf } from "../http/files.ts";
 import { fail, statusOf } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
-import { PostButton, UserText } from "./_layout.tsx";
+import { CopyField, PostButton, UserText } from "./_layout.tsx";
 import { bytes, MeNav, Purpose, when } from "./_me.tsx";
 import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { FILE_KINDS } from "../lib/file_kinds.ts";
@@ -151,13 +151,12 @@ function FileRow(
       </p>
       {f.public
         ? (
-          <div class="field">
-            <label for={`link-${f.id}`}>Public link of {f.name}</label>
-            <input id={`link-${f.id}`} type="text" readonly value={link} />
-            <button type="button" data-copy={`#link-${f.id}`} hidden>
-              Copy link of {f.name}
-            </button>
-          </div>
+          <CopyField
+            id={`link-${f.id}`}
+            label={`Public link of ${f.name}`}
+            value={link}
+            copy={`Copy link of ${f.name}`}
+          />
         )
         : null}
       <PostButton

@@ -26,7 +26,7 @@ import { addService, fieldProblems } from "../kv/service/rules.ts";
 import { CreateBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { Checkbox, checked, emptyView, fields, type FormView, submitForm } from "./_form.tsx";
-import { UserText } from "./_layout.tsx";
+import { CopyField, UserText } from "./_layout.tsx";
 import { StateBadge } from "./_state.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
@@ -238,11 +238,7 @@ function HookShown(props: { url: string; intro: Child }) {
         It is shown on this page for 15 minutes and never again: copy it now. Anyone who has it can
         report for this service.
       </p>
-      <div class="field">
-        <label for="hook-url">Hook address</label>
-        <input id="hook-url" type="text" readonly value={props.url} />
-        <button type="button" data-copy="#hook-url" hidden>Copy hook address</button>
-      </div>
+      <CopyField id="hook-url" label="Hook address" value={props.url} copy="Copy hook address" />
       <h3>Lines for your job</h3>
       <p class="hint">
         Call the first line when your job has run, e.g. in crontab:{" "}
