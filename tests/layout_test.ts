@@ -792,7 +792,8 @@ Deno.test("layout: the export scan tells a module's own names from passed-on one
  * table is web/_table.tsx `Table`, which writes the `data-label` of each cell from its column.
  */
 const OWN_CELL_LABELS: Record<string, string> = {
-  "web/watch.tsx": "the watch list is no stacked table: its own layout (site.css .watchlist), " +
+  "web/_watch_board_row.tsx":
+    "the watch list is no stacked table: its own layout (site.css .watchlist), " +
     "sortable headings and a label that differs by row (Last runs, Last checks)",
 };
 
