@@ -65,6 +65,24 @@ Deno.test("not-found and wrong-method pages are HTML with the layout", async () 
   assert.match(wrong.text, /<h1>/);
 });
 
+Deno.test("a record id no record has (zero) is the not-found page on every kind of record", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("owner@example.org", { roles: ["owner"] });
+  const cookie = `session=${token}`;
+  const pages = ["/me/services/0", "/me/incidents/0", "/me/journal/0", "/me/status-pages/0"];
+  for (const path of [...pages, "/team/proposals/0", "/me/services/000"]) {
+    const page = await t.req("GET", path, { headers: { cookie } });
+    assert.equal(page.status, 404, path);
+    assert.match(page.text, /<h1>Page not found<\/h1>/, path);
+  }
+  const posts = ["/me/files/0/delete", "/me/channels/0/delete", "/me/maintenance/0/end"];
+  for (const path of [...posts, "/me/api-keys/0/revoke", "/me/devices/0/end"]) {
+    const sent = await t.req("POST", path, post({}, { cookie }));
+    assert.equal(sent.status, 404, path);
+    assert.match(sent.text, /<h1>Page not found<\/h1>/, path);
+  }
+});
+
 Deno.test("a form posted from another site, or without Origin, is refused", async () => {
   await using t = await testApp();
   const evil = await t.req(

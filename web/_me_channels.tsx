@@ -33,7 +33,7 @@ import {
 } from "./_form.tsx";
 import { CopyField, UserText } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";
-import { requireAccount, seeOther, type WebCtx } from "./_web.tsx";
+import { requireAccount, routeId, seeOther, type WebCtx } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 import { ChannelList } from "./_me_channel_table.tsx";
@@ -42,7 +42,6 @@ const AppriseChannel = z.object({
   name: oneLineField(80).min(2),
   apprise: z.string().min(1).max(2000),
 });
-export const idOf = (c: WebCtx) => Number(c.req.param("id")!);
 
 /** What the last add, test or apply of a session left to show on the channels page (kv/accounts/flash.ts). */
 export type Shown =
@@ -274,7 +273,7 @@ export async function postMeChannelsGrouping(deps: Deps, c: WebCtx) {
 
 export async function postMeChannelsIdTest(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const ch = await getChannel(deps.kv, me.id, idOf(c));
+  const ch = await getChannel(deps.kv, me.id, routeId(c));
   if (!ch) fail(404, "no such channel");
   await limit(deps, RULES.manualCheck, me.id);
   const r = await testChannel(deps, ch);
@@ -283,7 +282,7 @@ export async function postMeChannelsIdTest(deps: Deps, c: WebCtx) {
 
 export async function postMeChannelsIdApply(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const ch = await getChannel(deps.kv, me.id, idOf(c));
+  const ch = await getChannel(deps.kv, me.id, routeId(c));
   if (!ch) fail(404, "no such channel");
   const done = await applyChannel(deps, me.id, ch.id);
   if (!done) fail(404, "no such channel");
@@ -294,7 +293,7 @@ export async function postMeChannelsIdForNew(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   const form = await readForm(c);
   const on = checked(form.for_new_services);
-  if (!await changeChannel(deps, me.id, idOf(c), { for_new_services: on })) {
+  if (!await changeChannel(deps, me.id, routeId(c), { for_new_services: on })) {
     fail(404, "no such channel");
   }
   return seeOther(c, "/me/channels");
@@ -302,7 +301,7 @@ export async function postMeChannelsIdForNew(deps: Deps, c: WebCtx) {
 
 export async function postMeChannelsIdDelete(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = idOf(c);
+  const id = routeId(c);
   if (!await removeChannel(deps, me.id, id)) fail(404, "no such channel");
   return seeOther(c, "/me/channels");
 }

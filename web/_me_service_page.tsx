@@ -24,14 +24,12 @@ import { UserText } from "./_layout.tsx";
 import { type Range, RANGES, settingsSection, watchSection } from "./_watch.tsx";
 import { CompatSection } from "./_compat.tsx";
 import { MeNav } from "./_me.tsx";
-import { requireAccount, type WebCtx } from "./_web.tsx";
+import { requireAccount, routeId, type WebCtx } from "./_web.tsx";
 import { listWindows } from "../kv/service/maintenance.ts";
 import { CommonFields, commonInput, LABELS, NUMBER_UNITS, tagsField } from "./_service_form.tsx";
 import { PingPart, ServiceFacts, ServiceTop } from "./_me_service_facts.tsx";
 import { ServiceActions } from "./_me_service_actions.tsx";
 import { DependsFields, dependsInput, serviceValues } from "./_me_service_settings.tsx";
-
-export const serviceId = (c: WebCtx) => Number(c.req.param("id")!);
 
 const RangeQuery = z.enum(Object.keys(RANGES) as [Range, ...Range[]]).optional().catch(undefined);
 
@@ -40,7 +38,7 @@ const defaultRange = (created: number, now: number): Range => now - created < HO
 
 const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
   const me = requireAccount(c);
-  const found = (await getService(deps.kv, me.id, serviceId(c))).value;
+  const found = (await getService(deps.kv, me.id, routeId(c))).value;
   if (!found) fail(404, "no such service");
   const now = deps.clock.now();
   const windows = await listWindows(deps.kv, me.id);
@@ -141,7 +139,7 @@ export async function getMeServicesId(deps: Deps, c: WebCtx) {
 /** The settings form's answer: saved, then the page; refused, the page with the form as sent. */
 export async function postMeServicesId(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = serviceId(c);
+  const id = routeId(c);
   return await submitForm(c, {
     schema: PatchBody,
     also: fieldProblems,

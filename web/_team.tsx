@@ -26,9 +26,6 @@ export function TeamNav(props: { here: string }) {
   );
 }
 
-/** The record a route's `:id` names (its pattern takes digits alone). */
-export const teamRecordId = (c: WebCtx) => Number(c.req.param("id")!);
-
 /** A team page: the team's navigation with `here` marked, the title as its heading, the body. */
 export const renderTeamPage = (c: WebCtx, here: string, title: string, body: Child) =>
   c.render(

@@ -10,8 +10,8 @@ import { callerOf } from "../http/guards.ts";
 import { emptyView, ErrorSummary, type FormView, Select, submitForm, TextArea } from "./_form.tsx";
 import { UserText } from "./_layout.tsx";
 import { standingName, when } from "./_me.tsx";
-import { requireTeamPage, type WebCtx } from "./_web.tsx";
-import { TeamNav, teamRecordId } from "./_team.tsx";
+import { requireTeamPage, routeId, type WebCtx } from "./_web.tsx";
+import { TeamNav } from "./_team.tsx";
 
 export const applicationsPage = async (
   deps: Deps,
@@ -85,7 +85,7 @@ export const applicationsPage = async (
 
 export async function postTeamApplicationsId(deps: Deps, c: WebCtx) {
   requireTeamPage(c);
-  const id = teamRecordId(c);
+  const id = routeId(c);
   return await submitForm(c, {
     schema: DecisionBody,
     act: async (input) => {

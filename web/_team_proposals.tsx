@@ -40,8 +40,8 @@ import {
   STATUS_WORDS,
 } from "./_proposal.tsx";
 import { Table } from "./_table.tsx";
-import { requireTeamPage, seeOther, type WebCtx } from "./_web.tsx";
-import { renderTeamPage, TeamNav, teamRecordId } from "./_team.tsx";
+import { requireTeamPage, routeId, seeOther, type WebCtx } from "./_web.tsx";
+import { renderTeamPage, TeamNav } from "./_team.tsx";
 
 export async function getTeam(deps: Deps, c: WebCtx) {
   requireTeamPage(c);
@@ -223,7 +223,7 @@ async function actorNames(deps: Deps, decisions: Decision[]): Promise<Map<string
 
 export const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
   const me = requireTeamPage(c);
-  const p = (await getProposal(deps.kv, teamRecordId(c))).value;
+  const p = (await getProposal(deps.kv, routeId(c))).value;
   if (!p) fail(404, "no such proposal");
   const [gate, data, links, names] = await Promise.all([
     gateOf(deps.kv, p),
@@ -279,7 +279,7 @@ export const proposalPage = async (deps: Deps, c: WebCtx, view: FormView) => {
 
 export async function postTeamProposalsId(deps: Deps, c: WebCtx) {
   requireTeamPage(c);
-  const id = teamRecordId(c);
+  const id = routeId(c);
   return await submitForm(c, {
     schema: ProposalPatch,
     input: (f) => ({ status: f.status, reason: f.reason ?? "" }),
@@ -294,7 +294,7 @@ export async function postTeamProposalsId(deps: Deps, c: WebCtx) {
 
 export async function postTeamProposalLinks(deps: Deps, c: WebCtx) {
   requireTeamPage(c);
-  const id = teamRecordId(c);
+  const id = routeId(c);
   await checkProposalLinks(deps, callerOf(deps, c), id);
   return seeOther(c, `/team/proposals/${id}#files`);
 }

@@ -7,8 +7,8 @@ import { fail } from "../http/errors.ts";
 import { readForm } from "./_form.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { when } from "./_me.tsx";
-import { requireTeamPage, seeOther, type WebCtx } from "./_web.tsx";
-import { renderTeamPage, teamRecordId } from "./_team.tsx";
+import { requireTeamPage, routeId, seeOther, type WebCtx } from "./_web.tsx";
+import { renderTeamPage } from "./_team.tsx";
 
 export async function getTeamRequests(deps: Deps, c: WebCtx) {
   requireTeamPage(c);
@@ -71,7 +71,7 @@ export async function getTeamRequests(deps: Deps, c: WebCtx) {
 export async function postTeamRequestsId(deps: Deps, c: WebCtx) {
   const me = requireTeamPage(c);
   const form = await readForm(c);
-  const done = await setHandled(deps, teamRecordId(c), form.handled === "true", `account:${me.id}`);
+  const done = await setHandled(deps, routeId(c), form.handled === "true", `account:${me.id}`);
   if (!done) fail(404, "no such request");
   return seeOther(c, "/team/requests");
 }

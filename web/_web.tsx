@@ -338,6 +338,17 @@ export function requireTeamPage(c: WebCtx): Account {
   return a;
 }
 
+/**
+ * The record id in the route's `:id`, as a number. Every such route takes digits only, so what
+ * is left to refuse is an id no record has (zero): the not-found page, as for any address with
+ * nothing at it.
+ */
+export function routeId(c: WebCtx): number {
+  const id = Number(c.req.param("id"));
+  if (!Number.isSafeInteger(id) || id <= 0) throw new HTTPException(404, { message: NOT_FOUND });
+  return id;
+}
+
 /** A 303 to a path (the answer of every successful form). */
 export function seeOther(c: WebCtx, path: string): Response {
   c.header("Cache-Control", "no-store");

@@ -17,7 +17,7 @@ import { Checkbox, emptyView, ErrorSummary, Field, type FormView, submitForm } f
 import { CopyField, PostButton, UserText } from "./_layout.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, when } from "./_me.tsx";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 
@@ -125,7 +125,7 @@ async function postMeApiKeys(deps: Deps, c: WebCtx) {
 
 async function postMeApiKeysRevoke(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  if (!await revokeApiKey(deps, me.id, Number(c.req.param("id")))) fail(404, "no such API key");
+  if (!await revokeApiKey(deps, me.id, routeId(c))) fail(404, "no such API key");
   return seeOther(c, "/me/api-keys");
 }
 

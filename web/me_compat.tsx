@@ -15,9 +15,7 @@ import { PostButton, UserText } from "./_layout.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { webToken } from "./_session.ts";
-import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
-
-const serviceId = (c: WebCtx) => Number(c.req.param("id"));
+import { formLimit, requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 async function keep(deps: Deps, c: WebCtx, name: string, value: unknown) {
   const token = webToken(deps, c);
@@ -99,7 +97,7 @@ function PingKeyButton({ made }: { made: boolean }) {
 
 async function postMethods(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = serviceId(c);
+  const id = routeId(c);
   const form = await readBody(c);
   await editService(deps, me, id, { methods: form.methods === "POST" ? "POST" : "" });
   return seeOther(c, `/me/services/${id}`);
@@ -107,7 +105,7 @@ async function postMethods(deps: Deps, c: WebCtx) {
 
 async function postPush(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = serviceId(c);
+  const id = routeId(c);
   const token = await rotatePush(deps, me.id, id);
   if (!token) fail(404, "no such service");
   await keep(deps, c, `push:${id}`, { url: `${deps.config.baseUrl}/api/push/${token}` });
@@ -117,7 +115,7 @@ async function postPush(deps: Deps, c: WebCtx) {
 /** The push address once, after it was made. */
 async function getPush(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = serviceId(c);
+  const id = routeId(c);
   const found = (await getService(deps.kv, me.id, id)).value;
   if (!found) fail(404, "no such service");
   const shown = await kept<{ url: string }>(deps, c, `push:${id}`);

@@ -10,7 +10,7 @@ import { providerName } from "./me_sign_in_methods.tsx";
 import { PostButton } from "./_layout.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 async function getMeDevices(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
@@ -81,7 +81,7 @@ async function getMeDevices(deps: Deps, c: WebCtx) {
 
 async function postMeDevicesIdEnd(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const ok = await endSession(deps.kv, me.id, Number(c.req.param("id")!));
+  const ok = await endSession(deps.kv, me.id, routeId(c));
   return seeOther(c, `/me/devices?ended=${ok ? 1 : 0}`);
 }
 

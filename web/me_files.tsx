@@ -25,7 +25,7 @@ import { limit } from "../http/guards.ts";
 import { emptyView, ErrorSummary, Field, type FormView, readForm, submitForm } from "./_form.tsx";
 import { CopyField, PostButton, UserText } from "./_layout.tsx";
 import { bytes, MeNav, Purpose, when } from "./_me.tsx";
-import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { formLimit, requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { FILE_KINDS } from "../lib/file_kinds.ts";
 import { DomainError } from "../lib/errors.ts";
 
@@ -50,8 +50,6 @@ function uploadRefusal(err: Error): string {
   const t = text.charAt(0).toUpperCase() + text.slice(1);
   return /[.!?]$/.test(t) ? t : `${t}.`;
 }
-
-const fileId = (c: WebCtx) => Number(c.req.param("id")!);
 
 const listPage = async (deps: Deps, c: WebCtx, errors?: { id: number; view: FormView }) => {
   const me = requireAccount(c);
@@ -229,7 +227,7 @@ async function getMeFilesIdName(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   return await serveFile(
     deps,
-    { account: me.id, file: fileId(c), name: c.req.param("name")! },
+    { account: me.id, file: routeId(c), name: c.req.param("name")! },
     me.id,
     c.req.raw,
   );
@@ -237,7 +235,7 @@ async function getMeFilesIdName(deps: Deps, c: WebCtx) {
 
 async function postMeFilesId(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = fileId(c);
+  const id = routeId(c);
   return await submitForm(c, {
     schema: Patch,
     input: (f) => ({ name: f.name ?? "", label: f.label ?? "" }),
@@ -253,14 +251,14 @@ async function postMeFilesId(deps: Deps, c: WebCtx) {
 async function postMeFilesIdVisibility(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   const form = await readForm(c);
-  await changeFile(deps, me.id, fileId(c), { public: form.public === "true" });
+  await changeFile(deps, me.id, routeId(c), { public: form.public === "true" });
   return seeOther(c, "/me/files");
 }
 
 async function postMeFilesIdDelete(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  if (!(await getFile(deps.kv, me.id, fileId(c))).value) fail(404, "no such file");
-  await deleteFile(deps.kv, me.id, fileId(c), deps.clock.now());
+  if (!(await getFile(deps.kv, me.id, routeId(c))).value) fail(404, "no such file");
+  await deleteFile(deps.kv, me.id, routeId(c), deps.clock.now());
   return seeOther(c, "/me/files");
 }
 

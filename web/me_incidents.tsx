@@ -24,7 +24,7 @@ import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 import { IncidentCard, IncidentsPart } from "./_incidents.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS: Record<string, string> = {
   title: "Title",
@@ -36,12 +36,6 @@ const LABELS: Record<string, string> = {
 
 const STATE_OPTIONS = INCIDENT_STATES.map((s): [string, string] => [s, STATE_WORDS[s]]);
 const IMPACT_OPTIONS = IMPACTS.map((s): [string, string] => [s, IMPACT_WORDS[s]]);
-
-const idOf = (c: WebCtx) => {
-  const id = Number(c.req.param("id"));
-  if (!Number.isSafeInteger(id) || id <= 0) fail(404, "no such incident");
-  return id;
-};
 
 /** The ticked services of the form (`s-<id>`). */
 const servicesInput = (f: Record<string, string>) =>
@@ -100,7 +94,7 @@ async function incidentsPage(deps: Deps, c: WebCtx, view?: FormView) {
 
 async function incidentPage(deps: Deps, c: WebCtx, view?: FormView) {
   const me = requireAccount(c);
-  const i = await getIncident(deps.kv, me.id, idOf(c));
+  const i = await getIncident(deps.kv, me.id, routeId(c));
   if (!i) fail(404, "no such incident");
   const { list, names } = await namesOf(deps, me.id);
   const explained = await incidentExplained(deps, me.id, i, list);
@@ -178,7 +172,7 @@ export function incidentPages(deps: Deps) {
 
   app.post("/me/incidents/:id{[0-9]{1,15}}/updates", async (c) => {
     const me = requireAccount(c);
-    const id = idOf(c);
+    const id = routeId(c);
     return await submitForm(c, {
       schema: IncidentUpdateBody,
       input: (f) => ({ state: f.state, text: f.text ?? "" }),
@@ -193,7 +187,7 @@ export function incidentPages(deps: Deps) {
 
   app.post("/me/incidents/:id{[0-9]{1,15}}/delete", async (c) => {
     const me = requireAccount(c);
-    if (!await deleteIncident(deps, me.id, idOf(c))) fail(404, "no such incident");
+    if (!await deleteIncident(deps, me.id, routeId(c))) fail(404, "no such incident");
     return seeOther(c, "/me/incidents");
   });
 

@@ -24,7 +24,7 @@ import {
 } from "./_form.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS = { text: "Entry", public: "Public" };
 
@@ -50,8 +50,6 @@ function EntryForm(props: { view: FormView; action: string; button: string }) {
     </form>
   );
 }
-
-const entryId = (c: { req: { param(n: string): string } }) => Number(c.req.param("id")!);
 
 const listPage = async (deps: Deps, account: number, view: FormView) => {
   const entries = await listEntries(deps.kv, account);
@@ -130,7 +128,7 @@ async function postMeJournal(deps: Deps, c: WebCtx) {
 
 async function getMeJournalId(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const found = await getEntry(deps.kv, me.id, entryId(c));
+  const found = await getEntry(deps.kv, me.id, routeId(c));
   if (!found) fail(404, "no such journal entry");
   const e = found.value;
   const view = emptyView({ text: e.text, public: e.public ? "on" : "" });
@@ -149,7 +147,7 @@ async function getMeJournalId(deps: Deps, c: WebCtx) {
 
 async function postMeJournalId(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = entryId(c);
+  const id = routeId(c);
   return await submitForm(c, {
     schema: EntryPatch,
     input: (f) => ({ text: f.text ?? "", public: checked(f.public) }),
@@ -172,7 +170,7 @@ async function postMeJournalId(deps: Deps, c: WebCtx) {
 async function postMeJournalIdVisibility(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   const form = await readForm(c);
-  const e = await updateEntry(deps.kv, me.id, entryId(c), {
+  const e = await updateEntry(deps.kv, me.id, routeId(c), {
     public: form.public === "true",
   }, deps.clock.now());
   if (!e) fail(404, "no such journal entry");
@@ -181,7 +179,7 @@ async function postMeJournalIdVisibility(deps: Deps, c: WebCtx) {
 
 async function postMeJournalIdDelete(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  if (!await deleteEntry(deps.kv, me.id, entryId(c))) fail(404, "no such journal entry");
+  if (!await deleteEntry(deps.kv, me.id, routeId(c))) fail(404, "no such journal entry");
   return seeOther(c, "/me/journal");
 }
 

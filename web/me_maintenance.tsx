@@ -27,7 +27,7 @@ import { validTimeZone } from "../lib/schedule.ts";
 import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { At, MeNav } from "./_me.tsx";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 /** The form's labels, in the order its fields stand (the error summary's order). */
 const LABELS: Record<string, string> = {
@@ -346,13 +346,13 @@ export function maintenancePages(deps: Deps) {
   app.post("/me/maintenance/:id{[0-9]{1,15}}/end", async (c) => {
     const me = requireAccount(c);
     // Not running (over, or between a schedule's runs): the page shows it as it is.
-    await endWindow(deps, me.id, Number(c.req.param("id")));
+    await endWindow(deps, me.id, routeId(c));
     return seeOther(c, "/me/maintenance");
   });
 
   app.post("/me/maintenance/:id{[0-9]{1,15}}/delete", async (c) => {
     const me = requireAccount(c);
-    if (!await deleteWindow(deps, me.id, Number(c.req.param("id")))) fail(404, "no such window");
+    if (!await deleteWindow(deps, me.id, routeId(c))) fail(404, "no such window");
     return seeOther(c, "/me/maintenance");
   });
 

@@ -12,13 +12,13 @@ import { deleteService, rotateHook } from "../kv/service/commands.ts";
 import type { Deps } from "../lib/deps.ts";
 import { checkServiceNow, editService, hookUrl } from "../kv/service/rules.ts";
 import { fail } from "../http/errors.ts";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { keepHook } from "./_service_form.tsx";
-import { getMeServicesId, postMeServicesId, serviceId } from "./_me_service_page.tsx";
+import { getMeServicesId, postMeServicesId } from "./_me_service_page.tsx";
 
 async function postMeServicesIdCheck(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = serviceId(c);
+  const id = routeId(c);
   await checkServiceNow(deps, me, id);
   return seeOther(c, `/me/services/${id}`);
 }
@@ -26,14 +26,14 @@ async function postMeServicesIdCheck(deps: Deps, c: WebCtx) {
 /** POST /me/services/<id>/pause and /resume: the PATCH's `paused`, then the page again. */
 async function postMeServicesIdPause(deps: Deps, c: WebCtx, paused: boolean) {
   const me = requireAccount(c);
-  const id = serviceId(c);
+  const id = routeId(c);
   await editService(deps, me, id, { paused });
   return seeOther(c, `/me/services/${id}`);
 }
 
 async function postMeServicesIdRotate(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = serviceId(c);
+  const id = routeId(c);
   const key = await rotateHook(deps, me.id, id);
   if (!key) fail(404, "no such service");
   await keepHook(deps, c, id, { url: hookUrl(deps, key), made: "renewed" });
@@ -42,7 +42,7 @@ async function postMeServicesIdRotate(deps: Deps, c: WebCtx) {
 
 async function postMeServicesIdDelete(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  if (!await deleteService(deps, me.id, serviceId(c))) fail(404, "no such service");
+  if (!await deleteService(deps, me.id, routeId(c))) fail(404, "no such service");
   return seeOther(c, "/me/services");
 }
 

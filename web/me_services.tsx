@@ -30,7 +30,7 @@ import { CopyField, UserText } from "./_layout.tsx";
 import { StateBadge } from "./_state.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
-import { requireAccount, type WebCtx, webRouter } from "./_web.tsx";
+import { requireAccount, routeId, type WebCtx, webRouter } from "./_web.tsx";
 import { webToken } from "./_session.ts";
 import { readFlash } from "../kv/accounts/flash.ts";
 import { listWindows } from "../kv/service/maintenance.ts";
@@ -251,8 +251,6 @@ function HookShown(props: { url: string; intro: Child }) {
   );
 }
 
-const serviceId = (c: WebCtx) => Number(c.req.param("id")!);
-
 const listPage = async (deps: Deps, c: WebCtx) => {
   const me = requireAccount(c);
   const again = c.req.query("sent") === "again";
@@ -398,7 +396,7 @@ async function postMeServices(deps: Deps, c: WebCtx) {
 /** The page after adding a heartbeat or renewing its address: the address and its lines. */
 async function getMeServicesIdHook(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = serviceId(c);
+  const id = routeId(c);
   const found = (await getService(deps.kv, me.id, id)).value;
   if (!found) fail(404, "no such service");
   const token = webToken(deps, c);

@@ -18,15 +18,9 @@ import { submitForm } from "./_form.tsx";
 import { formToken } from "../kv/store/form_tokens.ts";
 import { HOUR } from "../lib/clock.ts";
 import { DomainError } from "../lib/errors.ts";
-import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { formLimit, requireAccount, routeId, seeOther, webRouter } from "./_web.tsx";
 import { listPage, NewPage } from "./_me_status_page_list.tsx";
 import { renderStatusSettings, saveFromForm, settingsPage } from "./_me_status_page_settings.tsx";
-
-const idOf = (c: WebCtx) => {
-  const id = Number(c.req.param("id"));
-  if (!Number.isSafeInteger(id) || id <= 0) fail(404, "no such status page");
-  return id;
-};
 
 export function statusSettingsPages(deps: Deps) {
   const app = webRouter();
@@ -62,19 +56,19 @@ export function statusSettingsPages(deps: Deps) {
 
   app.get(
     "/me/status-pages/:id{[0-9]{1,6}}",
-    async (c) => await renderStatusSettings(c, settingsPage(deps, c, idOf(c), false)),
+    async (c) => await renderStatusSettings(c, settingsPage(deps, c, routeId(c), false)),
   );
 
   // A note of 200 characters for each of 30 services.
   app.post(
     "/me/status-pages/:id{[0-9]{1,6}}",
     formLimit(128 * 1024),
-    async (c) => await saveFromForm(deps, c, idOf(c), false),
+    async (c) => await saveFromForm(deps, c, routeId(c), false),
   );
 
   app.post("/me/status-pages/:id{[0-9]{1,6}}/delete", async (c) => {
     const me = requireAccount(c);
-    await deleteStatusPage(deps, me.id, idOf(c));
+    await deleteStatusPage(deps, me.id, routeId(c));
     return seeOther(c, "/me/status-pages");
   });
 
@@ -106,7 +100,7 @@ export function statusSettingsPages(deps: Deps) {
 
   app.post("/me/status-page/notes/:id{[0-9]{1,15}}/delete", async (c) => {
     const me = requireAccount(c);
-    const id = Number(c.req.param("id"));
+    const id = routeId(c);
     if (!await deleteNote(deps.kv, me.id, id)) fail(404, "no such note");
     return seeOther(c, "/me/status-page#notes");
   });

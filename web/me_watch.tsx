@@ -11,10 +11,9 @@ import { editService } from "../kv/service/rules.ts";
 import { PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { readBody } from "./_form.tsx";
-import { requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import {
   getMeChannels,
-  idOf,
   postMeChannelsApprise,
   postMeChannelsGrouping,
   postMeChannelsIdApply,
@@ -26,7 +25,7 @@ import { getMeChannelsNew, postMeChannelsNew } from "./_me_channel_new.tsx";
 
 async function postMeServicesIdChannels(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = idOf(c);
+  const id = routeId(c);
   const body = await readBody(c);
   const raw = body.channel;
   const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
@@ -37,7 +36,7 @@ async function postMeServicesIdChannels(deps: Deps, c: WebCtx) {
 
 async function postMeServicesIdBadge(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const id = idOf(c);
+  const id = routeId(c);
   if (!await rotateBadge(deps, me.id, id)) fail(404, "no such service");
   return seeOther(c, `/me/services/${id}`);
 }

@@ -41,7 +41,7 @@ import { LEARNING_LABELS, LearningFields, learningInput, learningValues } from "
 import { learningOf } from "../lib/learning.ts";
 import { attachableFiles, MAX_MATERIALS } from "../kv/catalogue/materials.ts";
 import { MeNav, Purpose, when } from "./_me.tsx";
-import { formLimit, requireAccount, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { formLimit, requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS = {
   ...LEARNING_LABELS,
@@ -217,7 +217,7 @@ function ProposalRow({ p, view }: { p: Proposal; view?: FormView }) {
 async function postMeWorkProposalsIdWithdraw(deps: Deps, c: WebCtx) {
   requireAccount(c);
   const caller = callerOf(deps, c);
-  const id = Number(c.req.param("id")!);
+  const id = routeId(c);
   return await submitForm(c, {
     schema: ProposalPatch,
     input: (f) => ({ status: "withdrawn", reason: f.reason ?? "" }),
@@ -236,7 +236,7 @@ async function postMeWorkProposalsIdAttribution(deps: Deps, c: WebCtx) {
   if (!caller.fresh) return seeOther(c, "/sign-in?next=/me/work&fresh=1");
   const form = await readForm(c);
   const attribution = form.attribution === "remove" ? "remove" : "keep";
-  await changeProposal(deps, caller, Number(c.req.param("id")!), { attribution, reason: "" });
+  await changeProposal(deps, caller, routeId(c), { attribution, reason: "" });
   return seeOther(c, "/me/work");
 }
 
@@ -396,7 +396,7 @@ async function postMeWorkModulesSlugContributorsIdRemove(deps: Deps, c: WebCtx) 
   const r = await changeContributor(
     deps.kv,
     slug,
-    Number(c.req.param("id")!),
+    routeId(c),
     "remove",
     `account:${me.id}`,
     deps.clock.now(),
