@@ -17,6 +17,7 @@ import {
   mainText,
   openUrl,
   type Page,
+  revisit,
   startWeb,
 } from "./_browser.ts";
 
@@ -40,8 +41,12 @@ const rowText = (page: Page, name: string) =>
     return row ? (row.innerText as string).replace(/\s+/g, " ") : "";
   }, name);
 
+/**
+ * The kind's page is only the way in here: tests/service_page_browser_test.ts checks it, the same
+ * markup, at both widths.
+ */
 async function addHeartbeat(page: Page, base: string, name: string, fill?: () => Promise<void>) {
-  await openUrl(page, `${base}/me/services/new`, "Add a service");
+  await revisit(page, `${base}/me/services/new`, "Add a service");
   await checkByLabel(page, "Heartbeat: it calls us (webhook)");
   await clickByText(page, "Next");
   await fillByLabel(page, "Name", name);
@@ -67,7 +72,7 @@ Deno.test({
     }
 
     await t.step("before any channel: the form says alerts go by mail", async () => {
-      await openUrl(page, `${web.base}/me/services/new`, "Add a service");
+      await revisit(page, `${web.base}/me/services/new`, "Add a service");
       await checkByLabel(page, "Heartbeat: it calls us (webhook)");
       await clickByText(page, "Next");
       assert.match(await mainText(page), /Alerts go by mail\. Add an alert channel/);

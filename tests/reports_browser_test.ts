@@ -12,6 +12,7 @@ import {
   fieldError,
   mainText,
   openUrl,
+  revisit,
   selectByLabel,
   startWeb,
 } from "./_browser.ts";
@@ -61,7 +62,8 @@ Deno.test({
     });
 
     await t.step("the monthly mail on, and said so", async () => {
-      await openUrl(page, `${web.base}/me/reports`, "Uptime report");
+      // The report of all services, as checked in the first step.
+      await revisit(page, `${web.base}/me/reports`, "Uptime report");
       await clickByText(page, "Mail it to me monthly");
       assert.match(await mainText(page), /On: the report of all services/);
       assert.equal(new URL(page.url()).pathname, "/me/reports");

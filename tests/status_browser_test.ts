@@ -16,6 +16,7 @@ import {
   heading,
   mainText,
   openUrl,
+  revisit,
   selectByLabel,
   startWeb,
 } from "./_browser.ts";
@@ -34,7 +35,8 @@ Deno.test({
     let slug = "";
 
     await t.step("owner: a service on a published page, an incident note", async () => {
-      await openUrl(owner, `${web.base}/me/profile`, "Profile");
+      // The profile form, empty, is tests/web_me_browser_test.ts's to check.
+      await revisit(owner, `${web.base}/me/profile`, "Profile");
       await fillByLabel(owner, "Name", "Rita Ops");
       await clickByText(owner, "Save profile");
       await openUrl(owner, `${web.base}/me/services/new?kind=webhook`, "Add a service");
@@ -142,13 +144,15 @@ Deno.test({
       await clickByText(visitor, "Stop following");
       assert.equal(await heading(visitor), "You no longer follow this page");
       await assertGoodAtBoth(visitor);
-      await openUrl(owner, `${web.base}/me/status-page`, "Status page");
+      // The page with its notes, as checked when it had one follower.
+      await revisit(owner, `${web.base}/me/status-page`, "Status page");
       assert.match(await mainText(owner), /0 people follow this page/);
       // The owner deletes the older note (listed second); the public page keeps the other.
       const buttons = await owner.$$("form[action$='/delete'] button");
       assert.equal(buttons.length, 2);
       await Promise.all([owner.waitForNavigation({ waitUntil: "load" }), buttons[1].click()]);
-      await openUrl(visitor, `${web.base}/status/${slug}`, "Riverside school");
+      // Its notes and maintenance, as checked on the first visit and again once paused.
+      await revisit(visitor, `${web.base}/status/${slug}`, "Riverside school");
       const text = await mainText(visitor);
       assert.match(text, /The printer server is back\./);
       assert.doesNotMatch(text, /not answering/);
