@@ -232,7 +232,8 @@ export async function arrival<T>(
     const found = list().find(pick);
     if (found) return found;
     if (Date.now() > until) throw new Error(`no ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
+    // The list is in memory (a sink's mails, a receiver's posts): looking is cheap, waiting not.
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
