@@ -82,8 +82,6 @@ async function start(config: Config): Promise<Deps> {
       { kv: fresh ? "new" : "existing", schema: level },
     );
     await runMigrations(kv, clock.now(), { secretsKey: config.secretsKey ?? null });
-    // Trail lines a crash left queued are chained now, not at the next minute.
-    await chainTrail(kv);
   } catch (err) {
     refuse(`cannot open the KV at ${where}: ${err instanceof Error ? err.message : err}`);
   }
@@ -167,6 +165,13 @@ Deno.cron("minutely jobs", "* * * * *", async () => runMinutely(await ready));
 Deno.cron("daily jobs", DAILY_CRON, async () => void await runJobs(await ready, DAILY));
 
 const deps = await ready;
+// The requests waiting for the KV are answered first: the background work below (modules to load,
+// the queue listener, timers) starts once they are on their way, not before the first answer.
+const app = createApp(deps);
+answer = app.fetch;
+answering.resolve(app.fetch);
+// Trail lines a crash left queued are chained now, not at the next minute.
+chainTrail(deps.kv).catch((err) => log("error", "trail chain failed", { error: errorKind(err) }));
 lastMinutely = deps.clock.now();
 // A start ends the stretch no process ran (kv/service/monitor.ts): its gap ends now, not at the
 // first minutely run, which may come a minute later.
@@ -194,9 +199,7 @@ if (deps.config.testClockFile) {
     flushLog();
   });
 }
-const app = createApp(deps);
-answer = app.fetch;
-answering.resolve(app.fetch);
+
 {
   const { hostname, port } = server.addr as Deno.NetAddr;
   log("info", `listening on http://${hostname}:${port} (mail: ${deps.mailer.kind})`, {

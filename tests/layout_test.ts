@@ -128,9 +128,18 @@ Deno.test("layout: a start and an idle poll load no runner, checker, look or del
   }
   assert.ok(loaded.has("kv/alerts/alert_groups.ts"), "the poll reads the alert groups' due index");
   // A signed-in person's first request, `GET /api/me`, loads its one area (areas.ts mounts by
-  // method there): not the profile's and the erasure's, not the checkers.
+  // method there): not the profile's and the erasure's, not the checkers, not the delivery path
+  // (an application's decision mails through the outbox; reading the latest needs none of it).
   const meArea = staticClosure(edges, ["api/me.ts"]);
-  for (const other of ["api/profile.ts", "api/export.ts", "lib/checks/mod.ts"]) {
+  for (
+    const other of [
+      "api/profile.ts",
+      "api/export.ts",
+      "lib/checks/mod.ts",
+      "kv/alerts/outbox.ts",
+      "kv/alerts/channels.ts",
+    ]
+  ) {
     assert.ok(!meArea.has(other), `${other} is loaded by GET /api/me`);
   }
   const timers = [...new Set([...loaded, ...meArea])].filter((m) =>

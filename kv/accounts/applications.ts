@@ -6,7 +6,6 @@ import type { Mail } from "../../lib/mail.ts";
 import { atomic, commit, transact } from "../_atomic.ts";
 import { type Account, getAccount, putAccount } from "./accounts.ts";
 import { claimId } from "../store/ids.ts";
-import { deliver, enqueueMail } from "../alerts/outbox.ts";
 import { trailAppend, type TrailEntry } from "../store/trail.ts";
 import { getManyValues } from "../_batch.ts";
 import { iso, isoOrNull } from "../../lib/clock.ts";
@@ -155,6 +154,12 @@ interface Decided {
  * Records a team decision. Approval adds the contributor role to the account in the same
  * atomic, with its own `role.grant` trail line; the applicant's mail is queued with it.
  */
+/**
+ * The outbox, and the channel kinds it delivers to, load with the first decision: GET /api/me
+ * reads the latest application on every call and needs none of them.
+ */
+const outbox = () => import("../alerts/outbox.ts");
+
 export async function decide(
   kv: Deno.Kv,
   id: number,
@@ -163,6 +168,7 @@ export async function decide(
   now: number,
   compose: (app: Application, account: Account) => Omit<Mail, "to">,
 ): Promise<Decided | null> {
+  const { enqueueMail } = await outbox();
   return await transact(async () => {
     const entry = await kv.get<Application>(appKey(id));
     const app = entry.value;
@@ -233,6 +239,6 @@ export async function decideApplication(
       ),
   );
   if (!done) notFound("no such application");
-  await deliver(deps, [done.mailId]);
+  await (await outbox()).deliver(deps, [done.mailId]);
   return done.application;
 }
