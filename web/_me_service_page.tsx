@@ -1,6 +1,8 @@
 /**
  * One watched service's page (/me/services/<id>): the top and the ping address of a heartbeat
- * (web/_me_service_facts.tsx), its live figures and charts (web/_watch.tsx), the actions
+ * (web/_me_service_facts.tsx), its live figures (web/_me_service_live.tsx) with the chart
+ * (web/_me_service_chart.tsx) and the incidents and events (web/_me_service_history.tsx), the
+ * channels and the badge (web/_me_service_alerting.tsx), the actions
  * (web/_me_service_actions.tsx), and the settings behind "Edit settings"
  * (web/_me_service_settings.tsx) with the form's answer.
  */
@@ -21,7 +23,9 @@ import { PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { ErrorSummary, type FormView, nonBlank, submitForm } from "./_form.tsx";
 import { UserText } from "./_layout.tsx";
-import { type Range, RANGES, settingsSection, watchSection } from "./_watch.tsx";
+import { type Range, RANGES } from "./_me_service_chart.tsx";
+import { liveSection } from "./_me_service_live.tsx";
+import { settingsSection } from "./_me_service_alerting.tsx";
 import { CompatSection } from "./_compat.tsx";
 import { MeNav } from "./_me.tsx";
 import { requireAccount, routeId, type WebCtx } from "./_web.tsx";
@@ -84,7 +88,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
         </div>
         {hb ? <PingPart url={`${deps.config.baseUrl}/ping/${s.uuid ?? ""}`} /> : null}
         <div id="service-now" data-live-part="">
-          {await watchSection(deps, found, s, range)}
+          {await liveSection(deps, found, s, range)}
         </div>
       </div>
       <ServiceActions s={s} />

@@ -1,9 +1,10 @@
 /**
  * One watched service's page (/me/services/<id>): at the top whether it is fine and when it is
  * next due (state since when, timing and grace in words, last and next, the address to ping
- * with its lines, the ways it alerts); then its live figures and charts (web/_watch.tsx), the
- * actions, and the settings behind "Edit settings". Its changes: edit, check now, pause and
- * resume, a new hook address, delete; the same functions as /api/me/services/<id>.
+ * with its lines, the ways it alerts); then its live figures and charts
+ * (web/_me_service_live.tsx), the actions, and the settings behind "Edit settings". Its
+ * changes: edit, check now, pause and resume, a new hook address, delete; the same functions as
+ * /api/me/services/<id>.
  * This file holds the routes; the page is web/_me_service_page.tsx, its top and facts
  * web/_me_service_facts.tsx, the actions web/_me_service_actions.tsx, the settings form's values
  * and dependencies web/_me_service_settings.tsx.
