@@ -38,16 +38,6 @@ export function boardHref(
   return text ? `/watch?${text}` : "/watch";
 }
 
-const STATE_FILTER_WORDS: Record<string, string> = {
-  ok: "Up",
-  warn: "Warning",
-  off: "Down",
-  unreachable: "Unreachable",
-  wait: "Waiting",
-  maintenance: "Maintenance",
-  paused: "Paused",
-};
-
 export const SORT_WORDS: Record<BoardSort, string> = {
   problems: "Problems first",
   name: "Name",
@@ -76,9 +66,7 @@ export function BoardFilters({ board, q }: { board: Board; q: WatchQuery }) {
             <label for="f-state">State</label>
             <select id="f-state" name="state">
               {option("", "All states", q.state ?? "")}
-              {SHOWN_STATES.map((s) =>
-                option(s, `${STATE_FILTER_WORDS[s]} (${board.counts[s]})`, q.state)
-              )}
+              {SHOWN_STATES.map((s) => option(s, `${STATE_TEXT[s]} (${board.counts[s]})`, q.state))}
             </select>
           </div>
           <div class="field">
