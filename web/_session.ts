@@ -14,17 +14,42 @@ import type { AppEnv } from "../http/router.ts";
 
 const secure = (deps: Deps) => deps.config.baseUrl.startsWith("https:");
 
-const cookieName = (deps: Deps) => secure(deps) ? "__Host-session" : "session";
+/** A cookie of the site's own is named `__Host-<base>` over https, `<base>` over http. */
+const siteName = (deps: Deps, base: string) => secure(deps) ? `__Host-${base}` : base;
+
+export function readSiteCookie(deps: Deps, c: Context<AppEnv>, base: string): string | undefined {
+  return getCookie(c, siteName(deps, base));
+}
+
+/** Sets a cookie of the site's own: HttpOnly, SameSite=Lax, Path=/, Secure over https. */
+export function setSiteCookie(
+  deps: Deps,
+  c: Context<AppEnv>,
+  base: string,
+  value: string,
+  maxAgeSeconds: number,
+): void {
+  setCookie(c, siteName(deps, base), value, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: secure(deps),
+    maxAge: maxAgeSeconds,
+  });
+}
+
+export function forgetSiteCookie(deps: Deps, c: Context<AppEnv>, base: string): void {
+  deleteCookie(c, siteName(deps, base), { path: "/", secure: secure(deps) });
+}
 
 /** Puts the cookie's session and account on the context (as the bearer guards do), if live. */
 export async function readWebSession(deps: Deps, c: Context<AppEnv>): Promise<void> {
-  const name = cookieName(deps);
-  const token = getCookie(c, name);
+  const token = readSiteCookie(deps, c, "session");
   if (!token) return;
   const found = await findSession(deps.kv, token, deps.clock.now());
   if (!found) {
     // Ended (signed out elsewhere) or expired: the browser forgets it.
-    deleteCookie(c, name, { path: "/", secure: secure(deps) });
+    forgetSiteCookie(deps, c, "session");
     return;
   }
   c.set("account", found.account);
@@ -40,17 +65,12 @@ export function startWebSession(
   token: string,
   session: Session,
 ): void {
-  setCookie(c, cookieName(deps), token, {
-    path: "/",
-    httpOnly: true,
-    sameSite: "Lax",
-    secure: secure(deps),
-    maxAge: Math.max(1, Math.floor((session.expires - deps.clock.now()) / 1000)),
-  });
+  const maxAge = Math.max(1, Math.floor((session.expires - deps.clock.now()) / 1000));
+  setSiteCookie(deps, c, "session", token, maxAge);
 }
 
 export function forgetWebSession(deps: Deps, c: Context<AppEnv>): void {
-  deleteCookie(c, cookieName(deps), { path: "/", secure: secure(deps) });
+  forgetSiteCookie(deps, c, "session");
 }
 
 /**
@@ -59,23 +79,15 @@ export function forgetWebSession(deps: Deps, c: Context<AppEnv>): void {
  * link's "Sign in on this device". The link itself stays `/me?verify=<token>` (CONTRACT.md);
  * a link opened on another device lands on /me.
  */
-const nextName = (deps: Deps) => secure(deps) ? "__Host-next" : "next";
-
 export function rememberNext(deps: Deps, c: Context<AppEnv>, next: string, maxAgeMs: number) {
-  if (next === "/me") return deleteCookie(c, nextName(deps), { path: "/", secure: secure(deps) });
-  setCookie(c, nextName(deps), next, {
-    path: "/",
-    httpOnly: true,
-    sameSite: "Lax",
-    secure: secure(deps),
-    maxAge: Math.floor(maxAgeMs / 1000),
-  });
+  if (next === "/me") return forgetSiteCookie(deps, c, "next");
+  setSiteCookie(deps, c, "next", next, Math.floor(maxAgeMs / 1000));
 }
 
 /** The page remembered by `rememberNext` (unchecked: pass it through safeNext), forgotten. */
 export function takeNext(deps: Deps, c: Context<AppEnv>): string | undefined {
-  const next = getCookie(c, nextName(deps));
-  if (next !== undefined) deleteCookie(c, nextName(deps), { path: "/", secure: secure(deps) });
+  const next = readSiteCookie(deps, c, "next");
+  if (next !== undefined) forgetSiteCookie(deps, c, "next");
   return next;
 }
 
@@ -84,5 +96,5 @@ export function takeNext(deps: Deps, c: Context<AppEnv>): string | undefined {
  * session only (kv/accounts/flash.ts) is found and read with it.
  */
 export function webToken(deps: Deps, c: Context<AppEnv>): string | undefined {
-  return c.get("session") ? getCookie(c, cookieName(deps)) : undefined;
+  return c.get("session") ? readSiteCookie(deps, c, "session") : undefined;
 }

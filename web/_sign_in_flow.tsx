@@ -4,7 +4,6 @@
  * what happened in a plain sentence and offering the mailed link.
  */
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { endSession, type Session } from "../kv/accounts/sessions.ts";
 import { type Flow, FLOW_LIFE, startFlow } from "../kv/accounts/sign_in_flows.ts";
 import type { Deps } from "../lib/deps.ts";
@@ -12,27 +11,18 @@ import { DomainError } from "../lib/errors.ts";
 import { type ProblemReason, SignInProblem } from "../lib/oauth.ts";
 import type { AppEnv } from "../http/router.ts";
 import { statusOf } from "../http/errors.ts";
-import { startWebSession } from "./_session.ts";
+import { forgetSiteCookie, readSiteCookie, setSiteCookie, startWebSession } from "./_session.ts";
 import { waitInWords, type WebCtx } from "./_web.tsx";
-
-const secure = (deps: Deps) => deps.config.baseUrl.startsWith("https:");
-const flowName = (deps: Deps) => secure(deps) ? "__Host-flow" : "flow";
 
 /** Binds a flow to this browser (HttpOnly; Lax, so the provider's redirect back carries it). */
 export function keepFlow(deps: Deps, c: Context<AppEnv>, cookie: string): void {
-  setCookie(c, flowName(deps), cookie, {
-    path: "/",
-    httpOnly: true,
-    sameSite: "Lax",
-    secure: secure(deps),
-    maxAge: Math.floor(FLOW_LIFE / 1000),
-  });
+  setSiteCookie(deps, c, "flow", cookie, Math.floor(FLOW_LIFE / 1000));
 }
 
 /** This browser's flow cookie, forgotten (a flow is used once). */
 export function flowCookie(deps: Deps, c: Context<AppEnv>): string {
-  const value = getCookie(c, flowName(deps)) ?? "";
-  if (value) deleteCookie(c, flowName(deps), { path: "/", secure: secure(deps) });
+  const value = readSiteCookie(deps, c, "flow") ?? "";
+  if (value) forgetSiteCookie(deps, c, "flow");
   return value;
 }
 
