@@ -234,7 +234,23 @@ export async function listAllServices(kv: Deno.Kv) {
   return out;
 }
 
-export interface NewService {
+/** The rules a new service may be given and a patch may change, each optional in both. */
+interface ServiceRules {
+  /** 1 when absent. */
+  threshold?: number;
+  schedule?: Schedule | null;
+  channels?: number[];
+  depends_on?: number[];
+  remind?: number | null;
+  min_duration?: number | null;
+  interval_grace?: number | null;
+  period?: number | null;
+  grace_s?: number | null;
+  tags?: string[];
+  manual_resume?: boolean;
+}
+
+export interface NewService extends ServiceRules {
   name: string;
   what: string;
   group: string;
@@ -244,13 +260,6 @@ export interface NewService {
   kind: Kind;
   check: string;
   hint: string | null;
-  /** 1 when absent. */
-  threshold?: number;
-  schedule?: Schedule | null;
-  channels?: number[];
-  depends_on?: number[];
-  remind?: number | null;
-  min_duration?: number | null;
   /** Heartbeats: a Healthchecks UUID to keep (an import); absent: a new one. */
   code?: string;
   /** Heartbeats: the slug; absent: made from the name. */
@@ -258,11 +267,6 @@ export interface NewService {
   methods?: "POST";
   /** Heartbeats: the hash of an Uptime Kuma push token to keep (an import). */
   push?: string | null;
-  interval_grace?: number | null;
-  period?: number | null;
-  grace_s?: number | null;
-  tags?: string[];
-  manual_resume?: boolean;
   http?: HttpOptions;
   /** Created paused (an import of a paused check or monitor). */
   paused?: boolean;
@@ -441,24 +445,13 @@ async function storeServices(
   return made;
 }
 
-export interface ServicePatch {
+export interface ServicePatch extends ServiceRules {
   name?: string;
   what?: string;
   group?: string;
   place?: string | null;
   interval?: number;
   alerts?: boolean;
-  threshold?: number;
-  schedule?: Schedule | null;
-  channels?: number[];
-  depends_on?: number[];
-  remind?: number | null;
-  min_duration?: number | null;
-  interval_grace?: number | null;
-  period?: number | null;
-  grace_s?: number | null;
-  tags?: string[];
-  manual_resume?: boolean;
   /** url checks: new options (null: none, a plain GET). */
   http?: HttpOptions | null;
   /** Heartbeats: pause (true) or resume (false). */
