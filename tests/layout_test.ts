@@ -839,3 +839,47 @@ Deno.test("layout: the cell label check finds a hand-written label", () => {
   assert.deepEqual(handWrittenCellLabels("web/x.tsx", " * each cell's `data-label`"), []);
   assert.deepEqual(handWrittenCellLabels("web/_table.tsx", '<td data-label="Name">'), []);
 });
+
+/**
+ * The most lines a module of web/ holds. A page area's module holds its routes and each page
+ * lives in a module of its own (web/_*.tsx), so a longer one is pages and parts grown into one:
+ * split it by page or by concern rather than raise the limit.
+ */
+const WEB_MODULE_LINES = 400;
+
+/** Modules of web/ longer than that, each awaiting its split (named here, never the limit raised). */
+const AWAITING_SPLIT: Record<string, string> = {
+  "web/_form.tsx":
+    "awaits its split by concern: reading and answering a form apart from its controls",
+  "web/me_services.tsx":
+    "awaits its split: the routes here, the list, the add form and the hook page in their own modules",
+  "web/me_work.tsx":
+    "awaits its split: the routes here, the list and a module's page in their own modules",
+};
+
+/** A module over the line limit, as `file: lines`, or nothing. */
+export function overLongModule(file: string, source: string): string | null {
+  const lines = source.split("\n").length - (source.endsWith("\n") ? 1 : 0);
+  return lines > WEB_MODULE_LINES && !(file in AWAITING_SPLIT) ? `${file}: ${lines} lines` : null;
+}
+
+Deno.test("layout: no module of web/ is longer than the limit", async () => {
+  const found: string[] = [];
+  for (const f of (await sourceFiles()).filter((f) => f.startsWith("web/"))) {
+    const long = overLongModule(f, await Deno.readTextFile(`${ROOT}${f}`));
+    if (long) found.push(long);
+  }
+  assert.deepEqual(
+    found,
+    [],
+    `split each by page or concern: a module of web/ holds at most ${WEB_MODULE_LINES} lines`,
+  );
+});
+
+Deno.test("layout: the line limit check finds a long module", () => {
+  const at = (n: number) => "x\n".repeat(n);
+  assert.equal(overLongModule("web/x.tsx", at(401)), "web/x.tsx: 401 lines");
+  assert.equal(overLongModule("web/x.tsx", at(400)), null);
+  assert.equal(overLongModule("web/x.tsx", at(400) + "x"), "web/x.tsx: 401 lines");
+  assert.equal(overLongModule("web/_form.tsx", at(401)), null);
+});
