@@ -1,0 +1,143 @@
+/**
+ * The list of watched services (/me/services): state, last result and last check or beat of
+ * each, the links to the account's other monitoring pages and, for the owner, this machine.
+ */
+import { isOwner } from "../kv/accounts/accounts.ts";
+import {
+  listServices,
+  MAX_SERVICES,
+  type ServiceView,
+  serviceView,
+} from "../kv/service/commands.ts";
+import { shownState } from "../kv/service/state.ts";
+import type { Deps } from "../lib/deps.ts";
+import { readSnapshot } from "../lib/machine.ts";
+import { UserText } from "./_layout.tsx";
+import { StateBadge } from "./_state.tsx";
+import { Table } from "./_table.tsx";
+import { MeNav, Purpose, when } from "./_me.tsx";
+import { requireAccount, type WebCtx } from "./_web.tsx";
+import { listWindows } from "../kv/service/maintenance.ts";
+
+const at = (s: string | null) => (s ? when(Date.parse(s)) : "never");
+
+/** A service's name (a link to its page when it has one), its group and its place. */
+function ServiceName({ s, href }: { s: ServiceView; href: string | null }) {
+  return (
+    <>
+      {href
+        ? (
+          <a href={href}>
+            <UserText>{s.name}</UserText>
+          </a>
+        )
+        : <UserText>{s.name}</UserText>}
+      <br />
+      <span class="meta">
+        <UserText>{s.group}</UserText>
+        {s.place
+          ? (
+            <>
+              {" · "}
+              <UserText>{s.place}</UserText>
+            </>
+          )
+          : null}
+      </span>
+    </>
+  );
+}
+
+function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => string | null }) {
+  return (
+    <Table
+      caption="Watched services"
+      rows={props.items}
+      columns={[
+        { label: "Name", cell: (s) => <ServiceName s={s} href={props.link(s)} /> },
+        { label: "Kind", cell: (s) => s.kind },
+        { label: "State", cell: (s) => <StateBadge state={shownState(s)} /> },
+        {
+          label: "Last result",
+          cell: (s) => (
+            <>
+              <UserText>{s.status}</UserText>
+              {s.ms !== null ? ` (${s.ms} ms)` : ""}
+            </>
+          ),
+        },
+        {
+          label: "Last check or beat",
+          cell: (s) => s.kind === "webhook" ? at(s.beat) : at(s.checked),
+        },
+      ]}
+    />
+  );
+}
+
+export { ServiceTable };
+
+const listPage = async (deps: Deps, c: WebCtx) => {
+  const me = requireAccount(c);
+  const again = c.req.query("sent") === "again";
+  const now = deps.clock.now();
+  const windows = await listWindows(deps.kv, me.id);
+  const items = (await listServices(deps.kv, me.id)).map(({ service, beat }) =>
+    serviceView(service, beat, now, windows)
+  );
+  return (
+    <>
+      <MeNav here="/me/services" viewer={me} />
+      <h1>Watched services</h1>
+      <Purpose here="/me/services" />
+      {again
+        ? (
+          <p class="notice" role="status">
+            That form was sent before: its service was added once, not twice.
+          </p>
+        )
+        : null}
+      {items.length
+        ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
+        : <p>No services watched yet.</p>}
+      <p>
+        <a href="/me/services/new" class="button">Add a service</a>{" "}
+        <span class="hint">(up to {MAX_SERVICES} services)</span>
+      </p>
+      <p>
+        <a href="/me/channels">Alert channels</a> · <a href="/me/status-page">Status page</a> ·{" "}
+        <a href="/me/maintenance">Maintenance windows</a> · <a href="/me/reports">Uptime report</a>
+        {" "}
+        · <a href="/me/api-keys">API keys</a> ·{" "}
+        <a href="/me/services/import">Import from Healthchecks or Uptime Kuma</a> ·{" "}
+        <a href="/me/ping-key">Ping key</a>
+      </p>
+      {isOwner(me) ? <MachinePart deps={deps} /> : null}
+    </>
+  );
+};
+
+const MachinePart = async ({ deps }: { deps: Deps }) => {
+  const snap = await readSnapshot(deps.config);
+  if (!snap) return <p>No machine snapshot configured.</p>;
+  return (
+    <section aria-labelledby="machine-h">
+      <h2 id="machine-h">This machine</h2>
+      <p class="meta">
+        <UserText>{snap.host}</UserText> · read {at(snap.read)}
+      </p>
+      <ul>
+        {snap.services.map((s) => (
+          <li>
+            <UserText>{s.name}</UserText> · <UserText>{s.state}</UserText> ·{" "}
+            <UserText>{s.status}</UserText>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+};
+
+export async function getMeServices(deps: Deps, c: WebCtx) {
+  return c.render(await listPage(deps, c), { title: "Watched services", noindex: true });
+}
