@@ -74,21 +74,13 @@ export function dailyFigures(opts: {
   for (let d = 0; d < days; d++) {
     const from = first + d * DAY;
     const to = Math.min(from + DAY, now);
-    let up = 0;
-    let down = 0;
-    let t = from;
-    const add = (until: number) => {
-      if (until <= t) return;
-      const counted = until - t - overlap(unknown, t, until);
-      if (state === "ok" || state === "warn") up += counted;
-      else if (state === "off") down += counted;
-      t = until;
-    };
+    const day = upAndDownCounter(unknown, from);
     while (ci < changes.length && changes[ci].at < from + DAY) {
-      add(Math.min(changes[ci].at, to));
+      day.countTo(Math.min(changes[ci].at, to), state);
       state = changes[ci++].state;
     }
-    add(to);
+    day.countTo(to, state);
+    const { up, down } = day.counted;
     const ms = opts.durations?.get(isoDate(from)) ?? [];
     const known = up + down;
     out.push({
@@ -139,24 +131,32 @@ export function upAndDown(opts: {
   gaps?: [number, number][];
 }): { up: number; down: number } {
   const quiet = unmeasured(opts.quiet ?? [], opts.gaps ?? []);
+  const span = upAndDownCounter(quiet, opts.from);
   let state = opts.before;
-  let t = opts.from;
-  let up = 0;
-  let down = 0;
-  const add = (until: number) => {
-    if (until <= t) return;
-    const counted = until - t - overlap(quiet, t, until);
-    if (state === "ok" || state === "warn") up += counted;
-    else if (state === "off") down += counted;
-    t = until;
-  };
   for (const c of opts.changes) {
     if (c.at >= opts.to) break;
-    if (c.at > opts.from) add(c.at);
+    if (c.at > opts.from) span.countTo(c.at, state);
     state = c.state;
   }
-  add(opts.to);
-  return { up, down };
+  span.countTo(opts.to, state);
+  return span.counted;
+}
+
+/**
+ * Time up (ok or warn) and down (off) from `from` on: `countTo(until, state)` adds the time since
+ * the last count (or `from`) to `until`, spent in `state`, less what the `unknown` spans cover.
+ */
+function upAndDownCounter(unknown: [number, number][], from: number) {
+  const counted = { up: 0, down: 0 };
+  let t = from;
+  const countTo = (until: number, state: HistState | null) => {
+    if (until <= t) return;
+    const ms = until - t - overlap(unknown, t, until);
+    if (state === "ok" || state === "warn") counted.up += ms;
+    else if (state === "off") counted.down += ms;
+    t = until;
+  };
+  return { counted, countTo };
 }
 
 /**
