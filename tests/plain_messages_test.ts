@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { ProfilePatchBody } from "../http/account_inputs.ts";
 import { CreateBody } from "../http/services_inputs.ts";
-import { rulesOf } from "../web/_form.tsx";
+import { rulesOf } from "../web/_form_controls.tsx";
 import { seedModule } from "./_catalogue.ts";
 import { proposal } from "./_forms_fixtures.ts";
 import { formFields, formsOf } from "./_form_fields.ts";

@@ -17,7 +17,8 @@ import {
 import type { Deps } from "../lib/deps.ts";
 import { ChosenFilters, countFacets, FacetPanel, NoMatch, SearchBox } from "./_facets.tsx";
 import { type ModuleMatch, searchPublished } from "../kv/search/module_search.ts";
-import { emptyView, Select } from "./_form.tsx";
+import { emptyView } from "./_form.tsx";
+import { Select } from "./_form_controls.tsx";
 import { UserText } from "./_layout.tsx";
 import { ModuleCard } from "./_module_card.tsx";
 import { viewer, type WebCtx } from "./_web.tsx";

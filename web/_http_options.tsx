@@ -1,4 +1,5 @@
-import { Checkbox, checked, Field, type FormView, nonBlank, Select, TextArea } from "./_form.tsx";
+import { checked, type FormView, nonBlank } from "./_form.tsx";
+import { Checkbox, Field, Select, TextArea } from "./_form_controls.tsx";
 import { HTTP_METHODS, type HttpOptions, JSON_OPERATORS } from "../lib/checks/http_options.ts";
 
 /**

@@ -18,7 +18,8 @@ import {
   readableRange,
   VOCABULARIES,
 } from "../lib/learning.ts";
-import { Field, type FormView, nonBlank, Select } from "./_form.tsx";
+import { type FormView, nonBlank } from "./_form.tsx";
+import { Field, Select } from "./_form_controls.tsx";
 import { CopyField } from "./_layout.tsx";
 
 export const LEARNING_LABELS: Record<string, string> = {

@@ -9,15 +9,8 @@ import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { z } from "zod";
 import { oneLineField } from "../http/text.ts";
-import {
-  emptyView,
-  ErrorSummary,
-  Field,
-  type FormView,
-  Select,
-  submitForm,
-  TextArea,
-} from "./_form.tsx";
+import { emptyView, type FormView, submitForm } from "./_form.tsx";
+import { ErrorSummary, Field, Select, TextArea } from "./_form_controls.tsx";
 import { MeNav } from "./_me.tsx";
 import { requireAccount, type WebCtx } from "./_web.tsx";
 import { type Shown, showOnChannels, USE_DEFAULTS, UseFields, useInput } from "./_me_channels.tsx";

@@ -20,17 +20,8 @@ import { fail } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { z } from "zod";
 import { oneLineField } from "../http/text.ts";
-import {
-  Checkbox,
-  checked,
-  emptyView,
-  ErrorSummary,
-  Field,
-  type FormView,
-  readBody,
-  readForm,
-  submitForm,
-} from "./_form.tsx";
+import { checked, emptyView, type FormView, readBody, readForm, submitForm } from "./_form.tsx";
+import { Checkbox, ErrorSummary, Field } from "./_form_controls.tsx";
 import { CopyField, UserText } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";
 import { requireAccount, routeId, seeOther, type WebCtx } from "./_web.tsx";

@@ -4,7 +4,8 @@
  * and those ticked, read back from a sent form.
  */
 import type { ServiceView } from "../kv/service/commands.ts";
-import { emptyView, fields, type FormView } from "./_form.tsx";
+import { emptyView, type FormView } from "./_form.tsx";
+import { fields } from "./_form_controls.tsx";
 import { httpValues } from "./_http_options.tsx";
 import { LABELS } from "./_service_form.tsx";
 

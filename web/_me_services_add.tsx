@@ -12,7 +12,8 @@ import { DomainError } from "../lib/errors.ts";
 import { formToken } from "../kv/store/form_tokens.ts";
 import { addService, fieldProblems } from "../kv/service/rules.ts";
 import { CreateBody } from "../http/services_inputs.ts";
-import { Checkbox, checked, emptyView, fields, type FormView, submitForm } from "./_form.tsx";
+import { checked, emptyView, type FormView, submitForm } from "./_form.tsx";
+import { Checkbox, fields } from "./_form_controls.tsx";
 import { MeNav } from "./_me.tsx";
 import { requireAccount, type WebCtx } from "./_web.tsx";
 import {

@@ -6,7 +6,8 @@ import { followerCount } from "../kv/status/followers.ts";
 import { listStatusPages, MAX_PAGES, pageSlug } from "../kv/status/page.ts";
 import type { Deps } from "../lib/deps.ts";
 import { NewPageSettings } from "../http/status_inputs.ts";
-import { emptyView, fields, type FormView } from "./_form.tsx";
+import { emptyView, type FormView } from "./_form.tsx";
+import { fields } from "./_form_controls.tsx";
 
 import { UserText } from "./_layout.tsx";
 import { Table } from "./_table.tsx";

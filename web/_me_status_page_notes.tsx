@@ -7,7 +7,8 @@ import type { Account } from "../kv/accounts/accounts.ts";
 import type { Deps } from "../lib/deps.ts";
 import { noteWord } from "../mail/status.ts";
 import { NoteBody } from "../http/services_inputs.ts";
-import { fields, type FormView } from "./_form.tsx";
+import { type FormView } from "./_form.tsx";
+import { fields } from "./_form_controls.tsx";
 
 import { PostButton, UserText } from "./_layout.tsx";
 import { when } from "./_me.tsx";

@@ -18,7 +18,8 @@ import type { Account } from "../kv/accounts/accounts.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { MAX_PAGE_GROUP, NewPageSettings, PageSettings } from "../http/status_inputs.ts";
-import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
+import { emptyView, type FormView, submitForm } from "./_form.tsx";
+import { fields } from "./_form_controls.tsx";
 
 type FieldErrors = Record<string, string>;
 import { PostButton, UserText } from "./_layout.tsx";

@@ -6,7 +6,8 @@ import { published } from "../kv/catalogue/catalogue_doc.ts";
 import { createRequest, REQUEST_KINDS, type RequestKind } from "../kv/forms/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 import { RequestBody } from "../http/catalogue_inputs.ts";
-import { emptyView, fields, type FormView, nonBlank, readForm, submitForm } from "./_form.tsx";
+import { emptyView, type FormView, nonBlank, readForm, submitForm } from "./_form.tsx";
+import { fields } from "./_form_controls.tsx";
 import { viewer, type WebCtx } from "./_web.tsx";
 import { Honeypot } from "./_honeypot.tsx";
 

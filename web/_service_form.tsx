@@ -7,7 +7,8 @@
 import { GROUPS, INTERVALS, PLACES, THRESHOLDS } from "../kv/service/commands.ts";
 import type { Deps } from "../lib/deps.ts";
 import { CreateBody } from "../http/services_inputs.ts";
-import { checked, fields, type FormView, nonBlank } from "./_form.tsx";
+import { checked, type FormView, nonBlank } from "./_form.tsx";
+import { fields } from "./_form_controls.tsx";
 import { CopyField } from "./_layout.tsx";
 import { type WebCtx } from "./_web.tsx";
 import { webToken } from "./_session.ts";

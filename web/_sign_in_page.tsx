@@ -11,16 +11,8 @@ import { signInMail } from "../mail/sign_in.ts";
 import type { Deps } from "../lib/deps.ts";
 import { clientOrigin, limit } from "../http/guards.ts";
 import { LinkRequest } from "../http/account_inputs.ts";
-import {
-  Checkbox,
-  checked,
-  emptyView,
-  ErrorSummary,
-  Field,
-  type FormView,
-  nonBlank,
-  submitForm,
-} from "./_form.tsx";
+import { checked, emptyView, type FormView, nonBlank, submitForm } from "./_form.tsx";
+import { Checkbox, ErrorSummary, Field } from "./_form_controls.tsx";
 import { rememberNext } from "./_session.ts";
 import { safeNext, seeOther, viewer, type WebCtx } from "./_web.tsx";
 import { passkeyAssets } from "./_passkey_assets.ts";

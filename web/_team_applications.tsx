@@ -7,7 +7,8 @@ import { decideApplication, listApplications } from "../kv/accounts/applications
 import type { Deps } from "../lib/deps.ts";
 import { DecisionBody } from "../http/account_inputs.ts";
 import { callerOf } from "../http/guards.ts";
-import { emptyView, ErrorSummary, type FormView, Select, submitForm, TextArea } from "./_form.tsx";
+import { emptyView, type FormView, submitForm } from "./_form.tsx";
+import { ErrorSummary, Select, TextArea } from "./_form_controls.tsx";
 import { UserText } from "./_layout.tsx";
 import { standingName, when } from "./_me.tsx";
 import { requireTeamPage, routeId, type WebCtx } from "./_web.tsx";

@@ -26,7 +26,8 @@ import type { Deps } from "../lib/deps.ts";
 import { ProposalPatch } from "../http/catalogue_inputs.ts";
 import { callerOf } from "../http/guards.ts";
 import { fail } from "../http/errors.ts";
-import { emptyView, ErrorSummary, type FormView, Select, submitForm } from "./_form.tsx";
+import { emptyView, type FormView, submitForm } from "./_form.tsx";
+import { ErrorSummary, Select } from "./_form_controls.tsx";
 import { UserText } from "./_layout.tsx";
 import { when } from "./_me.tsx";
 import {

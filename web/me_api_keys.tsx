@@ -13,7 +13,8 @@ import {
 import type { Deps } from "../lib/deps.ts";
 import { ApiKeyInput } from "../http/account_inputs.ts";
 import { fail } from "../http/errors.ts";
-import { Checkbox, emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
+import { emptyView, type FormView, submitForm } from "./_form.tsx";
+import { Checkbox, ErrorSummary, Field } from "./_form_controls.tsx";
 import { CopyField, PostButton, UserText } from "./_layout.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, when } from "./_me.tsx";

@@ -10,7 +10,8 @@ import { type ImportPlan, planImport, runImport } from "../kv/service/import.ts"
 import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
-import { emptyView, ErrorSummary, Field, type FormView, readBody, TextArea } from "./_form.tsx";
+import { emptyView, type FormView, readBody } from "./_form.tsx";
+import { ErrorSummary, Field, TextArea } from "./_form_controls.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, when } from "./_me.tsx";

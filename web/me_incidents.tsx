@@ -20,7 +20,8 @@ import {
 import { incidentExplained } from "../kv/status/reports.ts";
 import { listServices } from "../kv/service/commands.ts";
 import type { Deps } from "../lib/deps.ts";
-import { emptyView, fields, type FormView, submitForm } from "./_form.tsx";
+import { emptyView, type FormView, submitForm } from "./_form.tsx";
+import { fields } from "./_form_controls.tsx";
 import { IncidentCard, IncidentsPart } from "./_incidents.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";

@@ -12,16 +12,8 @@ import {
 import type { Deps } from "../lib/deps.ts";
 import { EntryPatch, NewEntry } from "../http/account_inputs.ts";
 import { fail } from "../http/errors.ts";
-import {
-  Checkbox,
-  checked,
-  emptyView,
-  ErrorSummary,
-  type FormView,
-  readForm,
-  submitForm,
-  TextArea,
-} from "./_form.tsx";
+import { checked, emptyView, type FormView, readForm, submitForm } from "./_form.tsx";
+import { Checkbox, ErrorSummary, TextArea } from "./_form_controls.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";

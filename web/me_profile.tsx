@@ -17,7 +17,8 @@ import { PROFILE_ROLES, updateProfile } from "../kv/accounts/profile.ts";
 import type { Deps } from "../lib/deps.ts";
 import { ProfilePatchBody } from "../http/account_inputs.ts";
 import { fail, statusOf } from "../http/errors.ts";
-import { emptyView, fields, type FormView, readBody, submitForm } from "./_form.tsx";
+import { emptyView, type FormView, readBody, submitForm } from "./_form.tsx";
+import { fields } from "./_form_controls.tsx";
 import { PostButton } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";
 import {

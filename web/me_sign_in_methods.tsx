@@ -18,7 +18,8 @@ import {
 import { takeFlow } from "../kv/accounts/sign_in_flows.ts";
 import type { Deps } from "../lib/deps.ts";
 import { invalid } from "../lib/errors.ts";
-import { emptyView, ErrorSummary, Field, type FormView, submitForm } from "./_form.tsx";
+import { emptyView, type FormView, submitForm } from "./_form.tsx";
+import { ErrorSummary, Field } from "./_form_controls.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
 import { passkeyAssets } from "./_passkey_assets.ts";

@@ -25,7 +25,8 @@ import { liveAnswer } from "./_live.ts";
 import type { Deps } from "../lib/deps.ts";
 
 import { noteWord } from "../mail/status.ts";
-import { emptyView, fields, type FormView, readForm, submitForm } from "./_form.tsx";
+import { emptyView, type FormView, readForm, submitForm } from "./_form.tsx";
+import { fields } from "./_form_controls.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { Ago } from "./_me.tsx";
 import { seeOther, type WebCtx, webRouter } from "./_web.tsx";
