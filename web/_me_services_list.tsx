@@ -75,8 +75,6 @@ function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => s
   );
 }
 
-export { ServiceTable };
-
 const listPage = async (deps: Deps, c: WebCtx) => {
   const me = requireAccount(c);
   const again = c.req.query("sent") === "again";

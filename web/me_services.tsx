@@ -12,9 +12,6 @@ import { getMeServices } from "./_me_services_list.tsx";
 import { getMeServicesNew, postMeServices } from "./_me_services_add.tsx";
 import { getMeServicesIdHook } from "./_me_services_hook.tsx";
 
-export { StateBadge } from "./_state.tsx";
-export { ServiceTable } from "./_me_services_list.tsx";
-
 export function servicePages(deps: Deps) {
   const app = webRouter();
 

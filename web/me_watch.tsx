@@ -44,7 +44,7 @@ async function postMeServicesIdBadge(deps: Deps, c: WebCtx) {
 export function watchPages(deps: Deps) {
   const app = webRouter();
 
-  // ---- a service's channels and badge (its page is web/me_services.tsx) ----
+  // ---- a service's channels and badge (its page is web/me_service.tsx) ----
 
   app.post("/me/services/:id{[0-9]{1,15}}/channels", (c) => postMeServicesIdChannels(deps, c));
 
