@@ -2,9 +2,12 @@ import { TrieRouter } from "hono/router/trie-router";
 import { ROUTE_AREAS } from "../areas.ts";
 const table = new TrieRouter<string>();
 let n = 0;
-for (const [name, area] of Object.entries(ROUTE_AREAS)) for (const p of (area as { prefixes: string[] }).prefixes) {
-  const m = p.match(/^([A-Z]+) (.*)$/);
-  table.add(m ? m[1] : "ALL", m ? m[2] : p, name); n++;
+for (const [name, area] of Object.entries(ROUTE_AREAS)) {
+  for (const p of (area as { prefixes: string[] }).prefixes) {
+    const m = p.match(/^([A-Z]+) (.*)$/);
+    table.add(m ? m[1] : "ALL", m ? m[2] : p, name);
+    n++;
+  }
 }
 const N = 200000;
 for (let r = 0; r < 3; r++) {
