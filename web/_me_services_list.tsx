@@ -16,7 +16,7 @@ import { UserText } from "./_layout.tsx";
 import { StateBadge } from "./_state.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
-import { requireAccount, type WebCtx } from "./_web.tsx";
+import { requireAccount, SentAgain, type WebCtx } from "./_web.tsx";
 import { listWindows } from "../kv/service/maintenance.ts";
 
 const at = (s: string | null) => (s ? when(Date.parse(s)) : "never");
@@ -77,7 +77,6 @@ function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => s
 
 const listPage = async (deps: Deps, c: WebCtx) => {
   const me = requireAccount(c);
-  const again = c.req.query("sent") === "again";
   const now = deps.clock.now();
   const windows = await listWindows(deps.kv, me.id);
   const items = (await listServices(deps.kv, me.id)).map(({ service, beat }) =>
@@ -88,13 +87,7 @@ const listPage = async (deps: Deps, c: WebCtx) => {
       <MeNav here="/me/services" viewer={me} />
       <h1>Watched services</h1>
       <Purpose here="/me/services" />
-      {again
-        ? (
-          <p class="notice" role="status">
-            That form was sent before: its service was added once, not twice.
-          </p>
-        )
-        : null}
+      <SentAgain c={c} made="its service was added once" />
       {items.length
         ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
         : <p>No services watched yet.</p>}

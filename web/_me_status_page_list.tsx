@@ -12,7 +12,7 @@ import { fields } from "./_form_controls.tsx";
 import { UserText } from "./_layout.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav } from "./_me.tsx";
-import { requireAccount, type WebCtx } from "./_web.tsx";
+import { requireAccount, SentAgain, type WebCtx } from "./_web.tsx";
 
 const NEW_LABELS = { slug: "Address", title: "Title" };
 export const NewPage = NewPageSettings.pick({ slug: true, title: true });
@@ -26,13 +26,7 @@ export async function listPage(deps: Deps, c: WebCtx, view: FormView = emptyView
     <>
       <MeNav here="/me/services" viewer={me} />
       <h1>Status pages</h1>
-      {c.req.query("sent") === "again"
-        ? (
-          <p class="notice" role="status">
-            That form was sent before: its page was made once, not twice.
-          </p>
-        )
-        : null}
+      <SentAgain c={c} made="its page was made once" />
       <p>
         Each page shows the services you choose, in groups and in your order, at an address of its
         own, with a follow form. The first one lives at your account's address.

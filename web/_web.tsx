@@ -309,6 +309,15 @@ const sentence = (s: string) => {
   return /[.!?]$/.test(t) ? t : `${t}.`;
 };
 
+/**
+ * The notice after a form sent twice (Back and submit, a double click), whose second sending made
+ * nothing and answered with `?sent=again`; `made` says what the first one did.
+ */
+export function SentAgain(props: { c: WebCtx; made: string }) {
+  if (props.c.req.query("sent") !== "again") return null;
+  return <p class="notice" role="status">That form was sent before: {props.made}, not twice.</p>;
+}
+
 /** The message of a not-found page. */
 export const NOT_FOUND = "There is nothing at this address. It may have moved or been removed.";
 

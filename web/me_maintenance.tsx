@@ -28,7 +28,7 @@ import { emptyView, type FormView, submitForm } from "./_form.tsx";
 import { fields } from "./_form_controls.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { At, MeNav } from "./_me.tsx";
-import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
+import { requireAccount, routeId, seeOther, SentAgain, type WebCtx, webRouter } from "./_web.tsx";
 
 /** The form's labels, in the order its fields stand (the error summary's order). */
 const LABELS: Record<string, string> = {
@@ -148,7 +148,6 @@ async function maintenancePage(
 ) {
   const me = requireAccount(c);
   const now = deps.clock.now();
-  const again = c.req.query("sent") === "again";
   const windows = (await listWindows(deps.kv, me.id)).map((w) => windowView(w, now));
   const services = (await listServices(deps.kv, me.id)).map((x) => x.service);
   const names = new Map(services.map((s) => [s.id, s.name]));
@@ -162,13 +161,7 @@ async function maintenancePage(
         history leaves those hours out of uptime. A failure that lasts past the window's end alerts
         then.
       </p>
-      {again
-        ? (
-          <p class="notice" role="status">
-            That form was sent before: its window was added once, not twice.
-          </p>
-        )
-        : null}
+      <SentAgain c={c} made="its window was added once" />
       {windows.length
         ? (
           <ul class="cards">
