@@ -847,13 +847,10 @@ Deno.test("layout: the cell label check finds a hand-written label", () => {
  */
 const WEB_MODULE_LINES = 400;
 
-/** Modules of web/ longer than that, each awaiting its split (named here, never the limit raised). */
-const AWAITING_SPLIT: Record<string, string> = {};
-
 /** A module over the line limit, as `file: lines`, or nothing. */
 export function overLongModule(file: string, source: string): string | null {
   const lines = source.split("\n").length - (source.endsWith("\n") ? 1 : 0);
-  return lines > WEB_MODULE_LINES && !(file in AWAITING_SPLIT) ? `${file}: ${lines} lines` : null;
+  return lines > WEB_MODULE_LINES ? `${file}: ${lines} lines` : null;
 }
 
 Deno.test("layout: no module of web/ is longer than the limit", async () => {
@@ -874,10 +871,4 @@ Deno.test("layout: the line limit check finds a long module", () => {
   assert.equal(overLongModule("web/x.tsx", at(401)), "web/x.tsx: 401 lines");
   assert.equal(overLongModule("web/x.tsx", at(400)), null);
   assert.equal(overLongModule("web/x.tsx", at(400) + "x"), "web/x.tsx: 401 lines");
-  AWAITING_SPLIT["web/y.tsx"] = "a module named as awaiting its split";
-  try {
-    assert.equal(overLongModule("web/y.tsx", at(401)), null);
-  } finally {
-    delete AWAITING_SPLIT["web/y.tsx"];
-  }
 });

@@ -25,15 +25,6 @@ import {
   ServiceIncidentsPart,
 } from "./_me_service_history.tsx";
 
-/**
- * A service's uptime in words, the same on its own page and its public status page: before the
- * first figure the state may already be known (a beat came), so "no data" would read as wrong.
- */
-export const uptimeWords = (up: number | null) =>
-  up === null
-    ? "not measured yet (the first figure comes with the first check, or when a heartbeat is first due)"
-    : percentText(up);
-
 /** Why an uptime figure is a dash: said once on the page, and on each dash's hover. */
 const NOT_YET =
   "No figure yet: uptime is given once a service has been watched for 15 minutes (after its first check, or its first ping)";
