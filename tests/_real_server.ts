@@ -318,12 +318,16 @@ export async function seedAccount(kvPath: string, email: string, name: string): 
 
 /**
  * Whether a look at a heartbeat was logged after `from` (an offset in the server's log): a
- * minutely run that reviewed one, or the look a failure asked for through the KV queue.
+ * minutely run that reviewed one, the run a start makes once its claims have ended
+ * (`checks-resume`, main.ts: it fires within a second of real time after the test clock passes
+ * it, so it may take a review in the middle of a test), or the look a failure asked for through
+ * the KV queue.
  */
+const CHECKS_RUN = /"job":"checks(?:-resume)?"/;
+const LOOKED =
+  /"job":"checks(?:-resume)?"[^\n]*"heartbeats_reviewed":[1-9]|"queued look"[^\n]*"looked":1/;
 export function lookedSince(log: { text: string }, from: number): boolean {
-  return /"job":"checks"[^\n]*"heartbeats_reviewed":[1-9]|"queued look"[^\n]*"looked":1/.test(
-    log.text.slice(from),
-  );
+  return LOOKED.test(log.text.slice(from));
 }
 
 /** What `withClockedServer` hands its test: the server and what drives and watches it. */
@@ -448,14 +452,14 @@ export async function alertBench(prefix: string, owner: string): Promise<AlertBe
 }
 
 /**
- * How many heartbeats the minutely runs logged after `from` (an offset in the server's log)
- * looked at in all (each run's line counts its looks).
+ * How many heartbeats the minutely runs (and a start's resuming run) logged after `from` (an
+ * offset in the server's log) looked at in all (each run's line counts its looks).
  */
 export function heartbeatsReviewed(log: { text: string }, from: number): number {
   let seen = 0;
   // Whole lines only: the last may still be being written.
   for (const line of log.text.slice(from).split("\n").slice(0, -1)) {
-    if (line.includes('"job":"checks"')) seen += JSON.parse(line).heartbeats_reviewed ?? 0;
+    if (CHECKS_RUN.test(line)) seen += JSON.parse(line).heartbeats_reviewed ?? 0;
   }
   return seen;
 }
