@@ -199,7 +199,6 @@ if (deps.config.testClockFile) {
     flushLog();
   });
 }
-
 {
   const { hostname, port } = server.addr as Deno.NetAddr;
   log("info", `listening on http://${hostname}:${port} (mail: ${deps.mailer.kind})`, {

@@ -316,6 +316,12 @@ export async function seedAccount(kvPath: string, email: string, name: string): 
   }
 }
 
+/** A minutely checks run's log line, or a start's resuming one (`checks-resume`, main.ts). */
+const CHECKS_RUN = /"job":"checks(?:-resume)?"/;
+const LOOKED = new RegExp(
+  `${CHECKS_RUN.source}[^\\n]*"heartbeats_reviewed":[1-9]|"queued look"[^\\n]*"looked":1`,
+);
+
 /**
  * Whether a look at a heartbeat was logged after `from` (an offset in the server's log): a
  * minutely run that reviewed one, the run a start makes once its claims have ended
@@ -323,9 +329,6 @@ export async function seedAccount(kvPath: string, email: string, name: string): 
  * it, so it may take a review in the middle of a test), or the look a failure asked for through
  * the KV queue.
  */
-const CHECKS_RUN = /"job":"checks(?:-resume)?"/;
-const LOOKED =
-  /"job":"checks(?:-resume)?"[^\n]*"heartbeats_reviewed":[1-9]|"queued look"[^\n]*"looked":1/;
 export function lookedSince(log: { text: string }, from: number): boolean {
   return LOOKED.test(log.text.slice(from));
 }

@@ -151,15 +151,15 @@ interface Decided {
 }
 
 /**
- * Records a team decision. Approval adds the contributor role to the account in the same
- * atomic, with its own `role.grant` trail line; the applicant's mail is queued with it.
- */
-/**
  * The outbox, and the channel kinds it delivers to, load with the first decision: GET /api/me
  * reads the latest application on every call and needs none of them.
  */
 const outbox = () => import("../alerts/outbox.ts");
 
+/**
+ * Records a team decision. Approval adds the contributor role to the account in the same
+ * atomic, with its own `role.grant` trail line; the applicant's mail is queued with it.
+ */
 export async function decide(
   kv: Deno.Kv,
   id: number,
