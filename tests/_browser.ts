@@ -493,6 +493,11 @@ export async function heading(page: Page): Promise<string> {
   return await textOf(page, "h1", true);
 }
 
+/** The current value of the input or text area `selector` names. */
+export async function inputValue(page: Page, selector: string): Promise<string> {
+  return await page.$eval(selector, (el: { value: string }) => el.value as string);
+}
+
 /** The visible text of the main content. */
 export async function mainText(page: Page): Promise<string> {
   return await textOf(page, "main", false);

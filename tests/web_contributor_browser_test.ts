@@ -23,10 +23,10 @@ import {
   fieldError,
   fillByLabel,
   heading,
+  inputValue,
   mainText,
   openByText,
   openUrl,
-  type Page,
   selectByLabel,
   startWeb,
 } from "./_browser.ts";
@@ -47,9 +47,6 @@ async function ageSessions(kvPath: string, email: string, ms: number) {
     kv.close();
   }
 }
-
-const value = (page: Page, sel: string) =>
-  page.$eval(sel, (el: { value: string }) => el.value as string);
 
 Deno.test({
   name: "browser: a contributor's proposals through the team's review",
@@ -104,7 +101,7 @@ Deno.test({
       const [river, bridge] = proposals.sort((a, b) => a - b);
       await selectByLabel(page, `Name on #${river}`, "Take my name off");
       await clickByText(page, `Save the name choice of #${river}`);
-      assert.equal(await value(page, `#attr-${river}`), "remove");
+      assert.equal(await inputValue(page, `#attr-${river}`), "remove");
       await fillByLabel(page, `Why you withdraw #${bridge}`, "Not ready yet");
       await clickByText(page, `Withdraw #${bridge}`);
       assert.match(await mainText(page), /Status: withdrawn/);
@@ -195,8 +192,8 @@ Deno.test({
       await selectByLabel(owner, "State", "finished");
       await clickByText(owner, "Save module");
       assert.equal(await heading(owner), "Edit Pond life, all year");
-      assert.equal(await value(owner, "#f-facts"), "Duration: 4 weeks\nAges: 8 to 10");
-      assert.equal(await value(owner, "#f-gets"), "A pond diary\nA field guide");
+      assert.equal(await inputValue(owner, "#f-facts"), "Duration: 4 weeks\nAges: 8 to 10");
+      assert.equal(await inputValue(owner, "#f-gets"), "A pond diary\nA field guide");
       await fillByLabel(owner, "Contributor's address", "nobody@example.com");
       await clickByText(owner, "Add contributor");
       assert.notEqual(await fieldError(owner, "Contributor's address"), "");
@@ -230,7 +227,7 @@ Deno.test({
       // Erasure needs a fresh sign-in: the page says so and leads through it.
       assert.equal(await page.$("[id^=keep-]"), null, "no erasure form yet");
       await openByText(page, "sign in again", "Sign in again");
-      assert.equal(await value(page, "#f-email"), "ann@example.com");
+      assert.equal(await inputValue(page, "#f-email"), "ann@example.com");
       await page.goto(await web.requestLink(page, "ann@example.com"));
       await clickByText(page, "Sign in on this device");
       assert.equal(new URL(page.url()).pathname, "/me/data", "back where the person was");

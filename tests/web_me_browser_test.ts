@@ -20,10 +20,10 @@ import {
   fieldError,
   fillByLabel,
   heading,
+  inputValue,
   mainText,
   openByText,
   openUrl,
-  type Page,
   selectByLabel,
   startWeb,
   uploadByLabel,
@@ -44,9 +44,6 @@ async function nextHourOfLinks(kvPath: string) {
     kv.close();
   }
 }
-
-const value = (page: Page, sel: string) =>
-  page.$eval(sel, (el: { value: string }) => el.value as string);
 
 Deno.test({
   name: "browser: the account pages, task by task",
@@ -89,8 +86,8 @@ Deno.test({
         await selectByLabel(page, "Role", "teacher");
         await clickByText(page, "Save profile");
         assert.match(await mainText(page), /Saved\./);
-        assert.equal(await value(page, "#f-name"), "Ann Example");
-        assert.equal(await value(page, "#f-langs"), "en de");
+        assert.equal(await inputValue(page, "#f-name"), "Ann Example");
+        assert.equal(await inputValue(page, "#f-langs"), "en de");
 
         const png = `${dir}/me.png`;
         const img = new Image(40, 40).fill(0x3366ccff);
@@ -182,32 +179,32 @@ Deno.test({
         await fillByLabel(page, "Schedule (cron)", "0 3 * * *");
         await fillByLabel(page, "Time zone of the schedule", "Europe/Berlin");
         await openByText(page, "Add service", "Added Nightly backup");
-        const hook = await value(page, "#hook-url");
+        const hook = await inputValue(page, "#hook-url");
         assert.match(hook, /\/api\/hooks\/[A-Za-z0-9_-]{43}$/);
-        assert.equal(await value(page, "#signal-0"), `curl -fsS -m 10 --retry 5 "${hook}"`);
+        assert.equal(await inputValue(page, "#signal-0"), `curl -fsS -m 10 --retry 5 "${hook}"`);
         await byText(page, "Copy hook address");
         // Reload and Back: the same address again, and still one service (the add answered 303).
         await page.reload();
-        assert.equal(await value(page, "#hook-url"), hook);
+        assert.equal(await inputValue(page, "#hook-url"), hook);
         await assertGoodPage(page);
         await page.goBack();
         assert.equal(await heading(page), "Add a service");
         await page.goForward();
-        assert.equal(await value(page, "#hook-url"), hook);
+        assert.equal(await inputValue(page, "#hook-url"), hook);
         const beat = await fetch(`${web.base}${new URL(hook).pathname}`, { method: "POST" });
         assert.equal(beat.status, 200);
         await beat.body?.cancel();
 
         await openByText(page, "Go to the service", "Nightly backup");
-        assert.equal(await value(page, "#f-schedule"), "0 3 * * *");
-        assert.equal(await value(page, "#f-tz"), "Europe/Berlin");
+        assert.equal(await inputValue(page, "#f-schedule"), "0 3 * * *");
+        assert.equal(await inputValue(page, "#f-tz"), "Europe/Berlin");
         assert.doesNotMatch(await mainText(page), /\/api\/hooks\//, "shown only once");
         await clickByText(page, "New hook address");
-        const rotated = await value(page, "#hook-url");
+        const rotated = await inputValue(page, "#hook-url");
         assert.notEqual(rotated, hook);
         // A reload shows the same new address again and renews nothing.
         await page.reload();
-        assert.equal(await value(page, "#hook-url"), rotated);
+        assert.equal(await inputValue(page, "#hook-url"), rotated);
         const old = await fetch(`${web.base}${new URL(hook).pathname}`, { method: "POST" });
         assert.equal(old.status, 404);
         await old.body?.cancel();
@@ -253,7 +250,7 @@ Deno.test({
           assert.match(text, /notes\.txt/);
           assert.match(text, /Trail notes/);
           assert.match(text, /87\.9 KB/);
-          const link = await value(page, "[id^=link-]");
+          const link = await inputValue(page, "[id^=link-]");
           const got = await fetch(`${web.base}${new URL(link).pathname}`);
           assert.equal(got.status, 200);
           assert.equal((await got.text()).length, 90000);

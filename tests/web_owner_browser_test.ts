@@ -16,13 +16,10 @@ import {
   clickByText,
   fillByLabel,
   heading,
+  inputValue,
   mainText,
-  type Page,
   startWeb,
 } from "./_browser.ts";
-
-const value = (page: Page, sel: string) =>
-  page.$eval(sel, (el: { value: string }) => el.value as string);
 
 Deno.test({
   name: "browser: the owner's pages, task by task",
@@ -101,7 +98,7 @@ Deno.test({
             await mainText(owner),
             /signing secret is shown on this page for 15 minutes/,
           );
-          const secret = await value(owner, "#secret");
+          const secret = await inputValue(owner, "#secret");
           assert.match(secret, /^[A-Za-z0-9_-]{43}$/);
           await assertGoodPage(owner);
           await clickByText(owner, "Send a test alert");
