@@ -1,13 +1,12 @@
 import { Hono } from "hono";
 import type { Context, MiddlewareHandler } from "hono";
-import { compress } from "hono/compress";
 import { TrieRouter } from "hono/router/trie-router";
 import type { Deps } from "./lib/deps.ts";
 import { answerError, ApiError } from "./http/errors.ts";
 import type { AppEnv } from "./http/router.ts";
 import type { DocConfig } from "./http/openapi_doc.ts";
 import { isPage, lazyAreas, mountAreasOver, ROUTE_AREAS } from "./areas.ts";
-import { shortAnswers } from "./http/compression.ts";
+import { compression } from "./http/compression.ts";
 import { measured } from "./http/measured.ts";
 import { healthz } from "./api/healthz.ts";
 import { errorKind, log } from "./lib/log.ts";
@@ -24,18 +23,13 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // It also takes routes after the first request, which the lazy mounts need.
   const app = new Hono<AppEnv>({ router: new TrieRouter() });
   app.use("*", lazyAreas(app, deps));
-  app.use("*", measured);
-  // Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it
-  // (Hono's compress: text types only, an answer under 1 KB, HEAD and 206 left alone; it adds
-  // Vary and weakens an ETag). `shortAnswers` gives a short answer its length first.
-  app.use("*", compress(), shortAnswers);
+  app.use("*", entrance(deps));
   // Loaded on the first scrape: a process nobody scrapes never evaluates it.
   let metrics: Promise<(c: Context<AppEnv>) => Promise<Response>> | null = null;
   app.get("/metrics", async (c) => {
     metrics ??= import("./http/metrics.ts").then((m) => m.metricsRoute(deps));
     return await (await metrics)(c);
   });
-  app.use("*", pageMiddleware(deps));
 
   let doc: object | null = null;
   app.get("/api/openapi.json", async (c) => c.json(doc ??= await openApiDocument(deps)));
@@ -47,12 +41,38 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.notFound((c) =>
     mountAreasOver(app, c.req.path).then(() => methodNotAllowed(app, c) ?? notFound(c))
   );
-  app.onError((err, c) =>
-    isPage(c.req.path)
-      ? pageLayer().then((m) => m.answerPageError(err, c), () => unavailablePage(c))
-      : answerError(err, c)
-  );
+  app.onError(answerFailure);
   return app;
+}
+
+/** The answer to an error no route answered itself: an error page, or JSON `{error}`. */
+function answerFailure(err: Error, c: Context<AppEnv>): Response | Promise<Response> {
+  return isPage(c.req.path)
+    ? pageLayer().then((m) => m.answerPageError(err, c), () => unavailablePage(c))
+    : answerError(err, c);
+}
+
+/**
+ * The app's middleware, in one layer (each layer of Hono's chain is a call and a promise more on
+ * every request): every request is counted, timed and logged (http/measured.ts), compressed when
+ * the client accepts it (http/compression.ts: Hono's compress, with `shortAnswers` inside it), and
+ * a page goes through the page layer. An error the page layer throws becomes its answer here, as
+ * Hono's chain would make it, so that it is compressed and counted by its status.
+ */
+function entrance(deps: Deps): MiddlewareHandler<AppEnv> {
+  const pages = pageMiddleware(deps);
+  const compressed = compression();
+  return (c, next) =>
+    measured(c, () =>
+      compressed(c, async () => {
+        try {
+          await pages(c, next);
+        } catch (err) {
+          if (!(err instanceof Error)) throw err;
+          c.error = err;
+          c.res = await answerFailure(err, c);
+        }
+      }));
 }
 
 /**

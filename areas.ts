@@ -348,9 +348,11 @@ export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppE
   return (c, next) => {
     // HEAD is answered by GET routes (Hono's own rule), so it mounts what GET mounts.
     const method = c.req.method === "HEAD" ? "GET" : c.req.method;
-    const names = table.match(method, c.req.path)[0].map(([name]) => name)
-      .filter((name) => !mounted.has(name));
-    if (names.length === 0) return next();
+    let names: AreaName[] | null = null;
+    for (const [name] of table.match(method, c.req.path)[0]) {
+      if (!mounted.has(name)) (names ??= []).push(name);
+    }
+    if (!names) return next();
     return mountAll(mounts, names).then(() => app.fetch(c.req.raw, c.env));
   };
 }

@@ -1,6 +1,10 @@
 /**
- * What runs inside Hono's compress (app.ts: `compress(), shortAnswers`), on the answer before
- * compress looks at it. `Vary: Accept-Encoding` is set in place: compress sets it with
+ * Pages, JSON and static files go out gzip- or deflate-compressed when the client accepts it:
+ * Hono's compress (text types only, an answer under 1 KB, HEAD and 206 left alone; it adds Vary
+ * and weakens an ETag), with `shortAnswers` inside it, which sees the answer first. A request
+ * that accepts neither encoding skips compress, which would only set Vary: `shortAnswers` does.
+ *
+ * `shortAnswers` runs on the answer before compress looks at it. `Vary: Accept-Encoding` is set in place: compress sets it with
  * `c.header()`, which after `next()` copies the whole answer into a new Response. And a short
  * answer gets its length: compress leaves an answer of a known length under its threshold as it
  * is, but Hono's `c.json` and `c.html` give none, and compress compresses every answer of unknown
@@ -8,12 +12,23 @@
  * twice the CPU. Only a request that accepts gzip or deflate is read for its length; the others
  * are not compressed anyway.
  */
-import type { Context, MiddlewareHandler } from "hono";
-import { COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/compress";
+import type { Context, Next } from "hono";
+import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/compress";
 import { joinBytes } from "../lib/bytes.ts";
 import type { AppEnv } from "./router.ts";
 
-export const shortAnswers: MiddlewareHandler<AppEnv> = async (c, next) => {
+/** A middleware that answers nothing itself: it runs the rest and works on its answer. */
+type Layer = (c: Context<AppEnv>, next: Next) => Promise<void>;
+
+export function compression(): Layer {
+  const compressed = compress() as Layer;
+  return (c, next) =>
+    ACCEPTS_ENCODING.test(c.req.header("Accept-Encoding") ?? "")
+      ? compressed(c, () => shortAnswers(c, next))
+      : shortAnswers(c, next);
+}
+
+const shortAnswers: Layer = async (c, next) => {
   await next();
   if (!mayCompress(c)) return;
   varyOnEncoding(c);
