@@ -10,13 +10,8 @@ import { requestEnded, requestStarted } from "../lib/metrics.ts";
 import { setHeader } from "./compression.ts";
 import type { AppEnv } from "./router.ts";
 
-const counted = new WeakSet<Context>();
-
 /** Counts, times and logs every request by its route pattern; sets nosniff on every answer. */
 export const measured: MiddlewareHandler<AppEnv> = async (c, next) => {
-  // Once a request: the pings' areas, first in the router, count their own (areas.ts).
-  if (counted.has(c)) return await next();
-  counted.add(c);
   const t0 = performance.now();
   const route = routePattern(c);
   const stats = requestStarted(c.req.method, route);
