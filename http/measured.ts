@@ -1,7 +1,7 @@
 /**
  * Every request counted (GET /metrics), timed and logged by its route pattern, with nosniff on its
- * answer: the app's middleware, and the pings' own (their routes come ahead of the app's
- * middleware, areas.ts `first`).
+ * answer: in the app's middleware (app.ts `entrance`), and in the pings' own routes, which come
+ * ahead of it (areas.ts `first`) and answer every request they match, so none is counted twice.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { answerError } from "./errors.ts";
