@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { CHUNK, MAX_FILE, QUOTA } from "../kv/files/files.ts";
-import { rawRequest, type RealServer, startFreshServer, testClock } from "./_real_server.ts";
+import {
+  rawRequest,
+  type RealServer,
+  seedAccount,
+  startFreshServer,
+  testClock,
+} from "./_real_server.ts";
 import { spawnService } from "./_server.ts";
 
 /**
@@ -93,8 +99,16 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000) {
   }
 }
 
-Deno.test("e2e files: a 50 MB streamed upload reads back identical, whole and in ranges", async () => {
-  await using s = await startFreshServer();
+/**
+ * The tests that need a running server but not a fresh one share one (a server's start is much of
+ * such a test's CPU), each with accounts of its own, seeded into the server's KV file.
+ */
+const onOneServer: [string, (s: RealServer) => Promise<void>][] = [];
+const sharing = (name: string, fn: (s: RealServer) => Promise<void>) =>
+  void onOneServer.push([name, fn]);
+const account = (s: RealServer, email: string) => seedAccount(s.kvPath, email, "");
+
+sharing("a 50 MB streamed upload reads back identical, whole and in ranges", async (s) => {
   const token = await s.signIn("ada@example.org");
   // The server's memory while it takes the file: it must not grow with the file.
   const rss = async () => {
@@ -163,9 +177,8 @@ Deno.test("e2e files: a 50 MB streamed upload reads back identical, whole and in
   await anon.body?.cancel();
 });
 
-Deno.test("e2e files: every refusal of an upload (400 409 411 413 415 429)", async () => {
-  await using s = await startFreshServer();
-  const token = await s.signIn("ada@example.org");
+sharing("every refusal of an upload (400 409 411 413 415 429)", async (s) => {
+  const token = await account(s, "refused@example.org");
   const id = await accountId(s, token);
   const send = (headers: Record<string, string>, body = new Uint8Array(10)) =>
     rawRequest(s.port, "PUT", "/api/me/files", headers, (write) => write(body));
@@ -202,7 +215,7 @@ Deno.test("e2e files: every refusal of an upload (400 409 411 413 415 429)", asy
 
   // 429: 60 uploads an hour, judged over the hour that ends now (a clock hour's edge does not
   // reset it, so the loop may straddle one).
-  const other = await s.signIn("bob@example.org");
+  const other = await account(s, "limited@example.org");
   for (let i = 0; i < 60; i++) {
     const r = await send(uploadHeaders(other, 10, `n${i}.txt`));
     assert.equal(r.status, 201, r.text);
@@ -212,9 +225,8 @@ Deno.test("e2e files: every refusal of an upload (400 409 411 413 415 429)", asy
   assert.ok(Number(limited.headers.get("retry-after")) > 0);
 });
 
-Deno.test("e2e files: a short body answers 400 and leaves no chunk and no quota", async () => {
-  await using s = await startFreshServer();
-  const token = await s.signIn("ada@example.org");
+sharing("a short body answers 400 and leaves no chunk and no quota", async (s) => {
+  const token = await account(s, "short@example.org");
   const id = await accountId(s, token);
   const size = 2 * 1024 * 1024;
   const res = await rawRequest(
@@ -257,9 +269,8 @@ async function partUpload(s: RealServer, token: string, size: number, name: stri
   return conn;
 }
 
-Deno.test("e2e files: a client that disconnects mid-upload leaves nothing behind", async () => {
-  await using s = await startFreshServer();
-  const token = await s.signIn("ada@example.org");
+sharing("a client that disconnects mid-upload leaves nothing behind", async (s) => {
+  const token = await account(s, "dropped@example.org");
   const id = await accountId(s, token);
   const size = 20 * 1024 * 1024;
   const conn = await partUpload(s, token, size, "dropped.pdf", 5 * 1024 * 1024);
@@ -301,9 +312,8 @@ Deno.test("e2e files: after a crash mid-upload, the next process's minutely swee
   assert.equal((await list.json()).used, 0);
 });
 
-Deno.test("e2e files: two uploads racing for the last bytes of the quota, one wins", async () => {
-  await using s = await startFreshServer();
-  const token = await s.signIn("ada@example.org");
+sharing("two uploads racing for the last bytes of the quota, one wins", async (s) => {
+  const token = await account(s, "racer@example.org");
   const id = await accountId(s, token);
   const size = 3 * CHUNK;
   await withKv(s, (kv) => kv.set(["file_usage", id], { bytes: QUOTA - size - 100, files: 0 }));
@@ -327,10 +337,9 @@ Deno.test("e2e files: two uploads racing for the last bytes of the quota, one wi
   );
 });
 
-Deno.test("e2e files: public files for anyone, cached five minutes; private ones hidden", async () => {
-  await using s = await startFreshServer();
-  const ada = await s.signIn("ada@example.org");
-  const bob = await s.signIn("bob@example.org");
+sharing("public files for anyone, cached five minutes; private ones hidden", async (s) => {
+  const ada = await account(s, "author@example.org");
+  const bob = await account(s, "stranger@example.org");
   const pub = await streamUpload(s, ada, 5000, "Fiche élève.pdf", { extra: { "X-Public": "1" } });
   const priv = await streamUpload(s, ada, 5000, "draft.svg", {
     extra: { "X-File-Label": encodeURIComponent("Entwurf für Klasse 7") },
@@ -359,4 +368,9 @@ Deno.test("e2e files: public files for anyone, cached five minutes; private ones
   assert.match(own.headers.get("content-disposition")!, /^attachment; /);
   assert.equal(own.headers.get("content-security-policy"), "sandbox; default-src 'none'");
   await own.body?.cancel();
+});
+
+Deno.test("e2e files: on one server", async (t) => {
+  await using s = await startFreshServer();
+  for (const [name, fn] of onOneServer) await t.step(name, () => fn(s));
 });
