@@ -466,3 +466,17 @@ export function heartbeatsReviewed(log: { text: string }, from: number): number 
   }
   return seen;
 }
+
+/**
+ * How many looks at heartbeats were logged after `from` (an offset in the server's log): the
+ * runs' reviews (`heartbeatsReviewed`) and the looks the KV queue asked for (jobs/queue.ts).
+ * Each is logged once the alerts it sent are delivered (kv/service/looks.ts `reviewHeartbeat`
+ * sends before it returns), so a mail a look sent is at the relay by the time its line is.
+ */
+export function looksLogged(log: { text: string }, from: number): number {
+  let seen = heartbeatsReviewed(log, from);
+  for (const line of log.text.slice(from).split("\n").slice(0, -1)) {
+    if (line.includes('"msg":"queued look"')) seen += JSON.parse(line).looked ?? 0;
+  }
+  return seen;
+}

@@ -5,7 +5,15 @@
  * dashboard. The router comes back while the three are still off: each alerts at once on its own.
  */
 import assert from "node:assert/strict";
-import { alertBench, arrival, bearerApi, signInByMail, testClock } from "./_real_server.ts";
+import {
+  alertBench,
+  arrival,
+  bearerApi,
+  heartbeatsReviewed,
+  looksLogged,
+  signInByMail,
+  testClock,
+} from "./_real_server.ts";
 import { spawnService } from "./_server.ts";
 
 const OWNER = "ops@deps-e2e.test";
@@ -44,18 +52,24 @@ Deno.test({
     const offMails = () => sink.mails.filter((m) => m.to === OWNER && /" is off$/.test(m.subject));
 
     // The router fails, then the three behind it.
+    const failed = server.stdout.text.length;
     await ping(router, "/fail");
     for (const k of kids) await ping(k, "/fail");
-    // Their looks (asked through the KV queue) hold every off alert for now.
-    await new Promise((r) => setTimeout(r, 2_000));
+    // Their looks (asked through the KV queue) hold every off alert for now: once the four are
+    // logged, whatever they sent is at the relay.
+    const looks = () => [looksLogged(server.stdout, failed)];
+    await arrival("the four looks at the failures", looks, (n) => n >= 4, 20_000);
     assert.equal(offMails().length, 0, offMails().map((m) => m.subject).join(" | "));
     const board = await fetch(`${server.url}/watch`, { headers: { cookie: `session=${token}` } });
     const html = await board.text();
     assert.equal((html.match(/unreachable \(LAN router off\)/g) ?? []).length, 3);
 
-    // The router's hold ends: one alert, naming the three.
+    // The router's hold ends: one alert, naming the three. Once the run that looked at the
+    // router has logged, whatever it sent is at the relay.
+    const held = server.stdout.text.length;
     await clock.passMinutes("the router's alert", () => offMails().length > 0, 3);
-    await new Promise((r) => setTimeout(r, 1_500));
+    const reviewed = () => [heartbeatsReviewed(server.stdout, held)];
+    await arrival("the run that looked at the router", reviewed, (n) => n >= 1, 20_000);
     const offs = offMails();
     assert.equal(offs.length, 1, offs.map((m) => m.subject).join(" | "));
     assert.equal(offs[0].subject, 'Watched service "LAN router" is off');
