@@ -290,6 +290,34 @@ Deno.test("hooks: a batch of every signal of 90 hooks from 360 addresses stays w
   assert.deepEqual(answers.filter((a) => a.status !== 200).map((a) => a.text), []);
 });
 
+Deno.test("hooks: runs of 90 hooks ended by their rid at once stay within an atomic's checks", async () => {
+  await using t = await testApp();
+  const hooks = [];
+  for (let a = 0; a < 3; a++) {
+    const { token } = await t.account(`runs${a}@example.org`, { name: "Runs" });
+    for (let i = 0; i < 30; i++) hooks.push({ token, ...await heartbeat(t, token) });
+  }
+  const rids = hooks.map(() => crypto.randomUUID());
+  // Each start in this process's cache and in KV, so the ends below queue together and each
+  // reads its service's pulse (three checks) beside its hook's (one).
+  for (const [i, h] of hooks.entries()) {
+    assert.equal((await t.req("GET", `${h.path}/start?rid=${rids[i]}`)).status, 200);
+  }
+  t.clock.advance(30_000);
+  let from = 0;
+  const ends = await Promise.all(
+    hooks.map((h, i) =>
+      t.req("GET", `${h.path}?rid=${rids[i]}`, { from: `198.51.100.${from++ % 250}` })
+    ),
+  );
+  assert.deepEqual(ends.filter((a) => a.status !== 200).map((a) => a.text), []);
+  for (const h of [hooks[0], hooks[45], hooks[89]]) {
+    const ev = (await t.req("GET", `/api/me/services/${h.id}/events`, { token: h.token })).body;
+    assert.equal(ev.items[0].kind, "success");
+    assert.equal(ev.items[0].duration_ms, 30_000, "the end paired with its start");
+  }
+});
+
 Deno.test("hooks: a rotation by another process stops the old key in this one", async () => {
   const path = await Deno.makeTempFile({ suffix: ".sqlite3" });
   try {

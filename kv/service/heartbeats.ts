@@ -187,8 +187,12 @@ export const SUCCESS_SIGNAL: Signal = {
 
 /** Keys are 32 random bytes in base64url (256 bits). */
 const HOOK_KEY_RE = /^[A-Za-z0-9_-]{43}$/;
-/** Distinct hooks per atomic: one check each, and KV allows 100 checks per atomic. */
-const MAX_HOOKS = 90;
+/**
+ * Checks per atomic at most: Deno KV refuses a commit of more than 100. A hook takes one, and a
+ * hook with a success that ends a run by its id three more (its service's pulse: `pairRuns`).
+ */
+const MAX_CHECKS = 100;
+const RUN_END_CHECKS = 3;
 /** Pings per atomic at most (each adds no more than one beat write). */
 const MAX_BATCH = 400;
 /** Mutations per atomic at most: Deno KV refuses a commit of more than 1 000. */
@@ -479,22 +483,29 @@ function flushSoon(kv: Deno.Kv) {
 }
 
 /**
- * Takes the next batch off the queue: at most MAX_BATCH pings of at most MAX_HOOKS hooks, and
- * no more writes than an atomic takes. Answers the batch and the writes it makes at most.
+ * Takes the next batch off the queue: at most MAX_BATCH pings, and no more checks, writes and
+ * bytes than an atomic takes. Answers the batch and the writes it makes at most.
  */
 function takeBatch(st: HookState): { batch: QueuedPing[]; writes: number } {
   // By hook: the signal kinds seen, one bit each (their writes are made once per hook).
   const kinds = new Map<string, number>();
+  // The hooks whose run a success ends by its id (their pulse is read and checked).
+  const runEnds = new Set<string>();
   let n = 0;
   let bytes = 0;
   let writes = 0;
+  let checks = 0;
   for (; n < st.queue.length && n < MAX_BATCH; n++) {
     const p = st.queue[n];
     // An event's value: its body (UTF-16 length bounds its UTF-8 bytes by 3x) and fields.
     bytes += p.signal.body.length * 3 + p.beat.status.length * 3 + 200;
     if (n > 0 && bytes > MAX_BATCH_BYTES) break;
     const seen = kinds.get(p.hash);
-    if (seen === undefined && kinds.size >= MAX_HOOKS) break;
+    const endsRun = p.signal.kind === "success" && p.signal.rid !== null && !runEnds.has(p.hash);
+    const moreChecks = (seen === undefined ? 1 : 0) + (endsRun ? RUN_END_CHECKS : 0);
+    if (checks + moreChecks > MAX_CHECKS) break;
+    checks += moreChecks;
+    if (endsRun) runEnds.add(p.hash);
     const bit = 1 << KINDS.indexOf(p.signal.kind);
     // The event; the kind's writes the first time; a flood's nudge once per hook.
     const kindWrites = KIND_WRITES[p.signal.kind] + (p.hook.ref.look ? LOOK_WRITES : 0);
@@ -668,13 +679,22 @@ async function pairRuns(kv: Deno.Kv, op: Atomic, live: QueuedPing[]): Promise<Se
   const done = new Set<number>();
   const withRid = live.filter((p) => p.signal.kind === "success" && p.signal.rid !== null);
   if (withRid.length === 0) return done;
-  const services = new Map(withRid.map((p) => [p.hook.ref.id, p.hook.ref.account]));
-  for (const [id, account] of services) {
-    const [beat, start, failed] = await kv.getMany<[BeatSignal, Start, BeatSignal]>([
+  const services = [...new Map(withRid.map((p) => [p.hook.ref.id, p.hook.ref.account]))];
+  // Read together; each entry is checked, so reads of different moments fail the commit.
+  const pulses = await getManyEntries<BeatSignal & Start>(
+    kv,
+    services.flatMap(([id, account]) => [
       beatKey(account, id),
       startKey(account, id),
       failKey(account, id),
-    ]);
+    ]),
+  );
+  for (const [i, [id, account]] of services.entries()) {
+    const [beat, start, failed] = pulses.slice(i * 3, i * 3 + 3) as [
+      Deno.KvEntryMaybe<BeatSignal>,
+      Deno.KvEntryMaybe<Start>,
+      Deno.KvEntryMaybe<BeatSignal>,
+    ];
     op.check(beat, start, failed);
     let run = start.value;
     let changed = false;
