@@ -13,7 +13,7 @@ import { errorKind, log } from "./lib/log.ts";
 
 /**
  * Builds the whole service over the given dependencies; nothing here touches globals. The route
- * areas (http/areas.ts) are mounted on the first request under one of their prefixes; every
+ * areas (areas.ts) are mounted on the first request under one of their prefixes; every
  * request, pings included, then goes through this one router and its middleware.
  */
 export function createApp(deps: Deps): Hono<AppEnv> {

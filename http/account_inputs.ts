@@ -5,9 +5,9 @@ import { chars, INVISIBLE_MESSAGE, multiLine, oneLineField, visibleText } from "
 
 /**
  * The request schemas of an account's own things, validated by the API's routes (api/sign_in.ts,
- * api/profile.ts, api/journal.ts, api/applications.ts, api/invites.ts) and the pages
- * (web/sign_in.tsx, web/me_profile.tsx, web/me_journal.tsx, web/me_standing.tsx,
- * web/_team_applications.tsx) alike.
+ * api/profile.ts, api/journal.ts, api/applications.ts, api/invites.ts, api/api_keys.ts) and the
+ * pages (web/_sign_in_page.tsx, web/me_profile.tsx, web/me_journal.tsx, web/me_standing.tsx,
+ * web/me_api_keys.tsx, web/_team_applications.tsx) alike.
  */
 
 /**

@@ -11,9 +11,10 @@ import { MAX_MATERIAL_LABEL, MAX_MATERIALS } from "../kv/catalogue/materials.ts"
 
 /**
  * The request schemas of the catalogue's forms, validated by the API's routes
- * (api/contributions.ts, api/requests.ts, api/catalogue.ts) and the pages (web/forms.tsx,
- * web/me_work.tsx, web/_team_proposals.tsx) alike: a proposal, a change of a proposal, a request, a
- * change of a module.
+ * (api/contributions.ts, api/requests.ts, api/catalogue.ts) and the pages (web/_proposal_input.ts,
+ * web/_request_page.tsx, web/_me_work_page.tsx, web/_me_work_module_page.tsx,
+ * web/_team_proposals.tsx) alike: a proposal, a change of a proposal, a request, a change of a
+ * module.
  */
 
 const httpsUrl = z.string().trim().max(500).refine((v) => {

@@ -16,7 +16,8 @@ import {
 
 /**
  * The request schemas of a watched service, validated by POST/PATCH /api/me/services
- * (api/services.ts) and the services pages (web/me_services.tsx, web/me_watch.tsx) alike.
+ * (api/services.ts) and the services pages (web/_me_services_add.tsx,
+ * web/_me_service_page.tsx, web/me_watch.tsx) alike.
  */
 
 const interval = z.number().int().refine((v) => (INTERVALS as readonly number[]).includes(v), {

@@ -62,8 +62,8 @@ async function signInFromMail(
   // The page the link opens, on the real server.
   const page = await fetch(`${server.url}${link.pathname}${link.search}`);
   assert.equal(page.status, 200);
-  // It shows the button that completes the link (web/sign_in.tsx); an API client completes
-  // it itself.
+  // It shows the button that completes the link (web/_sign_in_link_page.tsx); an API client
+  // completes it itself.
   assert.match(await page.text(), /Sign in on this device/);
   const verified = await fetch(
     `${server.url}/api/verify?token=${link.searchParams.get("verify")}`,

@@ -8,7 +8,7 @@ import { UserText } from "./_layout.tsx";
 import { viewer, type WebCtx } from "./_web.tsx";
 
 /**
- * Where a confirmation link lands once pressed (web/sign_in.tsx): the proposals it confirmed,
+ * Where a confirmation link lands once pressed (web/_sign_in_link_page.tsx): the proposals it confirmed,
  * by title, for the signed-in submitter only, and whether the link made their account.
  */
 export async function getContributeConfirmed(deps: Deps, c: WebCtx) {

@@ -220,7 +220,7 @@ export function commonInput(f: Record<string, string>) {
 
 /**
  * The signals a job sends to its hook address, each a line to copy: the same lines as
- * docs/operations.md "Heartbeats from cron jobs" (tests/flows_test.ts compares them), with
+ * docs/operations.md "Heartbeats from cron jobs" (tests/first_minutes_test.ts compares them), with
  * `$B/KEY` replaced by the address.
  */
 export const SIGNALS: { what: string; line: (hook: string) => string }[] = [

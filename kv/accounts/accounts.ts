@@ -51,8 +51,9 @@ export interface Account {
   application: number | null;
   /**
    * When the person confirmed being old enough for an account on the sign-in pages (the box on
-   * the form or on the link's page, web/sign_in.tsx), so the pages ask it once per account;
-   * absent until then. The API's `age_ok` is checked on every login request and not stored.
+   * the form, web/_sign_in_page.tsx, or on the link's page, web/_sign_in_link_page.tsx), so the
+   * pages ask it once per account; absent until then. The API's `age_ok` is checked on every
+   * login request and not stored.
    */
   age_confirmed?: number;
 }

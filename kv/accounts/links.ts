@@ -28,7 +28,7 @@ export interface Link {
   expires: number;
   /** The invitation this link answers (purpose invite). */
   invite?: number;
-  /** Asked for on the sign-in page with the age box ticked (web/sign_in.tsx). */
+  /** Asked for on the sign-in page with the age box ticked (web/_sign_in_page.tsx). */
   age_confirmed?: true;
 }
 

@@ -62,7 +62,7 @@ export async function completeLink(
   deps: Deps,
   token: string,
   origin: { address: string; agent: string },
-  /** The person confirmed their age on the link's page (web/sign_in.tsx). */
+  /** The person confirmed their age on the link's page (web/_sign_in_link_page.tsx). */
   ageOk = false,
 ): Promise<SignedIn> {
   const { kv } = deps;
