@@ -3,13 +3,18 @@
  * the database is down; a rate limit counts a call only when its write commits.
  */
 import assert from "node:assert/strict";
-import { rawRequest, startFreshServer } from "./_real_server.ts";
+import { rawRequest, type RealServer, startFreshServer } from "./_real_server.ts";
 import { aroundCommits, testApp } from "./_helpers.ts";
 
 const enc = new TextEncoder();
 
-Deno.test("honest errors: a chunked JSON body cut off by the client answers 400, not 503", async () => {
+Deno.test("honest errors: bodies cut off on one real server", async (t) => {
   await using s = await startFreshServer();
+  await t.step("a chunked JSON body cut off by the client answers 400, not 503", () => chunked(s));
+  await t.step("a Content-Length JSON body cut short answers 400, not 503", () => counted(s));
+});
+
+async function chunked(s: RealServer) {
   const token = await s.signIn("ada@example.org");
   for (const [path, auth] of [["/api/verify/request", ""], ["/api/me/journal", token]]) {
     const headers: Record<string, string> = {
@@ -37,10 +42,9 @@ Deno.test("honest errors: a chunked JSON body cut off by the client answers 400,
     }),
     200,
   );
-});
+}
 
-Deno.test("honest errors: a Content-Length JSON body cut short answers 400, not 503", async () => {
-  await using s = await startFreshServer();
+async function counted(s: RealServer) {
   const res = await rawRequest(s.port, "POST", "/api/verify/request", {
     "content-type": "application/json",
     "content-length": "200",
@@ -50,7 +54,7 @@ Deno.test("honest errors: a Content-Length JSON body cut short answers 400, not 
   });
   assert.equal(res.status, 400, res.text);
   assert.doesNotMatch(res.text, /database/);
-});
+}
 
 Deno.test("honest errors: a body stream that fails in process answers 400 with {error}", async () => {
   await using t = await testApp();
