@@ -67,6 +67,7 @@ Deno.test({
       await clickByText(page, "Mail it to me monthly");
       assert.match(await mainText(page), /On: the report of all services/);
       assert.equal(new URL(page.url()).pathname, "/me/reports");
+      await assertGoodAtBoth(page);
     });
 
     await t.step("printed on A4 or Letter: the report alone, within the paper", async () => {
