@@ -18,7 +18,7 @@ import {
 } from "../kv/service/commands.ts";
 import type { Deps } from "../lib/deps.ts";
 import { HOUR } from "../lib/clock.ts";
-import { editService, fieldProblems } from "../kv/service/rules.ts";
+import { editService } from "../kv/service/rules.ts";
 import { PatchBody } from "../http/services_inputs.ts";
 import { fail } from "../http/errors.ts";
 import { type FormView, nonBlank, submitForm } from "./_form.tsx";
@@ -31,7 +31,7 @@ import { CompatSection } from "./_compat.tsx";
 import { MeNav } from "./_me.tsx";
 import { requireAccount, routeId, type WebCtx } from "./_web.tsx";
 import { listWindows } from "../kv/service/maintenance.ts";
-import { CommonFields, commonInput, LABELS, NUMBER_UNITS, tagsField } from "./_service_form.tsx";
+import { CommonFields, commonInput, LABELS, SERVICE_REFUSALS } from "./_service_form.tsx";
 import { PingPart, ServiceFacts, ServiceTop } from "./_me_service_facts.tsx";
 import { ServiceActions } from "./_me_service_actions.tsx";
 import { DependsFields, dependsInput, serviceValues } from "./_me_service_settings.tsx";
@@ -147,9 +147,7 @@ export async function postMeServicesId(deps: Deps, c: WebCtx) {
   const id = routeId(c);
   return await submitForm(c, {
     schema: PatchBody,
-    also: fieldProblems,
-    fieldOf: tagsField,
-    units: NUMBER_UNITS,
+    ...SERVICE_REFUSALS,
     input: (f) => {
       const common = {
         ...commonInput(f),

@@ -10,7 +10,7 @@ import type { Deps } from "../lib/deps.ts";
 import { HOUR } from "../lib/clock.ts";
 import { DomainError } from "../lib/errors.ts";
 import { formToken } from "../kv/store/form_tokens.ts";
-import { addService, fieldProblems } from "../kv/service/rules.ts";
+import { addService } from "../kv/service/rules.ts";
 import { CreateBody } from "../http/services_inputs.ts";
 import { checked, emptyView, type FormView, submitForm } from "./_form.tsx";
 import { Checkbox, fields } from "./_form_controls.tsx";
@@ -22,8 +22,7 @@ import {
   keepHook,
   KIND_LABELS,
   LABELS,
-  NUMBER_UNITS,
-  tagsField,
+  SERVICE_REFUSALS,
 } from "./_service_form.tsx";
 
 /** What each kind watches, and what it asks for, on the add page. */
@@ -193,9 +192,7 @@ export async function postMeServices(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   return await submitForm(c, {
     schema: CreateBody,
-    also: fieldProblems,
-    fieldOf: tagsField,
-    units: NUMBER_UNITS,
+    ...SERVICE_REFUSALS,
     input: (f) => ({
       ...commonInput(f),
       ...channelsInput(f),

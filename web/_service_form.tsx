@@ -5,6 +5,7 @@
  * kept for the session that made it.
  */
 import { GROUPS, INTERVALS, PLACES, THRESHOLDS } from "../kv/service/commands.ts";
+import { fieldProblems } from "../kv/service/rules.ts";
 import type { Deps } from "../lib/deps.ts";
 import { CreateBody } from "../http/services_inputs.ts";
 import { checked, type FormView, nonBlank } from "./_form.tsx";
@@ -16,7 +17,7 @@ import { putFlash } from "../kv/accounts/flash.ts";
 import { HTTP_LABELS, httpInput, HttpOptionsFieldset } from "./_http_options.tsx";
 
 /** The units of the form's number fields, for their refusals ("a whole number of minutes"). */
-export const NUMBER_UNITS = {
+const NUMBER_UNITS = {
   grace: "minutes",
   period_seconds: "seconds",
   grace_seconds: "seconds",
@@ -79,7 +80,14 @@ export const placeOptions: [string, string][] = [
 ];
 
 /** A message about one tag ("tags.2") stands beside the tags field. */
-export const tagsField = (path: string) => (path.startsWith("tags.") ? "tags" : path);
+const tagsField = (path: string) => (path.startsWith("tags.") ? "tags" : path);
+
+/**
+ * How the add and the settings form's answer is refused, for `submitForm`: the domain's checks
+ * run with the schema's (kv/service/rules.ts `fieldProblems`), a tag's message beside the tags
+ * field, a number's unit in its message.
+ */
+export const SERVICE_REFUSALS = { also: fieldProblems, fieldOf: tagsField, units: NUMBER_UNITS };
 
 /** The shared fields of the add and edit forms; a heartbeat's timing only for a heartbeat. */
 export function CommonFields(props: { view: FormView; kind: string }) {
