@@ -84,6 +84,33 @@ export function UserText(props: { children?: string | null }) {
   return <bdi>{text}</bdi>;
 }
 
+/** A further user text after a middle dot ("Data · LAN"); nothing when there is none. */
+export function AfterDot(props: { text?: string | null }) {
+  return props.text
+    ? (
+      <>
+        {" · "}
+        <UserText>{props.text}</UserText>
+      </>
+    )
+    : null;
+}
+
+/** Links as the items of the list around them; the one to `current` marked as this page. */
+export function LinkItems(props: { links: [href: string, label: string][]; current?: string }) {
+  return (
+    <>
+      {props.links.map(([href, label]) => (
+        <li>
+          <a href={href} {...(href === props.current ? { "aria-current": "page" as const } : {})}>
+            {label}
+          </a>
+        </li>
+      ))}
+    </>
+  );
+}
+
 /**
  * A form of one button that posts to `action`, with `fields` as its hidden inputs. It stands
  * beside other buttons and text (an inline form) unless `block`, on a line of its own with a
@@ -209,30 +236,25 @@ function Nav(props: { viewer: Account | null; path: string }) {
   );
 }
 
+/** The top menu's links for everyone. */
+const PUBLIC_LINKS: [string, string][] = [
+  ["/catalogue", "Catalogue"],
+  ["/search", "Search"],
+  ["/request", "Request a module"],
+  ["/contribute", "Propose a module"],
+];
+
 function NavLinks(props: { viewer: Account | null; path: string }) {
   const { viewer, path } = props;
   const here = (p: string) => (path === p ? { "aria-current": "page" as const } : {});
   return (
     <nav aria-label="Main">
       <ul>
-        <li>
-          <a href="/catalogue" {...here("/catalogue")}>Catalogue</a>
-        </li>
-        <li>
-          <a href="/search" {...here("/search")}>Search</a>
-        </li>
-        <li>
-          <a href="/request" {...here("/request")}>Request a module</a>
-        </li>
-        <li>
-          <a href="/contribute" {...here("/contribute")}>Propose a module</a>
-        </li>
+        <LinkItems links={PUBLIC_LINKS} current={path} />
         {viewer
           ? (
             <>
-              <li>
-                <a href="/watch" {...here("/watch")}>Watching</a>
-              </li>
+              <LinkItems links={[["/watch", "Watching"]]} current={path} />
               <li>
                 <a href="/me" {...here("/me")}>
                   Account{viewer.name
@@ -351,22 +373,18 @@ export function Layout(props: LayoutProps) {
   );
 }
 
+const FOOTER_LINKS: [string, string][] = [
+  ["/api-reference", "API reference"],
+  ["/catalogue", "All modules"],
+  ["/sitemap.xml", "Site map"],
+];
+
 function SiteFooter() {
   return (
-    <>
-      <footer>
-        <ul>
-          <li>
-            <a href="/api-reference">API reference</a>
-          </li>
-          <li>
-            <a href="/catalogue">All modules</a>
-          </li>
-          <li>
-            <a href="/sitemap.xml">Site map</a>
-          </li>
-        </ul>
-      </footer>
-    </>
+    <footer>
+      <ul>
+        <LinkItems links={FOOTER_LINKS} />
+      </ul>
+    </footer>
   );
 }

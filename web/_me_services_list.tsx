@@ -12,7 +12,7 @@ import {
 import { shownState } from "../kv/service/state.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
-import { UserText } from "./_layout.tsx";
+import { AfterDot, UserText } from "./_layout.tsx";
 import { StateBadge } from "./_state.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, Purpose, when } from "./_me.tsx";
@@ -35,14 +35,7 @@ function ServiceName({ s, href }: { s: ServiceView; href: string | null }) {
       <br />
       <span class="meta">
         <UserText>{s.group}</UserText>
-        {s.place
-          ? (
-            <>
-              {" · "}
-              <UserText>{s.place}</UserText>
-            </>
-          )
-          : null}
+        <AfterDot text={s.place} />
       </span>
     </>
   );

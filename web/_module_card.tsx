@@ -6,7 +6,7 @@ import type { Module } from "../kv/catalogue/modules.ts";
 import type { ModuleMatch } from "../kv/search/module_search.ts";
 import { isoDate } from "../lib/clock.ts";
 import { licenceOf, NO_LICENCE } from "../lib/learning.ts";
-import { UserText } from "./_layout.tsx";
+import { AfterDot, UserText } from "./_layout.tsx";
 
 /** One module in a list. */
 export function ModuleCard(props: { m: Module; points: number; hit?: ModuleMatch }) {
@@ -34,14 +34,7 @@ export function ModuleCard(props: { m: Module; points: number; hit?: ModuleMatch
       <p class="meta">
         <LicenceTag licence={m.licence} />
         <span class="tag">{m.state}</span> <UserText>{m.area}</UserText>
-        {m.track
-          ? (
-            <>
-              {" · "}
-              <UserText>{m.track}</UserText>
-            </>
-          )
-          : null} · {props.points} point
+        <AfterDot text={m.track} /> · {props.points} point
         {props.points === 1 ? "" : "s"} · updated {isoDate(m.updated)}
       </p>
     </li>

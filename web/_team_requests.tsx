@@ -5,7 +5,7 @@ import { listRequests, setHandled } from "../kv/forms/requests.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { readForm } from "./_form.tsx";
-import { PostButton, UserText } from "./_layout.tsx";
+import { AfterDot, PostButton, UserText } from "./_layout.tsx";
 import { when } from "./_me.tsx";
 import { requireTeamPage, routeId, seeOther, type WebCtx } from "./_web.tsx";
 import { renderTeamPage } from "./_team.tsx";
@@ -32,14 +32,7 @@ export async function getTeamRequests(deps: Deps, c: WebCtx) {
           </h2>
           <p class="meta">
             <UserText>{r.email}</UserText>
-            {r.org
-              ? (
-                <>
-                  {" · "}
-                  <UserText>{r.org}</UserText>
-                </>
-              )
-              : null} · {when(r.created)}
+            <AfterDot text={r.org} /> · {when(r.created)}
             {r.module
               ? (
                 <>

@@ -15,6 +15,7 @@ import {
   type WatchQuery,
 } from "./_watch_board_filters.tsx";
 import { WatchedRow } from "./_watch_board_row.tsx";
+import { LinkItems } from "./_layout.tsx";
 
 /** A column's heading; a link that sorts by it when it has an order. */
 function Head(
@@ -76,6 +77,14 @@ function BoardParts({ board, q }: { board: Board; q: WatchQuery }) {
   );
 }
 
+/** The dashboard's links to the pages about all services, beside "Add a service". */
+const BOARD_LINKS: [string, string][] = [
+  ["/me/status-page", "Status page"],
+  ["/me/maintenance", "Maintenance windows"],
+  ["/me/reports", "Uptime reports"],
+  ["/me/channels", "Alert channels"],
+];
+
 /** GET /watch: the page as the query asks for it, never cached (its states change). */
 export async function getWatch(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
@@ -90,18 +99,7 @@ export async function getWatch(deps: Deps, c: WebCtx) {
           <li>
             <a href="/me/services/new" class="button">Add a service</a>
           </li>
-          <li>
-            <a href="/me/status-page">Status page</a>
-          </li>
-          <li>
-            <a href="/me/maintenance">Maintenance windows</a>
-          </li>
-          <li>
-            <a href="/me/reports">Uptime reports</a>
-          </li>
-          <li>
-            <a href="/me/channels">Alert channels</a>
-          </li>
+          <LinkItems links={BOARD_LINKS} />
         </ul>
       </div>
       {board.total === 0

@@ -9,7 +9,7 @@ import { beatBar, percentText, sparkline } from "../lib/svg.ts";
 import { periodWords } from "../lib/timing_words.ts";
 import { MIN_MEASURED_MS } from "../lib/history.ts";
 import { MINUTE } from "../lib/clock.ts";
-import { UserText } from "./_layout.tsx";
+import { AfterDot, UserText } from "./_layout.tsx";
 import { displayText } from "../lib/display.ts";
 import { Ago, Due, when } from "./_me.tsx";
 import { AlertWays, StateBadge } from "./_state.tsx";
@@ -144,14 +144,7 @@ export function WatchedRow({ row, now, q }: { row: BoardRow; now: number; q: Wat
             <dt>Group</dt>
             <dd>
               <UserText>{v.group}</UserText>
-              {v.place
-                ? (
-                  <>
-                    {" · "}
-                    <UserText>{v.place}</UserText>
-                  </>
-                )
-                : null}
+              <AfterDot text={v.place} />
             </dd>
             <div class="narrow-only">
               <dt>Kind</dt>

@@ -24,7 +24,7 @@ import { fail, statusOf } from "../http/errors.ts";
 import { limit } from "../http/guards.ts";
 import { emptyView, type FormView, readForm, submitForm } from "./_form.tsx";
 import { ErrorSummary, Field } from "./_form_controls.tsx";
-import { CopyField, PostButton, UserText } from "./_layout.tsx";
+import { AfterDot, CopyField, PostButton, UserText } from "./_layout.tsx";
 import { bytes, MeNav, Purpose, when } from "./_me.tsx";
 import { formLimit, requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 import { FILE_KINDS } from "../lib/file_kinds.ts";
@@ -139,14 +139,7 @@ function FileRow(
       </h3>
       <p class="meta">
         {bytes(f.size)} · {f.public ? "public" : "private"} · {when(f.created)}
-        {f.label
-          ? (
-            <>
-              {" · "}
-              <UserText>{f.label}</UserText>
-            </>
-          )
-          : null}
+        <AfterDot text={f.label} />
       </p>
       {f.public
         ? (
