@@ -47,11 +47,31 @@ export const SORT_WORDS: Record<BoardSort, string> = {
   created: "Oldest first",
 };
 
+/** One filter: a select of its choices (`[value, label]`), the chosen one selected. */
+function Filter(
+  props: { name: string; label: string; choices: [string, string][]; chosen: string },
+) {
+  const id = `f-${props.name}`;
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <select id={id} name={props.name}>
+        {props.choices.map(([value, label]) => (
+          <option value={value} selected={props.chosen === value}>{label}</option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** Choices whose labels are their values (a group, a place, a tag), after the one for all. */
+const choicesOf = (all: string, values: string[]): [string, string][] => [
+  ["", all],
+  ...values.map((v): [string, string] => [v, v]),
+];
+
 /** The filters' GET form: the search box, and the state, group, place, tag and sort under a fold. */
 export function BoardFilters({ board, q }: { board: Board; q: WatchQuery }) {
-  const option = (value: string, label: string, chosen?: string) => (
-    <option value={value} selected={chosen === value}>{label}</option>
-  );
   const narrowed = !!(q.state || q.group || q.place || q.tag || q.sort);
   return (
     <form method="get" action="/watch" class="filters board-filters" role="search">
@@ -62,48 +82,50 @@ export function BoardFilters({ board, q }: { board: Board; q: WatchQuery }) {
       <details class="more-filters" open={narrowed}>
         <summary>Filter and sort</summary>
         <div class="filters">
-          <div class="field">
-            <label for="f-state">State</label>
-            <select id="f-state" name="state">
-              {option("", "All states", q.state ?? "")}
-              {SHOWN_STATES.map((s) => option(s, `${STATE_TEXT[s]} (${board.counts[s]})`, q.state))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="f-group">Group</label>
-            <select id="f-group" name="group">
-              {option("", "All groups", q.group ?? "")}
-              {board.groups.map((g) => option(g, g, q.group))}
-            </select>
-          </div>
+          <Filter
+            name="state"
+            label="State"
+            chosen={q.state ?? ""}
+            choices={[
+              ["", "All states"],
+              ...SHOWN_STATES.map((s): [string, string] => [
+                s,
+                `${STATE_TEXT[s]} (${board.counts[s]})`,
+              ]),
+            ]}
+          />
+          <Filter
+            name="group"
+            label="Group"
+            chosen={q.group ?? ""}
+            choices={choicesOf("All groups", board.groups)}
+          />
           {board.places.length
             ? (
-              <div class="field">
-                <label for="f-place">Place</label>
-                <select id="f-place" name="place">
-                  {option("", "All places", q.place ?? "")}
-                  {board.places.map((p) => option(p, p, q.place))}
-                </select>
-              </div>
+              <Filter
+                name="place"
+                label="Place"
+                chosen={q.place ?? ""}
+                choices={choicesOf("All places", board.places)}
+              />
             )
             : null}
           {board.tags.length
             ? (
-              <div class="field">
-                <label for="f-tag">Tag</label>
-                <select id="f-tag" name="tag">
-                  {option("", "All tags", q.tag ?? "")}
-                  {board.tags.map((t) => option(t, t, q.tag))}
-                </select>
-              </div>
+              <Filter
+                name="tag"
+                label="Tag"
+                chosen={q.tag ?? ""}
+                choices={choicesOf("All tags", board.tags)}
+              />
             )
             : null}
-          <div class="field">
-            <label for="f-sort">Sort by</label>
-            <select id="f-sort" name="sort">
-              {BOARD_SORTS.map((s) => option(s, SORT_WORDS[s], q.sort ?? "problems"))}
-            </select>
-          </div>
+          <Filter
+            name="sort"
+            label="Sort by"
+            chosen={q.sort ?? "problems"}
+            choices={BOARD_SORTS.map((s): [string, string] => [s, SORT_WORDS[s]])}
+          />
         </div>
       </details>
       <div class="field">
