@@ -3,7 +3,7 @@ import type { Account } from "../kv/accounts/accounts.ts";
 import { isTeam } from "../kv/accounts/accounts.ts";
 import { iso, readable } from "../lib/clock.ts";
 import { agoText } from "../lib/display.ts";
-import { cachedPart } from "./_layout.tsx";
+import { cachedPart, UserText } from "./_layout.tsx";
 
 /** The pages under /me, in the order the navigation lists them, with what each is for. */
 export const ME_PAGES: [path: string, label: string, purpose: string][] = [
@@ -60,6 +60,21 @@ export const STANDING_WORDS: Record<string, string> = {
  * to a reader; the others keep their names.
  */
 export const standingName = (standing: string) => standing === "collector" ? "member" : standing;
+
+/** A record's page title (a name the user gave), under the link to the list it is part of. */
+export function CrumbTitle(props: { up: [href: string, label: string]; title: string }) {
+  const [href, label] = props.up;
+  return (
+    <>
+      <p class="meta crumbs">
+        <a href={href}>{label}</a> › <UserText>{props.title}</UserText>
+      </p>
+      <h1>
+        <UserText>{props.title}</UserText>
+      </h1>
+    </>
+  );
+}
 
 /** The account pages' own navigation (and the team's, for reviewers and the owner). */
 export function MeNav(props: { here: string; viewer?: Account | null }) {

@@ -28,7 +28,7 @@ import { type Range, RANGES } from "./_me_service_chart.tsx";
 import { liveSection } from "./_me_service_live.tsx";
 import { settingsSection } from "./_me_service_alerting.tsx";
 import { CompatSection } from "./_compat.tsx";
-import { MeNav } from "./_me.tsx";
+import { CrumbTitle, MeNav } from "./_me.tsx";
 import { requireAccount, routeId, type WebCtx } from "./_web.tsx";
 import { listWindows } from "../kv/service/maintenance.ts";
 import { CommonFields, commonInput, LABELS, SERVICE_REFUSALS } from "./_service_form.tsx";
@@ -60,12 +60,7 @@ const servicePage = async (deps: Deps, c: WebCtx, view?: FormView) => {
   return (
     <>
       <MeNav here="/me/services" viewer={me} />
-      <p class="meta crumbs">
-        <a href="/watch">Watching</a> › <UserText>{s.name}</UserText>
-      </p>
-      <h1>
-        <UserText>{s.name}</UserText>
-      </h1>
+      <CrumbTitle up={["/watch", "Watching"]} title={s.name} />
       {s.what
         ? (
           <p class="lede">

@@ -23,8 +23,8 @@ import type { Deps } from "../lib/deps.ts";
 import { emptyView, type FormView, submitForm } from "./_form.tsx";
 import { fields } from "./_form_controls.tsx";
 import { IncidentCard, IncidentsPart } from "./_incidents.tsx";
-import { PostButton, UserText } from "./_layout.tsx";
-import { MeNav } from "./_me.tsx";
+import { PostButton } from "./_layout.tsx";
+import { CrumbTitle, MeNav } from "./_me.tsx";
 import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
 
 const LABELS: Record<string, string> = {
@@ -111,12 +111,7 @@ async function incidentPage(deps: Deps, c: WebCtx, view?: FormView) {
   return (
     <>
       <MeNav here="/me/services" viewer={me} />
-      <p class="meta crumbs">
-        <a href="/me/incidents">Incidents</a> › <UserText>{i.title}</UserText>
-      </p>
-      <h1>
-        <UserText>{i.title}</UserText>
-      </h1>
+      <CrumbTitle up={["/me/incidents", "Incidents"]} title={i.title} />
       <IncidentCard i={i} names={names} level={3} explained={explained} untitled />
       <section aria-labelledby="post-update" class="panel">
         <h2 id="post-update">Post an update</h2>
