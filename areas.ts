@@ -344,18 +344,30 @@ export function lazyAreas(app: Hono<AppEnv>, deps: Deps): MiddlewareHandler<AppE
         });
       }));
   }
+  // The method and paths whose areas are all mounted: an area once mounted stays, so an entry
+  // never turns false, and such a request skips the table's match.
+  const settled = new Set<string>();
   // Not async: a request whose areas are mounted passes straight on (a promise less each).
   return (c, next) => {
     // HEAD is answered by GET routes (Hono's own rule), so it mounts what GET mounts.
     const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+    const asked = `${method} ${c.req.path}`;
+    if (settled.has(asked)) return next();
     let names: AreaName[] | null = null;
     for (const [name] of table.match(method, c.req.path)[0]) {
       if (!mounted.has(name)) (names ??= []).push(name);
     }
-    if (!names) return next();
+    if (!names) {
+      if (settled.size >= SETTLED_MAX) settled.clear();
+      settled.add(asked);
+      return next();
+    }
     return mountAll(mounts, names).then(() => app.fetch(c.req.raw, c.env));
   };
 }
+
+/** Settled paths remembered at most, then forgotten together (a path holds ids: they are many). */
+const SETTLED_MAX = 1000;
 
 /** Mounts the named areas one after the other, in the order given. */
 function mountAll(mounts: Mounts, names: AreaName[]): Promise<void> {

@@ -475,6 +475,8 @@ Deno.test("app: an area is built on the first request it answers, and only then"
   // The areas with a prefix over the path for its method: GET /api/me is the me area's alone;
   // the areas that change (PATCH) and erase (DELETE) the account come with their requests.
   assert.deepEqual(builtAreas(t.app), ["health", "me"]);
+  // Asked again, the path is settled for GET (every area over it mounted), not for PATCH.
+  assert.equal((await t.req("GET", "/api/me", { token: a.token })).status, 200);
   assert.equal((await t.req("PATCH", "/api/me", { token: a.token, body: {} })).status, 200);
   const me = ["health", "me", "profile"];
   assert.deepEqual(builtAreas(t.app), me);
