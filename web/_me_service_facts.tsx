@@ -4,6 +4,7 @@
  * lines, and what it is (kind, target, group and the rest, under "Edit settings").
  */
 import { periodWords, timingSentence } from "../lib/timing_words.ts";
+import { Fact } from "./_fact.tsx";
 import { unreachableWords } from "../kv/service/dependencies.ts";
 import type { Service, ServiceView } from "../kv/service/commands.ts";
 import { shownState } from "../kv/service/state.ts";
@@ -13,17 +14,6 @@ import { Ago, Due } from "./_me.tsx";
 import { KIND_LABELS, ScheduleHelp, SignalLines } from "./_service_form.tsx";
 
 const ms = (s: string | null) => (s ? Date.parse(s) : null);
-
-/** A term and its description, shown only when there is something to say. */
-const Fact = ({ term, value }: { term: string; value: unknown }) =>
-  value
-    ? (
-      <>
-        <dt>{term}</dt>
-        <dd>{value}</dd>
-      </>
-    )
-    : null;
 
 /** The top of the page: is it fine, since when, and when is it next due. */
 export function ServiceTop(
@@ -132,14 +122,22 @@ export function ServiceFacts({ s, now }: { s: ServiceView; now: number }) {
     <dl class="facts">
       <dt>Kind</dt>
       <dd>{KIND_LABELS[s.kind] ?? s.kind}</dd>
-      <Fact term="Target" value={s.target_hint ? <UserText>{s.target_hint}</UserText> : null} />
-      <Fact
-        term="Certificate expires"
-        value={s.cert_expires ? <Ago at={ms(s.cert_expires)} now={now} /> : null}
-      />
-      <Fact term="Group" value={<UserText>{s.group}</UserText>} />
-      <Fact term="Place" value={s.place ? <UserText>{s.place}</UserText> : null} />
-      <Fact term="Tags" value={s.tags.length ? <UserText>{s.tags.join(" ")}</UserText> : null} />
+      <Fact term="Target" show={s.target_hint}>
+        <UserText>{s.target_hint}</UserText>
+      </Fact>
+      <Fact term="Certificate expires" show={s.cert_expires}>
+        <Ago at={ms(s.cert_expires)} now={now} />
+      </Fact>
+      <dt>Group</dt>
+      <dd>
+        <UserText>{s.group}</UserText>
+      </dd>
+      <Fact term="Place" show={s.place}>
+        <UserText>{s.place}</UserText>
+      </Fact>
+      <Fact term="Tags" show={s.tags.length}>
+        <UserText>{s.tags.join(" ")}</UserText>
+      </Fact>
       <dt>Added</dt>
       <dd>
         <Ago at={ms(s.created)} now={now} />

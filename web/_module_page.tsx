@@ -3,6 +3,7 @@
  * point button and sharing, with its AMB record as JSON-LD.
  */
 import { type Account, getAccount } from "../kv/accounts/accounts.ts";
+import { Fact } from "./_fact.tsx";
 import { ambRecord } from "../kv/catalogue/amb.ts";
 import { type Material, readableSize, readableType } from "../kv/catalogue/materials.ts";
 import type { Module } from "../kv/catalogue/modules.ts";
@@ -104,16 +105,9 @@ function ModulePage(
       <dl>
         <dt>State</dt>
         <dd>{m.state}</dd>
-        {m.who
-          ? (
-            <>
-              <dt>For</dt>
-              <dd>
-                <UserText>{m.who}</UserText>
-              </dd>
-            </>
-          )
-          : null}
+        <Fact term="For" show={m.who}>
+          <UserText>{m.who}</UserText>
+        </Fact>
         <LearningRows l={learningOf(m)} />
         <dt>Area</dt>
         <dd>
@@ -121,32 +115,18 @@ function ModulePage(
             <UserText>{m.area}</UserText>
           </a>
         </dd>
-        {m.track
-          ? (
-            <>
-              <dt>Track</dt>
-              <dd>
-                <a href={`/catalogue?track=${encodeURIComponent(m.track)}`}>
-                  <UserText>{m.track}</UserText>
-                </a>
-              </dd>
-            </>
-          )
-          : null}
+        <Fact term="Track" show={m.track}>
+          <a href={`/catalogue?track=${encodeURIComponent(m.track)}`}>
+            <UserText>{m.track}</UserText>
+          </a>
+        </Fact>
         <dt>By</dt>
         <dd>
           <UserText>{m.by}</UserText>
         </dd>
-        {m.meta
-          ? (
-            <>
-              <dt>Details</dt>
-              <dd>
-                <UserText>{m.meta}</UserText>
-              </dd>
-            </>
-          )
-          : null}
+        <Fact term="Details" show={m.meta}>
+          <UserText>{m.meta}</UserText>
+        </Fact>
         <dt>Updated</dt>
         <dd>
           <time datetime={isoDate(m.updated)}>{isoDate(m.updated)}</time>

@@ -3,6 +3,7 @@
  * public journal; and the profile paths of named accounts, which the search and the sitemap link.
  */
 import { accountKey, getAccount, slugKey } from "../kv/accounts/accounts.ts";
+import { Fact } from "./_fact.tsx";
 import { publicProfile } from "../kv/accounts/profile.ts";
 import type { Deps } from "../lib/deps.ts";
 import { displayText } from "../lib/display.ts";
@@ -63,18 +64,6 @@ export async function getPeopleSlug(deps: Deps, c: WebCtx) {
     </>,
     { title: displayText(p.name), canonical: `/people/${slug}` },
   );
-}
-
-/** One term of a profile's list, left out when it has no value. */
-function Fact({ term, show, children }: { term: string; show: unknown; children?: unknown }) {
-  return show
-    ? (
-      <>
-        <dt>{term}</dt>
-        <dd>{children}</dd>
-      </>
-    )
-    : null;
 }
 
 function ProfileFacts({ p }: { p: PublicProfile }) {

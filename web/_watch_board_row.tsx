@@ -4,6 +4,7 @@
  * results and the ways it alerts; what a phone drops, and the rest, in the row's details.
  */
 import { raw } from "hono/html";
+import { Fact } from "./_fact.tsx";
 import { type BoardResult, type BoardRow, KIND_WORDS } from "../kv/service/dashboard.ts";
 import { beatBar, percentText, sparkline } from "../lib/svg.ts";
 import { periodWords } from "../lib/timing_words.ts";
@@ -131,16 +132,9 @@ export function WatchedRow({ row, now, q }: { row: BoardRow; now: number; q: Wat
         <details>
           <summary aria-label={`More about ${displayText(v.name)}`}>More</summary>
           <dl>
-            {v.status
-              ? (
-                <>
-                  <dt>Status</dt>
-                  <dd>
-                    <UserText>{v.status}</UserText>
-                  </dd>
-                </>
-              )
-              : null}
+            <Fact term="Status" show={v.status}>
+              <UserText>{v.status}</UserText>
+            </Fact>
             <dt>Group</dt>
             <dd>
               <UserText>{v.group}</UserText>
