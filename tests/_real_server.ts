@@ -480,3 +480,21 @@ export function looksLogged(log: { text: string }, from: number): number {
   }
   return seen;
 }
+
+/**
+ * Waits until the server's outbox is empty (GET /metrics from loopback,
+ * `catalogue_mail_queue_depth`), up to `ms`: every delivery queued so far is sent and deleted,
+ * a followers' record only once its mails are queued (kv/alerts/outbox.ts `writeFollowers`), so
+ * whatever was queued before the call has reached the relay or a receiver by then.
+ */
+export async function outboxDrained(base: string, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const depth = text.match(/^catalogue_mail_queue_depth (\d+)$/m);
+    if (!depth) throw new Error(`no outbox depth in /metrics: ${text.slice(0, 200)}`);
+    if (depth[1] === "0") return;
+    if (Date.now() > until) throw new Error(`the outbox held ${depth[1]} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -5,7 +5,7 @@
  * its own unfollow link, in order; the unfollow link works and the next update mails nobody.
  */
 import assert from "node:assert/strict";
-import { alertBench, arrival, bearerApi, signInByMail } from "./_real_server.ts";
+import { alertBench, arrival, bearerApi, outboxDrained, signInByMail } from "./_real_server.ts";
 import { spawnService } from "./_server.ts";
 
 const OWNER = "ops@incidents-e2e.test";
@@ -91,7 +91,9 @@ Deno.test({
       state: "monitoring",
       text: "Watching a while longer.",
     });
-    await new Promise((r) => setTimeout(r, 1_500));
+    // The update's followers' delivery is queued with it: once the outbox is empty, any mail
+    // it made has reached the relay.
+    await outboxDrained(server.url);
     assert.equal(updates().length, 4, "no mail after unfollowing");
   },
 });
