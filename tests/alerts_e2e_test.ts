@@ -144,7 +144,7 @@ Deno.test("alerts e2e: heartbeats (fail, late, unended run) and a url check aler
   const start = await fetch(`${hookOf(unended)}/start`);
   assert.equal(start.status, 200);
   await start.body?.cancel();
-  await new Promise((r) => setTimeout(r, 1_000)); // "a moment later"
+  await clock.advance(1_000); // "a moment later", on the server's clock
   await cronPing(hookOf(failing), 1);
   const failedAt = Date.now();
   await cronPing(hookOf(retried), 1);
