@@ -1,9 +1,3 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from "@simplewebauthn/server";
 import type {
   AuthenticationResponseJSON,
   PublicKeyCredentialCreationOptionsJSON,
@@ -58,6 +52,13 @@ const passkeyKey = (hash: string) => ["passkeys", hash] as const;
 const byAccountKey = (account: number, hash: string) =>
   ["passkeys_by_account", account, hash] as const;
 
+/**
+ * The WebAuthn library, loaded when a passkey is first made or used: it brings a tree of
+ * CommonJS certificate parsers that the first page of every server start would load otherwise
+ * (docs/performance.md, "Start-up and the request path").
+ */
+const webauthn = () => import("@simplewebauthn/server");
+
 /** The relying party: this site's host name and origin, from BASE_URL. */
 function party(config: Config) {
   const url = new URL(config.baseUrl);
@@ -105,6 +106,7 @@ export async function registrationOptions(
     conflict(`an account holds at most ${MAX_PASSKEYS} passkeys; remove one first`);
   }
   const { rpID, rpName } = party(config);
+  const { generateRegistrationOptions } = await webauthn();
   return await generateRegistrationOptions({
     rpName,
     rpID,
@@ -121,6 +123,7 @@ export async function registrationOptions(
 export async function authenticationOptions(
   config: Config,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const { generateAuthenticationOptions } = await webauthn();
   return await generateAuthenticationOptions({
     rpID: party(config).rpID,
     userVerification: "required",
@@ -160,6 +163,7 @@ export async function addPasskey(
 ): Promise<Passkey> {
   const response = parseCredential<RegistrationResponseJSON>(credential);
   const { rpID, origin } = party(config);
+  const { verifyRegistrationResponse } = await webauthn();
   const checked = await verifyRegistrationResponse({
     response,
     expectedChallenge: challenge,
@@ -229,6 +233,7 @@ export async function verifyPasskeyUse(
     invalid("this passkey belongs to another account");
   }
   const { rpID, origin } = party(config);
+  const { verifyAuthenticationResponse } = await webauthn();
   let checked;
   try {
     checked = await verifyAuthenticationResponse({
