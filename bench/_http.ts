@@ -4,7 +4,7 @@
  * CPU time per request from /proc/<pid>/stat (utime + stime), so the load generator's CPU and
  * the client side of each request are not counted. Linux only.
  */
-import { autocannon } from "../tests/_dev_deps.ts";
+import { loadAutocannon } from "../tests/_dev_deps.ts";
 import { atomic, openKv, transact } from "../kv/_atomic.ts";
 import { type Account, prepareAccount } from "../kv/accounts/accounts.ts";
 import { runMigrations } from "../kv/store/migrations.ts";
@@ -34,6 +34,7 @@ export async function load(
   seconds: number,
   connections: number,
 ): Promise<Run> {
+  const autocannon = await loadAutocannon();
   const opts = { url: `${server.url}${path}`, connections, headers };
   // Warm-up: JIT, connection setup, the session's once-a-minute last_used write.
   return await measure(server.pid, (duration) => autocannon({ ...opts, duration }), 1, seconds);
@@ -90,6 +91,7 @@ export async function loadCalls(
   connections: number,
   opts: { warmup?: number; address?: (n: number, i: number) => number } = {},
 ): Promise<Run> {
+  const autocannon = await loadAutocannon();
   let i = 0;
   const address = opts.address ?? ((n) => n);
   const run = (duration: number) =>

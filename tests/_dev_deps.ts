@@ -6,7 +6,15 @@
  * deno.lock holds only what the server runs (tests/deps_test.ts keeps it so).
  */
 export { SMTPServer, type SMTPServerOptions } from "npm:smtp-server@^3.14.0";
-export { default as autocannon } from "npm:autocannon@^8.0.0";
+/**
+ * The benchmarks' load generator and the engine of `@redocly/cli lint` (tests/openapi_lint_test.ts),
+ * loaded when asked for: every test worker imports this module, and the two cost about half a
+ * second of CPU to load in each (docs/performance.md, "The test suite").
+ */
+// deno-lint-ignore no-import-prefix
+export const loadAutocannon = async () => (await import("npm:autocannon@^8.0.0")).default;
+// deno-lint-ignore no-import-prefix
+export const loadRedocly = () => import("npm:@redocly/openapi-core@^2.64.0");
 // Browser tests (tests/_browser.ts): Chromium inside its npm package, the driver, axe-core.
 export { default as chromium } from "npm:@sparticuz/chromium@^153.0.0";
 export {
@@ -19,8 +27,6 @@ export {
 } from "npm:puppeteer-core@^25.16.0";
 // The minified build: its `source` is what each checked page receives, and half the size.
 export { default as axe } from "npm:axe-core@^4.14.1/axe.min.js";
-// The engine of `@redocly/cli lint`, for tests/openapi_lint_test.ts.
-export { createConfig, lintFromString } from "npm:@redocly/openapi-core@^2.64.0";
 /**
  * A real OpenID provider for the provider sign-in tests (tests/_providers.ts), loaded when asked
  * for. The tests run it in its development mode on purpose (in-memory store, its own keys and
