@@ -511,9 +511,15 @@ export async function fieldError(page: Page, label: string): Promise<string> {
 // ---- checks every page should pass ---------------------------------------------------------
 
 /**
- * axe-core on the page as it is: fails on any serious or critical violation. A state of the
- * page axe already found clean (same address, width, colour scheme and markup) is not checked
- * again: openUrl and then assertGoodAtBoth on the same page, say.
+ * axe-core on the page as it is: fails on any serious or critical violation. What axe already
+ * found clean on this page for the same address, width and markup is not checked again:
+ *
+ * - the structure (every rule but the colour rules) once per width: it does not depend on the
+ *   colour scheme, whose block in web/static/site.css only sets colours (tests/site_css_test.ts);
+ * - the colour rules once per width and scheme (the narrow layout sets colours of its own).
+ *
+ * So a page checked light and then dark runs only the colour rules in the dark; openUrl and then
+ * assertGoodAtBoth on the same page check it once at each width.
  */
 export async function assertAccessible(page: Page): Promise<void> {
   const state = await page.evaluate(() => {
@@ -522,16 +528,23 @@ export async function assertAccessible(page: Page): Promise<void> {
     let hash = 0;
     for (let i = 0; i < html.length; i++) hash = (hash * 31 + html.charCodeAt(i)) | 0;
     const dark = g.matchMedia("(prefers-color-scheme: dark)").matches;
-    return [g.location.href, g.innerWidth, dark, html.length, hash].join(" ");
+    return { markup: [g.location.href, g.innerWidth, html.length, hash].join(" "), dark };
   });
-  const clean = cleanStates.get(page) ?? new Set<string>();
-  cleanStates.set(page, clean);
-  if (clean.has(state)) return;
-  const found = await runAxe(page);
+  const checks = cleanStates.get(page) ?? new Map<string, Set<string>>();
+  cleanStates.set(page, checks);
+  const done = checks.get(state.markup) ?? new Set<string>();
+  const colours = state.dark ? "colours dark" : "colours light";
+  const needed = ["structure", colours].filter((part) => !done.has(part));
+  if (!needed.length) return;
+  const found = await runAxe(page, needed.length === 1 ? needed[0] : "all");
   const bad = found.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(bad, [], `accessibility problems on ${page.url()}`);
-  clean.add(state);
+  for (const part of needed) done.add(part);
+  checks.set(state.markup, done);
 }
+
+/** The rules whose findings depend on the colours: all the colour scheme can change. */
+const COLOUR_RULES = ["color-contrast", "link-in-text-block"];
 
 interface Violation {
   id: string;
@@ -564,6 +577,9 @@ const MILD_RULES: readonly string[] = (() => {
     .map((rule: Dom) => rule.id as string);
 })();
 
+/** Every rule axe has. */
+const axeRules: readonly string[] = axe.getRules().map((r: Dom) => r.ruleId as string);
+
 /** Where a page's copy of axe is kept between its documents (its origin's local storage). */
 const AXE_KEY = `axe-core ${axe.version}`;
 
@@ -574,7 +590,16 @@ const AXE_KEY = `axe-core ${axe.version}`;
  * "The test suite"). It is sent once per
  * page and origin, kept in local storage, and read from there into each new document.
  */
-async function runAxe(page: Page): Promise<Violation[]> {
+async function runAxe(page: Page, part: string): Promise<Violation[]> {
+  // Rules turned off: the mild ones always, the colour rules for the structure alone, all
+  // others for the colours alone (axe's `runOnly` would also turn on rules off by default).
+  const colourOnly = part.startsWith("colours");
+  const off = axeRules
+    .filter((id) =>
+      MILD_RULES.includes(id) ||
+      (part === "structure" && COLOUR_RULES.includes(id)) ||
+      (colourOnly && !COLOUR_RULES.includes(id))
+    );
   let session = axeSessions.get(page);
   if (!session) {
     session = await page.createCDPSession();
@@ -589,7 +614,7 @@ async function runAxe(page: Page): Promise<Violation[]> {
     const { result, exceptionDetails } = await session.send("Runtime.callFunctionOn", {
       executionContextId,
       functionDeclaration: AXE_IN_PAGE,
-      arguments: [{ value: AXE_KEY }, { value: source }, { value: MILD_RULES }],
+      arguments: [{ value: AXE_KEY }, { value: source }, { value: off }],
       awaitPromise: true,
       returnByValue: true,
     });
@@ -602,7 +627,7 @@ async function runAxe(page: Page): Promise<Violation[]> {
 }
 
 /** In the page's axe world: loads axe (null when it has to be sent) and runs it. */
-const AXE_IN_PAGE = String(async (key: string, source: string | null, mild: string[]) => {
+const AXE_IN_PAGE = String(async (key: string, source: string | null, off: string[]) => {
   const g: Dom = globalThis;
   if (!g.axe) {
     let code = source;
@@ -615,7 +640,7 @@ const AXE_IN_PAGE = String(async (key: string, source: string | null, mild: stri
     // Indirect eval: axe's source defines the global `axe`.
     (0, eval)(code);
   }
-  const rules = Object.fromEntries(mild.map((id) => [id, { enabled: false }]));
+  const rules = Object.fromEntries(off.map((id) => [id, { enabled: false }]));
   // No CSS selector for each element found: axe's search for a short unique one is a part of
   // every check (docs/performance.md, "The test suite"). A violation names its elements by their
   // markup.
@@ -631,8 +656,8 @@ const AXE_IN_PAGE = String(async (key: string, source: string | null, mild: stri
 
 const axeSessions = new WeakMap<Page, CDPSession>();
 
-/** Per page, the states assertAccessible found clean. */
-const cleanStates = new WeakMap<Page, Set<string>>();
+/** Per page and state (address, width, markup), the parts assertAccessible found clean. */
+const cleanStates = new WeakMap<Page, Map<string, Set<string>>>();
 
 /** A phone's viewport: the narrowest layout the pages are made for. */
 const PHONE = { width: 375, height: 800 };

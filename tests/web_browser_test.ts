@@ -100,6 +100,22 @@ Deno.test({
         document.querySelector("main").append(faint);
       });
       await assert.rejects(() => assertAccessible(page), /color-contrast/);
+      // Found clean in the light, the same markup is checked again in the dark, for its colours.
+      await page.goto(`${web.base}/sign-in`);
+      await assertAccessible(page);
+      await page.evaluate(() => {
+        const g: Dom = globalThis;
+        // A constructed sheet: the markup stays as it was, only the dark colours change.
+        const sheet = new g.CSSStyleSheet();
+        sheet.replaceSync("@media (prefers-color-scheme: dark) { main p { color: #222 } }");
+        g.document.adoptedStyleSheets = [sheet];
+      });
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+      try {
+        await assert.rejects(() => assertAccessible(page), /color-contrast/);
+      } finally {
+        await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
+      }
     });
   },
 });
