@@ -9,29 +9,26 @@ import {
   type ServiceView,
   serviceView,
 } from "../kv/service/commands.ts";
-import { shownState } from "../kv/service/state.ts";
+import { KIND_WORDS } from "../kv/service/dashboard.ts";
+import { type Pulse, shownState } from "../kv/service/state.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
 import { AfterDot, UserText } from "./_layout.tsx";
 import { StateBadge } from "./_state.tsx";
 import { Table } from "./_table.tsx";
-import { MeNav, Purpose, when } from "./_me.tsx";
+import { Ago, MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, SentAgain, type WebCtx } from "./_web.tsx";
 import { listWindows } from "../kv/service/maintenance.ts";
 
 const at = (s: string | null) => (s ? when(Date.parse(s)) : "never");
 
-/** A service's name (a link to its page when it has one), its group and its place. */
-function ServiceName({ s, href }: { s: ServiceView; href: string | null }) {
+/** A service's name (a link to its page), its group and its place. */
+function ServiceName({ s }: { s: ServiceView }) {
   return (
     <>
-      {href
-        ? (
-          <a href={href}>
-            <UserText>{s.name}</UserText>
-          </a>
-        )
-        : <UserText>{s.name}</UserText>}
+      <a href={`/me/services/${s.id}`}>
+        <UserText>{s.name}</UserText>
+      </a>
       <br />
       <span class="meta">
         <UserText>{s.group}</UserText>
@@ -41,27 +38,42 @@ function ServiceName({ s, href }: { s: ServiceView; href: string | null }) {
   );
 }
 
-function ServiceTable(props: { items: ServiceView[]; link: (s: ServiceView) => string | null }) {
+/** A row of the list: the service as its owner sees it, and when it was last heard from. */
+interface Row {
+  view: ServiceView;
+  /** The last check, or a heartbeat's last signal (a failure too, as on the dashboard). */
+  last: number | null;
+}
+
+function lastHeard(view: ServiceView, pulse: Pulse | null): number | null {
+  if (view.kind !== "webhook") return view.checked ? Date.parse(view.checked) : null;
+  return Math.max(pulse?.beat?.at ?? 0, pulse?.failed?.at ?? 0) || null;
+}
+
+function ServiceTable(props: { rows: Row[]; now: number }) {
   return (
     <Table
       caption="Watched services"
-      rows={props.items}
+      rows={props.rows}
       columns={[
-        { label: "Name", cell: (s) => <ServiceName s={s} href={props.link(s)} /> },
-        { label: "Kind", cell: (s) => s.kind },
-        { label: "State", cell: (s) => <StateBadge state={shownState(s)} /> },
+        {
+          label: "Name",
+          cell: ({ view }) => <ServiceName s={view} />,
+        },
+        { label: "Kind", cell: ({ view }) => KIND_WORDS[view.kind] ?? view.kind },
+        { label: "State", cell: ({ view }) => <StateBadge state={shownState(view)} /> },
         {
           label: "Last result",
-          cell: (s) => (
+          cell: ({ view }) => (
             <>
-              <UserText>{s.status}</UserText>
-              {s.ms !== null ? ` (${s.ms} ms)` : ""}
+              <UserText>{view.status}</UserText>
+              {view.ms !== null ? ` (${view.ms} ms)` : ""}
             </>
           ),
         },
         {
           label: "Last check or beat",
-          cell: (s) => s.kind === "webhook" ? at(s.beat) : at(s.checked),
+          cell: ({ last }) => <Ago at={last} now={props.now} />,
         },
       ]}
     />
@@ -72,18 +84,17 @@ const listPage = async (deps: Deps, c: WebCtx) => {
   const me = requireAccount(c);
   const now = deps.clock.now();
   const windows = await listWindows(deps.kv, me.id);
-  const items = (await listServices(deps.kv, me.id)).map(({ service, beat }) =>
-    serviceView(service, beat, now, windows)
-  );
+  const rows = (await listServices(deps.kv, me.id)).map(({ service, beat }) => {
+    const view = serviceView(service, beat, now, windows);
+    return { view, last: lastHeard(view, beat) };
+  });
   return (
     <>
       <MeNav here="/me/services" viewer={me} />
       <h1>Watched services</h1>
       <Purpose here="/me/services" />
       <SentAgain c={c} made="its service was added once" />
-      {items.length
-        ? <ServiceTable items={items} link={(s) => `/me/services/${s.id}`} />
-        : <p>No services watched yet.</p>}
+      {rows.length ? <ServiceTable rows={rows} now={now} /> : <p>No services watched yet.</p>}
       <p>
         <a href="/me/services/new" class="button">Add a service</a>{" "}
         <span class="hint">(up to {MAX_SERVICES} services)</span>
