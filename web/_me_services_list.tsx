@@ -10,7 +10,7 @@ import {
   serviceView,
 } from "../kv/service/commands.ts";
 import { KIND_WORDS } from "../kv/service/dashboard.ts";
-import { type Pulse, shownState } from "../kv/service/state.ts";
+import { lastHeard, shownState } from "../kv/service/state.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
 import { AfterDot, UserText } from "./_layout.tsx";
@@ -41,13 +41,8 @@ function ServiceName({ s }: { s: ServiceView }) {
 /** A row of the list: the service as its owner sees it, and when it was last heard from. */
 interface Row {
   view: ServiceView;
-  /** The last check, or a heartbeat's last signal (a failure too, as on the dashboard). */
+  /** kv/service/state.ts `lastHeard`, as on the dashboard. */
   last: number | null;
-}
-
-function lastHeard(view: ServiceView, pulse: Pulse | null): number | null {
-  if (view.kind !== "webhook") return view.checked ? Date.parse(view.checked) : null;
-  return Math.max(pulse?.beat?.at ?? 0, pulse?.failed?.at ?? 0) || null;
 }
 
 function ServiceTable(props: { rows: Row[]; now: number }) {

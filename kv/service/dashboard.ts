@@ -23,7 +23,7 @@ import {
   type ServiceView,
   serviceView,
 } from "./commands.ts";
-import { nextRunDue, type Pulse, shownState } from "./state.ts";
+import { lastHeard, nextRunDue, type Pulse, shownState } from "./state.ts";
 import { channelChoices } from "../alerts/channels.ts";
 import { unreachableVia } from "./dependencies.ts";
 
@@ -247,9 +247,7 @@ async function boardRow(
   ]);
   const quiet = quietSpans(windows, s, now - 30 * DAY, now);
   const span = (from: number) => uptimeBetween({ ...history, from, to: now, quiet, gaps });
-  // A heartbeat's last signal may be a failure: it was heard from all the same.
-  const said = view.kind === "webhook" ? view.beat : view.checked;
-  const heard = Math.max(said ? Date.parse(said) : 0, results.at(-1)?.at ?? 0);
+  const heard = Math.max(lastHeard(view, beat) ?? 0, results.at(-1)?.at ?? 0);
   return {
     view,
     shown,

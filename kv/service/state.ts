@@ -595,3 +595,12 @@ export function serviceView(s: Service, pulse: Pulse | null, now: number, window
   };
 }
 export type ServiceView = ReturnType<typeof serviceView>;
+
+/**
+ * When a service was last heard from (ms), or null: its last check, or a heartbeat's last
+ * signal, a failure included (the view's `beat` is its last success only).
+ */
+export function lastHeard(view: ServiceView, pulse: Pulse | null): number | null {
+  if (view.kind !== "webhook") return view.checked ? Date.parse(view.checked) : null;
+  return Math.max(pulse?.beat?.at ?? 0, pulse?.failed?.at ?? 0) || null;
+}
