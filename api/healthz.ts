@@ -6,24 +6,19 @@
 import type { Context } from "hono";
 import { countMigrations } from "../kv/store/migrations.ts";
 import type { Deps } from "../lib/deps.ts";
-import { after, type Timer } from "../lib/timers.ts";
+import { deadline } from "../lib/timers.ts";
 
 /** How long the database may take before the answer is 503. */
 const TIMEOUT_MS = 3000;
 
-export function healthz(deps: Deps) {
+export function healthz(deps: Deps, timeoutMs = TIMEOUT_MS) {
+  const within = deadline(timeoutMs);
   return async (_c: Context): Promise<Response> => {
-    let timer: Timer | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = after(TIMEOUT_MS, () => reject(new Error("timeout")));
-    });
     try {
-      const migrations = await Promise.race([countMigrations(deps.kv), timeout]);
+      const migrations = await within(countMigrations(deps.kv));
       return answer(200, { ok: true, db: "ok", migrations });
     } catch {
       return answer(503, { ok: false, db: "fail", error: "the database does not answer" });
-    } finally {
-      timer?.cancel();
     }
   };
 }

@@ -44,6 +44,49 @@ export function every(ms: number, fn: () => void): Timer {
   };
 }
 
+/**
+ * A time limit for many waits at once: `within(work)` answers what `work` gives, or rejects
+ * when it has taken `ms` (at most a quarter second more). One timer checks every wait in
+ * flight, and only while some wait: a limit per request would make a timer per request, and
+ * each fires later whether cancelled or not (an AbortSignal's timeout is not stopped by removing
+ * its listener), so a busy health check would pay for thousands of timers a second.
+ *
+ * @example
+ * ```ts
+ * const within = deadline(3000);
+ * const rows = await within(readRows()); // rejects if readRows takes 3 s
+ * ```
+ */
+export function deadline(ms: number): <T>(work: Promise<T>) => Promise<T> {
+  const waiting = new Map<(err: Error) => void, number>();
+  let ticking = false;
+  const tick = () => {
+    const now = performance.now();
+    for (const [reject, since] of waiting) {
+      if (now - since >= ms) reject(new Error(`no answer within ${ms} ms`));
+    }
+    ticking = waiting.size > 0;
+    if (ticking) after(CHECK_MS, tick);
+  };
+  return async <T>(work: Promise<T>): Promise<T> => {
+    let reject!: (err: Error) => void;
+    const late = new Promise<never>((_, no) => reject = no);
+    waiting.set(reject, performance.now());
+    if (!ticking) {
+      ticking = true;
+      after(Math.min(ms, CHECK_MS), tick);
+    }
+    try {
+      return await Promise.race([work, late]);
+    } finally {
+      waiting.delete(reject);
+    }
+  };
+}
+
+/** How often `deadline` looks at the waits in flight. */
+const CHECK_MS = 250;
+
 /** A promise that resolves `ms` milliseconds from now. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => after(ms, resolve));

@@ -3,6 +3,10 @@ import { countMigrations, MIGRATIONS, runMigrations } from "../kv/store/migratio
 import { codeHash } from "../kv/service/heartbeats.ts";
 import { type Service, serviceByUuid } from "../kv/service/commands.ts";
 import { dumpKv, testApp } from "./_helpers.ts";
+import type { Context } from "hono";
+import { healthz } from "../api/healthz.ts";
+import type { Deps } from "../lib/deps.ts";
+import { sleep } from "../lib/timers.ts";
 
 Deno.test("migrations: ordered steps recorded once; running again changes nothing", async () => {
   await using t = await testApp(); // the helper ran them once already
@@ -45,6 +49,24 @@ Deno.test("migrations: healthz answers 503 {db: fail} when the KV does not answe
   assert.equal(r.body.db, "fail");
   assert.equal(r.body.ok, false);
   assert.equal(typeof r.body.error, "string");
+});
+
+Deno.test("migrations: healthz answers 503 {db: fail} when the KV hangs past its time limit", async () => {
+  // A KV whose reads never answer (a stuck disk, a partitioned KV Connect), not one that fails.
+  const hung = {
+    list: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => {}) }) }),
+  };
+  const check = healthz({ kv: hung } as unknown as Deps, 50);
+  const started = performance.now();
+  const r = await check({} as Context);
+  assert.ok(performance.now() - started < 1000, "answered within the limit and one check");
+  assert.equal(r.status, 503);
+  assert.deepEqual(await r.json(), {
+    ok: false,
+    db: "fail",
+    error: "the database does not answer",
+  });
+  await sleep(300);
 });
 
 Deno.test("migration 2: accounts from before it name their latest application", async () => {
