@@ -53,6 +53,36 @@ function freePort(): number {
   return port;
 }
 
+/** Starts of each server whose idle memory is read; the figure is their median. */
+const IDLE_RUNS = 5;
+
+/**
+ * Median idle RSS (MiB) of each target over IDLE_RUNS starts, taking turns: started, asked its
+ * calls (each must answer 200), then left 1.5 s to settle. One start's reading varies by a MiB
+ * or more (the floor's as much as the service's), as much as the goal's whole margin.
+ */
+async function idleRss(
+  runs: { target: Target; calls: [path: string, token?: string][] }[],
+): Promise<number[]> {
+  const readings = runs.map(() => [] as number[]);
+  for (let i = 0; i < IDLE_RUNS; i++) {
+    for (const [n, { target, calls }] of runs.entries()) {
+      await using s = await spawnListening(target.args, { ...target.env, PORT: "0" });
+      for (const [path, token] of calls) {
+        const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+        const res = await fetch(`${s.url}${path}`, { headers });
+        await res.body?.cancel();
+        if (res.status !== 200) {
+          throw new Error(`${target.name}: GET ${path} answered ${res.status}`);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 1500));
+      readings[n].push(await rssMiB(s.pid));
+    }
+  }
+  return readings.map(median);
+}
+
 /** Milliseconds from spawn to the first 200 from /api/healthz, one start. */
 async function startOnce(t: Target): Promise<number> {
   const port = freePort();
@@ -163,12 +193,11 @@ async function main(): Promise<number> {
     const runs: Record<string, { bare: Run; app: Run; cpuRatio: number }> = {};
     let meNaive = { floor: NaN, app: NaN, ratio: NaN };
     const rss = { bare: 0, floor: 0, app: 0, bareLoaded: 0, appLoaded: 0 };
-    {
-      await using f = await spawnListening(floor.args, { ...floor.env, PORT: "0" });
-      await (await fetch(`${f.url}/api/healthz`)).body?.cancel();
-      await new Promise((r) => setTimeout(r, 1500));
-      rss.floor = await rssMiB(f.pid);
-    }
+    [rss.bare, rss.floor, rss.app] = await idleRss([
+      { target: bare, calls: [["/api/healthz"]] },
+      { target: floor, calls: [["/api/healthz"]] },
+      { target: app, calls: [["/api/healthz"], ["/api/me", token]] },
+    ]);
     {
       await using b = await spawnListening(bare.args, { ...bare.env, PORT: "0" });
       await using a = await spawnListening(app.args, { ...app.env, PORT: "0" });
@@ -183,16 +212,6 @@ async function main(): Promise<number> {
         ],
         { ...app.env, PORT: "0" },
       );
-      // Idle: started, answered one call, settled.
-      for (const s of [a, b]) await (await fetch(`${s.url}/api/healthz`)).body?.cancel();
-      const check = await fetch(`${a.url}/api/me`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      if (check.status !== 200) throw new Error(`GET /api/me answered ${check.status}`);
-      await check.body?.cancel();
-      await new Promise((r) => setTimeout(r, 1500));
-      rss.bare = await rssMiB(b.pid);
-      rss.app = await rssMiB(a.pid);
       for (const [path, auth] of [["/api/healthz", undefined], ["/api/me", token]] as const) {
         // Turns (bare, service, bare, service, ...): a busy moment of the machine weighs on both.
         // The order turns round each time, so that none is always measured first or right after
@@ -254,7 +273,7 @@ async function main(): Promise<number> {
         ratio(cold.app, cold.bare),
       ],
       [
-        "idle RSS MiB",
+        `idle RSS MiB (median of ${IDLE_RUNS})`,
         f1(rss.bare),
         f1(rss.floor),
         f1(rss.app),
