@@ -108,14 +108,12 @@ export async function latestApplication(
   kv: Deno.Kv,
   account: Account,
 ): Promise<Application | null> {
+  // Every record names it (migration 2 named it on the records from before; the start runs it).
   if (account.application === null) return null;
-  if (account.application !== undefined) {
-    return (await kv.get<Application>(appKey(account.application))).value;
-  }
-  return await latestByIndex(kv, account.id);
+  return (await kv.get<Application>(appKey(account.application))).value;
 }
 
-/** The latest application through the account index (before migration 2 named it). */
+/** The latest application through the account index: how migration 2 names it on old records. */
 export async function latestByIndex(kv: Deno.Kv, account: number) {
   for await (
     const e of kv.list({ prefix: ["applications_by_account", account] }, {
