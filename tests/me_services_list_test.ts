@@ -43,12 +43,24 @@ Deno.test("services list: a heartbeat's kind, its last signal a failure too, rel
     "web address",
   );
 
+  // A success sent without a status text reads "OK", as the ping's answer does, not nothing.
+  await t.req("GET", new URL(hb.body.hook_url).pathname);
+  cells = rowCells(
+    (await t.req("GET", "/me/services", { headers: { cookie } })).text,
+    "Nightly backup",
+  );
+  assert.equal(cells[3], "OK");
+  const page =
+    (await t.req("GET", `/me/services/${hb.body.item.id}`, { headers: { cookie } })).text;
+  assert.match(page, /<dt>Last result<\/dt><dd><bdi>OK<\/bdi><\/dd>/);
+
   // A failure is a signal heard: the column no longer says "never".
   await t.req("GET", `${new URL(hb.body.hook_url).pathname}/fail`);
   t.clock.advance(3 * MINUTE);
   const list = (await t.req("GET", "/me/services", { headers: { cookie } })).text;
   cells = rowCells(list, "Nightly backup");
   assert.equal(cells[4], "3 minutes ago");
+  assert.equal(cells[3], "failure signalled");
   assert.match(
     list,
     /<time datetime="[^"]+" title="[^"]+ UTC" data-ago="\d+">3 minutes ago<\/time>/,

@@ -9,7 +9,7 @@ import { unreachableWords } from "../kv/service/dependencies.ts";
 import type { Service, ServiceView } from "../kv/service/commands.ts";
 import { shownState } from "../kv/service/state.ts";
 import { CopyField, UserText } from "./_layout.tsx";
-import { AlertWays, NobodyTold, StateBadge } from "./_state.tsx";
+import { AlertWays, NobodyTold, resultText, StateBadge } from "./_state.tsx";
 import { Ago, Due } from "./_me.tsx";
 import { KIND_LABELS, ScheduleHelp, SignalLines } from "./_service_form.tsx";
 
@@ -74,12 +74,12 @@ export function ServiceTop(
             : <NobodyTold alerts={false} />}
         </dd>
       </div>
-      {s.status
+      {resultText(s)
         ? (
           <div>
             <dt>Last result</dt>
             <dd>
-              <UserText>{s.status}</UserText>
+              <UserText>{resultText(s)}</UserText>
               {/* The check's words may say its time already, as the events show them. */}
               {s.ms !== null && !/\d ms\b/.test(s.status) ? ` (${s.ms} ms)` : ""}
             </dd>

@@ -14,7 +14,7 @@ import { lastHeard, shownState } from "../kv/service/state.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot } from "../lib/machine.ts";
 import { AfterDot, UserText } from "./_layout.tsx";
-import { StateBadge } from "./_state.tsx";
+import { resultText, StateBadge } from "./_state.tsx";
 import { Table } from "./_table.tsx";
 import { Ago, MeNav, Purpose, when } from "./_me.tsx";
 import { requireAccount, SentAgain, type WebCtx } from "./_web.tsx";
@@ -61,7 +61,7 @@ function ServiceTable(props: { rows: Row[]; now: number }) {
           label: "Last result",
           cell: ({ view }) => (
             <>
-              <UserText>{view.status}</UserText>
+              <UserText>{resultText(view)}</UserText>
               {view.ms !== null ? ` (${view.ms} ms)` : ""}
             </>
           ),

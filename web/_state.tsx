@@ -3,6 +3,13 @@
  * alone (site.css `.state-*`, light and dark).
  */
 
+/**
+ * A service's last result in words: its status text, or "OK" for a heartbeat whose last signal
+ * was a success sent without one (the ping's own answer; Healthchecks keeps no text either).
+ */
+export const resultText = (v: { status: string; beat: string | null }) =>
+  v.status || (v.beat ? "OK" : "");
+
 export const STATE_TEXT: Record<string, string> = {
   ok: "Up",
   warn: "Warning",

@@ -8,7 +8,7 @@ import { shownState } from "../kv/service/state.ts";
 import type { Deps } from "../lib/deps.ts";
 import { readSnapshot, type Snapshot } from "../lib/machine.ts";
 import { UserText } from "./_layout.tsx";
-import { StateBadge } from "./_state.tsx";
+import { resultText, StateBadge } from "./_state.tsx";
 import { Table } from "./_table.tsx";
 import { requireTeamPage, type WebCtx } from "./_web.tsx";
 import { renderTeamPage } from "./_team.tsx";
@@ -60,7 +60,7 @@ function AllServices(
         { label: "Name", cell: ({ v }) => <UserText>{v.name}</UserText> },
         { label: "Target", cell: ({ service }) => <UserText>{service.check}</UserText> },
         { label: "State", cell: ({ v }) => <StateBadge state={shownState(v)} /> },
-        { label: "Last result", cell: ({ v }) => <UserText>{v.status}</UserText> },
+        { label: "Last result", cell: ({ v }) => <UserText>{resultText(v)}</UserText> },
       ]}
     />
   );
