@@ -539,16 +539,16 @@ function pulseStatus(v: BeatVerdict, s: Service, now: number): string {
 }
 
 /**
- * What the owner sees of a service. `windows`: the account's maintenance windows, read once
- * per request by the caller (listWindows), so a list costs one read, not one per service.
- */
-/**
  * The state a person sees: paused, then maintenance, before what the checks say (the service
  * list and page, the status page).
  */
 export const shownState = (s: { paused: boolean; maintenance: boolean; state: State }) =>
   s.paused ? "paused" : s.maintenance ? "maintenance" : s.state;
 
+/**
+ * What the owner sees of a service. `windows`: the account's maintenance windows, read once
+ * per request by the caller (listWindows), so a list costs one read, not one per service.
+ */
 export function serviceView(s: Service, pulse: Pulse | null, now: number, windows: Window[]) {
   const hb = s.kind === "webhook";
   const v = hb ? shownVerdict(pulse, s, now) : null;
