@@ -78,32 +78,46 @@ interface Uncommitted {
   op: Deno.AtomicOperation;
   /** Whether it queues record trail lines. */
   trail: boolean;
+  /** Its mutations so far (sets, deletes, sums, mins, maxes, enqueues): KV takes 1 000. */
+  mutations: number;
 }
 
 const uncommitted = new WeakMap<Atomic, Uncommitted>();
 
 /** A new atomic operation on `kv`, to commit with `commit`. */
 export function atomic(kv: Deno.Kv): Atomic {
-  const u: Uncommitted = { kv, op: kv.atomic(), trail: false };
+  const u: Uncommitted = { kv, op: kv.atomic(), trail: false, mutations: 0 };
   const wrote = (key: Deno.KvKey) => {
+    u.mutations++;
     if (key[0] === QUEUE) u.trail = true;
   };
+  const counted = () => u.mutations++;
   const self: Atomic = {
     check: (...checks) => (u.op.check(...checks), self),
     set: (key, value, options) => (wrote(key), u.op.set(key, value, options), self),
-    delete: (key) => (u.op.delete(key), self),
-    sum: (key, n) => (u.op.sum(key, n), self),
-    min: (key, n) => (u.op.min(key, n), self),
-    max: (key, n) => (u.op.max(key, n), self),
+    delete: (key) => (counted(), u.op.delete(key), self),
+    sum: (key, n) => (counted(), u.op.sum(key, n), self),
+    min: (key, n) => (counted(), u.op.min(key, n), self),
+    max: (key, n) => (counted(), u.op.max(key, n), self),
     mutate: (...mutations) => {
-      for (const m of mutations) if (m.type !== "delete") wrote(m.key);
+      for (const m of mutations) {
+        if (m.type === "delete") counted();
+        else wrote(m.key);
+      }
       u.op.mutate(...mutations);
       return self;
     },
-    enqueue: (value, options) => (u.op.enqueue(value, options), self),
+    enqueue: (value, options) => (counted(), u.op.enqueue(value, options), self),
   };
   uncommitted.set(self, u);
   return self;
+}
+
+/** The mutations an atomic made by `atomic` holds so far (Deno KV commits at most 1 000). */
+export function mutationCount(op: Atomic): number {
+  const u = uncommitted.get(op);
+  if (!u) throw new Error("mutationCount: not an atomic of kv/_atomic.ts atomic()");
+  return u.mutations;
 }
 
 /**

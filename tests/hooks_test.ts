@@ -1,7 +1,7 @@
 import { runDueChecks } from "../jobs/checks.ts";
 import assert from "node:assert/strict";
 import { atomic, openKv } from "../kv/_atomic.ts";
-import { flushBeats } from "../kv/service/heartbeats.ts";
+import { flushBeats, forgetHooks, type HookRef } from "../kv/service/heartbeats.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { aroundCommits, dumpKv, type Res, testApp } from "./_helpers.ts";
 
@@ -268,6 +268,60 @@ Deno.test("hooks: a quiet process writes a ping's count with it; steady traffic 
   // Counted in process all along: the limit itself never waited for KV.
   for (let i = 0; i < 595; i++) await t.req("GET", hb.path, { from: "203.0.113.9" });
   assert.equal((await t.req("GET", hb.path, { from: "203.0.113.9" })).status, 429);
+});
+
+Deno.test("hooks: counts waiting in process take only the room a batch leaves, a run ended by its id too", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const job = await heartbeat(t, token);
+  const other = await heartbeat(t, token);
+  const rid = crypto.randomUUID();
+  assert.equal((await t.req("GET", `${job.path}/start?rid=${rid}`)).status, 200);
+  // 997 addresses counted in process, their counts waiting for the next batch that has room.
+  for (let i = 0; i < 997; i++) {
+    const from = `10.0.${i >> 8}.${i & 255}`;
+    assert.equal((await t.req("GET", other.path, { from })).status, 200);
+  }
+  t.clock.advance(11_000);
+  // The run's end writes its start again besides its beat, event and look: with 997 counts due,
+  // the batch is more than KV's 1 000 mutations unless the counts wait for the next one.
+  const end = await t.req("GET", `${job.path}?rid=${rid}`);
+  assert.equal(end.status, 200, end.text);
+  await flushBeats(t.kv);
+  assert.equal(await countedInKv(t.kv), 999, "every ping counted once, none lost or twice");
+});
+
+Deno.test("hooks: a hook another process changed before the commit writes more; the counts still fit", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const job = await heartbeat(t, token);
+  const other = await heartbeat(t, token);
+  const refs = async () => {
+    const out: Deno.KvEntry<HookRef>[] = [];
+    for await (const e of t.kv.list<HookRef>({ prefix: ["hooks"] })) {
+      if (e.value.id === job.id) out.push(e);
+    }
+    return out;
+  };
+  const setLook = async (look: boolean) => {
+    for (const e of await refs()) await t.kv.set(e.key, { ...e.value, look });
+  };
+  // This process holds the hook as asking for no look on a success.
+  await setLook(false);
+  forgetHooks(t.kv);
+  assert.equal((await t.req("GET", job.path)).status, 200);
+  for (let i = 0; i < 997; i++) {
+    const from = `10.0.${i >> 8}.${i & 255}`;
+    assert.equal((await t.req("GET", other.path, { from })).status, 200);
+  }
+  // Another process changes the hook: read again at the commit, its success now asks for a look
+  // (two writes more than the batch was taken for), beside 997 counts due.
+  await setLook(true);
+  t.clock.advance(11_000);
+  const ping = await t.req("GET", job.path);
+  assert.equal(ping.status, 200, ping.text);
+  await flushBeats(t.kv);
+  assert.equal(await countedInKv(t.kv), 999, "every ping counted once, none lost or twice");
 });
 
 Deno.test("hooks: a batch of every signal of 90 hooks from 360 addresses stays within an atomic's writes", async () => {

@@ -10,6 +10,7 @@ import {
   ConflictError,
   deleteKeys,
   keysOf,
+  mutationCount,
   TRANSACT_BUDGET_MS,
 } from "../_atomic.ts";
 import { getManyEntries } from "../_batch.ts";
@@ -193,6 +194,8 @@ const HOOK_KEY_RE = /^[A-Za-z0-9_-]{43}$/;
  */
 const MAX_CHECKS = 100;
 const RUN_END_CHECKS = 3;
+/** A run a success ends by its id is written again (`pairRuns`): one write beside its checks. */
+const RUN_END_WRITES = 1;
 /** Pings per atomic at most (each adds no more than one beat write). */
 const MAX_BATCH = 400;
 /** Mutations per atomic at most: Deno KV refuses a commit of more than 1 000. */
@@ -202,7 +205,11 @@ const MAX_MUTATIONS = 1000;
  * then a start's nudge and queued look, a failure's nudge and queued look (`commitBatch`).
  */
 const KIND_WRITES: Record<SignalKind, number> = { success: 1, start: 3, fail: 3, log: 0 };
-/** A success of a hook that asks for a look (`HookRef.look`) adds its nudge and queued look. */
+/**
+ * A success of a hook that asks for a look (`HookRef.look`) adds its nudge and queued look.
+ * Counted for every success: a hook read again before the commit (another process changed it)
+ * may ask for a look it did not ask for when its batch was taken.
+ */
 const LOOK_WRITES = 2;
 /**
  * How long the per-address counts wait in process, under steady traffic, before a batch adds
@@ -258,8 +265,10 @@ interface HookState {
   ratePrevious: Map<string, RateSlot>;
   /** Counts not in KV yet, by window and address hash (a slot's `id`). */
   sums: Map<string, RateSum>;
-  /** When the last batch left no count behind (`performance.now()`); -Infinity: never. */
+  /** When the last batch left no count behind (the service's clock); -Infinity: never. */
   ratesWritten: number;
+  /** The service's clock, from the pings' deps (tests move it); the system's before any. */
+  clock: { now(): number };
   /** Every count goes with the next batches, due or not (`flushBeats`). */
   ratesNow: boolean;
   /** Events written per service in this process since its last nudge, by service id. */
@@ -280,6 +289,7 @@ function stateOf(kv: Deno.Kv): HookState {
       ratePrevious: new Map(),
       sums: new Map(),
       ratesWritten: -Infinity,
+      clock: Date,
       ratesNow: false,
       written: new Map(),
     };
@@ -303,6 +313,7 @@ export function countHeartbeat(deps: Deps, address: string): RateVerdict {
   // An IPv6 client counts by its /64, as for every per-origin limit (one host holds a /64).
   const origin = originSubject(address);
   const st = stateOf(deps.kv);
+  st.clock = deps.clock;
   const rule = RULES.heartbeat;
   const now = deps.clock.now();
   const windowEnd = (Math.floor(now / rule.windowMs) + 1) * rule.windowMs;
@@ -464,7 +475,7 @@ export async function flushBeats(kv: Deno.Kv, maxMs = 5_000): Promise<void> {
 /** Whether the counts waiting in process go with the next batch. */
 const ratesDue = (st: HookState) =>
   st.sums.size > 0 &&
-  (st.ratesNow || performance.now() - st.ratesWritten >= RATE_WRITE_MS);
+  (st.ratesNow || st.clock.now() - st.ratesWritten >= RATE_WRITE_MS);
 
 /** Whether a commit has anything to write: pings, or counts that are due. */
 const workWaiting = (st: HookState) => st.queue.length > 0 || ratesDue(st);
@@ -508,8 +519,9 @@ function takeBatch(st: HookState): { batch: QueuedPing[]; writes: number } {
     if (endsRun) runEnds.add(p.hash);
     const bit = 1 << KINDS.indexOf(p.signal.kind);
     // The event; the kind's writes the first time; a flood's nudge once per hook.
-    const kindWrites = KIND_WRITES[p.signal.kind] + (p.hook.ref.look ? LOOK_WRITES : 0);
-    const more = 1 + ((seen ?? 0) & bit ? 0 : kindWrites) + (seen === undefined ? 1 : 0);
+    const kindWrites = KIND_WRITES[p.signal.kind] + (p.signal.kind === "success" ? LOOK_WRITES : 0);
+    const more = 1 + ((seen ?? 0) & bit ? 0 : kindWrites) + (seen === undefined ? 1 : 0) +
+      (endsRun ? RUN_END_WRITES : 0);
     if (writes + more > MAX_MUTATIONS) break;
     writes += more;
     kinds.set(p.hash, (seen ?? 0) | bit);
@@ -521,18 +533,31 @@ function takeBatch(st: HookState): { batch: QueuedPing[]; writes: number } {
  * Takes at most `room` of the counts waiting in process, oldest first; once none is left
  * behind, the next ones wait RATE_WRITE_MS.
  */
-function takeSums(st: HookState, room: number): RateSum[] {
-  const taken: RateSum[] = [];
-  for (const [id, sum] of st.sums) {
+function takeSums(st: HookState, room: number): [id: string, sum: RateSum][] {
+  const taken: [string, RateSum][] = [];
+  for (const entry of st.sums) {
     if (taken.length >= room) break;
-    taken.push(sum);
-    st.sums.delete(id);
+    taken.push(entry);
+    st.sums.delete(entry[0]);
   }
   if (st.sums.size === 0) {
-    st.ratesWritten = performance.now();
+    st.ratesWritten = st.clock.now();
     st.ratesNow = false;
   }
   return taken;
+}
+
+/**
+ * Counts a batch had no room for wait for the next one, added to those counted since; they
+ * were due, so they go with it whatever its time.
+ */
+function putBack(st: HookState, left: [id: string, sum: RateSum][]): void {
+  for (const [id, sum] of left) {
+    const since = st.sums.get(id);
+    if (since) since.n += sum.n;
+    else st.sums.set(id, sum);
+  }
+  if (left.length > 0) st.ratesNow = true;
 }
 
 /**
@@ -594,7 +619,7 @@ async function commitBatch(
   kv: Deno.Kv,
   st: HookState,
   batch: QueuedPing[],
-  sums: RateSum[],
+  sums: [id: string, sum: RateSum][],
 ): Promise<void> {
   let live = batch;
   const started = Date.now();
@@ -643,9 +668,13 @@ async function commitBatch(
       );
     }
     const counted = nudgeFloods(op, st, live);
-    for (const s of sums) addUses(op, s.key, s.n);
+    // The counts take the room the pings left, counted on the atomic itself: a hook read again
+    // may write more than its batch was taken for.
+    const room = Math.max(0, MAX_MUTATIONS - mutationCount(op));
+    for (const [, s] of sums.slice(0, room)) addUses(op, s.key, s.n);
     const res = await commit(op);
     if (res.ok) {
+      putBack(st, sums.slice(room));
       for (const p of live) p.resolve(p.hook.ref);
       if (st.written.size >= CACHE_MAX) st.written.clear();
       for (const [id, n] of counted) st.written.set(id, Math.max(0, n));
