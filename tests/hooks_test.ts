@@ -324,6 +324,20 @@ Deno.test("hooks: a hook another process changed before the commit writes more; 
   assert.equal(await countedInKv(t.kv), 999, "every ping counted once, none lost or twice");
 });
 
+Deno.test("hooks: counts waiting in process go with the next batch once the clock was set back", async () => {
+  await using t = await testApp();
+  const { token } = await t.account("cron@example.org", { name: "Cron" });
+  const hb = await heartbeat(t, token);
+  for (const from of ["203.0.113.1", "203.0.113.2", "203.0.113.3"]) {
+    assert.equal((await t.req("GET", hb.path, { from })).status, 200);
+  }
+  assert.equal(await countedInKv(t.kv), 1, "the counts after the first wait in process");
+  // The system's time set back a minute: the wait is not counted from a moment still to come.
+  t.clock.advance(-60_000);
+  assert.equal((await t.req("GET", hb.path, { from: "203.0.113.4" })).status, 200);
+  assert.equal(await countedInKv(t.kv), 4);
+});
+
 Deno.test("hooks: a batch of every signal of 90 hooks from 360 addresses stays within an atomic's writes", async () => {
   await using t = await testApp();
   const hooks = [];

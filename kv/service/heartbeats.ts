@@ -472,10 +472,15 @@ export async function flushBeats(kv: Deno.Kv, maxMs = 5_000): Promise<void> {
   }
 }
 
-/** Whether the counts waiting in process go with the next batch. */
-const ratesDue = (st: HookState) =>
-  st.sums.size > 0 &&
-  (st.ratesNow || st.clock.now() - st.ratesWritten >= RATE_WRITE_MS);
+/**
+ * Whether the counts waiting in process go with the next batch: when flushed, or RATE_WRITE_MS
+ * after the last, or at once should the clock have been set back since.
+ */
+const ratesDue = (st: HookState) => {
+  if (st.sums.size === 0) return false;
+  const since = st.clock.now() - st.ratesWritten;
+  return st.ratesNow || since >= RATE_WRITE_MS || since < 0;
+};
 
 /** Whether a commit has anything to write: pings, or counts that are due. */
 const workWaiting = (st: HookState) => st.queue.length > 0 || ratesDue(st);
