@@ -270,6 +270,14 @@ Deno.test("hooks: a quiet process writes a ping's count with it; steady traffic 
   assert.equal((await t.req("GET", hb.path, { from: "203.0.113.9" })).status, 429);
 });
 
+/** One ping to `path` from each of `n` addresses (each address's count waits in process). */
+async function pingFromEach(t: T, path: string, n: number) {
+  for (let i = 0; i < n; i++) {
+    const from = `10.0.${i >> 8}.${i & 255}`;
+    assert.equal((await t.req("GET", path, { from })).status, 200);
+  }
+}
+
 Deno.test("hooks: counts waiting in process take only the room a batch leaves, a run ended by its id too", async () => {
   await using t = await testApp();
   const { token } = await t.account("cron@example.org", { name: "Cron" });
@@ -278,10 +286,7 @@ Deno.test("hooks: counts waiting in process take only the room a batch leaves, a
   const rid = crypto.randomUUID();
   assert.equal((await t.req("GET", `${job.path}/start?rid=${rid}`)).status, 200);
   // 997 addresses counted in process, their counts waiting for the next batch that has room.
-  for (let i = 0; i < 997; i++) {
-    const from = `10.0.${i >> 8}.${i & 255}`;
-    assert.equal((await t.req("GET", other.path, { from })).status, 200);
-  }
+  await pingFromEach(t, other.path, 997);
   t.clock.advance(11_000);
   // The run's end writes its start again besides its beat, event and look: with 997 counts due,
   // the batch is more than KV's 1 000 mutations unless the counts wait for the next one.
@@ -310,10 +315,7 @@ Deno.test("hooks: a hook another process changed before the commit writes more; 
   await setLook(false);
   forgetHooks(t.kv);
   assert.equal((await t.req("GET", job.path)).status, 200);
-  for (let i = 0; i < 997; i++) {
-    const from = `10.0.${i >> 8}.${i & 255}`;
-    assert.equal((await t.req("GET", other.path, { from })).status, 200);
-  }
+  await pingFromEach(t, other.path, 997);
   // Another process changes the hook: read again at the commit, its success now asks for a look
   // (two writes more than the batch was taken for), beside 997 counts due.
   await setLook(true);

@@ -500,9 +500,9 @@ function flushSoon(kv: Deno.Kv) {
 
 /**
  * Takes the next batch off the queue: at most MAX_BATCH pings, and no more checks, writes and
- * bytes than an atomic takes. Answers the batch and the writes it makes at most.
+ * bytes than an atomic takes.
  */
-function takeBatch(st: HookState): { batch: QueuedPing[]; writes: number } {
+function takeBatch(st: HookState): QueuedPing[] {
   // By hook: the signal kinds seen, one bit each (their writes are made once per hook).
   const kinds = new Map<string, number>();
   // The hooks whose run a success ends by its id (their pulse is read and checked).
@@ -531,7 +531,7 @@ function takeBatch(st: HookState): { batch: QueuedPing[]; writes: number } {
     writes += more;
     kinds.set(p.hash, (seen ?? 0) | bit);
   }
-  return { batch: st.queue.splice(0, n), writes };
+  return st.queue.splice(0, n);
 }
 
 /**
@@ -608,12 +608,9 @@ function shownEvent(key: Deno.KvKey, e: StoredEvent): HookEvent {
 
 async function drain(kv: Deno.Kv, st: HookState): Promise<void> {
   while (workWaiting(st)) {
-    const { batch, writes } = takeBatch(st);
-    // Counts fill the room the pings leave; a failed commit loses them (the limit itself
-    // counts in process).
-    const sums = ratesDue(st) ? takeSums(st, MAX_MUTATIONS - writes) : [];
+    const batch = takeBatch(st);
     try {
-      await commitBatch(kv, st, batch, sums);
+      await commitBatch(kv, st, batch);
     } catch (err) {
       for (const p of batch) p.reject(err);
     }
@@ -624,9 +621,11 @@ async function commitBatch(
   kv: Deno.Kv,
   st: HookState,
   batch: QueuedPing[],
-  sums: [id: string, sum: RateSum][],
 ): Promise<void> {
   let live = batch;
+  // The counts due, taken by the first attempt; a failed commit loses them (the limit itself
+  // counts in process).
+  let sums: [id: string, sum: RateSum][] | null = null;
   const started = Date.now();
   for (let attempt = 0;; attempt++) {
     const op = atomic(kv);
@@ -673,9 +672,10 @@ async function commitBatch(
       );
     }
     const counted = nudgeFloods(op, st, live);
-    // The counts take the room the pings left, counted on the atomic itself: a hook read again
-    // may write more than its batch was taken for.
+    // The counts take the room the pings left, counted on the atomic itself; a later attempt
+    // may have less (a hook read again may now ask for a look), and the rest wait.
     const room = Math.max(0, MAX_MUTATIONS - mutationCount(op));
+    sums ??= ratesDue(st) ? takeSums(st, room) : [];
     for (const [, s] of sums.slice(0, room)) addUses(op, s.key, s.n);
     const res = await commit(op);
     if (res.ok) {
