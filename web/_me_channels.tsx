@@ -25,8 +25,7 @@ import { Checkbox, ErrorSummary, Field } from "./_form_controls.tsx";
 import { CopyField, UserText } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";
 import { requireAccount, routeId, seeOther, type WebCtx } from "./_web.tsx";
-import { webToken } from "./_session.ts";
-import { putFlash, readFlash } from "../kv/accounts/flash.ts";
+import { putSessionFlash, readSessionFlash } from "./_session.ts";
 import { ChannelList } from "./_me_channel_table.tsx";
 
 const AppriseChannel = z.object({
@@ -222,9 +221,8 @@ function ShownOnce({ shown }: { shown?: Shown }) {
 // here, so a reload neither adds a second channel nor sends a second test.
 export async function getMeChannels(deps: Deps, c: WebCtx) {
   requireAccount(c);
-  const token = webToken(deps, c);
-  const shown = token && c.req.query("shown") === "1"
-    ? await readFlash<Shown>(deps.kv, token, CHANNEL_FLASH, deps.clock.now())
+  const shown = c.req.query("shown") === "1"
+    ? await readSessionFlash<Shown>(deps, c, CHANNEL_FLASH)
     : null;
   if (shown) c.header("Cache-Control", "no-store");
   return c.render(await channelsPage(deps, c, shown ?? undefined), {
@@ -234,8 +232,7 @@ export async function getMeChannels(deps: Deps, c: WebCtx) {
 }
 
 export async function showOnChannels(deps: Deps, c: WebCtx, shown: Shown) {
-  const token = webToken(deps, c);
-  if (token) await putFlash(deps.kv, token, CHANNEL_FLASH, shown, deps.clock.now());
+  await putSessionFlash(deps, c, CHANNEL_FLASH, shown);
   return seeOther(c, "/me/channels?shown=1");
 }
 

@@ -9,8 +9,7 @@ import { fail } from "../http/errors.ts";
 import { CopyField, UserText } from "./_layout.tsx";
 import { MeNav } from "./_me.tsx";
 import { requireAccount, routeId, type WebCtx } from "./_web.tsx";
-import { webToken } from "./_session.ts";
-import { readFlash } from "../kv/accounts/flash.ts";
+import { readSessionFlash } from "./_session.ts";
 import { type HookFlash, hookFlash, ScheduleHelp, SignalLines, SIGNALS } from "./_service_form.tsx";
 
 function HookShown(props: { url: string; intro: Child }) {
@@ -41,10 +40,7 @@ export async function getMeServicesIdHook(deps: Deps, c: WebCtx) {
   const id = routeId(c);
   const found = (await getService(deps.kv, me.id, id)).value;
   if (!found) fail(404, "no such service");
-  const token = webToken(deps, c);
-  const hook = token
-    ? await readFlash<HookFlash>(deps.kv, token, hookFlash(id), deps.clock.now())
-    : null;
+  const hook = await readSessionFlash<HookFlash>(deps, c, hookFlash(id));
   c.header("Cache-Control", "no-store");
   return c.render(
     <>

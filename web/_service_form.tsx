@@ -12,8 +12,7 @@ import { checked, type FormView, nonBlank } from "./_form.tsx";
 import { fields } from "./_form_controls.tsx";
 import { CopyField } from "./_layout.tsx";
 import { type WebCtx } from "./_web.tsx";
-import { webToken } from "./_session.ts";
-import { putFlash } from "../kv/accounts/flash.ts";
+import { putSessionFlash } from "./_session.ts";
 import { HTTP_LABELS, httpInput, HttpOptionsFieldset } from "./_http_options.tsx";
 
 /** The units of the form's number fields, for their refusals ("a whole number of minutes"). */
@@ -294,6 +293,5 @@ export interface HookFlash {
 export const hookFlash = (id: number) => `hook:${id}`;
 
 export async function keepHook(deps: Deps, c: WebCtx, id: number, hook: HookFlash) {
-  const token = webToken(deps, c);
-  if (token) await putFlash(deps.kv, token, hookFlash(id), hook, deps.clock.now());
+  await putSessionFlash(deps, c, hookFlash(id), hook);
 }

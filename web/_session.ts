@@ -8,6 +8,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { isTeam } from "../kv/accounts/accounts.ts";
+import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 import { findSession, type Session } from "../kv/accounts/sessions.ts";
 import type { Deps } from "../lib/deps.ts";
 import type { AppEnv } from "../http/router.ts";
@@ -97,4 +98,28 @@ export function takeNext(deps: Deps, c: Context<AppEnv>): string | undefined {
  */
 export function webToken(deps: Deps, c: Context<AppEnv>): string | undefined {
   return c.get("session") ? readSiteCookie(deps, c, "session") : undefined;
+}
+
+/**
+ * Keeps `value` under `name` for this session's page after the redirect (kv/accounts/flash.ts):
+ * what a form's answer shows once. Without a live session there is no one to keep it for.
+ */
+export async function putSessionFlash(
+  deps: Deps,
+  c: Context<AppEnv>,
+  name: string,
+  value: unknown,
+): Promise<void> {
+  const token = webToken(deps, c);
+  if (token) await putFlash(deps.kv, token, name, value, deps.clock.now());
+}
+
+/** What `putSessionFlash` kept under `name` for this session, or null. */
+export async function readSessionFlash<T>(
+  deps: Deps,
+  c: Context<AppEnv>,
+  name: string,
+): Promise<T | null> {
+  const token = webToken(deps, c);
+  return token ? await readFlash<T>(deps.kv, token, name, deps.clock.now()) : null;
 }

@@ -19,8 +19,7 @@ import { CopyField, PostButton, UserText } from "./_layout.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, when } from "./_me.tsx";
 import { requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
-import { webToken } from "./_session.ts";
-import { putFlash, readFlash } from "../kv/accounts/flash.ts";
+import { putSessionFlash, readSessionFlash } from "./_session.ts";
 
 const KEY_FLASH = "api_key";
 const LABELS = { name: "Key name", readonly: "Read-only key" };
@@ -92,9 +91,8 @@ const keysPage = async (deps: Deps, c: WebCtx, view: FormView = emptyView(), sho
 
 async function getMeApiKeys(deps: Deps, c: WebCtx) {
   requireAccount(c);
-  const token = webToken(deps, c);
-  const shown = token && c.req.query("shown") === "1"
-    ? await readFlash<Shown>(deps.kv, token, KEY_FLASH, deps.clock.now())
+  const shown = c.req.query("shown") === "1"
+    ? await readSessionFlash<Shown>(deps, c, KEY_FLASH)
     : null;
   c.header("Cache-Control", "no-store");
   return c.render(await keysPage(deps, c, emptyView(), shown ?? undefined), {
@@ -119,8 +117,7 @@ async function postMeApiKeys(deps: Deps, c: WebCtx) {
   });
   if (!made) return res;
   // The key is shown after the redirect, from this session's flash.
-  const token = webToken(deps, c);
-  if (token) await putFlash(deps.kv, token, KEY_FLASH, made, deps.clock.now());
+  await putSessionFlash(deps, c, KEY_FLASH, made);
   return seeOther(c, "/me/api-keys?shown=1");
 }
 

@@ -7,7 +7,6 @@
 import { editService } from "../kv/service/rules.ts";
 import { getService, pingKeyMade, rotatePingKey, rotatePush } from "../kv/service/commands.ts";
 import { type ImportPlan, planImport, runImport } from "../kv/service/import.ts";
-import { putFlash, readFlash } from "../kv/accounts/flash.ts";
 import type { Deps } from "../lib/deps.ts";
 import { fail } from "../http/errors.ts";
 import { emptyView, type FormView, readBody } from "./_form.tsx";
@@ -15,32 +14,22 @@ import { ErrorSummary, Field, TextArea } from "./_form_controls.tsx";
 import { PostButton, UserText } from "./_layout.tsx";
 import { Table } from "./_table.tsx";
 import { MeNav, when } from "./_me.tsx";
-import { webToken } from "./_session.ts";
+import { putSessionFlash, readSessionFlash } from "./_session.ts";
 import { formLimit, requireAccount, routeId, seeOther, type WebCtx, webRouter } from "./_web.tsx";
-
-async function keep(deps: Deps, c: WebCtx, name: string, value: unknown) {
-  const token = webToken(deps, c);
-  if (token) await putFlash(deps.kv, token, name, value, deps.clock.now());
-}
-
-async function kept<T>(deps: Deps, c: WebCtx, name: string): Promise<T | null> {
-  const token = webToken(deps, c);
-  return token ? await readFlash<T>(deps.kv, token, name, deps.clock.now()) : null;
-}
 
 // ---- ping key -------------------------------------------------------------------------------
 
 async function postPingKey(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
   const key = await rotatePingKey(deps, me.id);
-  await keep(deps, c, "ping-key", { key });
+  await putSessionFlash(deps, c, "ping-key", { key });
   return seeOther(c, "/me/ping-key");
 }
 
 /** The ping key once, after it was made, with the slug addresses it opens. */
 async function getPingKey(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const shown = await kept<{ key: string }>(deps, c, "ping-key");
+  const shown = await readSessionFlash<{ key: string }>(deps, c, "ping-key");
   const made = await pingKeyMade(deps.kv, me.id);
   const endpoint = `${deps.config.baseUrl}/ping/`;
   c.header("Cache-Control", "no-store");
@@ -109,7 +98,7 @@ async function postPush(deps: Deps, c: WebCtx) {
   const id = routeId(c);
   const token = await rotatePush(deps, me.id, id);
   if (!token) fail(404, "no such service");
-  await keep(deps, c, `push:${id}`, { url: `${deps.config.baseUrl}/api/push/${token}` });
+  await putSessionFlash(deps, c, `push:${id}`, { url: `${deps.config.baseUrl}/api/push/${token}` });
   return seeOther(c, `/me/services/${id}/push`);
 }
 
@@ -119,7 +108,7 @@ async function getPush(deps: Deps, c: WebCtx) {
   const id = routeId(c);
   const found = (await getService(deps.kv, me.id, id)).value;
   if (!found) fail(404, "no such service");
-  const shown = await kept<{ url: string }>(deps, c, `push:${id}`);
+  const shown = await readSessionFlash<{ url: string }>(deps, c, `push:${id}`);
   c.header("Cache-Control", "no-store");
   return c.render(
     <>
@@ -238,7 +227,7 @@ async function postImport(deps: Deps, c: WebCtx) {
     );
   }
   const more = Math.max(0, plan.cannot.length - CANNOT_SHOWN);
-  await keep(deps, c, "import", {
+  await putSessionFlash(deps, c, "import", {
     plan: { ...plan, cannot: plan.cannot.slice(0, CANNOT_SHOWN) },
     more,
   });
@@ -252,7 +241,7 @@ interface KeptPlan {
 
 async function getPreview(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const shown = await kept<KeptPlan>(deps, c, "import");
+  const shown = await readSessionFlash<KeptPlan>(deps, c, "import");
   c.header("Cache-Control", "no-store");
   if (!shown) return seeOther(c, "/me/services/import");
   const { plan, more } = shown;
@@ -309,10 +298,10 @@ async function getPreview(deps: Deps, c: WebCtx) {
 
 async function postConfirm(deps: Deps, c: WebCtx) {
   const me = requireAccount(c);
-  const shown = await kept<KeptPlan>(deps, c, "import");
+  const shown = await readSessionFlash<KeptPlan>(deps, c, "import");
   if (!shown) return seeOther(c, "/me/services/import");
   await runImport(deps, me, shown.plan);
-  await keep(deps, c, "import", null);
+  await putSessionFlash(deps, c, "import", null);
   return seeOther(c, "/me/services");
 }
 
