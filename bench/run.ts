@@ -160,10 +160,14 @@ async function main(): Promise<number> {
       env: serverEnv({ HOSTNAME: "127.0.0.1", BARE_HEALTHZ: healthz, BARE_ME: me }),
     };
 
+    // The floor runs with the service's V8 flags. Deno's code cache holds one compilation of
+    // each module, which V8 refuses under other flags: taking turns with other flags, the two
+    // would compile the modules they share (zod, Hono, kv/) again at every start.
     const floor: Target = {
       name: "floor",
       args: [
         "run",
+        ...app.args.filter((word) => word.startsWith("--v8-flags=")),
         "--allow-net",
         "--allow-env",
         "--allow-read",
