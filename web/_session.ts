@@ -96,7 +96,7 @@ export function takeNext(deps: Deps, c: Context<AppEnv>): string | undefined {
  * The token of the browser's live session (its cookie), or undefined: what is kept for that
  * session only (kv/accounts/flash.ts) is found and read with it.
  */
-export function webToken(deps: Deps, c: Context<AppEnv>): string | undefined {
+function webToken(deps: Deps, c: Context<AppEnv>): string | undefined {
   return c.get("session") ? readSiteCookie(deps, c, "session") : undefined;
 }
 
