@@ -1,5 +1,6 @@
 /**
- * The owner's role command (CONTRACT.md), run on the server machine:
+ * The owner's role command (docs/api.md, "Owner command (`deno task roles`)"), run on the server
+ * machine:
  *   deno task roles grant <email> <role>
  *   deno task roles revoke <email> <role>
  *   deno task roles list

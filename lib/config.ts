@@ -51,7 +51,7 @@ const providerEnv = {
   OIDC_NAME: z.string().min(1).max(40).regex(/^[^\r\n<>]+$/).optional(),
 };
 
-/** The environment variables of CONTRACT.md; empty values count as unset. */
+/** The environment variables (README, "Configuration"); empty values count as unset. */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOSTNAME: z.string().min(1).default("0.0.0.0"),

@@ -14,7 +14,7 @@ export interface Deps {
   tls?: TlsConnector;
   config: Config;
   /**
-   * Standard output, for what CONTRACT.md has printed there (a mail to an unset team mailbox):
+   * Standard output, for what is printed (a mail to an unset team mailbox, kv/forms/inbox.ts):
    * main.ts passes console.log; tests keep the lines, so a green run prints none of them.
    */
   print: (text: string) => void;

@@ -23,7 +23,7 @@ export interface Mailer {
   readonly kind: string;
 }
 
-/** The transport CONTRACT.md asks for: SMTP, an HTTP mail API, or standard output. */
+/** The transport (docs/operations.md, "Mail"): SMTP, an HTTP mail API, or standard output. */
 export function createMailer(config: Config): Mailer {
   if (config.smtpUrl) return smtpMailer(config.smtpUrl, config.mailFrom);
   if (config.mailApiUrl) return apiMailer(config.mailApiUrl, config.mailApiKey!, config.mailFrom);
@@ -100,7 +100,7 @@ export function apiMailer(url: string, key: string, from: string): Mailer {
   };
 }
 
-/** Without a transport, CONTRACT.md wants each mail printed, so a local operator can click it. */
+/** No transport: each mail is printed, so a local operator can click it (docs/operations.md). */
 export function stdoutMailer(): Mailer {
   return {
     kind: "stdout",

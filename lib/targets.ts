@@ -2,8 +2,8 @@ import type { Resolver } from "./net.ts";
 import { after, type Timer } from "./timers.ts";
 
 /**
- * The `check` string of a watched service (docs/api.md "Watched services") and the address rules of
- * CONTRACT.md: strict parsing, canonical IP forms, and refusal of every private range.
+ * The `check` string of a watched service and its address rules (docs/api.md, "Watched services"):
+ * strict parsing, canonical IP forms, and refusal of every private range.
  * A target is validated when the service is created and again before every check, and a
  * check connects to exactly the address validated here (no second resolution).
  */

@@ -872,3 +872,27 @@ Deno.test("layout: the line limit check finds a long module", () => {
   assert.equal(overLongModule("web/x.tsx", at(400)), null);
   assert.equal(overLongModule("web/x.tsx", at(400) + "x"), "web/x.tsx: 401 lines");
 });
+
+/**
+ * Lines of product code that send the reader to SPEC.md or CONTRACT.md, files that are not in
+ * the repository: a comment names the section of docs/ (or the README) that states the rule.
+ */
+export function outsideCitations(file: string, source: string): string[] {
+  return source.split("\n").flatMap((line, i) =>
+    /\b(SPEC|CONTRACT)\.md\b/.test(line) ? [`${file}:${i + 1}`] : []
+  );
+}
+
+Deno.test("layout: product code cites the repository's docs, not SPEC.md or CONTRACT.md", async () => {
+  const found: string[] = [];
+  for (const f of await sourceFiles()) {
+    found.push(...outsideCitations(f, await Deno.readTextFile(`${ROOT}${f}`)));
+  }
+  assert.deepEqual(found, [], "name the section of docs/ that states the rule instead");
+});
+
+Deno.test("layout: the citation check finds SPEC.md and CONTRACT.md", () => {
+  assert.deepEqual(outsideCitations("lib/x.ts", "a\n// the rule of CONTRACT.md\n"), ["lib/x.ts:2"]);
+  assert.deepEqual(outsideCitations("lib/x.ts", " * SPEC.md section 4"), ["lib/x.ts:1"]);
+  assert.deepEqual(outsideCitations("lib/x.ts", ' * docs/api.md, "Mail"'), []);
+});

@@ -77,7 +77,8 @@ export function forgetWebSession(deps: Deps, c: Context<AppEnv>): void {
 /**
  * Where the browser goes once the link it asks for is used: a short-lived cookie set when
  * the sign-in form is sent from a page that asked to come back (`?next=`), read once by the
- * link's "Sign in on this device". The link itself stays `/me?verify=<token>` (CONTRACT.md);
+ * link's "Sign in on this device". The link itself stays `/me?verify=<token>` (docs/api.md, "Web
+ * pages (outside /api)");
  * a link opened on another device lands on /me.
  */
 export function rememberNext(deps: Deps, c: Context<AppEnv>, next: string, maxAgeMs: number) {

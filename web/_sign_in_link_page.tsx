@@ -177,8 +177,8 @@ export async function postMeVerify(deps: Deps, c: WebCtx) {
     throw err;
   });
   if (!done) return seeOther(c, `/me?verify=${encodeURIComponent(token)}`);
-  // Any link confirms the address's proposals still waiting (CONTRACT.md): those are named on
-  // the page the person lands on.
+  // Any link confirms the address's proposals still waiting (docs/api.md, "Proposals"): those
+  // are named on the page the person lands on.
   const waiting = (await proposalsOf(deps.kv, done.account.email))
     .filter((p) => p.status === "received").map((p) => p.id);
   let confirmed = 0;

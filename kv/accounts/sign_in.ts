@@ -19,7 +19,7 @@ import { deliver, enqueueMail } from "../alerts/outbox.ts";
 import { prepareSession, type Session } from "./sessions.ts";
 import { trailAppend } from "../store/trail.ts";
 
-/** The page a mailed link opens (CONTRACT.md: `{BASE_URL}/me?verify=<token>`). */
+/** The page a mailed link opens, `{BASE_URL}/me?verify=<token>` (docs/api.md, "Web pages"). */
 const linkUrl = (baseUrl: string, token: string) =>
   `${baseUrl}/me?verify=${encodeURIComponent(token)}`;
 

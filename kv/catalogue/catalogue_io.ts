@@ -22,12 +22,11 @@ import {
 } from "./modules.ts";
 
 /**
- * The owner's import and export of the catalogue (CONTRACT.md: `deno task catalogue`):
+ * The owner's import and export of the catalogue (`deno task catalogue`, docs/catalogue-file.md):
  *   {"modules": [{slug, title, who, lede, about, note, meta, state, track, area, by, facts,
  *                 gets, published, contributors: [<address>, ...], licence, audience, level,
  *                 subject, language, type, accessibility, age_min, age_max, duration,
  *                 group_min, group_max}]}
- * (the metadata fields added to CONTRACT.md's form; docs/catalogue-file.md)
  * The whole file is checked first (fields, duplicate slugs, every contributor address
  * belongs to an account); any fault changes nothing. Then each module is written in its own
  * atomic (created, or updated in place when its slug exists), with its trail lines.

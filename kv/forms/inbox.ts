@@ -6,7 +6,7 @@ import { type Atomic } from "../_atomic.ts";
 /**
  * Mail to the team mailboxes (TEAM_INBOX, REPORT_INBOX). A configured mailbox gets the mail
  * through the outbox, in the atomic of the change it reports; an unset one means the mail
- * is printed to standard output after the commit (CONTRACT.md), so nothing is lost on a
+ * is printed to standard output after the commit (docs/api.md, "Requests"), so nothing is lost on a
  * machine without mailboxes. Holds no KV keys of its own.
  */
 
