@@ -211,3 +211,29 @@ Deno.test("migration 10: channels from before kinds are sealed when the server h
   const { getChannel } = await import("../kv/alerts/channels.ts");
   assert.equal((await getChannel(t.kv, 1, 7))?.name, "Old hook");
 });
+
+Deno.test("migrations: a new KV records every step at once and runs none; one with data runs them", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    assert.equal(await runMigrations(kv, 5), MIGRATIONS.length);
+    const all = [];
+    for await (const e of kv.list({ prefix: [] })) all.push(e);
+    // Only the steps' records, all with the same time and one versionstamp: one atomic.
+    assert.equal(all.length, MIGRATIONS.length);
+    assert.ok(all.every((e) => e.key[0] === "migrations" && (e.value as { at: number }).at === 5));
+    assert.equal(new Set(all.map((e) => e.versionstamp)).size, 1);
+  } finally {
+    kv.close();
+  }
+  // A KV holding a record from before the steps: each step runs and is recorded on its own.
+  const old = await Deno.openKv(":memory:");
+  try {
+    await old.set(["unrelated"], 1);
+    assert.equal(await runMigrations(old, 6), MIGRATIONS.length);
+    const stamps = new Set<string>();
+    for await (const e of old.list({ prefix: ["migrations"] })) stamps.add(e.versionstamp);
+    assert.equal(stamps.size, MIGRATIONS.length);
+  } finally {
+    old.close();
+  }
+});

@@ -1,5 +1,6 @@
 /**
- * Schema migrations: ordered, idempotent steps run at start. Key layout:
+ * Schema migrations: ordered, idempotent steps run at start; a new, empty KV records them all
+ * as applied without running them (`recordedAsNew`). Key layout:
  *   ["migrations", index] -> {name, at}   one per applied step (index from 1)
  * The number of applied steps is `migrations` in GET /api/healthz. A step is recorded with
  * `check(versionstamp: null)`, so two processes starting together apply it once.
@@ -132,6 +133,7 @@ export async function runMigrations(
   ctx: MigrationContext = { secretsKey: null },
 ): Promise<number> {
   const keys = MIGRATIONS.map((_, i) => ["migrations", i + 1]);
+  if (await recordedAsNew(kv, keys, now)) return MIGRATIONS.length;
   const applied = await getManyEntries(kv, keys);
   for (let i = 0; i < MIGRATIONS.length; i++) {
     if (applied[i].value !== null) continue;
@@ -142,6 +144,22 @@ export async function runMigrations(
     await commit(atomic(kv).check(done).set(key, { name: MIGRATIONS[i].name, at: now }));
   }
   return MIGRATIONS.length;
+}
+
+/**
+ * A new KV (no entry at all) holds nothing a step would change: every step is recorded as
+ * applied in one atomic, and none runs or loads its modules. False when the KV holds anything,
+ * or when another process recorded a step first (then the steps run as on any KV). Whatever
+ * another process writes between the look and the atomic (an owner command on the new file) is
+ * written by this version, in the form the steps lead to.
+ */
+async function recordedAsNew(kv: Deno.Kv, keys: Deno.KvKey[], now: number): Promise<boolean> {
+  for await (const _ of kv.list({ prefix: [] }, { limit: 1 })) return false;
+  const op = atomic(kv);
+  keys.forEach((key, i) => {
+    op.check({ key, versionstamp: null }).set(key, { name: MIGRATIONS[i].name, at: now });
+  });
+  return (await commit(op)).ok;
 }
 
 export async function countMigrations(kv: Deno.Kv): Promise<number> {
