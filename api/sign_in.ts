@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LinkRequest } from "../http/account_inputs.ts";
 import { standingOf } from "../kv/accounts/accounts.ts";
-import { accountParts } from "../kv/parts/mod.ts";
+import { afterLinkOpened } from "../kv/parts/after_link.ts";
 import { completeLink, issueLink } from "../kv/accounts/sign_in.ts";
 import { signInMail } from "../mail/sign_in.ts";
 import { RULES } from "../kv/store/rate_limit.ts";
@@ -67,11 +67,7 @@ export function signInRoutes(deps: Deps) {
         address: clientOrigin(deps, c),
         agent: c.req.header("user-agent") ?? "",
       });
-      let confirmed = 0;
-      for (const part of accountParts) {
-        const r = await part.afterVerify?.(deps, done.account, done.link);
-        confirmed += r?.confirmed ?? 0;
-      }
+      const { confirmed } = await afterLinkOpened(deps, done.account, done.link);
       c.header("Cache-Control", "no-store");
       return c.json({
         ok: true as const,

@@ -150,6 +150,22 @@ Deno.test("layout: a start and an idle poll load no runner, checker, look or del
   assert.deepEqual(timers, [], "use lib/timers.ts on the start's and the idle paths");
 });
 
+/**
+ * The sign-in area (the sign-in page, the page a mailed link opens, GET /api/verify) loads, by
+ * static imports, none of the parts of export and erasure: they hold most of kv/ (a watched
+ * service's commands, the files, the status pages) and load with the first completed link
+ * (kv/parts/after_link.ts).
+ */
+Deno.test("layout: the sign-in page and the link's answer load no part of export and erasure", async () => {
+  const { edges } = await graph;
+  for (const area of ["web/sign_in.tsx", "api/sign_in.ts"]) {
+    const loaded = staticClosure(edges, [area]);
+    for (const heavy of ["kv/parts/mod.ts", "kv/service/commands.ts", "kv/parts/erasure.ts"]) {
+      assert.ok(!loaded.has(heavy), `${area} loads ${heavy}`);
+    }
+  }
+});
+
 /** Every module `roots` import by static code imports, the roots included. */
 function staticClosure(edges: Edge[], roots: string[]): Set<string> {
   const loaded = new Set<string>();

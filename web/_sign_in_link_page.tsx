@@ -4,7 +4,7 @@
  * still needed. Its answer (POST /me/verify) completes the link: the browser gets a device
  * session in its cookie and goes on, to the proposals it confirmed if any.
  */
-import { accountParts } from "../kv/parts/mod.ts";
+import { afterLinkOpened } from "../kv/parts/after_link.ts";
 import { type Account, findAccountByEmail } from "../kv/accounts/accounts.ts";
 import { findLink, type Link } from "../kv/accounts/links.ts";
 import { proposalsOf } from "../kv/catalogue/proposals.ts";
@@ -181,10 +181,7 @@ export async function postMeVerify(deps: Deps, c: WebCtx) {
   // are named on the page the person lands on.
   const waiting = (await proposalsOf(deps.kv, done.account.email))
     .filter((p) => p.status === "received").map((p) => p.id);
-  let confirmed = 0;
-  for (const part of accountParts) {
-    confirmed += (await part.afterVerify?.(deps, done.account, done.link))?.confirmed ?? 0;
-  }
+  const { confirmed } = await afterLinkOpened(deps, done.account, done.link);
   await enterSession(deps, c, done);
   const next = safeNext(takeNext(deps, c));
   if (confirmed > 0 && waiting.length) {
