@@ -62,7 +62,7 @@ Deno.test({
     // The board shows the three behind the router as unreachable once all four looks are in. The
     // count above is of logged looks and runs' reviews, which a run of the wall clock's minutely
     // cron (a test server has it too) or the 2-second poll may add to: the board is asked until
-    // it shows the three (it failed 2 of about 20 suite runs on 2026-12-08 when read at once).
+    // it shows the three.
     const unreachable = async () => {
       const board = await fetch(`${server.url}/watch`, { headers: { cookie: `session=${token}` } });
       return ((await board.text()).match(/unreachable \(LAN router off\)/g) ?? []).length;
