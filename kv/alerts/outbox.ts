@@ -37,19 +37,18 @@ import { count } from "../../lib/metrics.ts";
 import { type Atomic, atomic, commit } from "../_atomic.ts";
 import { getManyEntries } from "../_batch.ts";
 import { getAccount, isOwner } from "../accounts/accounts.ts";
-import {
-  type AlertPayload,
-  type Channel,
-  channelKindOf,
-  getChannel,
-  MAX_ATTEMPTS,
-  outcomeOf,
-  payloadJson,
-  sendPost,
-  type SendResult,
-} from "./channels.ts";
-import { followerBatch, type FollowEvent } from "../status/followers.ts";
+import type { AlertPayload, Channel, SendResult } from "./channels.ts";
+import { payloadJson } from "../../lib/channels/webhook.ts";
+import type { FollowEvent } from "../status/followers.ts";
 import { after, type Timer } from "../../lib/timers.ts";
+
+/**
+ * The channel kinds and the followers' list load with the first post or followers' record this
+ * process delivers: one that only queues and sends mail (a sign-in link, a form's receipt)
+ * needs neither, and they are most of the delivery path's code.
+ */
+const channels = () => import("./channels.ts");
+const followers = () => import("../status/followers.ts");
 
 interface Queued {
   id: string;
@@ -355,6 +354,7 @@ async function sendMailOf(deps: Deps, mail: QueuedMail): Promise<Outcome> {
 
 async function sendPostOf(deps: Deps, post: QueuedPost): Promise<Outcome> {
   const { kv } = deps;
+  const { channelKindOf, getChannel, MAX_ATTEMPTS } = await channels();
   const channel = await getChannel(kv, post.account, post.channel);
   if (!channel) return { done: true, sent: false, said: { ok: false, status: "channel removed" } };
   const r = await postNow(deps, channel, post);
@@ -381,12 +381,14 @@ async function sendPostOf(deps: Deps, post: QueuedPost): Promise<Outcome> {
 /** One post sent now: a private target only for an owner's channel. */
 async function postNow(deps: Deps, channel: Channel, post: QueuedPost): Promise<SendResult> {
   const account = (await getAccount(deps.kv, post.account)).value;
+  const { sendPost } = await channels();
   return await sendPost(deps, channel, post.body, post.id, account ? isOwner(account) : false);
 }
 
 /** The channel's record after a post, with the mail to its owner when it is broken now. */
 async function noteOutcome(deps: Deps, channel: Channel, r: SendResult, givenUp: number | null) {
   const now = deps.clock.now();
+  const { outcomeOf } = await channels();
   const note = await outcomeOf(deps, channel, r, givenUp);
   if (!note) return;
   const mails = note.mail ? [enqueueMail(note.op, note.mail, now)] : [];
@@ -405,6 +407,7 @@ async function writeFollowers(
   held: { key: Deno.KvKey; versionstamp: string },
 ): Promise<Outcome> {
   const { kv, clock } = deps;
+  const { followerBatch } = await followers();
   let current = held;
   let at = item;
   for (;;) {
