@@ -48,6 +48,7 @@ import { after, type Timer } from "../../lib/timers.ts";
  * needs neither, and they are most of the delivery path's code.
  */
 const channels = () => import("./channels.ts");
+type ChannelKinds = Awaited<ReturnType<typeof channels>>;
 const followers = () => import("../status/followers.ts");
 
 interface Queued {
@@ -354,42 +355,52 @@ async function sendMailOf(deps: Deps, mail: QueuedMail): Promise<Outcome> {
 
 async function sendPostOf(deps: Deps, post: QueuedPost): Promise<Outcome> {
   const { kv } = deps;
-  const { channelKindOf, getChannel, MAX_ATTEMPTS } = await channels();
-  const channel = await getChannel(kv, post.account, post.channel);
+  const kinds = await channels();
+  const channel = await kinds.getChannel(kv, post.account, post.channel);
   if (!channel) return { done: true, sent: false, said: { ok: false, status: "channel removed" } };
-  const r = await postNow(deps, channel, post);
+  const r = await postNow(deps, kinds, channel, post);
   const attempts = post.attempts + 1;
   if (!r.ok) {
     // The reason only: no address, no token in the logs.
     log("warn", "channel delivery failed", {
       post: post.id,
-      kind: channelKindOf(channel).kind,
+      kind: kinds.channelKindOf(channel).kind,
       attempt: attempts,
       // The words and the status only: what a receiver said may name anything.
       reason: r.status.replace(/ \(HTTP (\d+)[^)]*\)+/, " (HTTP $1)"),
     });
   }
-  const giveUp = !r.ok && attempts >= MAX_ATTEMPTS;
+  const giveUp = !r.ok && attempts >= kinds.MAX_ATTEMPTS;
   if (!r.ok || channel.failure || channel.broken) {
     // A test is retried like an alert, but never marks the channel broken.
-    await noteOutcome(deps, channel, r, giveUp && post.event !== "test" ? attempts : null);
+    await noteOutcome(deps, kinds, channel, r, giveUp && post.event !== "test" ? attempts : null);
   }
   if (r.ok) return { done: true, sent: true, said: r };
   return { done: false, wait: Math.max(backoff(attempts), r.retryAfter ?? 0), giveUp, said: r };
 }
 
 /** One post sent now: a private target only for an owner's channel. */
-async function postNow(deps: Deps, channel: Channel, post: QueuedPost): Promise<SendResult> {
+async function postNow(
+  deps: Deps,
+  kinds: ChannelKinds,
+  channel: Channel,
+  post: QueuedPost,
+): Promise<SendResult> {
   const account = (await getAccount(deps.kv, post.account)).value;
-  const { sendPost } = await channels();
-  return await sendPost(deps, channel, post.body, post.id, account ? isOwner(account) : false);
+  const owner = account ? isOwner(account) : false;
+  return await kinds.sendPost(deps, channel, post.body, post.id, owner);
 }
 
 /** The channel's record after a post, with the mail to its owner when it is broken now. */
-async function noteOutcome(deps: Deps, channel: Channel, r: SendResult, givenUp: number | null) {
+async function noteOutcome(
+  deps: Deps,
+  kinds: ChannelKinds,
+  channel: Channel,
+  r: SendResult,
+  givenUp: number | null,
+) {
   const now = deps.clock.now();
-  const { outcomeOf } = await channels();
-  const note = await outcomeOf(deps, channel, r, givenUp);
+  const note = await kinds.outcomeOf(deps, channel, r, givenUp);
   if (!note) return;
   const mails = note.mail ? [enqueueMail(note.op, note.mail, now)] : [];
   if ((await commit(note.op)).ok) await deliver(deps, mails);
